@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install every Debian package cdlab needs (build, tests, figures, optional peers).
+# Idempotent: packages already installed are skipped; apt runs only when something is missing.
+# Usage: scripts/install-deps.sh [--peers]   (as root, or with sudo available)
+set -eu
+
+packages="meson ninja-build pkg-config gcc g++ git libhwloc-dev libpapi-dev libcsv-dev \
+libinih-dev libcmocka-dev libccd-dev gnuplot-nox python3"
+
+missing=""
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+
+echo "install-deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+        echo "install-deps: not root and no sudo; install as root:$missing" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

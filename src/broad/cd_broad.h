@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// cdlab broad phases: every method fills one interface (cd_broad_method) and is one line in the
+// registry (registry.c). A frame is update → candidate pairs → exact narrow test; the narrow
+// step is shared here so that every method is judged by the same predicate.
+//
+// Exactness contract for a method's candidates(): every pair (i, j) whose scene AABBs overlap
+// (closed boxes) is reported exactly once, in either order. The narrow step then keeps the pairs
+// for which cd_cube_pair_overlap() holds, so every method reports the same pair set as naive.
+#ifndef CD_BROAD_H
+#define CD_BROAD_H
+
+#include "cd_narrow.h"
+#include "cd_scene.h"
+
+/// Deepest tree level the per-level statistics distinguish; deeper levels are counted in the last.
+#define CD_BROAD_MAX_LEVELS 16
+
+/// An unordered object pair, stored with a < b once it leaves the narrow step.
+typedef struct cd_pair {
+    uint32_t a, b;
+} cd_pair;
+
+/// Growable list of pairs.
+typedef struct cd_pair_list {
+    cd_pair *items;
+    size_t count, capacity;
+} cd_pair_list;
+
+/// How a method follows motion from frame to frame.
+typedef enum cd_update_mode {
+    CD_UPDATE_REBUILD = 0,      ///< rebuild the structure every frame
+    CD_UPDATE_INCREMENTAL = 1,  ///< move only the objects that left their cell
+} cd_update_mode;
+
+/// Parameters every method may read (each ignores what it does not use).
+typedef struct cd_broad_params {
+    int depth;              ///< maximum tree depth (octrees), 0 = root only
+    double looseness;       ///< loose octree factor k >= 1
+    cd_update_mode update;  ///< per-frame update strategy
+    double cell_size;       ///< grid cell side; 0 = derive from the objects
+    int threads;            ///< worker threads for methods that can use them; 1 = serial
+} cd_broad_params;
+
+/// Software counters of one frame plus the structure's shape. Deterministic for a given scene.
+typedef struct cd_broad_stats {
+    uint64_t bv_tests;       ///< bounding-volume tests made by the broad phase
+    uint64_t candidates;     ///< candidate pairs handed to the narrow step
+    uint64_t narrow_tests;   ///< exact tests run ("checks")
+    uint64_t pairs;          ///< overlapping pairs found
+    uint64_t nodes;          ///< nodes (or cells) allocated
+    uint64_t bytes;          ///< bytes held by the structure
+    uint64_t max_per_node;   ///< most objects stored in one node
+    uint64_t depth_reached;  ///< deepest level holding an object
+    uint64_t per_level[CD_BROAD_MAX_LEVELS];  ///< objects stored per level
+} cd_broad_stats;
+
+/// Candidate pairs flow through a fixed buffer; when it fills, flush() consumes it (the narrow
+/// step), so no method ever materialises O(n²) pairs.
+typedef struct cd_pair_sink cd_pair_sink;
+struct cd_pair_sink {
+    cd_pair *buf;
+    uint32_t count, capacity;
+    void (*flush)(cd_pair_sink *sink);
+    void *ctx;
+};
+
+/// Append candidate (a, b) to the sink, flushing it first when full.
+static inline void cd_sink_push(cd_pair_sink *s, uint32_t a, uint32_t b)
+{
+    if (s->count == s->capacity) s->flush(s);
+    s->buf[s->count].a = a;
+    s->buf[s->count].b = b;
+    s->count++;
+}
+
+/// One broad-phase method. self is the method's own state.
+typedef struct cd_broad_method {
+    const char *name;         ///< config/CSV name, e.g. "naive"
+    const char *description;  ///< one line for `cdlab methods` and --help
+    /// Create for the scene (which may still change before update()).
+    void *(*create)(const cd_broad_params *p, const cd_scene *s);
+    /// Follow the scene after a motion step (the first call builds).
+    void (*update)(void *self, const cd_scene *s);
+    /// Report candidates (see the exactness contract above); add BV tests to st->bv_tests.
+    void (*candidates)(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st);
+    /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
+    void (*shape_stats)(void *self, cd_broad_stats *st);
+    /// Free self.
+    void (*destroy)(void *self);
+} cd_broad_method;
+
+/// A broad phase instance: method plus state.
+typedef struct cd_broad {
+    const cd_broad_method *method;
+    void *self;
+    cd_broad_params params;
+} cd_broad;
+
+/// Where a frame's time went (wall clock).
+typedef struct cd_frame_times {
+    double broad_ms;   ///< update + candidate generation
+    double narrow_ms;  ///< exact tests on the candidates
+} cd_frame_times;
+
+/// Defaults: depth 4, looseness 2, rebuild, cell_size 0 (auto), threads 1.
+cd_broad_params cd_broad_params_default(void);
+/// The registered methods, in registry order; *count receives their number.
+const cd_broad_method *const *cd_broad_methods(size_t *count);
+/// The method registered under name, or NULL.
+const cd_broad_method *cd_broad_find(const char *name);
+/// Create a broad phase by method name (NULL when the name is unknown).
+cd_broad *cd_broad_create(const char *name, const cd_broad_params *p, const cd_scene *s);
+/// Free b (NULL allowed).
+void cd_broad_destroy(cd_broad *b);
+
+/// The exact predicate of the cube scene: AABBs overlap and the OBB separating-axis test finds no
+/// separating axis. The AABB gate never changes the geometric answer (AABBs enclose the boxes,
+/// rounded outward) and makes every AABB-complete method exact by construction.
+static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j)
+{
+    return cd_aabb_aabb_overlap(&s->aabb[i], &s->aabb[j]) && cd_obb_obb_overlap(&s->obb[i], &s->obb[j]);
+}
+
+/// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
+/// pairs (a < b) are appended to out (cleared first); counters go to st (zeroed first); times to
+/// t when not NULL.
+void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t);
+
+/// Append pair to list.
+void cd_pair_list_push(cd_pair_list *l, cd_pair p);
+/// Sort by (a, b) so two lists compare with memcmp.
+void cd_pair_list_sort(cd_pair_list *l);
+/// Free the list's memory.
+void cd_pair_list_free(cd_pair_list *l);
+
+#endif

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// cdlab subcommands: each is one function in its own file and one line in commands.c.
+#ifndef CD_CLI_H
+#define CD_CLI_H
+
+#include <stdio.h>
+
+/// A subcommand: argv[0] is the subcommand's name. Returns the process exit code
+/// (0 ok, 1 run failure, 2 bad usage or bad input).
+typedef int (*cd_cli_fn)(int argc, char **argv);
+
+/// One entry of the command table.
+typedef struct cd_cli_command {
+    const char *name;     ///< e.g. "run"
+    const char *summary;  ///< one line for `cdlab help`
+    cd_cli_fn fn;
+} cd_cli_command;
+
+/// The command table (commands.c), terminated by a NULL name.
+extern const cd_cli_command cd_cli_commands[];
+
+/// True when argv holds -h or --help.
+int cd_cli_wants_help(int argc, char **argv);
+
+int cd_cmd_methods(int argc, char **argv);
+int cd_cmd_version(int argc, char **argv);
+
+#endif

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// cdlab core: value-type math (vec3, mat3, quat), the seeded RNG, the assert hook and a
+// growable array helper. Knows about nothing else in cdlab.
+#ifndef CD_CORE_H
+#define CD_CORE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// ---------------------------------------------------------------------------------------------
+// Assert: one replaceable macro. Programmer errors assert; errors from outside return codes.
+
+/// Called when a CD_ASSERT fails; prints the location and aborts.
+_Noreturn void cd_assert_fail(const char *expr, const char *file, int line);
+
+#define CD_ASSERT(c) ((c) ? (void)0 : cd_assert_fail(#c, __FILE__, __LINE__))
+
+#ifdef CD_VALIDATE
+/// Expensive invariant checks, compiled in only with -Dvalidate=true.
+#define CD_VALIDATE_ASSERT(c) CD_ASSERT(c)
+#else
+#define CD_VALIDATE_ASSERT(c) ((void)0)
+#endif
+
+
+// ---------------------------------------------------------------------------------------------
+// Allocation: one hook that knows the size; aborts on exhaustion so callers need no checks.
+
+/// malloc that aborts with a message when memory runs out.
+void *cd_alloc(size_t bytes);
+/// calloc that aborts with a message when memory runs out.
+void *cd_alloc_zero(size_t count, size_t size);
+/// realloc that aborts with a message when memory runs out.
+void *cd_realloc(void *p, size_t bytes);
+/// Free memory from cd_alloc/cd_alloc_zero/cd_realloc (NULL allowed).
+void cd_free(void *p);
+
+/// Grow *items (of element size elem) so it holds at least need elements; doubles capacity.
+void cd_grow(void **items, size_t elem, size_t *capacity, size_t need);
+
+// ---------------------------------------------------------------------------------------------
+// vec3
+
+/// A 3-vector of doubles, passed by value.
+typedef struct cd_vec3 {
+    double x, y, z;
+} cd_vec3;
+
+static inline cd_vec3 cd_v3(double x, double y, double z) { return (cd_vec3){x, y, z}; }
+static inline cd_vec3 cd_v3_add(cd_vec3 a, cd_vec3 b) { return cd_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline cd_vec3 cd_v3_sub(cd_vec3 a, cd_vec3 b) { return cd_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline cd_vec3 cd_v3_scale(cd_vec3 a, double s) { return cd_v3(a.x * s, a.y * s, a.z * s); }
+static inline cd_vec3 cd_v3_neg(cd_vec3 a) { return cd_v3(-a.x, -a.y, -a.z); }
+static inline double cd_v3_dot(cd_vec3 a, cd_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline cd_vec3 cd_v3_cross(cd_vec3 a, cd_vec3 b)
+{
+    return cd_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline double cd_v3_len2(cd_vec3 a) { return cd_v3_dot(a, a); }
+static inline double cd_v3_len(cd_vec3 a) { return sqrt(cd_v3_dot(a, a)); }
+static inline cd_vec3 cd_v3_abs(cd_vec3 a) { return cd_v3(fabs(a.x), fabs(a.y), fabs(a.z)); }
+static inline cd_vec3 cd_v3_min(cd_vec3 a, cd_vec3 b)
+{
+    return cd_v3(fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z));
+}
+static inline cd_vec3 cd_v3_max(cd_vec3 a, cd_vec3 b)
+{
+    return cd_v3(fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z));
+}
+/// Component i (0, 1, 2) of a.
+static inline double cd_v3_get(cd_vec3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
+/// a / |a|; a must be non-zero.
+static inline cd_vec3 cd_v3_normalize(cd_vec3 a) { return cd_v3_scale(a, 1.0 / cd_v3_len(a)); }
+
+// ---------------------------------------------------------------------------------------------
+// mat3: column-major; column i is col[i]. For a rotation, columns are the body axes in world.
+
+/// A 3x3 matrix stored as three columns.
+typedef struct cd_mat3 {
+    cd_vec3 col[3];
+} cd_mat3;
+
+static inline cd_mat3 cd_m3_identity(void)
+{
+    return (cd_mat3){{cd_v3(1, 0, 0), cd_v3(0, 1, 0), cd_v3(0, 0, 1)}};
+}
+/// Row i of m.
+static inline cd_vec3 cd_m3_row(cd_mat3 m, int i)
+{
+    return cd_v3(cd_v3_get(m.col[0], i), cd_v3_get(m.col[1], i), cd_v3_get(m.col[2], i));
+}
+/// m · v.
+static inline cd_vec3 cd_m3_mul_v(cd_mat3 m, cd_vec3 v)
+{
+    return cd_v3_add(cd_v3_add(cd_v3_scale(m.col[0], v.x), cd_v3_scale(m.col[1], v.y)),
+                     cd_v3_scale(m.col[2], v.z));
+}
+/// mᵀ · v.
+static inline cd_vec3 cd_m3_tmul_v(cd_mat3 m, cd_vec3 v)
+{
+    return cd_v3(cd_v3_dot(m.col[0], v), cd_v3_dot(m.col[1], v), cd_v3_dot(m.col[2], v));
+}
+/// a · b.
+static inline cd_mat3 cd_m3_mul(cd_mat3 a, cd_mat3 b)
+{
+    return (cd_mat3){{cd_m3_mul_v(a, b.col[0]), cd_m3_mul_v(a, b.col[1]), cd_m3_mul_v(a, b.col[2])}};
+}
+/// aᵀ · b.
+static inline cd_mat3 cd_m3_tmul(cd_mat3 a, cd_mat3 b)
+{
+    return (cd_mat3){{cd_m3_tmul_v(a, b.col[0]), cd_m3_tmul_v(a, b.col[1]), cd_m3_tmul_v(a, b.col[2])}};
+}
+/// mᵀ.
+static inline cd_mat3 cd_m3_transpose(cd_mat3 m)
+{
+    return (cd_mat3){{cd_m3_row(m, 0), cd_m3_row(m, 1), cd_m3_row(m, 2)}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// quat: w + xi + yj + zk; unit quaternions are rotations.
+
+/// A quaternion (w, x, y, z).
+typedef struct cd_quat {
+    double w, x, y, z;
+} cd_quat;
+
+static inline cd_quat cd_q_identity(void) { return (cd_quat){1, 0, 0, 0}; }
+/// a · b (apply b, then a).
+static inline cd_quat cd_q_mul(cd_quat a, cd_quat b)
+{
+    return (cd_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+                     a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                     a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                     a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+static inline double cd_q_norm(cd_quat q) { return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
+/// q / |q|; q must be non-zero.
+static inline cd_quat cd_q_normalize(cd_quat q)
+{
+    double s = 1.0 / cd_q_norm(q);
+    return (cd_quat){q.w * s, q.x * s, q.y * s, q.z * s};
+}
+/// Rotation by angle |w| about w/|w| (identity for w = 0).
+static inline cd_quat cd_q_from_rotvec(cd_vec3 w)
+{
+    double angle = cd_v3_len(w);
+    if (angle == 0.0) return cd_q_identity();
+    double s = sin(0.5 * angle) / angle;
+    return (cd_quat){cos(0.5 * angle), w.x * s, w.y * s, w.z * s};
+}
+/// The rotation matrix of a unit quaternion.
+static inline cd_mat3 cd_q_to_m3(cd_quat q)
+{
+    double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+    double xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+    double wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+    return (cd_mat3){{cd_v3(1 - 2 * (yy + zz), 2 * (xy + wz), 2 * (xz - wy)),
+                      cd_v3(2 * (xy - wz), 1 - 2 * (xx + zz), 2 * (yz + wx)),
+                      cd_v3(2 * (xz + wy), 2 * (yz - wx), 1 - 2 * (xx + yy))}};
+}
+/// Rotate v by unit quaternion q.
+static inline cd_vec3 cd_q_rotate(cd_quat q, cd_vec3 v) { return cd_m3_mul_v(cd_q_to_m3(q), v); }
+
+// ---------------------------------------------------------------------------------------------
+// RNG: xoshiro256** seeded through splitmix64. A (seed, stream) pair names one sequence, so each
+// consumer draws from its own stream and adding draws in one place never shifts another.
+
+/// Generator state; value type, copy to fork.
+typedef struct cd_rng {
+    uint64_t s[4];
+} cd_rng;
+
+/// Streams used inside cdlab; each consumer takes its own so sequences stay stable.
+enum cd_rng_stream {
+    CD_STREAM_SCENE_PLACE = 1,   ///< cube centres, orientations and sizes
+    CD_STREAM_SCENE_MOTION = 2,  ///< linear and angular velocities
+    CD_STREAM_MESH_POSES = 3,    ///< mesh-pair poses
+    CD_STREAM_TRIANGLES = 4,     ///< random triangle experiments
+    CD_STREAM_TEST = 100,        ///< tests; add the case number for more
+};
+
+/// One step of splitmix64 on *state: returns the next 64-bit output.
+uint64_t cd_splitmix64(uint64_t *state);
+/// Seed a generator for (seed, stream): splitmix64 over seed ^ stream·golden fills the state.
+cd_rng cd_rng_make(uint64_t seed, uint64_t stream);
+/// Next 64 random bits (xoshiro256**).
+uint64_t cd_rng_next(cd_rng *r);
+/// Uniform double in [0, 1) with 53 random bits.
+double cd_rng_uniform(cd_rng *r);
+/// Uniform double in [lo, hi).
+double cd_rng_range(cd_rng *r, double lo, double hi);
+/// Uniform integer in [0, n); n > 0 (unbiased, by rejection).
+uint64_t cd_rng_below(cd_rng *r, uint64_t n);
+/// Uniformly random unit quaternion (Shoemake's subgroup algorithm).
+cd_quat cd_rng_rotation(cd_rng *r);
+/// Uniform point on the unit sphere.
+cd_vec3 cd_rng_unit_vector(cd_rng *r);
+
+
+
+// ---------------------------------------------------------------------------------------------
+// Clock
+
+/// Monotonic time in nanoseconds (CLOCK_MONOTONIC).
+uint64_t cd_now_ns(void);
+#endif

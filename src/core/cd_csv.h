@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// CSV through libcsv: one table reader (rows of string fields with their line numbers) and one
+// writer (fields quoted only when needed). Every cdlab CSV goes through these two.
+#ifndef CD_CSV_H
+#define CD_CSV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/// One parsed row: fields[0..count) are NUL-terminated strings owned by the table.
+typedef struct cd_csv_row {
+    char **fields;
+    size_t count;
+    size_t line;  ///< 1-based line number in the file where the row starts
+} cd_csv_row;
+
+/// A whole CSV file. Lines starting with '#' are comments and skipped; blank lines too.
+typedef struct cd_csv_table {
+    cd_csv_row *rows;
+    size_t count, capacity;
+} cd_csv_table;
+
+/// Read path into t. Returns 0, or -1 with "path:line: reason" in err.
+int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len);
+/// Free the table's memory (t itself is the caller's).
+void cd_csv_table_free(cd_csv_table *t);
+/// Parse field as a finite double; 0 on success, -1 otherwise.
+int cd_csv_parse_double(const char *field, double *out);
+
+/// Write one field (quoted by libcsv when it holds a delimiter, quote or newline).
+void cd_csv_write_field(FILE *f, const char *field, int first);
+/// Write one row of n fields and a newline.
+void cd_csv_write_row(FILE *f, const char *const *fields, size_t n);
+/// Format a double so that it reads back exactly (%.17g).
+void cd_csv_format_double(char *buf, size_t len, double v);
+
+#endif

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#include "cd_core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+_Noreturn void cd_assert_fail(const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "cdlab: assertion failed: %s (%s:%d)\n", expr, file, line);
+    abort();
+}
+
+static _Noreturn void out_of_memory(size_t bytes)
+{
+    fprintf(stderr, "cdlab: out of memory allocating %zu bytes\n", bytes);
+    abort();
+}
+
+void *cd_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) out_of_memory(bytes);
+    return p;
+}
+
+void *cd_alloc_zero(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory(count * size);
+    return p;
+}
+
+void *cd_realloc(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q) out_of_memory(bytes);
+    return q;
+}
+
+void cd_free(void *p) { free(p); }
+
+void cd_grow(void **items, size_t elem, size_t *capacity, size_t need)
+{
+    if (need <= *capacity) return;
+    size_t cap = *capacity ? *capacity : 16;
+    while (cap < need) cap *= 2;
+    *items = cd_realloc(*items, cap * elem);
+    *capacity = cap;
+}
+
+#include <time.h>
+
+uint64_t cd_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// One frame of a cube scene as CSV, so another tool can run exactly the same work.
+#include "cd_csv.h"
+#include "cd_scene.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const columns[] = {"id", "cx", "cy", "cz", "qw", "qx", "qy", "qz", "hx", "hy", "hz"};
+enum { NCOL = sizeof columns / sizeof columns[0] };
+
+int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# world=%.17g\n", s->world);
+    cd_csv_write_row(f, columns, NCOL);
+    char buf[NCOL][40];
+    const char *fields[NCOL];
+    for (uint32_t i = 0; i < s->count; ++i) {
+        const cd_obb *b = &s->obb[i];
+        const cd_quat q = s->rot[i];
+        double v[NCOL] = {0, b->c.x, b->c.y, b->c.z, q.w, q.x, q.y, q.z, b->half.x, b->half.y, b->half.z};
+        snprintf(buf[0], sizeof buf[0], "%u", i);
+        for (int k = 1; k < NCOL; ++k) cd_csv_format_double(buf[k], sizeof buf[k], v[k]);
+        for (int k = 0; k < NCOL; ++k) fields[k] = buf[k];
+        cd_csv_write_row(f, fields, NCOL);
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, err_len, "%s: write failed: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static double read_world(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    double w = 0.0;
+    if (f) {
+        char line[256];
+        if (fgets(line, sizeof line, f) && strncmp(line, "# world=", 8) == 0) w = strtod(line + 8, NULL);
+        fclose(f);
+    }
+    return w;
+}
+
+cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
+{
+    cd_csv_table t;
+    if (cd_csv_read(path, &t, err, err_len) != 0) return NULL;
+    if (t.count == 0 || t.rows[0].count != NCOL || strcmp(t.rows[0].fields[0], "id") != 0) {
+        snprintf(err, err_len, "%s:%zu: expected header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz", path,
+                 t.count ? t.rows[0].line : (size_t)1);
+        cd_csv_table_free(&t);
+        return NULL;
+    }
+    double world = read_world(path);
+    cd_scene *s = cd_scene_create_empty((uint32_t)(t.count - 1), world);
+    double wmax = 0.0;
+    for (size_t r = 1; r < t.count; ++r) {
+        const cd_csv_row *row = &t.rows[r];
+        double v[NCOL];
+        if (row->count != NCOL) {
+            snprintf(err, err_len, "%s:%zu: expected %d fields, found %zu", path, row->line, NCOL, row->count);
+            goto fail;
+        }
+        for (int k = 0; k < NCOL; ++k)
+            if (cd_csv_parse_double(row->fields[k], &v[k]) != 0) {
+                snprintf(err, err_len, "%s:%zu: column %s: expected a number, found '%s'", path, row->line,
+                         columns[k], row->fields[k]);
+                goto fail;
+            }
+        cd_quat q = {v[4], v[5], v[6], v[7]};
+        if (cd_q_norm(q) < 0.5 || v[8] < 0 || v[9] < 0 || v[10] < 0) {
+            snprintf(err, err_len, "%s:%zu: expected a unit quaternion and half-extents >= 0", path, row->line);
+            goto fail;
+        }
+        uint32_t i = (uint32_t)(r - 1);
+        s->obb[i].c = cd_v3(v[1], v[2], v[3]);
+        s->obb[i].half = cd_v3(v[8], v[9], v[10]);
+        s->rot[i] = q;  // kept as written so the frame reproduces bit for bit
+        wmax = fmax(wmax, fmax(fabs(v[1]), fmax(fabs(v[2]), fabs(v[3]))));
+    }
+    if (s->world <= 0.0) s->world = wmax > 0.0 ? wmax : 1.0;
+    cd_scene_refresh(s);
+    cd_csv_table_free(&t);
+    return s;
+fail:
+    cd_scene_destroy(s);
+    cd_csv_table_free(&t);
+    return NULL;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// cdlab shapes: axis-aligned box, sphere, oriented box, triangle, and the enclosing-volume
+// constructions between them. Enclosures are rounded outward: a cull on them never drops a pair
+// that an exact test on the enclosed shape would accept.
+#ifndef CD_SHAPE_H
+#define CD_SHAPE_H
+
+#include "cd_core.h"
+
+/// Axis-aligned box [lo, hi].
+typedef struct cd_aabb {
+    cd_vec3 lo, hi;
+} cd_aabb;
+
+/// Sphere of centre c and radius r.
+typedef struct cd_sphere {
+    cd_vec3 c;
+    double r;
+} cd_sphere;
+
+/// Oriented box: centre, three unit axes (columns of axes, a rotation) and half-extents.
+typedef struct cd_obb {
+    cd_vec3 c;
+    cd_mat3 axes;
+    cd_vec3 half;
+} cd_obb;
+
+/// Triangle with vertices v[0], v[1], v[2].
+typedef struct cd_triangle {
+    cd_vec3 v[3];
+} cd_triangle;
+
+/// The oriented box with centre c, rotation q (unit) and half-extents half.
+cd_obb cd_obb_from_pose(cd_vec3 c, cd_quat q, cd_vec3 half);
+
+/// Projected radius of b on world axis i (|axis_0[i]|·h0 + |axis_1[i]|·h1 + |axis_2[i]|·h2).
+static inline double cd_obb_world_radius(const cd_obb *b, int i)
+{
+    return fabs(cd_v3_get(b->axes.col[0], i)) * b->half.x + fabs(cd_v3_get(b->axes.col[1], i)) * b->half.y +
+           fabs(cd_v3_get(b->axes.col[2], i)) * b->half.z;
+}
+
+/// World AABB enclosing b, rounded outward by one ulp on each bound after a relative margin
+/// that covers the rounding of the radius sum.
+cd_aabb cd_obb_aabb(const cd_obb *b);
+/// Smallest AABB of a set of points (exact: min/max are exact operations).
+cd_aabb cd_aabb_of_points(const cd_vec3 *p, size_t n);
+/// Union of two AABBs.
+static inline cd_aabb cd_aabb_union(cd_aabb a, cd_aabb b)
+{
+    return (cd_aabb){cd_v3_min(a.lo, b.lo), cd_v3_max(a.hi, b.hi)};
+}
+/// True when every point of inner lies in outer (closed boxes).
+static inline int cd_aabb_contains(cd_aabb outer, cd_aabb inner)
+{
+    return outer.lo.x <= inner.lo.x && outer.lo.y <= inner.lo.y && outer.lo.z <= inner.lo.z &&
+           inner.hi.x <= outer.hi.x && inner.hi.y <= outer.hi.y && inner.hi.z <= outer.hi.z;
+}
+/// Sphere enclosing the AABB (centre at its middle), radius rounded outward.
+cd_sphere cd_aabb_bounding_sphere(cd_aabb a);
+/// Sphere enclosing b, radius rounded outward.
+cd_sphere cd_obb_bounding_sphere(const cd_obb *b);
+/// The eight corners of b.
+void cd_obb_corners(const cd_obb *b, cd_vec3 out[8]);
+
+/// Round x up to the next representable double (toward +inf).
+static inline double cd_round_up(double x) { return nextafter(x, INFINITY); }
+/// Round x down to the next representable double (toward -inf).
+static inline double cd_round_down(double x) { return nextafter(x, -INFINITY); }
+
+#endif
