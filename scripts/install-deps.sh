@@ -6,7 +6,8 @@
 set -eu
 
 packages="meson ninja-build pkg-config gcc g++ git libhwloc-dev libpapi-dev libcsv-dev \
-libinih-dev libcmocka-dev libccd-dev gnuplot-nox python3"
+libinih-dev libcmocka-dev libccd-dev gnuplot-nox python3 libassimp-dev \
+libfcl-dev libbullet-dev"
 
 missing=""
 for p in $packages; do

@@ -30,4 +30,9 @@ static inline int cd_aabb_aabb_overlap(const cd_aabb *a, const cd_aabb *b)
            a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
 }
 
+/// Exact triangle–triangle overlap: plane-first test with filtered-exact orientation predicates
+/// (src/narrow/tri_tri.c). Contact at a point or along an edge counts; coplanar and degenerate
+/// triangles are handled.
+int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b);
+
 #endif
