@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// mesh: procedural meshes are closed, outward, near the requested face count and near their
+// analytic volume; welding, normalisation and the closedness check; the Assimp reader on OBJ,
+// OFF, PLY and STL files written here, and its errors naming the file.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "cd_mesh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static void check_generator(void (*make)(cd_mesh *, uint32_t), uint32_t faces, double volume, double vol_tol)
+{
+    cd_mesh m = {0};
+    make(&m, faces);
+    assert_true(cd_mesh_is_closed(&m));
+    // The face-count parameter is met within 30 % (grids round their sizes).
+    assert_true(m.ntris > 0.7 * faces && m.ntris < 1.3 * faces + 20);
+    // Euler characteristic of the closed surface: V − E + F = 2 (sphere) or 0 (torus); E = 3F/2.
+    long chi = (long)m.nverts - 3L * m.ntris / 2 + m.ntris;
+    assert_true(chi == (make == cd_mesh_torus ? 0 : 2));
+    double v = cd_mesh_volume(&m);
+    assert_true(v > 0.0);
+    if (volume > 0 && !(fabs(v - volume) < vol_tol * volume)) fail_msg("faces %u: volume %g, expected %g", faces, v, volume);
+    cd_mesh_free(&m);
+}
+
+static void procedural_meshes_closed_and_sized(void **state)
+{
+    (void)state;
+    const double sphere = 4.0 / 3.0 * M_PI, torus = 2.0 * M_PI * M_PI * 1.0 * 0.35 * 0.35;
+    const double pencil = M_PI * 0.06 * 0.06 * (1.8 + 0.2 / 3.0);
+    uint32_t sizes[] = {100, 1000, 10000, 100000};
+    for (int i = 0; i < 4; ++i) {
+        double tol = i == 0 ? 0.4 : 0.05;  // 100 faces are a coarse polyhedron
+        check_generator(cd_mesh_icosphere, sizes[i], sphere, tol);
+        check_generator(cd_mesh_torus, sizes[i], torus, tol);
+        check_generator(cd_mesh_noisy_sphere, sizes[i], -1, 0);
+        check_generator(cd_mesh_pencil, sizes[i], pencil, i == 0 ? tol : 0.1);  // few sides
+    }
+    check_generator(cd_mesh_icosphere, 1000000, sphere, 1e-4);
+}
+
+static void noisy_sphere_radius_in_band(void **state)
+{
+    (void)state;
+    cd_mesh m = {0};
+    cd_mesh_noisy_sphere(&m, 5000);
+    double lo = 10, hi = 0;
+    for (uint32_t i = 0; i < m.nverts; ++i) {
+        double r = cd_v3_len(m.verts[i]);
+        lo = fmin(lo, r), hi = fmax(hi, r);
+    }
+    assert_true(lo >= 0.85 - 1e-12 && hi <= 1.15 + 1e-12);
+    assert_true(hi - lo > 0.1);  // really noisy
+    cd_mesh_free(&m);
+}
+
+static void weld_joins_identical_vertices(void **state)
+{
+    (void)state;
+    cd_mesh m = {0};
+    cd_mesh_alloc(&m, 7, 2);
+    cd_vec3 p[7] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {5, 5, 5}};
+    memcpy(m.verts, p, sizeof p);
+    uint32_t t[2][3] = {{0, 1, 2}, {3, 4, 5}};
+    memcpy(m.tris, t, sizeof t);
+    cd_mesh_weld(&m);
+    assert_int_equal(m.nverts, 4);  // two shared, the unused one dropped
+    assert_int_equal(m.tris[1][0], m.tris[0][1]);
+    assert_int_equal(m.tris[1][2], m.tris[0][2]);
+    assert_true(m.verts[m.tris[1][1]].x == 1 && m.verts[m.tris[1][1]].y == 1);
+    cd_mesh_free(&m);
+}
+
+static void closedness_rejects_holes_and_flips(void **state)
+{
+    (void)state;
+    cd_mesh m = {0};
+    cd_mesh_icosphere(&m, 80);
+    assert_true(cd_mesh_is_closed(&m));
+    uint32_t k = m.tris[5][1];
+    m.tris[5][1] = m.tris[5][2], m.tris[5][2] = k;  // one flipped face: inconsistent orientation
+    assert_false(cd_mesh_is_closed(&m));
+    m.tris[5][2] = m.tris[5][1], m.tris[5][1] = k;
+    assert_true(cd_mesh_is_closed(&m));
+    m.ntris -= 1;  // a hole
+    assert_false(cd_mesh_is_closed(&m));
+    cd_mesh_free(&m);
+}
+
+static void normalize_fits_unit_cube(void **state)
+{
+    (void)state;
+    cd_mesh m = {0};
+    cd_mesh_torus(&m, 2000);
+    for (uint32_t i = 0; i < m.nverts; ++i)
+        m.verts[i] = cd_v3(3.0 * m.verts[i].x + 10.0, 3.0 * m.verts[i].y - 4.0, 3.0 * m.verts[i].z + 0.5);
+    cd_mesh_normalize(&m);
+    cd_vec3 lo = m.verts[0], hi = m.verts[0];
+    for (uint32_t i = 0; i < m.nverts; ++i) lo = cd_v3_min(lo, m.verts[i]), hi = cd_v3_max(hi, m.verts[i]);
+    // The x and y extents (the torus' 2.7 wide ring) become [-1,1]; z keeps the same factor.
+    assert_true(fabs(lo.x + 1) < 1e-12 && fabs(hi.x - 1) < 1e-12);
+    assert_true(fabs(lo.y + hi.y) < 1e-12 && fabs(lo.z + hi.z) < 1e-12);
+    assert_true(fabs(hi.z - 0.35 / 1.35) < 0.01);  // the grid misses the exact top
+    assert_true(lo.x >= -1 && lo.y >= -1 && lo.z >= -1 && hi.y <= 1 && hi.z <= 1);
+    cd_mesh_free(&m);
+}
+
+// A unit cube as text in four formats: 8 vertices, 12 triangles (OBJ/OFF/PLY as quads).
+static const char *cube_obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+                              "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+static const char *cube_off = "OFF\n8 6 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n"
+                              "4 0 3 2 1\n4 4 5 6 7\n4 0 1 5 4\n4 1 2 6 5\n4 2 3 7 6\n4 3 0 4 7\n";
+static const char *cube_ply = "ply\nformat ascii 1.0\nelement vertex 8\nproperty float x\nproperty float y\n"
+                              "property float z\nelement face 6\nproperty list uchar int vertex_indices\n"
+                              "end_header\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n"
+                              "4 0 3 2 1\n4 4 5 6 7\n4 0 1 5 4\n4 1 2 6 5\n4 2 3 7 6\n4 3 0 4 7\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+// ASCII STL of the cube: every triangle lists its own vertices (what welding must repair).
+static void write_cube_stl(const char *path)
+{
+    static const int q[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+    static const int v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "solid cube\n");
+    for (int i = 0; i < 6; ++i)
+        for (int h = 0; h < 2; ++h) {
+            int t[3] = {q[i][0], q[i][1 + h], q[i][2 + h]};
+            fprintf(f, " facet normal 0 0 0\n  outer loop\n");
+            for (int k = 0; k < 3; ++k) fprintf(f, "   vertex %d %d %d\n", v[t[k]][0], v[t[k]][1], v[t[k]][2]);
+            fprintf(f, "  endloop\n endfacet\n");
+        }
+    fprintf(f, "endsolid cube\n");
+    fclose(f);
+}
+
+static void reader_reads_cube_in_four_formats(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cd_test_mesh_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *ext[4] = {"obj", "off", "ply", "stl"};
+    for (int i = 0; i < 4; ++i) {
+        char path[256], err[512];
+        snprintf(path, sizeof path, "%s/cube.%s", dir, ext[i]);
+        if (i == 0) write_file(path, cube_obj);
+        if (i == 1) write_file(path, cube_off);
+        if (i == 2) write_file(path, cube_ply);
+        if (i == 3) write_cube_stl(path);
+        cd_mesh m = {0};
+        int rc = cd_mesh_read(path, &m, err, sizeof err);
+        if (rc) fprintf(stderr, "%s\n", err);
+        assert_int_equal(rc, 0);
+        assert_int_equal(m.ntris, 12);
+        assert_int_equal(m.nverts, 8);
+        assert_true(cd_mesh_is_closed(&m));
+        assert_true(fabs(fabs(cd_mesh_volume(&m)) - 1.0) < 1e-12);
+        cd_mesh_free(&m);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void reader_errors_name_the_file(void **state)
+{
+    (void)state;
+    char err[512];
+    cd_mesh m = {0};
+    assert_int_equal(cd_mesh_read("/nonexistent/dir/nothing.obj", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/dir/nothing.obj"));
+    char path[] = "/tmp/cd_test_mesh_bad_XXXXXX.off";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    write_file(path, "OFF\n3 1 0\n0 0 0\n1 0\n");  // truncated
+    assert_int_equal(cd_mesh_read(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    unlink(path);
+}
+
+static void spec_names_generators_and_files(void **state)
+{
+    (void)state;
+    char err[512];
+    cd_mesh m = {0};
+    assert_int_equal(cd_mesh_from_spec("torus:400", &m, err, sizeof err), 0);
+    assert_int_equal(m.ntris, 400);
+    cd_mesh_free(&m);
+    assert_int_equal(cd_mesh_from_spec("icosphere:20", &m, err, sizeof err), 0);
+    assert_int_equal(m.ntris, 20);
+    assert_int_equal(m.nverts, 12);
+    cd_mesh_free(&m);
+    assert_int_equal(cd_mesh_from_spec("torus:abc", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "torus:abc"));
+    assert_int_equal(cd_mesh_from_spec("pencil:0", &m, err, sizeof err), -1);
+    assert_int_equal(cd_mesh_from_spec("no_such_file.stl", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no_such_file.stl"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(procedural_meshes_closed_and_sized),
+        cmocka_unit_test(noisy_sphere_radius_in_band),
+        cmocka_unit_test(weld_joins_identical_vertices),
+        cmocka_unit_test(closedness_rejects_holes_and_flips),
+        cmocka_unit_test(normalize_fits_unit_cube),
+        cmocka_unit_test(reader_reads_cube_in_four_formats),
+        cmocka_unit_test(reader_errors_name_the_file),
+        cmocka_unit_test(spec_names_generators_and_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
