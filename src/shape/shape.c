@@ -11,10 +11,14 @@ cd_obb cd_obb_from_pose(cd_vec3 c, cd_quat q, cd_vec3 half)
 // The radius r = Σ|a_j[i]|·h_j is computed with at most 5 roundings, each at most a relative
 // half-ulp of the running sum, so (1 + 8·DBL_EPSILON)·r bounds the exact value; the subtraction
 // and addition with the centre are then rounded once more each, covered by one nextafter step.
+// The extra 4·DBL_EPSILON·|c| covers the corners as cd_obb_corners rounds them: its three
+// additions round at the ulp of the running sum (up to |c| + r), which under cancellation is
+// larger than the ulp of the bound itself (tests/test_shape.c found corners one ulp outside).
 cd_aabb cd_obb_aabb(const cd_obb *b)
 {
     double r[3];
-    for (int i = 0; i < 3; ++i) r[i] = cd_obb_world_radius(b, i) * (1.0 + 8.0 * DBL_EPSILON);
+    for (int i = 0; i < 3; ++i)
+        r[i] = cd_obb_world_radius(b, i) * (1.0 + 8.0 * DBL_EPSILON) + 4.0 * DBL_EPSILON * fabs(cd_v3_get(b->c, i));
     cd_aabb a;
     a.lo = cd_v3(cd_round_down(b->c.x - r[0]), cd_round_down(b->c.y - r[1]), cd_round_down(b->c.z - r[2]));
     a.hi = cd_v3(cd_round_up(b->c.x + r[0]), cd_round_up(b->c.y + r[1]), cd_round_up(b->c.z + r[2]));
