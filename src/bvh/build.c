@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// Top-down build and refit. The split rule (median centroid along the longest axis of the
+// centroids' box) ignores the node kind, so every variant of one mesh has the same topology and a
+// comparison between variants measures only the volumes and their tests.
+#include "bvh_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+typedef struct builder {
+    cd_bvh *bvh;
+    cd_bvh_build_ctx ctx;
+} builder;
+
+static inline double key(const builder *b, uint32_t id, int axis) { return cd_v3_get(b->ctx.centroids[id], axis); }
+
+static inline int less(const builder *b, uint32_t x, uint32_t y, int axis)
+{
+    double kx = key(b, x, axis), ky = key(b, y, axis);
+    return kx < ky || (kx == ky && x < y);  // ties by id: the build is deterministic
+}
+
+// Quickselect: afterwards ids[k] is the k-th smallest by (centroid[axis], id), smaller ones before.
+static void select_kth(const builder *b, uint32_t *ids, uint32_t n, uint32_t k, int axis)
+{
+    uint32_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        uint32_t mid = lo + (hi - lo) / 2, t;
+        // Median of three to the middle, then Lomuto partition around it.
+        if (less(b, ids[mid], ids[lo], axis)) t = ids[mid], ids[mid] = ids[lo], ids[lo] = t;
+        if (less(b, ids[hi], ids[lo], axis)) t = ids[hi], ids[hi] = ids[lo], ids[lo] = t;
+        if (less(b, ids[hi], ids[mid], axis)) t = ids[hi], ids[hi] = ids[mid], ids[mid] = t;
+        uint32_t pivot = ids[mid];
+        ids[mid] = ids[hi], ids[hi] = pivot;
+        uint32_t store = lo;
+        for (uint32_t i = lo; i < hi; ++i)
+            if (less(b, ids[i], pivot, axis)) t = ids[i], ids[i] = ids[store], ids[store] = t, ++store;
+        ids[hi] = ids[store], ids[store] = pivot;
+        if (store == k) return;
+        if (store < k) lo = store + 1;
+        else hi = store - 1;
+    }
+}
+
+static void build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t count, int depth)
+{
+    cd_bvh *bvh = b->bvh;
+    CD_ASSERT(depth < 255);
+    cd_bvh_node *nd = &bvh->nodes[ni];
+    nd->kind = cd_bvh_plan_kind(&bvh->plan, depth);
+    nd->depth = (uint8_t)depth;
+    if (depth > bvh->depth) bvh->depth = depth;
+    uint32_t *ids = bvh->order + first;
+    cd_bvh_fit_node(&b->ctx, nd, ids, count, bvh->margin);
+    if (count <= bvh->leaf_size) {
+        nd->first = first;
+        nd->count = count;
+        return;
+    }
+    cd_vec3 lo = b->ctx.centroids[ids[0]], hi = lo;
+    for (uint32_t i = 1; i < count; ++i) {
+        lo = cd_v3_min(lo, b->ctx.centroids[ids[i]]);
+        hi = cd_v3_max(hi, b->ctx.centroids[ids[i]]);
+    }
+    cd_vec3 ext = cd_v3_sub(hi, lo);
+    int axis = ext.x >= ext.y && ext.x >= ext.z ? 0 : (ext.y >= ext.z ? 1 : 2);
+    uint32_t half = count / 2;
+    select_kth(b, ids, count, half, axis);
+    uint32_t left = bvh->nnodes;
+    bvh->nnodes += 2;
+    nd->first = left;
+    nd->count = 0;
+    build_rec(b, left, first, half, depth + 1);
+    build_rec(b, left + 1, first + half, count - half, depth + 1);
+}
+
+static int plan_has_obb(const cd_bvh_plan *p)
+{
+    for (int k = 0; k < p->count; ++k)
+        if (p->kind[k] & CD_BV_OBB) return 1;
+    return 0;
+}
+
+static void precompute(builder *b)
+{
+    const cd_mesh *m = b->bvh->mesh;
+    for (uint32_t t = 0; t < m->ntris; ++t) {
+        cd_vec3 p = m->verts[m->tris[t][0]], q = m->verts[m->tris[t][1]], r = m->verts[m->tris[t][2]];
+        b->ctx.centroids[t] = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
+        if (b->ctx.moments) b->ctx.moments[t] = cd_tri_moment_of(p, q, r);
+    }
+    double scale = 0;
+    for (uint32_t v = 0; v < m->nverts; ++v) scale = fmax(scale, fmax(fabs(m->verts[v].x), fmax(fabs(m->verts[v].y), fabs(m->verts[v].z))));
+    b->bvh->margin = 1e-12 * scale + DBL_MIN;
+}
+
+static void ctx_init(builder *b)
+{
+    uint32_t n = b->bvh->mesh->ntris;
+    b->ctx.mesh = b->bvh->mesh;
+    b->ctx.centroids = cd_alloc(sizeof(cd_vec3) * n);
+    b->ctx.moments = plan_has_obb(&b->bvh->plan) ? cd_alloc(sizeof(cd_tri_moment) * n) : NULL;
+    precompute(b);
+}
+
+static void ctx_free(builder *b)
+{
+    cd_free(b->ctx.centroids);
+    cd_free(b->ctx.moments);
+}
+
+cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf_size)
+{
+    CD_ASSERT(mesh->ntris > 0 && leaf_size >= 1 && plan->count >= 1 && plan->count <= CD_BVH_PLAN_MAX);
+    cd_bvh *bvh = cd_alloc_zero(1, sizeof *bvh);
+    bvh->mesh = mesh;
+    bvh->plan = *plan;
+    bvh->leaf_size = leaf_size;
+    // Zeroed: padding and the unused box of sphere nodes stay deterministic (nodes compare bytewise).
+    bvh->nodes = cd_alloc_zero(2 * (size_t)mesh->ntris - 1, sizeof(cd_bvh_node));
+    bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);
+    for (uint32_t t = 0; t < mesh->ntris; ++t) bvh->order[t] = t;
+    bvh->closed = cd_mesh_is_closed(mesh);
+    builder b = {bvh, {0}};
+    ctx_init(&b);
+    bvh->nnodes = 1;
+    build_rec(&b, 0, 0, mesh->ntris, 0);
+    ctx_free(&b);
+    return bvh;
+}
+
+// Children first, so a node's triangle range is known from its children's ranges.
+static void refit_rec(const builder *b, uint32_t ni, uint32_t *first, uint32_t *count)
+{
+    cd_bvh *bvh = b->bvh;
+    cd_bvh_node *nd = &bvh->nodes[ni];
+    if (nd->count) {
+        *first = nd->first, *count = nd->count;
+    } else {
+        uint32_t f0, c0, f1, c1;
+        refit_rec(b, nd->first, &f0, &c0);
+        refit_rec(b, nd->first + 1, &f1, &c1);
+        CD_ASSERT(f1 == f0 + c0);
+        *first = f0, *count = c0 + c1;
+    }
+    // Fitting from the triangles (not from the children's volumes) keeps the volumes as tight as
+    // a fresh build's; the topology, and hence the comparison between variants, stays fixed.
+    cd_bvh_fit_node(&b->ctx, nd, bvh->order + *first, *count, bvh->margin);
+}
+
+uint32_t cd_bvh_refit(cd_bvh *bvh)
+{
+    builder b = {bvh, {0}};
+    ctx_init(&b);
+    uint32_t f, c;
+    refit_rec(&b, 0, &f, &c);
+    ctx_free(&b);
+    return bvh->nnodes;
+}
+
+void cd_bvh_destroy(cd_bvh *bvh)
+{
+    if (!bvh) return;
+    cd_free(bvh->nodes);
+    cd_free(bvh->order);
+    cd_free(bvh);
+}
+
+size_t cd_bvh_memory(const cd_bvh *bvh)
+{
+    return sizeof *bvh + sizeof(cd_bvh_node) * (size_t)bvh->nnodes + sizeof(uint32_t) * bvh->mesh->ntris;
+}

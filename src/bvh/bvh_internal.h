@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Private to src/bvh: the build context shared by the builder, the refit and the fitting code.
+#ifndef CD_BVH_INTERNAL_H
+#define CD_BVH_INTERNAL_H
+
+#include "cd_bvh.h"
+
+/// Area moments of one triangle, summed per node for RAPID's covariance.
+typedef struct cd_tri_moment {
+    double area;   ///< area A
+    cd_vec3 ac;    ///< A·centroid
+    double s[6];   ///< second moment about the origin, upper triangle (xx, xy, xz, yy, yz, zz)
+} cd_tri_moment;
+
+/// What fitting needs besides the triangle ids: the mesh and per-triangle precomputations.
+typedef struct cd_bvh_build_ctx {
+    const cd_mesh *mesh;
+    cd_tri_moment *moments;  ///< per triangle; NULL when the plan has no OBB kind
+    cd_vec3 *centroids;      ///< per triangle
+} cd_bvh_build_ctx;
+
+/// Moments of the triangle p, q, r.
+cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r);
+/// Fit node's volumes (by node->kind) to the n triangles ids, each enlarged by margin.
+void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
+                     double margin);
+
+#endif

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// cdlab mesh hierarchies. One node type carries a kind (sphere, OBB, OBB+sphere, AABB); a
+// hierarchy variant is only a layer plan saying which kind sits at which depth, so the sphere
+// tree, the AABB tree, RAPID's OBB tree and the hybrid HBVHS tree (spheres in the upper layers X,
+// OBB+sphere in the middle layers Y, OBBs in the lower layers Z) share one build, one refit and one
+// pair traversal. Counters follow the cost model T = Nv·Cv + Np·Cp + Nu·Cu.
+#ifndef CD_BVH_H
+#define CD_BVH_H
+
+#include "cd_mesh.h"
+#include "cd_shape.h"
+
+/// Node kinds as bit sets of the volumes a node carries. Every node also carries a valid
+/// enclosing sphere (its size for the descent rule), but only kinds with CD_BV_SPHERE test it.
+enum cd_bv_kind {
+    CD_BV_SPHERE = 1,                         ///< bounding sphere only
+    CD_BV_OBB = 2,                            ///< oriented box fitted by covariance (RAPID)
+    CD_BV_OBB_SPHERE = CD_BV_OBB | CD_BV_SPHERE,  ///< both: sphere–sphere first, then OBB–OBB
+    CD_BV_AABB = 4,                           ///< box along the mesh's own axes
+};
+
+/// At most this many segments in a layer plan.
+#define CD_BVH_PLAN_MAX 4
+
+/// Which node kind at which depth: depths [until[k−1], until[k]) get kind[k] (until[−1] = 0);
+/// the last segment runs to any depth.
+typedef struct cd_bvh_plan {
+    int count;
+    int until[CD_BVH_PLAN_MAX];
+    uint8_t kind[CD_BVH_PLAN_MAX];
+} cd_bvh_plan;
+
+/// Parameters of the named variants (only hybrid reads them).
+typedef struct cd_bvh_variant_params {
+    int hybrid_x;  ///< number of sphere layers at the top (layer X)
+    int hybrid_y;  ///< number of OBB+sphere layers below them (layer Y); OBBs (layer Z) below
+} cd_bvh_variant_params;
+
+/// A named hierarchy variant: one line in the table of src/bvh/variants.c.
+typedef struct cd_bvh_variant {
+    const char *name;
+    const char *summary;
+    cd_bvh_plan (*plan)(const cd_bvh_variant_params *p);
+} cd_bvh_variant;
+
+/// The variant table, terminated by a NULL name.
+extern const cd_bvh_variant cd_bvh_variants[];
+/// The variant called name, or NULL.
+const cd_bvh_variant *cd_bvh_variant_find(const char *name);
+/// Default variant parameters (hybrid_x = 4, hybrid_y = 4).
+cd_bvh_variant_params cd_bvh_variant_params_default(void);
+/// Node kind of plan at depth (root = 0).
+uint8_t cd_bvh_plan_kind(const cd_bvh_plan *plan, int depth);
+
+/// One node. Internal nodes have children left and left + 1; leaves hold count triangles at
+/// order[first .. first + count).
+typedef struct cd_bvh_node {
+    cd_sphere sphere;  ///< enclosing sphere (valid for every kind; its radius is the node's size)
+    cd_obb box;        ///< OBB, or for AABB kinds the mesh-frame AABB with identity axes
+    uint32_t first;    ///< leaf: first index into order; internal: left child
+    uint32_t count;    ///< leaf: triangle count; internal: 0
+    uint8_t kind;      ///< enum cd_bv_kind
+    uint8_t depth;     ///< depth of the node (root 0)
+} cd_bvh_node;
+
+/// A hierarchy over a mesh that it references (not owns): the mesh must outlive it.
+typedef struct cd_bvh {
+    const cd_mesh *mesh;
+    cd_bvh_plan plan;
+    uint32_t leaf_size;
+    cd_bvh_node *nodes;
+    uint32_t nnodes;
+    uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
+    int depth;         ///< deepest node's depth
+    int closed;        ///< the mesh is closed (cd_mesh_is_closed): solid mode may use point-in-mesh
+    double margin;     ///< absolute outward margin added to every volume (covers fitting rounding)
+} cd_bvh;
+
+/// Build top-down: each node is split at the median triangle centroid along the longest axis of
+/// its centroids' box, until at most leaf_size (≥ 1) triangles remain. The mesh needs ≥ 1 triangle.
+cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf_size);
+/// Refit every volume to the mesh's current vertex positions, keeping the topology (for deforming
+/// meshes). Returns the number of nodes refitted (Nu).
+uint32_t cd_bvh_refit(cd_bvh *bvh);
+/// Free bvh (NULL allowed).
+void cd_bvh_destroy(cd_bvh *bvh);
+/// Bytes held by bvh (nodes and order).
+size_t cd_bvh_memory(const cd_bvh *bvh);
+
+/// Rigid pose of mesh B in A's frame: x_A = R(q)·x_B + t, q normalised by the query.
+typedef struct cd_pose {
+    cd_quat q;
+    cd_vec3 t;
+} cd_pose;
+
+/// R·x + t: the one place a vertex of B is moved into A's frame (traversal leaves and brute force
+/// use it, so both test bit-identical triangles).
+static inline cd_vec3 cd_pose_apply(const cd_mat3 *R, cd_vec3 t, cd_vec3 x) { return cd_v3_add(cd_m3_mul_v(*R, x), t); }
+
+/// Query modes.
+typedef enum cd_bvh_mode {
+    CD_BVH_FIRST_HIT,   ///< stop at the first intersecting triangle pair
+    CD_BVH_ALL_PAIRS,   ///< every intersecting triangle pair
+    CD_BVH_SOLID,       ///< first hit; with none and both meshes closed, also one mesh inside the other
+} cd_bvh_mode;
+
+/// BV test kinds counted separately (Nv by kind).
+enum cd_bvt {
+    CD_BVT_SPHERE_SPHERE,
+    CD_BVT_SPHERE_OBB,
+    CD_BVT_OBB_OBB,
+    CD_BVT_AABB_AABB,
+    CD_BVT_COUNT,
+};
+
+/// Software counters of one query (deterministic).
+typedef struct cd_bvh_stats {
+    uint64_t bv_tests[CD_BVT_COUNT];  ///< Nv by kind
+    uint64_t tri_tests;               ///< Np
+    uint64_t node_pairs;              ///< node pairs popped from the stack
+    uint64_t point_tests;             ///< point-in-mesh tests (solid mode)
+} cd_bvh_stats;
+
+/// A triangle pair: index into A's and B's triangle arrays.
+typedef struct cd_tri_pair {
+    uint32_t a, b;
+} cd_tri_pair;
+
+/// Output and scratch of queries; reuse one across queries to avoid allocation. Zero-initialise.
+typedef struct cd_bvh_result {
+    int overlap;          ///< a triangle pair intersects, or (solid) one mesh is inside the other
+    int inside;           ///< solid mode found containment without a surface contact
+    cd_tri_pair *pairs;   ///< intersecting pairs (all_pairs: all; first_hit/solid: at most one)
+    size_t count, capacity;
+    cd_bvh_stats stats;
+    uint32_t *stack;      ///< traversal scratch
+    size_t stack_capacity;
+} cd_bvh_result;
+
+/// Total BV tests of s (Nv).
+uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s);
+/// Test mesh B at pose against mesh A. Resets res's output and counters, then fills them.
+void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res);
+/// Reference: every triangle of A against every triangle of B (moved by cd_pose_apply), pairs in
+/// (a, b) lexicographic order. Same output fields as cd_bvh_query in all-pairs mode.
+void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res);
+/// Sort res's pairs lexicographically (for comparing pair sets).
+void cd_bvh_result_sort(cd_bvh_result *res);
+/// Free res's arrays.
+void cd_bvh_result_free(cd_bvh_result *res);
+
+/// The node-pair volume test of the traversal, exposed for cost measurement: node na of a against
+/// node nb of b already moved into A's frame by R, t, with outward margin m; counts into s.
+int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m,
+                        cd_bvh_stats *s);
+
+/// Generalised winding number of closed mesh m about p (≈1 inside, ≈0 outside; Jacobson et al.
+/// 2013): the sum of the triangles' signed solid angles over 4π. Robust for p on no triangle.
+double cd_bvh_winding_number(const cd_mesh *m, cd_vec3 p);
+
+/// Measured mean cost in ns of one BV test (Cv) and one triangle test (Cp) for this pair of
+/// hierarchies at pose: replays the node pairs and triangle pairs that one all-pairs query visits
+/// (at most 2¹⁶ of each), repeated until each loop lasts ≥ 2 ms. Zero when none was visited.
+void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double *cv_ns, double *cp_ns);
+
+#endif

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+// Fitting one node's volumes to its triangles: AABB, enclosing sphere, and the OBB of RAPID
+// (Gottschalk et al. 1996): axes are the eigenvectors of the area-weighted covariance of the
+// triangles, extents the projections of the vertices on them.
+#include "bvh_internal.h"
+
+#include <float.h>
+
+cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r)
+{
+    cd_tri_moment m;
+    double area = 0.5 * cd_v3_len(cd_v3_cross(cd_v3_sub(q, p), cd_v3_sub(r, p)));
+    cd_vec3 c = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
+    m.area = area;
+    m.ac = cd_v3_scale(c, area);
+    // Second moment of a uniform triangle about the origin: A/12·(9·c·cᵀ + p·pᵀ + q·qᵀ + r·rᵀ).
+    double pc[3] = {c.x, c.y, c.z}, pp[3] = {p.x, p.y, p.z}, pq[3] = {q.x, q.y, q.z}, pr[3] = {r.x, r.y, r.z};
+    int k = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j)
+            m.s[k++] = area / 12.0 * (9.0 * pc[i] * pc[j] + pp[i] * pp[j] + pq[i] * pq[j] + pr[i] * pr[j]);
+    return m;
+}
+
+// Cyclic Jacobi on a symmetric 3×3 matrix: returns the eigenvectors as columns of v.
+static cd_mat3 eigenvectors(double a[3][3])
+{
+    double v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int sweep = 0; sweep < 50; ++sweep) {
+        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
+        double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
+        if (off <= 1e-15 * diag || off == 0.0) break;
+        for (int p = 0; p < 2; ++p)
+            for (int q = p + 1; q < 3; ++q) {
+                if (a[p][q] == 0.0) continue;
+                double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                for (int k = 0; k < 3; ++k) {  // a ← a·J
+                    double akp = a[k][p], akq = a[k][q];
+                    a[k][p] = c * akp - s * akq;
+                    a[k][q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < 3; ++k) {  // a ← Jᵀ·a
+                    double apk = a[p][k], aqk = a[q][k];
+                    a[p][k] = c * apk - s * aqk;
+                    a[q][k] = s * apk + c * aqk;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double vkp = v[k][p], vkq = v[k][q];
+                    v[k][p] = c * vkp - s * vkq;
+                    v[k][q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    return (cd_mat3){{cd_v3(v[0][0], v[1][0], v[2][0]), cd_v3(v[0][1], v[1][1], v[2][1]),
+                      cd_v3(v[0][2], v[1][2], v[2][2])}};
+}
+
+// Gram–Schmidt and a cross product: the box test assumes orthonormal, right-handed axes.
+static cd_mat3 orthonormalize(cd_mat3 m)
+{
+    cd_vec3 x = m.col[0], y = m.col[1];
+    if (!(cd_v3_len2(x) > 0.0)) x = cd_v3(1, 0, 0);
+    x = cd_v3_normalize(x);
+    y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
+    if (!(cd_v3_len2(y) > 1e-20)) y = fabs(x.x) < 0.9 ? cd_v3(1, 0, 0) : cd_v3(0, 1, 0),
+                                    y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
+    y = cd_v3_normalize(y);
+    return (cd_mat3){{x, y, cd_v3_cross(x, y)}};
+}
+
+// The axes for triangles ids[0..n): covariance weighted by area; when every triangle is
+// degenerate (zero area) fall back to the covariance of the vertices.
+static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n)
+{
+    double area = 0, s[6] = {0};
+    cd_vec3 ac = cd_v3(0, 0, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+        const cd_tri_moment *m = &ctx->moments[ids[i]];
+        area += m->area;
+        ac = cd_v3_add(ac, m->ac);
+        for (int k = 0; k < 6; ++k) s[k] += m->s[k];
+    }
+    double mu[3], cov[3][3];
+    if (area > 0.0) {
+        mu[0] = ac.x / area, mu[1] = ac.y / area, mu[2] = ac.z / area;
+        int k = 0;
+        for (int i = 0; i < 3; ++i)
+            for (int j = i; j < 3; ++j, ++k) cov[i][j] = cov[j][i] = s[k] / area - mu[i] * mu[j];
+    } else {
+        const cd_mesh *me = ctx->mesh;
+        double cnt = 3.0 * n, sum[3] = {0}, sq[3][3] = {{0}};
+        for (uint32_t i = 0; i < n; ++i)
+            for (int v = 0; v < 3; ++v) {
+                cd_vec3 p = me->verts[me->tris[ids[i]][v]];
+                double pv[3] = {p.x, p.y, p.z};
+                for (int a = 0; a < 3; ++a) {
+                    sum[a] += pv[a];
+                    for (int b = 0; b < 3; ++b) sq[a][b] += pv[a] * pv[b];
+                }
+            }
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) cov[a][b] = sq[a][b] / cnt - sum[a] / cnt * sum[b] / cnt;
+    }
+    return orthonormalize(eigenvectors(cov));
+}
+
+void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n, double margin)
+{
+    const cd_mesh *me = ctx->mesh;
+    CD_ASSERT(n > 0);
+    cd_vec3 lo = me->verts[me->tris[ids[0]][0]], hi = lo;
+    for (uint32_t i = 0; i < n; ++i)
+        for (int v = 0; v < 3; ++v) {
+            cd_vec3 p = me->verts[me->tris[ids[i]][v]];
+            lo = cd_v3_min(lo, p);
+            hi = cd_v3_max(hi, p);
+        }
+    // The margin absorbs every rounding of the fit (centres, projections, axis products); it is
+    // far above them (≈1e-16 relative) and far below any geometric feature.
+    cd_vec3 mv = cd_v3(margin, margin, margin);
+    if (node->kind & CD_BV_OBB) {
+        cd_mat3 ax = obb_axes(ctx, ids, n);
+        cd_vec3 plo = cd_v3(INFINITY, INFINITY, INFINITY), phi = cd_v3_neg(plo);
+        for (uint32_t i = 0; i < n; ++i)
+            for (int v = 0; v < 3; ++v) {
+                cd_vec3 q = cd_m3_tmul_v(ax, me->verts[me->tris[ids[i]][v]]);
+                plo = cd_v3_min(plo, q);
+                phi = cd_v3_max(phi, q);
+            }
+        node->box.axes = ax;
+        node->box.c = cd_m3_mul_v(ax, cd_v3_scale(cd_v3_add(plo, phi), 0.5));
+        node->box.half = cd_v3_add(cd_v3_scale(cd_v3_sub(phi, plo), 0.5), mv);
+    } else {
+        node->box.axes = cd_m3_identity();
+        node->box.c = cd_v3_scale(cd_v3_add(lo, hi), 0.5);
+        node->box.half = cd_v3_add(cd_v3_scale(cd_v3_sub(hi, lo), 0.5), mv);
+    }
+    // Sphere: centred on the box (a tighter centre than the AABB's for long diagonal nodes) or
+    // on the AABB, whichever gives the smaller radius.
+    cd_vec3 centres[2] = {node->box.c, cd_v3_scale(cd_v3_add(lo, hi), 0.5)};
+    double best = INFINITY;
+    for (int k = 0; k < 2; ++k) {
+        double r2 = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            for (int v = 0; v < 3; ++v) r2 = fmax(r2, cd_v3_len2(cd_v3_sub(me->verts[me->tris[ids[i]][v]], centres[k])));
+        double r = sqrt(r2) * (1.0 + 4.0 * DBL_EPSILON) + margin;
+        if (r < best) best = r, node->sphere.c = centres[k];
+        if (!(node->kind & CD_BV_OBB)) break;  // AABB and sphere kinds: the two centres coincide
+    }
+    node->sphere.r = best;
+}

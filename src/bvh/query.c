@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+// The one pair traversal for every variant: a stack of node pairs, descending the larger node;
+// B's volumes are moved into A's frame per test (R·c + t, R·axes), B's vertices only at leaves.
+// The node kinds decide which volume tests run, cheapest first.
+#include "bvh_internal.h"
+#include "cd_narrow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < CD_BVT_COUNT; ++k) n += s->bv_tests[k];
+    return n;
+}
+
+static inline cd_obb moved_box(const cd_obb *b, const cd_mat3 *R, cd_vec3 t, double m)
+{
+    return (cd_obb){cd_pose_apply(R, t, b->c), cd_m3_mul(*R, b->axes), cd_v3_add(b->half, cd_v3(m, m, m))};
+}
+
+// m enlarges B's moved volumes: it covers the rounding of moving them and of the tests, so the
+// cull never rejects a pair that the exact triangle test on the moved vertices would accept.
+int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m,
+                        cd_bvh_stats *s)
+{
+    uint8_t ka = na->kind, kb = nb->kind;
+    cd_sphere sb;
+    if (ka & kb & CD_BV_SPHERE) {
+        sb = (cd_sphere){cd_pose_apply(R, t, nb->sphere.c), nb->sphere.r + m};
+        ++s->bv_tests[CD_BVT_SPHERE_SPHERE];
+        if (!cd_sphere_sphere_overlap(&na->sphere, &sb)) return 0;
+    }
+    uint8_t boxes = CD_BV_OBB | CD_BV_AABB;
+    if ((ka & boxes) && (kb & boxes)) {
+        cd_obb ob = moved_box(&nb->box, R, t, m);
+        if (ka == CD_BV_AABB && kb == CD_BV_AABB) {
+            // B's box, rotated, is re-enclosed by an A-frame AABB (outward-rounded).
+            ++s->bv_tests[CD_BVT_AABB_AABB];
+            cd_aabb bb = cd_obb_aabb(&ob);
+            cd_vec3 h = cd_v3_add(na->box.half, cd_v3(m, m, m));
+            cd_aabb ab = {cd_v3_sub(na->box.c, h), cd_v3_add(na->box.c, h)};
+            return cd_aabb_aabb_overlap(&ab, &bb);
+        }
+        ++s->bv_tests[CD_BVT_OBB_OBB];
+        return cd_obb_obb_overlap(&na->box, &ob);
+    }
+    if (ka & boxes) {  // b carries only a sphere
+        if (!(ka & kb & CD_BV_SPHERE)) sb = (cd_sphere){cd_pose_apply(R, t, nb->sphere.c), nb->sphere.r + m};
+        ++s->bv_tests[CD_BVT_SPHERE_OBB];
+        return cd_sphere_obb_overlap(&sb, &na->box);
+    }
+    if (kb & boxes) {  // a carries only a sphere
+        cd_obb ob = moved_box(&nb->box, R, t, m);
+        ++s->bv_tests[CD_BVT_SPHERE_OBB];
+        return cd_sphere_obb_overlap(&na->sphere, &ob);
+    }
+    return 1;  // both sphere-only: decided above
+}
+
+static void push_pair(cd_bvh_result *res, uint32_t a, uint32_t b)
+{
+    cd_grow((void **)&res->pairs, sizeof *res->pairs, &res->capacity, res->count + 1);
+    res->pairs[res->count++] = (cd_tri_pair){a, b};
+}
+
+static inline cd_triangle tri_of(const cd_mesh *m, uint32_t t)
+{
+    return (cd_triangle){{m->verts[m->tris[t][0]], m->verts[m->tris[t][1]], m->verts[m->tris[t][2]]}};
+}
+
+static inline cd_triangle moved_tri(const cd_mesh *m, uint32_t t, const cd_mat3 *R, cd_vec3 tr)
+{
+    return (cd_triangle){{cd_pose_apply(R, tr, m->verts[m->tris[t][0]]), cd_pose_apply(R, tr, m->verts[m->tris[t][1]]),
+                          cd_pose_apply(R, tr, m->verts[m->tris[t][2]])}};
+}
+
+static void reset(cd_bvh_result *res)
+{
+    res->overlap = 0;
+    res->inside = 0;
+    res->count = 0;
+    memset(&res->stats, 0, sizeof res->stats);
+}
+
+// Optional record of what one traversal visited, for replaying in cost measurements.
+typedef struct cd_bvh_trace {
+    uint32_t (*node_pairs)[2], (*tri_pairs)[2];
+    size_t nodes, tris, max;
+} cd_bvh_trace;
+
+// Both meshes closed and no surface contact: either one lies inside the other or they are apart,
+// and one vertex of each decides which.
+static int contains_point(const cd_bvh *h, cd_vec3 p, cd_bvh_stats *s)
+{
+    const cd_sphere *root = &h->nodes[0].sphere;
+    if (cd_v3_len2(cd_v3_sub(p, root->c)) > root->r * root->r) return 0;  // cheap outside
+    ++s->point_tests;
+    return cd_bvh_winding_number(h->mesh, p) > 0.5;
+}
+
+static void solid_check(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R, cd_vec3 t, cd_bvh_result *res)
+{
+    if (!a->closed || !b->closed) return;
+    cd_vec3 pb = cd_pose_apply(R, t, b->mesh->verts[b->mesh->tris[0][0]]);
+    cd_vec3 pa = cd_m3_tmul_v(*R, cd_v3_sub(a->mesh->verts[a->mesh->tris[0][0]], t));  // into B's frame
+    if (contains_point(a, pb, &res->stats) || contains_point(b, pa, &res->stats)) res->overlap = res->inside = 1;
+}
+
+static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res,
+                     cd_bvh_trace *tr)
+{
+    reset(res);
+    const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
+    const cd_vec3 t = pose->t;
+    const double m = a->margin + b->margin + 1e-12 * cd_v3_len(t);
+    // Each descent pops one pair and pushes two, so the stack never holds more than
+    // depth(a) + depth(b) + 1 pairs.
+    size_t need = 2 * ((size_t)a->depth + b->depth + 2);
+    if (res->stack_capacity < need) {
+        cd_free(res->stack);
+        res->stack = cd_alloc(sizeof(uint32_t) * need);
+        res->stack_capacity = need;
+    }
+    uint32_t *stack = res->stack;
+    size_t top = 0;
+    stack[top++] = 0, stack[top++] = 0;
+    const cd_mesh *ma = a->mesh, *mb = b->mesh;
+    while (top) {
+        uint32_t ib = stack[--top], ia = stack[--top];
+        const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
+        ++res->stats.node_pairs;
+        if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia, tr->node_pairs[tr->nodes++][1] = ib;
+        if (!cd_bvh_node_overlap(na, nb, &R, t, m, &res->stats)) continue;
+        if (na->count && nb->count) {
+            for (uint32_t i = na->first; i < na->first + na->count; ++i) {
+                uint32_t ta = a->order[i];
+                cd_triangle A = tri_of(ma, ta);
+                for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
+                    uint32_t tb = b->order[j];
+                    cd_triangle B = moved_tri(mb, tb, &R, t);
+                    ++res->stats.tri_tests;
+                    if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
+                    if (!cd_tri_tri_overlap(&A, &B)) continue;
+                    res->overlap = 1;
+                    push_pair(res, ta, tb);
+                    if (mode != CD_BVH_ALL_PAIRS) return;
+                }
+            }
+            continue;
+        }
+        // Descend the larger node (by enclosing radius), so the two volumes tested next stay of
+        // comparable size; a leaf is never descended.
+        if (nb->count || (!na->count && na->sphere.r >= nb->sphere.r)) {
+            stack[top++] = na->first + 1, stack[top++] = ib;
+            stack[top++] = na->first, stack[top++] = ib;
+        } else {
+            stack[top++] = ia, stack[top++] = nb->first + 1;
+            stack[top++] = ia, stack[top++] = nb->first;
+        }
+    }
+    if (mode == CD_BVH_SOLID) solid_check(a, b, &R, t, res);
+}
+
+void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res)
+{
+    traverse(a, b, pose, mode, res, NULL);
+}
+
+void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res)
+{
+    reset(res);
+    const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
+    for (uint32_t i = 0; i < a->ntris; ++i) {
+        cd_triangle A = tri_of(a, i);
+        for (uint32_t j = 0; j < b->ntris; ++j) {
+            cd_triangle B = moved_tri(b, j, &R, pose->t);
+            ++res->stats.tri_tests;
+            if (cd_tri_tri_overlap(&A, &B)) res->overlap = 1, push_pair(res, i, j);
+        }
+    }
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+    const cd_tri_pair *x = pa, *y = pb;
+    if (x->a != y->a) return x->a < y->a ? -1 : 1;
+    return x->b < y->b ? -1 : (x->b > y->b);
+}
+
+void cd_bvh_result_sort(cd_bvh_result *res) { qsort(res->pairs, res->count, sizeof *res->pairs, cmp_pair); }
+
+void cd_bvh_result_free(cd_bvh_result *res)
+{
+    cd_free(res->pairs);
+    cd_free(res->stack);
+    memset(res, 0, sizeof *res);
+}
+
+// Replays of the visited node and triangle pairs, each loop repeated until it lasts ≥ 2 ms, so the
+// per-test cost includes moving B's volume or triangle into A's frame, as in the traversal.
+void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double *cv_ns, double *cp_ns)
+{
+    cd_bvh_trace tr = {0};
+    tr.max = 1u << 16;
+    tr.node_pairs = cd_alloc(sizeof *tr.node_pairs * tr.max);
+    tr.tri_pairs = cd_alloc(sizeof *tr.tri_pairs * tr.max);
+    cd_bvh_result res = {0};
+    traverse(a, b, pose, CD_BVH_ALL_PAIRS, &res, &tr);
+    const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
+    const double m = a->margin + b->margin + 1e-12 * cd_v3_len(pose->t);
+    volatile int sink = 0;
+    *cv_ns = *cp_ns = 0;
+    if (tr.nodes) {
+        uint64_t reps = 0, t0 = cd_now_ns(), dt;
+        do {
+            for (size_t k = 0; k < tr.nodes; ++k)
+                sink += cd_bvh_node_overlap(&a->nodes[tr.node_pairs[k][0]], &b->nodes[tr.node_pairs[k][1]], &R, pose->t,
+                                            m, &res.stats);
+            ++reps;
+        } while ((dt = cd_now_ns() - t0) < 2000000);
+        // A node pair costs one to three volume tests depending on the kinds; count them once.
+        cd_bvh_stats once = {0};
+        for (size_t k = 0; k < tr.nodes; ++k)
+            cd_bvh_node_overlap(&a->nodes[tr.node_pairs[k][0]], &b->nodes[tr.node_pairs[k][1]], &R, pose->t, m, &once);
+        uint64_t tests = cd_bvh_stats_bv_total(&once) * reps;
+        *cv_ns = tests ? (double)dt / (double)tests : 0.0;
+    }
+    if (tr.tris) {
+        uint64_t reps = 0, t0 = cd_now_ns(), dt;
+        do {
+            for (size_t k = 0; k < tr.tris; ++k) {
+                cd_triangle A = tri_of(a->mesh, tr.tri_pairs[k][0]);
+                cd_triangle B = moved_tri(b->mesh, tr.tri_pairs[k][1], &R, pose->t);
+                sink += cd_tri_tri_overlap(&A, &B);
+            }
+            ++reps;
+        } while ((dt = cd_now_ns() - t0) < 2000000);
+        *cp_ns = (double)dt / (double)(reps * tr.tris);
+    }
+    (void)sink;
+    cd_free(tr.node_pairs);
+    cd_free(tr.tri_pairs);
+    cd_bvh_result_free(&res);
+}
