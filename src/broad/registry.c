@@ -5,9 +5,11 @@
 #include <string.h>
 
 extern const cd_broad_method cd_broad_naive;
+extern const cd_broad_method cd_broad_octree, cd_broad_loose_octree;
 
 static const cd_broad_method *const registry[] = {
     &cd_broad_naive,
+    &cd_broad_octree, &cd_broad_loose_octree,
 };
 
 const cd_broad_method *const *cd_broad_methods(size_t *count)

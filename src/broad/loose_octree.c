@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// Loose octree (method "loose_octree", Ulrich; Ericson §7.3.6): each node's loose bounds are its
+// cell grown by (k−1)/2 of its side on every side. An object goes to the deepest level (≤ depth)
+// whose loose cell, chosen by the object's centre, holds its AABB; the root's loose bounds are all
+// of space, so objects at and beyond the walls are stored too. Loose cells of neighbouring nodes
+// overlap, so the pair search (octree_core.c) also visits unrelated nodes.
+#include "octree_core.h"
+
+typedef struct loose_octree {
+    cd_otree t;
+    double k;            ///< looseness >= 1
+    cd_update_mode update;
+    double world;
+    size_t built_nodes;
+    int built;
+} loose_octree;
+
+static void *loose_create(const cd_broad_params *p, const cd_scene *s)
+{
+    (void)s;
+    CD_ASSERT(p->looseness >= 1.0);
+    loose_octree *o = cd_alloc_zero(1, sizeof *o);
+    cd_otree_init(&o->t, p->depth, 1);
+    o->k = p->looseness;
+    o->update = p->update;
+    return o;
+}
+
+static void reset_root(loose_octree *o, double world)
+{
+    double h = 0.5 * world;
+    cd_aabb all = {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}};
+    cd_otree_reset(&o->t, cd_v3(h, h, h), h, all);
+    o->world = world;
+}
+
+// Loose bounds of child oct of cell c. The only formula for them: placement tests and the stored
+// bounds agree to the last bit.
+static cd_aabb child_loose(const cd_otree_cell *c, uint32_t oct, double k)
+{
+    double q = 0.5 * c->half, r = k * q;
+    cd_vec3 m = cd_v3(c->centre.x + ((oct & 1) ? q : -q), c->centre.y + ((oct & 2) ? q : -q),
+                      c->centre.z + ((oct & 4) ? q : -q));
+    return (cd_aabb){cd_v3(m.x - r, m.y - r, m.z - r), cd_v3(m.x + r, m.y + r, m.z + r)};
+}
+
+static uint32_t split(loose_octree *o, uint32_t p)
+{
+    cd_otree *t = &o->t;
+    uint32_t kids = cd_otree_split(t, p);
+    for (uint32_t i = 0; i < 8; ++i) t->cell[kids + i].bounds = child_loose(&t->cell[p], i, o->k);
+    return kids;
+}
+
+// Descend from node n by the object's centre while the child's loose cell holds the box.
+static uint32_t descend(loose_octree *o, uint32_t n, cd_vec3 c, const cd_aabb *b)
+{
+    cd_otree *t = &o->t;
+    while (t->cell[n].level < (uint32_t)t->depth) {
+        const cd_otree_cell *cl = &t->cell[n];
+        uint32_t oct = (uint32_t)(c.x >= cl->centre.x) | (uint32_t)(c.y >= cl->centre.y) << 1 |
+                       (uint32_t)(c.z >= cl->centre.z) << 2;
+        cd_aabb lb = child_loose(cl, oct, o->k);
+        if (!cd_otree_contains(&lb, b)) break;
+        uint32_t kids = t->node[n].kids ? t->node[n].kids : split(o, n);
+        n = kids + oct;
+    }
+    return n;
+}
+
+static void loose_update(void *self, const cd_scene *s)
+{
+    loose_octree *o = self;
+    cd_otree *t = &o->t;
+    cd_otree_reserve_objects(t, s->count);
+    // Incremental trees only grow; rebuild when they hold twice the nodes of a fresh build.
+    int full = o->update == CD_UPDATE_REBUILD || !o->built || t->n != s->count || o->world != s->world ||
+               t->nodes > 2 * o->built_nodes + 64;
+    if (full) {
+        reset_root(o, s->world);
+        for (uint32_t i = 0; i < s->count; ++i) t->obj_node[i] = descend(o, 0, s->obb[i].c, &s->aabb[i]);
+        o->built_nodes = t->nodes;
+    } else {
+        // An object stays while its node's loose cell still holds it (the point of looseness);
+        // otherwise it climbs to the first ancestor that does and descends again by its centre.
+        for (uint32_t i = 0; i < s->count; ++i) {
+            uint32_t n = t->obj_node[i];
+            while (n != 0 && !cd_otree_contains(&t->cell[n].bounds, &s->aabb[i])) n = t->cell[n].parent;
+            t->obj_node[i] = descend(o, n, s->obb[i].c, &s->aabb[i]);
+        }
+    }
+    cd_otree_pack(t, s, !full);
+    o->built = 1;
+}
+
+static void loose_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    (void)s;
+    cd_otree_pairs(&((loose_octree *)self)->t, sink, st);
+}
+
+static void loose_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats(&((loose_octree *)self)->t, st); }
+
+static void loose_destroy(void *self)
+{
+    loose_octree *o = self;
+    cd_otree_free(&o->t);
+    cd_free(o);
+}
+
+const cd_broad_method cd_broad_loose_octree = {
+    .name = "loose_octree",
+    .description = "loose octree, placement by centre and size; params depth, looseness, update",
+    .create = loose_create,
+    .update = loose_update,
+    .candidates = loose_candidates,
+    .shape_stats = loose_shape_stats,
+    .destroy = loose_destroy,
+};

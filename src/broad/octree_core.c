@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+// Node pool, per-frame packing and exact pair search shared by the strict and loose octrees.
+#include "octree_core.h"
+
+#include <string.h>
+
+static const cd_aabb empty_box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+
+// Plain comparisons instead of fmin/fmax: no NaN handling needed and they stay branch-free inline.
+static inline cd_aabb box_union(cd_aabb a, const cd_aabb *b)
+{
+    a.lo.x = b->lo.x < a.lo.x ? b->lo.x : a.lo.x;
+    a.lo.y = b->lo.y < a.lo.y ? b->lo.y : a.lo.y;
+    a.lo.z = b->lo.z < a.lo.z ? b->lo.z : a.lo.z;
+    a.hi.x = b->hi.x > a.hi.x ? b->hi.x : a.hi.x;
+    a.hi.y = b->hi.y > a.hi.y ? b->hi.y : a.hi.y;
+    a.hi.z = b->hi.z > a.hi.z ? b->hi.z : a.hi.z;
+    return a;
+}
+
+void cd_otree_init(cd_otree *t, int depth, int loose)
+{
+    CD_ASSERT(depth >= 0 && depth <= CD_OTREE_MAX_DEPTH);
+    memset(t, 0, sizeof *t);
+    t->depth = depth;
+    t->loose = loose;
+}
+
+void cd_otree_free(cd_otree *t)
+{
+    cd_free(t->node);
+    cd_free(t->cell);
+    cd_free(t->obj_node);
+    cd_free(t->item_obj);
+    cd_free(t->item_box);
+    cd_free(t->keys);
+    cd_free(t->run);
+    memset(t, 0, sizeof *t);
+}
+
+static void reserve_nodes(cd_otree *t, size_t need)
+{
+    if (need <= t->node_cap) return;
+    size_t cap = t->node_cap;
+    cd_grow((void **)&t->node, sizeof *t->node, &cap, need);
+    cap = t->node_cap;
+    cd_grow((void **)&t->cell, sizeof *t->cell, &cap, need);
+    t->node_cap = cap;
+}
+
+void cd_otree_reset(cd_otree *t, cd_vec3 c, double h, cd_aabb b)
+{
+    reserve_nodes(t, 1);
+    t->nodes = 1;
+    t->node[0] = (cd_otree_node){.sub = empty_box};
+    t->cell[0] = (cd_otree_cell){.bounds = b, .centre = c, .half = h, .parent = 0, .level = 0};
+}
+
+uint32_t cd_otree_split(cd_otree *t, uint32_t p)
+{
+    CD_ASSERT(t->node[p].kids == 0 && t->nodes + 8 <= UINT32_MAX);
+    reserve_nodes(t, t->nodes + 8);
+    uint32_t k0 = (uint32_t)t->nodes;
+    const cd_otree_cell pc = t->cell[p];
+    double q = 0.5 * pc.half;  // power-of-two scaling: exact
+    for (uint32_t k = 0; k < 8; ++k) {
+        cd_vec3 c = cd_v3(pc.centre.x + ((k & 1) ? q : -q), pc.centre.y + ((k & 2) ? q : -q),
+                          pc.centre.z + ((k & 4) ? q : -q));
+        t->node[k0 + k] = (cd_otree_node){.sub = empty_box};
+        t->cell[k0 + k] = (cd_otree_cell){.bounds = pc.bounds, .centre = c, .half = q, .parent = p, .level = pc.level + 1};
+    }
+    t->node[p].kids = k0;
+    t->nodes += 8;
+    return k0;
+}
+
+void cd_otree_reserve_objects(cd_otree *t, uint32_t n)
+{
+    if (n <= t->obj_cap) return;
+    size_t cap = t->obj_cap;
+    cd_grow((void **)&t->obj_node, sizeof *t->obj_node, &cap, n);
+    cap = t->obj_cap;
+    cd_grow((void **)&t->item_obj, sizeof *t->item_obj, &cap, n);
+    cap = t->obj_cap;
+    cd_grow((void **)&t->item_box, sizeof *t->item_box, &cap, n);
+    cap = t->obj_cap;
+    cd_grow((void **)&t->keys, sizeof *t->keys, &cap, n);
+    t->obj_cap = cap;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sorting one run by key.
+
+static void insertion_sort(cd_otree_key *a, size_t n)
+{
+    for (size_t i = 1; i < n; ++i) {
+        cd_otree_key v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1].key > v.key) {
+            a[j] = a[j - 1];
+            --j;
+        }
+        a[j] = v;
+    }
+}
+
+// Insertion sort that gives up after a move budget: last frame's order is nearly sorted, and when
+// it is not (many objects entered the run) the caller falls back to quicksort.
+static int insertion_sort_bounded(cd_otree_key *a, size_t n, size_t budget)
+{
+    size_t moves = 0;
+    for (size_t i = 1; i < n; ++i) {
+        cd_otree_key v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1].key > v.key) {
+            a[j] = a[j - 1];
+            --j;
+            if (++moves > budget) {
+                a[j] = v;  // keep the array a permutation before handing it to quicksort
+                return 0;
+            }
+        }
+        a[j] = v;
+    }
+    return 1;
+}
+
+static void quick_sort(cd_otree_key *a, size_t n)
+{
+    while (n > 16) {
+        size_t m = n / 2;
+        // Median of three into a[m].
+        if (a[m].key < a[0].key) { cd_otree_key x = a[m]; a[m] = a[0]; a[0] = x; }
+        if (a[n - 1].key < a[m].key) { cd_otree_key x = a[m]; a[m] = a[n - 1]; a[n - 1] = x; }
+        if (a[m].key < a[0].key) { cd_otree_key x = a[m]; a[m] = a[0]; a[0] = x; }
+        double pivot = a[m].key;
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i].key < pivot) ++i;
+            while (pivot < a[j].key) --j;
+            if (i >= j) break;
+            cd_otree_key x = a[i];
+            a[i] = a[j];
+            a[j] = x;
+            ++i;
+            --j;
+        }
+        // Recurse into the smaller half, loop on the larger: stack depth O(log n).
+        size_t left = j + 1;
+        if (left < n - left) {
+            quick_sort(a, left);
+            a += left;
+            n -= left;
+        } else {
+            quick_sort(a + left, n - left);
+            n = left;
+        }
+    }
+    insertion_sort(a, n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing.
+
+void cd_otree_pack(cd_otree *t, const cd_scene *s, int coherent)
+{
+    uint32_t n = s->count;
+    size_t nodes = t->nodes;
+    if (nodes > t->run_cap) cd_grow((void **)&t->run, sizeof *t->run, &t->run_cap, nodes);
+    for (size_t k = 0; k < nodes; ++k) t->node[k].count = 0;
+    for (uint32_t i = 0; i < n; ++i) t->node[t->obj_node[i]].count++;
+    uint32_t acc = 0;
+    for (size_t k = 0; k < nodes; ++k) {
+        t->node[k].first = acc;
+        t->run[k] = acc;
+        acc += t->node[k].count;
+    }
+    // Scatter by node; the coherent path walks last frame's order so each run starts nearly sorted.
+    int keep = coherent && t->n == n;
+    for (uint32_t j = 0; j < n; ++j) {
+        uint32_t o = keep ? t->item_obj[j] : j;
+        t->keys[t->run[t->obj_node[o]]++] = (cd_otree_key){s->aabb[o].lo.x, o};
+    }
+    for (size_t k = 0; k < nodes; ++k) {
+        cd_otree_node *nd = &t->node[k];
+        cd_otree_key *run = t->keys + nd->first;
+        if (nd->count > 1 && !(keep && insertion_sort_bounded(run, nd->count, 8u * nd->count + 64)))
+            quick_sort(run, nd->count);
+        cd_aabb own = empty_box;
+        double ext = 0.0;
+        for (uint32_t j = nd->first; j < nd->first + nd->count; ++j) {
+            uint32_t o = t->keys[j].obj;
+            const cd_aabb *b = &s->aabb[o];
+            t->item_obj[j] = o;
+            t->item_box[j] = *b;
+            own = box_union(own, b);
+            double e = b->hi.x - b->lo.x;
+            ext = e > ext ? e : ext;
+        }
+        nd->sub = own;
+        // Rounded up twice (difference, then float): the sweep window must never be too narrow.
+        ext = cd_round_up(ext);
+        float f = (float)ext;
+        if ((double)f < ext) f = nextafterf(f, INFINITY);
+        nd->ext_x = f;
+    }
+    // Children always have larger indices than their parent (split appends), so a reverse pass
+    // refits bottom-up.
+    size_t live = 0;
+    for (size_t k = nodes; k-- > 0;) {
+        cd_otree_node *nd = &t->node[k];
+        if (nd->kids)
+            for (uint32_t c = 0; c < 8; ++c) nd->sub = box_union(nd->sub, &t->node[nd->kids + c].sub);
+        live += nd->sub.lo.x <= nd->sub.hi.x;
+    }
+    t->live_nodes = live;
+    t->n = n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pair search.
+
+typedef struct query {
+    const cd_otree *t;
+    cd_pair_sink *sink;
+    uint64_t bv;
+} query;
+
+// Every pair of objects stored at node k, by a sweep along x over the sorted run.
+static void sweep_node(query *q, uint32_t k)
+{
+    const cd_otree *t = q->t;
+    const cd_aabb *box = t->item_box;
+    uint32_t end = t->node[k].first + t->node[k].count;
+    for (uint32_t i = t->node[k].first; i < end; ++i) {
+        const cd_aabb a = box[i];
+        for (uint32_t j = i + 1; j < end && box[j].lo.x <= a.hi.x; ++j) {
+            q->bv++;
+            // x overlaps: lo_i <= lo_j <= hi_i, and hi_j >= lo_j >= lo_i.
+            if (a.lo.y <= box[j].hi.y && box[j].lo.y <= a.hi.y && a.lo.z <= box[j].hi.z && box[j].lo.z <= a.hi.z)
+                cd_sink_push(q->sink, t->item_obj[i], t->item_obj[j]);
+        }
+    }
+}
+
+// Object o (box b) against every object stored at node k.
+static void test_node(query *q, uint32_t k, const cd_aabb *b, uint32_t o)
+{
+    const cd_otree *t = q->t;
+    const cd_otree_node *nd = &t->node[k];
+    uint32_t j = nd->first, end = nd->first + nd->count;
+    if (nd->count > 8) {
+        // Objects with lo.x < b.lo.x − ext end before b starts; the bound is rounded down so the
+        // window is never narrower than the exact one.
+        double lo = cd_round_down(cd_round_down(b->lo.x - (double)nd->ext_x));
+        uint32_t hi = end;
+        while (j < hi) {
+            uint32_t m = j + (hi - j) / 2;
+            if (t->item_box[m].lo.x < lo) j = m + 1;
+            else hi = m;
+        }
+    }
+    for (; j < end && t->item_box[j].lo.x <= b->hi.x; ++j) {
+        q->bv++;
+        if (cd_aabb_aabb_overlap(b, &t->item_box[j])) cd_sink_push(q->sink, o, t->item_obj[j]);
+    }
+}
+
+enum { STACK = 8 * (CD_OTREE_MAX_DEPTH + 2) };
+
+// Object o at node n against every object in n's proper subtree (the only partners a strict tree
+// allows besides n itself: sibling subtrees are strictly separated by the split planes).
+static void query_subtree(query *q, uint32_t n, const cd_aabb *b, uint32_t o)
+{
+    const cd_otree_node *node = q->t->node;
+    uint32_t stack[STACK];
+    uint32_t top = 0;
+    for (uint32_t c = 0; c < 8; ++c) stack[top++] = node[n].kids + c;
+    while (top) {
+        uint32_t m = stack[--top];
+        q->bv++;
+        if (!cd_aabb_aabb_overlap(b, &node[m].sub)) continue;
+        if (node[m].count) test_node(q, m, b, o);
+        if (node[m].kids)
+            for (uint32_t c = 0; c < 8; ++c) stack[top++] = node[m].kids + c;
+    }
+}
+
+enum rel { ANCESTOR, SELF, DESCENDANT, COUSIN };
+
+typedef struct visit {
+    uint32_t node, level, rel;
+} visit;
+
+// Loose tree: object o at node n against everything it may meet. Each pair is reported once:
+// same node by the sweep, ancestor–descendant by the ancestor's object, and two unrelated
+// nodes by the object at the lower-indexed node.
+static void query_loose(query *q, uint32_t n, const uint32_t *path, const cd_aabb *b, uint32_t o)
+{
+    const cd_otree_node *node = q->t->node;
+    visit stack[STACK];
+    uint32_t top = 0;
+    stack[top++] = (visit){0, 0, n == 0 ? SELF : ANCESTOR};
+    while (top) {
+        uint32_t m = stack[top - 1].node, lvl = stack[top - 1].level, rel = stack[top - 1].rel;
+        --top;
+        if (rel == ANCESTOR) {
+            for (uint32_t c = 0; c < 8; ++c) {
+                uint32_t k = node[m].kids + c;
+                uint32_t r = k == path[lvl + 1] ? (k == n ? SELF : ANCESTOR) : COUSIN;
+                stack[top++] = (visit){k, lvl + 1, r};
+            }
+            continue;
+        }
+        if (rel != SELF) {
+            q->bv++;
+            if (!cd_aabb_aabb_overlap(b, &node[m].sub)) continue;
+            if (node[m].count && (rel == DESCENDANT || m > n)) test_node(q, m, b, o);
+        }
+        if (node[m].kids) {
+            uint32_t r = rel == SELF ? DESCENDANT : rel;
+            for (uint32_t c = 0; c < 8; ++c) stack[top++] = (visit){node[m].kids + c, lvl + 1, r};
+        }
+    }
+}
+
+void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    query q = {t, sink, 0};
+    uint32_t path[CD_OTREE_MAX_DEPTH + 2];
+    for (uint32_t k = 0; k < t->nodes; ++k) {
+        const cd_otree_node *nd = &t->node[k];
+        if (nd->count == 0) continue;
+        sweep_node(&q, k);
+        if (t->loose) {
+            uint32_t lvl = t->cell[k].level;
+            for (uint32_t a = k, l = lvl;; a = t->cell[a].parent, --l) {
+                path[l] = a;
+                if (l == 0) break;
+            }
+            for (uint32_t j = nd->first; j < nd->first + nd->count; ++j)
+                query_loose(&q, k, path, &t->item_box[j], t->item_obj[j]);
+        } else if (nd->kids) {
+            for (uint32_t j = nd->first; j < nd->first + nd->count; ++j)
+                query_subtree(&q, k, &t->item_box[j], t->item_obj[j]);
+        }
+    }
+    st->bv_tests += q.bv;
+}
+
+void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st)
+{
+    st->nodes = t->nodes;
+    st->bytes = t->node_cap * (sizeof *t->node + sizeof *t->cell) +
+                t->obj_cap * (sizeof *t->obj_node + sizeof *t->item_obj + sizeof *t->item_box + sizeof *t->keys) +
+                t->run_cap * sizeof *t->run;
+    for (size_t k = 0; k < t->nodes; ++k) {
+        uint32_t c = t->node[k].count;
+        if (!c) continue;
+        uint32_t lvl = t->cell[k].level;
+        st->per_level[lvl < CD_BROAD_MAX_LEVELS ? lvl : CD_BROAD_MAX_LEVELS - 1] += c;
+        if (c > st->max_per_node) st->max_per_node = c;
+        if (lvl > st->depth_reached) st->depth_reached = lvl;
+    }
+}

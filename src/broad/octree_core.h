@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// Private to the two octrees (octree.c, loose_octree.c): the index-based node pool, the per-frame
+// packing of objects into per-node item runs, and the exact pair search. The two trees differ
+// only in where an object is placed (cd_otree_place / relocation live in their own files) and in
+// whether objects at unrelated nodes may overlap (never for the strict tree, often for the loose).
+//
+// Exactness does not rest on the cell geometry: every cull uses the tight bounds of the objects
+// actually stored in a subtree (refit every frame), so objects beyond the world walls, rounding
+// of cell planes and looseness can only change the cost, never the pair set.
+#ifndef CD_OCTREE_CORE_H
+#define CD_OCTREE_CORE_H
+
+#include "cd_broad.h"
+
+/// Deepest tree the octrees accept (stack bound of the pair search; 8^24 cells is far beyond use).
+#define CD_OTREE_MAX_DEPTH 24
+
+/// Hot part of a node: what the pair search reads. 64 bytes, one cache line, so a query touches one
+/// line per visited node; placement-only fields live in cd_otree_cell.
+typedef struct cd_otree_node {
+    cd_aabb sub;     ///< tight bounds of every object stored in the subtree; empty = +inf/-inf
+    uint32_t kids;   ///< index of the first of 8 contiguous children, 0 = none
+    uint32_t first;  ///< first item of this node's run in the item arrays
+    uint32_t count;  ///< objects stored at this node
+    float ext_x;     ///< widest x extent among this node's objects, rounded up (sweep window)
+} cd_otree_node;
+_Static_assert(sizeof(cd_otree_node) == 64, "cd_otree_node should fill exactly one cache line");
+
+/// Cold part of a node: cell geometry for placement and relocation.
+typedef struct cd_otree_cell {
+    cd_aabb bounds;   ///< strict: the node's region (open outward at the world walls); loose: loose cell
+    cd_vec3 centre;   ///< split point of the cell
+    double half;      ///< half of the cell side
+    uint32_t parent;  ///< parent node (root: itself)
+    uint32_t level;   ///< 0 at the root
+} cd_otree_cell;
+
+/// One octree: node pool plus the objects packed per node. Every array is reused from frame to
+/// frame, so a steady scene allocates nothing per frame.
+typedef struct cd_otree {
+    cd_otree_node *node;  ///< node pool (hot); node 0 is the root
+    cd_otree_cell *cell;  ///< node pool (cold), same indices
+    size_t nodes, node_cap;
+    uint32_t n;           ///< objects in the last packing
+    uint32_t *obj_node;   ///< node of each object
+    uint32_t *item_obj;   ///< objects grouped by node, each run sorted by aabb.lo.x
+    cd_aabb *item_box;    ///< copy of the object AABBs in item order (streamed by the sweeps)
+    struct cd_otree_key *keys;  ///< sort scratch (key, object)
+    size_t obj_cap;
+    uint32_t *run;        ///< scatter scratch, one per node
+    size_t run_cap;
+    int depth;            ///< maximum depth
+    int loose;            ///< objects at unrelated nodes may overlap (loose tree)
+    size_t live_nodes;    ///< nodes with a non-empty subtree after the last packing
+} cd_otree;
+
+/// Sort record of the packing.
+typedef struct cd_otree_key {
+    double key;
+    uint32_t obj;
+} cd_otree_key;
+
+/// Empty tree of maximum depth depth; loose selects the cousin-aware pair search.
+void cd_otree_init(cd_otree *t, int depth, int loose);
+/// Free the tree's arrays.
+void cd_otree_free(cd_otree *t);
+/// Drop every node and make a root cell with centre c, half side h and bounds b.
+void cd_otree_reset(cd_otree *t, cd_vec3 c, double h, cd_aabb b);
+/// Give node p its 8 children (cells set, bounds copied from p for the caller to narrow); returns
+/// the first child's index. Child k lies on the high side of axis a when bit a of k is set.
+uint32_t cd_otree_split(cd_otree *t, uint32_t p);
+/// Make room for n objects (obj_node etc.).
+void cd_otree_reserve_objects(cd_otree *t, uint32_t n);
+/// Group the objects by obj_node[], sort each run by aabb.lo.x, copy the boxes, refit subtree
+/// bounds. coherent: keep last frame's order inside each run (insertion sort on nearly sorted runs).
+void cd_otree_pack(cd_otree *t, const cd_scene *s, int coherent);
+/// Report every pair of packed objects whose AABBs overlap, exactly once.
+void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st);
+/// Nodes, bytes, objects per level, largest node, deepest occupied level.
+void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st);
+
+/// Closed-box containment of b in the cell bounds c.
+static inline int cd_otree_contains(const cd_aabb *c, const cd_aabb *b)
+{
+    return c->lo.x <= b->lo.x && c->lo.y <= b->lo.y && c->lo.z <= b->lo.z && b->hi.x <= c->hi.x &&
+           b->hi.y <= c->hi.y && b->hi.z <= c->hi.z;
+}
+
+#endif
