@@ -24,5 +24,11 @@ int cd_cli_wants_help(int argc, char **argv);
 
 int cd_cmd_methods(int argc, char **argv);
 int cd_cmd_version(int argc, char **argv);
+/// `cdlab run`: run experiment configs (cmd_run.c).
+int cd_cmd_run(int argc, char **argv);
+/// `cdlab info`: machine, pinning, counters, build (cmd_info.c).
+int cd_cmd_info(int argc, char **argv);
+/// `cdlab plot`: render a run directory's figures (cmd_plot.c).
+int cd_cmd_plot(int argc, char **argv);
 
 #endif

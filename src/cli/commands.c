@@ -5,5 +5,8 @@
 const cd_cli_command cd_cli_commands[] = {
     {"methods", "list the registered broad phases", cd_cmd_methods},
     {"version", "print the version", cd_cmd_version},
+    {"run", "run experiment configs: frames.csv, summary.csv, meta.ini", cd_cmd_run},
+    {"info", "machine, topology, pinning, PAPI counters, build options", cd_cmd_info},
+    {"plot", "render the figures of run directories with gnuplot", cd_cmd_plot},
     {NULL, NULL, NULL},
 };

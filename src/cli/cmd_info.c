@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// `cdlab info`: what this machine offers the harness — CPU, topology, pinning, PAPI counters, build.
+#include "cd_build_config.h"
+#include "cd_cli.h"
+#include "cd_harness.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static const char *const default_events[] = {"PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_L1_DCM", "PAPI_L2_DCM",
+                                             "PAPI_BR_MSP"};
+
+typedef struct preset_tally {
+    size_t live;
+    int print;
+} preset_tally;
+
+static void each_preset(const char *name, const char *description, void *ctx)
+{
+    preset_tally *t = ctx;
+    char reason[200];
+    int live = cd_counters_probe(name, reason, sizeof reason);
+    t->live += (size_t)live;
+    if (t->print) printf("  %-14s %-4s %-40.40s %s\n", name, live ? "yes" : "NA", description, live ? "" : reason);
+}
+
+int cd_cmd_info(int argc, char **argv)
+{
+    if (cd_cli_wants_help(argc, argv)) {
+        printf("usage: cdlab info [--all]\n\n"
+               "Print the machine (CPU model, hwloc topology), whether threads can be pinned (and a trial\n"
+               "pin to PU 0), the PAPI version and which counters can be read here and why not, and the\n"
+               "build options. --all lists every PAPI preset instead of the default events.\n");
+        return 0;
+    }
+    int all = argc > 1 && strcmp(argv[1], "--all") == 0;
+    if (argc > 1 && !all) {
+        fprintf(stderr, "cdlab info: unknown option %s\n", argv[1]);
+        return 2;
+    }
+    char buf[512], host[256] = "unknown";
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    printf("[machine]\nhost = %s\n", host);
+    cd_cpu_model(buf, sizeof buf);
+    printf("cpu_model = %s\ncpus_online = %ld\n", buf, sysconf(_SC_NPROCESSORS_ONLN));
+    cd_topology_summary(buf, sizeof buf);
+    printf("topology = %s\n", buf);
+
+    printf("\n[pinning]\n");
+    int sup = cd_pin_supported(buf, sizeof buf);
+    printf("supported = %s\nsupport = %s\n", sup ? "true" : "false", buf);
+    cd_pin_result pr;
+    cd_pin_thread(CD_PIN_OPTIONAL, 0, &pr);
+    printf("trial_pin_cpu0 = %s (actual cpu %d)\n", pr.status, pr.actual);
+
+    char version[64], status[300];
+    cd_counters_library(version, sizeof version, status, sizeof status);
+    printf("\n[papi]\nversion = %s\nstatus = %s\n", version, status);
+    printf("\n[counters]\n; event = ok, or NA: why\n");
+    preset_tally t = {0, all};
+    if (all) {
+        printf("; every PAPI preset (name, readable here, description, reason)\n");
+        size_t n = cd_counters_presets(each_preset, &t);
+        printf("presets_readable = %zu of %zu\n", t.live, n);
+    } else {
+        for (size_t i = 0; i < sizeof default_events / sizeof default_events[0]; ++i) {
+            char reason[200];
+            int live = cd_counters_probe(default_events[i], reason, sizeof reason);
+            printf("%s = %s%s\n", default_events[i], live ? "" : "NA: ", reason);
+        }
+        t.print = 0;
+        size_t n = cd_counters_presets(each_preset, &t);
+        printf("presets_readable = %zu of %zu (cdlab info --all lists them)\n", t.live, n);
+    }
+
+    printf("\n[build]\nversion = %s\nbuild_type = %s\ncompiler = %s\nc_args = %s\nsanitize = %s\nsource = %s\n",
+           CD_VERSION, CD_BUILD_TYPE, CD_COMPILER, CD_C_ARGS, CD_SANITIZE, CD_SOURCE_ROOT);
+    char commit[128], dirty[16];
+    cd_git_describe(commit, sizeof commit, dirty, sizeof dirty);
+    printf("git_commit = %s\ngit_dirty = %s\n", commit, dirty);
+    return 0;
+}

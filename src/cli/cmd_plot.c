@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// `cdlab plot RUN_DIR...`: render the figures a run lists in meta.ini ([config] figures) with
+// gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp.
+#include "cd_build_config.h"
+#include "cd_cli.h"
+
+#include <ini.h>
+
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+typedef struct meta_figures {
+    char list[512];
+    int found;
+} meta_figures;
+
+static int on_meta(void *user, const char *section, const char *name, const char *value)
+{
+    meta_figures *m = user;
+    if (strcmp(section, "config") == 0 && strcmp(name, "figures") == 0) {
+        snprintf(m->list, sizeof m->list, "%s", value);
+        m->found = 1;
+    }
+    return 1;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static int run_gnuplot(const char *script, const char *dir, const char *stem)
+{
+    char *args[] = {"gnuplot", "-c", (char *)script, (char *)dir, (char *)stem, NULL};
+    pid_t pid;
+    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ) != 0) return -1;
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int plot_dir(const char *plots, const char *dir)
+{
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/meta.ini", dir);
+    meta_figures m = {{0}, 0};
+    ini_parse(meta, on_meta, &m);  // other sections may hold lines this inih cannot read
+    if (!m.found) {
+        fprintf(stderr, "cdlab plot: %s: cannot read [config] figures: expected a run directory with meta.ini\n",
+                meta);
+        return 2;
+    }
+    int rc = 0;
+    char *save = NULL;
+    for (char *fig = strtok_r(m.list, ", ", &save); fig; fig = strtok_r(NULL, ", ", &save)) {
+        char script[4200], stem[4400], png[4500], pdf[4500];
+        snprintf(script, sizeof script, "%s/%s.gp", plots, fig);
+        snprintf(stem, sizeof stem, "%s/%s", dir, fig);
+        snprintf(png, sizeof png, "%s.png", stem);
+        snprintf(pdf, sizeof pdf, "%s.pdf", stem);
+        if (!file_exists(script)) {
+            fprintf(stderr, "cdlab plot: %s: figure '%s' has no script: expected %s\n", meta, fig, script);
+            rc = rc ? rc : 2;
+            continue;
+        }
+        remove(png);
+        remove(pdf);
+        if (run_gnuplot(script, dir, stem) != 0 || !file_exists(png) || !file_exists(pdf)) {
+            fprintf(stderr, "cdlab plot: %s failed for %s (is gnuplot with cairo installed?)\n", script, dir);
+            rc = 1;
+            continue;
+        }
+        printf("%s\n%s\n", png, pdf);
+    }
+    return rc;
+}
+
+int cd_cmd_plot(int argc, char **argv)
+{
+    if (cd_cli_wants_help(argc, argv)) {
+        printf("usage: cdlab plot [--plots DIR] RUN_DIR...\n\n"
+               "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
+               "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
+               "Scripts come from DIR, else $CDLAB_PLOTS, else %s/plots.\n"
+               "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n",
+               CD_SOURCE_ROOT);
+        return 0;
+    }
+    char plots[4096];
+    const char *env = getenv("CDLAB_PLOTS");
+    snprintf(plots, sizeof plots, "%s", env && env[0] ? env : CD_SOURCE_ROOT "/plots");
+    int i = 1;
+    if (i + 1 < argc && strcmp(argv[i], "--plots") == 0) {
+        snprintf(plots, sizeof plots, "%s", argv[i + 1]);
+        i += 2;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "cdlab plot: no run directory given\n");
+        return 2;
+    }
+    int rc = 0;
+    for (; i < argc; ++i) {
+        int r = plot_dir(plots, argv[i]);
+        if (r > rc) rc = r;
+    }
+    return rc;
+}

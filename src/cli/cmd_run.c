@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// `cdlab run CONFIG...`: check every config first (exit 2 before anything is written), then run.
+#include "cd_cli.h"
+#include "cd_harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cdlab run [options] CONFIG.ini...\n\n"
+               "Run every point of each config (the cartesian product of its lists and ranges) and write\n"
+               "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
+               "run of an experiment is also reachable as <output>/<experiment>/latest.\n"
+               "All configs are checked before the first point runs; a bad config exits 2 with\n"
+               "file:line and writes nothing. Ctrl-C stops after the current point and keeps it (exit 130).\n\n"
+               "options:\n"
+               "  --output DIR   results root (overrides [run] output)\n"
+               "  --run-id ID    name of the run directory (default: UTC time, e.g. 20260101T120000Z)\n"
+               "  --quiet, -q    no progress or warnings on stderr\n"
+               "  --dry-run      check the configs and print the plan, run nothing\n"
+               "  --keys         list every config key of every kind with its default, then exit\n"
+               "  -h, --help     this text\n");
+}
+
+static const char *type_name(cd_key_type t)
+{
+    switch (t) {
+    case CD_KEY_INT: return "integer";
+    case CD_KEY_REAL: return "number";
+    case CD_KEY_WORD: return "word";
+    case CD_KEY_TEXT: return "text";
+    default: return "word list";
+    }
+}
+
+static void print_keys(const cd_key_spec *k, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        printf("  [%s] %-10s %-9s %-5s default %-8s %s\n", k[i].section, k[i].name, type_name(k[i].type),
+               k[i].sweep ? "sweep" : "", k[i].def && k[i].def[0] ? k[i].def : "-", k[i].help);
+}
+
+static void list_keys(void)
+{
+    size_t n;
+    const cd_key_spec *common = cd_common_keys(&n);
+    printf("common keys (every kind):\n");
+    print_keys(common, n);
+    const cd_kind *const *kinds = cd_kinds(&n);
+    for (size_t i = 0; i < n; ++i) {
+        printf("\nkind %s: %s (figures: %s)\n", kinds[i]->name, kinds[i]->description, kinds[i]->figures);
+        print_keys(kinds[i]->keys, kinds[i]->key_count);
+    }
+}
+
+static void print_plan(const cd_config *c)
+{
+    size_t n = cd_plan_size(c);
+    printf("%s: experiment %s, kind %s, %zu point(s), sha256 %s\n", c->path, cd_config_text(c, "experiment", "name"),
+           c->kind->name, n, c->sha256);
+    size_t *pick = calloc(c->key_count, sizeof *pick);
+    for (size_t i = 0; i < n && pick; ++i) {
+        cd_point p = {.pick = pick};
+        cd_point_at(c, i, &p);
+        char label[400];
+        cd_point_label(&p, label, sizeof label);
+        printf("  point %zu: %s\n", i, label[0] ? label : "(no sweep)");
+    }
+    free(pick);
+}
+
+int cd_cmd_run(int argc, char **argv)
+{
+    if (cd_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return 0;
+    }
+    cd_run_options o = {.argv0 = NULL};
+    int dry = 0, first = 0;
+    char command[1024] = "cdlab";
+    for (int i = 0; i < argc; ++i) {
+        size_t n = strlen(command);
+        if (i) snprintf(command + n, sizeof command - n, " %s", argv[i]);
+    }
+    o.argv0 = command;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; ++i) {
+        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            o.quiet = 1;
+        } else if (strcmp(argv[i], "--dry-run") == 0) {
+            dry = 1;
+        } else if (strcmp(argv[i], "--keys") == 0) {
+            list_keys();
+            return 0;
+        } else if ((strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "--run-id") == 0) && i + 1 < argc) {
+            if (argv[i][2] == 'o')
+                o.output = argv[i + 1];
+            else
+                o.run_id = argv[i + 1];
+            ++i;
+        } else if (strcmp(argv[i], "--") == 0) {
+            ++i;
+            break;
+        } else {
+            fprintf(stderr, "cdlab run: unknown option or missing value: %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    first = i;
+    if (first >= argc) {
+        fprintf(stderr, "cdlab run: no config given\n");
+        usage(stderr);
+        return 2;
+    }
+    if (o.run_id && (!o.run_id[0] || strchr(o.run_id, '/') || strcmp(o.run_id, ".") == 0 ||
+                     strcmp(o.run_id, "..") == 0)) {
+        fprintf(stderr, "cdlab run: --run-id '%s': expected a non-empty name without '/'\n", o.run_id);
+        return 2;
+    }
+    int n = argc - first;
+    cd_config *cfg = calloc((size_t)n, sizeof *cfg);
+    char err[1024];
+    int bad = 0;
+    for (int k = 0; k < n; ++k)
+        if (cd_config_load(argv[first + k], &cfg[k], err, sizeof err)) {
+            fprintf(stderr, "cdlab run: %s\n", err);
+            bad = 1;
+        }
+    int status = bad ? 2 : 0;
+    if (!bad && o.run_id && n > 1) {
+        fprintf(stderr, "cdlab run: --run-id names one run: expected a single config\n");
+        status = 2;
+    }
+    for (int k = 0; k < n && status == 0; ++k) {
+        if (dry) {
+            print_plan(&cfg[k]);
+            continue;
+        }
+        char dir[4600];
+        int rc = cd_run_config(&cfg[k], &o, dir, sizeof dir, err, sizeof err);
+        if (dir[0]) printf("%s\n", dir);
+        if (rc) {
+            if (rc != 130) fprintf(stderr, "cdlab run: %s\n", err);
+            status = rc;
+        }
+    }
+    for (int k = 0; k < n; ++k) cd_config_free(&cfg[k]);
+    free(cfg);
+    return status;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+// Config files: inih reads the INI syntax; every key is looked up in the tables of cd_key_spec
+// (common keys here, the kind's keys in its own file), so this parser never names a kind's key.
+#include "cd_core.h"
+#include "cd_harness.h"
+
+#include <ini.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const pin_words[] = {"optional", "required", "off", NULL};
+
+static const char *check_kind(const char *w)
+{
+    return cd_kind_find(w) ? NULL : "a registered kind (cdlab run --keys lists them)";
+}
+
+static const char *check_name(const char *w)
+{
+    (void)w;  // any word: the run directory is named after it
+    return NULL;
+}
+
+static const cd_key_spec common_keys[] = {
+    {"experiment", "name", CD_KEY_WORD, "", 0, 0, NULL, check_name, 0,
+     "experiment name: results go to <output>/<name>/<run-id>/ (default: config file name)"},
+    {"experiment", "kind", CD_KEY_WORD, "cubes", 0, 0, NULL, check_kind, 0,
+     "experiment kind: cubes (later max_fps, tritri, mesh)"},
+    {"experiment", "seed", CD_KEY_INT, "42", 0, 9007199254740992.0, NULL, NULL, 1,
+     "seed of every random draw (scene placement and motion)"},
+    {"experiment", "warmup", CD_KEY_INT, "10", 0, 1e7, NULL, NULL, 1, "unrecorded frames before each repeat"},
+    {"experiment", "frames", CD_KEY_INT, "100", 1, 1e7, NULL, NULL, 1, "measured frames per repeat"},
+    {"experiment", "repeats", CD_KEY_INT, "3", 1, 1e5, NULL, NULL, 1,
+     "repeats per point (each rebuilds the scene from the seed)"},
+    {"run", "cpu", CD_KEY_INT, "0", -1, 65535, NULL, NULL, 0, "OS index of the PU to pin the runner to; -1: none"},
+    {"run", "pin", CD_KEY_WORD, "optional", 0, 0, pin_words, NULL, 0,
+     "optional (warn on failure), required (fail), off (no binding)"},
+    {"run", "counters", CD_KEY_WORDS, "PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_BR_MSP", 0, 0, NULL,
+     NULL, 0, "PAPI events read per frame (presets or native names); empty: none"},
+    {"run", "output", CD_KEY_TEXT, "results", 0, 0, NULL, NULL, 0, "results root directory"},
+    {"run", "cv_warn", CD_KEY_REAL, "0.10", 0, 1e9, NULL, NULL, 0,
+     "warn when a point's frame_ms coefficient of variation exceeds this"},
+    {"run", "figures", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,
+     "figures `cdlab plot` renders (plots/<name>.gp); default: the kind's"},
+};
+
+const cd_key_spec *cd_common_keys(size_t *count)
+{
+    *count = sizeof common_keys / sizeof common_keys[0];
+    return common_keys;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw INI entries, collected with their line numbers.
+
+typedef struct entry {
+    char *section, *name, *value;
+    int line;
+} entry;
+
+typedef struct section_line {
+    char *name;
+    int line;
+} section_line;
+
+typedef struct raw {
+    const char *path;
+    const char *text;
+    size_t len, pos;
+    int line;             // line the reader handed out last
+    int line_indented;    // it started with white space (an inih continuation)
+    int too_long;         // first line longer than inih's buffer
+    entry *e;
+    size_t count, cap;
+    section_line *sec;
+    size_t sec_count, sec_cap;
+    int bad_line;         // first line a handler rejected
+    char *err;
+    size_t err_len;
+} raw;
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = cd_alloc(n + 1);
+    memcpy(d, s, n + 1);
+    return d;
+}
+
+// inih reads through this fgets-like reader so that we know the line of every callback, catch
+// lines longer than Debian inih's 200-byte buffer (it would silently truncate them) and see
+// section headers (this inih build calls the handler only for key = value lines).
+static char *reader(char *str, int num, void *stream)
+{
+    raw *r = stream;
+    if (r->pos >= r->len) return NULL;
+    const char *start = r->text + r->pos;
+    const char *nl = memchr(start, '\n', r->len - r->pos);
+    size_t n = nl ? (size_t)(nl - start) + 1 : r->len - r->pos;
+    r->pos += n;
+    r->line++;
+    if (n + 1 > (size_t)num && !r->too_long) r->too_long = r->line;
+    size_t copy = n < (size_t)num - 1 ? n : (size_t)num - 1;
+    memcpy(str, start, copy);
+    str[copy] = '\0';
+    r->line_indented = n > 0 && (start[0] == ' ' || start[0] == '\t');
+    size_t lead = strspn(start, " \t");
+    if (lead < n && start[lead] == '[') {
+        const char *close = memchr(start + lead, ']', n - lead);
+        if (close) {
+            size_t m = (size_t)(close - start - lead - 1);
+            char *name = cd_alloc(m + 1);
+            memcpy(name, start + lead + 1, m);
+            name[m] = '\0';
+            cd_grow((void **)&r->sec, sizeof *r->sec, &r->sec_cap, r->sec_count + 1);
+            r->sec[r->sec_count++] = (section_line){name, r->line};
+        }
+    }
+    return str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    raw *r = user;
+    // An indented line continuing the previous key (inih's multi-line values) extends its list,
+    // so long sweeps can span lines despite the line limit.
+    if (r->count && r->line_indented) {
+        entry *last = &r->e[r->count - 1];
+        if (strcmp(last->section, section) == 0 && strcmp(last->name, name) == 0) {
+            size_t a = strlen(last->value), b = strlen(value);
+            last->value = cd_realloc(last->value, a + b + 3);
+            snprintf(last->value + a, b + 3, ", %s", value);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < r->count; ++i)
+        if (strcmp(r->e[i].section, section) == 0 && strcmp(r->e[i].name, name) == 0) {
+            if (!r->bad_line) {
+                r->bad_line = r->line;
+                snprintf(r->err, r->err_len, "%s:%d: key '%s' in [%s] given twice (first on line %d): expected it once",
+                         r->path, r->line, name, section, r->e[i].line);
+            }
+            return 0;
+        }
+    cd_grow((void **)&r->e, sizeof *r->e, &r->cap, r->count + 1);
+    r->e[r->count++] = (entry){dup_str(section), dup_str(name), dup_str(value), r->line};
+    return 1;
+}
+
+static void raw_free(raw *r)
+{
+    for (size_t i = 0; i < r->count; ++i) {
+        cd_free(r->e[i].section);
+        cd_free(r->e[i].name);
+        cd_free(r->e[i].value);
+    }
+    cd_free(r->e);
+    for (size_t i = 0; i < r->sec_count; ++i) cd_free(r->sec[i].name);
+    cd_free(r->sec);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
+{
+    int n = k && k->line ? snprintf(err, err_len, "%s:%d: ", c->path, k->line)
+                         : snprintf(err, err_len, "%s:1: ", c->path);
+    if (n < 0 || (size_t)n >= err_len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static int known_section(const cd_config *c, const char *name)
+{
+    for (size_t i = 0; i < c->key_count; ++i)
+        if (strcmp(c->keys[i].spec->section, name) == 0) return 1;
+    return 0;
+}
+
+static void list_keys(const cd_config *c, const char *section, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->key_count && n < len; ++i)
+        if (strcmp(c->keys[i].spec->section, section) == 0)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", c->keys[i].spec->name);
+}
+
+static void list_sections(const cd_config *c, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->key_count && n < len; ++i) {
+        const char *s = c->keys[i].spec->section;
+        if (i && strcmp(c->keys[i - 1].spec->section, s) == 0) continue;
+        n += (size_t)snprintf(buf + n, len - n, "%s[%s]", n ? ", " : "", s);
+    }
+}
+
+static cd_config_key *find_key(cd_config *c, const char *section, const char *name)
+{
+    for (size_t i = 0; i < c->key_count; ++i)
+        if (strcmp(c->keys[i].spec->section, section) == 0 && strcmp(c->keys[i].spec->name, name) == 0)
+            return &c->keys[i];
+    return NULL;
+}
+
+// Keys that belong to no kind: fill the key table from the common and the kind's specs.
+static void setup_keys(cd_config *c, const cd_kind *kind)
+{
+    size_t nc;
+    const cd_key_spec *common = cd_common_keys(&nc);
+    c->kind = kind;
+    c->key_count = nc + kind->key_count;
+    c->keys = cd_alloc_zero(c->key_count, sizeof *c->keys);
+    for (size_t i = 0; i < nc; ++i) c->keys[i].spec = &common[i];
+    for (size_t i = 0; i < kind->key_count; ++i) c->keys[nc + i].spec = &kind->keys[i];
+}
+
+static int set_key(cd_config *c, cd_config_key *k, const char *text, int line, char *err, size_t err_len)
+{
+    char why[400];
+    k->line = line;
+    if (cd_values_parse(k->spec, text, &k->values, &k->count, why, sizeof why)) {
+        cd_config_error(c, k, err, err_len, "[%s] %s: %s", k->spec->section, k->spec->name, why);
+        return -1;
+    }
+    return 0;
+}
+
+// Checks that hold for every kind.
+static int validate_common(cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *pin = find_key(c, "run", "pin"), *cpu = find_key(c, "run", "cpu");
+    int cpu_n = (int)cpu->values[0].num;
+    if (strcmp(pin->values[0].text, "off") == 0 && cpu->line && cpu_n >= 0) {
+        cd_config_error(c, cpu, err, err_len,
+                        "[run] cpu = %d contradicts pin = off (line %d): expected cpu = -1 or pin = optional/required",
+                        cpu_n, pin->line);
+        return -1;
+    }
+    if (strcmp(pin->values[0].text, "required") == 0 && cpu_n < 0) {
+        cd_config_error(c, pin, err, err_len, "[run] pin = required with cpu = -1: expected a cpu to pin to");
+        return -1;
+    }
+    const cd_config_key *ctr = find_key(c, "run", "counters");
+    if (ctr->count > CD_COUNTERS_MAX) {
+        cd_config_error(c, ctr, err, err_len, "[run] counters: %zu events: expected at most %d", ctr->count,
+                        CD_COUNTERS_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < ctr->count; ++i)
+        if (strlen(ctr->values[i].text) >= 64) {
+            cd_config_error(c, ctr, err, err_len, "[run] counters: event name too long: expected < 64 characters");
+            return -1;
+        }
+    if (cd_plan_size(c) > 1000000) {
+        cd_config_error(c, NULL, err, err_len, "the sweep has %zu points: expected at most 1000000",
+                        cd_plan_size(c));
+        return -1;
+    }
+    return 0;
+}
+
+static void default_name(cd_config *c, cd_config_key *k)
+{
+    // Default experiment name: the config file's base name without extension.
+    const char *base = strrchr(c->path, '/');
+    base = base ? base + 1 : c->path;
+    size_t n = strcspn(base, ".");
+    char buf[128];
+    if (n == 0 || n >= sizeof buf) n = 0;
+    memcpy(buf, base, n);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; ++i)
+        if (!isalnum((unsigned char)buf[i]) && buf[i] != '-' && buf[i] != '_') buf[i] = '_';
+    if (!n) snprintf(buf, sizeof buf, "experiment");
+    k->values = cd_alloc_zero(1, sizeof *k->values);
+    k->values[0].text = dup_str(buf);
+    k->count = 1;
+}
+
+int cd_config_parse(const char *path, const char *text, size_t len, cd_config *c, char *err, size_t err_len)
+{
+    *c = (cd_config){0};
+    c->path = dup_str(path);
+    c->text = cd_alloc(len + 1);
+    memcpy(c->text, text, len);
+    c->text[len] = '\0';
+    c->text_len = len;
+    cd_sha256_hex(text, len, c->sha256);
+    err[0] = '\0';
+
+    raw r = {.path = path, .text = c->text, .len = len, .err = err, .err_len = err_len};
+    if (memchr(text, '\0', len)) {
+        snprintf(err, err_len, "%s:1: binary data (NUL byte): expected an INI text file", path);
+        goto fail;
+    }
+    int bad = ini_parse_stream(reader, &r, handler, &r);
+    if (r.too_long) {
+        snprintf(err, err_len, "%s:%d: line longer than %d characters: expected a shorter line (split a long "
+                 "list over indented continuation lines)", path, r.too_long, INI_MAX_LINE - 3);
+        goto fail;
+    }
+    if (r.bad_line) goto fail;
+    if (bad) {
+        snprintf(err, err_len, "%s:%d: syntax error: expected '[section]', 'key = value' or a ; comment", path,
+                 bad > 0 ? bad : 1);
+        goto fail;
+    }
+
+    // The kind decides which keys exist, so read it first.
+    const cd_kind *kind = cd_kind_find("cubes");
+    for (size_t i = 0; i < r.count; ++i)
+        if (strcmp(r.e[i].section, "experiment") == 0 && strcmp(r.e[i].name, "kind") == 0) {
+            kind = cd_kind_find(r.e[i].value);
+            if (!kind) {
+                char names[200] = "";
+                size_t nk, n = 0;
+                const cd_kind *const *ks = cd_kinds(&nk);
+                for (size_t j = 0; j < nk && n < sizeof names; ++j)
+                    n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", j ? ", " : "", ks[j]->name);
+                snprintf(err, err_len, "%s:%d: [experiment] kind: unknown kind '%s': expected one of %s", path,
+                         r.e[i].line, r.e[i].value, names);
+                goto fail;
+            }
+        }
+    CD_ASSERT(kind);
+    setup_keys(c, kind);
+
+    for (size_t i = 0; i < r.sec_count; ++i)
+        if (!known_section(c, r.sec[i].name)) {
+            char secs[300];
+            list_sections(c, secs, sizeof secs);
+            snprintf(err, err_len, "%s:%d: unknown section [%s] for kind %s: expected one of %s", path,
+                     r.sec[i].line, r.sec[i].name, kind->name, secs);
+            goto fail;
+        }
+    for (size_t i = 0; i < r.count; ++i) {
+        entry *e = &r.e[i];
+        if (e->section[0] == '\0') {
+            snprintf(err, err_len, "%s:%d: key '%s' before any section: expected a [section] header first", path,
+                     e->line, e->name);
+            goto fail;
+        }
+        cd_config_key *k = find_key(c, e->section, e->name);
+        if (!k) {
+            char keys[400];
+            list_keys(c, e->section, keys, sizeof keys);
+            snprintf(err, err_len, "%s:%d: unknown key '%s' in [%s]: expected one of %s", path, e->line, e->name,
+                     e->section, keys);
+            goto fail;
+        }
+        if (set_key(c, k, e->value, e->line, err, err_len)) goto fail;
+    }
+    for (size_t i = 0; i < c->key_count; ++i) {
+        cd_config_key *k = &c->keys[i];
+        if (k->line) continue;
+        if (strcmp(k->spec->section, "experiment") == 0 && strcmp(k->spec->name, "name") == 0) {
+            default_name(c, k);
+            continue;
+        }
+        const char *def = k->spec->def;
+        if (strcmp(k->spec->section, "run") == 0 && strcmp(k->spec->name, "figures") == 0) def = kind->figures;
+        int rc = set_key(c, k, def, 0, err, err_len);
+        CD_ASSERT(rc == 0);  // defaults in the tables must parse
+        k->line = 0;
+    }
+    if (validate_common(c, err, err_len)) goto fail;
+    if (kind->validate && kind->validate(c, err, err_len)) goto fail;
+    raw_free(&r);
+    return 0;
+fail:
+    raw_free(&r);
+    cd_config_free(c);
+    return -1;
+}
+
+int cd_config_load(const char *path, cd_config *c, char *err, size_t err_len)
+{
+    *c = (cd_config){0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_len, "%s:0: cannot open: %s: expected a readable config file", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        cd_grow((void **)&buf, 1, &cap, len + n + 1);
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        cd_free(buf);
+        snprintf(err, err_len, "%s:0: read error: expected a readable config file", path);
+        return -1;
+    }
+    int rc = cd_config_parse(path, buf ? buf : "", len, c, err, err_len);
+    cd_free(buf);
+    return rc;
+}
+
+void cd_config_free(cd_config *c)
+{
+    for (size_t i = 0; i < c->key_count; ++i) cd_values_free(c->keys[i].values, c->keys[i].count);
+    cd_free(c->keys);
+    cd_free(c->path);
+    cd_free(c->text);
+    *c = (cd_config){0};
+}
+
+const cd_config_key *cd_config_key_get(const cd_config *c, const char *section, const char *name)
+{
+    cd_config_key *k = find_key((cd_config *)c, section, name);
+    CD_ASSERT(k);
+    return k;
+}
+
+double cd_config_num(const cd_config *c, const char *section, const char *name)
+{
+    const cd_config_key *k = cd_config_key_get(c, section, name);
+    CD_ASSERT(k->count > 0);
+    return k->values[0].num;
+}
+
+const char *cd_config_text(const cd_config *c, const char *section, const char *name)
+{
+    const cd_config_key *k = cd_config_key_get(c, section, name);
+    return k->count ? k->values[0].text : "";
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// The cubes kind: DESIGN.md's moving-cube scene under one broad phase. A frame is motion step +
+// broad-phase update + candidates + exact narrow tests; frame_ms is the sum of the three phases.
+#include "cd_broad.h"
+#include "cd_core.h"
+#include "cd_harness.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *check_method(const char *w)
+{
+    if (cd_broad_find(w)) return NULL;
+    static char known[400];  // built once per message; single-threaded config loading
+    size_t n, len = 0;
+    const cd_broad_method *const *m = cd_broad_methods(&n);
+    len += (size_t)snprintf(known, sizeof known, "a registered method (");
+    for (size_t i = 0; i < n && len < sizeof known; ++i)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", m[i]->name);
+    if (len < sizeof known) snprintf(known + len, sizeof known - len, ")");
+    return known;
+}
+
+static const char *const update_words[] = {"rebuild", "incremental", NULL};
+
+// [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
+// cube sweep runs together (one line per method in the figures).
+static const cd_key_spec cubes_keys[] = {
+    {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, check_method, 1,
+     "broad phase by registry name (`cdlab methods`)"},
+    {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
+    {"method", "looseness", CD_KEY_REAL, "2.0", 1, 1000, NULL, NULL, 1, "loose octree factor k >= 1"},
+    {"method", "update", CD_KEY_WORD, "rebuild", 0, 0, update_words, NULL, 1,
+     "per-frame update: rebuild or incremental"},
+    {"method", "cell_size", CD_KEY_REAL, "0", 0, 1e12, NULL, NULL, 1, "grid cell side; 0 = derived from the objects"},
+    {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads for methods that use them"},
+    {"scene", "cubes", CD_KEY_INT, "1000", 0, 100000000, NULL, NULL, 1, "number of cubes N"},
+    {"scene", "size", CD_KEY_REAL, "1.0", 1e-9, 1e9, NULL, NULL, 1, "cube edge (smallest edge when size_ratio > 1)"},
+    {"scene", "size_ratio", CD_KEY_REAL, "1.0", 1, 1e6, NULL, NULL, 1, "edges uniform in [size, size*size_ratio]"},
+    {"scene", "density", CD_KEY_REAL, "0.05", 1e-12, 1, NULL, NULL, 1,
+     "volume fraction: world side L = cbrt(N*size^3/density)"},
+    {"scene", "speed", CD_KEY_REAL, "0.05", 0, 1e9, NULL, NULL, 1, "velocity components uniform in [-speed, speed]"},
+    {"scene", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
+     "angular velocity components uniform in [-spin, spin] rad/frame"},
+};
+
+static int cubes_validate(const cd_config *c, char *err, size_t err_len)
+{
+    // Workers inherit the runner's binding, so a required single-PU pin would stack every
+    // thread on one core and measure nothing but contention.
+    const cd_config_key *threads = cd_config_key_get(c, "method", "threads");
+    const cd_config_key *pin = cd_config_key_get(c, "run", "pin");
+    for (size_t i = 0; i < threads->count; ++i)
+        if (threads->values[i].num > 1 && strcmp(pin->values[0].text, "required") == 0) {
+            cd_config_error(c, threads, err, err_len,
+                            "[method] threads = %s contradicts [run] pin = required (line %d), which binds every "
+                            "worker to one PU: expected threads = 1 or pin = optional/off",
+                            threads->values[i].text, pin->line);
+            return -1;
+        }
+    return 0;
+}
+
+const cd_column cd_cubes_frame_columns[] = {
+    {"repeat", 0, "repeat number, 0-based"},
+    {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
+    {"method", 0, "broad phase"},
+    {"cubes", 0, "number of cubes"},
+    {"depth", 0, "[method] depth"},
+    {"looseness", 0, "[method] looseness"},
+    {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms"},
+    {"fps", 1, "1000 / frame_ms (collision only)"},
+    {"motion_ms", 1, "motion step (move, reflect, rotate, refresh bounds)"},
+    {"broad_ms", 1, "broad-phase update and candidate generation"},
+    {"narrow_ms", 1, "exact OBB tests on the candidates"},
+    {"bv_tests", 0, "bounding-volume tests of the broad phase"},
+    {"narrow_tests", 0, "exact narrow tests (\"checks\")"},
+    {"pairs", 0, "overlapping pairs found"},
+    {"candidates", 0, "candidate pairs handed to the narrow step"},
+    {"update", 0, "[method] update"},
+    {"nodes", 0, "nodes or cells allocated by the broad phase"},
+    {"bytes", 0, "bytes held by the broad phase"},
+    {"max_per_node", 0, "most objects stored in one node"},
+    {"depth_reached", 0, "deepest level holding an object"},
+    {"seed", 0, "[experiment] seed"},
+};
+const size_t cd_cubes_frame_column_count = sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0];
+
+static const cd_column summary_columns[] = {
+    {"method", 0, "broad phase"},
+    {"cubes", 0, "number of cubes"},
+    {"depth", 0, "[method] depth"},
+    {"looseness", 0, "[method] looseness"},
+    {"frames", 0, "measured frames per repeat"},
+    {"repeats", 0, "repeats"},
+    {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
+    {"frame_ms_p05", 1, "5th percentile of frame_ms"},
+    {"frame_ms_p95", 1, "95th percentile of frame_ms"},
+    {"frame_ms_mad", 1, "median absolute deviation of frame_ms"},
+    {"frame_ms_cv", 1, "coefficient of variation (stddev/mean) of frame_ms"},
+    {"fps_median", 1, "median of per-frame FPS"},
+    {"broad_ms_median", 1, "median broad_ms"},
+    {"narrow_ms_median", 1, "median narrow_ms"},
+    {"bv_tests_mean", 0, "mean bv_tests per frame"},
+    {"narrow_tests_mean", 0, "mean narrow_tests per frame"},
+    {"pairs_mean", 0, "mean pairs per frame"},
+    {"fps_p05", 1, "5th percentile of per-frame FPS"},
+    {"fps_p95", 1, "95th percentile of per-frame FPS"},
+    {"frame_ms_mean", 1, "mean frame_ms"},
+    {"motion_ms_median", 1, "median motion_ms"},
+    {"broad_ms_p05", 1, "5th percentile of broad_ms"},
+    {"broad_ms_p95", 1, "95th percentile of broad_ms"},
+    {"narrow_ms_p05", 1, "5th percentile of narrow_ms"},
+    {"narrow_ms_p95", 1, "95th percentile of narrow_ms"},
+    {"candidates_mean", 0, "mean candidate pairs per frame"},
+    {"nodes_mean", 0, "mean nodes allocated"},
+    {"bytes_mean", 0, "mean bytes held by the broad phase"},
+    {"max_per_node", 0, "largest max_per_node over all frames"},
+    {"depth_reached", 0, "largest depth_reached over all frames"},
+    {"update", 0, "[method] update"},
+    {"cell_size", 0, "[method] cell_size"},
+    {"threads", 0, "[method] threads"},
+    {"size", 0, "[scene] size"},
+    {"size_ratio", 0, "[scene] size_ratio"},
+    {"density", 0, "[scene] density"},
+    {"speed", 0, "[scene] speed"},
+    {"spin", 0, "[scene] spin"},
+    {"seed", 0, "[experiment] seed"},
+    {"warmup", 0, "[experiment] warmup"},
+};
+
+cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
+{
+    return (cd_cubes_setup){
+        .method = cd_point_text(p, "method", "method"),
+        .depth = (int)cd_point_num(p, "method", "depth"),
+        .looseness = cd_point_num(p, "method", "looseness"),
+        .update = cd_point_text(p, "method", "update"),
+        .cell_size = cd_point_num(p, "method", "cell_size"),
+        .threads = (int)cd_point_num(p, "method", "threads"),
+        .cubes = (uint32_t)cd_point_num(p, "scene", "cubes"),
+        .size = cd_point_num(p, "scene", "size"),
+        .size_ratio = cd_point_num(p, "scene", "size_ratio"),
+        .density = cd_point_num(p, "scene", "density"),
+        .speed = cd_point_num(p, "scene", "speed"),
+        .spin = cd_point_num(p, "scene", "spin"),
+        .seed = (uint64_t)cd_point_num(p, "experiment", "seed"),
+        .warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"),
+        .frames = (uint32_t)cd_point_num(p, "experiment", "frames"),
+        .repeats = (uint32_t)cd_point_num(p, "experiment", "repeats"),
+    };
+}
+
+void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
+{
+    *res = (cd_cubes_result){0};
+    cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
+                          .speed = s->speed, .spin = s->spin, .seed = s->seed};
+    cd_broad_params bp = cd_broad_params_default();
+    bp.depth = s->depth;
+    bp.looseness = s->looseness;
+    bp.update = strcmp(s->update, "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
+    bp.cell_size = s->cell_size;
+    bp.threads = s->threads;
+    size_t n = (size_t)s->frames * s->repeats;
+    double *frame_ms = cd_alloc(n * sizeof *frame_ms), *fps = cd_alloc(n * sizeof *fps);
+    double *motion = cd_alloc(n * sizeof *motion), *broad = cd_alloc(n * sizeof *broad);
+    double *narrow = cd_alloc(n * sizeof *narrow);
+    cd_pair_list pairs = {0};
+    size_t k = 0;
+    for (uint32_t rep = 0; rep < s->repeats; ++rep) {
+        // Every repeat starts from the seeded scene, so repeats measure the same work.
+        cd_scene *scene = cd_scene_create(&sp);
+        cd_broad *b = cd_broad_create(s->method, &bp, scene);
+        CD_ASSERT(b);  // the config check accepted only registered methods
+        cd_broad_stats st;
+        cd_frame_times t;
+        for (uint32_t w = 0; w < s->warmup; ++w) {
+            cd_scene_step(scene);
+            cd_broad_frame(b, scene, &pairs, &st, &t);
+        }
+        for (uint32_t f = 0; f < s->frames; ++f, ++k) {
+            cd_run_counters_begin(r);
+            uint64_t t0 = cd_now_ns();
+            cd_scene_step(scene);
+            uint64_t t1 = cd_now_ns();
+            cd_broad_frame(b, scene, &pairs, &st, &t);
+            cd_run_counters_end(r);
+            motion[k] = (double)(t1 - t0) * 1e-6;
+            broad[k] = t.broad_ms;
+            narrow[k] = t.narrow_ms;
+            frame_ms[k] = motion[k] + broad[k] + narrow[k];
+            fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
+            res->bv_tests_mean += (double)st.bv_tests;
+            res->candidates_mean += (double)st.candidates;
+            res->narrow_tests_mean += (double)st.narrow_tests;
+            res->pairs_mean += (double)st.pairs;
+            res->nodes_mean += (double)st.nodes;
+            res->bytes_mean += (double)st.bytes;
+            if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
+            if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
+            cd_cell row[] = {
+                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->method), cd_cell_int(s->cubes),
+                cd_cell_int(s->depth), cd_cell_real(s->looseness), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]),
+                cd_cell_real(motion[k]), cd_cell_real(broad[k]), cd_cell_real(narrow[k]),
+                cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
+                cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update),
+                cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
+                cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
+            };
+            _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
+                           "one cell per frame column");
+            cd_run_frame_row(r, row);
+        }
+        cd_broad_destroy(b);
+        cd_scene_destroy(scene);
+    }
+    cd_pair_list_free(&pairs);
+    double dn = n ? (double)n : 1.0;
+    res->bv_tests_mean /= dn;
+    res->candidates_mean /= dn;
+    res->narrow_tests_mean /= dn;
+    res->pairs_mean /= dn;
+    res->nodes_mean /= dn;
+    res->bytes_mean /= dn;
+    res->frame_ms = cd_stats_compute(frame_ms, n);
+    res->fps = cd_stats_compute(fps, n);
+    res->motion_ms = cd_stats_compute(motion, n);
+    res->broad_ms = cd_stats_compute(broad, n);
+    res->narrow_ms = cd_stats_compute(narrow, n);
+    cd_free(frame_ms);
+    cd_free(fps);
+    cd_free(motion);
+    cd_free(broad);
+    cd_free(narrow);
+}
+
+static int cubes_run_point(cd_run *r, const cd_point *p)
+{
+    cd_cubes_setup s = cd_cubes_setup_from_point(p);
+    cd_cubes_result m;
+    cd_cubes_measure(r, &s, &m);
+    if (m.frame_ms.cv > cd_run_cv_warn(r)) {
+        char label[300];
+        cd_point_label(p, label, sizeof label);
+        cd_run_warn(r, "point %zu (%s): frame_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
+                    p->index, label[0] ? label : s.method, m.frame_ms.cv, cd_run_cv_warn(r));
+    }
+    cd_cell row[] = {
+        cd_cell_text(s.method), cd_cell_int(s.cubes), cd_cell_int(s.depth), cd_cell_real(s.looseness),
+        cd_cell_int(s.frames), cd_cell_int(s.repeats), cd_cell_real(m.frame_ms.median), cd_cell_real(m.frame_ms.p05),
+        cd_cell_real(m.frame_ms.p95), cd_cell_real(m.frame_ms.mad), cd_cell_real(m.frame_ms.cv),
+        cd_cell_real(m.fps.median), cd_cell_real(m.broad_ms.median), cd_cell_real(m.narrow_ms.median),
+        cd_cell_real(m.bv_tests_mean), cd_cell_real(m.narrow_tests_mean), cd_cell_real(m.pairs_mean),
+        cd_cell_real(m.fps.p05), cd_cell_real(m.fps.p95), cd_cell_real(m.frame_ms.mean),
+        cd_cell_real(m.motion_ms.median), cd_cell_real(m.broad_ms.p05), cd_cell_real(m.broad_ms.p95),
+        cd_cell_real(m.narrow_ms.p05), cd_cell_real(m.narrow_ms.p95), cd_cell_real(m.candidates_mean),
+        cd_cell_real(m.nodes_mean), cd_cell_real(m.bytes_mean), cd_cell_int((int64_t)m.max_per_node),
+        cd_cell_int((int64_t)m.depth_reached), cd_cell_text(s.update), cd_cell_real(s.cell_size),
+        cd_cell_int(s.threads), cd_cell_real(s.size), cd_cell_real(s.size_ratio), cd_cell_real(s.density),
+        cd_cell_real(s.speed), cd_cell_real(s.spin), cd_cell_int((int64_t)s.seed), cd_cell_int(s.warmup),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
+                   "one cell per summary column");
+    cd_run_summary_row(r, row);
+    return 0;
+}
+
+const cd_kind cd_kind_cubes = {
+    .name = "cubes",
+    .description = "moving oriented cubes under one broad phase: frame times, counters, pairs",
+    .keys = cubes_keys,
+    .key_count = sizeof cubes_keys / sizeof cubes_keys[0],
+    .figures = "fps_vs_cubes, frame_ms_series",
+    .validate = cubes_validate,
+    .frame_columns = cd_cubes_frame_columns,
+    .frame_column_count = sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
+    .summary_columns = summary_columns,
+    .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
+    .run_point = cubes_run_point,
+};

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// meta.ini, the provenance sidecar of a run (DESIGN.md "Reproducibility"): build, source, machine,
+// pinning, counters, config digest, plan and outcome. Written to a temporary name, then renamed.
+#include "cd_build_config.h"
+#include "cd_harness.h"
+#include "run_private.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+// key = value on one line; newlines in values become spaces so the INI stays parseable.
+static void kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kv(FILE *f, const char *key, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *p = buf; *p; ++p)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    // Long lists continue on indented lines after a ", " so that every line stays inside inih's
+    // 200-byte line buffer (inih and Python's configparser both read indented continuations).
+    fprintf(f, "%s = ", key);
+    size_t col = strlen(key) + 3;
+    for (char *p = buf; *p;) {
+        char *comma = strstr(p, ", ");
+        size_t n = comma ? (size_t)(comma - p) + 1 : strlen(p);
+        if (col + n > 150 && col > 4) {
+            fputs("\n    ", f);
+            col = 4;
+        }
+        fwrite(p, 1, n, f);
+        col += n;
+        p += n;
+        if (comma) {
+            p++;  // the space after the comma
+            if (*p) fputc(' ', f), col++;
+        }
+    }
+    fputc('\n', f);
+}
+
+static void write_columns(FILE *f, const cd_run *r)
+{
+    const cd_kind *k = r->cfg->kind;
+    // Columns that differ between two runs of the same config: wall-clock ones and counters.
+    char buf[2048];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < k->frame_column_count; ++i)
+        if (k->frame_columns[i].varies)
+            n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? ", " : "",
+                                  k->frame_columns[i].name);
+    for (size_t i = 0; i < r->counters.count; ++i)
+        n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? ", " : "",
+                              r->counters.names[i]);
+    kv(f, "frames_varying", "%s", buf);
+    n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < k->summary_column_count; ++i)
+        if (k->summary_columns[i].varies)
+            n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? ", " : "",
+                                  k->summary_columns[i].name);
+    n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%speak_rss_bytes", n ? ", " : "");
+    for (size_t i = 0; i < r->counters.count; ++i)
+        n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, ", %s", r->counters.names[i]);
+    kv(f, "summary_varying", "%s", buf);
+}
+
+static void write_values(FILE *f, const cd_config *c)
+{
+    for (size_t i = 0; i < c->key_count; ++i) {
+        const cd_config_key *k = &c->keys[i];
+        char buf[1800];
+        size_t n = 0;
+        buf[0] = '\0';
+        for (size_t j = 0; j < k->count && n < sizeof buf; ++j)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", j ? ", " : "", k->values[j].text);
+        char key[128];
+        snprintf(key, sizeof key, "%s.%s", k->spec->section, k->spec->name);
+        kv(f, key, "%s", buf);
+    }
+}
+
+int cd_meta_write(const cd_run *r)
+{
+    char path[4600], final[4600];
+    snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
+    snprintf(final, sizeof final, "%s/meta.ini", r->dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    const cd_config *c = r->cfg;
+    char commit[128], dirty[16], host[256] = "unknown", cpu[256], topo[512];
+    cd_git_describe(commit, sizeof commit, dirty, sizeof dirty);
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = '\0';
+    cd_cpu_model(cpu, sizeof cpu);
+    cd_topology_summary(topo, sizeof topo);
+
+    fprintf(f, "; cdlab run metadata (provenance of frames.csv and summary.csv)\n[cdlab]\n");
+    kv(f, "version", "%s", CD_VERSION);
+    kv(f, "git_commit", "%s", commit);
+    kv(f, "git_dirty", "%s", dirty);
+    kv(f, "build_type", "%s", CD_BUILD_TYPE);
+    kv(f, "compiler", "%s", CD_COMPILER);
+    kv(f, "c_args", "%s", CD_C_ARGS);
+    kv(f, "sanitize", "%s", CD_SANITIZE);
+
+    fprintf(f, "\n[run]\n");
+    kv(f, "id", "%s", r->run_id);
+    kv(f, "experiment", "%s", r->name);
+    kv(f, "kind", "%s", c->kind->name);
+    kv(f, "date_start", "%s", r->date_start);
+    kv(f, "date_end", "%s", r->date_end);
+    kv(f, "duration_s", "%.3f", r->duration_s);
+    kv(f, "host", "%s", host);
+    kv(f, "command", "%s", r->argv0 ? r->argv0 : "");
+    kv(f, "points_planned", "%zu", r->points_planned);
+    kv(f, "points_done", "%zu", r->points_done);
+    kv(f, "complete", "%s", r->status == 0 && r->points_done == r->points_planned ? "true" : "false");
+    kv(f, "status", "%s", r->status == 0 ? "ok" : r->status == 130 ? "interrupted" : "failed");
+    if (r->failure[0]) kv(f, "failure", "%s", r->failure);
+
+    fprintf(f, "\n[config]\n");
+    kv(f, "path", "%s", c->path);
+    kv(f, "sha256", "%s", c->sha256);
+    kv(f, "copy", "config.ini");
+    kv(f, "seed", "%s", cd_config_text(c, "experiment", "seed"));
+    {
+        const cd_config_key *fig = cd_config_key_get(c, "run", "figures");
+        char list[512] = "";
+        size_t n = 0;
+        for (size_t i = 0; i < fig->count && n < sizeof list; ++i)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", fig->values[i].text);
+        kv(f, "figures", "%s", list);
+    }
+
+    fprintf(f, "\n[machine]\n");
+    kv(f, "cpu_model", "%s", cpu);
+    kv(f, "cpus_online", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    kv(f, "topology", "%s", topo);
+
+    fprintf(f, "\n[pinning]\n");
+    kv(f, "mode", "%s", r->pin.mode == CD_PIN_OFF ? "off" : r->pin.mode == CD_PIN_REQUIRED ? "required" : "optional");
+    kv(f, "requested_cpu", "%d", r->pin.requested);
+    kv(f, "actual_cpu", "%d", r->pin.actual);
+    kv(f, "pinned", "%s", r->pin.ok ? "true" : "false");
+    kv(f, "status", "%s", r->pin.status);
+
+    fprintf(f, "\n[papi]\n");
+    kv(f, "version", "%s", r->counters.papi_version);
+    kv(f, "status", "%s", r->counters.papi_status);
+    kv(f, "events_live", "%d", r->counters.live_count);
+    fprintf(f, "\n[counters]\n; one line per requested event: ok, or NA: why\n");
+    for (size_t i = 0; i < r->counters.count; ++i)
+        kv(f, r->counters.names[i], "%s%s", r->counters.live[i] ? "" : "NA: ", r->counters.reason[i]);
+
+    fprintf(f, "\n[columns]\n");
+    write_columns(f, r);
+
+    fprintf(f, "\n[values]\n; every key as used (defaults included); several values make a sweep\n");
+    write_values(f, c);
+
+    fprintf(f, "\n[warnings]\n");
+    kv(f, "count", "%zu", r->warning_count);
+    for (size_t i = 0; i < r->warning_count; ++i) {
+        char key[32];
+        snprintf(key, sizeof key, "w%zu", i + 1);
+        kv(f, key, "%s", r->warnings[i]);
+    }
+    if (fclose(f) != 0) return -1;
+    return rename(path, final);
+}

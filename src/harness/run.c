@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+// The runner: pin, open counters, make the run directory (only after every check passed), measure
+// each point through its kind, write frames.csv / summary.csv / meta.ini under temporary names and
+// rename them when closed, so a file that looks whole is whole. SIGINT stops after the current point.
+#include "cd_core.h"
+#include "cd_csv.h"
+#include "cd_harness.h"
+#include "run_private.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_requested;
+
+void cd_run_request_stop(void) { stop_requested = 1; }
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_requested = 1;  // SA_RESETHAND restores the default, so a second Ctrl-C kills at once
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kind-facing API
+
+void cd_run_counters_begin(cd_run *r) { cd_counters_begin(&r->counters); }
+
+void cd_run_counters_end(cd_run *r)
+{
+    cd_counters_end(&r->counters);
+    r->counters_fresh = 1;
+}
+
+static void write_cells(FILE *f, const cd_cell *cells, size_t n, int first)
+{
+    char buf[128];
+    for (size_t i = 0; i < n; ++i) {
+        cd_cell_format(&cells[i], buf, sizeof buf);
+        cd_csv_write_field(f, buf, first && i == 0);
+    }
+}
+
+void cd_run_frame_row(cd_run *r, const cd_cell *cells)
+{
+    cd_cell point = cd_cell_int((int64_t)r->point_index);
+    write_cells(r->frames, &point, 1, 1);
+    write_cells(r->frames, cells, r->cfg->kind->frame_column_count, 0);
+    cd_counters *k = &r->counters;
+    for (size_t i = 0; i < k->count; ++i) {
+        cd_cell c = cd_cell_na();
+        if (r->counters_fresh && k->live[i] && k->last[i] >= 0) {
+            c = cd_cell_int(k->last[i]);
+            r->counter_sum[i] += (double)k->last[i];
+            r->counter_n[i]++;
+        }
+        write_cells(r->frames, &c, 1, 0);
+    }
+    fputc('\n', r->frames);
+    r->counters_fresh = 0;
+}
+
+void cd_run_summary_row(cd_run *r, const cd_cell *cells)
+{
+    cd_cell point = cd_cell_int((int64_t)r->point_index);
+    write_cells(r->summary, &point, 1, 1);
+    write_cells(r->summary, cells, r->cfg->kind->summary_column_count, 0);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    cd_cell rss = cd_cell_int((int64_t)ru.ru_maxrss * 1024);  // Linux reports KiB
+    write_cells(r->summary, &rss, 1, 0);
+    for (size_t i = 0; i < r->counters.count; ++i) {
+        cd_cell c = r->counter_n[i] ? cd_cell_real(r->counter_sum[i] / (double)r->counter_n[i]) : cd_cell_na();
+        write_cells(r->summary, &c, 1, 0);
+    }
+    fputc('\n', r->summary);
+    // A kind that writes several summary rows per point (a search) gets per-row counter means.
+    memset(r->counter_sum, 0, sizeof r->counter_sum);
+    memset(r->counter_n, 0, sizeof r->counter_n);
+    r->summary_written = 1;
+}
+
+static void add_note(cd_run *r, const char *prefix, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (!r->quiet) fprintf(stderr, "cdlab: %s: %s\n", prefix, msg);
+    if (r->warning_count < CD_RUN_MAX_WARNINGS) {
+        size_t n = strlen(msg);
+        r->warnings[r->warning_count] = cd_alloc(n + 1);
+        memcpy(r->warnings[r->warning_count++], msg, n + 1);
+    }
+}
+
+void cd_run_warn(cd_run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_note(r, "warning", fmt, ap);
+    va_end(ap);
+}
+
+void cd_run_fail(cd_run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->failure, sizeof r->failure, fmt, ap);
+    va_end(ap);
+}
+
+double cd_run_cv_warn(const cd_run *r) { return cd_config_num(r->cfg, "run", "cv_warn"); }
+
+// ---------------------------------------------------------------------------------------------
+// Output files
+
+static int mkdir_p(const char *path, char *err, size_t err_len)
+{
+    char buf[4600];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; ++p) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, err_len, "%s: cannot create directory: %s", buf, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "%s: cannot create directory: %s", buf, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static FILE *open_part(const cd_run *r, const char *name)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s.part", r->dir, name);
+    return fopen(path, "w");
+}
+
+static int finish_part(const cd_run *r, const char *name)
+{
+    char from[4600], to[4600];
+    snprintf(from, sizeof from, "%s/%s.part", r->dir, name);
+    snprintf(to, sizeof to, "%s/%s", r->dir, name);
+    return rename(from, to);
+}
+
+static void write_headers(cd_run *r)
+{
+    const cd_kind *kind = r->cfg->kind;
+    cd_csv_write_field(r->frames, "point", 1);
+    for (size_t i = 0; i < kind->frame_column_count; ++i) cd_csv_write_field(r->frames, kind->frame_columns[i].name, 0);
+    for (size_t i = 0; i < r->counters.count; ++i) cd_csv_write_field(r->frames, r->counters.names[i], 0);
+    fputc('\n', r->frames);
+    cd_csv_write_field(r->summary, "point", 1);
+    for (size_t i = 0; i < kind->summary_column_count; ++i)
+        cd_csv_write_field(r->summary, kind->summary_columns[i].name, 0);
+    cd_csv_write_field(r->summary, "peak_rss_bytes", 0);
+    for (size_t i = 0; i < r->counters.count; ++i) cd_csv_write_field(r->summary, r->counters.names[i], 0);
+    fputc('\n', r->summary);
+}
+
+static void utc_stamp(char *buf, size_t len, const char *fmt)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, fmt, &tm);
+}
+
+// Make <root>/<name>/<id>; a generated id gets -2, -3, ... when two runs start in one second.
+static int make_run_dir(cd_run *r, const char *root, const char *name, const char *id, char *err, size_t err_len)
+{
+    char parent[4096 + 200];
+    snprintf(parent, sizeof parent, "%s/%s", root, name);
+    if (mkdir_p(parent, err, err_len)) return -1;
+    char stamp[64];
+    if (id)
+        snprintf(stamp, sizeof stamp, "%s", id);
+    else
+        utc_stamp(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ");
+    for (int k = 1; k < 1000; ++k) {
+        if (k == 1)
+            snprintf(r->run_id, sizeof r->run_id, "%s", stamp);
+        else
+            snprintf(r->run_id, sizeof r->run_id, "%s-%d", stamp, k);
+        snprintf(r->dir, sizeof r->dir, "%s/%s", parent, r->run_id);
+        if (mkdir(r->dir, 0777) == 0) return 0;
+        if (errno != EEXIST || id) break;
+    }
+    snprintf(err, err_len, "%s: cannot create run directory: %s", r->dir, strerror(errno));
+    return -1;
+}
+
+// results/<name>/latest -> <run-id>, replaced atomically so scripts can follow the newest run.
+static void link_latest(const cd_run *r, const char *root, const char *name)
+{
+    char tmp[4600], dst[4600];
+    snprintf(tmp, sizeof tmp, "%s/%s/.latest.%ld", root, name, (long)getpid());
+    snprintf(dst, sizeof dst, "%s/%s/latest", root, name);
+    unlink(tmp);
+    if (symlink(r->run_id, tmp) == 0 && rename(tmp, dst) != 0) unlink(tmp);
+}
+
+static int copy_config(const cd_run *r)
+{
+    FILE *f = open_part(r, "config.ini");
+    if (!f) return -1;
+    size_t n = fwrite(r->cfg->text, 1, r->cfg->text_len, f);
+    int rc = fclose(f);
+    if (n != r->cfg->text_len || rc) return -1;
+    return finish_part(r, "config.ini");
+}
+
+static void progress(cd_run *r, size_t i, size_t n, const cd_point *p)
+{
+    double elapsed = (double)(cd_now_ns() - r->start_ns) * 1e-9;
+    if (r->quiet || elapsed < 1.0) return;
+    char label[300];
+    cd_point_label(p, label, sizeof label);
+    double eta = i ? elapsed / (double)i * (double)(n - i) : 0.0;
+    if (i)
+        fprintf(stderr, "cdlab: %s: point %zu/%zu %s  (%.1f s elapsed, ETA %.0f s)\n", r->name, i + 1, n, label,
+                elapsed, eta);
+    else
+        fprintf(stderr, "cdlab: %s: point %zu/%zu %s\n", r->name, i + 1, n, label);
+}
+
+static const char *const *counter_names(const cd_config *c, const char **buf)
+{
+    const cd_config_key *k = cd_config_key_get(c, "run", "counters");
+    for (size_t i = 0; i < k->count && i < CD_COUNTERS_MAX; ++i) buf[i] = k->values[i].text;
+    return buf;
+}
+
+static void free_run(cd_run *r)
+{
+    for (size_t i = 0; i < r->warning_count; ++i) cd_free(r->warnings[i]);
+    cd_free(r->pick);
+}
+
+int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
+{
+    cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0};
+    dir[0] = '\0';
+    const char *root = o->output ? o->output : cd_config_text(c, "run", "output");
+    snprintf(r.name, sizeof r.name, "%s", cd_config_text(c, "experiment", "name"));
+    utc_stamp(r.date_start, sizeof r.date_start, "%Y-%m-%dT%H:%M:%SZ");
+
+    // Pinning, then the event set, both before anything is written: a required pin that fails
+    // leaves no directory behind.
+    const char *pin = cd_config_text(c, "run", "pin");
+    cd_pin_mode mode = strcmp(pin, "off") == 0 ? CD_PIN_OFF : strcmp(pin, "required") == 0 ? CD_PIN_REQUIRED : CD_PIN_OPTIONAL;
+    if (cd_pin_thread(mode, (int)cd_config_num(c, "run", "cpu"), &r.pin)) {
+        snprintf(err, err_len, "%s: pin = required but pinning failed: %s", c->path, r.pin.status);
+        return 1;
+    }
+    if (mode != CD_PIN_OFF && !r.pin.ok && r.pin.requested >= 0)
+        cd_run_warn(&r, "pinning to cpu %d failed: %s (run goes on unpinned)", r.pin.requested, r.pin.status);
+    const char *names[CD_COUNTERS_MAX];
+    const cd_config_key *ck = cd_config_key_get(c, "run", "counters");
+    cd_counters_open(&r.counters, counter_names(c, names), ck->count);
+    for (size_t i = 0; i < r.counters.count; ++i)
+        if (!r.counters.live[i] && !r.quiet)
+            fprintf(stderr, "cdlab: counter %s is NA: %s\n", r.counters.names[i], r.counters.reason[i]);
+
+    if (make_run_dir(&r, root, r.name, o->run_id, err, err_len)) {
+        cd_counters_close(&r.counters);
+        free_run(&r);
+        return 2;
+    }
+    snprintf(dir, dir_len, "%s", r.dir);
+    r.frames = open_part(&r, "frames.csv");
+    r.summary = open_part(&r, "summary.csv");
+    if (!r.frames || !r.summary) {
+        snprintf(err, err_len, "%s: cannot write: %s", r.dir, strerror(errno));
+        if (r.frames) fclose(r.frames);
+        if (r.summary) fclose(r.summary);
+        cd_counters_close(&r.counters);
+        free_run(&r);
+        return 1;
+    }
+    write_headers(&r);
+
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    stop_requested = 0;
+
+    size_t n = cd_plan_size(c);
+    r.points_planned = n;
+    r.pick = cd_alloc_zero(c->key_count, sizeof *r.pick);
+    r.start_ns = cd_now_ns();
+    int status = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (stop_requested) {
+            status = 130;
+            break;
+        }
+        cd_point p = {.pick = r.pick};
+        cd_point_at(c, i, &p);
+        progress(&r, i, n, &p);
+        r.point_index = i;
+        r.summary_written = 0;
+        memset(r.counter_sum, 0, sizeof r.counter_sum);
+        memset(r.counter_n, 0, sizeof r.counter_n);
+        if (c->kind->run_point(&r, &p) != 0) {
+            snprintf(err, err_len, "%s: point %zu: %s", c->path, i, r.failure[0] ? r.failure : "failed");
+            status = 1;
+            break;
+        }
+        CD_ASSERT(r.summary_written);
+        fflush(r.frames);
+        fflush(r.summary);
+        r.points_done++;
+    }
+    if (stop_requested && status == 0 && r.points_done < n) status = 130;
+    sigaction(SIGINT, &old, NULL);
+    r.duration_s = (double)(cd_now_ns() - r.start_ns) * 1e-9;
+    utc_stamp(r.date_end, sizeof r.date_end, "%Y-%m-%dT%H:%M:%SZ");
+    if (status == 130 && !r.quiet)
+        fprintf(stderr, "cdlab: interrupted: kept %zu of %zu points in %s\n", r.points_done, n, r.dir);
+    r.status = status;
+
+    int io = fclose(r.frames) | fclose(r.summary);
+    io |= finish_part(&r, "frames.csv") | finish_part(&r, "summary.csv") | copy_config(&r);
+    cd_counters_close(&r.counters);
+    io |= cd_meta_write(&r);
+    if (io && status == 0) {
+        snprintf(err, err_len, "%s: writing results failed: %s", r.dir, strerror(errno));
+        status = 1;
+    }
+    link_latest(&r, root, r.name);
+    free_run(&r);
+    return status;
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// The runner's state, shared by run.c and meta.c only (kinds see cd_run as opaque).
+#ifndef CD_RUN_PRIVATE_H
+#define CD_RUN_PRIVATE_H
+
+#include "cd_harness.h"
+
+#include <stdio.h>
+
+enum { CD_RUN_MAX_WARNINGS = 64 };
+
+struct cd_run {
+    const cd_config *cfg;
+    int quiet;
+    const char *argv0;
+    char name[128];
+    char run_id[96];
+    char dir[4096 + 400];
+    char date_start[32], date_end[32];
+    FILE *frames, *summary;
+    cd_pin_result pin;
+    cd_counters counters;
+    int counters_fresh;                  // counters_end since the last frame row
+    double counter_sum[CD_COUNTERS_MAX];  // per summary row
+    size_t counter_n[CD_COUNTERS_MAX];
+    size_t *pick;
+    size_t point_index, points_done, points_planned;
+    int summary_written;
+    uint64_t start_ns;
+    double duration_s;
+    int status;
+    char failure[512];
+    char *warnings[CD_RUN_MAX_WARNINGS];
+    size_t warning_count;
+};
+
+/// Write meta.ini (through meta.ini.part); 0 or -1.
+int cd_meta_write(const cd_run *r);
+
+#endif
