@@ -13,7 +13,7 @@ builddir=build
 if [ ! -f "$builddir/build.ninja" ]; then
     meson setup "$builddir"
 fi
-meson compile -C "$builddir" cdlab
+meson compile -C "$builddir" src/cli/cdlab:executable
 cdlab="$builddir/src/cli/cdlab"
 start=$(date +%s)
 runs=""

@@ -134,7 +134,8 @@ static int handler(void *user, const char *section, const char *name, const char
         if (strcmp(last->section, section) == 0 && strcmp(last->name, name) == 0) {
             size_t a = strlen(last->value), b = strlen(value);
             last->value = cd_realloc(last->value, a + b + 3);
-            snprintf(last->value + a, b + 3, ", %s", value);
+            int has_comma = (a && last->value[a - 1] == ',') || value[0] == ',';
+            snprintf(last->value + a, b + 3, "%s%s", has_comma ? " " : ", ", value);
             return 1;
         }
     }

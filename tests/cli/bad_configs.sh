@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every config in bad/ must make `cdlab run` exit 2 with "file:line:" and the expected phrase
+# (both from the file's first line: "; expect-line: LINE PHRASE") and leave no results directory.
+# usage: bad_configs.sh CDLAB FIXTURE_DIR
+set -u
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+fix=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+count=0
+check() {  # file line phrase
+    f=$1 line=$2 phrase=$3
+    count=$((count + 1))
+    (cd "$tmp" && "$cdlab" run "$f" >"$tmp/out" 2>"$tmp/err")
+    rc=$?
+    msg=$(cat "$tmp/err")
+    if [ "$rc" -ne 2 ]; then
+        echo "FAIL $f: exit $rc, expected 2 ($msg)"; fail=1
+    elif ! grep -qF -- "$f:$line:" "$tmp/err"; then
+        echo "FAIL $f: message lacks '$f:$line:': $msg"; fail=1
+    elif ! grep -qF -- "$phrase" "$tmp/err"; then
+        echo "FAIL $f: message lacks '$phrase': $msg"; fail=1
+    elif [ -n "$(ls -A "$tmp" | grep -v -e '^out$' -e '^err$')" ]; then
+        echo "FAIL $f: left files behind: $(ls -A "$tmp")"; fail=1
+    else
+        echo "ok $f -> $msg"
+    fi
+}
+for f in "$fix"/bad/*.ini; do
+    head=$(head -n 1 "$f")
+    line=$(echo "$head" | sed -n 's/^; expect-line: \([0-9]*\) .*/\1/p')
+    phrase=$(echo "$head" | sed -n 's/^; expect-line: [0-9]* //p')
+    [ -n "$line" ] || { echo "FAIL $f: no '; expect-line: N phrase' header"; fail=1; continue; }
+    check "$f" "$line" "$phrase"
+done
+check "$tmp/no_such_config.ini" 0 "cannot open"
+# A bad config among good ones stops the whole command before any run starts.
+(cd "$tmp" && "$cdlab" run "$fix/tiny.ini" "$fix/bad/unknown_key.ini" >/dev/null 2>&1)
+rc=$?
+if [ "$rc" -ne 2 ] || [ -e "$tmp/results" ]; then
+    echo "FAIL good+bad configs: exit $rc or results left"; fail=1
+fi
+echo "$count bad configs checked"
+[ "$count" -ge 10 ] || fail=1
+exit $fail

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+// Harness unit tests: SHA-256 vectors, value lists and ranges, config errors with file:line,
+// plan order, statistics, the counter NA path, pinning, and one tiny run end to end.
+#include "cd_core.h"
+#include "cd_csv.h"
+#include "cd_harness.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static void test_sha256_vectors(void **state)
+{
+    (void)state;
+    char h[65];
+    cd_sha256_hex("", 0, h);
+    assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    cd_sha256_hex("abc", 3, h);
+    assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";  // 56 bytes: two tail blocks
+    cd_sha256_hex(two, strlen(two), h);
+    assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    size_t n = 1000000;
+    char *a = malloc(n);
+    memset(a, 'a', n);
+    cd_sha256_hex(a, n, h);
+    free(a);
+    assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static const cd_key_spec int_sweep = {"s", "k", CD_KEY_INT, "1", 0, 1e9, NULL, NULL, 1, ""};
+static const cd_key_spec real_sweep = {"s", "r", CD_KEY_REAL, "1", 0, 100, NULL, NULL, 1, ""};
+static const cd_key_spec int_single = {"s", "one", CD_KEY_INT, "1", 0, 10, NULL, NULL, 0, ""};
+static const char *const words[] = {"a", "b", NULL};
+static const cd_key_spec word_sweep = {"s", "w", CD_KEY_WORD, "a", 0, 0, words, NULL, 1, ""};
+
+static size_t parse_ok(const cd_key_spec *spec, const char *text, cd_value **v)
+{
+    size_t n;
+    char why[256];
+    int rc = cd_values_parse(spec, text, v, &n, why, sizeof why);
+    if (rc) fprintf(stderr, "unexpected error for '%s': %s\n", text, why);
+    assert_int_equal(rc, 0);
+    return n;
+}
+
+static void parse_bad(const cd_key_spec *spec, const char *text, const char *expect)
+{
+    cd_value *v;
+    size_t n;
+    char why[256] = "";
+    assert_int_equal(cd_values_parse(spec, text, &v, &n, why, sizeof why), -1);
+    assert_null(v);
+    if (!strstr(why, expect)) fprintf(stderr, "'%s': message '%s' lacks '%s'\n", text, why, expect);
+    assert_non_null(strstr(why, expect));
+}
+
+static void test_value_lists_and_ranges(void **state)
+{
+    (void)state;
+    cd_value *v;
+    size_t n = parse_ok(&int_sweep, "250..64000 *2", &v);
+    assert_int_equal(n, 9);
+    assert_true(v[0].num == 250 && v[8].num == 64000);
+    assert_string_equal(v[3].text, "2000");
+    cd_values_free(v, n);
+    n = parse_ok(&int_sweep, "1..8", &v);
+    assert_int_equal(n, 8);
+    assert_true(v[7].num == 8);
+    cd_values_free(v, n);
+    n = parse_ok(&real_sweep, "0..1 +0.25", &v);
+    assert_int_equal(n, 5);
+    assert_true(v[4].num == 1.0 && v[1].num == 0.25);
+    cd_values_free(v, n);
+    n = parse_ok(&real_sweep, "0..1 +0.1", &v);  // 0.1 steps must still reach 1 despite rounding
+    assert_int_equal(n, 11);
+    cd_values_free(v, n);
+    n = parse_ok(&int_sweep, " 500, 1000 ,2000, 10..30 +10", &v);
+    assert_int_equal(n, 6);
+    assert_true(v[2].num == 2000 && v[5].num == 30);
+    cd_values_free(v, n);
+    n = parse_ok(&word_sweep, "b, a", &v);
+    assert_int_equal(n, 2);
+    assert_string_equal(v[0].text, "b");
+    cd_values_free(v, n);
+
+    parse_bad(&int_sweep, "", "empty list");
+    parse_bad(&int_sweep, "1,,2", "empty item");
+    parse_bad(&int_sweep, "lots", "not a number");
+    parse_bad(&int_sweep, "2.5", "not an integer");
+    parse_bad(&int_sweep, "-1", "out of range");
+    parse_bad(&int_sweep, "400..100", "empty range");
+    parse_bad(&int_sweep, "100..800 *1", "factor > 1");
+    parse_bad(&int_sweep, "1..5 +0", "step > 0");
+    parse_bad(&int_sweep, "1..x", "bad range");
+    parse_bad(&int_sweep, "1..1000000", "more than");
+    parse_bad(&int_single, "1, 2", "exactly one");
+    parse_bad(&int_single, "1..3", "not allowed");
+    parse_bad(&word_sweep, "c", "expected one of");
+    parse_bad(&word_sweep, "a, a", "twice");
+    parse_bad(&word_sweep, "a b", "not a word");
+}
+
+static const char *good_cfg = "[experiment]\n"
+                              "name = t\n"
+                              "frames = 2\n"
+                              "repeats = 1\n"
+                              "warmup = 0\n"
+                              "[scene]\n"
+                              "cubes = 10, 20, 30\n"
+                              "[method]\n"
+                              "method = naive\n"
+                              "depth = 1..2,\n"
+                              "  5\n"
+                              "[run]\n"
+                              "counters =\n"
+                              "output = /nonexistent\n";
+
+static void test_config_and_plan(void **state)
+{
+    (void)state;
+    cd_config c;
+    char err[512];
+    int rc = cd_config_parse("t.ini", good_cfg, strlen(good_cfg), &c, err, sizeof err);
+    if (rc) fprintf(stderr, "%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_string_equal(c.kind->name, "cubes");
+    assert_int_equal(cd_config_key_get(&c, "method", "depth")->count, 3);  // continuation line appended
+    assert_int_equal(cd_config_key_get(&c, "scene", "cubes")->line, 7);
+    assert_int_equal(cd_config_key_get(&c, "run", "counters")->count, 0);
+    assert_int_equal(cd_plan_size(&c), 9);
+    size_t pick[64];
+    assert_true(c.key_count <= 64);
+    cd_point p = {.pick = pick};
+    // [method] precedes [scene] in the cubes table, so depth varies slower than cubes.
+    cd_point_at(&c, 0, &p);
+    assert_true(cd_point_num(&p, "method", "depth") == 1 && cd_point_num(&p, "scene", "cubes") == 10);
+    cd_point_at(&c, 1, &p);
+    assert_true(cd_point_num(&p, "method", "depth") == 1 && cd_point_num(&p, "scene", "cubes") == 20);
+    cd_point_at(&c, 8, &p);
+    assert_true(cd_point_num(&p, "method", "depth") == 5 && cd_point_num(&p, "scene", "cubes") == 30);
+    assert_string_equal(cd_point_text(&p, "method", "method"), "naive");
+    char label[128];
+    cd_point_label(&p, label, sizeof label);
+    assert_string_equal(label, "depth=5 cubes=30");
+    char sha[65];
+    cd_sha256_hex(good_cfg, strlen(good_cfg), sha);
+    assert_string_equal(sha, c.sha256);
+    cd_config_free(&c);
+}
+
+static void expect_config_error(const char *text, const char *where, const char *what)
+{
+    cd_config c;
+    char err[512] = "";
+    assert_int_equal(cd_config_parse("bad.ini", text, strlen(text), &c, err, sizeof err), -1);
+    if (!strstr(err, where) || !strstr(err, what)) fprintf(stderr, "message '%s' lacks '%s' or '%s'\n", err, where, what);
+    assert_non_null(strstr(err, where));
+    assert_non_null(strstr(err, what));
+    assert_int_equal(c.key_count, 0);
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    expect_config_error("[experiment]\nseed = 1\n[scenery]\ncubes = 3\n", "bad.ini:3:", "unknown section [scenery]");
+    expect_config_error("[scene]\ncubez = 3\n", "bad.ini:2:", "unknown key 'cubez'");
+    expect_config_error("[scene]\ncubes = 3\ncubes = 4\n", "bad.ini:3:", "given twice");
+    expect_config_error("cubes = 3\n", "bad.ini:1:", "before any section");
+    expect_config_error("[scene]\n\ncubes\n", "bad.ini:3:", "syntax error");
+    expect_config_error("[experiment]\nkind = fluid\n", "bad.ini:2:", "unknown kind 'fluid'");
+    expect_config_error("[method]\nmethod = quadtree\n", "bad.ini:2:", "registered method");
+    expect_config_error("[run]\npin = off\ncpu = 1\n", "bad.ini:3:", "contradicts pin = off");
+    expect_config_error("[run]\npin = required\n[method]\nthreads = 2\n", "bad.ini:4:", "contradicts [run] pin");
+    char long_cfg[400];
+    snprintf(long_cfg, sizeof long_cfg, "[scene]\ncubes = 1%0250d\n", 0);
+    expect_config_error(long_cfg, "bad.ini:2:", "line longer than");
+}
+
+static void test_stats(void **state)
+{
+    (void)state;
+    double x[100];
+    for (int i = 0; i < 100; ++i) x[99 - i] = i + 1;  // unsorted input
+    cd_stats s = cd_stats_compute(x, 100);
+    assert_int_equal(s.n, 100);
+    assert_true(s.median == 50.5);
+    assert_true(fabs(s.p05 - 5.95) < 1e-12);
+    assert_true(fabs(s.p95 - 95.05) < 1e-12);
+    assert_true(s.mad == 25.0);
+    assert_true(s.mean == 50.5);
+    assert_true(fabs(s.cv - 29.011491975882016 / 50.5) < 1e-12);
+    assert_true(x[0] == 100);  // input untouched
+    double one = 7;
+    s = cd_stats_compute(&one, 1);
+    assert_true(s.median == 7 && s.p05 == 7 && s.p95 == 7 && s.mad == 0 && s.cv == 0);
+    s = cd_stats_compute(NULL, 0);
+    assert_int_equal(s.n, 0);
+}
+
+static void test_counters_na_path(void **state)
+{
+    (void)state;
+    cd_counters k;
+    const char *names[] = {"NOT_A_REAL_EVENT", "PAPI_TOT_CYC"};
+    cd_counters_open(&k, names, 2);
+    assert_int_equal(k.count, 2);
+    assert_int_equal(k.live[0], 0);
+    assert_non_null(strstr(k.reason[0], "unknown event"));
+    // PAPI_TOT_CYC is either counted or NA with a reason; never silently neither.
+    if (k.live[1])
+        assert_string_equal(k.reason[1], "ok");
+    else
+        assert_true(strlen(k.reason[1]) > 0 && strcmp(k.reason[1], "ok") != 0);
+    assert_true(strlen(k.papi_version) > 0 && strlen(k.papi_status) > 0);
+    cd_counters_begin(&k);
+    cd_counters_end(&k);
+    assert_true(k.last[0] == -1);  // NA events read as -1, written as NA
+    cd_counters_close(&k);
+}
+
+static void test_pinning(void **state)
+{
+    (void)state;
+    cd_pin_result r;
+    assert_int_equal(cd_pin_thread(CD_PIN_REQUIRED, 1000000, &r), -1);
+    assert_int_equal(r.ok, 0);
+    assert_non_null(strstr(r.status, "no PU"));
+    assert_int_equal(cd_pin_thread(CD_PIN_OPTIONAL, 1000000, &r), 0);  // optional: warn only
+    assert_int_equal(cd_pin_thread(CD_PIN_OFF, 0, &r), 0);
+    assert_int_equal(r.requested, -1);
+    assert_int_equal(cd_pin_thread(CD_PIN_OPTIONAL, 0, &r), 0);
+    if (r.ok) assert_int_equal(r.actual, 0);
+    char topo[256];
+    cd_topology_summary(topo, sizeof topo);
+    assert_non_null(strstr(topo, "PU"));
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static void test_tiny_run(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cd_test_harness_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *text = "[experiment]\nname = tiny\nwarmup = 1\nframes = 3\nrepeats = 2\n"
+                       "[scene]\ncubes = 5, 40\n[run]\ncounters = NOT_A_REAL_EVENT\npin = off\ncpu = -1\n";
+    cd_config c;
+    char err[512], dir[4600];
+    assert_int_equal(cd_config_parse("tiny.ini", text, strlen(text), &c, err, sizeof err), 0);
+    cd_run_options o = {.output = root, .run_id = "r1", .quiet = 1};
+    assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
+    char path[4800];
+    snprintf(path, sizeof path, "%s/tiny/r1", root);
+    assert_string_equal(dir, path);
+    const char *files[] = {"frames.csv", "summary.csv", "meta.ini", "config.ini"};
+    for (size_t i = 0; i < 4; ++i) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        assert_true(file_exists(path));
+        snprintf(path, sizeof path, "%s/%s.part", dir, files[i]);
+        assert_false(file_exists(path));
+    }
+    cd_csv_table t;
+    snprintf(path, sizeof path, "%s/frames.csv", dir);
+    assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.count, 1 + 2 * 2 * 3);  // header + points × repeats × frames
+    size_t last = t.rows[0].count - 1;
+    assert_string_equal(t.rows[0].fields[0], "point");
+    assert_string_equal(t.rows[0].fields[last], "NOT_A_REAL_EVENT");
+    for (size_t i = 1; i < t.count; ++i) assert_string_equal(t.rows[i].fields[last], "NA");
+    assert_string_equal(t.rows[t.count - 1].fields[0], "1");
+    cd_csv_table_free(&t);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.count, 3);
+    cd_csv_table_free(&t);
+    // An existing run id is refused before anything is written.
+    assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 2);
+    cd_config_free(&c);
+    char cmd[4900];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sha256_vectors),   cmocka_unit_test(test_value_lists_and_ranges),
+        cmocka_unit_test(test_config_and_plan),  cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_stats),            cmocka_unit_test(test_counters_na_path),
+        cmocka_unit_test(test_pinning),          cmocka_unit_test(test_tiny_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
