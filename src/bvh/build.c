@@ -59,8 +59,8 @@ static void build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t count, i
     }
     cd_vec3 lo = b->ctx.centroids[ids[0]], hi = lo;
     for (uint32_t i = 1; i < count; ++i) {
-        lo = cd_v3_min(lo, b->ctx.centroids[ids[i]]);
-        hi = cd_v3_max(hi, b->ctx.centroids[ids[i]]);
+        lo = cd_bvh_vmin(lo, b->ctx.centroids[ids[i]]);
+        hi = cd_bvh_vmax(hi, b->ctx.centroids[ids[i]]);
     }
     cd_vec3 ext = cd_v3_sub(hi, lo);
     int axis = ext.x >= ext.y && ext.x >= ext.z ? 0 : (ext.y >= ext.z ? 1 : 2);
@@ -87,6 +87,7 @@ static void precompute(builder *b)
     for (uint32_t t = 0; t < m->ntris; ++t) {
         cd_vec3 p = m->verts[m->tris[t][0]], q = m->verts[m->tris[t][1]], r = m->verts[m->tris[t][2]];
         b->ctx.centroids[t] = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
+        b->ctx.tri_verts[3 * (size_t)t] = p, b->ctx.tri_verts[3 * (size_t)t + 1] = q, b->ctx.tri_verts[3 * (size_t)t + 2] = r;
         if (b->ctx.moments) b->ctx.moments[t] = cd_tri_moment_of(p, q, r);
     }
     double scale = 0;
@@ -99,6 +100,7 @@ static void ctx_init(builder *b)
     uint32_t n = b->bvh->mesh->ntris;
     b->ctx.mesh = b->bvh->mesh;
     b->ctx.centroids = cd_alloc(sizeof(cd_vec3) * n);
+    b->ctx.tri_verts = cd_alloc(sizeof(cd_vec3) * 3 * (size_t)n);
     b->ctx.moments = plan_has_obb(&b->bvh->plan) ? cd_alloc(sizeof(cd_tri_moment) * n) : NULL;
     precompute(b);
 }
@@ -106,6 +108,7 @@ static void ctx_init(builder *b)
 static void ctx_free(builder *b)
 {
     cd_free(b->ctx.centroids);
+    cd_free(b->ctx.tri_verts);
     cd_free(b->ctx.moments);
 }
 

@@ -17,7 +17,19 @@ typedef struct cd_bvh_build_ctx {
     const cd_mesh *mesh;
     cd_tri_moment *moments;  ///< per triangle; NULL when the plan has no OBB kind
     cd_vec3 *centroids;      ///< per triangle
+    cd_vec3 *tri_verts;      ///< per triangle its three vertices, packed: fitting streams them
 } cd_bvh_build_ctx;
+
+/// Componentwise min/max. fmin/fmax carry NaN rules that keep GCC from inlining them (they were
+/// a fifth of the build time); vertices are finite here.
+static inline cd_vec3 cd_bvh_vmin(cd_vec3 a, cd_vec3 b)
+{
+    return cd_v3(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z);
+}
+static inline cd_vec3 cd_bvh_vmax(cd_vec3 a, cd_vec3 b)
+{
+    return cd_v3(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z);
+}
 
 /// Moments of the triangle p, q, r.
 cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r);

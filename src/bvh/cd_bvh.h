@@ -135,6 +135,13 @@ typedef struct cd_bvh_result {
     cd_bvh_stats stats;
     uint32_t *stack;      ///< traversal scratch
     size_t stack_capacity;
+    // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
+    // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the
+    // cost of a test (see README, "Mesh hierarchies").
+    struct cd_bvh_moved *moved;
+    cd_vec3 *moved_verts;
+    uint32_t *node_stamp, *vert_stamp;
+    uint32_t epoch, cached_nodes, cached_verts;
 } cd_bvh_result;
 
 /// Total BV tests of s (Nv).
@@ -149,8 +156,8 @@ void cd_bvh_result_sort(cd_bvh_result *res);
 /// Free res's arrays.
 void cd_bvh_result_free(cd_bvh_result *res);
 
-/// The node-pair volume test of the traversal, exposed for cost measurement: node na of a against
-/// node nb of b already moved into A's frame by R, t, with outward margin m; counts into s.
+/// The node-pair volume test of the traversal on its own: node na of A against node nb of B, which
+/// it moves into A's frame by R, t and enlarges by the outward margin m; counts into s.
 int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m,
                         cd_bvh_stats *s);
 
