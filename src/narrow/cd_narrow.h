@@ -35,4 +35,32 @@ static inline int cd_aabb_aabb_overlap(const cd_aabb *a, const cd_aabb *b)
 /// triangles are handled.
 int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b);
 
+/// Which test decided a triangle–triangle answer (`cdlab query --explain`, op counts per branch).
+typedef enum cd_tritri_why {
+    CD_TT_PLANE_A,              ///< all of b strictly on one side of a's plane: disjoint
+    CD_TT_PLANE_B,              ///< all of a strictly on one side of b's plane: disjoint
+    CD_TT_SLICES_DISJOINT,      ///< planes cross; the two slices on their common line are apart
+    CD_TT_SLICES_OVERLAP,       ///< planes cross; the two slices on their common line meet
+    CD_TT_COPLANAR_SEPARATED,   ///< same plane; an edge line separates the triangles
+    CD_TT_COPLANAR_OVERLAP,     ///< same plane; no edge line separates them
+    CD_TT_DEGENERATE_DISJOINT,  ///< a zero-area triangle (segment or point) misses the other
+    CD_TT_DEGENERATE_OVERLAP,   ///< a zero-area triangle (segment or point) meets the other
+    CD_TT_WHY_COUNT
+} cd_tritri_why;
+
+/// Short name of a cd_tritri_why value ("plane_a", "slices_overlap", ...).
+const char *cd_tritri_why_name(cd_tritri_why why);
+/// cd_tri_tri_overlap that also reports in *why which test decided.
+int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why);
+/// The same plane-first algorithm in plain floating point (no filter, divided slice coordinates);
+/// the baseline of the throughput experiment, not exact. Zero normals go to the exact routines.
+int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b);
+/// cd_tri_tri_overlap_float that also reports in *why which test decided.
+int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why);
+/// Guigue–Devillers triangle–triangle test on exact orientation signs (src/narrow/tri_tri_gd.c);
+/// same contract as cd_tri_tri_overlap.
+int cd_tri_tri_overlap_gd(const cd_triangle *a, const cd_triangle *b);
+/// cd_tri_tri_overlap_gd that also reports in *why which test decided.
+int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why);
+
 #endif

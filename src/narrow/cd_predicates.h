@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Robust orientation predicates (src/narrow/predicates.c): a floating-point filter with Shewchuk's
+// error bounds, and when the filter cannot certify the sign, an exact evaluation on floating-point
+// expansions of the raw coordinates. The sign returned is the sign of the exact determinant of the
+// input doubles, provided no intermediate product underflows or overflows (coordinate differences
+// either 0 or within about 2^-300 .. 2^300 in magnitude).
+#ifndef CD_PREDICATES_H
+#define CD_PREDICATES_H
+
+#include "cd_core.h"
+
+/// A point in a coordinate plane (a 3-D point with one coordinate dropped).
+typedef struct cd_pt2 {
+    double x, y;
+} cd_pt2;
+
+/// p with coordinate `drop` (0, 1, 2) removed; the other two keep their cyclic order
+/// (drop 0 → (y, z), drop 1 → (z, x), drop 2 → (x, y)) so orientations match the normal's sign.
+static inline cd_pt2 cd_pt2_drop(cd_vec3 p, int drop)
+{
+    return drop == 0 ? (cd_pt2){p.y, p.z} : (drop == 1 ? (cd_pt2){p.z, p.x} : (cd_pt2){p.x, p.y});
+}
+
+/// Sign (−1, 0, +1) of det[b − a, c − a, d − a] = ((b − a) × (c − a)) · (d − a): positive when d
+/// lies on the side of plane abc that the normal (b − a) × (c − a) points to. Exact.
+int cd_orient3d(const cd_vec3 *a, const cd_vec3 *b, const cd_vec3 *c, const cd_vec3 *d);
+/// cd_orient3d without the filter: always the expansion evaluation (tests, fallback).
+int cd_orient3d_exact(const cd_vec3 *a, const cd_vec3 *b, const cd_vec3 *c, const cd_vec3 *d);
+/// Sign of det[b − a, c − a]: +1 when a, b, c turn counter-clockwise. Exact.
+int cd_orient2d(cd_pt2 a, cd_pt2 b, cd_pt2 c);
+/// cd_orient2d without the filter.
+int cd_orient2d_exact(cd_pt2 a, cd_pt2 b, cd_pt2 c);
+
+/// Error-bound factor of the shared-normal plane test: |fl(N·w) − N·w| ≤ CD_PLANE_ERR ·
+/// m_t² · m_w, where m_t is the largest |component| of the two edge vectors that formed N and m_w
+/// the largest |component| of w. 6 · Shewchuk's o3derrboundA (the permanent is at most 6 m_t² m_w),
+/// rounded up to 48ε to cover the three roundings of the bound itself.
+#define CD_PLANE_ERR (48.0 * 0x1p-53)
+
+#endif

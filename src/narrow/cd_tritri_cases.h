@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// Exact special cases shared by the triangle–triangle algorithms (src/narrow/tri_tri_cases.c):
+// zero-area triangles (reduced to a segment or a point) and coplanar pairs. Private to narrow.
+#ifndef CD_TRITRI_CASES_H
+#define CD_TRITRI_CASES_H
+
+#include "cd_opcount.h"
+
+/// 1 when t has exactly zero area (vertices collinear or coincident).
+int cd_tritri_is_degenerate(const cd_triangle *t);
+/// Overlap of a and b when at least one of them has zero area; exact.
+int cd_tritri_degenerate(const cd_triangle *a, const cd_triangle *b);
+/// Overlap of two non-degenerate triangles that lie exactly in one plane; exact. The triangles are
+/// projected by dropping coordinate drop_hint when a's projection on it is non-degenerate (else
+/// another) and separated iff some edge line has the other triangle strictly outside.
+int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint);
+
+#endif
