@@ -36,9 +36,12 @@ static const char *type_name(cd_key_type t)
 
 static void print_keys(const cd_key_spec *k, size_t n)
 {
-    for (size_t i = 0; i < n; ++i)
-        printf("  [%s] %-10s %-9s %-5s default %-8s %s\n", k[i].section, k[i].name, type_name(k[i].type),
-               k[i].sweep ? "sweep" : "", k[i].def && k[i].def[0] ? k[i].def : "-", k[i].help);
+    for (size_t i = 0; i < n; ++i) {
+        char key[80];
+        snprintf(key, sizeof key, "[%s] %s", k[i].section, k[i].name);
+        printf("  %-22s %-9s %-5s default %-8s  %s\n", key, type_name(k[i].type), k[i].sweep ? "sweep" : "",
+               k[i].def && k[i].def[0] ? k[i].def : "-", k[i].help);
+    }
 }
 
 static void list_keys(void)
@@ -51,6 +54,7 @@ static void list_keys(void)
     for (size_t i = 0; i < n; ++i) {
         printf("\nkind %s: %s (figures: %s)\n", kinds[i]->name, kinds[i]->description, kinds[i]->figures);
         print_keys(kinds[i]->keys, kinds[i]->key_count);
+        if (kinds[i]->more_keys) print_keys(kinds[i]->more_keys, kinds[i]->more_key_count);
     }
 }
 

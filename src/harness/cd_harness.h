@@ -235,8 +235,10 @@ typedef struct cd_run cd_run;
 typedef struct cd_kind {
     const char *name;              ///< [experiment] kind
     const char *description;       ///< one line
-    const cd_key_spec *keys;       ///< the kind's own keys (sections other than experiment, run)
+    const cd_key_spec *keys;       ///< the kind's keys (sections other than experiment, run)
     size_t key_count;
+    const cd_key_spec *more_keys;  ///< a second table, so a kind can reuse another's (may be NULL)
+    size_t more_key_count;
     const char *figures;           ///< default [run] figures
     /// Cross-key checks after every key parsed (contradicting values); 0 or -1 with err set
     /// through cd_config_error. May be NULL.
@@ -315,6 +317,10 @@ typedef struct cd_cubes_result {
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res.
 void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
+/// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
+extern const cd_key_spec cd_cubes_keys[];
+/// Number of cd_cubes_keys.
+extern const size_t cd_cubes_key_count;
 /// frames.csv columns of the cubes kind (after `point`).
 extern const cd_column cd_cubes_frame_columns[];
 /// Number of cd_cubes_frame_columns.

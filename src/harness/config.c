@@ -213,16 +213,17 @@ static cd_config_key *find_key(cd_config *c, const char *section, const char *na
     return NULL;
 }
 
-// Keys that belong to no kind: fill the key table from the common and the kind's specs.
+// The key table: the common specs, then the kind's table(s), in order (the plan's order).
 static void setup_keys(cd_config *c, const cd_kind *kind)
 {
     size_t nc;
     const cd_key_spec *common = cd_common_keys(&nc);
     c->kind = kind;
-    c->key_count = nc + kind->key_count;
+    c->key_count = nc + kind->key_count + kind->more_key_count;
     c->keys = cd_alloc_zero(c->key_count, sizeof *c->keys);
     for (size_t i = 0; i < nc; ++i) c->keys[i].spec = &common[i];
     for (size_t i = 0; i < kind->key_count; ++i) c->keys[nc + i].spec = &kind->keys[i];
+    for (size_t i = 0; i < kind->more_key_count; ++i) c->keys[nc + kind->key_count + i].spec = &kind->more_keys[i];
 }
 
 static int set_key(cd_config *c, cd_config_key *k, const char *text, int line, char *err, size_t err_len)
@@ -262,6 +263,17 @@ static int validate_common(cd_config *c, char *err, size_t err_len)
             cd_config_error(c, ctr, err, err_len, "[run] counters: event name too long: expected < 64 characters");
             return -1;
         }
+    // Per-point sample arrays hold frames × repeats values; keep them to a sane size.
+    const cd_config_key *frames = find_key(c, "experiment", "frames"), *reps = find_key(c, "experiment", "repeats");
+    for (size_t i = 0; i < frames->count; ++i)
+        for (size_t j = 0; j < reps->count; ++j)
+            if (frames->values[i].num * reps->values[j].num > 1e8) {
+                cd_config_error(c, frames, err, err_len,
+                                "frames = %s with repeats = %s (line %d) is over 1e8 measured frames per point: "
+                                "expected frames * repeats <= 1e8",
+                                frames->values[i].text, reps->values[j].text, reps->line);
+                return -1;
+            }
     if (cd_plan_size(c) > 1000000) {
         cd_config_error(c, NULL, err, err_len, "the sweep has %zu points: expected at most 1000000",
                         cd_plan_size(c));

@@ -25,7 +25,7 @@ static const char *const update_words[] = {"rebuild", "incremental", NULL};
 
 // [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
 // cube sweep runs together (one line per method in the figures).
-static const cd_key_spec cubes_keys[] = {
+const cd_key_spec cd_cubes_keys[] = {
     {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, check_method, 1,
      "broad phase by registry name (`cdlab methods`)"},
     {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
@@ -43,6 +43,8 @@ static const cd_key_spec cubes_keys[] = {
     {"scene", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
      "angular velocity components uniform in [-spin, spin] rad/frame"},
 };
+
+const size_t cd_cubes_key_count = sizeof cd_cubes_keys / sizeof cd_cubes_keys[0];
 
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
@@ -269,8 +271,8 @@ static int cubes_run_point(cd_run *r, const cd_point *p)
 const cd_kind cd_kind_cubes = {
     .name = "cubes",
     .description = "moving oriented cubes under one broad phase: frame times, counters, pairs",
-    .keys = cubes_keys,
-    .key_count = sizeof cubes_keys / sizeof cubes_keys[0],
+    .keys = cd_cubes_keys,
+    .key_count = sizeof cd_cubes_keys / sizeof cd_cubes_keys[0],
     .figures = "fps_vs_cubes, frame_ms_series",
     .validate = cubes_validate,
     .frame_columns = cd_cubes_frame_columns,

@@ -5,9 +5,11 @@
 #include <string.h>
 
 extern const cd_kind cd_kind_cubes;
+extern const cd_kind cd_kind_mesh;
 
 static const cd_kind *const kinds[] = {
     &cd_kind_cubes,
+    &cd_kind_mesh,
 };
 
 const cd_kind *const *cd_kinds(size_t *count)

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+// The mesh kind: DESIGN.md's mesh pair. Both meshes are scaled into [-1,1]³ about their
+// bounding-box centres; B is placed by seeded random rotations at centre distance `distance`
+// along x (or by poses read from CSV); each pose is one query of the pair traversal of src/bvh.
+// One frames.csv row per pose, one summary.csv row per point with the cost-model terms.
+#include "cd_bvh.h"
+#include "cd_harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *check_mesh(const char *w)
+{
+    static const char *expected =
+        "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), or a readable mesh file";
+    static const char *const gens[] = {"icosphere:", "torus:", "noisy_sphere:", "pencil:"};
+    for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
+        size_t len = strlen(gens[k]);
+        if (strncmp(w, gens[k], len) != 0) continue;
+        char *end;
+        double n = strtod(w + len, &end);
+        return (w[len] >= '0' && w[len] <= '9' && *end == '\0' && n >= 1 && n <= 1e7 && n == floor(n)) ? NULL
+                                                                                                     : expected;
+    }
+    return access(w, R_OK) == 0 ? NULL : expected;
+}
+
+static const char *check_hierarchy(const char *w)
+{
+    if (cd_bvh_variant_find(w)) return NULL;
+    static char known[300];  // built per message; config loading is single-threaded
+    size_t len = (size_t)snprintf(known, sizeof known, "a hierarchy variant (");
+    for (const cd_bvh_variant *v = cd_bvh_variants; v->name && len < sizeof known; ++v)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", v == cd_bvh_variants ? "" : ", ", v->name);
+    if (len < sizeof known) snprintf(known + len, sizeof known - len, ")");
+    return known;
+}
+
+static const char *const mode_words[] = {"first_hit", "all_pairs", "solid", NULL};
+
+// [method] before [mesh]: the first swept key varies slowest, so each hierarchy's sweep over
+// meshes and distances runs together (one line per hierarchy in the figures).
+static const cd_key_spec mesh_keys[] = {
+    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
+     "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
+    {"method", "mode", CD_KEY_WORD, "all_pairs", 0, 0, mode_words, NULL, 1,
+     "query: first_hit, all_pairs, or solid (adds point-in-mesh for closed meshes)"},
+    {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf (1 as in RAPID)"},
+    {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
+    {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1,
+     "hybrid: OBB+sphere layers below X (layer Y); OBBs below (layer Z)"},
+    {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, check_mesh, 1,
+     "mesh A (at the identity): icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
+    {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, check_mesh, 1, "mesh B (posed), same forms as a"},
+    {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
+    {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
+    {"mesh", "poses_file", CD_KEY_TEXT, "", 0, 0, NULL, NULL, 0,
+     "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
+};
+
+static int mesh_validate(const cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *file = cd_config_key_get(c, "mesh", "poses_file");
+    if (!file->values[0].text[0]) return 0;
+    const cd_config_key *dist = cd_config_key_get(c, "mesh", "distance");
+    if (dist->count > 1) {
+        cd_config_error(c, dist, err, err_len, "distance is swept but poses_file (line %d) fixes the poses: "
+                        "expected one distance or no poses_file", file->line);
+        return -1;
+    }
+    cd_pose *p;
+    size_t n;
+    char why[600];
+    if (cd_poses_read_csv(file->values[0].text, &p, &n, why, sizeof why)) {
+        cd_config_error(c, file, err, err_len, "poses_file: %s", why);
+        return -1;
+    }
+    cd_free(p);
+    return 0;
+}
+
+static const cd_column frame_columns[] = {
+    {"pose", 0, "pose number, 0-based"},
+    {"hierarchy", 0, "[method] hierarchy"},
+    {"mode", 0, "[method] mode"},
+    {"distance", 0, "[mesh] distance (NA with poses_file)"},
+    {"pairs", 0, "intersecting triangle pairs reported (first_hit/solid: 0 or 1)"},
+    {"bv_tests", 0, "bounding-volume tests, all kinds (Nv)"},
+    {"tri_tests", 0, "triangle-triangle tests (Np)"},
+    {"query_us", 1, "query time in microseconds, median over repeats"},
+    {"overlap", 0, "1 when the meshes intersect (solid: or one contains the other)"},
+    {"sphere_sphere", 0, "sphere-sphere tests"},
+    {"sphere_obb", 0, "sphere-OBB tests"},
+    {"obb_obb", 0, "OBB-OBB tests"},
+    {"aabb_aabb", 0, "AABB-AABB tests"},
+    {"node_pairs", 0, "node pairs visited"},
+};
+
+static const cd_column summary_columns[] = {
+    {"hierarchy", 0, "[method] hierarchy"},
+    {"mode", 0, "[method] mode"},
+    {"a", 0, "[mesh] a"},
+    {"b", 0, "[mesh] b"},
+    {"faces_a", 0, "triangles of A"},
+    {"faces_b", 0, "triangles of B"},
+    {"distance", 0, "[mesh] distance (NA with poses_file)"},
+    {"leaf_size", 0, "[method] leaf_size"},
+    {"hybrid_x", 0, "[method] hybrid_x"},
+    {"hybrid_y", 0, "[method] hybrid_y"},
+    {"poses", 0, "poses queried"},
+    {"repeats", 0, "timed queries per pose"},
+    {"build_ms", 1, "building both hierarchies"},
+    {"query_us_median", 1, "median over poses of query_us"},
+    {"pairs_mean", 0, "mean pairs per pose"},
+    {"bv_tests_mean", 0, "mean BV tests per pose (Nv)"},
+    {"tri_tests_mean", 0, "mean triangle tests per pose (Np)"},
+    {"cv_ns", 1, "measured cost of one BV test with its move into A's frame (Cv)"},
+    {"cp_ns", 1, "measured cost of one triangle test with its move (Cp)"},
+    {"query_us_p05", 1, "5th percentile of query_us"},
+    {"query_us_p95", 1, "95th percentile of query_us"},
+    {"query_us_mad", 1, "median absolute deviation of query_us"},
+    {"query_us_cv", 1, "coefficient of variation of query_us"},
+    {"qps_median", 1, "1e6 / query_us_median: queries (\"frames\") per second"},
+    {"overlap_fraction", 0, "fraction of poses with overlap"},
+    {"sphere_sphere_mean", 0, "mean sphere-sphere tests per pose"},
+    {"sphere_obb_mean", 0, "mean sphere-OBB tests per pose"},
+    {"obb_obb_mean", 0, "mean OBB-OBB tests per pose"},
+    {"aabb_aabb_mean", 0, "mean AABB-AABB tests per pose"},
+    {"node_pairs_mean", 0, "mean node pairs visited per pose"},
+    {"nu", 0, "nodes refitted by one refit of B (Nu)"},
+    {"cu_ns", 1, "refit time of B per node (Cu)"},
+    {"nodes", 0, "nodes of both hierarchies"},
+    {"bytes", 0, "bytes of both hierarchies"},
+    {"depth_a", 0, "depth of A's hierarchy"},
+    {"depth_b", 0, "depth of B's hierarchy"},
+    {"seed", 0, "[experiment] seed"},
+};
+
+static const char *mode_name(cd_bvh_mode m)
+{
+    return m == CD_BVH_FIRST_HIT ? "first_hit" : (m == CD_BVH_ALL_PAIRS ? "all_pairs" : "solid");
+}
+
+static int load_mesh(cd_run *r, const char *spec, cd_mesh *m)
+{
+    char err[1024];
+    if (cd_mesh_from_spec(spec, m, err, sizeof err)) {
+        cd_run_fail(r, "%s", err);
+        return -1;
+    }
+    cd_mesh_normalize(m);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : (x > y);
+}
+
+typedef struct mesh_point {
+    cd_mesh ma, mb;
+    cd_bvh *ha, *hb;
+    cd_pose *poses;
+    size_t nposes;
+    int have_distance;
+} mesh_point;
+
+static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
+{
+    if (load_mesh(r, cd_point_text(p, "mesh", "a"), &mp->ma) || load_mesh(r, cd_point_text(p, "mesh", "b"), &mp->mb))
+        return -1;
+    const cd_bvh_variant *v = cd_bvh_variant_find(cd_point_text(p, "method", "hierarchy"));
+    CD_ASSERT(v);  // the config check accepted only registered variants
+    cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
+    cd_bvh_plan plan = v->plan(&vp);
+    uint32_t leaf = (uint32_t)cd_point_num(p, "method", "leaf_size");
+    uint64_t t0 = cd_now_ns();
+    mp->ha = cd_bvh_build(&mp->ma, &plan, leaf);
+    mp->hb = cd_bvh_build(&mp->mb, &plan, leaf);
+    *build_ms = (double)(cd_now_ns() - t0) * 1e-6;
+    const char *file = cd_point_text(p, "mesh", "poses_file");
+    if (file[0]) {
+        char err[1024];
+        if (cd_poses_read_csv(file, &mp->poses, &mp->nposes, err, sizeof err)) {
+            cd_run_fail(r, "%s", err);
+            return -1;
+        }
+    } else {
+        mp->have_distance = 1;
+        mp->nposes = (size_t)cd_point_num(p, "mesh", "poses");
+        mp->poses = cd_alloc(sizeof *mp->poses * mp->nposes);
+        cd_poses_generate((uint64_t)cd_point_num(p, "experiment", "seed"), cd_point_num(p, "mesh", "distance"),
+                          mp->nposes, mp->poses);
+    }
+    return 0;
+}
+
+static void teardown(mesh_point *mp)
+{
+    cd_bvh_destroy(mp->ha);
+    cd_bvh_destroy(mp->hb);
+    cd_mesh_free(&mp->ma);
+    cd_mesh_free(&mp->mb);
+    cd_free(mp->poses);
+}
+
+static int mesh_run_point(cd_run *r, const cd_point *p)
+{
+    mesh_point mp = {0};
+    double build_ms = 0;
+    if (setup(r, p, &mp, &build_ms)) {
+        teardown(&mp);
+        return -1;
+    }
+    const char *mode_text = cd_point_text(p, "method", "mode");
+    cd_bvh_mode mode = !strcmp(mode_text, "first_hit") ? CD_BVH_FIRST_HIT
+                                                        : (!strcmp(mode_text, "solid") ? CD_BVH_SOLID : CD_BVH_ALL_PAIRS);
+    const char *hier = cd_point_text(p, "method", "hierarchy");
+    double distance = cd_point_num(p, "mesh", "distance");
+    uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
+    uint32_t warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
+    uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
+    size_t n = mp.nposes;
+    double *query_us = cd_alloc(sizeof *query_us * n), *rep_us = cd_alloc(sizeof *rep_us * repeats);
+    cd_bvh_result res = {0};
+    for (uint32_t w = 0; w < warmup; ++w) cd_bvh_query(mp.ha, mp.hb, &mp.poses[w % n], mode, &res);
+    double sum_pairs = 0, sum_bv = 0, sum_tri = 0, sum_np = 0, sum_kind[CD_BVT_COUNT] = {0}, overlaps = 0;
+    size_t busiest = 0;
+    uint64_t busiest_tri = 0;
+    for (size_t k = 0; k < n; ++k) {
+        for (uint32_t rep = 0; rep < repeats; ++rep) {
+            if (rep + 1 == repeats) cd_run_counters_begin(r);
+            uint64_t t0 = cd_now_ns();
+            cd_bvh_query(mp.ha, mp.hb, &mp.poses[k], mode, &res);
+            rep_us[rep] = (double)(cd_now_ns() - t0) * 1e-3;
+            if (rep + 1 == repeats) cd_run_counters_end(r);
+        }
+        qsort(rep_us, repeats, sizeof *rep_us, cmp_double);
+        query_us[k] = repeats % 2 ? rep_us[repeats / 2] : 0.5 * (rep_us[repeats / 2 - 1] + rep_us[repeats / 2]);
+        const cd_bvh_stats *s = &res.stats;
+        uint64_t bv = cd_bvh_stats_bv_total(s);
+        sum_pairs += (double)res.count, sum_bv += (double)bv, sum_tri += (double)s->tri_tests;
+        sum_np += (double)s->node_pairs, overlaps += res.overlap;
+        for (int j = 0; j < CD_BVT_COUNT; ++j) sum_kind[j] += (double)s->bv_tests[j];
+        if (s->tri_tests > busiest_tri) busiest_tri = s->tri_tests, busiest = k;
+        cd_cell row[] = {
+            cd_cell_int((int64_t)k), cd_cell_text(hier), cd_cell_text(mode_name(mode)),
+            mp.have_distance ? cd_cell_real(distance) : cd_cell_na(), cd_cell_int((int64_t)res.count),
+            cd_cell_int((int64_t)bv), cd_cell_int((int64_t)s->tri_tests), cd_cell_real(query_us[k]),
+            cd_cell_int(res.overlap), cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_SPHERE]),
+            cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_OBB]), cd_cell_int((int64_t)s->bv_tests[CD_BVT_OBB_OBB]),
+            cd_cell_int((int64_t)s->bv_tests[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)s->node_pairs),
+        };
+        _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
+                       "one cell per frame column");
+        cd_run_frame_row(r, row);
+    }
+    cd_bvh_result_free(&res);
+    // Cost model terms: Cv and Cp replayed on the pose with the most triangle tests; Cu from one
+    // refit of B (its vertices are unchanged, so the volumes come out the same).
+    double cv = 0, cp = 0;
+    cd_bvh_measure_costs(mp.ha, mp.hb, &mp.poses[busiest], &cv, &cp);
+    uint64_t t0 = cd_now_ns();
+    uint32_t nu = cd_bvh_refit(mp.hb);
+    double cu_ns = (double)(cd_now_ns() - t0) / (double)nu;
+    cd_stats q = cd_stats_compute(query_us, n);
+    if (q.cv > cd_run_cv_warn(r)) {
+        char label[300];
+        cd_point_label(p, label, sizeof label);
+        cd_run_warn(r, "point %zu (%s): query_us CV %.3f exceeds cv_warn %.3f (poses differ in work, or a noisy machine)",
+                    p->index, label[0] ? label : hier, q.cv, cd_run_cv_warn(r));
+    }
+    double dn = (double)n;
+    cd_cell row[] = {
+        cd_cell_text(hier), cd_cell_text(mode_name(mode)), cd_cell_text(cd_point_text(p, "mesh", "a")),
+        cd_cell_text(cd_point_text(p, "mesh", "b")), cd_cell_int(mp.ma.ntris), cd_cell_int(mp.mb.ntris),
+        mp.have_distance ? cd_cell_real(distance) : cd_cell_na(), cd_cell_int(mp.ha->leaf_size),
+        cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_x")), cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_y")),
+        cd_cell_int((int64_t)n), cd_cell_int(repeats), cd_cell_real(build_ms), cd_cell_real(q.median),
+        cd_cell_real(sum_pairs / dn), cd_cell_real(sum_bv / dn), cd_cell_real(sum_tri / dn), cd_cell_real(cv),
+        cd_cell_real(cp), cd_cell_real(q.p05), cd_cell_real(q.p95), cd_cell_real(q.mad), cd_cell_real(q.cv),
+        cd_cell_real(q.median > 0 ? 1e6 / q.median : NAN), cd_cell_real(overlaps / dn),
+        cd_cell_real(sum_kind[CD_BVT_SPHERE_SPHERE] / dn), cd_cell_real(sum_kind[CD_BVT_SPHERE_OBB] / dn),
+        cd_cell_real(sum_kind[CD_BVT_OBB_OBB] / dn), cd_cell_real(sum_kind[CD_BVT_AABB_AABB] / dn),
+        cd_cell_real(sum_np / dn), cd_cell_int(nu), cd_cell_real(cu_ns), cd_cell_int(mp.ha->nnodes + mp.hb->nnodes),
+        cd_cell_int((int64_t)(cd_bvh_memory(mp.ha) + cd_bvh_memory(mp.hb))), cd_cell_int(mp.ha->depth),
+        cd_cell_int(mp.hb->depth), cd_cell_int((int64_t)seed),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
+                   "one cell per summary column");
+    cd_run_summary_row(r, row);
+    cd_free(query_us);
+    cd_free(rep_us);
+    teardown(&mp);
+    return 0;
+}
+
+const cd_kind cd_kind_mesh = {
+    .name = "mesh",
+    .description = "mesh pair under a hierarchy variant: build, per-pose query time, BV/triangle tests, Cv/Cp/Cu",
+    .keys = mesh_keys,
+    .key_count = sizeof mesh_keys / sizeof mesh_keys[0],
+    .figures = "mesh_qps_vs_faces",
+    .validate = mesh_validate,
+    .frame_columns = frame_columns,
+    .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
+    .summary_columns = summary_columns,
+    .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
+    .run_point = mesh_run_point,
+};
