@@ -6,29 +6,31 @@ if (ARGC < 1) { print "usage: gnuplot -c fps_vs_cubes.gp RUN_DIR [OUTPUT_STEM]";
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/fps_vs_cubes"
 file = dir."/summary.csv"
+here = system("dirname '".ARG0."'")
+points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file."'")
+methods = points("methodset")
+cubes = points("cubeset")
 
 set datafile separator comma
 set datafile columnheaders
-# The distinct methods in first-seen order, found by header name so column order may change.
-methods = system("awk -F, 'NR==1{for(i=1;i<=NF;i++)if($i==\"method\")c=i;next}!s[$c]++{printf \"%s \",$c}' '".file."'")
-
 set title "Collision FPS vs number of cubes (median, p5–p95 over frames × repeats)"
 set xlabel "cubes"
 set ylabel "FPS (collision only)"
 set logscale x 2
 set logscale y 10
-set grid xtics ytics mxtics mytics lc rgb "#dddddd"
+set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right box opaque
-set format x "%.0f"
+set xtics ()
+do for [w in cubes] { set xtics add (w w + 0) }
 set offsets graph 0.05, graph 0.05, 0, 0
 
-set terminal pngcairo size 1000,650 font ",11" enhanced
-set output stem.".png"
-plot for [m in methods] file using (strcol("method") eq m ? column("cubes") : NaN):"fps_median":"fps_p05":"fps_p95" \
-        with yerrorlines lw 2 pt 7 ps 0.8 title m, \
-     60 with lines dt 2 lw 1.5 lc rgb "#c00000" title "60 FPS"
-
-set terminal pdfcairo size 8in,5.2in font ",10" enhanced
-set output stem.".pdf"
-replot
-unset output
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1000,650 font ",11" noenhanced }
+    else { set terminal pdfcairo size 8in,5.2in font ",10" noenhanced }
+    set output stem.".".t
+    plot for [m in methods] file \
+            using (strcol("method") eq m ? column("cubes") : NaN):"fps_median":"fps_p05":"fps_p95" \
+            with yerrorlines lw 2 pt 7 ps 0.8 title m, \
+         60 with lines dt 2 lw 1.5 lc rgb "#c00000" title "60 FPS"
+    unset output
+}

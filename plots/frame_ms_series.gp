@@ -1,35 +1,49 @@
 # SPDX-License-Identifier: MIT
-# Frame time over the measured frames of repeat 0, one line per point (method and cube count), the
-# seed report's first test. Reads RUN_DIR/frames.csv; writes OUTPUT_STEM.png and .pdf.
+# Frame time over the measured frames of repeat 0 (the seed report's first test): one panel per cube
+# count (at most 6, evenly chosen), one line per point in it (per method, or per method variant).
+# Reads RUN_DIR/frames.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/frame_ms_series.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c frame_ms_series.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/frame_ms_series"
 file = dir."/frames.csv"
+here = system("dirname '".ARG0."'")
+points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file."'")
+pts = points("point")
+cbs = points("cubes")
+lab = points("label")
+cset = points("cubeset")
+nc = words(cset)
+panels = nc > 6 ? 6 : nc
+cols = panels <= 1 ? 1 : (panels <= 4 ? 2 : 3)
+rows = (panels + cols - 1) / cols
 
 set datafile separator comma
 set datafile columnheaders
-# One word per point, in order: the point number, its method and its cube count (by header name).
-awk = "awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i;next}!s[$h[\"point\"]]++{printf \"%s \",$h[\"".""
-pts = system(awk."point\"]}' '".file."'")
-mth = system(awk."method\"]}' '".file."'")
-cbs = system(awk."cubes\"]}' '".file."'")
-
-set title "Frame time over frames (repeat 0): motion + broad + narrow"
-set xlabel "frame"
-set ylabel "frame ms"
 set logscale y 10
 set grid xtics ytics mytics lc rgb "#dddddd"
-set key outside right top
-set mytics 10
+set key top right opaque box
+set xlabel "frame"
+set ylabel "frame ms"
 
-set terminal pngcairo size 1100,600 font ",11" enhanced
-set output stem.".png"
-plot for [i=1:words(pts)] file \
-        using (column("point") == word(pts, i) + 0 && column("repeat") == 0 ? column("frame") : NaN):"frame_ms" \
-        with lines lw 1.5 title sprintf("%s, %s cubes", word(mth, i), word(cbs, i))
-
-set terminal pdfcairo size 9in,5in font ",10" enhanced
-set output stem.".pdf"
-replot
-unset output
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size (cols > 1 ? 1400 : 1000),(rows * 420 + 60) font ",10" noenhanced }
+    else { set terminal pdfcairo size (cols > 1 ? 11 : 8)in,(rows * 3.4 + 0.5)in font ",9" noenhanced }
+    set output stem.".".t
+    set multiplot layout rows, cols title "Frame time over frames (repeat 0): motion + broad + narrow"
+    do for [j=1:panels] {
+        idx = nc <= 6 ? j : 1 + int((j - 1) * (nc - 1) / (panels - 1))
+        cval = word(cset, idx) + 0
+        pp = ""
+        ll = ""
+        do for [i=1:words(pts)] {
+            if (word(cbs, i) + 0 == cval) { pp = pp.word(pts, i)." "; ll = ll.word(lab, i)." " }
+        }
+        set title sprintf("%d cubes", cval)
+        plot for [q=1:words(pp)] file \
+                using (column("point") == word(pp, q) + 0 && column("repeat") == 0 ? column("frame") : NaN):"frame_ms" \
+                with lines lw 1.5 title word(ll, q)
+    }
+    unset multiplot
+    unset output
+}
