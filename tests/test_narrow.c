@@ -513,6 +513,34 @@ static void obb_obb_built_near_contact(void **state)
     assert_int_equal(exact_wrong_outside, 0);
 }
 
+static void obb_obb_band_measured(void **state)
+{
+    (void)state;
+    // Sweep positive gaps through the bands and record the largest gap (over S) that the SAT
+    // still calls overlap: this is the measured band, and it must lie inside the stated one.
+    cd_rng r = cd_rng_make(8, CD_STREAM_TEST + 18);
+    double worst[CONTACT_KINDS] = {0};
+    long accepted[CONTACT_KINDS] = {0}, tried[CONTACT_KINDS] = {0};
+    for (int kind = 0; kind < CONTACT_KINDS; ++kind)
+        for (int n = 0; n < 10000; ++n) {
+            int parallel = kind == EDGE_EDGE_PARALLEL;
+            double rel = pow(10.0, parallel ? cd_rng_range(&r, -10, -5) : cd_rng_range(&r, -14, -9));
+            double theta = (n % 10 == 0) ? 0.0 : pow(10.0, cd_rng_range(&r, -10, -1));
+            built_pair p = build_pair(&r, (contact_kind)kind, rel, theta);
+            tried[kind]++;
+            if (!cd_obb_obb_overlap(&p.a, &p.b)) continue;
+            accepted[kind]++;
+            worst[kind] = fmax(worst[kind], p.gap / pair_scale(&p.a, &p.b));
+        }
+    for (int kind = 0; kind < CONTACT_KINDS; ++kind)
+        printf("# measured band %-24s: %ld of %ld separated pairs called overlap, largest gap %.3g*S\n",
+               kind_name[kind], accepted[kind], tried[kind], worst[kind]);
+    for (int kind = 0; kind < EDGE_EDGE_PARALLEL; ++kind) assert_true(worst[kind] <= TIGHT_BAND);
+    assert_true(worst[EDGE_EDGE_PARALLEL] <= GENERAL_BAND);
+    // The sweep reaches into the band: some pairs are accepted, else it measured nothing.
+    for (int kind = 0; kind < CONTACT_KINDS; ++kind) assert_true(accepted[kind] > 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Known answers.
 
@@ -856,6 +884,7 @@ int main(void)
         cmocka_unit_test(obb_obb_random_vs_oracles),
         cmocka_unit_test(obb_obb_thin_random_vs_oracles),
         cmocka_unit_test(obb_obb_built_near_contact),
+        cmocka_unit_test(obb_obb_band_measured),
         cmocka_unit_test(sphere_sphere_known),
         cmocka_unit_test(sphere_obb_known),
         cmocka_unit_test(sphere_obb_random_vs_oracles),

@@ -40,8 +40,8 @@ static inline double cd_obb_world_radius(const cd_obb *b, int i)
            fabs(cd_v3_get(b->axes.col[2], i)) * b->half.z;
 }
 
-/// World AABB enclosing b, rounded outward by one ulp on each bound after a relative margin
-/// that covers the rounding of the radius sum.
+/// World AABB enclosing b, rounded outward by one ulp on each bound after a margin that covers
+/// the rounding of the radius sum and of the corners as cd_obb_corners computes them.
 cd_aabb cd_obb_aabb(const cd_obb *b);
 /// Smallest AABB of a set of points (exact: min/max are exact operations).
 cd_aabb cd_aabb_of_points(const cd_vec3 *p, size_t n);
