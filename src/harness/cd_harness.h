@@ -317,13 +317,13 @@ typedef struct cd_cubes_result {
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res.
 void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
+/// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
+#define CD_CUBES_KEY_COUNT 12
 /// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
-extern const cd_key_spec cd_cubes_keys[];
-/// Number of cd_cubes_keys.
-extern const size_t cd_cubes_key_count;
-/// frames.csv columns of the cubes kind (after `point`).
-extern const cd_column cd_cubes_frame_columns[];
+extern const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT];
 /// Number of cd_cubes_frame_columns.
-extern const size_t cd_cubes_frame_column_count;
+#define CD_CUBES_FRAME_COLUMN_COUNT 21
+/// frames.csv columns of the cubes kind (after `point`); cd_cubes_measure writes rows of these.
+extern const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT];
 
 #endif

@@ -224,6 +224,8 @@ static void setup_keys(cd_config *c, const cd_kind *kind)
     for (size_t i = 0; i < nc; ++i) c->keys[i].spec = &common[i];
     for (size_t i = 0; i < kind->key_count; ++i) c->keys[nc + i].spec = &kind->keys[i];
     for (size_t i = 0; i < kind->more_key_count; ++i) c->keys[nc + kind->key_count + i].spec = &kind->more_keys[i];
+    // A table declared with a fixed size but fewer entries would leave zeroed specs.
+    for (size_t i = 0; i < c->key_count; ++i) CD_ASSERT(c->keys[i].spec->section && c->keys[i].spec->name);
 }
 
 static int set_key(cd_config *c, cd_config_key *k, const char *text, int line, char *err, size_t err_len)

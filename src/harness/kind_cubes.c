@@ -25,7 +25,7 @@ static const char *const update_words[] = {"rebuild", "incremental", NULL};
 
 // [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
 // cube sweep runs together (one line per method in the figures).
-const cd_key_spec cd_cubes_keys[] = {
+const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
     {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, check_method, 1,
      "broad phase by registry name (`cdlab methods`)"},
     {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
@@ -44,7 +44,6 @@ const cd_key_spec cd_cubes_keys[] = {
      "angular velocity components uniform in [-spin, spin] rad/frame"},
 };
 
-const size_t cd_cubes_key_count = sizeof cd_cubes_keys / sizeof cd_cubes_keys[0];
 
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
@@ -63,7 +62,7 @@ static int cubes_validate(const cd_config *c, char *err, size_t err_len)
     return 0;
 }
 
-const cd_column cd_cubes_frame_columns[] = {
+const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT] = {
     {"repeat", 0, "repeat number, 0-based"},
     {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
     {"method", 0, "broad phase"},
@@ -86,7 +85,6 @@ const cd_column cd_cubes_frame_columns[] = {
     {"depth_reached", 0, "deepest level holding an object"},
     {"seed", 0, "[experiment] seed"},
 };
-const size_t cd_cubes_frame_column_count = sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0];
 
 static const cd_column summary_columns[] = {
     {"method", 0, "broad phase"},
@@ -272,11 +270,11 @@ const cd_kind cd_kind_cubes = {
     .name = "cubes",
     .description = "moving oriented cubes under one broad phase: frame times, counters, pairs",
     .keys = cd_cubes_keys,
-    .key_count = sizeof cd_cubes_keys / sizeof cd_cubes_keys[0],
+    .key_count = CD_CUBES_KEY_COUNT,
     .figures = "fps_vs_cubes, frame_ms_series",
     .validate = cubes_validate,
     .frame_columns = cd_cubes_frame_columns,
-    .frame_column_count = sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
+    .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = cubes_run_point,
