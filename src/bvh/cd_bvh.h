@@ -97,6 +97,16 @@ typedef struct cd_pose {
 /// use it, so both test bit-identical triangles).
 static inline cd_vec3 cd_pose_apply(const cd_mat3 *R, cd_vec3 t, cd_vec3 x) { return cd_v3_add(cd_m3_mul_v(*R, x), t); }
 
+/// n poses of DESIGN.md's mesh-pair protocol: uniformly random rotations from (seed,
+/// CD_STREAM_MESH_POSES), translation (distance, 0, 0).
+void cd_poses_generate(uint64_t seed, double distance, size_t n, cd_pose *out);
+/// Write poses as CSV with the header qw,qx,qy,qz,tx,ty,tz (17 significant digits: exact round
+/// trip). Returns 0, or -1 with the reason in err.
+int cd_poses_write_csv(const char *path, const cd_pose *p, size_t n, char *err, size_t err_len);
+/// Read a pose CSV (header qw,qx,qy,qz,tx,ty,tz; '#' comments allowed) into a fresh array
+/// (cd_free it). Returns 0, or -1 with "path:line: what was expected" in err.
+int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, size_t err_len);
+
 /// Query modes.
 typedef enum cd_bvh_mode {
     CD_BVH_FIRST_HIT,   ///< stop at the first intersecting triangle pair
@@ -167,7 +177,8 @@ double cd_bvh_winding_number(const cd_mesh *m, cd_vec3 p);
 
 /// Measured mean cost in ns of one BV test (Cv) and one triangle test (Cp) for this pair of
 /// hierarchies at pose: replays the node pairs and triangle pairs that one all-pairs query visits
-/// (at most 2¹⁶ of each), repeated until each loop lasts ≥ 2 ms. Zero when none was visited.
+/// (at most 2¹⁶ of each) in seven blocks of ≥ 1 ms, keeping the fastest block. Zero when none
+/// was visited.
 void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double *cv_ns, double *cp_ns);
 
 #endif

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+// bvh: every variant reports exactly brute force's triangle-pair set over many seeded poses of
+// small meshes; first hit agrees with all pairs; solid mode finds nesting; volumes enclose their
+// triangles (also after refit); builds are deterministic and follow the layer plan.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "cd_bvh.h"
+#include "cd_narrow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cd_mesh make_mesh(const char *spec)
+{
+    cd_mesh m = {0};
+    char err[256];
+    assert_int_equal(cd_mesh_from_spec(spec, &m, err, sizeof err), 0);
+    cd_mesh_normalize(&m);
+    return m;
+}
+
+// The variants under test: every named one, hybrids whose layers all occur in small trees, and
+// leaf sizes above 1.
+typedef struct tvariant {
+    const char *name;
+    int x, y;
+    uint32_t leaf;
+} tvariant;
+static const tvariant variants[] = {{"sphere", 0, 0, 1}, {"aabb", 0, 0, 1},   {"obb", 0, 0, 1},
+                                    {"obb_sphere", 0, 0, 1}, {"hybrid", 2, 3, 1}, {"hybrid", 4, 4, 1},
+                                    {"hybrid", 1, 0, 4}, {"obb", 0, 0, 3},      {"aabb", 0, 0, 8}};
+#define NVAR (sizeof variants / sizeof variants[0])
+
+static cd_bvh *build_variant(const cd_mesh *m, const tvariant *v)
+{
+    const cd_bvh_variant *var = cd_bvh_variant_find(v->name);
+    assert_non_null(var);
+    cd_bvh_variant_params p = {v->x, v->y};
+    cd_bvh_plan plan = var->plan(&p);
+    return cd_bvh_build(m, &plan, v->leaf);
+}
+
+// A seeded pose: uniform rotation, translation in a random direction with length in [0, dmax].
+static cd_pose random_pose(cd_rng *r, double dmax)
+{
+    cd_pose p;
+    p.q = cd_rng_rotation(r);
+    p.t = cd_v3_scale(cd_rng_unit_vector(r), cd_rng_range(r, 0.0, dmax));
+    return p;
+}
+
+static int same_pairs(cd_bvh_result *x, cd_bvh_result *y)
+{
+    cd_bvh_result_sort(x);
+    cd_bvh_result_sort(y);
+    return x->count == y->count && (x->count == 0 || memcmp(x->pairs, y->pairs, sizeof *x->pairs * x->count) == 0);
+}
+
+static int contains_pair(const cd_bvh_result *all, cd_tri_pair p)
+{
+    for (size_t i = 0; i < all->count; ++i)
+        if (all->pairs[i].a == p.a && all->pairs[i].b == p.b) return 1;
+    return 0;
+}
+
+// Run poses of mesh pair (sa, sb) through every variant against brute force. Returns the number of
+// poses with at least one pair (so the caller can check the cases are not all trivial).
+static int agree_on_poses(const char *sa, const char *sb, int poses, double dmax, uint64_t seed, int *checked)
+{
+    cd_mesh ma = make_mesh(sa), mb = make_mesh(sb);
+    cd_bvh *ha[NVAR], *hb[NVAR];
+    for (size_t v = 0; v < NVAR; ++v) ha[v] = build_variant(&ma, &variants[v]), hb[v] = build_variant(&mb, &variants[v]);
+    cd_rng rng = cd_rng_make(seed, CD_STREAM_TEST);
+    cd_bvh_result ref = {0}, all = {0}, first = {0};
+    int hits = 0;
+    for (int k = 0; k < poses; ++k) {
+        cd_pose pose = random_pose(&rng, dmax);
+        cd_bvh_brute_force(&ma, &mb, &pose, &ref);
+        hits += ref.count > 0;
+        for (size_t v = 0; v < NVAR; ++v) {
+            cd_bvh_query(ha[v], hb[v], &pose, CD_BVH_ALL_PAIRS, &all);
+            if (!same_pairs(&all, &ref))
+                fail_msg("%s/%s pose %d variant %s(%d,%d) leaf %u: %zu pairs, brute force %zu", sa, sb, k,
+                         variants[v].name, variants[v].x, variants[v].y, variants[v].leaf, all.count, ref.count);
+            // Culling must pay: fewer triangle tests than brute force on these meshes.
+            assert_true(all.stats.tri_tests <= ref.stats.tri_tests);
+            cd_bvh_query(ha[v], hb[v], &pose, CD_BVH_FIRST_HIT, &first);
+            assert_int_equal(first.overlap, ref.count > 0);
+            assert_int_equal(first.count, ref.count > 0);
+            if (first.count) assert_true(contains_pair(&ref, first.pairs[0]));
+            ++*checked;
+        }
+    }
+    cd_bvh_result_free(&ref);
+    cd_bvh_result_free(&all);
+    cd_bvh_result_free(&first);
+    for (size_t v = 0; v < NVAR; ++v) cd_bvh_destroy(ha[v]), cd_bvh_destroy(hb[v]);
+    cd_mesh_free(&ma);
+    cd_mesh_free(&mb);
+    return hits;
+}
+
+static void every_variant_equals_brute_force(void **state)
+{
+    (void)state;
+    int checked = 0, poses = 0, hits = 0;
+    struct {
+        const char *a, *b;
+        int poses;
+        double dmax;
+    } cases[] = {
+        {"icosphere:320", "torus:400", 300, 2.5},  {"noisy_sphere:500", "pencil:200", 300, 2.0},
+        {"torus:300", "torus:300", 250, 2.2},      {"pencil:150", "pencil:150", 200, 0.5},
+        {"icosphere:2000", "noisy_sphere:2000", 12, 2.0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        hits += agree_on_poses(cases[c].a, cases[c].b, cases[c].poses, cases[c].dmax, 1000 + c, &checked);
+        poses += cases[c].poses;
+    }
+    printf("# brute-force agreement: %d poses, %d with contact, %d variant checks, all equal\n", poses, hits, checked);
+    assert_true(poses >= 1000);
+    assert_true(hits > poses / 4 && hits < poses);  // both contact and separation well represented
+}
+
+static void solid_mode_finds_nesting(void **state)
+{
+    (void)state;
+    cd_mesh outer = make_mesh("noisy_sphere:1500"), inner = make_mesh("torus:800");
+    for (uint32_t i = 0; i < inner.nverts; ++i) inner.verts[i] = cd_v3_scale(inner.verts[i], 0.4);
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *ho = build_variant(&outer, &variants[v]), *hi = build_variant(&inner, &variants[v]);
+        assert_true(ho->closed && hi->closed);
+        cd_bvh_result r = {0};
+        cd_rng rng = cd_rng_make(5, CD_STREAM_TEST + 1);
+        for (int k = 0; k < 20; ++k) {
+            cd_pose pose = {cd_rng_rotation(&rng), cd_v3_scale(cd_rng_unit_vector(&rng), 0.2)};
+            cd_bvh_query(ho, hi, &pose, CD_BVH_FIRST_HIT, &r);
+            assert_false(r.overlap);  // no surface contact
+            cd_bvh_query(ho, hi, &pose, CD_BVH_SOLID, &r);
+            assert_true(r.overlap && r.inside);  // inner inside outer
+            cd_bvh_query(hi, ho, &pose, CD_BVH_SOLID, &r);
+            assert_true(r.overlap && r.inside);  // outer contains the (posed) inner: the other direction
+            pose.t = cd_v3(3.0, 0, 0);           // apart
+            cd_bvh_query(ho, hi, &pose, CD_BVH_SOLID, &r);
+            assert_false(r.overlap);
+        }
+        // An open mesh cannot contain anything: solid mode falls back to surface contact.
+        cd_mesh open = make_mesh("noisy_sphere:1500");
+        open.ntris -= 1;
+        cd_bvh *hopen = build_variant(&open, &variants[v]);
+        assert_false(hopen->closed);
+        cd_pose id = {cd_q_identity(), cd_v3(0, 0, 0)};
+        cd_bvh_query(hopen, hi, &id, CD_BVH_SOLID, &r);
+        assert_false(r.overlap);
+        cd_bvh_destroy(hopen);
+        open.ntris += 1;
+        cd_mesh_free(&open);
+        cd_bvh_result_free(&r);
+        cd_bvh_destroy(ho);
+        cd_bvh_destroy(hi);
+    }
+    cd_mesh_free(&outer);
+    cd_mesh_free(&inner);
+}
+
+static void winding_number_inside_outside(void **state)
+{
+    (void)state;
+    cd_mesh m = make_mesh("torus:1000");
+    // The torus' tube centre circle (radius 1/1.35 after normalisation) is inside; the hole is not.
+    assert_true(fabs(cd_bvh_winding_number(&m, cd_v3(1.0 / 1.35, 0, 0)) - 1.0) < 1e-9);
+    assert_true(fabs(cd_bvh_winding_number(&m, cd_v3(0, 0, 0))) < 1e-9);
+    assert_true(fabs(cd_bvh_winding_number(&m, cd_v3(5, 1, 2))) < 1e-9);
+    cd_mesh_free(&m);
+}
+
+// Every node's sphere and box hold every vertex of its triangles.
+static void check_enclosure(const cd_bvh *h, uint32_t ni, uint32_t *first, uint32_t *count)
+{
+    const cd_bvh_node *n = &h->nodes[ni];
+    if (n->count) {
+        *first = n->first, *count = n->count;
+    } else {
+        uint32_t f0, c0, f1, c1;
+        check_enclosure(h, n->first, &f0, &c0);
+        check_enclosure(h, n->first + 1, &f1, &c1);
+        assert_int_equal(f1, f0 + c0);
+        *first = f0, *count = c0 + c1;
+    }
+    assert_int_equal(n->kind, cd_bvh_plan_kind(&h->plan, n->depth));
+    for (uint32_t i = *first; i < *first + *count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            cd_vec3 p = h->mesh->verts[h->mesh->tris[h->order[i]][k]];
+            assert_true(cd_v3_len(cd_v3_sub(p, n->sphere.c)) <= n->sphere.r);
+            if (n->kind & (CD_BV_OBB | CD_BV_AABB)) {
+                cd_vec3 q = cd_m3_tmul_v(n->box.axes, cd_v3_sub(p, n->box.c));
+                assert_true(fabs(q.x) <= n->box.half.x && fabs(q.y) <= n->box.half.y && fabs(q.z) <= n->box.half.z);
+            }
+        }
+}
+
+static void build_structure_and_enclosure(void **state)
+{
+    (void)state;
+    cd_mesh m = make_mesh("noisy_sphere:3000");
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *h = build_variant(&m, &variants[v]);
+        if (variants[v].leaf == 1) assert_int_equal(h->nnodes, 2 * m.ntris - 1);
+        uint32_t f, c;
+        check_enclosure(h, 0, &f, &c);
+        assert_int_equal(c, m.ntris);
+        // order is a permutation of the triangles.
+        uint8_t *seen = calloc(m.ntris, 1);
+        for (uint32_t i = 0; i < m.ntris; ++i) assert_false(seen[h->order[i]]++);
+        free(seen);
+        // Median split: depth is ceil(log2(leaves)).
+        assert_true(h->depth <= (int)ceil(log2((double)m.ntris / variants[v].leaf)) + 1);
+        cd_bvh *h2 = build_variant(&m, &variants[v]);
+        assert_memory_equal(h->nodes, h2->nodes, sizeof *h->nodes * h->nnodes);
+        cd_bvh_destroy(h2);
+        cd_bvh_destroy(h);
+    }
+    cd_mesh_free(&m);
+}
+
+static void refit_follows_deformation(void **state)
+{
+    (void)state;
+    cd_mesh ma = make_mesh("torus:600"), mb = make_mesh("noisy_sphere:600");
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *ha = build_variant(&ma, &variants[v]), *hb = build_variant(&mb, &variants[v]);
+        cd_mesh_free(&mb);
+        mb = make_mesh("noisy_sphere:600");
+        // Deform B in place: a twist about z and a stretch along x.
+        for (uint32_t i = 0; i < mb.nverts; ++i) {
+            cd_vec3 p = mb.verts[i];
+            double a = 0.8 * p.z, c = cos(a), s = sin(a);
+            mb.verts[i] = cd_v3(1.4 * (c * p.x - s * p.y), s * p.x + c * p.y, p.z);
+        }
+        assert_int_equal(cd_bvh_refit(hb), hb->nnodes);
+        uint32_t f, n;
+        check_enclosure(hb, 0, &f, &n);
+        cd_rng rng = cd_rng_make(77, CD_STREAM_TEST + 2);
+        cd_bvh_result ref = {0}, all = {0};
+        for (int k = 0; k < 30; ++k) {
+            cd_pose pose = random_pose(&rng, 2.2);
+            cd_bvh_brute_force(&ma, &mb, &pose, &ref);
+            cd_bvh_query(ha, hb, &pose, CD_BVH_ALL_PAIRS, &all);
+            assert_true(same_pairs(&all, &ref));
+        }
+        cd_bvh_result_free(&ref);
+        cd_bvh_result_free(&all);
+        cd_bvh_destroy(ha);
+        cd_bvh_destroy(hb);
+    }
+    cd_mesh_free(&ma);
+    cd_mesh_free(&mb);
+}
+
+static void counters_are_deterministic_and_by_kind(void **state)
+{
+    (void)state;
+    cd_mesh ma = make_mesh("icosphere:1280"), mb = make_mesh("torus:1000");
+    cd_pose pose = {cd_q_normalize((cd_quat){0.9, 0.1, -0.3, 0.2}), cd_v3(1.0, 0.1, 0)};
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *ha = build_variant(&ma, &variants[v]), *hb = build_variant(&mb, &variants[v]);
+        cd_bvh_result r1 = {0}, r2 = {0};
+        cd_bvh_query(ha, hb, &pose, CD_BVH_ALL_PAIRS, &r1);
+        cd_bvh_query(ha, hb, &pose, CD_BVH_ALL_PAIRS, &r2);
+        assert_memory_equal(&r1.stats, &r2.stats, sizeof r1.stats);
+        assert_true(r1.count > 0);
+        const cd_bvh_stats *s = &r1.stats;
+        const char *n = variants[v].name;
+        // Which tests run follows the kinds: a sphere tree never tests boxes, and so on.
+        if (!strcmp(n, "sphere")) assert_true(s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_OBB_OBB] && !s->bv_tests[CD_BVT_AABB_AABB]);
+        if (!strcmp(n, "aabb")) assert_true(s->bv_tests[CD_BVT_AABB_AABB] && !s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_OBB_OBB]);
+        if (!strcmp(n, "obb")) assert_true(s->bv_tests[CD_BVT_OBB_OBB] && !s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_SPHERE_OBB]);
+        if (!strcmp(n, "hybrid")) assert_true(s->bv_tests[CD_BVT_SPHERE_SPHERE] && s->bv_tests[CD_BVT_OBB_OBB]);
+        if (!strcmp(n, "hybrid") && variants[v].y == 0) assert_true(s->bv_tests[CD_BVT_SPHERE_OBB]);
+        // Every popped pair costs at least one volume test.
+        assert_true(cd_bvh_stats_bv_total(s) >= s->node_pairs);
+        double cv, cp;
+        cd_bvh_measure_costs(ha, hb, &pose, &cv, &cp);
+        assert_true(cv > 0 && cp > 0);
+        cd_bvh_result_free(&r1);
+        cd_bvh_result_free(&r2);
+        cd_bvh_destroy(ha);
+        cd_bvh_destroy(hb);
+    }
+    cd_mesh_free(&ma);
+    cd_mesh_free(&mb);
+}
+
+static void variant_table(void **state)
+{
+    (void)state;
+    const char *names[] = {"sphere", "aabb", "obb", "obb_sphere", "hybrid"};
+    for (int i = 0; i < 5; ++i) assert_non_null(cd_bvh_variant_find(names[i]));
+    assert_null(cd_bvh_variant_find("kdop"));
+    cd_bvh_variant_params p = {2, 3};
+    cd_bvh_plan plan = cd_bvh_variant_find("hybrid")->plan(&p);
+    uint8_t expect[7] = {CD_BV_SPHERE, CD_BV_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB, CD_BV_OBB};
+    for (int d = 0; d < 7; ++d) assert_int_equal(cd_bvh_plan_kind(&plan, d), expect[d]);
+    assert_int_equal(cd_bvh_plan_kind(&plan, 200), CD_BV_OBB);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(variant_table),
+        cmocka_unit_test(build_structure_and_enclosure),
+        cmocka_unit_test(winding_number_inside_outside),
+        cmocka_unit_test(every_variant_equals_brute_force),
+        cmocka_unit_test(solid_mode_finds_nesting),
+        cmocka_unit_test(refit_follows_deformation),
+        cmocka_unit_test(counters_are_deterministic_and_by_kind),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
