@@ -31,4 +31,7 @@ int cd_cmd_info(int argc, char **argv);
 /// `cdlab plot`: render a run directory's figures (cmd_plot.c).
 int cd_cmd_plot(int argc, char **argv);
 
+/// `cdlab query`: overlap answers for CSV rows of shape pairs (cmd_query.c).
+int cd_cmd_query(int argc, char **argv);
+
 #endif

@@ -8,5 +8,6 @@ const cd_cli_command cd_cli_commands[] = {
     {"run", "run experiment configs: frames.csv, summary.csv, meta.ini", cd_cmd_run},
     {"info", "machine, topology, pinning, PAPI counters, build options", cd_cmd_info},
     {"plot", "render the figures of run directories with gnuplot", cd_cmd_plot},
+    {"query", "answer overlap questions (tri-tri, obb-obb, sphere-obb, sphere-sphere) from a CSV", cd_cmd_query},
     {NULL, NULL, NULL},
 };
