@@ -22,7 +22,8 @@ static const char *check_kind(const char *w)
 
 static const char *check_name(const char *w)
 {
-    (void)w;  // any word: the run directory is named after it
+    // The name becomes a directory under [run] output, so it must stay one path component.
+    if (strchr(w, '/') || w[0] == '.') return "a directory name (no '/', not starting with '.')";
     return NULL;
 }
 

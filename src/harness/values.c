@@ -133,10 +133,11 @@ static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
         push(v, count, cap, tok, x);
         return 0;
     }
-    // Words: letters, digits and _ - : . / only, so a stray quote or space is caught here.
+    // Words: letters, digits and _ - : . / + = only (PAPI native events use : and =), so a stray
+    // quote or space is caught here.
     for (const char *c = tok; *c; ++c)
-        if (!isalnum((unsigned char)*c) && !strchr("_-:./+", *c)) {
-            snprintf(why, why_len, "'%s' is not a word: expected letters, digits, _ - : . /", tok);
+        if (!isalnum((unsigned char)*c) && !strchr("_-:./+=", *c)) {
+            snprintf(why, why_len, "'%s' is not a word: expected letters, digits, _ - : . / + =", tok);
             return -1;
         }
     if (spec->words) {
