@@ -23,7 +23,8 @@ configs=$(grep -v '^[[:space:]]*#' "$suite" | grep -v '^[[:space:]]*$')
 "$cdlab" run --dry-run $configs >/dev/null
 for cfg in $configs; do
     echo "reproduce: running $cfg" >&2
-    dir=$("$cdlab" run "$cfg" | tail -n 1)
+    out=$("$cdlab" run "$cfg")   # set -e stops here when the run fails or is interrupted
+    dir=$(printf '%s\n' "$out" | tail -n 1)
     "$cdlab" plot "$dir" >/dev/null
     runs="$runs $dir"
 done
