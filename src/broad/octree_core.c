@@ -4,6 +4,19 @@
 
 #include <string.h>
 
+// Next double toward −inf for finite x, by bit arithmetic: nextafter is a libm call in the
+// innermost query loop.
+static inline double next_down(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    if (x > 0.0) u -= 1;
+    else if (x < 0.0) u += 1;
+    else u = 0x8000000000000001ULL;  // ±0 → −denorm_min
+    memcpy(&x, &u, sizeof u);
+    return x;
+}
+
 static const cd_aabb empty_box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
 
 // Plain comparisons instead of fmin/fmax: no NaN handling needed and they stay branch-free inline.
@@ -252,7 +265,7 @@ static void test_node(query *q, uint32_t k, const cd_aabb *b, uint32_t o)
     if (nd->count > 8) {
         // Objects with lo.x < b.lo.x − ext end before b starts; the bound is rounded down so the
         // window is never narrower than the exact one.
-        double lo = cd_round_down(cd_round_down(b->lo.x - (double)nd->ext_x));
+        double lo = next_down(next_down(b->lo.x - (double)nd->ext_x));
         uint32_t hi = end;
         while (j < hi) {
             uint32_t m = j + (hi - j) / 2;
@@ -268,6 +281,23 @@ static void test_node(query *q, uint32_t k, const cd_aabb *b, uint32_t o)
 
 enum { STACK = 8 * (CD_OTREE_MAX_DEPTH + 2) };
 
+// Push the children of strict-tree node m that b can reach. Objects in a low child end strictly
+// below the split plane (octree.c), so b meets them only if b.lo < plane; high children likewise.
+// Six comparisons replace up to eight box tests.
+static inline void push_kids(const cd_otree *t, uint32_t m, const cd_aabb *b, uint32_t *stack, uint32_t *top)
+{
+    const cd_vec3 c = t->cell[m].centre;
+    uint32_t lo = (uint32_t)(b->lo.x < c.x) | (uint32_t)(b->lo.y < c.y) << 1 | (uint32_t)(b->lo.z < c.z) << 2;
+    uint32_t hi = (uint32_t)(b->hi.x > c.x) | (uint32_t)(b->hi.y > c.y) << 1 | (uint32_t)(b->hi.z > c.z) << 2;
+    uint32_t kids = t->node[m].kids;
+    for (uint32_t k = 0; k < 8; ++k) {
+        // Octant k takes the high side of axis a when bit a is set.
+        uint32_t need_hi = k, need_lo = ~k & 7u;
+        if ((need_hi & ~hi) == 0 && (need_lo & ~lo) == 0 && t->node[kids + k].sub.lo.x <= t->node[kids + k].sub.hi.x)
+            stack[(*top)++] = kids + k;
+    }
+}
+
 // Object o at node n against every object in n's proper subtree (the only partners a strict tree
 // allows besides n itself: sibling subtrees are strictly separated by the split planes).
 static void query_subtree(query *q, uint32_t n, const cd_aabb *b, uint32_t o)
@@ -275,14 +305,13 @@ static void query_subtree(query *q, uint32_t n, const cd_aabb *b, uint32_t o)
     const cd_otree_node *node = q->t->node;
     uint32_t stack[STACK];
     uint32_t top = 0;
-    for (uint32_t c = 0; c < 8; ++c) stack[top++] = node[n].kids + c;
+    push_kids(q->t, n, b, stack, &top);
     while (top) {
         uint32_t m = stack[--top];
         q->bv++;
         if (!cd_aabb_aabb_overlap(b, &node[m].sub)) continue;
         if (node[m].count) test_node(q, m, b, o);
-        if (node[m].kids)
-            for (uint32_t c = 0; c < 8; ++c) stack[top++] = node[m].kids + c;
+        if (node[m].kids) push_kids(q->t, m, b, stack, &top);
     }
 }
 
