@@ -6,10 +6,12 @@
 
 extern const cd_kind cd_kind_cubes;
 extern const cd_kind cd_kind_mesh;
+extern const cd_kind cd_kind_max_fps;
 
 static const cd_kind *const kinds[] = {
     &cd_kind_cubes,
     &cd_kind_mesh,
+    &cd_kind_max_fps,
 };
 
 const cd_kind *const *cd_kinds(size_t *count)

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+# Kind max_fps (issue 4, figure 2): collision FPS vs cube count for every probe of each max_fps search (median,
+# p5–p95 bars; log–log; incremental update dashed), the 60 FPS line, and each search's answer
+# (max_cubes) in its key entry.
+# Reads RUN_DIR/summary.csv of kind max_fps; writes OUTPUT_STEM.png and .pdf.
+# usage: gnuplot -c plots/max_fps.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c max_fps.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/max_fps"
+file = dir."/summary.csv"
+awk = "awk -F, -v cols=method,depth,looseness,update -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+groups = system(awk." '".file."'")
+rows(g, y) = "< ".awk." -v key=".g." -v x=cubes -v y=".y." '".file."'"
+answer(g) = system(awk." -v key=".g." -v x=max_cubes -v y=target_fps '".file."' | head -n 1 | cut -d' ' -f1")
+# Key "method/depth/looseness/update"; depth and looseness mean nothing to naive.
+title(g) = sprintf("%s: max %s cubes", g, answer(g))
+dash(g) = strstrt(g, "/incremental") > 0 ? 2 : 1
+
+set grid xtics ytics mxtics mytics lc rgb "#dddddd"
+set xlabel "cubes"
+set ylabel "FPS (collision only)"
+set logscale x 10
+set logscale y 10
+set key outside right top box opaque
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1500,650 font ",10" noenhanced }
+    else { set terminal pdfcairo size 13in,5.6in font ",9" noenhanced }
+    set output stem.".".t
+    set title "Largest cube count at 60 FPS: every probe of the doubling + bisection search (median, p5–p95)"
+    plot for [i=1:words(groups)] rows(word(groups, i), "fps_median,fps_p05,fps_p95") using 1:2:3:4 \
+            with yerrorlines lw 2 pt 7 ps 0.6 lc i dt dash(word(groups, i)) \
+            title title(word(groups, i)), \
+         60 with lines dt 3 lw 2 lc rgb "#c00000" title "60 FPS"
+    unset output
+}

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Issue 4, figure 6: narrow checks per frame (solid) and broad-phase BV tests per frame (dashed) vs
+# cube count, log–log, one line per method (naive's checks are N(N−1)/2). Reads
+# RUN_DIR/summary.csv (kind cubes); writes OUTPUT_STEM.png and .pdf.
+# usage: gnuplot -c plots/octree_checks.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c octree_checks.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_checks"
+file = dir."/summary.csv"
+awk = "awk -F, -v cols=method,depth,looseness,update -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+groups = system(awk." '".file."'")
+rows(g, y) = "< ".awk." -v key=".g." -v x=cubes -v y=".y." '".file."'"
+
+set grid xtics ytics mxtics mytics lc rgb "#dddddd"
+set xlabel "cubes"
+set ylabel "per frame"
+set logscale x 10
+set logscale y 10
+set format y "10^{%T}"
+set key top left box opaque
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1100,700 font ",10" enhanced }
+    else { set terminal pdfcairo size 9in,5.8in font ",9" enhanced }
+    set output stem.".".t
+    set title "Narrow checks (solid) and BV tests (dashed) per frame vs cube count (method/depth/looseness/update)" noenhanced
+    plot for [i=1:words(groups)] rows(word(groups, i), "narrow_tests_mean") using 1:2 \
+            with linespoints lw 2 pt 7 ps 0.7 lc i title word(groups, i)." checks" noenhanced, \
+         for [i=1:words(groups)] rows(word(groups, i), "bv_tests_mean") using 1:($2 > 0 ? $2 : NaN) \
+            with linespoints dt 2 lw 1.5 pt 6 ps 0.7 lc i title word(groups, i)." BV tests" noenhanced, \
+         "< ".awk." -v key=".word(groups, 1)." -v x=cubes -v y=pairs_mean '".file."'" using 1:2 \
+            with lines dt 3 lw 1.5 lc rgb "#000000" title "overlapping pairs" noenhanced
+    unset output
+}

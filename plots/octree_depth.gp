@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+# Issue 4, figure 3: depth sweep of the strict and loose octrees. Left: collision FPS (median, p5–p95
+# bars) vs maximum depth; right: narrow checks (solid) and BV tests (dashed) per frame vs depth,
+# one line per method × cube count. Reads RUN_DIR/summary.csv (kind cubes); writes
+# OUTPUT_STEM.png and .pdf.
+# usage: gnuplot -c plots/octree_depth.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c octree_depth.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_depth"
+file = dir."/summary.csv"
+awk = "awk -F, -v cols=method,cubes -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+groups = system(awk." '".file."'")
+rows(g, y) = "< ".awk." -v key=".g." -v x=depth -v y=".y." '".file."'"
+title(g) = sprintf("%s, %s cubes", g[1:strstrt(g, "/") - 1], g[strstrt(g, "/") + 1:])
+
+set grid xtics ytics mytics lc rgb "#dddddd"
+set xlabel "maximum depth"
+set xrange [-0.3:*]
+set xtics 1
+set logscale y 10
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1700,600 font ",10" noenhanced }
+    else { set terminal pdfcairo size 14in,4.8in font ",9" noenhanced }
+    set output stem.".".t
+    set multiplot layout 1, 2 title "Octree depth sweep (median over frames × repeats)"
+    set title "collision FPS vs depth"
+    set ylabel "FPS (collision only)"
+    set key bottom right box opaque
+    plot for [i=1:words(groups)] rows(word(groups, i), "fps_median,fps_p05,fps_p95") using 1:2:3:4 \
+            with yerrorlines lw 2 pt 7 ps 0.7 lc i title title(word(groups, i)), \
+         60 with lines dt 2 lc rgb "#c00000" title "60 FPS"
+    set title "narrow checks (solid) and BV tests (dashed) per frame vs depth"
+    set ylabel "per frame"
+    set key outside right top box opaque
+    plot for [i=1:words(groups)] rows(word(groups, i), "narrow_tests_mean") using 1:2 \
+            with linespoints lw 2 pt 7 ps 0.7 lc i title title(word(groups, i))." checks", \
+         for [i=1:words(groups)] rows(word(groups, i), "bv_tests_mean") using 1:2 \
+            with linespoints dt 2 lw 1.5 pt 6 ps 0.7 lc i title title(word(groups, i))." BV tests"
+    unset multiplot
+    unset output
+}

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# Issue 4, figure 4: looseness sweep of the loose octree. Left: collision FPS (median, p5–p95) vs
+# looseness k; right: BV tests per frame (solid) and the most objects in one node (dashed) vs k,
+# one line per cube count × depth. Reads RUN_DIR/summary.csv (kind cubes); writes OUTPUT_STEM.png
+# and .pdf.
+# usage: gnuplot -c plots/octree_looseness.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c octree_looseness.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_looseness"
+file = dir."/summary.csv"
+awk = "awk -F, -v cols=method,cubes,depth,update -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+groups = system(awk." '".file."'")
+rows(g, y) = "< ".awk." -v key=".g." -v x=looseness -v y=".y." '".file."'"
+
+set grid xtics ytics mytics lc rgb "#dddddd"
+set xlabel "looseness k (loose cell = k × cell side)"
+set xrange [0.9:4.1]
+set logscale y 10
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1700,600 font ",10" noenhanced }
+    else { set terminal pdfcairo size 14in,4.8in font ",9" noenhanced }
+    set output stem.".".t
+    set multiplot layout 1, 2 title "Loose octree looseness sweep (method/cubes/depth/update; median over frames × repeats)"
+    set title "collision FPS vs looseness"
+    set ylabel "FPS (collision only)"
+    set key bottom right box opaque
+    plot for [i=1:words(groups)] rows(word(groups, i), "fps_median,fps_p05,fps_p95") using 1:2:3:4 \
+            with yerrorlines lw 2 pt 7 ps 0.7 lc i title word(groups, i), \
+         60 with lines dt 2 lc rgb "#c00000" title "60 FPS"
+    set title "BV tests per frame (solid), most objects in one node (dashed)"
+    set ylabel "per frame / objects"
+    set key outside right top box opaque
+    plot for [i=1:words(groups)] rows(word(groups, i), "bv_tests_mean") using 1:2 \
+            with linespoints lw 2 pt 7 ps 0.7 lc i title word(groups, i)." BV tests", \
+         for [i=1:words(groups)] rows(word(groups, i), "max_per_node") using 1:2 \
+            with linespoints dt 2 lw 1.5 pt 6 ps 0.7 lc i title word(groups, i)." max/node"
+    unset multiplot
+    unset output
+}

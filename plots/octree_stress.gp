@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# Issue 4, figure 5: the stress test. Left: collision FPS (median, p5–p95) per configuration;
+# right: memory held by the broad phase and the process's peak RSS, in MiB. One bar per point
+# (method/depth/looseness/update). Reads RUN_DIR/summary.csv (kind cubes); writes OUTPUT_STEM.png
+# and .pdf.
+# usage: gnuplot -c plots/octree_stress.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c octree_stress.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_stress"
+file = dir."/summary.csv"
+cubes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h[\"cubes\"]; exit }' '".file."'")
+label(dummy) = sprintf("%s/d%d/k%s/%s", strcol("method"), column("depth"), strcol("looseness"), strcol("update"))
+
+set datafile separator comma
+set datafile columnheaders
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set grid ytics lc rgb "#dddddd"
+set xtics rotate by -30 left noenhanced
+set yrange [0:*]
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1500,650 font ",10" noenhanced }
+    else { set terminal pdfcairo size 13in,5.6in font ",9" noenhanced }
+    set output stem.".".t
+    set boxwidth 0.6
+    set multiplot layout 1, 2 title sprintf("Stress test: %s cubes", cubes)
+    set title "collision FPS (median, p5–p95)"
+    set ylabel "FPS (collision only)"
+    unset key
+    plot file using 0:"fps_median":xtic(label(0)) with boxes lc rgb "#4477aa", \
+         "" using 0:"fps_median":"fps_p05":"fps_p95" with yerrorbars lc rgb "#000000" pt 0
+    set title "memory"
+    set boxwidth 0.3
+    set ylabel "MiB"
+    set key top left box opaque
+    plot file using ($0 - 0.15):(column("bytes_mean") / 1048576):xtic(label(0)) with boxes \
+            lc rgb "#228833" title "broad phase (bytes)", \
+         "" using ($0 + 0.15):(column("peak_rss_bytes") / 1048576) with boxes lc rgb "#ccbb44" \
+            title "process peak RSS"
+    unset multiplot
+    unset output
+}
