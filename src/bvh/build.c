@@ -87,7 +87,6 @@ static void precompute(builder *b)
     for (uint32_t t = 0; t < m->ntris; ++t) {
         cd_vec3 p = m->verts[m->tris[t][0]], q = m->verts[m->tris[t][1]], r = m->verts[m->tris[t][2]];
         b->ctx.centroids[t] = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
-        b->ctx.tri_verts[3 * (size_t)t] = p, b->ctx.tri_verts[3 * (size_t)t + 1] = q, b->ctx.tri_verts[3 * (size_t)t + 2] = r;
         if (b->ctx.moments) b->ctx.moments[t] = cd_tri_moment_of(p, q, r);
     }
     double scale = 0;
@@ -100,7 +99,9 @@ static void ctx_init(builder *b)
     uint32_t n = b->bvh->mesh->ntris;
     b->ctx.mesh = b->bvh->mesh;
     b->ctx.centroids = cd_alloc(sizeof(cd_vec3) * n);
-    b->ctx.tri_verts = cd_alloc(sizeof(cd_vec3) * 3 * (size_t)n);
+    b->ctx.stamp = cd_alloc_zero(b->bvh->mesh->nverts ? b->bvh->mesh->nverts : 1, sizeof(uint32_t));
+    b->ctx.epoch = 0;
+    b->ctx.pts = cd_alloc(sizeof(cd_vec3) * 3 * (size_t)n);
     b->ctx.moments = plan_has_obb(&b->bvh->plan) ? cd_alloc(sizeof(cd_tri_moment) * n) : NULL;
     precompute(b);
 }
@@ -108,7 +109,8 @@ static void ctx_init(builder *b)
 static void ctx_free(builder *b)
 {
     cd_free(b->ctx.centroids);
-    cd_free(b->ctx.tri_verts);
+    cd_free(b->ctx.stamp);
+    cd_free(b->ctx.pts);
     cd_free(b->ctx.moments);
 }
 
@@ -133,7 +135,7 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
 }
 
 // Children first, so a node's triangle range is known from its children's ranges.
-static void refit_rec(const builder *b, uint32_t ni, uint32_t *first, uint32_t *count)
+static void refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_t *count)
 {
     cd_bvh *bvh = b->bvh;
     cd_bvh_node *nd = &bvh->nodes[ni];

@@ -17,7 +17,9 @@ typedef struct cd_bvh_build_ctx {
     const cd_mesh *mesh;
     cd_tri_moment *moments;  ///< per triangle; NULL when the plan has no OBB kind
     cd_vec3 *centroids;      ///< per triangle
-    cd_vec3 *tri_verts;      ///< per triangle its three vertices, packed: fitting streams them
+    uint32_t *stamp;         ///< per vertex: epoch of the last node that gathered it
+    uint32_t epoch;
+    cd_vec3 *pts;            ///< scratch: one node's distinct vertices
 } cd_bvh_build_ctx;
 
 /// Componentwise min/max. fmin/fmax carry NaN rules that keep GCC from inlining them (they were
@@ -34,7 +36,7 @@ static inline cd_vec3 cd_bvh_vmax(cd_vec3 a, cd_vec3 b)
 /// Moments of the triangle p, q, r.
 cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r);
 /// Fit node's volumes (by node->kind) to the n triangles ids, each enlarged by margin.
-void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
+void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
                      double margin);
 
 #endif

@@ -12,11 +12,21 @@
 #include <string.h>
 #include <unistd.h>
 
+static const char *const gens[] = {"icosphere:", "torus:", "noisy_sphere:", "pencil:"};
+
+// A bare generator name ("torus"): its face count comes from [mesh] faces.
+static int is_bare_generator(const char *w)
+{
+    for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k)
+        if (strncmp(w, gens[k], strlen(w)) == 0 && strlen(w) + 1 == strlen(gens[k])) return 1;
+    return 0;
+}
+
 static const char *check_mesh(const char *w)
 {
-    static const char *expected =
-        "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), or a readable mesh file";
-    static const char *const gens[] = {"icosphere:", "torus:", "noisy_sphere:", "pencil:"};
+    static const char *expected = "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), "
+                                  "a bare generator name with [mesh] faces, or a readable mesh file";
+    if (is_bare_generator(w)) return NULL;
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
         size_t len = strlen(gens[k]);
         if (strncmp(w, gens[k], len) != 0) continue;
@@ -55,6 +65,8 @@ static const cd_key_spec mesh_keys[] = {
     {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, check_mesh, 1,
      "mesh A (at the identity): icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
     {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, check_mesh, 1, "mesh B (posed), same forms as a"},
+    {"mesh", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
+     "faces of both meshes when a and b are bare generator names (a face-count sweep); 0: a and b say"},
     {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
     {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
     // WORDS, not TEXT: the config writes `poses_file =` for "none", which TEXT rejects.
@@ -62,8 +74,35 @@ static const cd_key_spec mesh_keys[] = {
      "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
 };
 
+static int check_faces(const cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *faces = cd_config_key_get(c, "mesh", "faces");
+    int want_bare = 0;
+    for (size_t i = 0; i < faces->count; ++i) want_bare |= faces->values[i].num > 0;
+    for (int m = 0; m < 2; ++m) {
+        const cd_config_key *k = cd_config_key_get(c, "mesh", m ? "b" : "a");
+        for (size_t i = 0; i < k->count; ++i) {
+            int bare = is_bare_generator(k->values[i].text);
+            if (bare == want_bare) continue;
+            cd_config_error(c, bare ? k : faces, err, err_len,
+                            bare ? "'%s' is a bare generator name: expected [mesh] faces > 0 to give its face count"
+                                 : "faces > 0 sizes bare generator names, but '%s' is not one: expected a = icosphere, "
+                                   "torus, noisy_sphere or pencil, or faces = 0",
+                            k->values[i].text);
+            return -1;
+        }
+        for (size_t i = 0; i < faces->count && want_bare; ++i)
+            if (faces->values[i].num == 0) {
+                cd_config_error(c, faces, err, err_len, "faces = 0 with bare generator names: expected faces >= 1");
+                return -1;
+            }
+    }
+    return 0;
+}
+
 static int mesh_validate(const cd_config *c, char *err, size_t err_len)
 {
+    if (check_faces(c, err, err_len)) return -1;
     const cd_config_key *file = cd_config_key_get(c, "mesh", "poses_file");
     if (file->count == 0) return 0;
     if (file->count > 1) {
@@ -149,9 +188,10 @@ static const char *mode_name(cd_bvh_mode m)
     return m == CD_BVH_FIRST_HIT ? "first_hit" : (m == CD_BVH_ALL_PAIRS ? "all_pairs" : "solid");
 }
 
-static int load_mesh(cd_run *r, const char *spec, cd_mesh *m)
+static int load_mesh(cd_run *r, const char *spec, uint32_t faces, cd_mesh *m)
 {
-    char err[1024];
+    char err[1024], full[600];
+    if (faces) snprintf(full, sizeof full, "%s:%u", spec, faces), spec = full;
     if (cd_mesh_from_spec(spec, m, err, sizeof err)) {
         cd_run_fail(r, "%s", err);
         return -1;
@@ -176,7 +216,9 @@ typedef struct mesh_point {
 
 static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
 {
-    if (load_mesh(r, cd_point_text(p, "mesh", "a"), &mp->ma) || load_mesh(r, cd_point_text(p, "mesh", "b"), &mp->mb))
+    uint32_t faces = (uint32_t)cd_point_num(p, "mesh", "faces");
+    if (load_mesh(r, cd_point_text(p, "mesh", "a"), faces, &mp->ma) ||
+        load_mesh(r, cd_point_text(p, "mesh", "b"), faces, &mp->mb))
         return -1;
     const cd_bvh_variant *v = cd_bvh_variant_find(cd_point_text(p, "method", "hierarchy"));
     CD_ASSERT(v);  // the config check accepted only registered variants

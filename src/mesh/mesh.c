@@ -91,34 +91,39 @@ void cd_mesh_normalize(cd_mesh *m)
     }
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : (a > b);
-}
-
+// Directed edges bucketed by their first vertex (counting sort, linear time): each edge (a, b)
+// must occur once among a's out-edges and its reverse once among b's. Vertex degrees are small,
+// so the scans are short; this replaced a qsort that cost as much as building an AABB tree.
 int cd_mesh_is_closed(const cd_mesh *m)
 {
     if (m->ntris == 0) return 0;
-    size_t n = (size_t)m->ntris * 3;
-    uint64_t *e = cd_alloc(sizeof *e * n);
+    uint32_t nv = m->nverts;
+    size_t ne = (size_t)m->ntris * 3;
+    size_t *start = cd_alloc_zero((size_t)nv + 1, sizeof *start);
+    uint32_t *to = cd_alloc(sizeof *to * ne);
     for (uint32_t t = 0; t < m->ntris; ++t)
-        for (int k = 0; k < 3; ++k) {
-            uint64_t a = m->tris[t][k], b = m->tris[t][(k + 1) % 3];
-            if (a == b) {
-                cd_free(e);
-                return 0;
-            }
-            e[3 * (size_t)t + k] = a << 32 | b;
-        }
-    qsort(e, n, sizeof *e, cmp_u64);
+        for (int k = 0; k < 3; ++k) start[m->tris[t][k] + 1]++;
+    for (uint32_t v = 0; v < nv; ++v) start[v + 1] += start[v];
+    size_t *fill = cd_alloc(sizeof *fill * ((size_t)nv + 1));
+    for (uint32_t v = 0; v <= nv; ++v) fill[v] = start[v];
     int closed = 1;
-    for (size_t i = 0; i < n && closed; ++i) {
-        if (i + 1 < n && e[i] == e[i + 1]) closed = 0;  // a directed edge used twice
-        uint64_t rev = (e[i] & 0xffffffffu) << 32 | e[i] >> 32;
-        if (!bsearch(&rev, e, n, sizeof *e, cmp_u64)) closed = 0;  // a boundary edge
-    }
-    cd_free(e);
+    for (uint32_t t = 0; t < m->ntris && closed; ++t)
+        for (int k = 0; k < 3; ++k) {
+            uint32_t a = m->tris[t][k], b = m->tris[t][(k + 1) % 3];
+            if (a == b) closed = 0;  // degenerate index triple
+            to[fill[a]++] = b;
+        }
+    for (uint32_t a = 0; a < nv && closed; ++a)
+        for (size_t i = start[a]; i < start[a + 1] && closed; ++i) {
+            uint32_t b = to[i];
+            int same = 0, rev = 0;
+            for (size_t j = start[a]; j < start[a + 1]; ++j) same += to[j] == b;
+            for (size_t j = start[b]; j < start[b + 1]; ++j) rev += to[j] == a;
+            closed = same == 1 && rev == 1;  // no edge used twice in one direction, no boundary
+        }
+    cd_free(start);
+    cd_free(fill);
+    cd_free(to);
     return closed;
 }
 
