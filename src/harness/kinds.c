@@ -6,11 +6,13 @@
 
 extern const cd_kind cd_kind_cubes;
 extern const cd_kind cd_kind_mesh;
+extern const cd_kind cd_kind_tritri;
 extern const cd_kind cd_kind_max_fps;
 
 static const cd_kind *const kinds[] = {
     &cd_kind_cubes,
     &cd_kind_mesh,
+    &cd_kind_tritri,
     &cd_kind_max_fps,
 };
 

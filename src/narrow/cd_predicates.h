@@ -9,6 +9,8 @@
 
 #include "cd_core.h"
 
+#include <string.h>
+
 /// A point in a coordinate plane (a 3-D point with one coordinate dropped).
 typedef struct cd_pt2 {
     double x, y;
@@ -19,6 +21,41 @@ typedef struct cd_pt2 {
 static inline cd_pt2 cd_pt2_drop(cd_vec3 p, int drop)
 {
     return drop == 0 ? (cd_pt2){p.y, p.z} : (drop == 1 ? (cd_pt2){p.z, p.x} : (cd_pt2){p.x, p.y});
+}
+
+/// The lowest set bit of x as a power of two (+inf for 0): every coordinate is a multiple of it, so
+/// an orientation determinant of such coordinates is a multiple of its square or cube. When the
+/// filter fails but the rounding error bound is below half that grid, the determinant is exactly
+/// 0 — lattice and coplanar-by-construction inputs are decided without expansions.
+static inline double cd_grid_of(double x)
+{
+    if (x == 0.0) return INFINITY;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int exp = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & ((UINT64_C(1) << 52) - 1);
+    if (exp != 0)
+        m |= UINT64_C(1) << 52;
+    else
+        exp = 1;
+    int e2 = exp - 1075 + __builtin_ctzll(m);  // the bit's value is 2^e2
+    uint64_t r = e2 >= -1022 ? (uint64_t)(e2 + 1023) << 52 : UINT64_C(1) << (e2 + 1074);
+    double g;
+    memcpy(&g, &r, sizeof g);
+    return g;
+}
+
+/// The smallest cd_grid_of over the coordinates of n points.
+static inline double cd_grid_of_points(const cd_vec3 *const *p, int n)
+{
+    double g = INFINITY;
+    for (int i = 0; i < n; ++i) {
+        double gx = cd_grid_of(p[i]->x), gy = cd_grid_of(p[i]->y), gz = cd_grid_of(p[i]->z);
+        g = gx < g ? gx : g;
+        g = gy < g ? gy : g;
+        g = gz < g ? gz : g;
+    }
+    return g;
 }
 
 /// Sign (−1, 0, +1) of det[b − a, c − a, d − a] = ((b − a) × (c − a)) · (d − a): positive when d

@@ -192,6 +192,27 @@ static int sign_of(double x) { return (x > 0.0) - (x < 0.0); }
 // ---------------------------------------------------------------------------------------------
 // Predicates
 
+// The 2×2 minor p·q − r·t of four doubles, exactly (up to 4 components): the stage Shewchuk calls
+// B, used when all coordinate differences were exact (every lattice or coplanar-by-construction
+// input), skipping the 2-component difference expansions.
+static int minor_exact_diffs(double p, double q, double r, double t, double *h)
+{
+    double x[2], y[2], qhi, qlo, thi, tlo;
+    split(q, &qhi, &qlo);
+    split(t, &thi, &tlo);
+    two_product_presplit(p, q, qhi, qlo, &x[1], &x[0]);
+    two_product_presplit(r, t, thi, tlo, &y[1], &y[0]);
+    y[0] = -y[0], y[1] = -y[1];
+    // Zero tails would break nothing but cost merges; drop them.
+    double xe[2], ye[2];
+    int nx = 0, ny = 0;
+    if (x[0] != 0.0) xe[nx++] = x[0];
+    if (x[1] != 0.0 || nx == 0) xe[nx++] = x[1];
+    if (y[0] != 0.0) ye[ny++] = y[0];
+    if (y[1] != 0.0 || ny == 0) ye[ny++] = y[1];
+    return sum_expansion(nx, xe, ny, ye, h);
+}
+
 int cd_orient3d_exact(const cd_vec3 *a, const cd_vec3 *b, const cd_vec3 *c, const cd_vec3 *d)
 {
     CD_COUNT_EXACT();
@@ -199,18 +220,21 @@ int cd_orient3d_exact(const cd_vec3 *a, const cd_vec3 *b, const cd_vec3 *c, cons
     int nu[3], nv[3], nw[3];
     const double pa[3] = {a->x, a->y, a->z}, pb[3] = {b->x, b->y, b->z};
     const double pc[3] = {c->x, c->y, c->z}, pd[3] = {d->x, d->y, d->z};
+    int exact_diffs = 1;
     for (int i = 0; i < 3; ++i) {
         nu[i] = diff_expansion(pb[i], pa[i], u[i]);
         nv[i] = diff_expansion(pc[i], pa[i], v[i]);
         nw[i] = diff_expansion(pd[i], pa[i], w[i]);
+        exact_diffs &= (nu[i] == 1) & (nv[i] == 1) & (nw[i] == 1);
     }
     // det = w · (u × v), one 2×2 minor per component of the cross product.
     double m[16], t[3][64], s01[128], det[192];
     int nt[3];
     for (int i = 0; i < 3; ++i) {
         int j = (i + 1) % 3, k = (i + 2) % 3;
-        int nm = minor_expansion(nu[j], u[j], nv[k], v[k], nu[k], u[k], nv[j], v[j], m);
-        nt[i] = product_expansion(nm, m, nw[i], w[i], t[i]);
+        int nm = exact_diffs ? minor_exact_diffs(u[j][0], v[k][0], u[k][0], v[j][0], m)
+                             : minor_expansion(nu[j], u[j], nv[k], v[k], nu[k], u[k], nv[j], v[j], m);
+        nt[i] = exact_diffs ? scale_expansion(nm, m, w[i][0], t[i]) : product_expansion(nm, m, nw[i], w[i], t[i]);
     }
     int n01 = sum_expansion(nt[0], t[0], nt[1], t[1], s01);
     int n = sum_expansion(n01, s01, nt[2], t[2], det);
@@ -232,6 +256,10 @@ int cd_orient3d(const cd_vec3 *a, const cd_vec3 *b, const cd_vec3 *c, const cd_v
     double bound = CD_MUL(CD_O3D_BOUND, perm);
     if (CD_GT(det, bound)) return 1;
     if (CD_LT(det, -bound)) return -1;
+    // |det − exact| <= bound and the exact value is a multiple of g³: with 2·bound < g³ it is 0.
+    const cd_vec3 *pts[4] = {a, b, c, d};
+    double g = cd_grid_of_points(pts, 4);
+    if (CD_LT(CD_MUL(2.0, bound), CD_MUL(CD_MUL(g, g), g))) return 0;
     return cd_orient3d_exact(a, b, c, d);
 }
 
@@ -241,6 +269,18 @@ int cd_orient2d_exact(cd_pt2 a, cd_pt2 b, cd_pt2 c)
     double ux[2], uy[2], vx[2], vy[2], det[16];
     int nux = diff_expansion(b.x, a.x, ux), nuy = diff_expansion(b.y, a.y, uy);
     int nvx = diff_expansion(c.x, a.x, vx), nvy = diff_expansion(c.y, a.y, vy);
+    if ((nux == 1) & (nuy == 1) & (nvx == 1) & (nvy == 1)) {
+        // Exact differences: compare the two exact products p = ux·vy and q = uy·vx. Rounding is
+        // monotone, so different rounded heads order them; equal heads leave the exact tails.
+        double phi, plo, qhi, qlo, s1, s0;
+        split(vy[0], &s1, &s0);
+        two_product_presplit(ux[0], vy[0], s1, s0, &phi, &plo);
+        split(vx[0], &s1, &s0);
+        two_product_presplit(uy[0], vx[0], s1, s0, &qhi, &qlo);
+        if (CD_GT(phi, qhi)) return 1;
+        if (CD_LT(phi, qhi)) return -1;
+        return CD_GT(plo, qlo) - CD_LT(plo, qlo);
+    }
     int n = minor_expansion(nux, ux, nvy, vy, nuy, uy, nvx, vx, det);
     return sign_of(det[n - 1]);
 }
@@ -253,5 +293,10 @@ int cd_orient2d(cd_pt2 a, cd_pt2 b, cd_pt2 c)
     double bound = CD_MUL(CD_CCW_BOUND, CD_ADD(CD_ABS(left), CD_ABS(right)));
     if (CD_GT(det, bound)) return 1;
     if (CD_LT(det, -bound)) return -1;
+    // The exact value is a multiple of g²; with 2·bound < g² it is 0 (see cd_grid_of).
+    double g = cd_grid_of(a.x);
+    double gs[5] = {cd_grid_of(a.y), cd_grid_of(b.x), cd_grid_of(b.y), cd_grid_of(c.x), cd_grid_of(c.y)};
+    for (int i = 0; i < 5; ++i) g = gs[i] < g ? gs[i] : g;
+    if (CD_LT(CD_MUL(2.0, bound), CD_MUL(g, g))) return 0;
     return cd_orient2d_exact(a, b, c);
 }

@@ -16,38 +16,7 @@
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 #include "cd_tritri_cases.h"
-
-// Signs of o's vertices against t's plane: s[j] = sign(N_t · (o_j − t_0)) = orient3d(t, o_j).
-// Returns the coordinate of N_t's largest |component| (the coplanar projection's preferred drop).
-static int plane_signs(const cd_triangle *t, const cd_triangle *o, int s[3])
-{
-    const cd_vec3 *t0 = &t->v[0];
-    double ux = CD_SUB(t->v[1].x, t0->x), uy = CD_SUB(t->v[1].y, t0->y), uz = CD_SUB(t->v[1].z, t0->z);
-    double vx = CD_SUB(t->v[2].x, t0->x), vy = CD_SUB(t->v[2].y, t0->y), vz = CD_SUB(t->v[2].z, t0->z);
-    double nx = CD_SUB(CD_MUL(uy, vz), CD_MUL(uz, vy));
-    double ny = CD_SUB(CD_MUL(uz, vx), CD_MUL(ux, vz));
-    double nz = CD_SUB(CD_MUL(ux, vy), CD_MUL(uy, vx));
-    double mt = CD_MAX(CD_MAX(CD_MAX(CD_ABS(ux), CD_ABS(uy)), CD_MAX(CD_ABS(uz), CD_ABS(vx))),
-                       CD_MAX(CD_ABS(vy), CD_ABS(vz)));
-    double k = CD_MUL(CD_MUL(CD_PLANE_ERR, mt), mt);
-    for (int j = 0; j < 3; ++j) {
-        const cd_vec3 *p = &o->v[j];
-        double wx = CD_SUB(p->x, t0->x), wy = CD_SUB(p->y, t0->y), wz = CD_SUB(p->z, t0->z);
-        double d = CD_ADD(CD_ADD(CD_MUL(nx, wx), CD_MUL(ny, wy)), CD_MUL(nz, wz));
-        double bound = CD_MUL(k, CD_MAX(CD_MAX(CD_ABS(wx), CD_ABS(wy)), CD_ABS(wz)));
-        if (CD_GT(d, bound))
-            s[j] = 1;
-        else if (CD_LT(d, -bound))
-            s[j] = -1;
-        else
-            s[j] = cd_orient3d_exact(t0, &t->v[1], &t->v[2], p);
-    }
-    // Only a preference (the coplanar code checks the projection exactly), so no filter here.
-    double ax = fabs(nx), ay = fabs(ny), az = fabs(nz);
-    return ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
-}
-
-static int strictly_one_side(const int s[3]) { return s[0] != 0 && s[0] == s[1] && s[1] == s[2]; }
+#include "cd_tritri_plane.h"
 
 // An end of a slice: where edge (i, j) of its triangle meets the other plane, with
 // dsign = sign(f_j − f_i) ≠ 0 for the other plane's function f.
@@ -90,28 +59,45 @@ static int slice_order(const cd_triangle *a, const cd_triangle *b, slice_end p, 
 
 int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
 {
-    int sb[3], sa[3];
-    int drop = plane_signs(a, b, sb);
-    if (strictly_one_side(sb)) {
+    cd_plane_eval pa, pb;  // pa: b's vertices against a's plane; pb: a's against b's
+    cd_plane_eval_of(a, b, &pa);
+    if (cd_plane_certainly_one_side(&pa)) {
         *why = CD_TT_PLANE_A;
         return 0;
     }
-    plane_signs(b, a, sa);
-    if (strictly_one_side(sa)) {
-        *why = CD_TT_PLANE_B;
+    int sb[3], sa[3];
+    cd_plane_signs(a, b, &pa, sb);
+    if (cd_signs_one_side(sb)) {
+        *why = CD_TT_PLANE_A;
         return 0;
     }
-    int zb = sb[0] == 0 && sb[1] == 0 && sb[2] == 0, za = sa[0] == 0 && sa[1] == 0 && sa[2] == 0;
-    if (za || zb) {
-        // A zero-area triangle has all-zero signs against it; two non-degenerate triangles with one
-        // inside the other's plane share the plane.
+    if (sb[0] == 0 && sb[1] == 0 && sb[2] == 0) {
+        // All of b in a's plane: a has zero area (every sign against it is 0) or the triangles share
+        // the plane; the symmetric test could add nothing, so it is skipped.
         if (cd_tritri_is_degenerate(a) || cd_tritri_is_degenerate(b)) {
             int hit = cd_tritri_degenerate(a, b);
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
             return hit;
         }
-        int hit = cd_tritri_coplanar(a, b, drop);
+        int hit = cd_tritri_coplanar(a, b, cd_plane_drop_hint(&pa));
         *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
+        return hit;
+    }
+    cd_plane_eval_of(b, a, &pb);
+    if (cd_plane_certainly_one_side(&pb)) {
+        *why = CD_TT_PLANE_B;
+        return 0;
+    }
+    cd_plane_signs(b, a, &pb, sa);
+    if (cd_signs_one_side(sa)) {
+        *why = CD_TT_PLANE_B;
+        return 0;
+    }
+    if (sa[0] == 0 && sa[1] == 0 && sa[2] == 0) {
+        // a in b's plane but b not in a's: b has zero area (a non-degenerate a would share b's
+        // plane and put b in its own).
+        int hit = cd_tritri_degenerate(a, b);
+        *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
         return hit;
     }
     // Both non-degenerate with crossing planes: the slices [lo, hi] on L overlap iff

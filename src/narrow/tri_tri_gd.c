@@ -9,6 +9,7 @@
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 #include "cd_tritri_cases.h"
+#include "cd_tritri_plane.h"
 
 // ---------------------------------------------------------------------------------------------
 // 2-D part for two counter-clockwise triangles (the paper's ccw_tri_tri_intersection_2d).
@@ -132,13 +133,28 @@ int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd
 {
     const cd_vec3 *p1 = &a->v[0], *q1 = &a->v[1], *r1 = &a->v[2];
     const cd_vec3 *p2 = &b->v[0], *q2 = &b->v[1], *r2 = &b->v[2];
-    // Signs of a's vertices against b's plane, then of b's against a's.
-    int dp1 = cd_orient3d(p2, q2, r2, p1), dq1 = cd_orient3d(p2, q2, r2, q1), dr1 = cd_orient3d(p2, q2, r2, r1);
+    // Signs of a's vertices against b's plane, then of b's against a's: the same filtered plane
+    // test as the plane-first code (the paper, too, computes each normal once).
+    cd_plane_eval pe;
+    int s1[3], s2[3];
+    cd_plane_eval_of(b, a, &pe);
+    if (cd_plane_certainly_one_side(&pe)) {
+        *why = CD_TT_PLANE_B;
+        return 0;
+    }
+    cd_plane_signs(b, a, &pe, s1);
+    int dp1 = s1[0], dq1 = s1[1], dr1 = s1[2];
     if (dp1 * dq1 > 0 && dp1 * dr1 > 0) {
         *why = CD_TT_PLANE_B;
         return 0;
     }
-    int dp2 = cd_orient3d(p1, q1, r1, p2), dq2 = cd_orient3d(p1, q1, r1, q2), dr2 = cd_orient3d(p1, q1, r1, r2);
+    cd_plane_eval_of(a, b, &pe);
+    if (cd_plane_certainly_one_side(&pe)) {
+        *why = CD_TT_PLANE_A;
+        return 0;
+    }
+    cd_plane_signs(a, b, &pe, s2);
+    int dp2 = s2[0], dq2 = s2[1], dr2 = s2[2];
     if (dp2 * dq2 > 0 && dp2 * dr2 > 0) {
         *why = CD_TT_PLANE_A;
         return 0;
