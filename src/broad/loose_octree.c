@@ -68,6 +68,13 @@ static uint32_t descend(loose_octree *o, uint32_t n, cd_vec3 c, const cd_aabb *b
     return n;
 }
 
+// The object's centre for placement: the AABB midpoint (the box centre up to rounding), read from
+// the AABB array the update streams anyway instead of the 120-byte OBB records.
+static inline cd_vec3 mid(const cd_aabb *b)
+{
+    return cd_v3(0.5 * (b->lo.x + b->hi.x), 0.5 * (b->lo.y + b->hi.y), 0.5 * (b->lo.z + b->hi.z));
+}
+
 static void loose_update(void *self, const cd_scene *s)
 {
     loose_octree *o = self;
@@ -78,7 +85,7 @@ static void loose_update(void *self, const cd_scene *s)
                t->nodes > 2 * o->built_nodes + 64;
     if (full) {
         reset_root(o, s->world);
-        for (uint32_t i = 0; i < s->count; ++i) t->obj_node[i] = descend(o, 0, s->obb[i].c, &s->aabb[i]);
+        for (uint32_t i = 0; i < s->count; ++i) t->obj_node[i] = descend(o, 0, mid(&s->aabb[i]), &s->aabb[i]);
         o->built_nodes = t->nodes;
     } else {
         // An object stays while its node's loose cell still holds it (the point of looseness);
@@ -86,7 +93,7 @@ static void loose_update(void *self, const cd_scene *s)
         for (uint32_t i = 0; i < s->count; ++i) {
             uint32_t n = t->obj_node[i];
             while (n != 0 && !cd_otree_contains(&t->cell[n].bounds, &s->aabb[i])) n = t->cell[n].parent;
-            t->obj_node[i] = descend(o, n, s->obb[i].c, &s->aabb[i]);
+            t->obj_node[i] = descend(o, n, mid(&s->aabb[i]), &s->aabb[i]);
         }
     }
     cd_otree_pack(t, s, !full);

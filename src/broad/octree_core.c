@@ -237,6 +237,9 @@ typedef struct query {
     const cd_otree *t;
     cd_pair_sink *sink;
     uint64_t bv;
+    uint32_t *list;  ///< when set, traversals collect the nodes to test instead of testing them
+    uint32_t list_n, list_cap;
+    int overflow;    ///< the list filled up: the caller falls back to one traversal per object
 } query;
 
 // Every pair of objects stored at node k, by a sweep along x over the sorted run.
@@ -279,7 +282,15 @@ static void test_node(query *q, uint32_t k, const cd_aabb *b, uint32_t o)
     }
 }
 
-enum { STACK = 8 * (CD_OTREE_MAX_DEPTH + 2) };
+enum { STACK = 8 * (CD_OTREE_MAX_DEPTH + 2), LIST = 64 };
+
+// A traversal reached node m whose objects b may meet: test them, or note m for the whole node.
+static inline void visit_node(query *q, uint32_t m, const cd_aabb *b, uint32_t o)
+{
+    if (!q->list) test_node(q, m, b, o);
+    else if (q->list_n < q->list_cap) q->list[q->list_n++] = m;
+    else q->overflow = 1;
+}
 
 // Push the children of strict-tree node m that b can reach. Objects in a low child end strictly
 // below the split plane (octree.c), so b meets them only if b.lo < plane; high children likewise.
@@ -306,11 +317,11 @@ static void query_subtree(query *q, uint32_t n, const cd_aabb *b, uint32_t o)
     uint32_t stack[STACK];
     uint32_t top = 0;
     push_kids(q->t, n, b, stack, &top);
-    while (top) {
+    while (top && !q->overflow) {
         uint32_t m = stack[--top];
         q->bv++;
         if (!cd_aabb_aabb_overlap(b, &node[m].sub)) continue;
-        if (node[m].count) test_node(q, m, b, o);
+        if (node[m].count) visit_node(q, m, b, o);
         if (node[m].kids) push_kids(q->t, m, b, stack, &top);
     }
 }
@@ -330,7 +341,7 @@ static void query_loose(query *q, uint32_t n, const uint32_t *path, const cd_aab
     visit stack[STACK];
     uint32_t top = 0;
     stack[top++] = (visit){0, 0, n == 0 ? SELF : ANCESTOR};
-    while (top) {
+    while (top && !q->overflow) {
         uint32_t m = stack[top - 1].node, lvl = stack[top - 1].level, rel = stack[top - 1].rel;
         --top;
         if (rel == ANCESTOR) {
@@ -344,7 +355,7 @@ static void query_loose(query *q, uint32_t n, const uint32_t *path, const cd_aab
         if (rel != SELF) {
             q->bv++;
             if (!cd_aabb_aabb_overlap(b, &node[m].sub)) continue;
-            if (node[m].count && (rel == DESCENDANT || m > n)) test_node(q, m, b, o);
+            if (node[m].count && (rel == DESCENDANT || m > n)) visit_node(q, m, b, o);
         }
         if (node[m].kids) {
             uint32_t r = rel == SELF ? DESCENDANT : rel;
@@ -353,9 +364,43 @@ static void query_loose(query *q, uint32_t n, const uint32_t *path, const cd_aab
     }
 }
 
+// Loose tree: the partners of node k's objects: the same traversal as one object's, run once with the union
+// of k's boxes to collect the nodes, then each object tests only those nodes whose bounds it meets.
+// Every node an object's own traversal would test has bounds meeting the object, hence the union,
+// so the collected list holds it: the pair set is the same, the tree is walked once per node.
+// A list that overflows (large union: upper levels, big objects) falls back to per-object walks.
+static void query_node(query *q, uint32_t k, const uint32_t *path)
+{
+    const cd_otree *t = q->t;
+    const cd_otree_node *nd = &t->node[k];
+    uint32_t end = nd->first + nd->count;
+    if (nd->count >= 2) {
+        cd_aabb u = t->item_box[nd->first];
+        for (uint32_t j = nd->first + 1; j < end; ++j) u = box_union(u, &t->item_box[j]);
+        uint32_t list[LIST];
+        q->list = list;
+        q->list_n = 0;
+        q->list_cap = LIST;
+        q->overflow = 0;
+        query_loose(q, k, path, &u, UINT32_MAX);
+        q->list = NULL;
+        if (!q->overflow) {
+            for (uint32_t j = nd->first; j < end; ++j)
+                for (uint32_t i = 0; i < q->list_n; ++i) {
+                    q->bv++;
+                    if (cd_aabb_aabb_overlap(&t->item_box[j], &t->node[list[i]].sub))
+                        test_node(q, list[i], &t->item_box[j], t->item_obj[j]);
+                }
+            return;
+        }
+        q->overflow = 0;
+    }
+    for (uint32_t j = nd->first; j < end; ++j) query_loose(q, k, path, &t->item_box[j], t->item_obj[j]);
+}
+
 void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st)
 {
-    query q = {t, sink, 0};
+    query q = {t, sink, 0, NULL, 0, 0, 0};
     uint32_t path[CD_OTREE_MAX_DEPTH + 2];
     for (uint32_t k = 0; k < t->nodes; ++k) {
         const cd_otree_node *nd = &t->node[k];
@@ -367,9 +412,10 @@ void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st)
                 path[l] = a;
                 if (l == 0) break;
             }
-            for (uint32_t j = nd->first; j < nd->first + nd->count; ++j)
-                query_loose(&q, k, path, &t->item_box[j], t->item_obj[j]);
+            query_node(&q, k, path);
         } else if (nd->kids) {
+            // Strict tree: each object's own walk is already narrow (push_kids), and collecting
+            // measured slower (2 000 cubes, depth 4: 0.52 vs 0.44 ms CPU), so walk per object.
             for (uint32_t j = nd->first; j < nd->first + nd->count; ++j)
                 query_subtree(&q, k, &t->item_box[j], t->item_obj[j]);
         }
