@@ -6,10 +6,14 @@
 
 extern const cd_broad_method cd_broad_naive;
 extern const cd_broad_method cd_broad_octree, cd_broad_loose_octree;
+extern const cd_broad_method cd_broad_sap_radix, cd_broad_sap_insertion;
+extern const cd_broad_method cd_broad_grid;
 
 static const cd_broad_method *const registry[] = {
     &cd_broad_naive,
     &cd_broad_octree, &cd_broad_loose_octree,
+    &cd_broad_sap_radix, &cd_broad_sap_insertion,
+    &cd_broad_grid,
 };
 
 const cd_broad_method *const *cd_broad_methods(size_t *count)

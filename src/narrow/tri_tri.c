@@ -57,14 +57,12 @@ static int slice_order(const cd_triangle *a, const cd_triangle *b, slice_end p, 
     return cd_orient3d(&a->v[p.i], &a->v[p.j], &b->v[q.i], &b->v[q.j]) * p.dsign * q.dsign;
 }
 
-int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+// Everything after the first filtered plane test, kept out of line so that the common rejection
+// runs in a small function that does not set up this one's large stack frame.
+__attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd_triangle *b, const cd_plane_eval *pap,
+                                                  cd_tritri_why *why)
 {
-    cd_plane_eval pa, pb;  // pa: b's vertices against a's plane; pb: a's against b's
-    cd_plane_eval_of(a, b, &pa);
-    if (cd_plane_certainly_one_side(&pa)) {
-        *why = CD_TT_PLANE_A;
-        return 0;
-    }
+    cd_plane_eval pa = *pap, pb;  // pa: b's vertices against a's plane; pb: a's against b's
     int sb[3], sa[3];
     cd_plane_signs(a, b, &pa, sb);
     if (cd_signs_one_side(sb)) {
@@ -108,6 +106,17 @@ int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tr
     int hit = slice_order(a, b, ahi, blo) <= 0 && slice_order(a, b, alo, bhi) >= 0;
     *why = hit ? CD_TT_SLICES_OVERLAP : CD_TT_SLICES_DISJOINT;
     return hit;
+}
+
+int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+{
+    cd_plane_eval pa;
+    cd_plane_eval_of(a, b, &pa);
+    if (cd_plane_certainly_one_side(&pa)) {
+        *why = CD_TT_PLANE_A;
+        return 0;
+    }
+    return overlap_rest(a, b, &pa, why);
 }
 
 int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
