@@ -63,6 +63,7 @@ static const cd_column summary_columns[] = {
     {"mtests_per_s_median", 1, "million tests per second, median over frames x repeats"},
     {"mtests_per_s_p05", 1, "5th percentile"},
     {"mtests_per_s_p95", 1, "95th percentile"},
+    {"mtests_per_s_best", 1, "fastest pass: the least disturbed by other load on a shared machine"},
     {"ns_per_test_median", 1, "nanoseconds per test, median"},
     {"pass_ms_cv", 1, "coefficient of variation of pass_ms"},
     BRANCH_COLUMNS(plane_a, "the plane of a"),
@@ -226,7 +227,7 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
         cd_run_warn(r, "point %zu (%s/%s): pass_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
                     p->index, workload, algorithm, ps.cv, cd_run_cv_warn(r));
     double dn = (double)n;
-    cd_cell row[18 + 3 * BRANCHES + 1];
+    cd_cell row[19 + 3 * BRANCHES + 1];
     size_t c = 0;
     row[c++] = cd_cell_text(workload);
     row[c++] = cd_cell_text(algorithm);
@@ -239,6 +240,7 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
     row[c++] = cd_cell_real(ms.median);
     row[c++] = cd_cell_real(ms.p05);
     row[c++] = cd_cell_real(ms.p95);
+    row[c++] = cd_cell_real(ms.max);
     row[c++] = cd_cell_real(ms.median > 0 ? 1e3 / ms.median : NAN);
     row[c++] = cd_cell_real(ps.cv);
     for (int b = 0; b < BRANCHES; ++b) {

@@ -140,6 +140,31 @@ int cd_tritri_degenerate(const cd_triangle *a, const cd_triangle *b)
     return n == 1 ? point_tri(t, ha[0]) : seg_tri(t, ha[0], ha[1]);
 }
 
+// 1 when all three points p lie strictly on the side −o of the line e0 → e1, i.e. outside an edge
+// of a triangle of orientation o. The three values det[e1 − e0, p − e0] share the edge vector and
+// a semi-static bound 8ε·m_e·m_p (m: largest |component|; the two products' magnitudes sum to at
+// most 2·m_e·m_p, times Shewchuk's ccwerrboundA, rounded up); only undecided values go to
+// cd_orient2d.
+static int edge_separates(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o)
+{
+    double ex = CD_SUB(e1.x, e0.x), ey = CD_SUB(e1.y, e0.y);
+    double k = CD_MUL(8.0 * 0x1p-53, CD_MAX(CD_ABS(ex), CD_ABS(ey)));
+    double side[3], bound[3];
+    for (int i = 0; i < 3; ++i) {
+        double dx = CD_SUB(p[i].x, e0.x), dy = CD_SUB(p[i].y, e0.y);
+        double val = CD_SUB(CD_MUL(ex, dy), CD_MUL(ey, dx));
+        bound[i] = CD_MUL(k, CD_MAX(CD_ABS(dx), CD_ABS(dy)));
+        side[i] = o > 0 ? val : -val;  // > 0: inside
+    }
+    // Decided without branches per point (the outcomes of random pairs are unpredictable).
+    int out = CD_LT(side[0], -bound[0]) & CD_LT(side[1], -bound[1]) & CD_LT(side[2], -bound[2]);
+    int in = CD_GT(side[0], bound[0]) | CD_GT(side[1], bound[1]) | CD_GT(side[2], bound[2]);
+    if (out | in) return out;
+    for (int i = 0; i < 3; ++i)
+        if (!CD_LT(side[i], -bound[i]) && cd_orient2d(e0, e1, p[i]) != -o) return 0;
+    return 1;
+}
+
 int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint)
 {
     int oa, ob;
@@ -153,17 +178,9 @@ int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint
     CD_ASSERT(ob != 0);
     // Two disjoint convex polygons are separated by the line of an edge of one of them with the other
     // strictly outside (an edge of their Minkowski difference separates it from the origin).
-    for (int i = 0; i < 3; ++i) {
-        cd_pt2 e0 = pa[i], e1 = pa[(i + 1) % 3];
-        if (cd_orient2d(e0, e1, pb[0]) == -oa && cd_orient2d(e0, e1, pb[1]) == -oa &&
-            cd_orient2d(e0, e1, pb[2]) == -oa)
-            return 0;
-    }
-    for (int i = 0; i < 3; ++i) {
-        cd_pt2 e0 = pb[i], e1 = pb[(i + 1) % 3];
-        if (cd_orient2d(e0, e1, pa[0]) == -ob && cd_orient2d(e0, e1, pa[1]) == -ob &&
-            cd_orient2d(e0, e1, pa[2]) == -ob)
-            return 0;
-    }
+    for (int i = 0; i < 3; ++i)
+        if (edge_separates(pa[i], pa[(i + 1) % 3], pb, oa)) return 0;
+    for (int i = 0; i < 3; ++i)
+        if (edge_separates(pb[i], pb[(i + 1) % 3], pa, ob)) return 0;
     return 1;
 }
