@@ -195,10 +195,11 @@ static void check_enclosure(const cd_bvh *h, uint32_t ni, uint32_t *first, uint3
     for (uint32_t i = *first; i < *first + *count; ++i)
         for (int k = 0; k < 3; ++k) {
             cd_vec3 p = h->mesh->verts[h->mesh->tris[h->order[i]][k]];
-            assert_true(cd_v3_len(cd_v3_sub(p, n->sphere.c)) <= n->sphere.r);
+            assert_true(cd_v3_len(cd_v3_sub(p, n->c)) <= n->r);
             if (n->kind & (CD_BV_OBB | CD_BV_AABB)) {
-                cd_vec3 q = cd_m3_tmul_v(n->box.axes, cd_v3_sub(p, n->box.c));
-                assert_true(fabs(q.x) <= n->box.half.x && fabs(q.y) <= n->box.half.y && fabs(q.z) <= n->box.half.z);
+                cd_obb box = cd_bvh_node_box(n);
+                cd_vec3 q = cd_m3_tmul_v(box.axes, cd_v3_sub(p, box.c));
+                assert_true(fabs(q.x) <= box.half.x && fabs(q.y) <= box.half.y && fabs(q.z) <= box.half.z);
             }
         }
 }

@@ -4,6 +4,8 @@
 // comparison between variants measures only the volumes and their tests.
 #include "bvh_internal.h"
 
+_Static_assert(sizeof(cd_bvh_node) == 128, "a node is two cache lines");
+
 #include <float.h>
 #include <string.h>
 
@@ -122,7 +124,8 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     bvh->plan = *plan;
     bvh->leaf_size = leaf_size;
     // Zeroed: padding and the unused box of sphere nodes stay deterministic (nodes compare bytewise).
-    bvh->nodes = cd_alloc_zero(2 * (size_t)mesh->ntris - 1, sizeof(cd_bvh_node));
+    bvh->nodes_block = cd_alloc_zero(2 * (size_t)mesh->ntris, sizeof(cd_bvh_node));
+    bvh->nodes = (cd_bvh_node *)(((uintptr_t)bvh->nodes_block + 63) & ~(uintptr_t)63);
     bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);
     for (uint32_t t = 0; t < mesh->ntris; ++t) bvh->order[t] = t;
     bvh->closed = cd_mesh_is_closed(mesh);
@@ -166,7 +169,7 @@ uint32_t cd_bvh_refit(cd_bvh *bvh)
 void cd_bvh_destroy(cd_bvh *bvh)
 {
     if (!bvh) return;
-    cd_free(bvh->nodes);
+    cd_free(bvh->nodes_block);
     cd_free(bvh->order);
     cd_free(bvh);
 }

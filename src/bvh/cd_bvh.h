@@ -52,23 +52,37 @@ cd_bvh_variant_params cd_bvh_variant_params_default(void);
 /// Node kind of plan at depth (root = 0).
 uint8_t cd_bvh_plan_kind(const cd_bvh_plan *plan, int depth);
 
-/// One node. Internal nodes have children left and left + 1; leaves hold count triangles at
-/// order[first .. first + count).
+/// One node, 128 bytes on a 64-byte boundary (two cache lines): the traversal is bound by memory,
+/// so the box keeps two axes and derives the third (ax0 × ax1, bit-identical at fit and query);
+/// the sphere shares the box centre. Internal nodes have children left and left + 1; leaves hold
+/// count triangles at order[first .. first + count).
 typedef struct cd_bvh_node {
-    cd_sphere sphere;  ///< enclosing sphere (valid for every kind; its radius is the node's size)
-    cd_obb box;        ///< OBB, or for AABB kinds the mesh-frame AABB with identity axes
+    cd_vec3 c;         ///< box centre, also the sphere centre
+    double r;          ///< enclosing sphere radius (valid for every kind; the node's size for descent)
+    cd_vec3 ax0, ax1;  ///< first two box axes (unit, orthogonal); identity columns for AABB kinds
+    cd_vec3 half;      ///< box half-extents along ax0, ax1, ax0 × ax1
     uint32_t first;    ///< leaf: first index into order; internal: left child
     uint32_t count;    ///< leaf: triangle count; internal: 0
     uint8_t kind;      ///< enum cd_bv_kind
     uint8_t depth;     ///< depth of the node (root 0)
+    uint8_t pad[14];
 } cd_bvh_node;
+
+/// The node's box as a cd_obb (third axis ax0 × ax1).
+static inline cd_obb cd_bvh_node_box(const cd_bvh_node *n)
+{
+    return (cd_obb){n->c, {{n->ax0, n->ax1, cd_v3_cross(n->ax0, n->ax1)}}, n->half};
+}
+/// The node's enclosing sphere.
+static inline cd_sphere cd_bvh_node_sphere(const cd_bvh_node *n) { return (cd_sphere){n->c, n->r}; }
 
 /// A hierarchy over a mesh that it references (not owns): the mesh must outlive it.
 typedef struct cd_bvh {
     const cd_mesh *mesh;
     cd_bvh_plan plan;
     uint32_t leaf_size;
-    cd_bvh_node *nodes;
+    cd_bvh_node *nodes;  ///< 64-byte aligned inside nodes_block
+    void *nodes_block;
     uint32_t nnodes;
     uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
     int depth;         ///< deepest node's depth
@@ -148,7 +162,8 @@ typedef struct cd_bvh_result {
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
     // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the
     // cost of a test (see README, "Mesh hierarchies").
-    struct cd_bvh_moved *moved;
+    struct cd_bvh_moved *moved;  ///< 64-byte aligned inside moved_block
+    void *moved_block;
     cd_vec3 *moved_verts;
     uint32_t *node_stamp, *vert_stamp;
     uint32_t epoch, cached_nodes, cached_verts;

@@ -167,28 +167,26 @@ void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *i
             cd_vec3 q = cd_m3_tmul_v(ax, pts[i]);
             plo = cd_bvh_vmin(plo, q), phi = cd_bvh_vmax(phi, q);
         }
-        node->box.axes = ax;
-        node->box.c = cd_m3_mul_v(ax, cd_v3_scale(cd_v3_add(plo, phi), 0.5));
-        node->box.half = cd_v3_add(cd_v3_scale(cd_v3_sub(phi, plo), 0.5), mv);
+        node->ax0 = ax.col[0];
+        node->ax1 = ax.col[1];
+        node->c = cd_m3_mul_v(ax, cd_v3_scale(cd_v3_add(plo, phi), 0.5));
+        node->half = cd_v3_add(cd_v3_scale(cd_v3_sub(phi, plo), 0.5), mv);
     } else {
-        node->box.axes = cd_m3_identity();
-        node->box.c = aabb_c;
-        node->box.half = cd_v3_add(cd_v3_scale(cd_v3_sub(hi, lo), 0.5), mv);
+        node->ax0 = cd_v3(1, 0, 0);
+        node->ax1 = cd_v3(0, 1, 0);
+        node->c = aabb_c;
+        node->half = cd_v3_add(cd_v3_scale(cd_v3_sub(hi, lo), 0.5), mv);
     }
     if (!(node->kind & CD_BV_SPHERE)) {
         // Not tested, only the node's size for the descent rule: the box's circumsphere.
-        node->sphere = (cd_sphere){node->box.c, cd_v3_len(node->box.half) * (1.0 + 4.0 * DBL_EPSILON) + margin};
+        node->r = cd_v3_len(node->half) * (1.0 + 4.0 * DBL_EPSILON) + margin;
         return;
     }
-    // Tested sphere: the smallest vertex-enclosing sphere centred on the AABB or on the box
-    // (tighter for long diagonal nodes), found in one pass.
-    double r2a = 0, r2b = 0;
-    cd_vec3 bc = node->box.c;
+    // Tested sphere: centred on the box, radius to the farthest vertex.
+    double r2 = 0;
     for (uint32_t i = 0; i < np; ++i) {
-        double da = cd_v3_len2(cd_v3_sub(pts[i], aabb_c)), db = cd_v3_len2(cd_v3_sub(pts[i], bc));
-        r2a = da > r2a ? da : r2a;
-        r2b = db > r2b ? db : r2b;
+        double d = cd_v3_len2(cd_v3_sub(pts[i], node->c));
+        r2 = d > r2 ? d : r2;
     }
-    cd_vec3 c = r2a <= r2b ? aabb_c : bc;
-    node->sphere = (cd_sphere){c, sqrt(r2a <= r2b ? r2a : r2b) * (1.0 + 4.0 * DBL_EPSILON) + margin};
+    node->r = sqrt(r2) * (1.0 + 4.0 * DBL_EPSILON) + margin;
 }

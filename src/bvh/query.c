@@ -15,17 +15,21 @@ uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s)
     return n;
 }
 
-// A node of B moved into A's frame and enlarged by the margin m (box only for box kinds).
+// A node of B moved into A's frame and enlarged by the margin m; the sphere is (box.c, r).
 typedef struct cd_bvh_moved {
-    cd_sphere sphere;
     cd_obb box;
+    double r;
 } cd_bvh_moved;
 
 static inline void move_node(const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m, cd_bvh_moved *out)
 {
-    out->sphere = (cd_sphere){cd_pose_apply(R, t, nb->sphere.c), nb->sphere.r + m};
-    if (nb->kind & (CD_BV_OBB | CD_BV_AABB))
-        out->box = (cd_obb){cd_pose_apply(R, t, nb->box.c), cd_m3_mul(*R, nb->box.axes), cd_v3_add(nb->box.half, cd_v3(m, m, m))};
+    out->box.c = cd_pose_apply(R, t, nb->c);
+    out->r = nb->r + m;
+    if (nb->kind & (CD_BV_OBB | CD_BV_AABB)) {
+        cd_vec3 a0 = cd_m3_mul_v(*R, nb->ax0), a1 = cd_m3_mul_v(*R, nb->ax1);
+        out->box.axes = (cd_mat3){{a0, a1, cd_m3_mul_v(*R, cd_v3_cross(nb->ax0, nb->ax1))}};
+        out->box.half = cd_v3_add(nb->half, cd_v3(m, m, m));
+    }
 }
 
 // m (inside mb) covers the rounding of moving B's volumes and of the tests, so the cull never
@@ -36,7 +40,8 @@ static inline int overlap_moved(const cd_bvh_node *na, uint8_t kb, const cd_bvh_
     uint8_t ka = na->kind;
     if (ka & kb & CD_BV_SPHERE) {
         ++s->bv_tests[CD_BVT_SPHERE_SPHERE];
-        if (!cd_sphere_sphere_overlap(&na->sphere, &mb->sphere)) return 0;
+        cd_sphere sa = cd_bvh_node_sphere(na), sb = {mb->box.c, mb->r};
+        if (!cd_sphere_sphere_overlap(&sa, &sb)) return 0;
     }
     const uint8_t boxes = CD_BV_OBB | CD_BV_AABB;
     if ((ka & boxes) && (kb & boxes)) {
@@ -44,20 +49,24 @@ static inline int overlap_moved(const cd_bvh_node *na, uint8_t kb, const cd_bvh_
             // B's box, rotated, is re-enclosed by an A-frame AABB (outward-rounded).
             ++s->bv_tests[CD_BVT_AABB_AABB];
             cd_aabb bb = cd_obb_aabb(&mb->box);
-            cd_vec3 h = cd_v3_add(na->box.half, cd_v3(m, m, m));
-            cd_aabb ab = {cd_v3_sub(na->box.c, h), cd_v3_add(na->box.c, h)};
+            cd_vec3 h = cd_v3_add(na->half, cd_v3(m, m, m));
+            cd_aabb ab = {cd_v3_sub(na->c, h), cd_v3_add(na->c, h)};
             return cd_aabb_aabb_overlap(&ab, &bb);
         }
         ++s->bv_tests[CD_BVT_OBB_OBB];
-        return cd_obb_obb_overlap(&na->box, &mb->box);
+        cd_obb ba = cd_bvh_node_box(na);
+        return cd_obb_obb_overlap(&ba, &mb->box);
     }
     if (ka & boxes) {  // b carries only a sphere
         ++s->bv_tests[CD_BVT_SPHERE_OBB];
-        return cd_sphere_obb_overlap(&mb->sphere, &na->box);
+        cd_obb ba = cd_bvh_node_box(na);
+        cd_sphere sb = {mb->box.c, mb->r};
+        return cd_sphere_obb_overlap(&sb, &ba);
     }
     if (kb & boxes) {  // a carries only a sphere
         ++s->bv_tests[CD_BVT_SPHERE_OBB];
-        return cd_sphere_obb_overlap(&na->sphere, &mb->box);
+        cd_sphere sa = cd_bvh_node_sphere(na);
+        return cd_sphere_obb_overlap(&sa, &mb->box);
     }
     return 1;  // both sphere-only: decided above
 }
@@ -91,9 +100,10 @@ static inline cd_triangle moved_tri(const cd_mesh *m, uint32_t t, const cd_mat3 
 static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 {
     if (res->cached_nodes < b->nnodes) {
-        cd_free(res->moved);
+        cd_free(res->moved_block);
         cd_free(res->node_stamp);
-        res->moved = cd_alloc(sizeof *res->moved * b->nnodes);
+        res->moved_block = cd_alloc(sizeof *res->moved * ((size_t)b->nnodes + 1));
+        res->moved = (cd_bvh_moved *)(((uintptr_t)res->moved_block + 63) & ~(uintptr_t)63);
         res->node_stamp = cd_alloc_zero(b->nnodes, sizeof *res->node_stamp);
         res->cached_nodes = b->nnodes;
     }
@@ -156,7 +166,7 @@ typedef struct cd_bvh_trace {
 // and one vertex of each decides which.
 static int contains_point(const cd_bvh *h, cd_vec3 p, cd_bvh_stats *s)
 {
-    const cd_sphere *root = &h->nodes[0].sphere;
+    const cd_bvh_node *root = &h->nodes[0];
     if (cd_v3_len2(cd_v3_sub(p, root->c)) > root->r * root->r) return 0;  // cheap outside
     ++s->point_tests;
     return cd_bvh_winding_number(h->mesh, p) > 0.5;
@@ -215,7 +225,7 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
         }
         // Descend the larger node (by enclosing radius), so the two volumes tested next stay of
         // comparable size; a leaf is never descended.
-        if (nb->count || (!na->count && na->sphere.r >= nb->sphere.r)) {
+        if (nb->count || (!na->count && na->r >= nb->r)) {
             stack[top++] = na->first + 1, stack[top++] = ib;
             stack[top++] = na->first, stack[top++] = ib;
         } else {
@@ -258,7 +268,7 @@ void cd_bvh_result_free(cd_bvh_result *res)
 {
     cd_free(res->pairs);
     cd_free(res->stack);
-    cd_free(res->moved);
+    cd_free(res->moved_block);
     cd_free(res->moved_verts);
     cd_free(res->node_stamp);
     cd_free(res->vert_stamp);
