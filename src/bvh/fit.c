@@ -23,53 +23,56 @@ cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r)
     return m;
 }
 
-// Cyclic Jacobi on a symmetric 3×3 matrix: returns the eigenvectors as columns of v.
+// Eigenvector of the symmetric a for eigenvalue l: the largest cross product of two rows of
+// a − l·I (each row is orthogonal to it); zero when l is a repeated eigenvalue.
+static cd_vec3 eigenvector(double a[3][3], double l)
+{
+    cd_vec3 r0 = cd_v3(a[0][0] - l, a[0][1], a[0][2]), r1 = cd_v3(a[1][0], a[1][1] - l, a[1][2]);
+    cd_vec3 r2 = cd_v3(a[2][0], a[2][1], a[2][2] - l);
+    cd_vec3 c[3] = {cd_v3_cross(r0, r1), cd_v3_cross(r0, r2), cd_v3_cross(r1, r2)};
+    int k = cd_v3_len2(c[0]) >= cd_v3_len2(c[1]) ? 0 : 1;
+    if (cd_v3_len2(c[2]) > cd_v3_len2(c[k])) k = 2;
+    return c[k];
+}
+
+// Eigenvectors of a symmetric 3×3 matrix in closed form (Smith 1961: eigenvalues from the
+// trigonometric solution of the characteristic cubic). It replaced cyclic Jacobi, which was a
+// quarter of the build. The axes need not be exact: extents come from projecting the vertices,
+// so any orthonormal axes enclose; accuracy only affects tightness. The eigenvector of the most
+// isolated eigenvalue goes first, the other is made orthogonal to it.
 static cd_mat3 eigenvectors(double a[3][3])
 {
-    double v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int sweep = 0; sweep < 12; ++sweep) {
-        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-        double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
-        // The axes need not be exact eigenvectors (extents come from projecting the vertices, so
-        // any orthonormal axes enclose): an off-diagonal ratio of 1e-6 tilts them by ~1e-6 rad,
-        // invisible in the box volume, and saves sweeps, which were a quarter of the build.
-        if (off <= 1e-6 * diag || off == 0.0) break;
-        for (int p = 0; p < 2; ++p)
-            for (int q = p + 1; q < 3; ++q) {
-                if (a[p][q] == 0.0) continue;
-                double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 3; ++k) {  // a ← a·J
-                    double akp = a[k][p], akq = a[k][q];
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; ++k) {  // a ← Jᵀ·a
-                    double apk = a[p][k], aqk = a[q][k];
-                    a[p][k] = c * apk - s * aqk;
-                    a[q][k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < 3; ++k) {
-                    double vkp = v[k][p], vkq = v[k][q];
-                    v[k][p] = c * vkp - s * vkq;
-                    v[k][q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    return (cd_mat3){{cd_v3(v[0][0], v[1][0], v[2][0]), cd_v3(v[0][1], v[1][1], v[2][1]),
-                      cd_v3(v[0][2], v[1][2], v[2][2])}};
+    double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    double q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
+    double d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
+    double p2 = d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * p1;
+    if (!(p2 > 0.0) || p1 <= 1e-24 * p2) return cd_m3_identity();  // (nearly) diagonal or isotropic
+    double p = sqrt(p2 / 6.0), ip = 1.0 / p;
+    double b00 = d0 * ip, b11 = d1 * ip, b22 = d2 * ip, b01 = a[0][1] * ip, b02 = a[0][2] * ip, b12 = a[1][2] * ip;
+    double det = b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
+    double r = fmax(-1.0, fmin(1.0, 0.5 * det));
+    double phi = acos(r) / 3.0;
+    double l1 = q + 2.0 * p * cos(phi), l3 = q + 2.0 * p * cos(phi + 2.0943951023931954923);  // 2π/3
+    double l2 = 3.0 * q - l1 - l3;
+    cd_vec3 v1 = eigenvector(a, l1), v3 = eigenvector(a, l3);
+    if (l1 - l2 >= l2 - l3) return (cd_mat3){{v1, v3, cd_v3(0, 0, 0)}};
+    return (cd_mat3){{v3, v1, cd_v3(0, 0, 0)}};
 }
 
 // Gram–Schmidt and a cross product: the box test assumes orthonormal, right-handed axes.
 static cd_mat3 orthonormalize(cd_mat3 m)
 {
     cd_vec3 x = m.col[0], y = m.col[1];
-    if (!(cd_v3_len2(x) > 0.0)) x = cd_v3(1, 0, 0);
+    // Eigenvectors from cross products scale like covariance², tiny for small nodes: normalise
+    // before judging degeneracy so the tests are relative.
+    if (!(cd_v3_len2(x) > 0.0) || !isfinite(cd_v3_len2(x))) x = cd_v3(1, 0, 0);
     x = cd_v3_normalize(x);
+    if (cd_v3_len2(y) > 0.0 && isfinite(cd_v3_len2(y))) y = cd_v3_normalize(y);
     y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
-    if (!(cd_v3_len2(y) > 1e-20)) y = fabs(x.x) < 0.9 ? cd_v3(1, 0, 0) : cd_v3(0, 1, 0),
-                                    y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
+    if (!(cd_v3_len2(y) > 1e-12)) {
+        y = fabs(x.x) < 0.9 ? cd_v3(1, 0, 0) : cd_v3(0, 1, 0);
+        y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
+    }
     y = cd_v3_normalize(y);
     return (cd_mat3){{x, y, cd_v3_cross(x, y)}};
 }
