@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // max_fps kind (issue 4): its config checks name file:line, and a search whose target every probe
-// meets doubles from start to the limit and writes one summary row per probe, sorted by cube
-// count, each carrying the answer. (The target, 0.001 FPS = 1000 s per frame, is met by any
+// meets doubles from start to the limit, under either clock, and writes one summary row per probe,
+// sorted by cube count, each carrying the answer. (The target, 0.001 FPS = 1000 s per frame, is met by any
 // machine, so nothing here depends on wall-clock time.)
 #include "cd_core.h"
 #include "cd_csv.h"
@@ -50,7 +50,7 @@ static void search_doubles_to_the_limit(void **state)
     assert_non_null(mkdtemp(root));
     const char *text = "[experiment]\nname = mf\nkind = max_fps\nwarmup = 0\nframes = 2\nrepeats = 1\n"
                        "[search]\ntarget_fps = 0.001\nstart = 3\nlimit = 30\n"
-                       "[method]\nmethod = naive, loose_octree\n[run]\ncounters =\npin = off\ncpu = -1\n";
+                       "clock = wall, cpu\n[method]\nmethod = naive, loose_octree\n[run]\ncounters =\npin = off\ncpu = -1\n";
     cd_config c;
     char err[512], dir[4600];
     assert_int_equal(cd_config_parse("mf.ini", text, strlen(text), &c, err, sizeof err), 0);
@@ -60,21 +60,25 @@ static void search_doubles_to_the_limit(void **state)
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     cd_csv_table t;
     assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
-    // Two searches × probes 3, 6, 12, 24, 30 (the last doubling is clamped to the limit).
+    // Four searches (wall, cpu clock × two methods) × probes 3, 6, 12, 24, 30 (the last doubling
+    // is clamped to the limit).
     static const char *const want[] = {"3", "6", "12", "24", "30"};
-    assert_int_equal(t.count, 1 + 2 * 5);
+    assert_int_equal(t.count, 1 + 4 * 5);
     int cubes = column(&t.rows[0], "cubes"), max = column(&t.rows[0], "max_cubes");
     int passes = column(&t.rows[0], "passes"), method = column(&t.rows[0], "method");
+    int clock = column(&t.rows[0], "clock"), broad = column(&t.rows[0], "broad_ms_median");
     for (size_t i = 1; i < t.count; ++i) {
         assert_string_equal(t.rows[i].fields[cubes], want[(i - 1) % 5]);
         assert_string_equal(t.rows[i].fields[max], "30");
         assert_string_equal(t.rows[i].fields[passes], "1");
-        assert_string_equal(t.rows[i].fields[method], i <= 5 ? "naive" : "loose_octree");
+        assert_string_equal(t.rows[i].fields[method], (i - 1) / 5 % 2 == 0 ? "naive" : "loose_octree");
+        assert_string_equal(t.rows[i].fields[clock], i <= 10 ? "wall" : "cpu");
+        if (i > 10) assert_string_equal(t.rows[i].fields[broad], "NA");  // no wall split under the cpu clock
     }
     cd_csv_table_free(&t);
     snprintf(path, sizeof path, "%s/frames.csv", dir);
     assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
-    assert_int_equal(t.count, 1 + 2 * 5 * 2);  // header + searches × probes × frames
+    assert_int_equal(t.count, 1 + 4 * 5 * 2);  // header + searches × probes × frames
     cd_csv_table_free(&t);
     cd_config_free(&c);
     char cmd[4900];
