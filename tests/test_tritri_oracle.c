@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Triangle–triangle against an exact oracle: 1 200 000 seeded pairs with integer coordinates
 // (random, coplanar lattices, near-coplanar ±1 perturbations, shared features, huge coordinates with
-// determinants far below the float error, degenerate triangles, exact touching), each scaled by a
+// determinants far below the float error, degenerate triangles, exact touching, coplanar points
+// within ~1 of a 2^56-long edge where even the coordinate differences round), each scaled by a
 // random power of two so the doubles are dyadic from 2^-40 to 2^40. The oracle (tritri_gen.h)
 // evaluates every sign in 128-bit integers with an edge-versus-triangle characterisation. Both exact
 // algorithms must agree with it on every pair; the plain-float variant's disagreements are counted and

@@ -2,11 +2,12 @@
 // Shared by test_tritri.c and test_tritri_oracle.c: an exact integer oracle for triangle–triangle
 // overlap and seeded generators of random, constructed and near-degenerate pairs.
 //
-// The oracle works on integer coordinates (|x| < 2^39, so every orientation determinant fits in
-// 128 bits) and uses a different characterisation from the algorithms under test: two closed
-// triangles meet iff an edge of one meets the other (the intersection is convex; its extreme
-// points lie on a relative boundary), and a segment meets a triangle by plane-side signs, the
-// line-through-triangle signs, or, in the coplanar case, 2-D edge crossings and containment.
+// The oracle works on integer coordinates (|x| < 2^39, or up to 2^57 in the plane z = 0, so every
+// orientation determinant fits in 128 bits) and uses a different characterisation from the
+// algorithms under test: two closed triangles meet iff an edge of one meets the other (the
+// intersection is convex; its extreme points lie on a relative boundary), and a segment meets a
+// triangle by plane-side signs, the line-through-triangle signs, or, in the coplanar case, 2-D edge
+// crossings and containment.
 #ifndef TRITRI_GEN_H
 #define TRITRI_GEN_H
 
@@ -134,7 +135,7 @@ static inline ipt ipt_comb(ipt o, ipt u, ipt v, int64_t i, int64_t j)
 }
 
 /// Number of generator families of itri_pair.
-enum { ITRI_FAMILIES = 8 };
+enum { ITRI_FAMILIES = 9 };
 
 /// A seeded integer pair of family f (0..ITRI_FAMILIES−1):
 /// 0 tiny lattice [-2,2] (many coplanar, degenerate, touching), 1 random [-2^20, 2^20],
@@ -142,7 +143,9 @@ enum { ITRI_FAMILIES = 8 };
 /// (near-coplanar), 4 shared vertex or edge, 5 huge coordinates (2^38, edges 2^34) with b's vertices
 /// exactly on or one unit off a's plane and edges: the float plane values carry errors near 2^55
 /// while the true values are 0 or about 2^68, so only a correct filter + exact stage gets them right, 6 degenerate (points,
-/// segments, collinear), 7 vertex/edge exactly on the other's edge or face.
+/// segments, collinear), 7 vertex/edge exactly on the other's edge or face, 8 coplanar in z = 0
+/// with a 2^39-long edge (P, Q) of a and a vertex of b the lattice point nearest its line on either
+/// side (P·y − Q·x = ±gcd, distance ~2^-39): the float edge function errs by ~2^25, the truth is ±1.
 static inline void itri_pair(cd_rng *r, int f, itri *a, itri *b)
 {
     switch (f) {
@@ -206,6 +209,49 @@ static inline void itri_pair(cd_rng *r, int f, itri *a, itri *b)
             ipt o2 = ipt_rand(r, 8), d2 = ipt_rand(r, 3);
             for (int i = 0; i < 3; ++i) t2->v[i] = ipt_comb(o2, d2, d2, irand(r, -2, 2), 0);
         }
+        return;
+    }
+    case 8: {
+        if (cd_rng_below(r, 2)) {
+            // Half: an edge from −2^55·(1, s) to 2^55·(1, s) (multiples of 8) and b's vertex a small
+            // integer point at distance ~1 from its line: p − a_0 cannot be represented, so the
+            // rounded 2-D edge function is 0 or of the wrong sign for many points.
+            int64_t big = (int64_t)1 << 55, sl = irand(r, 1, 3) * (cd_rng_below(r, 2) ? 1 : -1);
+            int64_t x = irand(r, -1000, 1000), d = irand(r, -4, 4);
+            a->v[0] = (ipt){{-big, -big * sl, 0}};
+            a->v[1] = (ipt){{big, big * sl, 0}};
+            a->v[2] = (ipt){{irand(r, -16, 16) * 8, (big / 2) * (cd_rng_below(r, 2) ? 1 : -1), 0}};
+            b->v[0] = (ipt){{x, sl * x + d, 0}};
+            for (int i = 1; i < 3; ++i)
+                b->v[i] = (ipt){{x + irand(r, -1000, 1000), sl * x + d + irand(r, -3000, 3000), 0}};
+            return;
+        }
+        int64_t P = irand(r, (int64_t)1 << 38, (int64_t)1 << 39), Q = irand(r, -((int64_t)1 << 39), (int64_t)1 << 39);
+        // Extended Euclid: P·y0 − Q·x0 = g.
+        int64_t r0 = P, r1 = Q < 0 ? -Q : Q, s0 = 1, s1 = 0, t0 = 0, t1 = 1;
+        while (r1 != 0) {
+            int64_t q = r0 / r1, tmp;
+            tmp = r0 - q * r1, r0 = r1, r1 = tmp;
+            tmp = s0 - q * s1, s0 = s1, s1 = tmp;
+            tmp = t0 - q * t1, t0 = t1, t1 = tmp;
+        }
+        // s0·P + t0·|Q| = r0 (= g): take y0 = s0, x0 = −t0·sign(Q).
+        int64_t y0 = s0, x0 = Q < 0 ? t0 : -t0;
+        int side = cd_rng_below(r, 2) ? 1 : -1;
+        x0 *= side, y0 *= side;
+        // The point k·(x0, y0) − m·(P, Q) with x in [0, P): on the edge's span, P·y − Q·x = k·g. With
+        // k up to 2^28 the two products (~2^78, ulp 2^26) round apart, so plain floating point gets
+        // the side wrong for many of these points; the truth is never 0.
+        i128 k = irand(r, 1, (int64_t)1 << 28), kx = k * x0, ky = k * y0;
+        i128 m = kx >= 0 ? kx / P : -((-kx + P - 1) / P);
+        a->v[0] = (ipt){{0, 0, 0}};
+        a->v[1] = (ipt){{P, Q, 0}};
+        a->v[2] = (ipt){{irand(r, 0, P), Q + irand(r, (int64_t)1 << 30, (int64_t)1 << 38) * (cd_rng_below(r, 2) ? 1 : -1), 0}};
+        b->v[0] = (ipt){{(int64_t)(kx - m * P), (int64_t)(ky - m * Q), 0}};
+        int far = cd_rng_below(r, 2) ? side : -side;  // b's other vertices beyond b0 or across the line
+        for (int i = 1; i < 3; ++i)
+            b->v[i] = (ipt){{b->v[0].c[0] + irand(r, -((int64_t)1 << 37), (int64_t)1 << 37),
+                             b->v[0].c[1] + far * irand(r, (int64_t)1 << 30, (int64_t)1 << 38), 0}};
         return;
     }
     default: {  // 7: a point x of a (on an edge or in the face) is a vertex of b or on an edge of b
