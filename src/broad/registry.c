@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The registry: adding a broad phase is one extern and one line below.
 #include "cd_broad.h"
+#include "cd_build_config.h"  // CD_HAVE_PEERS
 
 #include <string.h>
 
@@ -8,12 +9,20 @@ extern const cd_broad_method cd_broad_naive;
 extern const cd_broad_method cd_broad_octree, cd_broad_loose_octree;
 extern const cd_broad_method cd_broad_sap_radix, cd_broad_sap_insertion;
 extern const cd_broad_method cd_broad_grid;
+#ifdef CD_HAVE_PEERS  // src/peers/, meson feature `peers`
+extern const cd_broad_method cd_broad_fcl_dynamic_tree, cd_broad_fcl_dynamic_tree_array, cd_broad_fcl_sap,
+    cd_broad_fcl_ssap, cd_broad_fcl_interval_tree, cd_broad_bullet_dbvt, cd_broad_bullet_axis_sweep;
+#endif
 
 static const cd_broad_method *const registry[] = {
     &cd_broad_naive,
     &cd_broad_octree, &cd_broad_loose_octree,
     &cd_broad_sap_radix, &cd_broad_sap_insertion,
     &cd_broad_grid,
+#ifdef CD_HAVE_PEERS
+    &cd_broad_fcl_dynamic_tree, &cd_broad_fcl_dynamic_tree_array, &cd_broad_fcl_sap, &cd_broad_fcl_ssap,
+    &cd_broad_fcl_interval_tree, &cd_broad_bullet_dbvt, &cd_broad_bullet_axis_sweep,
+#endif
 };
 
 const cd_broad_method *const *cd_broad_methods(size_t *count)

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// FCL 0.7 broad-phase managers as cdlab peers. Each cube is an fcl::CollisionObject whose AABB
+// is written from cdlab's own box (widened by one ulp, see set_box): letting FCL compute it from a
+// Box and a transform would round differently (centre ± half) and could shrink a box below
+// cdlab's, losing touching pairs.
+#include "peer_impl.hpp"
+
+#include <fcl/broadphase/broadphase_SSaP.h>
+#include <fcl/broadphase/broadphase_SaP.h>
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree_array.h>
+#include <fcl/broadphase/broadphase_interval_tree.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace {
+
+/// A geometry that is only a box: the managers read nothing but the object's AABB, and the
+/// narrow test is cdlab's, so no FCL shape is needed.
+class aabb_geometry final : public fcl::CollisionGeometryd {
+public:
+    void computeLocalAABB() override
+    {
+        aabb_local = fcl::AABBd(fcl::Vector3d::Zero());
+        aabb_center.setZero();
+        aabb_radius = 0;
+    }
+};
+
+/// A collision object whose world AABB is written directly (the protected member FCL's own
+/// computeAABB() would fill).
+class aabb_object final : public fcl::CollisionObjectd {
+public:
+    aabb_object(const std::shared_ptr<fcl::CollisionGeometryd> &g, std::uint32_t index) : fcl::CollisionObjectd(g)
+    {
+        setUserData(reinterpret_cast<void *>(static_cast<std::uintptr_t>(index)));
+    }
+    // Widened by one ulp on each end: SaP's sweep and the interval tree order equal endpoints
+    // either way and then miss boxes that only touch (seen in the differential test). Widened,
+    // touching boxes overlap strictly; two boxes whose widened ends tie were apart before, and
+    // the exact closed-box filter in peers.c drops pairs the widening adds.
+    void set_box(const cd_peer_box &b)
+    {
+        aabb.min_ = fcl::Vector3d(down(b.lo[0]), down(b.lo[1]), down(b.lo[2]));
+        aabb.max_ = fcl::Vector3d(up(b.hi[0]), up(b.hi[1]), up(b.hi[2]));
+    }
+
+private:
+    static double down(double x) { return std::nextafter(x, -HUGE_VAL); }
+    static double up(double x) { return std::nextafter(x, HUGE_VAL); }
+};
+
+std::uint32_t index_of(const fcl::CollisionObjectd *o)
+{
+    return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(o->getUserData()));
+}
+
+struct emit_target {
+    cd_peer_emit_fn emit;
+    void *ctx;
+};
+
+// Returning false asks the manager to go on: we want every pair, not the first.
+bool on_pair(fcl::CollisionObjectd *a, fcl::CollisionObjectd *b, void *data)
+{
+    const emit_target *t = static_cast<const emit_target *>(data);
+    t->emit(t->ctx, index_of(a), index_of(b));
+    return false;
+}
+
+std::unique_ptr<fcl::BroadPhaseCollisionManagerd> make_manager(cd_peer_kind kind)
+{
+    switch (kind) {
+    case CD_PEER_FCL_DYNAMIC_TREE: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::DynamicAABBTreeCollisionManagerd);
+    case CD_PEER_FCL_DYNAMIC_TREE_ARRAY:
+        return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::DynamicAABBTreeCollisionManager_Arrayd);
+    case CD_PEER_FCL_SAP: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::SaPCollisionManagerd);
+    case CD_PEER_FCL_SSAP: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::SSaPCollisionManagerd);
+    case CD_PEER_FCL_INTERVAL_TREE: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::IntervalTreeCollisionManagerd);
+    default: break;
+    }
+    std::fprintf(stderr, "cdlab peers: %d is not an FCL kind\n", static_cast<int>(kind));
+    std::abort();
+}
+
+class fcl_peer final : public cd_peer {
+public:
+    // FCL 0.7.0's SaPCollisionManager::update_() breaks its endpoint lists when a box grows on
+    // both ends of an axis (a rotating cube does that): the hi endpoint is spliced after itself,
+    // the list gets a self-loop and the next sweep never ends. Upstream rewrote update_() after
+    // 0.7.0 (updateEndPoint). With the Debian 0.7.0 the only correct SaP path is registering the
+    // objects anew each frame (registerObjects sorts and sweeps once), so fcl_sap does that.
+    fcl_peer(cd_peer_kind kind, std::uint32_t n)
+        : geometry_(std::make_shared<aabb_geometry>()), manager_(make_manager(kind)), reregister_(kind == CD_PEER_FCL_SAP)
+    {
+        objects_.reserve(n);
+        for (std::uint32_t i = 0; i < n; ++i) objects_.emplace_back(new aabb_object(geometry_, i));
+    }
+
+    void update(const cd_peer_box *boxes) override
+    {
+        for (std::size_t i = 0; i < objects_.size(); ++i) objects_[i]->set_box(boxes[i]);
+        if (registered_ && !reregister_) {
+            manager_->update();  // FCL's per-frame path: refit/re-sort from the objects' AABBs
+            return;
+        }
+        if (registered_) manager_->clear();  // forgets the pointers only; objects_ keeps the objects
+        std::vector<fcl::CollisionObjectd *> raw;
+        raw.reserve(objects_.size());
+        for (auto &o : objects_) raw.push_back(o.get());
+        manager_->registerObjects(raw);
+        manager_->setup();
+        registered_ = true;
+    }
+
+    void pairs(cd_peer_emit_fn emit, void *ctx) override
+    {
+        emit_target t{emit, ctx};
+        manager_->collide(&t, on_pair);
+    }
+
+private:
+    std::shared_ptr<fcl::CollisionGeometryd> geometry_;
+    std::vector<std::unique_ptr<aabb_object>> objects_;
+    // Declared after objects_ so that it is destroyed first: it holds raw pointers to them.
+    std::unique_ptr<fcl::BroadPhaseCollisionManagerd> manager_;
+    bool reregister_;
+    bool registered_ = false;
+};
+
+}  // namespace
+
+cd_peer *cd_peer_make_fcl(cd_peer_kind kind, std::uint32_t n) { return new fcl_peer(kind, n); }

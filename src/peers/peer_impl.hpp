@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// C++ side of the peer boundary: every wrapped library derives from cd_peer.
+#ifndef CD_PEER_IMPL_HPP
+#define CD_PEER_IMPL_HPP
+
+#include "cd_peer.h"
+
+#include <cstdint>
+
+/// A wrapped peer broad phase (see cd_peer.h for what each call must do).
+struct cd_peer {
+    virtual ~cd_peer() = default;
+    /// Insert (first call) or incrementally update the boxes.
+    virtual void update(const cd_peer_box *boxes) = 0;
+    /// Report the library's overlapping pairs, each once.
+    virtual void pairs(cd_peer_emit_fn emit, void *ctx) = 0;
+};
+
+/// An FCL manager of kind (one of the CD_PEER_FCL_* kinds) for n objects.
+cd_peer *cd_peer_make_fcl(cd_peer_kind kind, std::uint32_t n);
+/// A Bullet broadphase of kind (one of the CD_PEER_BULLET_* kinds) for n objects in the world cube.
+cd_peer *cd_peer_make_bullet(cd_peer_kind kind, std::uint32_t n, double world_lo, double world_hi);
+
+#endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// The peer libraries (FCL's managers, Bullet's broadphases) as cdlab broad phases. The library
+// finds candidate pairs from the scene's own AABBs; each reported pair then gets one exact
+// closed-box test here, so candidates() reports exactly the AABB-overlapping pairs (the contract
+// in cd_broad.h) even where a library keeps stale or fattened pairs, and the shared narrow step
+// judges them with cdlab's SAT like every other method.
+#include "cd_broad.h"
+#include "cd_peer.h"
+
+#include <stddef.h>
+
+_Static_assert(sizeof(cd_aabb) == sizeof(cd_peer_box), "cd_aabb must be six packed doubles");
+_Static_assert(offsetof(cd_aabb, hi) == offsetof(cd_peer_box, hi), "cd_aabb.hi must follow lo");
+
+// The largest half-diagonal bounds how far a cube's box can reach past the walls (centres stay in
+// [0, L]); 1 % more covers the outward rounding of the boxes.
+static double reach_past_walls(const cd_scene *s)
+{
+    double r = 0.0;
+    for (uint32_t i = 0; i < s->count; ++i) r = fmax(r, cd_v3_len(s->obb[i].half));
+    return 1.01 * r + 1e-9;
+}
+
+static void *peer_create(cd_peer_kind kind, const cd_scene *s)
+{
+    double r = reach_past_walls(s);
+    return cd_peer_create(kind, s->count, -r, s->world + r);
+}
+
+static void peer_update(void *self, const cd_scene *s) { cd_peer_update(self, (const cd_peer_box *)s->aabb); }
+
+typedef struct emit_ctx {
+    const cd_scene *scene;
+    cd_pair_sink *sink;
+    uint64_t tests;
+} emit_ctx;
+
+static void emit_if_overlapping(void *ctx, uint32_t a, uint32_t b)
+{
+    emit_ctx *e = ctx;
+    e->tests++;
+    if (cd_aabb_aabb_overlap(&e->scene->aabb[a], &e->scene->aabb[b])) cd_sink_push(e->sink, a, b);
+}
+
+// bv_tests counts the exact box tests made here on the library's pairs; the library's own
+// internal tests are not visible through its API.
+static void peer_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    emit_ctx e = {s, sink, 0};
+    cd_peer_pairs(self, emit_if_overlapping, &e);
+    st->bv_tests += e.tests;
+}
+
+static void peer_destroy(void *self) { cd_peer_destroy(self); }
+
+#define CD_PEER_METHOD(ident, kind, text)                                                                  \
+    static void *ident##_create(const cd_broad_params *p, const cd_scene *s)                             \
+    {                                                                                                      \
+        (void)p;                                                                                           \
+        return peer_create(kind, s);                                                                       \
+    }                                                                                                      \
+    const cd_broad_method cd_broad_##ident = {                                                             \
+        .name = #ident,                                                                                    \
+        .description = text,                                                                               \
+        .create = ident##_create,                                                                          \
+        .update = peer_update,                                                                             \
+        .candidates = peer_candidates,                                                                     \
+        .shape_stats = NULL,                                                                               \
+        .destroy = peer_destroy,                                                                           \
+    };
+
+CD_PEER_METHOD(fcl_dynamic_tree, CD_PEER_FCL_DYNAMIC_TREE, "peer: FCL 0.7 DynamicAABBTreeCollisionManager, update() per frame")
+CD_PEER_METHOD(fcl_dynamic_tree_array, CD_PEER_FCL_DYNAMIC_TREE_ARRAY,
+               "peer: FCL 0.7 DynamicAABBTreeCollisionManager_Array, update() per frame")
+CD_PEER_METHOD(fcl_sap, CD_PEER_FCL_SAP, 
+               "peer: FCL 0.7 SaPCollisionManager, objects re-registered per frame (0.7.0 update() hangs on rotating boxes)")
+CD_PEER_METHOD(fcl_ssap, CD_PEER_FCL_SSAP, "peer: FCL 0.7 SSaPCollisionManager (simple sweep and prune), update() per frame")
+CD_PEER_METHOD(fcl_interval_tree, CD_PEER_FCL_INTERVAL_TREE, "peer: FCL 0.7 IntervalTreeCollisionManager, update() per frame")
+CD_PEER_METHOD(bullet_dbvt, CD_PEER_BULLET_DBVT, "peer: Bullet btDbvtBroadphase, setAabb per frame, pair cache")
+CD_PEER_METHOD(bullet_axis_sweep, CD_PEER_BULLET_AXIS_SWEEP, "peer: Bullet bt32BitAxisSweep3, setAabb per frame, pair cache")
