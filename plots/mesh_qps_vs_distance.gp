@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+# Mesh pairs from deep overlap to near miss: median query µs vs centre distance, one panel per
+# query mode, one line per hierarchy and face count. Reads RUN_DIR/summary.csv; writes
+# OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
+# usage: gnuplot -c plots/mesh_qps_vs_distance.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c mesh_qps_vs_distance.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/mesh_qps_vs_distance"
+file = dir."/summary.csv"
+here = system("dirname '".ARG0."'")
+curves(what) = system("awk -F, -v want=".what." -v by=faces -f '".here."/mesh_curves.awk' '".file."'")
+modes = curves("modes")
+labels = curves("labels")
+
+set datafile separator comma
+set datafile columnheaders
+set logscale y 10
+set grid xtics ytics mytics lc rgb "#dddddd"
+set key top right opaque box
+set xlabel "centre distance of B (meshes in [-1,1]^3)"
+set ylabel "median query µs"
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size (words(modes) > 1 ? 1400 : 900),560 font ",10" enhanced }
+    else { set terminal pdfcairo size (words(modes) > 1 ? 11 : 7)in,4.6in font ",9" enhanced }
+    set output stem.".".t
+    set multiplot layout 1, words(modes) title "Mesh pair query time vs distance (median over poses)" noenhanced
+    do for [m in modes] {
+        set title "mode ".m noenhanced
+        plot for [l in labels] file using \
+                (strcol("mode") eq m && strcol("hierarchy").(strcol("hierarchy") eq "hybrid" ? "/x".strcol("hybrid_x")."y".strcol("hybrid_y") : "")."@".strcol("faces_a")."f" eq l ? column("distance") : NaN):"query_us_median" \
+                with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
+    }
+    unset multiplot
+    unset output
+}
