@@ -11,8 +11,9 @@
 //     ends of one slice follows from the sign of its lone vertex alone. So the slice test is two
 //     orientation signs and no coordinate is ever divided;
 //  3. all of b in a's plane (or the reverse): zero area → tri_tri_cases.c, else coplanar test there.
-// The plane signs use a semi-static filter: one bound per triangle and vertex (CD_PLANE_ERR); only
-// when it cannot certify a sign is the exact predicate called.
+// The plane signs (cd_tritri_plane.h) use a semi-static filter, one bound per triangle and vertex
+// (CD_PLANE_ERR), then the coordinate-grid certificate of exact zeros; only what neither decides
+// goes to the exact predicate.
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 #include "cd_tritri_cases.h"
