@@ -35,8 +35,9 @@ static inline cd_vec3 cd_bvh_vmax(cd_vec3 a, cd_vec3 b)
 
 /// Moments of the triangle p, q, r.
 cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r);
-/// Fit node's volumes (by node->kind) to the n triangles ids, each enlarged by margin.
+/// Fit node's volumes (by node->kind) to the n triangles ids, each enlarged by margin; sum holds
+/// the triangles' summed moments (required for OBB kinds, else may be NULL).
 void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
-                     double margin);
+                     const cd_tri_moment *sum, double margin);
 
 #endif

@@ -79,7 +79,7 @@ static cd_mat3 orthonormalize(cd_mat3 m)
 
 // The axes for triangles ids[0..n): covariance weighted by area; when every triangle is
 // degenerate (zero area) fall back to the covariance of the vertices.
-static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n)
+static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, const cd_tri_moment *sum)
 {
     if (n == 1) {
         // One triangle: its covariance's eigenvectors are the normal and two in-plane directions;
@@ -95,17 +95,13 @@ static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
         double ln = cd_v3_len(nrm), le = cd_v3_len(e[k]);
         if (ln > 1e-12 * le * le && le > 0.0) {
             cd_vec3 u = cd_v3_scale(e[k], 1.0 / le), w = cd_v3_scale(nrm, 1.0 / ln);
-            return orthonormalize((cd_mat3){{u, cd_v3_cross(w, u), w}});
+            cd_vec3 v = cd_v3_cross(w, u);
+            return (cd_mat3){{u, v, cd_v3_cross(u, v)}};  // already orthonormal up to rounding
         }
     }
-    double area = 0, s[6] = {0};
-    cd_vec3 ac = cd_v3(0, 0, 0);
-    for (uint32_t i = 0; i < n; ++i) {
-        const cd_tri_moment *m = &ctx->moments[ids[i]];
-        area += m->area;
-        ac = cd_v3_add(ac, m->ac);
-        for (int k = 0; k < 6; ++k) s[k] += m->s[k];
-    }
+    double area = sum->area;
+    const double *s = sum->s;
+    cd_vec3 ac = sum->ac;
     double mu[3], cov[3][3];
     if (area > 0.0) {
         mu[0] = ac.x / area, mu[1] = ac.y / area, mu[2] = ac.z / area;
@@ -150,7 +146,8 @@ static uint32_t gather_points(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
     return np;
 }
 
-void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n, double margin)
+void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
+                     const cd_tri_moment *sum, double margin)
 {
     CD_ASSERT(n > 0);
     uint32_t np = gather_points(ctx, ids, n);
@@ -164,7 +161,8 @@ void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *i
     cd_vec3 mv = cd_v3(margin, margin, margin);
     cd_vec3 aabb_c = cd_v3_scale(cd_v3_add(lo, hi), 0.5);
     if (node->kind & CD_BV_OBB) {
-        cd_mat3 ax = obb_axes(ctx, ids, n);
+        CD_ASSERT(sum);
+        cd_mat3 ax = obb_axes(ctx, ids, n, sum);
         cd_vec3 plo = cd_v3(INFINITY, INFINITY, INFINITY), phi = cd_v3_neg(plo);
         for (uint32_t i = 0; i < np; ++i) {
             cd_vec3 q = cd_m3_tmul_v(ax, pts[i]);
