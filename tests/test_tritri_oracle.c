@@ -33,16 +33,16 @@ static void test_oracle_agreement(void **state)
         double s = ldexp(1.0, (int)cd_rng_below(&r, 81) - 40);
         cd_triangle a = itri_to_tri(&ia, s), b = itri_to_tri(&ib, s);
         int got = cd_tri_tri_overlap(&a, &b), gd = cd_tri_tri_overlap_gd(&a, &b);
-        if (got != want && bad_exact++ < 5) print_message("plane-first disagrees on pair %ld (family %d)\n", n, f);
-        if (gd != want && bad_gd++ < 5) print_message("Guigue–Devillers disagrees on pair %ld (family %d)\n", n, f);
+        if (got != want && bad_exact++ < 5) print_message("# plane-first disagrees on pair %ld (family %d)\n", n, f);
+        if (gd != want && bad_gd++ < 5) print_message("# Guigue–Devillers disagrees on pair %ld (family %d)\n", n, f);
         bad_float += cd_tri_tri_overlap_float(&a, &b) != want;
         hits += want;
         per_family[f]++;
         hits_family[f] += want;
     }
     for (int f = 0; f < ITRI_FAMILIES; ++f)
-        print_message("family %d: %ld pairs, %ld intersecting\n", f, per_family[f], hits_family[f]);
-    print_message("oracle: %ld pairs, %ld intersecting; disagreements: plane-first %ld, Guigue–Devillers %ld, "
+        print_message("# family %d: %ld pairs, %ld intersecting\n", f, per_family[f], hits_family[f]);
+    print_message("# oracle: %ld pairs, %ld intersecting; disagreements: plane-first %ld, Guigue–Devillers %ld, "
                   "plain float %ld\n", (long)ORACLE_PAIRS, hits, bad_exact, bad_gd, bad_float);
     assert_int_equal(bad_exact, 0);
     assert_int_equal(bad_gd, 0);
