@@ -32,7 +32,8 @@ static inline int cd_aabb_aabb_overlap(const cd_aabb *a, const cd_aabb *b)
 
 /// Exact triangle–triangle overlap: plane-first test with filtered-exact orientation predicates
 /// (src/narrow/tri_tri.c). Contact at a point or along an edge counts; coplanar and degenerate
-/// triangles are handled.
+/// triangles are handled. Exact whenever no product underflows or overflows (coordinate differences
+/// 0 or within about 2^-300 .. 2^300), hence invariant under vertex order, swap and 2^k scaling.
 int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b);
 
 /// Which test decided a triangle–triangle answer (`cdlab query --explain`, op counts per branch).
