@@ -86,11 +86,40 @@ static void search_doubles_to_the_limit(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void start_equal_to_limit_is_one_probe(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cd_test_max_fps_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    // Pass or fail, exactly the one cube count is measured: no doubling, no halving.
+    const char *text = "[experiment]\nname = one\nkind = max_fps\nwarmup = 0\nframes = 2\nrepeats = 1\n"
+                       "[search]\nstart = 50\nlimit = 50\nclock = cpu\n"
+                       "[method]\nmethod = octree\n[run]\ncounters =\npin = off\ncpu = -1\n";
+    cd_config c;
+    char err[512], dir[4600], path[4800];
+    assert_int_equal(cd_config_parse("one.ini", text, strlen(text), &c, err, sizeof err), 0);
+    cd_run_options o = {.output = root, .run_id = "r1", .quiet = 1};
+    assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    cd_csv_table t;
+    assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.count, 2);
+    assert_string_equal(t.rows[1].fields[column(&t.rows[0], "cubes")], "50");
+    const char *max = t.rows[1].fields[column(&t.rows[0], "max_cubes")];
+    assert_true(strcmp(max, "50") == 0 || strcmp(max, "0") == 0);
+    cd_csv_table_free(&t);
+    cd_config_free(&c);
+    char cmd[4900];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(config_errors_name_the_line),
         cmocka_unit_test(search_doubles_to_the_limit),
+        cmocka_unit_test(start_equal_to_limit_is_one_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,8 @@ static const cd_key_spec search_keys[] = {
      "frame_ms statistic judged: median, or p05 (the uncontended frames on a shared machine)"},
     {"search", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 1,
      "wall: the cubes kind's wall-clock frames; cpu: the runner thread's CPU time per frame (blind to preemption)"},
-    {"search", "start", CD_KEY_INT, "64", 1, 100000000, NULL, NULL, 0, "first cube count probed (then doubled)"},
+    {"search", "start", CD_KEY_INT, "64", 1, 100000000, NULL, NULL, 0,
+     "first cube count probed (then doubled); start = limit measures only that count"},
     {"search", "limit", CD_KEY_INT, "4000000", 1, 100000000, NULL, NULL, 0, "largest cube count probed"},
     {"search", "resolution", CD_KEY_REAL, "0.02", 0, 1, NULL, NULL, 0,
      "bisection stops when the bracket is within resolution * N (and 1 cube)"},
@@ -211,9 +212,13 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
     const char *clock = cd_point_text(p, "search", "clock");
     search q = {r, &s, limit_ms, strcmp(statistic, "p05") == 0, strcmp(clock, "cpu") == 0, NULL, 0, 0};
 
-    // Bracket: lo passes (0 = none yet), hi fails (0 = none yet).
+    // Bracket: lo passes (0 = none yet), hi fails (0 = none yet). start = limit measures that one
+    // cube count and searches nothing (a fixed-N measurement under this kind's clock).
     uint32_t lo = 0, hi = 0, n = start;
-    if (try_n(&q, n)) {
+    if (start == limit) {
+        if (try_n(&q, n)) lo = n;
+        hi = lo ? 0 : n;
+    } else if (try_n(&q, n)) {
         lo = n;
         while (!hi && lo < limit) {
             n = lo > limit / 2 ? limit : 2 * lo;
@@ -228,14 +233,14 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
             else hi = n;
         }
     }
-    while (lo && hi && hi - lo > 1 && (double)(hi - lo) > resolution * lo) {
+    while (start != limit && lo && hi && hi - lo > 1 && (double)(hi - lo) > resolution * lo) {
         n = lo + (hi - lo) / 2;
         if (try_n(&q, n)) lo = n;
         else hi = n;
     }
-    if (!hi) cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,
+    if (!hi && start != limit) cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,
                          s.method, limit, target);
-    if (!lo) cd_run_warn(r, "point %zu (%s): not even 1 cube meets %.4g FPS", p->index, s.method, target);
+    if (!lo && start != limit) cd_run_warn(r, "point %zu (%s): not even 1 cube meets %.4g FPS", p->index, s.method, target);
 
     qsort(q.pr, q.count, sizeof *q.pr, by_cubes);
     for (size_t i = 0; i < q.count; ++i) {
