@@ -33,5 +33,7 @@ int cd_cmd_plot(int argc, char **argv);
 
 /// `cdlab query`: overlap answers for CSV rows of shape pairs (cmd_query.c).
 int cd_cmd_query(int argc, char **argv);
+/// `cdlab poses`: export seeded mesh-pair poses as CSV (cmd_poses.c).
+int cd_cmd_poses(int argc, char **argv);
 
 #endif

@@ -9,5 +9,6 @@ const cd_cli_command cd_cli_commands[] = {
     {"info", "machine, topology, pinning, PAPI counters, build options", cd_cmd_info},
     {"plot", "render the figures of run directories with gnuplot", cd_cmd_plot},
     {"query", "answer overlap questions (tri-tri, obb-obb, sphere-obb, sphere-sphere) from a CSV", cd_cmd_query},
+    {"poses", "export seeded mesh-pair poses as CSV (qw,qx,qy,qz,tx,ty,tz)", cd_cmd_poses},
     {NULL, NULL, NULL},
 };
