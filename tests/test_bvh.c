@@ -313,6 +313,54 @@ static void variant_table(void **state)
 }
 
 
+// A soup of random small triangles in which a third are degenerate (a point, or three collinear
+// vertices): the fits' fallbacks (zero-area covariance, flat and zero-extent boxes) still enclose,
+// so every variant keeps brute force's pair set.
+static cd_mesh degenerate_soup(uint64_t seed, uint32_t n)
+{
+    cd_mesh m = {0};
+    cd_mesh_alloc(&m, 3 * n, n);
+    cd_rng r = cd_rng_make(seed, CD_STREAM_TEST + 3);
+    for (uint32_t t = 0; t < n; ++t) {
+        cd_vec3 c = cd_v3(cd_rng_range(&r, -1, 1), cd_rng_range(&r, -1, 1), cd_rng_range(&r, -1, 1));
+        cd_vec3 e1 = cd_v3_scale(cd_rng_unit_vector(&r), 0.2), e2 = cd_v3_scale(cd_rng_unit_vector(&r), 0.2);
+        uint32_t kind = t % 3;
+        if (kind == 1) e2 = cd_v3_scale(e1, 0.5);                 // collinear
+        if (kind == 2) e1 = e2 = cd_v3(0, 0, 0);                  // a point
+        m.verts[3 * t] = c, m.verts[3 * t + 1] = cd_v3_add(c, e1), m.verts[3 * t + 2] = cd_v3_add(c, e2);
+        m.tris[t][0] = 3 * t, m.tris[t][1] = 3 * t + 1, m.tris[t][2] = 3 * t + 2;
+    }
+    return m;
+}
+
+static void degenerate_triangles_equal_brute_force(void **state)
+{
+    (void)state;
+    cd_mesh ma = degenerate_soup(1, 400), mb = degenerate_soup(2, 300);
+    cd_rng rng = cd_rng_make(11, CD_STREAM_TEST + 4);
+    cd_bvh_result ref = {0}, all = {0};
+    int hits = 0;
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *ha = build_variant(&ma, &variants[v]), *hb = build_variant(&mb, &variants[v]);
+        uint32_t f, c;
+        check_enclosure(ha, 0, &f, &c);
+        for (int k = 0; k < 40; ++k) {
+            cd_pose pose = random_pose(&rng, 1.0);
+            cd_bvh_brute_force(&ma, &mb, &pose, &ref);
+            cd_bvh_query(ha, hb, &pose, CD_BVH_ALL_PAIRS, &all);
+            hits += ref.count > 0;
+            if (!same_pairs(&all, &ref)) fail_msg("variant %zu pose %d: %zu pairs, brute force %zu", v, k, all.count, ref.count);
+        }
+        cd_bvh_destroy(ha);
+        cd_bvh_destroy(hb);
+    }
+    assert_true(hits > 0);
+    cd_bvh_result_free(&ref);
+    cd_bvh_result_free(&all);
+    cd_mesh_free(&ma);
+    cd_mesh_free(&mb);
+}
+
 static void poses_csv_round_trip_and_errors(void **state)
 {
     (void)state;
@@ -432,6 +480,7 @@ int main(void)
         cmocka_unit_test(solid_mode_finds_nesting),
         cmocka_unit_test(refit_follows_deformation),
         cmocka_unit_test(counters_are_deterministic_and_by_kind),
+        cmocka_unit_test(degenerate_triangles_equal_brute_force),
         cmocka_unit_test(poses_csv_round_trip_and_errors),
         cmocka_unit_test(mesh_kind_runs_and_matches_brute_force),
         cmocka_unit_test(mesh_kind_config_errors),
