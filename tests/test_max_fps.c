@@ -21,7 +21,8 @@ static void expect_config_error(const char *text, const char *where, const char 
     cd_config c;
     char err[512] = "";
     assert_int_equal(cd_config_parse("bad.ini", text, strlen(text), &c, err, sizeof err), -1);
-    if (!strstr(err, where) || !strstr(err, what)) fprintf(stderr, "message '%s' lacks '%s' or '%s'\n", err, where, what);
+    if (!strstr(err, where) || !strstr(err, what))
+        fprintf(stderr, "message '%s' lacks '%s' or '%s'\n", err, where, what);
     assert_non_null(strstr(err, where));
     assert_non_null(strstr(err, what));
 }
@@ -29,9 +30,10 @@ static void expect_config_error(const char *text, const char *where, const char 
 static void config_errors_name_the_line(void **state)
 {
     (void)state;
-    expect_config_error("[experiment]\nkind = max_fps\n[scene]\ncubes = 100\n", "bad.ini:4:", "searches the cube count");
-    expect_config_error("[experiment]\nkind = max_fps\n[search]\nstart = 500\nlimit = 100\n", "bad.ini:4:",
-                        "expected start <= limit");
+    expect_config_error("[experiment]\nkind = max_fps\n[scene]\ncubes = 100\n",
+                        "bad.ini:4:", "searches the cube count");
+    expect_config_error("[experiment]\nkind = max_fps\n[search]\nstart = 500\nlimit = 100\n",
+                        "bad.ini:4:", "expected start <= limit");
     expect_config_error("[experiment]\nkind = max_fps\n[search]\ntarget_fps = 0\n", "bad.ini:4:", "target_fps");
 }
 
@@ -48,9 +50,10 @@ static void search_doubles_to_the_limit(void **state)
     (void)state;
     char root[] = "/tmp/cd_test_max_fps_XXXXXX";
     assert_non_null(mkdtemp(root));
-    const char *text = "[experiment]\nname = mf\nkind = max_fps\nwarmup = 0\nframes = 2\nrepeats = 1\n"
-                       "[search]\ntarget_fps = 0.001\nstart = 3\nlimit = 30\n"
-                       "clock = wall, cpu\n[method]\nmethod = naive, loose_octree\n[run]\ncounters =\npin = off\ncpu = -1\n";
+    const char *text =
+        "[experiment]\nname = mf\nkind = max_fps\nwarmup = 0\nframes = 2\nrepeats = 1\n"
+        "[search]\ntarget_fps = 0.001\nstart = 3\nlimit = 30\n"
+        "clock = wall, cpu\n[method]\nmethod = naive, loose_octree\n[run]\ncounters =\npin = off\ncpu = -1\n";
     cd_config c;
     char err[512], dir[4600];
     assert_int_equal(cd_config_parse("mf.ini", text, strlen(text), &c, err, sizeof err), 0);

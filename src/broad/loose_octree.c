@@ -8,7 +8,7 @@
 
 typedef struct loose_octree {
     cd_otree t;
-    double k;            ///< looseness >= 1
+    double k;  ///< looseness >= 1
     cd_update_mode update;
     double world;
     size_t built_nodes;

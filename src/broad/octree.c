@@ -52,8 +52,8 @@ static int octant(const cd_otree_cell *c, const cd_aabb *b)
 // Strict containment in a node's region, the invariant the octant rule establishes.
 static int in_region(const cd_aabb *r, const cd_aabb *b)
 {
-    return r->lo.x < b->lo.x && r->lo.y < b->lo.y && r->lo.z < b->lo.z && b->hi.x < r->hi.x &&
-           b->hi.y < r->hi.y && b->hi.z < r->hi.z;
+    return r->lo.x < b->lo.x && r->lo.y < b->lo.y && r->lo.z < b->lo.z && b->hi.x < r->hi.x && b->hi.y < r->hi.y &&
+           b->hi.z < r->hi.z;
 }
 
 static uint32_t split(cd_otree *t, uint32_t k)

@@ -10,9 +10,12 @@ static inline double next_down(double x)
 {
     uint64_t u;
     memcpy(&u, &x, sizeof u);
-    if (x > 0.0) u -= 1;
-    else if (x < 0.0) u += 1;
-    else u = 0x8000000000000001ULL;  // ±0 → −denorm_min
+    if (x > 0.0)
+        u -= 1;
+    else if (x < 0.0)
+        u += 1;
+    else
+        u = 0x8000000000000001ULL;  // ±0 → −denorm_min
     memcpy(&x, &u, sizeof u);
     return x;
 }
@@ -77,10 +80,11 @@ uint32_t cd_otree_split(cd_otree *t, uint32_t p)
     const cd_otree_cell pc = t->cell[p];
     double q = 0.5 * pc.half;  // power-of-two scaling: exact
     for (uint32_t k = 0; k < 8; ++k) {
-        cd_vec3 c = cd_v3(pc.centre.x + ((k & 1) ? q : -q), pc.centre.y + ((k & 2) ? q : -q),
-                          pc.centre.z + ((k & 4) ? q : -q));
+        cd_vec3 c =
+            cd_v3(pc.centre.x + ((k & 1) ? q : -q), pc.centre.y + ((k & 2) ? q : -q), pc.centre.z + ((k & 4) ? q : -q));
         t->node[k0 + k] = (cd_otree_node){.sub = empty_box};
-        t->cell[k0 + k] = (cd_otree_cell){.bounds = pc.bounds, .centre = c, .half = q, .parent = p, .level = pc.level + 1};
+        t->cell[k0 + k] =
+            (cd_otree_cell){.bounds = pc.bounds, .centre = c, .half = q, .parent = p, .level = pc.level + 1};
     }
     t->node[p].kids = k0;
     t->nodes += 8;
@@ -143,9 +147,21 @@ static void quick_sort(cd_otree_key *a, size_t n)
     while (n > 16) {
         size_t m = n / 2;
         // Median of three into a[m].
-        if (a[m].key < a[0].key) { cd_otree_key x = a[m]; a[m] = a[0]; a[0] = x; }
-        if (a[n - 1].key < a[m].key) { cd_otree_key x = a[m]; a[m] = a[n - 1]; a[n - 1] = x; }
-        if (a[m].key < a[0].key) { cd_otree_key x = a[m]; a[m] = a[0]; a[0] = x; }
+        if (a[m].key < a[0].key) {
+            cd_otree_key x = a[m];
+            a[m] = a[0];
+            a[0] = x;
+        }
+        if (a[n - 1].key < a[m].key) {
+            cd_otree_key x = a[m];
+            a[m] = a[n - 1];
+            a[n - 1] = x;
+        }
+        if (a[m].key < a[0].key) {
+            cd_otree_key x = a[m];
+            a[m] = a[0];
+            a[0] = x;
+        }
         double pivot = a[m].key;
         size_t i = 0, j = n - 1;
         for (;;) {
@@ -239,7 +255,7 @@ typedef struct query {
     uint64_t bv;
     uint32_t *list;  ///< when set, traversals collect the nodes to test instead of testing them
     uint32_t list_n, list_cap;
-    int overflow;    ///< the list filled up: the caller falls back to one traversal per object
+    int overflow;  ///< the list filled up: the caller falls back to one traversal per object
 } query;
 
 // Every pair of objects stored at node k, by a sweep along x over the sorted run.
@@ -272,8 +288,10 @@ static void test_node(query *q, uint32_t k, const cd_aabb *b, uint32_t o)
         uint32_t hi = end;
         while (j < hi) {
             uint32_t m = j + (hi - j) / 2;
-            if (t->item_box[m].lo.x < lo) j = m + 1;
-            else hi = m;
+            if (t->item_box[m].lo.x < lo)
+                j = m + 1;
+            else
+                hi = m;
         }
     }
     for (; j < end && t->item_box[j].lo.x <= b->hi.x; ++j) {
@@ -287,9 +305,12 @@ enum { STACK = 8 * (CD_OTREE_MAX_DEPTH + 2), LIST = 64 };
 // A traversal reached node m whose objects b may meet: test them, or note m for the whole node.
 static inline void visit_node(query *q, uint32_t m, const cd_aabb *b, uint32_t o)
 {
-    if (!q->list) test_node(q, m, b, o);
-    else if (q->list_n < q->list_cap) q->list[q->list_n++] = m;
-    else q->overflow = 1;
+    if (!q->list)
+        test_node(q, m, b, o);
+    else if (q->list_n < q->list_cap)
+        q->list[q->list_n++] = m;
+    else
+        q->overflow = 1;
 }
 
 // Push the children of strict-tree node m that b can reach. Objects in a low child end strictly

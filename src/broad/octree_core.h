@@ -41,17 +41,17 @@ typedef struct cd_otree {
     cd_otree_node *node;  ///< node pool (hot); node 0 is the root
     cd_otree_cell *cell;  ///< node pool (cold), same indices
     size_t nodes, node_cap;
-    uint32_t n;           ///< objects in the last packing
-    uint32_t *obj_node;   ///< node of each object
-    uint32_t *item_obj;   ///< objects grouped by node, each run sorted by aabb.lo.x
-    cd_aabb *item_box;    ///< copy of the object AABBs in item order (streamed by the sweeps)
+    uint32_t n;                 ///< objects in the last packing
+    uint32_t *obj_node;         ///< node of each object
+    uint32_t *item_obj;         ///< objects grouped by node, each run sorted by aabb.lo.x
+    cd_aabb *item_box;          ///< copy of the object AABBs in item order (streamed by the sweeps)
     struct cd_otree_key *keys;  ///< sort scratch (key, object)
     size_t obj_cap;
-    uint32_t *run;        ///< scatter scratch, one per node
+    uint32_t *run;  ///< scatter scratch, one per node
     size_t run_cap;
-    int depth;            ///< maximum depth
-    int loose;            ///< objects at unrelated nodes may overlap (loose tree)
-    size_t live_nodes;    ///< nodes with a non-empty subtree after the last packing
+    int depth;          ///< maximum depth
+    int loose;          ///< objects at unrelated nodes may overlap (loose tree)
+    size_t live_nodes;  ///< nodes with a non-empty subtree after the last packing
 } cd_otree;
 
 /// Sort record of the packing.
@@ -82,8 +82,8 @@ void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st);
 /// Closed-box containment of b in the cell bounds c.
 static inline int cd_otree_contains(const cd_aabb *c, const cd_aabb *b)
 {
-    return c->lo.x <= b->lo.x && c->lo.y <= b->lo.y && c->lo.z <= b->lo.z && b->hi.x <= c->hi.x &&
-           b->hi.y <= c->hi.y && b->hi.z <= c->hi.z;
+    return c->lo.x <= b->lo.x && c->lo.y <= b->lo.y && c->lo.z <= b->lo.z && b->hi.x <= c->hi.x && b->hi.y <= c->hi.y &&
+           b->hi.z <= c->hi.z;
 }
 
 #endif

@@ -108,8 +108,13 @@ static double thread_cpu_ms(void)
 static void measure_cpu(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 {
     *res = (cd_cubes_result){0};
-    cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
-                          .speed = s->speed, .spin = s->spin, .seed = s->seed};
+    cd_scene_params sp = {.cubes = s->cubes,
+                          .size = s->size,
+                          .size_ratio = s->size_ratio,
+                          .density = s->density,
+                          .speed = s->speed,
+                          .spin = s->spin,
+                          .seed = s->seed};
     cd_broad_params bp = cd_broad_params_default();
     bp.depth = s->depth;
     bp.looseness = s->looseness;
@@ -145,13 +150,27 @@ static void measure_cpu(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res
             res->pairs_mean += (double)st.pairs;
             res->bytes_mean += (double)st.bytes;
             cd_cell row[] = {
-                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->method), cd_cell_int(s->cubes),
-                cd_cell_int(s->depth), cd_cell_real(s->looseness), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]),
-                cd_cell_real(motion[k]), cd_cell_na(), cd_cell_na(), cd_cell_int((int64_t)st.bv_tests),
-                cd_cell_int((int64_t)st.narrow_tests), cd_cell_int((int64_t)st.pairs),
-                cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update), cd_cell_int((int64_t)st.nodes),
-                cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
-                cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
+                cd_cell_int(rep),
+                cd_cell_int(f),
+                cd_cell_text(s->method),
+                cd_cell_int(s->cubes),
+                cd_cell_int(s->depth),
+                cd_cell_real(s->looseness),
+                cd_cell_real(frame_ms[k]),
+                cd_cell_real(fps[k]),
+                cd_cell_real(motion[k]),
+                cd_cell_na(),
+                cd_cell_na(),
+                cd_cell_int((int64_t)st.bv_tests),
+                cd_cell_int((int64_t)st.narrow_tests),
+                cd_cell_int((int64_t)st.pairs),
+                cd_cell_int((int64_t)st.candidates),
+                cd_cell_text(s->update),
+                cd_cell_int((int64_t)st.nodes),
+                cd_cell_int((int64_t)st.bytes),
+                cd_cell_int((int64_t)st.max_per_node),
+                cd_cell_int((int64_t)st.depth_reached),
+                cd_cell_int((int64_t)s->seed),
             };
             _Static_assert(sizeof row / sizeof row[0] == CD_CUBES_FRAME_COLUMN_COUNT, "one cell per frame column");
             cd_run_frame_row(r, row);
@@ -184,7 +203,10 @@ typedef struct search {
     size_t count, cap;
 } search;
 
-static double judged(const search *q, const cd_cubes_result *m) { return q->p05 ? m->frame_ms.p05 : m->frame_ms.median; }
+static double judged(const search *q, const cd_cubes_result *m)
+{
+    return q->p05 ? m->frame_ms.p05 : m->frame_ms.median;
+}
 
 // Measure n cubes, remember the probe, say whether it meets the target.
 static int try_n(search *q, uint32_t n)
@@ -196,8 +218,10 @@ static int try_n(search *q, uint32_t n)
     p->cubes = n;
     p->order = (uint32_t)(q->count - 1);
     q->s->cubes = n;
-    if (q->cpu) measure_cpu(q->r, q->s, &p->res);
-    else cd_cubes_measure(q->r, q->s, &p->res);
+    if (q->cpu)
+        measure_cpu(q->r, q->s, &p->res);
+    else
+        cd_cubes_measure(q->r, q->s, &p->res);
     return judged(q, &p->res) <= q->limit_ms;
 }
 
@@ -222,39 +246,66 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
         lo = n;
         while (!hi && lo < limit) {
             n = lo > limit / 2 ? limit : 2 * lo;
-            if (try_n(&q, n)) lo = n;
-            else hi = n;
+            if (try_n(&q, n))
+                lo = n;
+            else
+                hi = n;
         }
     } else {
         hi = n;
         while (!lo && hi > 1) {
             n = hi / 2;
-            if (try_n(&q, n)) lo = n;
-            else hi = n;
+            if (try_n(&q, n))
+                lo = n;
+            else
+                hi = n;
         }
     }
     while (start != limit && lo && hi && hi - lo > 1 && (double)(hi - lo) > resolution * lo) {
         n = lo + (hi - lo) / 2;
-        if (try_n(&q, n)) lo = n;
-        else hi = n;
+        if (try_n(&q, n))
+            lo = n;
+        else
+            hi = n;
     }
-    if (!hi && start != limit) cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,
-                         s.method, limit, target);
-    if (!lo && start != limit) cd_run_warn(r, "point %zu (%s): not even 1 cube meets %.4g FPS", p->index, s.method, target);
+    if (!hi && start != limit)
+        cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,
+                    s.method, limit, target);
+    if (!lo && start != limit)
+        cd_run_warn(r, "point %zu (%s): not even 1 cube meets %.4g FPS", p->index, s.method, target);
 
     qsort(q.pr, q.count, sizeof *q.pr, by_cubes);
     for (size_t i = 0; i < q.count; ++i) {
         const cd_cubes_result *m = &q.pr[i].res;
         cd_cell row[] = {
-            cd_cell_text(s.method), cd_cell_int(s.depth), cd_cell_real(s.looseness), cd_cell_text(s.update),
-            cd_cell_int(q.pr[i].cubes), cd_cell_int(q.pr[i].order), cd_cell_text(statistic), cd_cell_text(clock),
+            cd_cell_text(s.method),
+            cd_cell_int(s.depth),
+            cd_cell_real(s.looseness),
+            cd_cell_text(s.update),
+            cd_cell_int(q.pr[i].cubes),
+            cd_cell_int(q.pr[i].order),
+            cd_cell_text(statistic),
+            cd_cell_text(clock),
             cd_cell_int(judged(&q, m) <= limit_ms),
-            cd_cell_int(lo), cd_cell_real(target), cd_cell_real(m->frame_ms.median), cd_cell_real(m->frame_ms.p05),
-            cd_cell_real(m->frame_ms.p95), cd_cell_real(m->frame_ms.cv), cd_cell_real(m->fps.median),
-            cd_cell_real(m->fps.p05), cd_cell_real(m->fps.p95), cd_cell_real(m->motion_ms.median),
-            q.cpu ? cd_cell_na() : cd_cell_real(m->broad_ms.median), q.cpu ? cd_cell_na() : cd_cell_real(m->narrow_ms.median), cd_cell_real(m->bv_tests_mean),
-            cd_cell_real(m->narrow_tests_mean), cd_cell_real(m->pairs_mean), cd_cell_real(m->bytes_mean),
-            cd_cell_int(s.frames), cd_cell_int(s.repeats), cd_cell_int((int64_t)s.seed),
+            cd_cell_int(lo),
+            cd_cell_real(target),
+            cd_cell_real(m->frame_ms.median),
+            cd_cell_real(m->frame_ms.p05),
+            cd_cell_real(m->frame_ms.p95),
+            cd_cell_real(m->frame_ms.cv),
+            cd_cell_real(m->fps.median),
+            cd_cell_real(m->fps.p05),
+            cd_cell_real(m->fps.p95),
+            cd_cell_real(m->motion_ms.median),
+            q.cpu ? cd_cell_na() : cd_cell_real(m->broad_ms.median),
+            q.cpu ? cd_cell_na() : cd_cell_real(m->narrow_ms.median),
+            cd_cell_real(m->bv_tests_mean),
+            cd_cell_real(m->narrow_tests_mean),
+            cd_cell_real(m->pairs_mean),
+            cd_cell_real(m->bytes_mean),
+            cd_cell_int(s.frames),
+            cd_cell_int(s.repeats),
+            cd_cell_int((int64_t)s.seed),
         };
         _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
                        "one cell per summary column");
