@@ -9,6 +9,7 @@ dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_stress"
 file = dir."/summary.csv"
 cubes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h[\"cubes\"]; exit }' '".file."'")
+clock = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print (\"clock\" in h) ? $h[\"clock\"] : \"wall\"; exit }' '".file."'")
 label(dummy) = sprintf("%s/d%d/k%s/%s", strcol("method"), column("depth"), strcol("looseness"), strcol("update"))
 
 set datafile separator comma
@@ -24,7 +25,7 @@ do for [t in "png pdf"] {
     else { set terminal pdfcairo size 13in,5.6in font ",9" noenhanced }
     set output stem.".".t
     set boxwidth 0.6
-    set multiplot layout 1, 2 title sprintf("Stress test: %s cubes", cubes)
+    set multiplot layout 1, 2 title sprintf("Stress test: %s cubes (%s clock)", cubes, clock eq "cpu" ? "runner thread CPU" : "wall")
     set title "collision FPS (median, p5–p95)"
     set ylabel "FPS (collision only)"
     unset key
