@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Layer-depth sweep of the hybrid tree: median query µs vs hybrid_x (sphere layers), one line per
 # hybrid_y (OBB+sphere layers) and distance, one panel per query mode. hybrid_x = hybrid_y = 0 is
-# the OBB tree. The plan interleaves the rows of different curves, so each curve is extracted and
-# sorted by hybrid_x through awk before plotting.
+# the OBB tree.
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/mesh_layers.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c mesh_layers.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
@@ -27,7 +26,7 @@ do for [t in "png pdf"] {
     set multiplot layout 1, words(modes) title "Hybrid tree: query time vs layer depths (x = y = 0 is the OBB tree)" noenhanced
     do for [m in modes] {
         set title "mode ".m noenhanced
-        plot for [l in labels] sprintf("< awk -F, -v m=%s -v l=%s 'NR==1{for(i=1;i<=NF;i++)h[$i]=i;next} $h[\"mode\"]==m && \"y\" $h[\"hybrid_y\"] \"@d\" $h[\"distance\"]==l {print $h[\"hybrid_x\"], $h[\"query_us_median\"]}' '%s' | sort -n", m, l, file) \
+        plot for [l in labels] sprintf("< awk -F, -v want=curve -v by=layers -v m=%s -v l=%s -v xcol=hybrid_x -v ycol=query_us_median -f '%s/mesh_curves.awk' '%s' | sort -g", m, l, here, file) \
                 using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
     }
     unset multiplot

@@ -12,8 +12,6 @@ curves(what) = system("awk -F, -v want=".what." -v by=faces -f '".here."/mesh_cu
 modes = curves("modes")
 labels = curves("labels")
 
-set datafile separator comma
-set datafile columnheaders
 set logscale y 10
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right opaque box
@@ -27,9 +25,8 @@ do for [t in "png pdf"] {
     set multiplot layout 1, words(modes) title "Mesh pair query time vs distance (median over poses)" noenhanced
     do for [m in modes] {
         set title "mode ".m noenhanced
-        plot for [l in labels] file using \
-                (strcol("mode") eq m && strcol("hierarchy").(strcol("hierarchy") eq "hybrid" ? "/x".strcol("hybrid_x")."y".strcol("hybrid_y") : "")."@".strcol("faces_a")."f" eq l ? column("distance") : NaN):"query_us_median" \
-                with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
+        plot for [l in labels] sprintf("< awk -F, -v want=curve -v by=faces -v m=%s -v l=%s -v xcol=distance -v ycol=query_us_median -f '%s/mesh_curves.awk' '%s' | sort -g", m, l, here, file) \
+                using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
     }
     unset multiplot
     unset output

@@ -9,12 +9,10 @@ dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/mesh_qps_vs_faces"
 file = dir."/summary.csv"
 here = system("dirname '".ARG0."'")
-curves(what) = system("awk -F, -v want=".what." -f '".here."/mesh_curves.awk' '".file."'")
+curves(what) = system("awk -F, -v want=".what." -v by=distance -f '".here."/mesh_curves.awk' '".file."'")
 modes = curves("modes")
 labels = curves("labels")
 
-set datafile separator comma
-set datafile columnheaders
 set logscale x 10
 set logscale y 10
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
@@ -30,9 +28,8 @@ do for [t in "png pdf"] {
     set multiplot layout 1, words(modes) title "Mesh pair queries per second vs face count (median over poses)" noenhanced
     do for [m in modes] {
         set title "mode ".m noenhanced
-        plot for [l in labels] file using \
-                (strcol("mode") eq m && strcol("hierarchy").(strcol("hierarchy") eq "hybrid" ? "/x".strcol("hybrid_x")."y".strcol("hybrid_y") : "")."@d".strcol("distance") eq l ? column("faces_a") : NaN):"qps_median" \
-                with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
+        plot for [l in labels] sprintf("< awk -F, -v want=curve -v by=distance -v m=%s -v l=%s -v xcol=faces_a -v ycol=qps_median -f '%s/mesh_curves.awk' '%s' | sort -g", m, l, here, file) \
+                using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
     }
     unset multiplot
     unset output

@@ -51,17 +51,10 @@ static const char *check_hierarchy(const char *w)
 
 static const char *const mode_words[] = {"first_hit", "all_pairs", "solid", NULL};
 
-// [method] before [mesh]: the first swept key varies slowest, so each hierarchy's sweep over
-// meshes and distances runs together (one line per hierarchy in the figures).
+// [mesh] before [method]: the first swept key varies slowest, so the hierarchies compared on one
+// mesh pair and distance run back to back; on a loaded machine drifting load then hits them alike
+// instead of one whole sweep after the other.
 static const cd_key_spec mesh_keys[] = {
-    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
-     "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
-    {"method", "mode", CD_KEY_WORD, "all_pairs", 0, 0, mode_words, NULL, 1,
-     "query: first_hit, all_pairs, or solid (adds point-in-mesh for closed meshes)"},
-    {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf (1 as in RAPID)"},
-    {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
-    {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1,
-     "hybrid: OBB+sphere layers below X (layer Y); OBBs below (layer Z)"},
     {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, check_mesh, 1,
      "mesh A (at the identity): icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
     {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, check_mesh, 1, "mesh B (posed), same forms as a"},
@@ -72,6 +65,14 @@ static const cd_key_spec mesh_keys[] = {
     // WORDS, not TEXT: the config writes `poses_file =` for "none", which TEXT rejects.
     {"mesh", "poses_file", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,
      "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
+    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
+     "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
+    {"method", "mode", CD_KEY_WORD, "all_pairs", 0, 0, mode_words, NULL, 1,
+     "query: first_hit, all_pairs, or solid (adds point-in-mesh for closed meshes)"},
+    {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf (1 as in RAPID)"},
+    {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
+    {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1,
+     "hybrid: OBB+sphere layers below X (layer Y); OBBs below (layer Z)"},
 };
 
 static int check_faces(const cd_config *c, char *err, size_t err_len)
