@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The one pair traversal for every variant: a stack of node pairs, descending the larger node;
-// B's volumes are moved into A's frame per test (R·c + t, R·axes), B's vertices only at leaves.
-// The node kinds decide which volume tests run, cheapest first.
+// B's volumes are moved into A's frame (R·c + t, R·axes) once per query and node, through a
+// per-query cache, and B's vertices only at leaves. The node kinds decide which volume tests run,
+// cheapest first.
 #include "bvh_internal.h"
 #include "cd_narrow.h"
 
