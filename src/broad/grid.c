@@ -23,14 +23,6 @@
 #define GRID_CELL_SCALE 1.0
 enum { GRID_MAX_CELLS_PER_OBJECT = 8, GRID_MIN_CELLS = 4096, GRID_MAX_DIM = 1 << 20 };
 
-// One object in cell order. Array of structures, not SoA: a neighbour range holds about one
-// object, so a test reads one 32-byte entry (half a cache line) instead of six arrays.
-typedef struct grid_entry {
-    float lo[3], hi[3];
-    uint32_t id;
-    uint32_t pad;
-} grid_entry;
-
 typedef struct grid {
     double cell_param;      // requested cell side; 0 = auto
     double limit;           // boxes with every extent ≤ limit are small
@@ -40,10 +32,13 @@ typedef struct grid {
     double world;           // world side the layout was made for
     size_t ncells;
     uint32_t *start;        // ncells + 1 offsets into entry[] (counting sort)
-    uint32_t *cell_of_id;   // cell of each object; UINT32_MAX for big objects
-    grid_entry *entry;      // small objects in cell order (ids ascending within a cell), then bigs
+    int ordered;            // entry[] holds last frame's order of the same objects
+    cd_fbox *entry;         // small objects in cell order, then bigs; AoS: a neighbour range holds
+                            // about one object, so a test reads one record
+    cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
+    uint32_t *next_cell;    // their cells; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
-    size_t start_cap, cell_cap, entry_cap;
+    size_t start_cap, cell_cap, entry_cap, next_cap;
     uint64_t max_per_cell;
 } grid;
 
@@ -60,8 +55,9 @@ static void grid_destroy(void *self)
 {
     grid *g = self;
     cd_free(g->start);
-    cd_free(g->cell_of_id);
+    cd_free(g->next_cell);
     cd_free(g->entry);
+    cd_free(g->next);
     cd_free(g);
 }
 
@@ -102,8 +98,10 @@ static void grid_layout(grid *g, const cd_scene *s)
     g->ncells = (size_t)g->dim[0] * g->dim[1] * g->dim[2];
     CD_ASSERT(g->ncells < UINT32_MAX);
     cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->ncells + 1);
-    cd_buf_reserve((void **)&g->cell_of_id, sizeof *g->cell_of_id, &g->cell_cap, n);
+    cd_buf_reserve((void **)&g->next_cell, sizeof *g->next_cell, &g->cell_cap, n);
     cd_buf_reserve((void **)&g->entry, sizeof *g->entry, &g->entry_cap, n);
+    cd_buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
+    g->ordered = 0;
     g->n = n;
     g->world = s->world;
 }
@@ -117,73 +115,92 @@ static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
     return (uint32_t)t;
 }
 
-static inline grid_entry make_entry(const cd_aabb *b, uint32_t id)
-{
-    return (grid_entry){{cd_f_down(b->lo.x), cd_f_down(b->lo.y), cd_f_down(b->lo.z)},
-                        {cd_f_up(b->hi.x), cd_f_up(b->hi.y), cd_f_up(b->hi.z)},
-                        id,
-                        0};
-}
+// Counting sort by cell, visiting the objects in last frame's cell order: few objects change
+// cell between frames, so the count and scatter passes walk the cell array almost in order instead
+// of at random (scattered updates of a 1.5 MB array at 100 000 cubes), and only the reads of the
+// scene's AABBs are scattered, which prefetching hides.
+enum { GRID_PREFETCH = 32 };
 
 static void grid_update(void *self, const cd_scene *s)
 {
     grid *g = self;
     uint32_t n = s->count;
     if (n != g->n || s->world != g->world) grid_layout(g, s);
-    uint32_t *start = g->start, *cell = g->cell_of_id;
+    uint32_t *start = g->start, *cell = g->next_cell;
     memset(start, 0, (g->ncells + 1) * sizeof *start);
     uint32_t nbig = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        const cd_aabb *b = &s->aabb[i];
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t id = g->ordered ? g->entry[k].id : k;
+        if (g->ordered && k + GRID_PREFETCH < n) {
+            const char *ahead = (const char *)&s->aabb[g->entry[k + GRID_PREFETCH].id];
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + sizeof(cd_aabb) - 1);  // 48-byte boxes straddle lines
+        }
+        const cd_aabb *b = &s->aabb[id];
+        g->next[k] = cd_fbox_of(b, id);
         if (max_extent(b) > g->limit) {
-            cell[i] = UINT32_MAX;
+            cell[k] = UINT32_MAX;
             ++nbig;
             continue;
         }
         uint32_t x = cell_coord(b->lo.x, g->inv_cell, g->dim[0]), y = cell_coord(b->lo.y, g->inv_cell, g->dim[1]);
         uint32_t z = cell_coord(b->lo.z, g->inv_cell, g->dim[2]);
         uint32_t c = (z * g->dim[1] + y) * g->dim[0] + x;
-        cell[i] = c;
-        start[c + 1]++;
+        cell[k] = c;
+        start[c]++;
     }
-    uint32_t max_per_cell = 0;
-    for (size_t c = 1; c <= g->ncells; ++c) {
+    // Inclusive prefix sums: start[c] becomes the end of cell c.
+    uint32_t max_per_cell = start[0];
+    for (size_t c = 1; c < g->ncells; ++c) {
         if (start[c] > max_per_cell) max_per_cell = start[c];
         start[c] += start[c - 1];
     }
     g->max_per_cell = max_per_cell;
     g->nsmall = n - nbig;
     g->nbig = nbig;
-    // Scatter; start[c] runs to the end of cell c and is shifted back afterwards.
-    uint32_t nb = g->nsmall;
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t at = cell[i] == UINT32_MAX ? nb++ : start[cell[i]]++;
-        g->entry[at] = make_entry(&s->aabb[i], i);
+    start[g->ncells] = g->nsmall;
+    // Scatter backwards from the end of each cell, which leaves start[c] at the beginning of
+    // cell c and keeps last frame's order inside a cell.
+    uint32_t nb = n;
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t at = cell[k] == UINT32_MAX ? --nb : --start[cell[k]];
+        g->entry[at] = g->next[k];
     }
-    memmove(start + 1, start, g->ncells * sizeof *start);
-    start[0] = 0;
-}
-
-static inline int entry_overlap(const grid_entry *a, const grid_entry *b)
-{
-    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1] &&
-           a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+    g->ordered = 1;
 }
 
 // Test entry p against entries [q0, q1).
-static inline uint64_t test_range(const grid_entry *e, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
+// Test entry p against entries [q0, q1). Branch-free: every pair is written and the count moves
+// only on a hit, since hits are too irregular to predict.
+static inline uint64_t test_range(const cd_fbox *e, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
 {
-    const grid_entry *a = &e[p];
-    for (uint32_t q = q0; q < q1; ++q)
-        if (entry_overlap(a, &e[q])) cd_sink_push(sink, a->id, e[q].id);
-    return q1 > q0 ? q1 - q0 : 0;
+    if (q1 <= q0) return 0;
+    const cd_fbox *a = &e[p];
+    if (q1 - q0 > sink->capacity - sink->count) {
+        sink->flush(sink);
+        if (q1 - q0 > sink->capacity) {  // a crowded range (degenerate scenes): one at a time
+            for (uint32_t q = q0; q < q1; ++q)
+                if (cd_fbox_overlap(a, &e[q])) cd_sink_push(sink, a->id, e[q].id);
+            return q1 - q0;
+        }
+    }
+    cd_pair *out = sink->buf + sink->count;
+    uint32_t c = 0;
+    for (uint32_t q = q0; q < q1; ++q) {
+        const cd_fbox *b = &e[q];
+        out[c] = (cd_pair){a->id, b->id};
+        c += (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
+             (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
+    }
+    sink->count += c;
+    return q1 - q0;
 }
 
 static void grid_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
 {
     (void)s;
     grid *g = self;
-    const grid_entry *e = g->entry;
+    const cd_fbox *e = g->entry;
     const uint32_t *start = g->start;
     uint32_t dx = g->dim[0], dy = g->dim[1], dz = g->dim[2];
     uint64_t tests = 0;
@@ -219,8 +236,8 @@ static void grid_shape_stats(void *self, cd_broad_stats *st)
 {
     grid *g = self;
     st->nodes = g->ncells;
-    st->bytes = sizeof *g + g->start_cap * sizeof *g->start + g->cell_cap * sizeof *g->cell_of_id +
-                g->entry_cap * sizeof *g->entry;
+    st->bytes = sizeof *g + g->start_cap * sizeof *g->start + g->cell_cap * sizeof *g->next_cell +
+                (g->entry_cap + g->next_cap) * sizeof *g->entry;
     st->max_per_node = g->max_per_cell;
     st->per_level[0] = g->nsmall;  // objects in cells
     st->per_level[1] = g->nbig;    // objects scanned linearly
