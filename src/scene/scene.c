@@ -60,16 +60,12 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
     return s;
 }
 
-// Axes and AABB of cube i from its rotation and centre.
-static inline void refresh_one(cd_scene *s, uint32_t i)
-{
-    s->obb[i].axes = cd_q_to_m3(s->rot[i]);
-    s->aabb[i] = cd_obb_aabb(&s->obb[i]);
-}
-
 void cd_scene_refresh(cd_scene *s)
 {
-    for (uint32_t i = 0; i < s->count; ++i) refresh_one(s, i);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        s->obb[i].axes = cd_q_to_m3(s->rot[i]);
+        s->aabb[i] = cd_obb_aabb(&s->obb[i]);
+    }
 }
 
 // Reflect coordinate *x with velocity *v at walls 0 and L: the centre bounces, so a cube may
@@ -85,8 +81,6 @@ static void reflect(double *x, double *v, double L)
     }
 }
 
-// Motion and refresh in one pass: each cube's state is read from memory once per frame instead
-// of twice (the arithmetic per cube is unchanged, so frames are bit-identical to move-then-refresh).
 void cd_scene_step(cd_scene *s)
 {
     double L = s->world;
@@ -97,8 +91,8 @@ void cd_scene_step(cd_scene *s)
         reflect(&c.z, &s->vel[i].z, L);
         s->obb[i].c = c;
         s->rot[i] = cd_q_normalize(cd_q_mul(cd_q_from_rotvec(s->omega[i]), s->rot[i]));
-        refresh_one(s, i);
     }
+    cd_scene_refresh(s);
     s->frame++;
 }
 
