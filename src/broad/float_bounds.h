@@ -9,16 +9,17 @@
 
 #include <string.h>
 
-/// Next float toward −inf (f not NaN); bit arithmetic instead of nextafterf, which is a libm call.
+/// Next float toward −inf (f not NaN). Bit arithmetic with selects, no branches: the rounding
+/// direction is a coin flip per coordinate, and a libm nextafterf call or a mispredicted branch
+/// per bound cost more than the whole conversion.
 static inline float cd_f_next_down(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
-    if (f > 0.0f) u -= 1;
-    else if (f < 0.0f) u += 1;  // magnitude grows; −FLT_MAX steps to −inf, −inf has no below
-    else u = 0x80000001u;       // ±0 → −denorm_min
-    if (f == -INFINITY) return f;
-    memcpy(&f, &u, sizeof u);
+    uint32_t r = u + 2u * (u >> 31) - 1u;  // magnitude grows below zero, shrinks above
+    r = (u & 0x7fffffffu) == 0 ? 0x80000001u : r;  // ±0 → −denorm_min
+    r = u == 0xff800000u ? u : r;                  // −inf has nothing below
+    memcpy(&f, &r, sizeof r);
     return f;
 }
 
@@ -28,15 +29,15 @@ static inline float cd_f_next_up(float f) { return -cd_f_next_down(-f); }
 /// Largest float ≤ d (d not NaN).
 static inline float cd_f_down(double d)
 {
-    float f = (float)d;
-    return (double)f > d ? cd_f_next_down(f) : f;
+    float f = (float)d, g = cd_f_next_down(f);
+    return (double)f > d ? g : f;
 }
 
 /// Smallest float ≥ d (d not NaN).
 static inline float cd_f_up(double d)
 {
-    float f = (float)d;
-    return (double)f < d ? cd_f_next_up(f) : f;
+    float f = (float)d, g = cd_f_next_up(f);
+    return (double)f < d ? g : f;
 }
 
 /// Make *p hold at least n elements of size elem; reallocates only when n exceeds *cap, so a

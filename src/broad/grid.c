@@ -63,7 +63,9 @@ static void grid_destroy(void *self)
 
 static inline double max_extent(const cd_aabb *b)
 {
-    return fmax(fmax(b->hi.x - b->lo.x, b->hi.y - b->lo.y), b->hi.z - b->lo.z);
+    double x = b->hi.x - b->lo.x, y = b->hi.y - b->lo.y, z = b->hi.z - b->lo.z;  // not fmax: a libm call
+    double m = x > y ? x : y;
+    return m > z ? m : z;
 }
 
 // Small-box limit, cell side and dimensions: from the parameter, or from the object extents;

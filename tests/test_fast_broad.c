@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// The fast broad phases (sap, grid, bvh): their private helpers (conservative float rounding,
+// radix sort) and the paths that tests/test_differential.c with default parameters never reaches:
+// grid cells set by cell_size (boxes bigger than a cell are scanned), automatic "big" outliers,
+// boxes far beyond the walls, tiny scenes. Every method is compared with naive on pair lists.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "float_bounds.h"
+
+#include <float.h>
+#include <stdlib.h>
+
+// Reference rounding through libm.
+static float ref_down(double d)
+{
+    float f = (float)d;
+    return (double)f > d ? nextafterf(f, -INFINITY) : f;
+}
+
+static float ref_up(double d)
+{
+    float f = (float)d;
+    return (double)f < d ? nextafterf(f, INFINITY) : f;
+}
+
+static void check_rounding(double d)
+{
+    float lo = cd_f_down(d), hi = cd_f_up(d), rlo = ref_down(d), rhi = ref_up(d);
+    assert_memory_equal(&lo, &rlo, sizeof lo);
+    assert_memory_equal(&hi, &rhi, sizeof hi);
+    assert_true((double)lo <= d && d <= (double)hi);
+}
+
+static void float_rounding_matches_nextafterf(void **state)
+{
+    (void)state;
+    const double special[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-45, -1e-45, 1.4e-45, -1.4e-45, 1e-300,
+                              -1e-300, FLT_MAX, -FLT_MAX, 3.5e38, -3.5e38, 1e300, -1e300, INFINITY, -INFINITY,
+                              16777217.0, -16777217.0, DBL_MIN, -DBL_MIN, FLT_MIN, -FLT_MIN};
+    for (size_t k = 0; k < sizeof special / sizeof special[0]; ++k) check_rounding(special[k]);
+    cd_rng r = cd_rng_make(1, CD_STREAM_TEST);
+    for (int i = 0; i < 2000000; ++i) {
+        double d;
+        if (i & 1) {  // any bit pattern but NaN
+            uint64_t u = cd_rng_next(&r);
+            memcpy(&d, &u, sizeof d);
+            if (d != d) continue;
+        } else {  // the scales coordinates live at
+            d = (cd_rng_uniform(&r) - 0.5) * ldexp(1.0, (int)cd_rng_below(&r, 300) - 150);
+        }
+        check_rounding(d);
+    }
+}
+
+static void next_float_steps_one_ulp(void **state)
+{
+    (void)state;
+    assert_true(cd_f_next_down(1.0f) == nextafterf(1.0f, -INFINITY));
+    assert_true(cd_f_next_down(0.0f) == -FLT_TRUE_MIN);
+    assert_true(cd_f_next_down(-0.0f) == -FLT_TRUE_MIN);
+    assert_true(cd_f_next_up(0.0f) == FLT_TRUE_MIN);
+    assert_true(cd_f_next_down(-FLT_MAX) == -INFINITY);
+    assert_true(cd_f_next_down(-INFINITY) == -INFINITY);
+    assert_true(cd_f_next_down(INFINITY) == FLT_MAX);
+    assert_true(cd_f_next_up(FLT_MAX) == INFINITY);
+}
+
+static void radix_sort_is_a_stable_sort(void **state)
+{
+    (void)state;
+    cd_rng r = cd_rng_make(2, CD_STREAM_TEST);
+    const uint32_t sizes[] = {0, 1, 2, 7, 1000, 100000};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; ++t) {
+        uint32_t n = sizes[t];
+        uint32_t *key = cd_alloc((n + 1) * sizeof *key), *id = cd_alloc((n + 1) * sizeof *id);
+        uint32_t *tk = cd_alloc((n + 1) * sizeof *tk), *ti = cd_alloc((n + 1) * sizeof *ti);
+        uint32_t *orig = cd_alloc((n + 1) * sizeof *orig);
+        for (uint32_t i = 0; i < n; ++i) {
+            // Few distinct keys in half the cases, to exercise stability; all 32 bits otherwise.
+            key[i] = t % 2 ? (uint32_t)cd_rng_next(&r) : (uint32_t)cd_rng_below(&r, 16) << 28;
+            orig[i] = key[i];
+            id[i] = i;
+        }
+        cd_radix_sort_u32(key, id, tk, ti, n);
+        for (uint32_t i = 0; i < n; ++i) {
+            assert_int_equal(key[i], orig[id[i]]);
+            if (i > 0) {
+                assert_true(key[i - 1] <= key[i]);
+                if (key[i - 1] == key[i]) assert_true(id[i - 1] < id[i]);
+            }
+        }
+        cd_free(key), cd_free(id), cd_free(tk), cd_free(ti), cd_free(orig);
+    }
+}
+
+// grid first: the crowded-cell case runs it alone.
+static const char *const fast_methods[] = {"grid", "sap", "sap_insertion", "bvh", "bvh_refit"};
+
+// Frames in which grid scanned boxes bigger than its cells (shape_stats per_level[1]).
+static uint64_t grid_big_frames;
+
+// The first nm fast methods, with params p, against naive on s over a few frames of motion.
+static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, size_t nm)
+{
+    cd_broad *b[sizeof fast_methods / sizeof fast_methods[0]];
+    cd_broad_params np = cd_broad_params_default();
+    cd_broad *naive = cd_broad_create("naive", &np, s);
+    for (size_t m = 0; m < nm; ++m) {
+        b[m] = cd_broad_create(fast_methods[m], p, s);
+        assert_non_null(b[m]);
+    }
+    cd_pair_list ref = {0}, got = {0};
+    cd_broad_stats st;
+    for (int f = 0; f < frames; ++f) {
+        cd_broad_frame(naive, s, &ref, &st, NULL);
+        cd_pair_list_sort(&ref);
+        for (size_t m = 0; m < nm; ++m) {
+            cd_broad_frame(b[m], s, &got, &st, NULL);
+            cd_pair_list_sort(&got);
+            if (strcmp(fast_methods[m], "grid") == 0 && st.per_level[1] > 0) grid_big_frames++;
+            if (got.count != ref.count || memcmp(got.items, ref.items, ref.count * sizeof *ref.items) != 0)
+                fail_msg("%s (cell_size %g) frame %d: %zu pairs, naive %zu", fast_methods[m], p->cell_size, f,
+                         got.count, ref.count);
+        }
+        cd_scene_step(s);
+    }
+    for (size_t m = 0; m < nm; ++m) cd_broad_destroy(b[m]);
+    cd_broad_destroy(naive);
+    cd_pair_list_free(&ref);
+    cd_pair_list_free(&got);
+}
+
+static void compare_with_naive(cd_scene *s, const cd_broad_params *p, int frames)
+{
+    compare_methods(s, p, frames, sizeof fast_methods / sizeof fast_methods[0]);
+}
+
+// n cubes with edges from the seeded draw, some huge, some far beyond the walls.
+static cd_scene *outlier_scene(uint32_t n, uint64_t seed, double far)
+{
+    cd_rng r = cd_rng_make(seed, CD_STREAM_TEST + 1);
+    double L = 12.0;
+    cd_scene *s = cd_scene_create_empty(n, L);
+    for (uint32_t i = 0; i < n; ++i) {
+        double edge = i % 17 == 0 ? 4.0 + 8.0 * cd_rng_uniform(&r) : 0.5 + cd_rng_uniform(&r);
+        cd_vec3 c = cd_v3(cd_rng_range(&r, 0, L), cd_rng_range(&r, 0, L), cd_rng_range(&r, 0, L));
+        if (i % 11 == 3) c.x = -far * cd_rng_uniform(&r);  // beyond a wall, possibly very far
+        if (i % 13 == 5) c.z = L + far * cd_rng_uniform(&r);
+        if (i % 29 == 7) c = s->obb[i - 1].c;  // coincident centres
+        s->obb[i].c = c;
+        s->obb[i].half = cd_v3(0.5 * edge, 0.5 * edge, 0.5 * edge);
+        s->rot[i] = cd_rng_rotation(&r);
+        s->vel[i] = cd_v3(cd_rng_range(&r, -0.3, 0.3), cd_rng_range(&r, -0.3, 0.3), cd_rng_range(&r, -0.3, 0.3));
+        s->omega[i] = cd_v3(cd_rng_range(&r, -0.1, 0.1), 0.0, cd_rng_range(&r, -0.1, 0.1));
+    }
+    cd_scene_refresh(s);
+    return s;
+}
+
+static void big_boxes_and_far_outliers_match_naive(void **state)
+{
+    (void)state;
+    const double cell[] = {0.0, 0.3, 1.0, 2.5, 50.0};
+    const double far[] = {3.0, 1e3, 1e7};
+    for (int seed = 0; seed < 12; ++seed)
+        for (size_t c = 0; c < sizeof cell / sizeof cell[0]; ++c) {
+            cd_scene *s = outlier_scene(150 + 40 * (uint32_t)seed, (uint64_t)seed, far[seed % 3]);
+            cd_broad_params p = cd_broad_params_default();
+            p.cell_size = cell[c];
+            compare_with_naive(s, &p, 3);
+            cd_scene_destroy(s);
+        }
+    assert_true(grid_big_frames > 0);  // the scan of big boxes really ran
+}
+
+static void tiny_and_dense_scenes_match_naive(void **state)
+{
+    (void)state;
+    for (uint32_t n = 0; n < 6; ++n) {
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = n;
+        sp.density = 0.5;
+        cd_scene *s = cd_scene_create(&sp);
+        cd_broad_params p = cd_broad_params_default();
+        compare_with_naive(s, &p, 2);
+        cd_scene_destroy(s);
+    }
+    // All cubes on one spot: one crowded grid cell whose range is longer than the 4096-pair
+    // candidate buffer (the one-at-a-time path of test_range).
+    cd_scene *s = cd_scene_create_empty(4200, 10.0);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        s->obb[i].c = cd_v3(5.0, 5.0, 5.0 + 1e-4 * i);
+        s->obb[i].half = cd_v3(0.5, 0.5, 0.5);
+    }
+    cd_scene_refresh(s);
+    cd_broad_params p = cd_broad_params_default();
+    compare_methods(s, &p, 1, 1);
+    cd_scene_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(float_rounding_matches_nextafterf),
+        cmocka_unit_test(next_float_steps_one_ulp),
+        cmocka_unit_test(radix_sort_is_a_stable_sort),
+        cmocka_unit_test(big_boxes_and_far_outliers_match_naive),
+        cmocka_unit_test(tiny_and_dense_scenes_match_naive),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
