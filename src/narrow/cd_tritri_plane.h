@@ -8,15 +8,18 @@
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 
-/// Plane values of o's vertices against t's plane with their error bounds.
+/// Plane values of o's vertices against t's plane with one error bound for the three.
 typedef struct cd_plane_eval {
     double n[3];  ///< N_t (rounded), for choosing a projection
     double d[3];  ///< fl(N_t · (o_j − t_0))
-    double e[3];  ///< |d_j − exact| <= e[j]
+    double k;     ///< CD_PLANE_ERR · m_t²: k · (largest |component| of w_j) bounds vertex j alone
+    double e;     ///< k · m_w: |d_j − exact| <= e for every j
 } cd_plane_eval;
 
 /// Fill pe for the vertices of o against the plane of t: 39 operations for the values as in the
-/// seed's model plus 5 for the bounds (K·m_t² once, ·m_w per vertex).
+/// seed's model plus 3 for the bound CD_PLANE_ERR · m_t² · m_w (m_w the largest |component| over
+/// all three w_j: one bound serves the three vertices, so the rejection costs 3 multiplications
+/// beyond the plain test, not 5).
 static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, cd_plane_eval *pe)
 {
     const cd_vec3 *t0 = &t->v[0];
@@ -25,48 +28,71 @@ static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, 
     double nx = CD_SUB(CD_MUL(uy, vz), CD_MUL(uz, vy));
     double ny = CD_SUB(CD_MUL(uz, vx), CD_MUL(ux, vz));
     double nz = CD_SUB(CD_MUL(ux, vy), CD_MUL(uy, vx));
-    double mt = CD_MAX(CD_MAX(CD_MAX(CD_ABS(ux), CD_ABS(uy)), CD_MAX(CD_ABS(uz), CD_ABS(vx))),
-                       CD_MAX(CD_ABS(vy), CD_ABS(vz)));
-    double k = CD_MUL(CD_MUL(CD_PLANE_ERR, mt), mt);
+    // Pairwise maxima (x with x, y with y, ...) keep the chains short and let the compiler pair lanes.
+    double mt = CD_MAX(CD_MAX(CD_MAX(CD_ABS(ux), CD_ABS(vx)), CD_MAX(CD_ABS(uy), CD_ABS(vy))),
+                       CD_MAX(CD_ABS(uz), CD_ABS(vz)));
+    double w0x = CD_SUB(o->v[0].x, t0->x), w0y = CD_SUB(o->v[0].y, t0->y), w0z = CD_SUB(o->v[0].z, t0->z);
+    double w1x = CD_SUB(o->v[1].x, t0->x), w1y = CD_SUB(o->v[1].y, t0->y), w1z = CD_SUB(o->v[1].z, t0->z);
+    double w2x = CD_SUB(o->v[2].x, t0->x), w2y = CD_SUB(o->v[2].y, t0->y), w2z = CD_SUB(o->v[2].z, t0->z);
     pe->n[0] = nx, pe->n[1] = ny, pe->n[2] = nz;
-    for (int j = 0; j < 3; ++j) {
-        const cd_vec3 *p = &o->v[j];
-        double wx = CD_SUB(p->x, t0->x), wy = CD_SUB(p->y, t0->y), wz = CD_SUB(p->z, t0->z);
-        pe->d[j] = CD_ADD(CD_ADD(CD_MUL(nx, wx), CD_MUL(ny, wy)), CD_MUL(nz, wz));
-        pe->e[j] = CD_MUL(k, CD_MAX(CD_MAX(CD_ABS(wx), CD_ABS(wy)), CD_ABS(wz)));
-    }
+    pe->d[0] = CD_ADD(CD_ADD(CD_MUL(nx, w0x), CD_MUL(ny, w0y)), CD_MUL(nz, w0z));
+    pe->d[1] = CD_ADD(CD_ADD(CD_MUL(nx, w1x), CD_MUL(ny, w1y)), CD_MUL(nz, w1z));
+    pe->d[2] = CD_ADD(CD_ADD(CD_MUL(nx, w2x), CD_MUL(ny, w2y)), CD_MUL(nz, w2z));
+    double mx = CD_MAX(CD_MAX(CD_ABS(w0x), CD_ABS(w1x)), CD_ABS(w2x));
+    double my = CD_MAX(CD_MAX(CD_ABS(w0y), CD_ABS(w1y)), CD_ABS(w2y));
+    double mz = CD_MAX(CD_MAX(CD_ABS(w0z), CD_ABS(w1z)), CD_ABS(w2z));
+    double mw = CD_MAX(CD_MAX(mx, my), mz);
+    // Three roundings, as many as the per-vertex form had; CD_PLANE_ERR's margin covers them.
+    pe->k = CD_MUL(CD_MUL(CD_PLANE_ERR, mt), mt);
+    pe->e = CD_MUL(pe->k, mw);
 }
 
-/// 1 when the filter alone proves every vertex strictly on one side (the common rejection); one
-/// branch, so random pairs pay no per-vertex branches.
+/// 1 when the filter alone proves every vertex strictly on one side (the common rejection):
+/// min d_j > e or −max d_j > e, decided by one branch that random pairs almost always take.
 static inline int cd_plane_certainly_one_side(const cd_plane_eval *pe)
 {
-    int pos = CD_GT(pe->d[0], pe->e[0]) & CD_GT(pe->d[1], pe->e[1]) & CD_GT(pe->d[2], pe->e[2]);
-    int neg = CD_LT(pe->d[0], -pe->e[0]) & CD_LT(pe->d[1], -pe->e[1]) & CD_LT(pe->d[2], -pe->e[2]);
-    return pos | neg;
+    double lo = CD_MIN(CD_MIN(pe->d[0], pe->d[1]), pe->d[2]);
+    double hi = CD_MAX(CD_MAX(pe->d[0], pe->d[1]), pe->d[2]);
+    return CD_GT(CD_MAX(lo, -hi), pe->e);
 }
 
-/// The exact signs: the filter's where it is certain, the exact predicate elsewhere.
+/// The exact signs: the shared filter's where it is certain, then vertex j's own bound
+/// k · max|w_j| (tighter when the other vertices lie farther from t_0), the exact predicate elsewhere.
 /// Where neither decides, a value whose bound is below half the coordinate grid cubed is exactly 0
 /// (cd_grid_of); only the rest goes to the expansions.
 static inline void cd_plane_signs(const cd_triangle *t, const cd_triangle *o, const cd_plane_eval *pe, int s[3])
 {
     double grid3 = -1;  // computed on the first uncertain value
     for (int j = 0; j < 3; ++j) {
-        if (CD_GT(pe->d[j], pe->e[j])) {
+        if (CD_GT(pe->d[j], pe->e)) {
             s[j] = 1;
             continue;
         }
-        if (CD_LT(pe->d[j], -pe->e[j])) {
+        if (CD_LT(pe->d[j], -pe->e)) {
             s[j] = -1;
             continue;
+        }
+        double ej = pe->e;
+        if (!CD_EQ(pe->d[j], 0.0)) {  // no bound certifies a rounded 0 (coplanar input): skip to the grid
+            const cd_vec3 *p = &o->v[j], *t0 = &t->v[0];
+            double m = CD_MAX(CD_MAX(CD_ABS(CD_SUB(p->x, t0->x)), CD_ABS(CD_SUB(p->y, t0->y))),
+                              CD_ABS(CD_SUB(p->z, t0->z)));
+            ej = CD_MUL(pe->k, m);
+            if (CD_GT(pe->d[j], ej)) {
+                s[j] = 1;
+                continue;
+            }
+            if (CD_LT(pe->d[j], -ej)) {
+                s[j] = -1;
+                continue;
+            }
         }
         if (grid3 < 0) {
             const cd_vec3 *pts[6] = {&t->v[0], &t->v[1], &t->v[2], &o->v[0], &o->v[1], &o->v[2]};
             double g = cd_grid_of_points(pts, 6);
             grid3 = CD_MUL(CD_MUL(g, g), g);
         }
-        s[j] = CD_LT(CD_MUL(2.0, pe->e[j]), grid3) ? 0 : cd_orient3d_exact(&t->v[0], &t->v[1], &t->v[2], &o->v[j]);
+        s[j] = CD_LT(CD_MUL(2.0, ej), grid3) ? 0 : cd_orient3d_exact(&t->v[0], &t->v[1], &t->v[2], &o->v[j]);
     }
 }
 

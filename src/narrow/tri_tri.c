@@ -11,9 +11,9 @@
 //     ends of one slice follows from the sign of its lone vertex alone. So the slice test is two
 //     orientation signs and no coordinate is ever divided;
 //  3. all of b in a's plane (or the reverse): zero area → tri_tri_cases.c, else coplanar test there.
-// The plane signs (cd_tritri_plane.h) use a semi-static filter, one bound per triangle and vertex
-// (CD_PLANE_ERR), then the coordinate-grid certificate of exact zeros; only what neither decides
-// goes to the exact predicate.
+// The plane signs (cd_tritri_plane.h) use a semi-static filter, one bound for a triangle's three
+// vertices (CD_PLANE_ERR), then each vertex's own bound and the coordinate-grid certificate of exact
+// zeros; only what none of them decides goes to the exact predicate.
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 #include "cd_tritri_cases.h"
@@ -59,11 +59,13 @@ static int slice_order(const cd_triangle *a, const cd_triangle *b, slice_end p, 
 }
 
 // Everything after the first filtered plane test, kept out of line so that the common rejection
-// runs in a small function that does not set up this one's large stack frame.
-__attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd_triangle *b, const cd_plane_eval *pap,
-                                                  cd_tritri_why *why)
+// does not set up this one's large stack frame. The first test's results come in registers (eight
+// doubles), so the rejection path stores nothing.
+__attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why,
+                                                  double nx, double ny, double nz, double d0, double d1, double d2,
+                                                  double k, double e)
 {
-    cd_plane_eval pa = *pap, pb;  // pa: b's vertices against a's plane; pb: a's against b's
+    cd_plane_eval pa = {{nx, ny, nz}, {d0, d1, d2}, k, e}, pb;  // pa: b's vertices against a's plane; pb: the reverse
     int sb[3], sa[3];
     cd_plane_signs(a, b, &pa, sb);
     if (cd_signs_one_side(sb)) {
@@ -109,7 +111,9 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
     return hit;
 }
 
-int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+// The first plane test, inlined into both entry points (no call between the caller and the
+// common rejection).
+static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
 {
     cd_plane_eval pa;
     cd_plane_eval_of(a, b, &pa);
@@ -117,13 +121,18 @@ int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tr
         *why = CD_TT_PLANE_A;
         return 0;
     }
-    return overlap_rest(a, b, &pa, why);
+    return overlap_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2], pa.k, pa.e);
+}
+
+int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+{
+    return overlap(a, b, why);
 }
 
 int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
 {
     cd_tritri_why why;
-    return cd_tri_tri_overlap_explain(a, b, &why);
+    return overlap(a, b, &why);
 }
 
 #ifndef CD_COUNT_OPS
