@@ -126,32 +126,54 @@ static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
     return orthonormalize(eigenvectors(cov));
 }
 
-// The node's distinct vertices, copied contiguously: a closed mesh's vertex is shared by about six
-// triangles, so the passes below touch a sixth of the points that a per-triangle loop would.
-static uint32_t gather_points(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n)
+// A new epoch for the per-vertex stamps.
+static uint32_t next_epoch(cd_bvh_build_ctx *ctx)
 {
-    const cd_mesh *me = ctx->mesh;
-    uint32_t e = ++ctx->epoch, np = 0;
+    uint32_t e = ++ctx->epoch;
     if (e == 0) {  // wrapped: clear once every 2³² nodes
-        memset(ctx->stamp, 0, sizeof *ctx->stamp * me->nverts);
+        memset(ctx->stamp, 0, sizeof *ctx->stamp * ctx->mesh->nverts);
         e = ctx->epoch = 1;
     }
+    return e;
+}
+
+// The node's distinct vertices, copied contiguously: a closed mesh's vertex is shared by about six
+// triangles, so the passes over them touch a sixth of the points that a per-triangle loop would.
+uint32_t cd_bvh_points_gather(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, uint32_t pos)
+{
+    const cd_mesh *me = ctx->mesh;
+    uint32_t e = next_epoch(ctx), np = pos;
     for (uint32_t i = 0; i < n; ++i)
         for (int k = 0; k < 3; ++k) {
             uint32_t v = me->tris[ids[i]][k];
             if (ctx->stamp[v] == e) continue;
             ctx->stamp[v] = e;
-            ctx->pts[np++] = me->verts[v];
+            ctx->pts[np] = me->verts[v];
+            ctx->pid[np++] = v;
         }
-    return np;
+    return np - pos;
 }
 
-void cd_bvh_fit_node(cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
-                     const cd_tri_moment *sum, double margin)
+// Merging the children's lists streams about one point per distinct vertex, where gathering from
+// the triangles read three indices and three stamps per triangle at random (it was a third of the
+// build). Extents are min/max, so the points' order does not change any volume.
+uint32_t cd_bvh_points_merge(cd_bvh_build_ctx *ctx, uint32_t pos, uint32_t n)
 {
-    CD_ASSERT(n > 0);
-    uint32_t np = gather_points(ctx, ids, n);
-    const cd_vec3 *pts = ctx->pts;
+    uint32_t e = next_epoch(ctx), w = pos;
+    for (uint32_t i = pos; i < pos + n; ++i) {
+        uint32_t v = ctx->pid[i];
+        if (ctx->stamp[v] == e) continue;
+        ctx->stamp[v] = e;
+        ctx->pts[w] = ctx->pts[i];
+        ctx->pid[w++] = v;
+    }
+    return w - pos;
+}
+
+void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
+                     const cd_vec3 *pts, uint32_t np, const cd_tri_moment *sum, double margin)
+{
+    CD_ASSERT(n > 0 && np > 0);
     cd_vec3 lo = pts[0], hi = lo;
     // A pure OBB node needs no AABB.
     if (node->kind != CD_BV_OBB)
