@@ -6,63 +6,68 @@
 
 _Static_assert(sizeof(cd_bvh_node) == 128, "a node is two cache lines");
 
+#include <assert.h>
 #include <float.h>
 #include <string.h>
 
-// A triangle during the build: its centroid travels with its id, so the split's selection and
-// the centroid box stream one contiguous array instead of gathering through ids (the gather was a
-// fifth of the build).
-typedef struct build_item {
-    double c[3];  // an array, so the split key is one indexed load
-    uint32_t id;
-} build_item;
-
+// The split needs, per node, the median triangle by (centroid[axis], id) and the extent of the
+// centroids. Three id lists, each sorted once by one axis (radix sort) and then split stably at
+// every node, give both in O(1) per node — the median is the middle entry, the extents the end
+// entries — where a quickselect per node plus a pass for the box were half of the build.
 typedef struct builder {
     cd_bvh *bvh;
     cd_bvh_build_ctx ctx;
-    build_item *items;
+    uint32_t *list[3];  // list[a][first .. first + count): the node's triangles by (centroid[a], id)
+    uint32_t *tmp;      // scratch for the stable split
+    uint8_t *left;      // per triangle: in the left child of the node being split
 } builder;
 
-static inline int less(const build_item *x, const build_item *y, int axis)
+// Order-preserving map of a finite double to an unsigned key (−0 as +0, so equal values tie and
+// fall back to the id order that a stable sort of ids keeps).
+static inline uint64_t sort_key(double x)
 {
-    double kx = x->c[axis], ky = y->c[axis];
-    return (kx < ky) | ((kx == ky) & (x->id < y->id));  // ties by id: the build is deterministic
+    uint64_t u;
+    if (x == 0.0) x = 0.0;
+    memcpy(&u, &x, sizeof u);
+    return (u >> 63) ? ~u : u | (1ull << 63);
 }
 
-static inline void swap_items(build_item *x, build_item *y)
+// LSD radix sort of ids 0..n−1 by key[id], stable: ties stay in id order.
+static void radix_sort_ids(const uint64_t *key, uint32_t n, uint32_t *out, uint32_t *tmp)
 {
-    build_item t = *x;
-    *x = *y;
-    *y = t;
-}
-
-// Quickselect: afterwards it[k] is the k-th smallest by (centroid[axis], id), smaller ones before.
-// The partition is Lomuto's without a branch (always swap, advance by the comparison): which side
-// an item falls on is a coin flip, and the mispredicted branch of the plain loop made selection a
-// fifth of the build. The key order is total (ties by id), so the k smallest form one set however
-// they are found: the children, and hence the tree, do not depend on the partition scheme.
-static void select_kth(build_item *it, uint32_t n, uint32_t k, int axis)
-{
-    uint32_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        // Median of three to the end, then partition around it.
-        if (less(&it[mid], &it[lo], axis)) swap_items(&it[mid], &it[lo]);
-        if (less(&it[hi], &it[lo], axis)) swap_items(&it[hi], &it[lo]);
-        if (less(&it[hi], &it[mid], axis)) swap_items(&it[hi], &it[mid]);
-        swap_items(&it[mid], &it[hi]);
-        const build_item pivot = it[hi];
-        uint32_t store = lo;
-        for (uint32_t i = lo; i < hi; ++i) {
-            int c = less(&it[i], &pivot, axis);
-            swap_items(&it[i], &it[store]);
-            store += (uint32_t)c;
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    static_assert(6 * BITS >= 64, "six passes cover a 64-bit key");
+    uint32_t *src = tmp, *dst = out, *count = cd_alloc(sizeof(uint32_t) * BUCKETS);
+    for (uint32_t i = 0; i < n; ++i) src[i] = i;
+    for (int pass = 0; pass < 6; ++pass) {
+        int shift = pass * BITS;
+        memset(count, 0, sizeof(uint32_t) * BUCKETS);
+        for (uint32_t i = 0; i < n; ++i) ++count[(key[src[i]] >> shift) & (BUCKETS - 1)];
+        uint32_t sum = 0;
+        for (uint32_t k = 0; k < BUCKETS; ++k) {
+            uint32_t c = count[k];
+            count[k] = sum, sum += c;
         }
-        swap_items(&it[hi], &it[store]);
-        if (store == k) return;
-        if (store < k) lo = store + 1;
-        else hi = store - 1;
+        for (uint32_t i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & (BUCKETS - 1)]++] = src[i];
+        uint32_t *t = src;
+        src = dst, dst = t;
     }
+    // Six passes: the result is back in the first buffer filled, tmp → out → tmp … ends in tmp.
+    if (src != out) memcpy(out, src, sizeof(uint32_t) * n);
+    cd_free(count);
+}
+
+// Split list[a][first .. first + count) stably into the triangles marked left, then the others.
+static void split_list(builder *b, uint32_t *l, uint32_t count)
+{
+    uint32_t nl = 0, nr = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t id = l[i], f = b->left[id];
+        l[nl] = id;  // nl ≤ i: never overwrites an unread entry
+        b->tmp[nr] = id;
+        nl += f, nr += 1 - f;
+    }
+    memcpy(l + nl, b->tmp, sizeof(uint32_t) * nr);
 }
 
 static void moment_add(cd_tri_moment *s, const cd_tri_moment *x)
@@ -86,26 +91,29 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
     nd->kind = cd_bvh_plan_kind(&bvh->plan, depth);
     nd->depth = (uint8_t)depth;
     if (depth > bvh->depth) bvh->depth = depth;
-    build_item *it = b->items + first;
     cd_tri_moment sum = {0};
     if (count <= bvh->leaf_size) {
         for (uint32_t i = 0; i < count; ++i) {
-            bvh->order[first + i] = it[i].id;
-            if (b->ctx.moments) moment_add(&sum, &b->ctx.moments[it[i].id]);
+            uint32_t id = b->list[0][first + i];
+            bvh->order[first + i] = id;
+            if (b->ctx.moments) moment_add(&sum, &b->ctx.moments[id]);
         }
         nd->first = first;
         nd->count = count;
         *np = cd_bvh_points_gather(&b->ctx, bvh->order + first, count, pos);
     } else {
-        cd_vec3 lo = cd_v3(it[0].c[0], it[0].c[1], it[0].c[2]), hi = lo;
-        for (uint32_t i = 1; i < count; ++i) {
-            cd_vec3 c = cd_v3(it[i].c[0], it[i].c[1], it[i].c[2]);
-            lo = cd_bvh_vmin(lo, c), hi = cd_bvh_vmax(hi, c);
-        }
-        cd_vec3 ext = cd_v3_sub(hi, lo);
+        const cd_vec3 *cen = b->ctx.centroids;
+        uint32_t last = first + count - 1;
+        cd_vec3 ext = cd_v3(cen[b->list[0][last]].x - cen[b->list[0][first]].x,
+                            cen[b->list[1][last]].y - cen[b->list[1][first]].y,
+                            cen[b->list[2][last]].z - cen[b->list[2][first]].z);
         int axis = ext.x >= ext.y && ext.x >= ext.z ? 0 : (ext.y >= ext.z ? 1 : 2);
         uint32_t half = count / 2;
-        select_kth(it, count, half, axis);
+        // The half smallest by (centroid[axis], id) go left: list[axis] is already split.
+        const uint32_t *sorted = b->list[axis] + first;
+        for (uint32_t i = 0; i < count; ++i) b->left[sorted[i]] = i < half;
+        for (int a = 0; a < 3; ++a)
+            if (a != axis) split_list(b, b->list[a] + first, count);
         uint32_t left = bvh->nnodes;
         bvh->nnodes += 2;
         nd->first = left;
@@ -177,14 +185,24 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);
     for (uint32_t t = 0; t < mesh->ntris; ++t) bvh->order[t] = t;
     bvh->closed = cd_mesh_is_closed(mesh);
-    builder b = {bvh, {0}, NULL};
+    builder b = {bvh, {0}, {NULL, NULL, NULL}, NULL, NULL};
     ctx_init(&b);
-    b.items = cd_alloc(sizeof *b.items * mesh->ntris);
-    for (uint32_t t = 0; t < mesh->ntris; ++t) b.items[t] = (build_item){{b.ctx.centroids[t].x, b.ctx.centroids[t].y, b.ctx.centroids[t].z}, t};
+    uint32_t n = mesh->ntris;
+    uint64_t *key = cd_alloc(sizeof(uint64_t) * n);
+    b.tmp = cd_alloc(sizeof(uint32_t) * n);
+    b.left = cd_alloc(n);
+    for (int a = 0; a < 3; ++a) {
+        b.list[a] = cd_alloc(sizeof(uint32_t) * n);
+        for (uint32_t t = 0; t < n; ++t) key[t] = sort_key(cd_v3_get(b.ctx.centroids[t], a));
+        radix_sort_ids(key, n, b.list[a], b.tmp);
+    }
+    cd_free(key);
     bvh->nnodes = 1;
     uint32_t np;
-    build_rec(&b, 0, 0, mesh->ntris, 0, 0, &np);
-    cd_free(b.items);
+    build_rec(&b, 0, 0, n, 0, 0, &np);
+    for (int a = 0; a < 3; ++a) cd_free(b.list[a]);
+    cd_free(b.tmp);
+    cd_free(b.left);
     ctx_free(&b);
     return bvh;
 }
@@ -218,7 +236,7 @@ static cd_tri_moment refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_
 
 uint32_t cd_bvh_refit(cd_bvh *bvh)
 {
-    builder b = {bvh, {0}, NULL};
+    builder b = {bvh, {0}, {NULL, NULL, NULL}, NULL, NULL};
     ctx_init(&b);
     uint32_t f, c, np;
     refit_rec(&b, 0, &f, &c, 0, &np);
