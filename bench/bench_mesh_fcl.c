@@ -4,7 +4,9 @@
 // queries the same seeded poses, interleaving the methods pose by pose so load drift hits all.
 // Per pose and method: one cold query (after a 16 MiB buffer is written, which evicts L1/L2 of
 // everything, and with cdlab's per-query caches invalid as for any new pose), then the fastest
-// of `repeats` warm queries. Prints medians over poses and the FCL/cdlab ratios.
+// of `repeats` warm queries. Prints medians over poses and the FCL/cdlab ratios. Times are the
+// thread's CPU time: on a shared, loaded machine it is steadier than the wall clock (a preempted
+// single cold query would otherwise count the other job's slice).
 // Usage: bench_mesh_fcl [-a spec] [-b spec] [-d distance] [-p poses] [-r repeats] [-B builds]
 //                       [-v variant[,variant...]] [-s seed]
 // Defaults: icosphere:75000, torus:52000, d = 1.0, 30 poses, 5 repeats, 5 builds, obb, seed 7.
@@ -14,8 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_METHODS 8
+
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -69,7 +79,7 @@ static void free_hier(method *me)
 static double build(method *me, const cd_mesh *a, const cd_mesh *b)
 {
     free_hier(me);
-    uint64_t t0 = cd_now_ns();
+    uint64_t t0 = cpu_ns();
     if (me->fcl) {
         enum cd_fcl_bv bv = (enum cd_fcl_bv)(me->fcl - 1);
         me->fa = cd_fcl_mesh_build(bv, &a->verts[0].x, a->nverts, &a->tris[0][0], a->ntris);
@@ -78,12 +88,12 @@ static double build(method *me, const cd_mesh *a, const cd_mesh *b)
         me->ha = cd_bvh_build(a, &me->plan, 1);
         me->hb = cd_bvh_build(b, &me->plan, 1);
     }
-    return (double)(cd_now_ns() - t0) * 1e-6;
+    return (double)(cpu_ns() - t0) * 1e-6;
 }
 
 static double query(method *me, const cd_pose *p, int all, cd_bvh_result *res, uint64_t *pairs)
 {
-    uint64_t t0 = cd_now_ns();
+    uint64_t t0 = cpu_ns();
     if (me->fcl) {
         double q[4] = {p->q.w, p->q.x, p->q.y, p->q.z}, t[3] = {p->t.x, p->t.y, p->t.z};
         *pairs = cd_fcl_mesh_collide(me->fa, me->fb, q, t, all ? UINT64_MAX / 2 : 1);
@@ -91,7 +101,7 @@ static double query(method *me, const cd_pose *p, int all, cd_bvh_result *res, u
         cd_bvh_query(me->ha, me->hb, p, all ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT, res);
         *pairs = res->count;
     }
-    return (double)(cd_now_ns() - t0) * 1e-3;
+    return (double)(cpu_ns() - t0) * 1e-3;
 }
 
 int main(int argc, char **argv)
