@@ -12,14 +12,14 @@
 typedef struct cd_plane_eval {
     double n[3];  ///< N_t (rounded), for choosing a projection
     double d[3];  ///< fl(N_t · (o_j − t_0))
-    double k;     ///< CD_PLANE_ERR · m_t²: k · (largest |component| of w_j) bounds vertex j alone
+    double k;     ///< CD_PLANE_ERR · m_u · m_v: k · (largest |component| of w_j) bounds vertex j alone
     double e;     ///< k · m_w: |d_j − exact| <= e for every j
 } cd_plane_eval;
 
 /// Fill pe for the vertices of o against the plane of t: 39 operations for the values as in the
-/// seed's model plus 3 for the bound CD_PLANE_ERR · m_t² · m_w (m_w the largest |component| over
-/// all three w_j: one bound serves the three vertices, so the rejection costs 3 multiplications
-/// beyond the plain test, not 5).
+/// seed's model plus 3 for the bound CD_PLANE_ERR · m_u · m_v · m_w (m_w the largest |component|
+/// over all three w_j: one bound serves the three vertices, so the rejection costs 3
+/// multiplications beyond the plain test, not 5).
 static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, cd_plane_eval *pe)
 {
     const cd_vec3 *t0 = &t->v[0];
@@ -28,22 +28,22 @@ static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, 
     double nx = CD_SUB(CD_MUL(uy, vz), CD_MUL(uz, vy));
     double ny = CD_SUB(CD_MUL(uz, vx), CD_MUL(ux, vz));
     double nz = CD_SUB(CD_MUL(ux, vy), CD_MUL(uy, vx));
-    // Pairwise maxima (x with x, y with y, ...) keep the chains short and let the compiler pair lanes.
-    double mt = CD_MAX(CD_MAX(CD_MAX(CD_ABS(ux), CD_ABS(vx)), CD_MAX(CD_ABS(uy), CD_ABS(vy))),
-                       CD_MAX(CD_ABS(uz), CD_ABS(vz)));
-    double w0x = CD_SUB(o->v[0].x, t0->x), w0y = CD_SUB(o->v[0].y, t0->y), w0z = CD_SUB(o->v[0].z, t0->z);
-    double w1x = CD_SUB(o->v[1].x, t0->x), w1y = CD_SUB(o->v[1].y, t0->y), w1z = CD_SUB(o->v[1].z, t0->z);
-    double w2x = CD_SUB(o->v[2].x, t0->x), w2y = CD_SUB(o->v[2].y, t0->y), w2z = CD_SUB(o->v[2].z, t0->z);
+    // m_u · m_v (largest |component| of each edge), not the square of the larger: the permanent is
+    // at most 6 m_u m_v m_w, and it takes one comparison less.
+    double mu = CD_MAX(CD_MAX(CD_ABS(ux), CD_ABS(uy)), CD_ABS(uz));
+    double mv = CD_MAX(CD_MAX(CD_ABS(vx), CD_ABS(vy)), CD_ABS(vz));
     pe->n[0] = nx, pe->n[1] = ny, pe->n[2] = nz;
-    pe->d[0] = CD_ADD(CD_ADD(CD_MUL(nx, w0x), CD_MUL(ny, w0y)), CD_MUL(nz, w0z));
-    pe->d[1] = CD_ADD(CD_ADD(CD_MUL(nx, w1x), CD_MUL(ny, w1y)), CD_MUL(nz, w1z));
-    pe->d[2] = CD_ADD(CD_ADD(CD_MUL(nx, w2x), CD_MUL(ny, w2y)), CD_MUL(nz, w2z));
-    double mx = CD_MAX(CD_MAX(CD_ABS(w0x), CD_ABS(w1x)), CD_ABS(w2x));
-    double my = CD_MAX(CD_MAX(CD_ABS(w0y), CD_ABS(w1y)), CD_ABS(w2y));
-    double mz = CD_MAX(CD_MAX(CD_ABS(w0z), CD_ABS(w1z)), CD_ABS(w2z));
-    double mw = CD_MAX(CD_MAX(mx, my), mz);
-    // Three roundings, as many as the per-vertex form had; CD_PLANE_ERR's margin covers them.
-    pe->k = CD_MUL(CD_MUL(CD_PLANE_ERR, mt), mt);
+    // Vertex by vertex, folding |w| into the running maximum at once: few values live at a time.
+    double mw = 0;
+    for (int j = 0; j < 3; ++j) {
+        const cd_vec3 *p = &o->v[j];
+        double wx = CD_SUB(p->x, t0->x), wy = CD_SUB(p->y, t0->y), wz = CD_SUB(p->z, t0->z);
+        pe->d[j] = CD_ADD(CD_ADD(CD_MUL(nx, wx), CD_MUL(ny, wy)), CD_MUL(nz, wz));
+        double m = CD_MAX(CD_MAX(CD_ABS(wx), CD_ABS(wy)), CD_ABS(wz));
+        mw = j ? CD_MAX(mw, m) : m;
+    }
+    // Three roundings; CD_PLANE_ERR's margin covers them.
+    pe->k = CD_MUL(CD_MUL(CD_PLANE_ERR, mu), mv);
     pe->e = CD_MUL(pe->k, mw);
 }
 
