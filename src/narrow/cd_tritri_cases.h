@@ -14,5 +14,9 @@ int cd_tritri_degenerate(const cd_triangle *a, const cd_triangle *b);
 /// projected by dropping coordinate drop_hint when a's projection on it is non-degenerate (else
 /// another) and separated iff some edge line has the other triangle strictly outside.
 int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint);
+/// Overlap of a and b lying exactly in one plane, where a's projection without coordinate k is
+/// known to have orientation oa ≠ 0 (so a has area and the plane's normal a non-zero k component);
+/// −1 when b has zero area (then cd_tritri_degenerate decides).
+int cd_tritri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int k, int oa);
 
 #endif

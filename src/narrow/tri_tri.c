@@ -75,6 +75,20 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
     if (sb[0] == 0 && sb[1] == 0 && sb[2] == 0) {
         // All of b in a's plane: a has zero area (every sign against it is 0) or the triangles share
         // the plane; the symmetric test could add nothing, so it is skipped.
+        int h = cd_plane_drop_hint(&pa);
+        if (CD_GT(CD_ABS(pa.n[h]), pa.k)) {
+            // |fl(N_h) − N_h| <= 8ε·m_u·m_v < k: N_h ≠ 0 with the rounded sign, which is the
+            // orientation of a's projection without coordinate h. So a has area, and no predicate
+            // has to show it.
+            int hit = cd_tritri_coplanar_oriented(a, b, h, CD_GT(pa.n[h], 0.0) ? 1 : -1);
+            if (hit >= 0) {
+                *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
+                return hit;
+            }
+            hit = cd_tritri_degenerate(a, b);
+            *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
+            return hit;
+        }
         if (cd_tritri_is_degenerate(a) || cd_tritri_is_degenerate(b)) {
             int hit = cd_tritri_degenerate(a, b);
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;

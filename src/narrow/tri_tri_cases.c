@@ -165,6 +165,18 @@ static int edge_separates(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o)
     return 1;
 }
 
+// The coplanar test on projections pa, pb of orientations oa ≠ 0 and ob ≠ 0.
+static int coplanar_projected(int oa, int ob, const cd_pt2 pa[3], const cd_pt2 pb[3])
+{
+    // Two disjoint convex polygons are separated by the line of an edge of one of them with the other
+    // strictly outside (an edge of their Minkowski difference separates it from the origin).
+    for (int i = 0; i < 3; ++i)
+        if (edge_separates(pa[i], pa[(i + 1) % 3], pb, oa)) return 0;
+    for (int i = 0; i < 3; ++i)
+        if (edge_separates(pb[i], pb[(i + 1) % 3], pa, ob)) return 0;
+    return 1;
+}
+
 int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint)
 {
     int oa, ob;
@@ -176,11 +188,19 @@ int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint
     }
     ob = cd_orient2d(pb[0], pb[1], pb[2]);
     CD_ASSERT(ob != 0);
-    // Two disjoint convex polygons are separated by the line of an edge of one of them with the other
-    // strictly outside (an edge of their Minkowski difference separates it from the origin).
-    for (int i = 0; i < 3; ++i)
-        if (edge_separates(pa[i], pa[(i + 1) % 3], pb, oa)) return 0;
-    for (int i = 0; i < 3; ++i)
-        if (edge_separates(pb[i], pb[(i + 1) % 3], pa, ob)) return 0;
-    return 1;
+    return coplanar_projected(oa, ob, pa, pb);
+}
+
+int cd_tritri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int k, int oa)
+{
+    cd_pt2 pa[3], pb[3];
+    for (int i = 0; i < 3; ++i) {
+        pa[i] = cd_pt2_drop(a->v[i], k);
+        pb[i] = cd_pt2_drop(b->v[i], k);
+    }
+    // In a plane whose normal has a non-zero k component, a triangle has area iff its projection
+    // without k has.
+    int ob = cd_orient2d(pb[0], pb[1], pb[2]);
+    if (ob == 0) return -1;
+    return coplanar_projected(oa, ob, pa, pb);
 }
