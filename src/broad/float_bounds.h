@@ -40,13 +40,12 @@ static inline float cd_f_up(double d)
     return (double)f < d ? g : f;
 }
 
-/// Make *p hold at least n elements of size elem; reallocates only when n exceeds *cap, so a
-/// steady scene never allocates per frame.
+/// Make *p hold at least n elements of size elem (old contents are dropped); reallocates only
+/// when n exceeds *cap, so a steady scene never allocates per frame.
 static inline void cd_buf_reserve(void **p, size_t elem, size_t *cap, size_t n)
 {
     if (n <= *cap) return;
-    size_t c = *cap ? *cap : 64;
-    while (c < n) c *= 2;
+    size_t c = 2 * *cap >= n ? 2 * *cap : n;  // exact on first use: bytes per object count at 1M
     cd_free(*p);
     *p = cd_alloc(c * elem);
     *cap = c;
