@@ -9,6 +9,7 @@
 
 #include "cd_core.h"
 
+#include <limits.h>
 #include <string.h>
 
 /// A point in a coordinate plane (a 3-D point with one coordinate dropped).
@@ -45,16 +46,33 @@ static inline double cd_grid_of(double x)
     return g;
 }
 
-/// The smallest cd_grid_of over the coordinates of n points.
+/// Exponent of the lowest set bit of x (that bit is 2^k), INT_MAX for ±0: the key of cd_grid_of,
+/// without building the power of two — minimised over many coordinates, then built once.
+static inline int cd_grid_exp(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    uint64_t mag = b << 1;  // without the sign
+    int exp = (int)(mag >> 53);
+    uint64_t m = (b & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(exp != 0) << 52);
+    int k = (exp != 0 ? exp : 1) - 1075 + __builtin_ctzll(m | (UINT64_C(1) << 63));
+    return mag != 0 ? k : INT_MAX;
+}
+
+/// The smallest cd_grid_of over the coordinates of n points (+inf when all are 0).
 static inline double cd_grid_of_points(const cd_vec3 *const *p, int n)
 {
-    double g = INFINITY;
+    int k = INT_MAX;
     for (int i = 0; i < n; ++i) {
-        double gx = cd_grid_of(p[i]->x), gy = cd_grid_of(p[i]->y), gz = cd_grid_of(p[i]->z);
-        g = gx < g ? gx : g;
-        g = gy < g ? gy : g;
-        g = gz < g ? gz : g;
+        int kx = cd_grid_exp(p[i]->x), ky = cd_grid_exp(p[i]->y), kz = cd_grid_exp(p[i]->z);
+        k = kx < k ? kx : k;
+        k = ky < k ? ky : k;
+        k = kz < k ? kz : k;
     }
+    if (k == INT_MAX) return INFINITY;
+    uint64_t r = k >= -1022 ? (uint64_t)(k + 1023) << 52 : UINT64_C(1) << (k + 1074);
+    double g;
+    memcpy(&g, &r, sizeof g);
     return g;
 }
 
