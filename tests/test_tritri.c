@@ -264,6 +264,36 @@ static void test_invariance(void **state)
 
 static uint64_t arith(void) { return cd_op_tally.addsub + cd_op_tally.mul + cd_op_tally.div; }
 
+// cd_grid_of_points (one exponent minimum, one power of two) equals the smallest cd_grid_of of the
+// coordinates, for zeros, negatives, subnormals, integers and values with many low zero bits.
+static void test_grid_of_points(void **state)
+{
+    (void)state;
+    cd_rng r = cd_rng_make(11, CD_STREAM_TEST + 11);
+    for (int it = 0; it < 200000; ++it) {
+        cd_vec3 v[2];
+        double c[6];
+        for (int i = 0; i < 6; ++i) {
+            uint64_t b = cd_rng_next(&r);
+            switch (cd_rng_below(&r, 5)) {
+            case 0: b = cd_rng_below(&r, 2) << 63; break;                               // ±0
+            case 1: b &= ((UINT64_C(1) << 52) - 1) | (UINT64_C(1) << 63); break;         // subnormal
+            case 2: b &= ~((UINT64_C(1) << cd_rng_below(&r, 52)) - 1); break;            // low zeros
+            case 3: { double x = (double)cd_rng_below(&r, 1001) - 500; memcpy(&b, &x, sizeof b); } break;
+            default: break;
+            }
+            memcpy(&c[i], &b, sizeof b);
+            if (!isfinite(c[i])) c[i] = 0x1p-30;
+        }
+        v[0] = cd_v3(c[0], c[1], c[2]), v[1] = cd_v3(c[3], c[4], c[5]);
+        const cd_vec3 *pts[2] = {&v[0], &v[1]};
+        double want = INFINITY;
+        for (int i = 0; i < 6; ++i) want = fmin(want, cd_grid_of(c[i]));
+        double got = cd_grid_of_points(pts, 2);
+        assert_true(got == want);
+    }
+}
+
 static void test_counting_build(void **state)
 {
     (void)state;
@@ -308,7 +338,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),       cmocka_unit_test(test_explain_names_branch),
         cmocka_unit_test(test_predicates_exact),    cmocka_unit_test(test_invariance),
-        cmocka_unit_test(test_counting_build),
+        cmocka_unit_test(test_counting_build),      cmocka_unit_test(test_grid_of_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
