@@ -147,8 +147,7 @@ static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
     if (res->cached_nodes < b->nnodes) {
         cd_free(res->moved_block);
         cd_free(res->node_stamp);
-        res->moved_block = cd_alloc(sizeof *res->moved * ((size_t)b->nnodes + 1));
-        res->moved = (cd_bvh_moved *)(((uintptr_t)res->moved_block + 63) & ~(uintptr_t)63);
+        res->moved = cd_bvh_alloc_huge(sizeof *res->moved * (size_t)b->nnodes, &res->moved_block);
         res->node_stamp = cd_alloc_zero(b->nnodes, sizeof *res->node_stamp);
         res->cached_nodes = b->nnodes;
     }
