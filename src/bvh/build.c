@@ -92,6 +92,17 @@ static void moment_add(cd_tri_moment *s, const cd_tri_moment *x)
     for (int k = 0; k < 6; ++k) s->s[k] += x->s[k];
 }
 
+// A leaf's triangle moments, computed where they are summed: its vertices were just read for the
+// point list, where a precomputed per-triangle array was an extra cache miss per leaf and 80
+// bytes per triangle to fault in.
+static void add_moment_of(const builder *b, uint32_t id, cd_tri_moment *sum)
+{
+    const cd_mesh *m = b->ctx.mesh;
+    const uint32_t *t = m->tris[id];
+    cd_tri_moment x = cd_tri_moment_of(m->verts[t[0]], m->verts[t[1]], m->verts[t[2]]);
+    moment_add(sum, &x);
+}
+
 // Children first (post-order): a node's covariance moments are its children's sums, O(1) per
 // node instead of a pass over its triangles; leaves write their ids into order, so by the time a
 // node is fitted its whole range of order is final.
@@ -111,7 +122,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         for (uint32_t i = 0; i < count; ++i) {
             uint32_t id = b->list[0][first + i];
             bvh->order[first + i] = id;
-            if (b->ctx.moments) moment_add(&sum, &b->ctx.moments[id]);
+            if (b->ctx.obb) add_moment_of(b, id, &sum);
         }
         nd->first = first;
         nd->count = count;
@@ -140,7 +151,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         moment_add(&sum, &r);
         *np = cd_bvh_points_merge(&b->ctx, pos, nl + nr);
     }
-    cd_bvh_fit_node(&b->ctx, nd, bvh->order + first, count, b->ctx.pts + pos, *np, b->ctx.moments ? &sum : NULL,
+    cd_bvh_fit_node(&b->ctx, nd, bvh->order + first, count, b->ctx.pts + pos, *np, b->ctx.obb ? &sum : NULL,
                     bvh->margin);
     return sum;
 }
@@ -158,7 +169,6 @@ static void precompute(builder *b)
     for (uint32_t t = 0; t < m->ntris; ++t) {
         cd_vec3 p = m->verts[m->tris[t][0]], q = m->verts[m->tris[t][1]], r = m->verts[m->tris[t][2]];
         b->ctx.centroids[t] = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
-        if (b->ctx.moments) b->ctx.moments[t] = cd_tri_moment_of(p, q, r);
     }
     double scale = 0;
     for (uint32_t v = 0; v < m->nverts; ++v) scale = fmax(scale, fmax(fabs(m->verts[v].x), fmax(fabs(m->verts[v].y), fabs(m->verts[v].z))));
@@ -174,7 +184,7 @@ static void ctx_init(builder *b)
     b->ctx.epoch = 0;
     b->ctx.pts = cd_alloc(sizeof(cd_vec3) * 3 * (size_t)n);
     b->ctx.pid = cd_alloc(sizeof(uint32_t) * 3 * (size_t)n);
-    b->ctx.moments = plan_has_obb(&b->bvh->plan) ? cd_alloc(sizeof(cd_tri_moment) * n) : NULL;
+    b->ctx.obb = plan_has_obb(&b->bvh->plan);
     precompute(b);
 }
 
@@ -184,7 +194,6 @@ static void ctx_free(builder *b)
     cd_free(b->ctx.stamp);
     cd_free(b->ctx.pts);
     cd_free(b->ctx.pid);
-    cd_free(b->ctx.moments);
 }
 
 cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf_size)
@@ -229,7 +238,7 @@ static cd_tri_moment refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_
     cd_tri_moment sum = {0};
     if (nd->count) {
         *first = nd->first, *count = nd->count;
-        for (uint32_t i = 0; i < nd->count && b->ctx.moments; ++i) moment_add(&sum, &b->ctx.moments[bvh->order[nd->first + i]]);
+        for (uint32_t i = 0; i < nd->count && b->ctx.obb; ++i) add_moment_of(b, bvh->order[nd->first + i], &sum);
         *np = cd_bvh_points_gather(&b->ctx, bvh->order + nd->first, nd->count, pos);
     } else {
         uint32_t f0, c0, f1, c1, n0, n1;
@@ -243,7 +252,7 @@ static cd_tri_moment refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_
     }
     // Fitting from the triangles (not from the children's volumes) keeps the volumes as tight as
     // a fresh build's; the topology, and hence the comparison between variants, stays fixed.
-    cd_bvh_fit_node(&b->ctx, nd, bvh->order + *first, *count, b->ctx.pts + pos, *np, b->ctx.moments ? &sum : NULL,
+    cd_bvh_fit_node(&b->ctx, nd, bvh->order + *first, *count, b->ctx.pts + pos, *np, b->ctx.obb ? &sum : NULL,
                     bvh->margin);
     return sum;
 }

@@ -15,7 +15,7 @@ typedef struct cd_tri_moment {
 /// What fitting needs besides the triangle ids: the mesh and per-triangle precomputations.
 typedef struct cd_bvh_build_ctx {
     const cd_mesh *mesh;
-    cd_tri_moment *moments;  ///< per triangle; NULL when the plan has no OBB kind
+    int obb;                 ///< the plan has an OBB kind: sum the triangles' moments
     cd_vec3 *centroids;      ///< per triangle
     uint32_t *stamp;         ///< per vertex: epoch of the last node that gathered it
     uint32_t epoch;
