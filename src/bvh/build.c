@@ -6,7 +6,6 @@
 
 _Static_assert(sizeof(cd_bvh_node) == 128, "a node is two cache lines");
 
-#include <assert.h>
 #include <float.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,27 +32,28 @@ static inline uint64_t sort_key(double x)
     return (u >> 63) ? ~u : u | (1ull << 63);
 }
 
-// LSD radix sort of ids 0..n−1 by key[id], stable: ties stay in id order.
+// LSD radix sort of ids 0..n−1 by key[id], stable: ties stay in id order. Four 16-bit digits,
+// all histograms from one read of the keys, and a digit that every key shares is skipped (the
+// sign and exponent of coordinates in [-1,1] vary little).
 static void radix_sort_ids(const uint64_t *key, uint32_t n, uint32_t *out, uint32_t *tmp)
 {
-    enum { BITS = 11, BUCKETS = 1 << BITS };
-    static_assert(6 * BITS >= 64, "six passes cover a 64-bit key");
-    uint32_t *src = tmp, *dst = out, *count = cd_alloc(sizeof(uint32_t) * BUCKETS);
+    enum { BITS = 16, BUCKETS = 1 << BITS, PASSES = 64 / BITS };
+    uint32_t *count = cd_alloc_zero((size_t)PASSES * BUCKETS, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; ++i)
+        for (int p = 0; p < PASSES; ++p) ++count[p * BUCKETS + ((key[i] >> (p * BITS)) & (BUCKETS - 1))];
+    uint32_t *src = out, *dst = tmp;
     for (uint32_t i = 0; i < n; ++i) src[i] = i;
-    for (int pass = 0; pass < 6; ++pass) {
-        int shift = pass * BITS;
-        memset(count, 0, sizeof(uint32_t) * BUCKETS);
-        for (uint32_t i = 0; i < n; ++i) ++count[(key[src[i]] >> shift) & (BUCKETS - 1)];
-        uint32_t sum = 0;
+    for (int p = 0; p < PASSES; ++p) {
+        uint32_t *c = count + (size_t)p * BUCKETS, shift = (uint32_t)(p * BITS), sum = 0;
+        if (c[(key[0] >> shift) & (BUCKETS - 1)] == n) continue;  // one digit for all: order kept
         for (uint32_t k = 0; k < BUCKETS; ++k) {
-            uint32_t c = count[k];
-            count[k] = sum, sum += c;
+            uint32_t m = c[k];
+            c[k] = sum, sum += m;
         }
-        for (uint32_t i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & (BUCKETS - 1)]++] = src[i];
+        for (uint32_t i = 0; i < n; ++i) dst[c[(key[src[i]] >> shift) & (BUCKETS - 1)]++] = src[i];
         uint32_t *t = src;
         src = dst, dst = t;
     }
-    // Six passes: the result is back in the first buffer filled, tmp → out → tmp … ends in tmp.
     if (src != out) memcpy(out, src, sizeof(uint32_t) * n);
     cd_free(count);
 }
