@@ -119,8 +119,9 @@ static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
 
 // Counting sort by cell, visiting the objects in last frame's cell order: few objects change
 // cell between frames, so the count and scatter passes walk the cell array almost in order instead
-// of at random (scattered updates of a 1.5 MB array at 100 000 cubes), and only the reads of the
-// scene's AABBs are scattered, which prefetching hides.
+// of at random, and only the reads of the scene's AABBs are scattered (prefetched). Against
+// visiting in id order (scattered counts and writes) it measured 6.8–7.1 vs 7.1–9.1 ms at
+// 100 000 cubes but 0.57 vs 0.53 ms at 10 000, where the cell array fits in L2 (min CPU time).
 enum { GRID_PREFETCH = 32 };
 
 static void grid_update(void *self, const cd_scene *s)
