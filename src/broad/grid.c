@@ -19,7 +19,7 @@
 // rounding error, and the margin keeps two overlapping small boxes within one cell of each other.
 #define GRID_MARGIN 1e-6
 // Cell side over the small-box limit. Larger cells only add tests: candidate generation at
-// 100 000 cubes took 12, 22, 29, 47 ms CPU for 1, 1.5, 2, 3 (bench_frame, loaded machine).
+// 100 000 cubes took 12, 22, 29, 47 ms CPU for 1, 1.5, 2, 3 (thread CPU time, loaded machine).
 #define GRID_CELL_SCALE 1.0
 enum { GRID_MAX_CELLS_PER_OBJECT = 8, GRID_MIN_CELLS = 4096, GRID_MAX_DIM = 1 << 20 };
 
