@@ -77,6 +77,10 @@ static void split_list(builder *b, uint32_t *l, uint32_t count)
 void *cd_bvh_alloc_huge(size_t bytes, void **block)
 {
     const size_t huge = (size_t)2 << 20;
+    if (bytes < huge) {  // small trees: 64-byte alignment, no 2 MiB of slack to zero per build
+        *block = cd_alloc_zero(1, bytes + 64);
+        return (void *)(((uintptr_t)*block + 63) & ~(uintptr_t)63);
+    }
     *block = cd_alloc_zero(1, bytes + huge);
     uintptr_t p = ((uintptr_t)*block + huge - 1) & ~(uintptr_t)(huge - 1);
 #ifdef MADV_HUGEPAGE

@@ -81,7 +81,7 @@ typedef struct cd_bvh {
     const cd_mesh *mesh;
     cd_bvh_plan plan;
     uint32_t leaf_size;
-    cd_bvh_node *nodes;  ///< 2 MiB aligned inside nodes_block (huge pages, see cd_bvh_alloc_huge)
+    cd_bvh_node *nodes;  ///< aligned inside nodes_block (2 MiB pages when large, see cd_bvh_alloc_huge)
     void *nodes_block;
     uint32_t nnodes;
     uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
@@ -162,7 +162,7 @@ typedef struct cd_bvh_result {
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
     // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the
     // cost of a test (see README, "Mesh hierarchies").
-    struct cd_bvh_moved *moved;  ///< 2 MiB aligned inside moved_block (huge pages)
+    struct cd_bvh_moved *moved;  ///< aligned inside moved_block (2 MiB pages when large)
     void *moved_block;
     cd_vec3 *moved_verts;
     uint32_t *node_stamp, *vert_stamp;
