@@ -6,6 +6,9 @@
 //   bvh        re-sorts by Morton code every frame (a fresh tree for the moved scene);
 //   bvh_refit  keeps the first frame's order and only refits the boxes (no sort; the tree
 //              loosens as the objects drift).
+// Rebuilding wins for moving scenes: at 10 000 standard cubes both cost ~7 ms CPU per frame over
+// the first 100 frames, but after 300 frames of motion the refitted tree costs 90 ms, the
+// rebuilt one 5.9 ms (bench_frame -w 300).
 // The Morton grid spans the world box; centres beyond the walls are clamped into it, which only
 // costs tree quality, never a pair.
 #include "float_bounds.h"
