@@ -307,6 +307,29 @@ static void obb_from_pose_orthonormal(void **state)
     assert_memory_equal(&b.axes, &id, sizeof id);
 }
 
+// cd_round_up/cd_round_down are bit arithmetic; they must equal libm's nextafter everywhere.
+static void outward_rounding_equals_nextafter(void **state)
+{
+    (void)state;
+    const double special[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 1.0, -1.0,
+                              DBL_MAX, -DBL_MAX, INFINITY, -INFINITY, 0.1, -3e300, 2.0, -2.0};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; ++i) {
+        double x = special[i];
+        assert_true(cd_round_up(x) == nextafter(x, INFINITY));
+        assert_true(cd_round_down(x) == nextafter(x, -INFINITY));
+        assert_true(signbit(cd_round_up(x)) == signbit(nextafter(x, INFINITY)));
+        assert_true(signbit(cd_round_down(x)) == signbit(nextafter(x, -INFINITY)));
+    }
+    assert_true(isnan(cd_round_up(NAN)) && isnan(cd_round_down(NAN)));
+    cd_rng r = cd_rng_make(9, CD_STREAM_TEST + 9);
+    for (int i = 0; i < 1000000; ++i) {
+        union { uint64_t u; double d; } b = {.u = cd_rng_next(&r)};
+        if (isnan(b.d)) continue;
+        assert_true(cd_round_up(b.d) == nextafter(b.d, INFINITY));
+        assert_true(cd_round_down(b.d) == nextafter(b.d, -INFINITY));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +342,7 @@ int main(void)
         cmocka_unit_test(aabb_of_points_is_smallest),
         cmocka_unit_test(aabb_union_and_contains),
         cmocka_unit_test(obb_from_pose_orthonormal),
+        cmocka_unit_test(outward_rounding_equals_nextafter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

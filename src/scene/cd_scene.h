@@ -27,6 +27,8 @@ typedef struct cd_scene {
     cd_quat *rot;     ///< orientation (axes of obb derive from it)
     cd_vec3 *vel;     ///< linear velocity per frame
     cd_vec3 *omega;   ///< angular velocity (rotation vector) per frame
+    cd_quat *turn;    ///< the rotation by omega over one frame, cached: omega is constant, and
+                      ///< its sin/cos were the largest cost of the motion step
     uint64_t frame;   ///< frames stepped since creation
 } cd_scene;
 
@@ -39,7 +41,8 @@ cd_scene *cd_scene_create(const cd_scene_params *p);
 /// An empty scene of n cubes (all zero, identity rotations) in a world of side world, for
 /// callers that fill the arrays themselves; call cd_scene_refresh afterwards.
 cd_scene *cd_scene_create_empty(uint32_t n, double world);
-/// Recompute obb axes/centres-derived aabb from rot and obb.c, obb.half.
+/// Recompute the derived state from rot, omega, obb.c and obb.half: obb axes, aabb and the
+/// per-frame turn. Call after writing any of those arrays directly.
 void cd_scene_refresh(cd_scene *s);
 /// One motion step: move, reflect at walls, rotate (quaternion renormalised), refresh bounds.
 void cd_scene_step(cd_scene *s);

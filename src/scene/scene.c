@@ -32,6 +32,7 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
     s->rot = cd_alloc_zero(n, sizeof *s->rot);
     s->vel = cd_alloc_zero(n, sizeof *s->vel);
     s->omega = cd_alloc_zero(n, sizeof *s->omega);
+    s->turn = cd_alloc_zero(n, sizeof *s->turn);
     for (uint32_t i = 0; i < n; ++i) s->rot[i] = cd_q_identity();
     return s;
 }
@@ -60,12 +61,18 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
     return s;
 }
 
-void cd_scene_refresh(cd_scene *s)
+static void refresh_bounds(cd_scene *s)
 {
     for (uint32_t i = 0; i < s->count; ++i) {
         s->obb[i].axes = cd_q_to_m3(s->rot[i]);
         s->aabb[i] = cd_obb_aabb(&s->obb[i]);
     }
+}
+
+void cd_scene_refresh(cd_scene *s)
+{
+    for (uint32_t i = 0; i < s->count; ++i) s->turn[i] = cd_q_from_rotvec(s->omega[i]);
+    refresh_bounds(s);
 }
 
 // Reflect coordinate *x with velocity *v at walls 0 and L: the centre bounces, so a cube may
@@ -90,9 +97,9 @@ void cd_scene_step(cd_scene *s)
         reflect(&c.y, &s->vel[i].y, L);
         reflect(&c.z, &s->vel[i].z, L);
         s->obb[i].c = c;
-        s->rot[i] = cd_q_normalize(cd_q_mul(cd_q_from_rotvec(s->omega[i]), s->rot[i]));
+        s->rot[i] = cd_q_normalize(cd_q_mul(s->turn[i], s->rot[i]));
     }
-    cd_scene_refresh(s);
+    refresh_bounds(s);
     s->frame++;
 }
 
@@ -104,5 +111,6 @@ void cd_scene_destroy(cd_scene *s)
     cd_free(s->rot);
     cd_free(s->vel);
     cd_free(s->omega);
+    cd_free(s->turn);
     cd_free(s);
 }
