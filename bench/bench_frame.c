@@ -72,7 +72,7 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup)
         cpu[f] = (double)(c2 - c0) * 1e-6;
     }
     double scene_bytes = (double)s->count * (sizeof *s->obb + sizeof *s->aabb + sizeof *s->rot + sizeof *s->vel +
-                                             sizeof *s->omega);
+                                             sizeof *s->omega + sizeof *s->turn);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double med = median(total, frames);
