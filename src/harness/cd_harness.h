@@ -303,6 +303,7 @@ typedef struct cd_cubes_setup {
     double size, size_ratio, density, speed, spin;
     uint64_t seed;
     uint32_t warmup, frames, repeats;
+    int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)
 } cd_cubes_setup;
 
 /// What one cubes measurement found (over frames × repeats measured frames).

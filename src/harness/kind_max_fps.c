@@ -11,7 +11,6 @@
 #include "cd_harness.h"
 
 #include <math.h>
-#include <time.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,105 +93,6 @@ static int by_cubes(const void *x, const void *y)
     return (a->cubes > b->cubes) - (a->cubes < b->cubes);
 }
 
-static double thread_cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-// cd_cubes_measure with the runner thread's CPU time as the clock. On a machine shared with other
-// jobs, preemption turns a 2 ms frame into 18 ms of wall time on most frames; the thread's CPU time
-// is what the frame costs. Same scene, protocol, counters and frame rows (broad/narrow split NA:
-// the frame driver times them on the wall clock).
-static void measure_cpu(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
-{
-    *res = (cd_cubes_result){0};
-    cd_scene_params sp = {.cubes = s->cubes,
-                          .size = s->size,
-                          .size_ratio = s->size_ratio,
-                          .density = s->density,
-                          .speed = s->speed,
-                          .spin = s->spin,
-                          .seed = s->seed};
-    cd_broad_params bp = cd_broad_params_default();
-    bp.depth = s->depth;
-    bp.looseness = s->looseness;
-    bp.update = strcmp(s->update, "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
-    bp.cell_size = s->cell_size;
-    bp.threads = s->threads;
-    size_t n = (size_t)s->frames * s->repeats, k = 0;
-    double *frame_ms = cd_alloc(n * sizeof *frame_ms), *fps = cd_alloc(n * sizeof *fps);
-    double *motion = cd_alloc(n * sizeof *motion);
-    cd_pair_list pairs = {0};
-    for (uint32_t rep = 0; rep < s->repeats; ++rep) {
-        cd_scene *scene = cd_scene_create(&sp);
-        cd_broad *b = cd_broad_create(s->method, &bp, scene);
-        CD_ASSERT(b);
-        cd_broad_stats st;
-        for (uint32_t w = 0; w < s->warmup; ++w) {
-            cd_scene_step(scene);
-            cd_broad_frame(b, scene, &pairs, &st, NULL);
-        }
-        for (uint32_t f = 0; f < s->frames; ++f, ++k) {
-            cd_run_counters_begin(r);
-            double t0 = thread_cpu_ms();
-            cd_scene_step(scene);
-            double t1 = thread_cpu_ms();
-            cd_broad_frame(b, scene, &pairs, &st, NULL);
-            double t2 = thread_cpu_ms();
-            cd_run_counters_end(r);
-            motion[k] = t1 - t0;
-            frame_ms[k] = t2 - t0;
-            fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
-            res->bv_tests_mean += (double)st.bv_tests;
-            res->narrow_tests_mean += (double)st.narrow_tests;
-            res->pairs_mean += (double)st.pairs;
-            res->bytes_mean += (double)st.bytes;
-            cd_cell row[] = {
-                cd_cell_int(rep),
-                cd_cell_int(f),
-                cd_cell_text(s->method),
-                cd_cell_int(s->cubes),
-                cd_cell_int(s->depth),
-                cd_cell_real(s->looseness),
-                cd_cell_real(frame_ms[k]),
-                cd_cell_real(fps[k]),
-                cd_cell_real(motion[k]),
-                cd_cell_na(),
-                cd_cell_na(),
-                cd_cell_int((int64_t)st.bv_tests),
-                cd_cell_int((int64_t)st.narrow_tests),
-                cd_cell_int((int64_t)st.pairs),
-                cd_cell_int((int64_t)st.candidates),
-                cd_cell_text(s->update),
-                cd_cell_int((int64_t)st.nodes),
-                cd_cell_int((int64_t)st.bytes),
-                cd_cell_int((int64_t)st.max_per_node),
-                cd_cell_int((int64_t)st.depth_reached),
-                cd_cell_int((int64_t)s->seed),
-            };
-            _Static_assert(sizeof row / sizeof row[0] == CD_CUBES_FRAME_COLUMN_COUNT, "one cell per frame column");
-            cd_run_frame_row(r, row);
-        }
-        cd_broad_destroy(b);
-        cd_scene_destroy(scene);
-    }
-    cd_pair_list_free(&pairs);
-    double dn = n ? (double)n : 1.0;
-    res->bv_tests_mean /= dn;
-    res->narrow_tests_mean /= dn;
-    res->pairs_mean /= dn;
-    res->bytes_mean /= dn;
-    res->frame_ms = cd_stats_compute(frame_ms, n);
-    res->fps = cd_stats_compute(fps, n);
-    res->motion_ms = cd_stats_compute(motion, n);
-    res->broad_ms.median = res->narrow_ms.median = NAN;
-    cd_free(frame_ms);
-    cd_free(fps);
-    cd_free(motion);
-}
-
 typedef struct search {
     cd_run *r;
     cd_cubes_setup *s;
@@ -218,10 +118,8 @@ static int try_n(search *q, uint32_t n)
     p->cubes = n;
     p->order = (uint32_t)(q->count - 1);
     q->s->cubes = n;
-    if (q->cpu)
-        measure_cpu(q->r, q->s, &p->res);
-    else
-        cd_cubes_measure(q->r, q->s, &p->res);
+    q->s->cpu_clock = q->cpu;
+    cd_cubes_measure(q->r, q->s, &p->res);
     return judged(q, &p->res) <= q->limit_ms;
 }
 
