@@ -6,6 +6,8 @@
 // overlap, so the pair search (octree_core.c) also visits unrelated nodes.
 #include "octree_core.h"
 
+#include <stddef.h>
+
 typedef struct loose_octree {
     cd_otree t;
     double k;  ///< looseness >= 1
@@ -14,6 +16,7 @@ typedef struct loose_octree {
     size_t built_nodes;
     int built;
 } loose_octree;
+_Static_assert(offsetof(loose_octree, t) == 0, "the cd_otree_method_* adapters need the tree first");
 
 static void *loose_create(const cd_broad_params *p, const cd_scene *s)
 {
@@ -100,27 +103,12 @@ static void loose_update(void *self, const cd_scene *s)
     o->built = 1;
 }
 
-static void loose_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
-{
-    (void)s;
-    cd_otree_pairs(&((loose_octree *)self)->t, sink, st);
-}
-
-static void loose_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats(&((loose_octree *)self)->t, st); }
-
-static void loose_destroy(void *self)
-{
-    loose_octree *o = self;
-    cd_otree_free(&o->t);
-    cd_free(o);
-}
-
 const cd_broad_method cd_broad_loose_octree = {
     .name = "loose_octree",
     .description = "loose octree, placement by centre and size; params depth, looseness, update",
     .create = loose_create,
     .update = loose_update,
-    .candidates = loose_candidates,
-    .shape_stats = loose_shape_stats,
-    .destroy = loose_destroy,
+    .candidates = cd_otree_method_candidates,
+    .shape_stats = cd_otree_method_shape_stats,
+    .destroy = cd_otree_method_destroy,
 };

@@ -6,6 +6,8 @@
 // of the same node or of its subtree: the pair search (octree_core.c) needs nothing else.
 #include "octree_core.h"
 
+#include <stddef.h>
+
 typedef struct octree {
     cd_otree t;
     cd_update_mode update;
@@ -13,6 +15,7 @@ typedef struct octree {
     size_t built_nodes;  ///< nodes right after the last full build (incremental compaction)
     int built;
 } octree;
+_Static_assert(offsetof(octree, t) == 0, "the cd_otree_method_* adapters need the tree first");
 
 static void *octree_create(const cd_broad_params *p, const cd_scene *s)
 {
@@ -104,27 +107,12 @@ static void octree_update(void *self, const cd_scene *s)
     o->built = 1;
 }
 
-static void octree_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
-{
-    (void)s;
-    cd_otree_pairs(&((octree *)self)->t, sink, st);
-}
-
-static void octree_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats(&((octree *)self)->t, st); }
-
-static void octree_destroy(void *self)
-{
-    octree *o = self;
-    cd_otree_free(&o->t);
-    cd_free(o);
-}
-
 const cd_broad_method cd_broad_octree = {
     .name = "octree",
     .description = "strict octree, straddling insertion by OBB world radius; params depth, update",
     .create = octree_create,
     .update = octree_update,
-    .candidates = octree_candidates,
-    .shape_stats = octree_shape_stats,
-    .destroy = octree_destroy,
+    .candidates = cd_otree_method_candidates,
+    .shape_stats = cd_otree_method_shape_stats,
+    .destroy = cd_otree_method_destroy,
 };

@@ -459,3 +459,17 @@ void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st)
         if (lvl > st->depth_reached) st->depth_reached = lvl;
     }
 }
+
+void cd_otree_method_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    (void)s;
+    cd_otree_pairs((const cd_otree *)self, sink, st);
+}
+
+void cd_otree_method_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats((const cd_otree *)self, st); }
+
+void cd_otree_method_destroy(void *self)
+{
+    cd_otree_free((cd_otree *)self);
+    cd_free(self);
+}

@@ -79,6 +79,15 @@ void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st);
 /// Nodes, bytes, objects per level, largest node, deepest occupied level.
 void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st);
 
+// Method adapters shared by the strict and loose octrees: their state structs begin with a
+// cd_otree, and a pointer to a struct converts to a pointer to its first member.
+/// cd_broad_method.candidates for a state that begins with a packed cd_otree.
+void cd_otree_method_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st);
+/// cd_broad_method.shape_stats for a state that begins with a cd_otree.
+void cd_otree_method_shape_stats(void *self, cd_broad_stats *st);
+/// cd_broad_method.destroy for a cd_alloc'ed state that begins with a cd_otree.
+void cd_otree_method_destroy(void *self);
+
 /// Closed-box containment of b in the cell bounds c.
 static inline int cd_otree_contains(const cd_aabb *c, const cd_aabb *b)
 {
