@@ -4,32 +4,15 @@
 // Usage: bench_frame [-n N[,N...]] [-m method[,method...]] [-f frames] [-w warmup]
 // Defaults: N = 1000,10000,100000; every method except naive above 2000 cubes; 30 frames.
 #include "cd_broad.h"
+#include "cd_harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
-// Thread CPU time: on a shared, loaded machine it is steadier than the wall clock.
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// Median through the harness's one statistics routine.
+static double median(const double *v, int n) { return cd_stats_compute(v, (size_t)n).median; }
 
 static int listed(const char *list, const char *name)
 {
@@ -58,12 +41,12 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup)
     double *narrow = cd_alloc((size_t)frames * sizeof *narrow), *total = cd_alloc((size_t)frames * sizeof *total);
     double *cpu = cd_alloc((size_t)frames * sizeof *cpu);
     for (int f = -warmup; f < frames; ++f) {
-        uint64_t c0 = cpu_ns(), t0 = cd_now_ns();
+        uint64_t c0 = cd_thread_cpu_ns(), t0 = cd_now_ns();
         cd_scene_step(s);
         uint64_t t1 = cd_now_ns();
         cd_frame_times t;
         cd_broad_frame(b, s, &out, &st, &t);
-        uint64_t t2 = cd_now_ns(), c2 = cpu_ns();
+        uint64_t t2 = cd_now_ns(), c2 = cd_thread_cpu_ns();
         if (f < 0) continue;
         motion[f] = (double)(t1 - t0) * 1e-6;
         broad[f] = t.broad_ms;

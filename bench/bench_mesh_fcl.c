@@ -11,33 +11,17 @@
 //                       [-v variant[,variant...]] [-s seed]
 // Defaults: icosphere:75000, torus:52000, d = 1.0, 30 poses, 5 repeats, 5 builds, obb, seed 7.
 #include "cd_bvh.h"
+#include "cd_harness.h"
 #include "fcl_mesh.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_METHODS 8
 
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// Median through the harness's one statistics routine.
+static double median(const double *v, int n) { return cd_stats_compute(v, (size_t)n).median; }
 
 // Evicts L1 and L2 (4 MiB per core here) before a cold query; the same for every method.
 static void flush_caches(void)
@@ -79,7 +63,7 @@ static void free_hier(method *me)
 static double build(method *me, const cd_mesh *a, const cd_mesh *b)
 {
     free_hier(me);
-    uint64_t t0 = cpu_ns();
+    uint64_t t0 = cd_thread_cpu_ns();
     if (me->fcl) {
         enum cd_fcl_bv bv = (enum cd_fcl_bv)(me->fcl - 1);
         me->fa = cd_fcl_mesh_build(bv, &a->verts[0].x, a->nverts, &a->tris[0][0], a->ntris);
@@ -88,12 +72,12 @@ static double build(method *me, const cd_mesh *a, const cd_mesh *b)
         me->ha = cd_bvh_build(a, &me->plan, 1);
         me->hb = cd_bvh_build(b, &me->plan, 1);
     }
-    return (double)(cpu_ns() - t0) * 1e-6;
+    return (double)(cd_thread_cpu_ns() - t0) * 1e-6;
 }
 
 static double query(method *me, const cd_pose *p, int all, cd_bvh_result *res, uint64_t *pairs)
 {
-    uint64_t t0 = cpu_ns();
+    uint64_t t0 = cd_thread_cpu_ns();
     if (me->fcl) {
         double q[4] = {p->q.w, p->q.x, p->q.y, p->q.z}, t[3] = {p->t.x, p->t.y, p->t.z};
         *pairs = cd_fcl_mesh_collide(me->fa, me->fb, q, t, all ? UINT64_MAX / 2 : 1);
@@ -101,7 +85,7 @@ static double query(method *me, const cd_pose *p, int all, cd_bvh_result *res, u
         cd_bvh_query(me->ha, me->hb, p, all ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT, res);
         *pairs = res->count;
     }
-    return (double)(cpu_ns() - t0) * 1e-3;
+    return (double)(cd_thread_cpu_ns() - t0) * 1e-3;
 }
 
 int main(int argc, char **argv)

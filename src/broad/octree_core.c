@@ -108,19 +108,6 @@ void cd_otree_reserve_objects(cd_otree *t, uint32_t n)
 // ---------------------------------------------------------------------------------------------
 // Sorting one run by key.
 
-static void insertion_sort(cd_otree_key *a, size_t n)
-{
-    for (size_t i = 1; i < n; ++i) {
-        cd_otree_key v = a[i];
-        size_t j = i;
-        while (j > 0 && a[j - 1].key > v.key) {
-            a[j] = a[j - 1];
-            --j;
-        }
-        a[j] = v;
-    }
-}
-
 // Insertion sort that gives up after a move budget: last frame's order is nearly sorted, and when
 // it is not (many objects entered the run) the caller falls back to quicksort.
 static int insertion_sort_bounded(cd_otree_key *a, size_t n, size_t budget)
@@ -185,7 +172,7 @@ static void quick_sort(cd_otree_key *a, size_t n)
             n = left;
         }
     }
-    insertion_sort(a, n);
+    insertion_sort_bounded(a, n, SIZE_MAX);  // no budget: always completes
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -204,4 +204,7 @@ cd_vec3 cd_rng_unit_vector(cd_rng *r);
 
 /// Monotonic time in nanoseconds (CLOCK_MONOTONIC).
 uint64_t cd_now_ns(void);
+/// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID): on a machine shared
+/// with other jobs it is what the work cost, blind to preemption.
+uint64_t cd_thread_cpu_ns(void);
 #endif

@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 static const char *check_method(const char *w)
 {
@@ -152,18 +151,9 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
     };
 }
 
-// Thread CPU time: on a machine shared with other jobs, preemption turns a 2 ms frame into 18 ms
-// of wall time on most frames; the thread's CPU time is what the frame costs.
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 {
-    uint64_t (*clock_ns)(void) = s->cpu_clock ? thread_cpu_ns : cd_now_ns;
+    uint64_t (*clock_ns)(void) = s->cpu_clock ? cd_thread_cpu_ns : cd_now_ns;
     *res = (cd_cubes_result){0};
     cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
                           .speed = s->speed, .spin = s->spin, .seed = s->seed};
