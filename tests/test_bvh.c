@@ -136,7 +136,7 @@ static void solid_mode_finds_nesting(void **state)
     for (uint32_t i = 0; i < inner.nverts; ++i) inner.verts[i] = cd_v3_scale(inner.verts[i], 0.4);
     for (size_t v = 0; v < NVAR; ++v) {
         cd_bvh *ho = build_variant(&outer, &variants[v]), *hi = build_variant(&inner, &variants[v]);
-        assert_true(ho->closed && hi->closed);
+        assert_true(cd_bvh_is_closed(ho) && cd_bvh_is_closed(hi));
         cd_bvh_result r = {0};
         cd_rng rng = cd_rng_make(5, CD_STREAM_TEST + 1);
         for (int k = 0; k < 20; ++k) {
@@ -155,7 +155,7 @@ static void solid_mode_finds_nesting(void **state)
         cd_mesh open = make_mesh("noisy_sphere:1500");
         open.ntris -= 1;
         cd_bvh *hopen = build_variant(&open, &variants[v]);
-        assert_false(hopen->closed);
+        assert_false(cd_bvh_is_closed(hopen));
         cd_pose id = {cd_q_identity(), cd_v3(0, 0, 0)};
         cd_bvh_query(hopen, hi, &id, CD_BVH_SOLID, &r);
         assert_false(r.overlap);

@@ -7,6 +7,7 @@
 _Static_assert(sizeof(cd_bvh_node) == 128, "a node is two cache lines");
 
 #include <float.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -211,7 +212,6 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     bvh->nodes = cd_bvh_alloc_huge(2 * (size_t)mesh->ntris * sizeof(cd_bvh_node), &bvh->nodes_block);
     bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);
     for (uint32_t t = 0; t < mesh->ntris; ++t) bvh->order[t] = t;
-    bvh->closed = cd_mesh_is_closed(mesh);
     builder b = {bvh, {0}, {NULL, NULL, NULL}, NULL, NULL};
     ctx_init(&b);
     uint32_t n = mesh->ntris;
@@ -269,6 +269,18 @@ uint32_t cd_bvh_refit(cd_bvh *bvh)
     refit_rec(&b, 0, &f, &c, 0, &np);
     ctx_free(&b);
     return bvh->nnodes;
+}
+
+int cd_bvh_is_closed(const cd_bvh *bvh)
+{
+    // The tree is logically const: the cached answer is a property of its (unchanging) mesh.
+    cd_bvh *h = (cd_bvh *)bvh;
+    int s = atomic_load_explicit(&h->closed_state, memory_order_relaxed);
+    if (!s) {
+        s = cd_mesh_is_closed(bvh->mesh) ? 1 : 2;
+        atomic_store_explicit(&h->closed_state, s, memory_order_relaxed);
+    }
+    return s == 1;
 }
 
 void cd_bvh_destroy(cd_bvh *bvh)

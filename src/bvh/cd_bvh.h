@@ -86,13 +86,18 @@ typedef struct cd_bvh {
     uint32_t nnodes;
     uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
     int depth;         ///< deepest node's depth
-    int closed;        ///< the mesh is closed (cd_mesh_is_closed): solid mode may use point-in-mesh
+    // Whether the mesh is closed, found on first need (cd_bvh_is_closed): 0 not yet known, 1
+    // closed, 2 open. The check was a twentieth of every build but only solid mode reads it.
+    _Atomic int closed_state;
     double margin;     ///< absolute outward margin added to every volume (covers fitting rounding)
 } cd_bvh;
 
 /// Build top-down: each node is split at the median triangle centroid along the longest axis of
 /// its centroids' box, until at most leaf_size (≥ 1) triangles remain. The mesh needs ≥ 1 triangle.
 cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf_size);
+/// True when bvh's mesh is closed (cd_mesh_is_closed), so solid mode may use point-in-mesh. Found
+/// on the first call and kept (safe to call from several threads; the mesh must not change).
+int cd_bvh_is_closed(const cd_bvh *bvh);
 /// Refit every volume to the mesh's current vertex positions, keeping the topology (for deforming
 /// meshes). Returns the number of nodes refitted (Nu).
 uint32_t cd_bvh_refit(cd_bvh *bvh);

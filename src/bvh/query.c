@@ -218,7 +218,7 @@ static int contains_point(const cd_bvh *h, cd_vec3 p, cd_bvh_stats *s)
 
 static void solid_check(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R, cd_vec3 t, cd_bvh_result *res)
 {
-    if (!a->closed || !b->closed) return;
+    if (!cd_bvh_is_closed(a) || !cd_bvh_is_closed(b)) return;
     cd_vec3 pb = cd_pose_apply(R, t, b->mesh->verts[b->mesh->tris[0][0]]);
     cd_vec3 pa = cd_m3_tmul_v(*R, cd_v3_sub(a->mesh->verts[a->mesh->tris[0][0]], t));  // into B's frame
     if (contains_point(a, pb, &res->stats) || contains_point(b, pa, &res->stats)) res->overlap = res->inside = 1;
