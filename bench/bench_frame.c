@@ -54,8 +54,7 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup)
         total[f] = (double)(t2 - t0) * 1e-6;
         cpu[f] = (double)(c2 - c0) * 1e-6;
     }
-    double scene_bytes = (double)s->count * (sizeof *s->obb + sizeof *s->aabb + sizeof *s->rot + sizeof *s->vel +
-                                             sizeof *s->omega + sizeof *s->turn);
+    double scene_bytes = (double)s->count * (double)cd_scene_bytes_per_cube();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double med = median(total, frames);

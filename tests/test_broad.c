@@ -35,12 +35,14 @@ static void naive_matches_independent_double_loop(void **state)
     uint64_t count = 0;
     size_t k = 0;
     for (uint32_t i = 0; i < s->count; ++i)
-        for (uint32_t j = i + 1; j < s->count; ++j)
-            if (cd_obb_obb_overlap(&s->obb[i], &s->obb[j])) {
+        for (uint32_t j = i + 1; j < s->count; ++j) {
+            cd_obb a = cd_scene_obb(s, i), b = cd_scene_obb(s, j);
+            if (cd_obb_obb_overlap(&a, &b)) {
                 assert_true(k < pairs.count);
                 assert_true(pairs.items[k].a == i && pairs.items[k].b == j);
                 ++k, ++count;
             }
+        }
     assert_true(count == pairs.count);
     assert_true(count > 20);  // density 0.05 gives dozens of contacts among 1000 cubes
     assert_true(st.narrow_tests == 1000ULL * 999 / 2);
@@ -109,10 +111,7 @@ static void touching_cubes_count_and_empty_scene(void **state)
     (void)state;
     // Three unit cubes in a row, faces exactly touching: pairs (0,1) and (1,2), not (0,2).
     cd_scene *s = cd_scene_create_empty(3, 10.0);
-    for (uint32_t i = 0; i < 3; ++i) {
-        s->obb[i].c = cd_v3(1.0 + i, 1.0, 1.0);
-        s->obb[i].half = cd_v3(0.5, 0.5, 0.5);
-    }
+    for (uint32_t i = 0; i < 3; ++i) cd_scene_set_pose(s, i, cd_v3(1.0 + i, 1.0, 1.0), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
     cd_scene_refresh(s);
     cd_pair_list l = {0};
     cd_broad_stats st;

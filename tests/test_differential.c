@@ -64,14 +64,32 @@ static cd_scene *lattice_scene(cd_rng *r, uint32_t n)
     while (m * m * m < n) ++m;
     cd_scene *s = cd_scene_create_empty(n, (double)m);
     for (uint32_t i = 0; i < n; ++i) {
-        s->obb[i].c = cd_v3(0.5 + i % m, 0.5 + (i / m) % m, 0.5 + i / (m * m));
-        s->obb[i].half = cd_v3(0.5, 0.5, 0.5);
-        s->vel[i] = cd_v3(cd_rng_range(r, -0.1, 0.1), cd_rng_range(r, -0.1, 0.1), cd_rng_range(r, -0.1, 0.1));
+        cd_scene_set_pose(s, i, cd_v3(0.5 + i % m, 0.5 + (i / m) % m, 0.5 + i / (m * m)), cd_q_identity(),
+                          cd_v3(0.5, 0.5, 0.5));
+        cd_vec3 v = cd_v3(cd_rng_range(r, -0.1, 0.1), cd_rng_range(r, -0.1, 0.1), cd_rng_range(r, -0.1, 0.1));
+        cd_scene_set_motion(s, i, v, cd_v3(0, 0, 0));
     }
     return s;
 }
 
-static double *coord(cd_vec3 *v, uint64_t axis) { return axis == 0 ? &v->x : (axis == 1 ? &v->y : &v->z); }
+static float *centre_coord(cd_scene *s, uint64_t axis) { return axis == 0 ? s->cx : (axis == 1 ? s->cy : s->cz); }
+
+// A world side of 12 significant bits at least L, so the octrees' split planes down to level 8
+// (L·k/256) are floats and float boxes can tie on them exactly.
+static double short_world(double L)
+{
+    int e;
+    frexp(L, &e);
+    double u = ldexp(1.0, e - 12);
+    return ceil(L / u) * u;
+}
+
+// Smallest float ≥ d.
+static float float_at_least(double d)
+{
+    float f = (float)d;
+    return (double)f < d ? nextafterf(f, INFINITY) : f;
+}
 
 // Move some cubes onto split planes of the octree levels and some to / beyond the walls.
 static void perturb(cd_rng *r, cd_scene *s)
@@ -80,31 +98,31 @@ static void perturb(cd_rng *r, cd_scene *s)
     uint64_t mode = cd_rng_below(r, 4);  // 0: none, 1: planes, 2: walls, 3: both
     for (uint32_t i = 0; i < s->count && mode; ++i) {
         if (cd_rng_below(r, 3) != 0) continue;
-        double *x = coord(&s->obb[i].c, cd_rng_below(r, 3));
-        double h = s->obb[i].half.x;
+        float *x = &centre_coord(s, cd_rng_below(r, 3))[i];
+        double h = s->hx[i];
         if ((mode & 1) && cd_rng_below(r, 2)) {
             int level = 1 + (int)cd_rng_below(r, 8);
             double cells = ldexp(1.0, level);
-            *x = L * (double)cd_rng_below(r, (uint64_t)cells + 1) / cells;  // a split plane or wall
+            *x = (float)(L * (double)cd_rng_below(r, (uint64_t)cells + 1) / cells);  // a split plane or wall
         } else if (mode & 2) {
             switch (cd_rng_below(r, 6)) {
             case 0:
-                *x = 0.0;
+                *x = 0.0f;
                 break;
             case 1:
-                *x = L;
+                *x = (float)L;
                 break;
             case 2:
-                *x = -h;
+                *x = (float)-h;
                 break;  // touching a wall from outside
             case 3:
-                *x = L + h;
+                *x = (float)(L + h);
                 break;
             case 4:
-                *x = -cd_rng_range(r, 0.0, 0.6) * L - h;
+                *x = (float)(-cd_rng_range(r, 0.0, 0.6) * L - h);
                 break;  // wholly outside
             default:
-                *x = L * (1.0 + cd_rng_range(r, 0.0, 0.6)) + h;
+                *x = (float)(L * (1.0 + cd_rng_range(r, 0.0, 0.6)) + h);
                 break;
             }
         }
@@ -130,15 +148,15 @@ static double split_plane(double L, double x, int level)
 static void snap_to_planes(cd_scene *s, uint32_t salt)
 {
     for (uint32_t i = 0; i < s->count; i += 3) {
-        cd_aabb *b = &s->aabb[i];
+        cd_boxf *b = &s->box[i];
         int level = (int)((i / 3 + salt) % 9);
         for (int a = 0; a < 3; ++a) {
-            double *lo = coord(&b->lo, (uint64_t)a), *hi = coord(&b->hi, (uint64_t)a);
-            double ext = *hi - *lo, p = split_plane(s->world, 0.5 * (*lo + *hi), level);
+            float *lo = &b->lo[a], *hi = &b->hi[a];
+            double ext = (double)*hi - *lo, p = split_plane(s->world, 0.5 * ((double)*lo + *hi), level);
             if (*hi < p && p - *hi < ext)
-                *hi = p;
+                *hi = float_at_least(p);  // p itself whenever the world is short (make_scene)
             else if (*lo > p && *lo - p < ext)
-                *lo = p;
+                *lo = -float_at_least(-p);
         }
     }
 }
@@ -160,6 +178,7 @@ static cd_scene *make_scene(cd_rng *r, uint32_t idx)
         p.speed = p.size * cd_rng_range(r, 0.0, 1.5);  // large steps force relocations
         p.spin = cd_rng_range(r, 0.0, 0.5);
         s = cd_scene_create(&p);
+        s->world = short_world(s->world);
     }
     perturb(r, s);
     cd_scene_refresh(s);
@@ -220,7 +239,7 @@ static void aabb_pairs(const cd_scene *s, cd_pair_list *out)
     out->count = 0;
     for (uint32_t i = 0; i < s->count; ++i)
         for (uint32_t j = i + 1; j < s->count; ++j)
-            if (cd_aabb_aabb_overlap(&s->aabb[i], &s->aabb[j])) cd_pair_list_push(out, (cd_pair){i, j});
+            if (cd_boxf_overlap(&s->box[i], &s->box[j])) cd_pair_list_push(out, (cd_pair){i, j});
 }
 
 static void check_frame(tally *t, instance *in, const cd_scene *s, const cd_pair_list *ref, const cd_pair_list *aabb,

@@ -13,28 +13,28 @@
 #include <float.h>
 #include <stdlib.h>
 
-// Reference rounding through libm.
-static float ref_down(double d)
+// Reference rounding through libm: the largest float strictly below d, the smallest above.
+static float ref_below(double d)
 {
     float f = (float)d;
-    return (double)f > d ? nextafterf(f, -INFINITY) : f;
+    return (double)f >= d ? nextafterf(f, -INFINITY) : f;
 }
 
-static float ref_up(double d)
+static float ref_above(double d)
 {
     float f = (float)d;
-    return (double)f < d ? nextafterf(f, INFINITY) : f;
+    return (double)f <= d ? nextafterf(f, INFINITY) : f;
 }
 
 static void check_rounding(double d)
 {
-    float lo = cd_f_down(d), hi = cd_f_up(d), rlo = ref_down(d), rhi = ref_up(d);
+    float lo = cd_float_below(d), hi = cd_float_above(d), rlo = ref_below(d), rhi = ref_above(d);
     assert_memory_equal(&lo, &rlo, sizeof lo);
     assert_memory_equal(&hi, &rhi, sizeof hi);
-    assert_true((double)lo <= d && d <= (double)hi);
+    if (isfinite(d)) assert_true((double)lo < d && d < (double)hi);
 }
 
-static void float_rounding_matches_nextafterf(void **state)
+static void float_rounding_is_strict_and_matches_nextafterf(void **state)
 {
     (void)state;
     const double special[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-45, -1e-45, 1.4e-45, -1.4e-45, 1e-300,
@@ -58,14 +58,14 @@ static void float_rounding_matches_nextafterf(void **state)
 static void next_float_steps_one_ulp(void **state)
 {
     (void)state;
-    assert_true(cd_f_next_down(1.0f) == nextafterf(1.0f, -INFINITY));
-    assert_true(cd_f_next_down(0.0f) == -FLT_TRUE_MIN);
-    assert_true(cd_f_next_down(-0.0f) == -FLT_TRUE_MIN);
-    assert_true(cd_f_next_up(0.0f) == FLT_TRUE_MIN);
-    assert_true(cd_f_next_down(-FLT_MAX) == -INFINITY);
-    assert_true(cd_f_next_down(-INFINITY) == -INFINITY);
-    assert_true(cd_f_next_down(INFINITY) == FLT_MAX);
-    assert_true(cd_f_next_up(FLT_MAX) == INFINITY);
+    assert_true(cd_float_next_down(1.0f) == nextafterf(1.0f, -INFINITY));
+    assert_true(cd_float_next_down(0.0f) == -FLT_TRUE_MIN);
+    assert_true(cd_float_next_down(-0.0f) == -FLT_TRUE_MIN);
+    assert_true(cd_float_next_up(0.0f) == FLT_TRUE_MIN);
+    assert_true(cd_float_next_down(-FLT_MAX) == -INFINITY);
+    assert_true(cd_float_next_down(-INFINITY) == -INFINITY);
+    assert_true(cd_float_next_down(INFINITY) == FLT_MAX);
+    assert_true(cd_float_next_up(FLT_MAX) == INFINITY);
 }
 
 static void radix_sort_is_a_stable_sort(void **state)
@@ -150,12 +150,10 @@ static cd_scene *outlier_scene(uint32_t n, uint64_t seed, double far)
         cd_vec3 c = cd_v3(cd_rng_range(&r, 0, L), cd_rng_range(&r, 0, L), cd_rng_range(&r, 0, L));
         if (i % 11 == 3) c.x = -far * cd_rng_uniform(&r);  // beyond a wall, possibly very far
         if (i % 13 == 5) c.z = L + far * cd_rng_uniform(&r);
-        if (i % 29 == 7) c = s->obb[i - 1].c;  // coincident centres
-        s->obb[i].c = c;
-        s->obb[i].half = cd_v3(0.5 * edge, 0.5 * edge, 0.5 * edge);
-        s->rot[i] = cd_rng_rotation(&r);
-        s->vel[i] = cd_v3(cd_rng_range(&r, -0.3, 0.3), cd_rng_range(&r, -0.3, 0.3), cd_rng_range(&r, -0.3, 0.3));
-        s->omega[i] = cd_v3(cd_rng_range(&r, -0.1, 0.1), 0.0, cd_rng_range(&r, -0.1, 0.1));
+        if (i % 29 == 7) c = cd_scene_center(s, i - 1);  // coincident centres
+        cd_scene_set_pose(s, i, c, cd_rng_rotation(&r), cd_v3(0.5 * edge, 0.5 * edge, 0.5 * edge));
+        cd_vec3 v = cd_v3(cd_rng_range(&r, -0.3, 0.3), cd_rng_range(&r, -0.3, 0.3), cd_rng_range(&r, -0.3, 0.3));
+        cd_scene_set_motion(s, i, v, cd_v3(cd_rng_range(&r, -0.1, 0.1), 0.0, cd_rng_range(&r, -0.1, 0.1)));
     }
     cd_scene_refresh(s);
     return s;
@@ -192,10 +190,8 @@ static void tiny_and_dense_scenes_match_naive(void **state)
     // All cubes on one spot: one crowded grid cell whose range is longer than the 4096-pair
     // candidate buffer (the one-at-a-time path of test_range).
     cd_scene *s = cd_scene_create_empty(4200, 10.0);
-    for (uint32_t i = 0; i < s->count; ++i) {
-        s->obb[i].c = cd_v3(5.0, 5.0, 5.0 + 1e-4 * i);
-        s->obb[i].half = cd_v3(0.5, 0.5, 0.5);
-    }
+    for (uint32_t i = 0; i < s->count; ++i)
+        cd_scene_set_pose(s, i, cd_v3(5.0, 5.0, 5.0 + 1e-4 * i), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
     cd_scene_refresh(s);
     cd_broad_params p = cd_broad_params_default();
     compare_methods(s, &p, 1, 1);
@@ -205,7 +201,7 @@ static void tiny_and_dense_scenes_match_naive(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(float_rounding_matches_nextafterf),
+        cmocka_unit_test(float_rounding_is_strict_and_matches_nextafterf),
         cmocka_unit_test(next_float_steps_one_ulp),
         cmocka_unit_test(radix_sort_is_a_stable_sort),
         cmocka_unit_test(big_boxes_and_far_outliers_match_naive),

@@ -8,6 +8,7 @@
 
 #include "cd_scene.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,18 @@ static void defaults_match_design(void **state)
     assert_true(cd_scene_world_side(&p) >= sqrt(3.0));
 }
 
+// Every array of a and b holds the same bits.
+static int scene_bits_equal(const cd_scene *a, const cd_scene *b)
+{
+    if (a->count != b->count) return 0;
+    size_t n = a->count * sizeof(float);
+    const float *fa[] = {a->cx, a->cy, a->cz, a->qw, a->qx, a->qy, a->qz, a->hx, a->hy, a->hz};
+    const float *fb[] = {b->cx, b->cy, b->cz, b->qw, b->qx, b->qy, b->qz, b->hx, b->hy, b->hz};
+    for (size_t k = 0; k < sizeof fa / sizeof fa[0]; ++k)
+        if (memcmp(fa[k], fb[k], n) != 0) return 0;
+    return memcmp(a->box, b->box, a->count * sizeof *a->box) == 0;
+}
+
 static void same_seed_same_scene(void **state)
 {
     (void)state;
@@ -36,14 +49,31 @@ static void same_seed_same_scene(void **state)
         cd_scene_step(b);
     }
     assert_int_equal(a->count, 500);
-    assert_memory_equal(a->obb, b->obb, sizeof *a->obb * a->count);
-    assert_memory_equal(a->aabb, b->aabb, sizeof *a->aabb * a->count);
+    assert_true(scene_bits_equal(a, b));
     p.seed = 43;
     cd_scene *c = cd_scene_create(&p);
-    assert_true(memcmp(a->obb, c->obb, sizeof *a->obb * a->count) != 0);
+    assert_false(scene_bits_equal(a, c));
     cd_scene_destroy(a);
     cd_scene_destroy(b);
     cd_scene_destroy(c);
+}
+
+// Stepping the scene in ranges (as threads do) gives the same bits as one step.
+static void ranged_step_equals_whole_step(void **state)
+{
+    (void)state;
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 5003;
+    cd_scene *a = cd_scene_create(&p), *b = cd_scene_create(&p);
+    for (int f = 0; f < 10; ++f) {
+        cd_scene_step(a);
+        cd_scene_step_range(b, 0, 1234);
+        cd_scene_step_range(b, 1234, 4097);
+        cd_scene_step_range(b, 4097, 5003);
+    }
+    assert_true(scene_bits_equal(a, b));
+    cd_scene_destroy(a);
+    cd_scene_destroy(b);
 }
 
 static void placement_and_velocities_in_range(void **state)
@@ -55,16 +85,30 @@ static void placement_and_velocities_in_range(void **state)
     cd_scene *s = cd_scene_create(&p);
     double hmin = 1e9, hmax = 0;
     for (uint32_t i = 0; i < s->count; ++i) {
-        cd_vec3 c = s->obb[i].c;
+        cd_vec3 c = cd_scene_center(s, i), v = cd_scene_velocity(s, i), h = cd_scene_half(s, i);
         assert_true(c.x >= 0 && c.x <= s->world && c.y >= 0 && c.y <= s->world && c.z >= 0 && c.z <= s->world);
-        assert_true(fabs(s->vel[i].x) <= p.speed && fabs(s->vel[i].y) <= p.speed && fabs(s->vel[i].z) <= p.speed);
-        assert_true(fabs(s->omega[i].x) <= p.spin && fabs(s->omega[i].z) <= p.spin);
-        assert_true(s->obb[i].half.x == s->obb[i].half.y && s->obb[i].half.y == s->obb[i].half.z);
-        hmin = fmin(hmin, s->obb[i].half.x);
-        hmax = fmax(hmax, s->obb[i].half.x);
+        assert_true(fabs(v.x) <= p.speed && fabs(v.y) <= p.speed && fabs(v.z) <= p.speed);
+        // The per-frame turn is a rotation by at most |omega| ≤ spin·√3.
+        double angle = 2.0 * acos(fmin(1.0, (double)s->tw[i]));
+        assert_true(angle <= p.spin * sqrt(3.0) * (1 + 1e-3) + 1e-6);
+        assert_true(h.x == h.y && h.y == h.z);
+        hmin = fmin(hmin, h.x);
+        hmax = fmax(hmax, h.x);
     }
     assert_true(hmin >= 0.5 && hmax <= 5.0 && hmax / hmin > 5.0);
     cd_scene_destroy(s);
+}
+
+// Every corner of cube i (computed in double from the box the narrow test sees) lies in its
+// float box.
+static void assert_box_encloses(const cd_scene *s, uint32_t i)
+{
+    cd_obb b = cd_scene_obb(s, i);
+    cd_vec3 corner[8];
+    cd_obb_corners(&b, corner);
+    cd_aabb box = cd_scene_aabb(s, i);
+    for (int k = 0; k < 8; ++k)
+        assert_true(cd_aabb_contains(box, (cd_aabb){corner[k], corner[k]}));
 }
 
 static void motion_keeps_invariants(void **state)
@@ -75,20 +119,41 @@ static void motion_keeps_invariants(void **state)
     p.speed = 2.0;  // fast, so walls are hit often
     p.spin = 0.3;
     cd_scene *s = cd_scene_create(&p);
-    cd_vec3 c0 = s->obb[0].c;
+    cd_vec3 c0 = cd_scene_center(s, 0);
     for (int f = 0; f < 400; ++f) {
         cd_scene_step(s);
         for (uint32_t i = 0; i < s->count; ++i) {
-            cd_vec3 c = s->obb[i].c;
+            cd_vec3 c = cd_scene_center(s, i);
             assert_true(c.x >= 0 && c.x <= s->world && c.y >= 0 && c.y <= s->world && c.z >= 0 && c.z <= s->world);
-            assert_true(fabs(cd_q_norm(s->rot[i]) - 1.0) < 1e-14);
-            cd_mat3 m = s->obb[i].axes;
+            assert_true(fabs(cd_q_norm(cd_scene_rot(s, i)) - 1.0) < 1e-6);  // float renormalisation
+            cd_mat3 m = cd_scene_obb(s, i).axes;                             // normalised in double
             assert_true(fabs(cd_v3_dot(m.col[0], m.col[1])) < 1e-14);
             assert_true(fabs(cd_v3_len(m.col[2]) - 1.0) < 1e-14);
+            assert_box_encloses(s, i);
         }
     }
     assert_int_equal(s->frame, 400);
-    assert_true(cd_v3_len(cd_v3_sub(s->obb[0].c, c0)) > 0.0);
+    assert_true(cd_v3_len(cd_v3_sub(cd_scene_center(s, 0), c0)) > 0.0);
+    cd_scene_destroy(s);
+}
+
+// The float box hugs the double box: no more than a few float ulps wider on any side.
+static void boxes_are_tight(void **state)
+{
+    (void)state;
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 2000;
+    cd_scene *s = cd_scene_create(&p);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        cd_obb b = cd_scene_obb(s, i);
+        cd_aabb exact = cd_obb_aabb(&b), box = cd_scene_aabb(s, i);
+        for (int k = 0; k < 3; ++k) {
+            double slack = 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b.c, k)) + 2.0);
+            assert_true(cd_v3_get(exact.lo, k) - cd_v3_get(box.lo, k) <= slack);
+            assert_true(cd_v3_get(box.hi, k) - cd_v3_get(exact.hi, k) <= slack);
+        }
+        assert_box_encloses(s, i);
+    }
     cd_scene_destroy(s);
 }
 
@@ -109,8 +174,7 @@ static void csv_round_trip_is_exact(void **state)
     assert_non_null(t);
     assert_int_equal(t->count, s->count);
     assert_true(t->world == s->world);
-    assert_memory_equal(t->obb, s->obb, sizeof *s->obb * s->count);
-    assert_memory_equal(t->aabb, s->aabb, sizeof *s->aabb * s->count);
+    assert_true(scene_bits_equal(s, t));
     unlink(path);
     cd_scene_destroy(s);
     cd_scene_destroy(t);
@@ -141,6 +205,8 @@ static void csv_import_errors_name_line(void **state)
     expect_import_error(text, ":3: column cz: expected a number");
     snprintf(text, sizeof text, "%s0,1,2,3,1,0,0,0,0.5,0.5\n", header);
     expect_import_error(text, ":2: expected 11 fields");
+    snprintf(text, sizeof text, "%s0,1,2,3e31,1,0,0,0,0.5,0.5,0.5\n", header);
+    expect_import_error(text, ":2: column cz: expected a number of magnitude <= 1e30");
     snprintf(text, sizeof text, "# world=10\n%s0,1,2,3,0,0,0,0,0.5,0.5,0.5\n", header);
     expect_import_error(text, ":3: expected a unit quaternion");
     expect_import_error("a,b\n", ":1: expected header");
@@ -154,6 +220,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_match_design),
         cmocka_unit_test(same_seed_same_scene),
+        cmocka_unit_test(ranged_step_equals_whole_step),
+        cmocka_unit_test(boxes_are_tight),
         cmocka_unit_test(placement_and_velocities_in_range),
         cmocka_unit_test(motion_keeps_invariants),
         cmocka_unit_test(csv_round_trip_is_exact),

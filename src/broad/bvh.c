@@ -113,9 +113,10 @@ static void sort_morton(bvh *t, const cd_scene *s)
 {
     double scale = s->world > 0.0 ? 1024.0 / s->world : 1.0;
     for (uint32_t i = 0; i < t->n; ++i) {
-        const cd_aabb *b = &s->aabb[i];
-        uint32_t x = quantise(0.5 * b->lo.x + 0.5 * b->hi.x, scale), y = quantise(0.5 * b->lo.y + 0.5 * b->hi.y, scale);
-        uint32_t z = quantise(0.5 * b->lo.z + 0.5 * b->hi.z, scale);
+        const cd_boxf *b = &s->box[i];
+        uint32_t x = quantise(0.5 * (double)b->lo[0] + 0.5 * (double)b->hi[0], scale);
+        uint32_t y = quantise(0.5 * (double)b->lo[1] + 0.5 * (double)b->hi[1], scale);
+        uint32_t z = quantise(0.5 * (double)b->lo[2] + 0.5 * (double)b->hi[2], scale);
         t->key[i] = spread3(x) | spread3(y) << 1 | spread3(z) << 2;
         t->order[i] = i;
     }
@@ -143,7 +144,7 @@ static void bvh_update(void *self, const cd_scene *s)
     }
     if (!t->refit_only || !t->ordered) sort_morton(t, s);
     t->ordered = 1;
-    for (uint32_t k = 0; k < n; ++k) t->obj[k] = cd_fbox_of(&s->aabb[t->order[k]], t->order[k]);
+    for (uint32_t k = 0; k < n; ++k) t->obj[k] = cd_fbox_from(&s->box[t->order[k]], t->order[k]);
     const bvh_node empty = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
     for (uint32_t k = n; k < t->nleaf * BVH_LEAF; ++k)
         t->obj[k] = (cd_fbox){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, UINT32_MAX, 0};

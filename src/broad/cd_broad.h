@@ -118,7 +118,9 @@ void cd_broad_destroy(cd_broad *b);
 /// rounded outward) and makes every AABB-complete method exact by construction.
 static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j)
 {
-    return cd_aabb_aabb_overlap(&s->aabb[i], &s->aabb[j]) && cd_obb_obb_overlap(&s->obb[i], &s->obb[j]);
+    if (!cd_boxf_overlap(&s->box[i], &s->box[j])) return 0;
+    cd_obb a = cd_scene_obb(s, i), b = cd_scene_obb(s, j);
+    return cd_obb_obb_overlap(&a, &b);
 }
 
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping

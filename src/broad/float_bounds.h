@@ -1,44 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Private to the float-keyed broad phases (sap, grid, bvh): conservative double → float rounding,
-// the growable-buffer helper and the radix sort they share. A float box built with cd_f_down/cd_f_up
-// contains the double box, so a float cull never drops a pair the exact double test accepts.
+// Private to the float-keyed broad phases (sap, grid, bvh): the float box record with its id,
+// the growable-buffer helper and the radix sort they share. The scene's boxes are already float
+// (rounded outward), so a cull on them tests exactly what the double test on their copies would.
 #ifndef CD_FLOAT_BOUNDS_H
 #define CD_FLOAT_BOUNDS_H
 
 #include "cd_broad.h"
 
 #include <string.h>
-
-/// Next float toward −inf (f not NaN). Bit arithmetic with selects, no branches: the rounding
-/// direction is a coin flip per coordinate, and a libm nextafterf call or a mispredicted branch
-/// per bound cost more than the whole conversion.
-static inline float cd_f_next_down(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    uint32_t r = u + 2u * (u >> 31) - 1u;  // magnitude grows below zero, shrinks above
-    r = (u & 0x7fffffffu) == 0 ? 0x80000001u : r;  // ±0 → −denorm_min
-    r = u == 0xff800000u ? u : r;                  // −inf has nothing below
-    memcpy(&f, &r, sizeof r);
-    return f;
-}
-
-/// Next float toward +inf (f not NaN).
-static inline float cd_f_next_up(float f) { return -cd_f_next_down(-f); }
-
-/// Largest float ≤ d (d not NaN).
-static inline float cd_f_down(double d)
-{
-    float f = (float)d, g = cd_f_next_down(f);
-    return (double)f > d ? g : f;
-}
-
-/// Smallest float ≥ d (d not NaN).
-static inline float cd_f_up(double d)
-{
-    float f = (float)d, g = cd_f_next_up(f);
-    return (double)f < d ? g : f;
-}
 
 /// Make *p hold at least n elements of size elem (old contents are dropped); reallocates only
 /// when n exceeds *cap, so a steady scene never allocates per frame.
@@ -59,13 +28,10 @@ typedef struct cd_fbox {
     uint32_t aux;  ///< free for the method
 } cd_fbox;
 
-/// Float box of b rounded outward, for object id.
-static inline cd_fbox cd_fbox_of(const cd_aabb *b, uint32_t id)
+/// The scene's float box b, for object id.
+static inline cd_fbox cd_fbox_from(const cd_boxf *b, uint32_t id)
 {
-    return (cd_fbox){{cd_f_down(b->lo.x), cd_f_down(b->lo.y), cd_f_down(b->lo.z)},
-                     {cd_f_up(b->hi.x), cd_f_up(b->hi.y), cd_f_up(b->hi.z)},
-                     id,
-                     0};
+    return (cd_fbox){{b->lo[0], b->lo[1], b->lo[2]}, {b->hi[0], b->hi[1], b->hi[2]}, id, 0};
 }
 
 /// Closed float boxes overlap.

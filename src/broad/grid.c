@@ -61,9 +61,10 @@ static void grid_destroy(void *self)
     cd_free(g);
 }
 
-static inline double max_extent(const cd_aabb *b)
+static inline double max_extent(const cd_boxf *b)
 {
-    double x = b->hi.x - b->lo.x, y = b->hi.y - b->lo.y, z = b->hi.z - b->lo.z;  // not fmax: a libm call
+    // In double: the float differences would round.
+    double x = (double)b->hi[0] - b->lo[0], y = (double)b->hi[1] - b->lo[1], z = (double)b->hi[2] - b->lo[2];
     double m = x > y ? x : y;
     return m > z ? m : z;
 }
@@ -77,7 +78,7 @@ static void grid_layout(grid *g, const cd_scene *s)
     if (!(limit > 0.0)) {
         double sum = 0.0, mx = 0.0;
         for (uint32_t i = 0; i < n; ++i) {
-            double e = max_extent(&s->aabb[i]);
+            double e = max_extent(&s->box[i]);
             sum += e;
             mx = fmax(mx, e);
         }
@@ -135,19 +136,19 @@ static void grid_update(void *self, const cd_scene *s)
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t id = g->ordered ? g->entry[k].id : k;
         if (g->ordered && k + GRID_PREFETCH < n) {
-            const char *ahead = (const char *)&s->aabb[g->entry[k + GRID_PREFETCH].id];
+            const char *ahead = (const char *)&s->box[g->entry[k + GRID_PREFETCH].id];
             __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + sizeof(cd_aabb) - 1);  // 48-byte boxes straddle lines
+            __builtin_prefetch(ahead + sizeof(cd_boxf) - 1);  // 24-byte boxes may straddle lines
         }
-        const cd_aabb *b = &s->aabb[id];
-        g->next[k] = cd_fbox_of(b, id);
+        const cd_boxf *b = &s->box[id];
+        g->next[k] = cd_fbox_from(b, id);
         if (max_extent(b) > g->limit) {
             cell[k] = UINT32_MAX;
             ++nbig;
             continue;
         }
-        uint32_t x = cell_coord(b->lo.x, g->inv_cell, g->dim[0]), y = cell_coord(b->lo.y, g->inv_cell, g->dim[1]);
-        uint32_t z = cell_coord(b->lo.z, g->inv_cell, g->dim[2]);
+        uint32_t x = cell_coord(b->lo[0], g->inv_cell, g->dim[0]), y = cell_coord(b->lo[1], g->inv_cell, g->dim[1]);
+        uint32_t z = cell_coord(b->lo[2], g->inv_cell, g->dim[2]);
         uint32_t c = (z * g->dim[1] + y) * g->dim[0] + x;
         cell[k] = c;
         start[c]++;

@@ -88,15 +88,19 @@ static void loose_update(void *self, const cd_scene *s)
                t->nodes > 2 * o->built_nodes + 64;
     if (full) {
         reset_root(o, s->world);
-        for (uint32_t i = 0; i < s->count; ++i) t->obj_node[i] = descend(o, 0, mid(&s->aabb[i]), &s->aabb[i]);
+        for (uint32_t i = 0; i < s->count; ++i) {
+            cd_aabb b = cd_scene_aabb(s, i);
+            t->obj_node[i] = descend(o, 0, mid(&b), &b);
+        }
         o->built_nodes = t->nodes;
     } else {
         // An object stays while its node's loose cell still holds it (the point of looseness);
         // otherwise it climbs to the first ancestor that does and descends again by its centre.
         for (uint32_t i = 0; i < s->count; ++i) {
             uint32_t n = t->obj_node[i];
-            while (n != 0 && !cd_otree_contains(&t->cell[n].bounds, &s->aabb[i])) n = t->cell[n].parent;
-            t->obj_node[i] = descend(o, n, mid(&s->aabb[i]), &s->aabb[i]);
+            cd_aabb b = cd_scene_aabb(s, i);
+            while (n != 0 && !cd_otree_contains(&t->cell[n].bounds, &b)) n = t->cell[n].parent;
+            t->obj_node[i] = descend(o, n, mid(&b), &b);
         }
     }
     cd_otree_pack(t, s, !full);

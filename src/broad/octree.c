@@ -93,14 +93,18 @@ static void octree_update(void *self, const cd_scene *s)
                t->nodes > 2 * o->built_nodes + 64;
     if (full) {
         reset_root(o, s->world);
-        for (uint32_t i = 0; i < s->count; ++i) t->obj_node[i] = descend(t, 0, &s->aabb[i]);
+        for (uint32_t i = 0; i < s->count; ++i) {
+            cd_aabb b = cd_scene_aabb(s, i);
+            t->obj_node[i] = descend(t, 0, &b);
+        }
         o->built_nodes = t->nodes;
     } else {
         // Relocate: climb until the region holds the box again (the root holds all), then descend.
         for (uint32_t i = 0; i < s->count; ++i) {
             uint32_t k = t->obj_node[i];
-            while (!in_region(&t->cell[k].bounds, &s->aabb[i])) k = t->cell[k].parent;
-            t->obj_node[i] = descend(t, k, &s->aabb[i]);
+            cd_aabb b = cd_scene_aabb(s, i);
+            while (!in_region(&t->cell[k].bounds, &b)) k = t->cell[k].parent;
+            t->obj_node[i] = descend(t, k, &b);
         }
     }
     cd_otree_pack(t, s, !full);

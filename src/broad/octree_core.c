@@ -195,7 +195,7 @@ void cd_otree_pack(cd_otree *t, const cd_scene *s, int coherent)
     int keep = coherent && t->n == n;
     for (uint32_t j = 0; j < n; ++j) {
         uint32_t o = keep ? t->item_obj[j] : j;
-        t->keys[t->run[t->obj_node[o]]++] = (cd_otree_key){s->aabb[o].lo.x, o};
+        t->keys[t->run[t->obj_node[o]]++] = (cd_otree_key){s->box[o].lo[0], o};
     }
     for (size_t k = 0; k < nodes; ++k) {
         cd_otree_node *nd = &t->node[k];
@@ -206,9 +206,9 @@ void cd_otree_pack(cd_otree *t, const cd_scene *s, int coherent)
         double ext = 0.0;
         for (uint32_t j = nd->first; j < nd->first + nd->count; ++j) {
             uint32_t o = t->keys[j].obj;
-            const cd_aabb *b = &s->aabb[o];
+            const cd_aabb box = cd_scene_aabb(s, o), *b = &box;
             t->item_obj[j] = o;
-            t->item_box[j] = *b;
+            t->item_box[j] = box;
             own = box_union(own, b);
             double e = b->hi.x - b->lo.x;
             ext = e > ext ? e : ext;

@@ -110,7 +110,7 @@ static void sort_radix(sap *m, const cd_scene *s, int axis)
 {
     uint32_t n = s->count;
     for (uint32_t i = 0; i < n; ++i) {
-        m->key[i] = float_sort_key(cd_f_down(cd_v3_at(&s->aabb[i].lo, axis)));
+        m->key[i] = float_sort_key(s->box[i].lo[axis]);
         m->order[i] = i;
     }
     cd_radix_sort_u32(m->key, m->order, m->tmp_key, m->tmp_id, n);
@@ -122,7 +122,7 @@ static void sort_insertion(sap *m, const cd_scene *s, int axis)
     uint32_t n = s->count;
     float *key = m->lo[axis];
     uint32_t *order = m->order;
-    for (uint32_t k = 0; k < n; ++k) key[k] = cd_f_down(cd_v3_at(&s->aabb[order[k]].lo, axis));
+    for (uint32_t k = 0; k < n; ++k) key[k] = s->box[order[k]].lo[axis];
     for (uint32_t k = 1; k < n; ++k) {
         float v = key[k];
         if (!(v < key[k - 1])) continue;
@@ -148,7 +148,7 @@ static void sap_update(void *self, const cd_scene *s)
         double sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0};
         for (uint32_t i = 0; i < n; ++i)
             for (int k = 0; k < 3; ++k) {
-                double c = 0.5 * cd_v3_at(&s->aabb[i].lo, k) + 0.5 * cd_v3_at(&s->aabb[i].hi, k);
+                double c = 0.5 * (double)s->box[i].lo[k] + 0.5 * (double)s->box[i].hi[k];
                 sum[k] += c;
                 sum2[k] += c * c;
             }
@@ -161,11 +161,11 @@ static void sap_update(void *self, const cd_scene *s)
     // Gather the boxes in sweep order and measure the spread for the next frame's axis.
     double sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0};
     for (uint32_t k = 0; k < n; ++k) {
-        const cd_aabb *b = &s->aabb[m->order[k]];
+        const cd_boxf *b = &s->box[m->order[k]];
         for (int a = 0; a < 3; ++a) {
-            double lo = cd_v3_at(&b->lo, a), hi = cd_v3_at(&b->hi, a), c = 0.5 * lo + 0.5 * hi;
-            m->lo[a][k] = cd_f_down(lo);
-            m->hi[a][k] = cd_f_up(hi);
+            double lo = b->lo[a], hi = b->hi[a], c = 0.5 * lo + 0.5 * hi;
+            m->lo[a][k] = b->lo[a];
+            m->hi[a][k] = b->hi[a];
             sum[a] += c;
             sum2[a] += c * c;
         }
@@ -203,7 +203,7 @@ static void sap_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd
                 for (int k = 0; k < SAP_CHUNK; ++k)
                     if (hit[k]) {
                         uint32_t jd = order[j0 + k];
-                        if (cd_aabb_aabb_overlap(&s->aabb[id], &s->aabb[jd])) cd_sink_push(sink, id, jd);
+                        if (cd_boxf_overlap(&s->box[id], &s->box[jd])) cd_sink_push(sink, id, jd);
                     }
             if (lox[j0 + SAP_CHUNK - 1] <= hx) {
                 tests += SAP_CHUNK;  // whole chunk overlaps on the sweep axis (padding never does)

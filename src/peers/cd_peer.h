@@ -22,9 +22,9 @@ typedef enum cd_peer_kind {
     CD_PEER_BULLET_AXIS_SWEEP,      ///< bt32BitAxisSweep3
 } cd_peer_kind;
 
-/// One object's axis-aligned box; same layout as cd_aabb (checked in peers.c).
+/// One object's axis-aligned box; same layout as the scene's cd_boxf (checked in peers.c).
 typedef struct cd_peer_box {
-    double lo[3], hi[3];
+    float lo[3], hi[3];
 } cd_peer_box;
 
 /// A peer broad phase (opaque to C; a C++ object behind the boundary).

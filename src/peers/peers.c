@@ -9,15 +9,15 @@
 
 #include <stddef.h>
 
-_Static_assert(sizeof(cd_aabb) == sizeof(cd_peer_box), "cd_aabb must be six packed doubles");
-_Static_assert(offsetof(cd_aabb, hi) == offsetof(cd_peer_box, hi), "cd_aabb.hi must follow lo");
+_Static_assert(sizeof(cd_boxf) == sizeof(cd_peer_box), "cd_boxf must be six packed floats");
+_Static_assert(offsetof(cd_boxf, hi) == offsetof(cd_peer_box, hi), "cd_boxf.hi must follow lo");
 
 // The largest half-diagonal bounds how far a cube's box can reach past the walls (centres stay in
 // [0, L]); 1 % more covers the outward rounding of the boxes.
 static double reach_past_walls(const cd_scene *s)
 {
     double r = 0.0;
-    for (uint32_t i = 0; i < s->count; ++i) r = fmax(r, cd_v3_len(s->obb[i].half));
+    for (uint32_t i = 0; i < s->count; ++i) r = fmax(r, cd_v3_len(cd_scene_half(s, i)));
     return 1.01 * r + 1e-9;
 }
 
@@ -27,7 +27,7 @@ static void *peer_create(cd_peer_kind kind, const cd_scene *s)
     return cd_peer_create(kind, s->count, -r, s->world + r);
 }
 
-static void peer_update(void *self, const cd_scene *s) { cd_peer_update(self, (const cd_peer_box *)s->aabb); }
+static void peer_update(void *self, const cd_scene *s) { cd_peer_update(self, (const cd_peer_box *)s->box); }
 
 typedef struct emit_ctx {
     const cd_scene *scene;
@@ -39,7 +39,7 @@ static void emit_if_overlapping(void *ctx, uint32_t a, uint32_t b)
 {
     emit_ctx *e = ctx;
     e->tests++;
-    if (cd_aabb_aabb_overlap(&e->scene->aabb[a], &e->scene->aabb[b])) cd_sink_push(e->sink, a, b);
+    if (cd_boxf_overlap(&e->scene->box[a], &e->scene->box[b])) cd_sink_push(e->sink, a, b);
 }
 
 // bv_tests counts the exact box tests made here on the library's pairs; the library's own

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cd_scene.h"
 
+#include <float.h>
+
 cd_scene_params cd_scene_params_default(void)
 {
     return (cd_scene_params){.cubes = 1000, .size = 1.0, .size_ratio = 1.0, .density = 0.05,
@@ -22,95 +24,142 @@ double cd_scene_world_side(const cd_scene_params *p)
     return side > diag ? side : diag;
 }
 
+enum { SCENE_FLOAT_ARRAYS = 17 };
+
+size_t cd_scene_bytes_per_cube(void) { return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_boxf); }
+
 cd_scene *cd_scene_create_empty(uint32_t n, double world)
 {
     cd_scene *s = cd_alloc_zero(1, sizeof *s);
     s->count = n;
     s->world = world;
-    s->obb = cd_alloc_zero(n, sizeof *s->obb);
-    s->aabb = cd_alloc_zero(n, sizeof *s->aabb);
-    s->rot = cd_alloc_zero(n, sizeof *s->rot);
-    s->vel = cd_alloc_zero(n, sizeof *s->vel);
-    s->omega = cd_alloc_zero(n, sizeof *s->omega);
-    s->turn = cd_alloc_zero(n, sizeof *s->turn);
-    for (uint32_t i = 0; i < n; ++i) s->rot[i] = cd_q_identity();
+    float **arrays[SCENE_FLOAT_ARRAYS] = {&s->cx, &s->cy, &s->cz, &s->qw, &s->qx, &s->qy, &s->qz, &s->hx, &s->hy,
+                                          &s->hz, &s->vx, &s->vy, &s->vz, &s->tw, &s->tx, &s->ty, &s->tz};
+    for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) *arrays[k] = cd_alloc_zero(n ? n : 1, sizeof(float));
+    s->box = cd_alloc_zero(n ? n : 1, sizeof *s->box);
+    for (uint32_t i = 0; i < n; ++i) s->qw[i] = s->tw[i] = 1.0f;
     return s;
+}
+
+void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half)
+{
+    CD_ASSERT(i < s->count && (q.w != 0.0 || q.x != 0.0 || q.y != 0.0 || q.z != 0.0));
+    s->cx[i] = (float)c.x, s->cy[i] = (float)c.y, s->cz[i] = (float)c.z;
+    s->qw[i] = (float)q.w, s->qx[i] = (float)q.x, s->qy[i] = (float)q.y, s->qz[i] = (float)q.z;
+    s->hx[i] = (float)half.x, s->hy[i] = (float)half.y, s->hz[i] = (float)half.z;
+}
+
+void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega)
+{
+    CD_ASSERT(i < s->count);
+    s->vx[i] = (float)vel.x, s->vy[i] = (float)vel.y, s->vz[i] = (float)vel.z;
+    cd_quat t = cd_q_from_rotvec(omega);
+    s->tw[i] = (float)t.w, s->tx[i] = (float)t.x, s->ty[i] = (float)t.y, s->tz[i] = (float)t.z;
 }
 
 cd_scene *cd_scene_create(const cd_scene_params *p)
 {
     CD_ASSERT(p->size > 0 && p->size_ratio >= 1.0 && p->density > 0);
-    cd_scene *s = cd_scene_create_empty(p->cubes, cd_scene_world_side(p));
+    // The world side is kept as a float so every centre (a float) stays within [0, L].
+    cd_scene *s = cd_scene_create_empty(p->cubes, (float)cd_scene_world_side(p));
     cd_rng place = cd_rng_make(p->seed, CD_STREAM_SCENE_PLACE);
     cd_rng motion = cd_rng_make(p->seed, CD_STREAM_SCENE_MOTION);
     double L = s->world;
     for (uint32_t i = 0; i < s->count; ++i) {
         double edge = p->size_ratio == 1.0 ? p->size : cd_rng_range(&place, p->size, p->size * p->size_ratio);
         double cx = cd_rng_range(&place, 0, L), cy = cd_rng_range(&place, 0, L), cz = cd_rng_range(&place, 0, L);
-        s->obb[i].c = cd_v3(cx, cy, cz);
-        s->obb[i].half = cd_v3(0.5 * edge, 0.5 * edge, 0.5 * edge);
-        s->rot[i] = cd_rng_rotation(&place);
+        cd_quat q = cd_rng_rotation(&place);
+        cd_scene_set_pose(s, i, cd_v3(cx, cy, cz), q, cd_v3(0.5 * edge, 0.5 * edge, 0.5 * edge));
         double vx = cd_rng_range(&motion, -p->speed, p->speed), vy = cd_rng_range(&motion, -p->speed, p->speed);
         double vz = cd_rng_range(&motion, -p->speed, p->speed);
-        s->vel[i] = cd_v3(vx, vy, vz);
         double wx = cd_rng_range(&motion, -p->spin, p->spin), wy = cd_rng_range(&motion, -p->spin, p->spin);
         double wz = cd_rng_range(&motion, -p->spin, p->spin);
-        s->omega[i] = cd_v3(wx, wy, wz);
+        cd_scene_set_motion(s, i, cd_v3(vx, vy, vz), cd_v3(wx, wy, wz));
     }
     cd_scene_refresh(s);
     return s;
 }
 
-static void refresh_bounds(cd_scene *s)
+// Boxes of cubes [first, end). The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
+// (1 + 8·DBL_EPSILON)·r bounds it, and 4·DBL_EPSILON·|c| covers corners computed as
+// cd_obb_corners rounds them (as in cd_obb_aabb). c ± r is rounded to nearest once more; the
+// float strictly below (above) that double is at least a double ulp away from it, which covers
+// that last rounding, so the float box contains the double box exactly.
+static void bounds_range(cd_scene *restrict s, uint32_t first, uint32_t end)
 {
-    for (uint32_t i = 0; i < s->count; ++i) {
-        s->obb[i].axes = cd_q_to_m3(s->rot[i]);
-        s->aabb[i] = cd_obb_aabb(&s->obb[i]);
+    const float *restrict cx = s->cx, *restrict cy = s->cy, *restrict cz = s->cz;
+    const float *restrict qw = s->qw, *restrict qx = s->qx, *restrict qy = s->qy, *restrict qz = s->qz;
+    const float *restrict hx = s->hx, *restrict hy = s->hy, *restrict hz = s->hz;
+    cd_boxf *restrict box = s->box;
+    for (uint32_t i = first; i < end; ++i) {
+        cd_mat3 a = cd_scene_axes_of(qw[i], qx[i], qy[i], qz[i]);
+        double h0 = hx[i], h1 = hy[i], h2 = hz[i];
+        double c[3] = {cx[i], cy[i], cz[i]};
+        double r[3] = {fabs(a.col[0].x) * h0 + fabs(a.col[1].x) * h1 + fabs(a.col[2].x) * h2,
+                       fabs(a.col[0].y) * h0 + fabs(a.col[1].y) * h1 + fabs(a.col[2].y) * h2,
+                       fabs(a.col[0].z) * h0 + fabs(a.col[1].z) * h1 + fabs(a.col[2].z) * h2};
+        for (int k = 0; k < 3; ++k) {
+            double m = r[k] * (1.0 + 8.0 * DBL_EPSILON) + 4.0 * DBL_EPSILON * fabs(c[k]);
+            box[i].lo[k] = cd_float_below(c[k] - m);
+            box[i].hi[k] = cd_float_above(c[k] + m);
+        }
     }
 }
 
-void cd_scene_refresh(cd_scene *s)
-{
-    for (uint32_t i = 0; i < s->count; ++i) s->turn[i] = cd_q_from_rotvec(s->omega[i]);
-    refresh_bounds(s);
-}
+void cd_scene_refresh(cd_scene *s) { bounds_range(s, 0, s->count); }
 
-// Reflect coordinate *x with velocity *v at walls 0 and L: the centre bounces, so a cube may
-// poke through a wall by at most its half-diagonal, as in the seed report's scene.
-static void reflect(double *x, double *v, double L)
+// Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
+// through a wall by at most its half-diagonal, as in the seed report's scene. Selects, no
+// branches, so the motion loop vectorises.
+#define REFLECT(c, v, L)                                          \
+    do {                                                          \
+        float x_ = c[i] + v[i];                                   \
+        int out_ = (x_ < 0.0f) | (x_ > L);                        \
+        c[i] = x_ < 0.0f ? -x_ : (x_ > L ? 2.0f * L - x_ : x_);   \
+        v[i] = out_ ? -v[i] : v[i];                               \
+    } while (0)
+
+// Motion of cubes [first, end) in float. Blocks keep a block's state in L1 between the motion
+// loop and the bounds loop.
+enum { STEP_BLOCK = 2048 };
+
+void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end)
 {
-    if (*x < 0.0) {
-        *x = -*x;
-        *v = -*v;
-    } else if (*x > L) {
-        *x = 2.0 * L - *x;
-        *v = -*v;
+    float *restrict cx = s->cx, *restrict cy = s->cy, *restrict cz = s->cz;
+    float *restrict vx = s->vx, *restrict vy = s->vy, *restrict vz = s->vz;
+    float *restrict qw = s->qw, *restrict qx = s->qx, *restrict qy = s->qy, *restrict qz = s->qz;
+    const float *restrict tw = s->tw, *restrict tx = s->tx, *restrict ty = s->ty, *restrict tz = s->tz;
+    float L = (float)s->world;  // the far walls as the largest float ≤ L
+    if ((double)L > s->world) L = cd_float_next_down(L);
+    for (uint32_t b = first; b < end; b += STEP_BLOCK) {
+        uint32_t e = end - b < STEP_BLOCK ? end : b + STEP_BLOCK;
+        for (uint32_t i = b; i < e; ++i) {
+            REFLECT(cx, vx, L);
+            REFLECT(cy, vy, L);
+            REFLECT(cz, vz, L);
+            float w = tw[i] * qw[i] - tx[i] * qx[i] - ty[i] * qy[i] - tz[i] * qz[i];
+            float x = tw[i] * qx[i] + tx[i] * qw[i] + ty[i] * qz[i] - tz[i] * qy[i];
+            float y = tw[i] * qy[i] - tx[i] * qz[i] + ty[i] * qw[i] + tz[i] * qx[i];
+            float z = tw[i] * qz[i] + tx[i] * qy[i] - ty[i] * qx[i] + tz[i] * qw[i];
+            float inv = 1.0f / sqrtf(w * w + x * x + y * y + z * z);
+            qw[i] = w * inv, qx[i] = x * inv, qy[i] = y * inv, qz[i] = z * inv;
+        }
+        bounds_range(s, b, e);
     }
 }
 
 void cd_scene_step(cd_scene *s)
 {
-    double L = s->world;
-    for (uint32_t i = 0; i < s->count; ++i) {
-        cd_vec3 c = cd_v3_add(s->obb[i].c, s->vel[i]);
-        reflect(&c.x, &s->vel[i].x, L);
-        reflect(&c.y, &s->vel[i].y, L);
-        reflect(&c.z, &s->vel[i].z, L);
-        s->obb[i].c = c;
-        s->rot[i] = cd_q_normalize(cd_q_mul(s->turn[i], s->rot[i]));
-    }
-    refresh_bounds(s);
+    cd_scene_step_range(s, 0, s->count);
     s->frame++;
 }
 
 void cd_scene_destroy(cd_scene *s)
 {
     if (!s) return;
-    cd_free(s->obb);
-    cd_free(s->aabb);
-    cd_free(s->rot);
-    cd_free(s->vel);
-    cd_free(s->omega);
-    cd_free(s->turn);
+    float *arrays[SCENE_FLOAT_ARRAYS] = {s->cx, s->cy, s->cz, s->qw, s->qx, s->qy, s->qz, s->hx, s->hy,
+                                         s->hz, s->vx, s->vy, s->vz, s->tw, s->tx, s->ty, s->tz};
+    for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) cd_free(arrays[k]);
+    cd_free(s->box);
     cd_free(s);
 }

@@ -9,6 +9,8 @@
 
 static const char *const columns[] = {"id", "cx", "cy", "cz", "qw", "qx", "qy", "qz", "hx", "hy", "hz"};
 enum { NCOL = sizeof columns / sizeof columns[0] };
+// Cubes are kept in float; boxes of larger coordinates would overflow it.
+#define CD_SCENE_MAX_COORD 1e30
 
 int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t err_len)
 {
@@ -22,9 +24,9 @@ int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t e
     char buf[NCOL][40];
     const char *fields[NCOL];
     for (uint32_t i = 0; i < s->count; ++i) {
-        const cd_obb *b = &s->obb[i];
-        const cd_quat q = s->rot[i];
-        double v[NCOL] = {0, b->c.x, b->c.y, b->c.z, q.w, q.x, q.y, q.z, b->half.x, b->half.y, b->half.z};
+        cd_vec3 c = cd_scene_center(s, i), h = cd_scene_half(s, i);
+        cd_quat q = cd_scene_rot(s, i);
+        double v[NCOL] = {0, c.x, c.y, c.z, q.w, q.x, q.y, q.z, h.x, h.y, h.z};
         snprintf(buf[0], sizeof buf[0], "%u", i);
         for (int k = 1; k < NCOL; ++k) cd_csv_format_double(buf[k], sizeof buf[k], v[k]);
         for (int k = 0; k < NCOL; ++k) fields[k] = buf[k];
@@ -70,8 +72,8 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
             goto fail;
         }
         for (int k = 0; k < NCOL; ++k)
-            if (cd_csv_parse_double(row->fields[k], &v[k]) != 0) {
-                snprintf(err, err_len, "%s:%zu: column %s: expected a number, found '%s'", path, row->line,
+            if (cd_csv_parse_double(row->fields[k], &v[k]) != 0 || !(fabs(v[k]) <= CD_SCENE_MAX_COORD)) {
+                snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'", path, row->line,
                          columns[k], row->fields[k]);
                 goto fail;
             }
@@ -80,10 +82,8 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
             snprintf(err, err_len, "%s:%zu: expected a unit quaternion and half-extents >= 0", path, row->line);
             goto fail;
         }
-        uint32_t i = (uint32_t)(r - 1);
-        s->obb[i].c = cd_v3(v[1], v[2], v[3]);
-        s->obb[i].half = cd_v3(v[8], v[9], v[10]);
-        s->rot[i] = q;  // kept as written so the frame reproduces bit for bit
+        // Kept as written (rounded to float), so a frame cdlab wrote reproduces bit for bit.
+        cd_scene_set_pose(s, (uint32_t)(r - 1), cd_v3(v[1], v[2], v[3]), q, cd_v3(v[8], v[9], v[10]));
         wmax = fmax(wmax, fmax(fabs(v[1]), fmax(fabs(v[2]), fabs(v[3]))));
     }
     if (s->world <= 0.0) s->world = wmax > 0.0 ? wmax : 1.0;

@@ -92,4 +92,27 @@ static inline double cd_round_down(double x)
     return cd_bits_to_double(x > 0.0 ? u - 1 : u + 1);
 }
 
+/// Next float toward −inf (f not NaN; −inf stays). Bit arithmetic with selects, no branches, so
+/// loops that round many bounds vectorise; same results as nextafterf(f, −INFINITY).
+static inline float cd_float_next_down(float f)
+{
+    union { float f; uint32_t u; } b = {.f = f};
+    uint32_t u = b.u, r = u + 2u * (u >> 31) - 1u;  // magnitude grows below zero, shrinks above
+    r = (u & 0x7fffffffu) == 0 ? 0x80000001u : r;   // ±0 → −denorm_min
+    r = u == 0xff800000u ? u : r;                   // −inf has nothing below
+    b.u = r;
+    return b.f;
+}
+/// Next float toward +inf (f not NaN).
+static inline float cd_float_next_up(float f) { return -cd_float_next_down(-f); }
+/// A float strictly below d (d not NaN, |d| ≤ FLT_MAX): the largest float < d when (float)d
+/// rounds to d or above, else (float)d. Strict, so it also covers a rounding of d itself: when d
+/// is a rounded double, the float lies at least one double ulp below it.
+static inline float cd_float_below(double d)
+{
+    float f = (float)d;
+    return (double)f >= d ? cd_float_next_down(f) : f;
+}
+/// A float strictly above d (the mirror of cd_float_below).
+static inline float cd_float_above(double d) { return -cd_float_below(-d); }
 #endif
