@@ -111,39 +111,49 @@ void cd_scene_refresh(cd_scene *s) { bounds_range(s, 0, s->count); }
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
 // through a wall by at most its half-diagonal, as in the seed report's scene. Selects, no
 // branches, so the motion loop vectorises.
-#define REFLECT(c, v, L)                                          \
-    do {                                                          \
-        float x_ = c[i] + v[i];                                   \
-        int out_ = (x_ < 0.0f) | (x_ > L);                        \
-        c[i] = x_ < 0.0f ? -x_ : (x_ > L ? 2.0f * L - x_ : x_);   \
-        v[i] = out_ ? -v[i] : v[i];                               \
+#define REFLECT(c, v, L)                                                                \
+    do {                                                                                \
+        float v_ = v[i], x_ = c[i] + v_, low_ = -x_, high_ = 2.0f * L - x_, back_ = -v_; \
+        int below_ = x_ < 0.0f, above_ = x_ > L;                                        \
+        c[i] = below_ ? low_ : (above_ ? high_ : x_);                                   \
+        v[i] = below_ | above_ ? back_ : v_;                                            \
     } while (0)
 
-// Motion of cubes [first, end) in float. Blocks keep a block's state in L1 between the motion
-// loop and the bounds loop.
+// Centres move and bounce; one axis per call, so each loop streams two arrays and vectorises.
+static void move_axis(float *restrict c, float *restrict v, uint32_t first, uint32_t end, float L)
+{
+    for (uint32_t i = first; i < end; ++i) REFLECT(c, v, L);
+}
+
+// q ← normalise(turn · q) in float.
+static void turn_range(float *restrict qw, float *restrict qx, float *restrict qy, float *restrict qz,
+                       const float *restrict tw, const float *restrict tx, const float *restrict ty,
+                       const float *restrict tz, uint32_t first, uint32_t end)
+{
+    for (uint32_t i = first; i < end; ++i) {
+        float w = tw[i] * qw[i] - tx[i] * qx[i] - ty[i] * qy[i] - tz[i] * qz[i];
+        float x = tw[i] * qx[i] + tx[i] * qw[i] + ty[i] * qz[i] - tz[i] * qy[i];
+        float y = tw[i] * qy[i] - tx[i] * qz[i] + ty[i] * qw[i] + tz[i] * qx[i];
+        float z = tw[i] * qz[i] + tx[i] * qy[i] - ty[i] * qx[i] + tz[i] * qw[i];
+        float inv = 1.0f / sqrtf(w * w + x * x + y * y + z * z);
+        qw[i] = w * inv, qx[i] = x * inv, qy[i] = y * inv, qz[i] = z * inv;
+    }
+}
+
+// Motion of cubes [first, end) in float, in blocks that stay in L1 from the motion loops to the
+// bounds loop.
 enum { STEP_BLOCK = 2048 };
 
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end)
 {
-    float *restrict cx = s->cx, *restrict cy = s->cy, *restrict cz = s->cz;
-    float *restrict vx = s->vx, *restrict vy = s->vy, *restrict vz = s->vz;
-    float *restrict qw = s->qw, *restrict qx = s->qx, *restrict qy = s->qy, *restrict qz = s->qz;
-    const float *restrict tw = s->tw, *restrict tx = s->tx, *restrict ty = s->ty, *restrict tz = s->tz;
     float L = (float)s->world;  // the far walls as the largest float ≤ L
     if ((double)L > s->world) L = cd_float_next_down(L);
     for (uint32_t b = first; b < end; b += STEP_BLOCK) {
         uint32_t e = end - b < STEP_BLOCK ? end : b + STEP_BLOCK;
-        for (uint32_t i = b; i < e; ++i) {
-            REFLECT(cx, vx, L);
-            REFLECT(cy, vy, L);
-            REFLECT(cz, vz, L);
-            float w = tw[i] * qw[i] - tx[i] * qx[i] - ty[i] * qy[i] - tz[i] * qz[i];
-            float x = tw[i] * qx[i] + tx[i] * qw[i] + ty[i] * qz[i] - tz[i] * qy[i];
-            float y = tw[i] * qy[i] - tx[i] * qz[i] + ty[i] * qw[i] + tz[i] * qx[i];
-            float z = tw[i] * qz[i] + tx[i] * qy[i] - ty[i] * qx[i] + tz[i] * qw[i];
-            float inv = 1.0f / sqrtf(w * w + x * x + y * y + z * z);
-            qw[i] = w * inv, qx[i] = x * inv, qy[i] = y * inv, qz[i] = z * inv;
-        }
+        move_axis(s->cx, s->vx, b, e, L);
+        move_axis(s->cy, s->vy, b, e, L);
+        move_axis(s->cz, s->vz, b, e, L);
+        turn_range(s->qw, s->qx, s->qy, s->qz, s->tw, s->tx, s->ty, s->tz, b, e);
         bounds_range(s, b, e);
     }
 }
