@@ -1,45 +1,50 @@
 // SPDX-License-Identifier: MIT
-// Uniform grid keyed by each box's low corner. The cell side is at least the extent of every
-// "small" box, so two overlapping small boxes have low-corner cells at most one apart per axis:
-// each box is compared with the boxes after it in its own cell and in the 13 "forward" neighbour
-// cells (a half neighbourhood), which finds every overlapping pair exactly once. Boxes larger than
-// a cell ("big": only when cell_size is set, or when a few outliers are far above the mean size)
-// are compared with every box by a linear scan, again once per pair.
+// Uniform grid of rows: the (y, z) plane is cut into square cells, each cell is a row along x,
+// and each row is kept sorted by lo.x. A box belongs to the row of its low corner. The cell side
+// is at least the extent of every "small" box, so two overlapping small boxes sit in rows at most
+// one apart on y and on z: each row is swept against itself and its 4 "forward" neighbour rows
+// (a half neighbourhood), which finds every overlapping pair exactly once. Within a pair of rows
+// the x order bounds the window to test: q can reach p only if q.lo.x ≥ p.lo.x − limit. Boxes
+// larger than a cell ("big": only when cell_size is set, or when a few outliers are far above the
+// mean size) are compared with every box by a linear scan, again once per pair.
 //
-// Cells are f(v) = clamp(floor((v − origin) / cell), 0, dim − 1) per axis over the world box.
-// The clamp is monotone and never widens a gap, so boxes beyond the walls (anywhere at all) land
-// in border cells and the pair set stays exact. Objects are counting-sorted by cell every frame
-// into a dense array: no hashing, no per-frame malloc.
+// Rows are f(v) = clamp(floor(v / cell), 0, dim − 1) per axis over the world box. The clamp is
+// monotone and never widens a gap, so boxes beyond the walls (anywhere at all) land in border
+// rows and the pair set stays exact. Objects are counting-sorted by row every frame into a dense
+// array, then insertion-sorted by lo.x inside each row from last frame's order (nearly sorted):
+// no hashing, no per-frame malloc.
+//
+// Against the former 3-D grid of cells (each box against 13 neighbour cells), rows cut the
+// per-box overhead of visiting mostly empty cells: at 100 000 cubes candidates took 8 ms there.
 #include "float_bounds.h"
 
 // Auto cell side: the largest box extent, but at most GRID_OUTLIER × the mean extent, so a few
 // huge boxes become "big" instead of coarsening the whole grid.
 #define GRID_OUTLIER 2.0
-// Slack between the small-box extent limit and the cell side: floor((v − o) / cell) carries
-// rounding error, and the margin keeps two overlapping small boxes within one cell of each other.
+// Slack between the small-box extent limit and the cell side: floor(v / cell) carries rounding
+// error, and the margin keeps two overlapping small boxes within one row of each other. The
+// x window uses the same slack for the rounding of lo.x − limit.
 #define GRID_MARGIN 1e-6
-// Cell side over the small-box limit. Larger cells only add tests: candidate generation at
-// 100 000 cubes took 12, 22, 29, 47 ms CPU for 1, 1.5, 2, 3 (thread CPU time, loaded machine).
-#define GRID_CELL_SCALE 1.0
-enum { GRID_MAX_CELLS_PER_OBJECT = 8, GRID_MIN_CELLS = 4096, GRID_MAX_DIM = 1 << 20 };
+enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 15 };
 
 typedef struct grid {
     double cell_param;      // requested cell side; 0 = auto
     double limit;           // boxes with every extent ≤ limit are small
+    double reach;           // limit with the margin: the x window's reach behind a box
     double cell, inv_cell;  // cell side in use and its inverse
-    uint32_t dim[3];        // cells per axis over [0, world]³
+    uint32_t dim[2];        // rows per axis (y, z) over [0, world]²
     uint32_t n;             // objects the layout was made for (UINT32_MAX = none yet)
     double world;           // world side the layout was made for
-    size_t ncells;
-    uint32_t *start;        // ncells + 1 offsets into entry[] (counting sort)
+    size_t nrows;
+    uint32_t *start;        // nrows + 1 offsets into entry[] (counting sort)
     int ordered;            // entry[] holds last frame's order of the same objects
-    cd_fbox *entry;         // small objects in cell order, then bigs; AoS: a neighbour range holds
-                            // about one object, so a test reads one record
+    cd_fbox *entry;         // small objects by row, sorted by lo.x in a row, then bigs; AoS: a
+                            // window holds a few objects and a test reads one record
     cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
-    uint32_t *next_cell;    // their cells; UINT32_MAX for big objects
+    uint32_t *next_row;     // their rows; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
-    size_t start_cap, cell_cap, entry_cap, next_cap;
-    uint64_t max_per_cell;
+    size_t start_cap, row_cap, entry_cap, next_cap;
+    uint64_t max_per_row;
 } grid;
 
 static void *grid_create(const cd_broad_params *p, const cd_scene *s)
@@ -55,7 +60,7 @@ static void grid_destroy(void *self)
 {
     grid *g = self;
     cd_free(g->start);
-    cd_free(g->next_cell);
+    cd_free(g->next_row);
     cd_free(g->entry);
     cd_free(g->next);
     cd_free(g);
@@ -63,14 +68,14 @@ static void grid_destroy(void *self)
 
 static inline double max_extent(const cd_boxf *b)
 {
-    // In double: the float differences would round.
+    // In double: float differences would round.
     double x = (double)b->hi[0] - b->lo[0], y = (double)b->hi[1] - b->lo[1], z = (double)b->hi[2] - b->lo[2];
-    double m = x > y ? x : y;
+    double m = x > y ? x : y;  // not fmax: a libm call
     return m > z ? m : z;
 }
 
 // Small-box limit, cell side and dimensions: from the parameter, or from the object extents;
-// the cell grows until the dense cell array stays within GRID_MAX_CELLS_PER_OBJECT per object.
+// the cell grows until the dense row array stays within GRID_MAX_ROWS_PER_OBJECT per object.
 static void grid_layout(grid *g, const cd_scene *s)
 {
     uint32_t n = s->count;
@@ -86,22 +91,22 @@ static void grid_layout(grid *g, const cd_scene *s)
         if (!(limit > 0.0)) limit = 1.0;
     }
     double side = s->world > 0.0 ? s->world : limit;
-    double max_cells = fmax((double)GRID_MIN_CELLS, (double)GRID_MAX_CELLS_PER_OBJECT * n);
+    double max_rows = fmax((double)GRID_MIN_ROWS, (double)GRID_MAX_ROWS_PER_OBJECT * n);
     for (;;) {
         double d = ceil(side / (limit * (1.0 + GRID_MARGIN)));
         if (d < 1.0) d = 1.0;
-        if (d <= GRID_MAX_DIM && d * d * d <= max_cells) break;
+        if (d <= GRID_MAX_DIM && d * d <= max_rows) break;
         limit *= 1.25;
     }
     g->limit = limit;
-    g->cell = limit * (1.0 + GRID_MARGIN) * GRID_CELL_SCALE;
+    g->reach = limit * (1.0 + GRID_MARGIN);
+    g->cell = limit * (1.0 + GRID_MARGIN);
     g->inv_cell = 1.0 / g->cell;
     double d = ceil(side / g->cell);
-    for (int k = 0; k < 3; ++k) g->dim[k] = d < 1.0 ? 1u : (uint32_t)d;
-    g->ncells = (size_t)g->dim[0] * g->dim[1] * g->dim[2];
-    CD_ASSERT(g->ncells < UINT32_MAX);
-    cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->ncells + 1);
-    cd_buf_reserve((void **)&g->next_cell, sizeof *g->next_cell, &g->cell_cap, n);
+    for (int k = 0; k < 2; ++k) g->dim[k] = d < 1.0 ? 1u : (uint32_t)d;
+    g->nrows = (size_t)g->dim[0] * g->dim[1];
+    cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
+    cd_buf_reserve((void **)&g->next_row, sizeof *g->next_row, &g->row_cap, n);
     cd_buf_reserve((void **)&g->entry, sizeof *g->entry, &g->entry_cap, n);
     cd_buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
     g->ordered = 0;
@@ -118,11 +123,25 @@ static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
     return (uint32_t)t;
 }
 
-// Counting sort by cell, visiting the objects in last frame's cell order: few objects change
-// cell between frames, so the count and scatter passes walk the cell array almost in order instead
-// of at random, and only the reads of the scene's AABBs are scattered (prefetched). Against
-// visiting in id order (scattered counts and writes) it measured 6.8–7.1 vs 7.1–9.1 ms at
-// 100 000 cubes but 0.57 vs 0.53 ms at 10 000, where the cell array fits in L2 (min CPU time).
+// Sort one row by lo.x: insertion sort, since the row comes in last frame's order and boxes move
+// little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
+static void sort_row(cd_fbox *e, uint32_t n)
+{
+    for (uint32_t k = 1; k < n; ++k) {
+        if (!(e[k].lo[0] < e[k - 1].lo[0])) continue;
+        cd_fbox v = e[k];
+        uint32_t j = k;
+        do {
+            e[j] = e[j - 1];
+            --j;
+        } while (j > 0 && v.lo[0] < e[j - 1].lo[0]);
+        e[j] = v;
+    }
+}
+
+// Counting sort by row, visiting the objects in last frame's order: few objects change row
+// between frames, so the count and scatter passes walk the row array almost in order, and only
+// the reads of the scene's boxes are scattered (prefetched).
 enum { GRID_PREFETCH = 32 };
 
 static void grid_update(void *self, const cd_scene *s)
@@ -130,50 +149,45 @@ static void grid_update(void *self, const cd_scene *s)
     grid *g = self;
     uint32_t n = s->count;
     if (n != g->n || s->world != g->world) grid_layout(g, s);
-    uint32_t *start = g->start, *cell = g->next_cell;
-    memset(start, 0, (g->ncells + 1) * sizeof *start);
+    uint32_t *start = g->start, *row = g->next_row;
+    memset(start, 0, (g->nrows + 1) * sizeof *start);
     uint32_t nbig = 0;
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t id = g->ordered ? g->entry[k].id : k;
-        if (g->ordered && k + GRID_PREFETCH < n) {
-            const char *ahead = (const char *)&s->box[g->entry[k + GRID_PREFETCH].id];
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + sizeof(cd_boxf) - 1);  // 24-byte boxes may straddle lines
-        }
+        if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->entry[k + GRID_PREFETCH].id]);
         const cd_boxf *b = &s->box[id];
         g->next[k] = cd_fbox_from(b, id);
         if (max_extent(b) > g->limit) {
-            cell[k] = UINT32_MAX;
+            row[k] = UINT32_MAX;
             ++nbig;
             continue;
         }
-        uint32_t x = cell_coord(b->lo[0], g->inv_cell, g->dim[0]), y = cell_coord(b->lo[1], g->inv_cell, g->dim[1]);
-        uint32_t z = cell_coord(b->lo[2], g->inv_cell, g->dim[2]);
-        uint32_t c = (z * g->dim[1] + y) * g->dim[0] + x;
-        cell[k] = c;
-        start[c]++;
+        uint32_t y = cell_coord(b->lo[1], g->inv_cell, g->dim[0]), z = cell_coord(b->lo[2], g->inv_cell, g->dim[1]);
+        uint32_t r = z * g->dim[0] + y;
+        row[k] = r;
+        start[r]++;
     }
-    // Inclusive prefix sums: start[c] becomes the end of cell c.
-    uint32_t max_per_cell = start[0];
-    for (size_t c = 1; c < g->ncells; ++c) {
-        if (start[c] > max_per_cell) max_per_cell = start[c];
-        start[c] += start[c - 1];
+    // Inclusive prefix sums: start[r] becomes the end of row r.
+    uint32_t max_per_row = start[0];
+    for (size_t r = 1; r < g->nrows; ++r) {
+        if (start[r] > max_per_row) max_per_row = start[r];
+        start[r] += start[r - 1];
     }
-    g->max_per_cell = max_per_cell;
+    g->max_per_row = max_per_row;
     g->nsmall = n - nbig;
     g->nbig = nbig;
-    start[g->ncells] = g->nsmall;
-    // Scatter backwards from the end of each cell, which leaves start[c] at the beginning of
-    // cell c and keeps last frame's order inside a cell.
+    start[g->nrows] = g->nsmall;
+    // Scatter backwards from the end of each row, which leaves start[r] at the beginning of row
+    // r and keeps last frame's order inside a row.
     uint32_t nb = n;
     for (uint32_t k = n; k-- > 0;) {
-        uint32_t at = cell[k] == UINT32_MAX ? --nb : --start[cell[k]];
+        uint32_t at = row[k] == UINT32_MAX ? --nb : --start[row[k]];
         g->entry[at] = g->next[k];
     }
+    for (size_t r = 0; r < g->nrows; ++r) sort_row(g->entry + start[r], start[r + 1] - start[r]);
     g->ordered = 1;
 }
 
-// Test entry p against entries [q0, q1).
 // Test entry p against entries [q0, q1). Branch-free: every pair is written and the count moves
 // only on a hit, since hits are too irregular to predict.
 static inline uint64_t test_range(const cd_fbox *e, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
@@ -200,38 +214,92 @@ static inline uint64_t test_range(const cd_fbox *e, uint32_t p, uint32_t q0, uin
     return q1 - q0;
 }
 
+// Make room for n more pairs in the sink (flushing it), so a sweep can write without checks.
+static inline void sink_room(cd_pair_sink *sink, uint32_t n)
+{
+    if (sink->capacity - sink->count < n) sink->flush(sink);
+}
+
+// Test p against the boxes from q while their lo.x ≤ p's hi.x (the end of p's window in a row
+// sorted by lo.x); returns the boxes tested. The scan and the test are one loop, writing every
+// pair and counting only hits: one hard-to-predict branch per window instead of three.
+static inline uint32_t sweep_window(const cd_fbox *e, uint32_t p, uint32_t q, uint32_t end, cd_pair_sink *sink)
+{
+    const cd_fbox *a = &e[p];
+    uint32_t q0 = q;
+    if (end - q > sink->capacity - sink->count) {  // crowded rows (degenerate scenes): checked pushes
+        for (; q < end && e[q].lo[0] <= a->hi[0]; ++q)
+            if (cd_fbox_overlap(a, &e[q])) cd_sink_push(sink, a->id, e[q].id);
+        return q - q0;
+    }
+    cd_pair *out = sink->buf + sink->count;
+    uint32_t c = 0;
+    for (; q < end && e[q].lo[0] <= a->hi[0]; ++q) {
+        const cd_fbox *b = &e[q];
+        out[c] = (cd_pair){a->id, b->id};
+        c += (b->lo[0] <= a->hi[0]) & (a->lo[0] <= b->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
+             (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
+    }
+    sink->count += c;
+    return q - q0;
+}
+
+// Row [a0, a1) against itself: sorted by lo.x, p reaches the boxes after it up to its hi.x.
+static uint64_t sweep_own(const cd_fbox *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+{
+    uint64_t tests = 0;
+    for (uint32_t p = a0; p < a1; ++p) tests += sweep_window(e, p, p + 1, a1, sink);
+    return tests;
+}
+
+// Row [a0, a1) against row [b0, b1): for each p (in lo.x order) the window of q with
+// lo.x ∈ [p.lo.x − reach, p.hi.x]; its start only moves forward.
+static uint64_t sweep_pair(const cd_fbox *e, uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, double reach,
+                           cd_pair_sink *sink)
+{
+    uint64_t tests = 0;
+    uint32_t j = b0;
+    for (uint32_t p = a0; p < a1 && j < b1; ++p) {
+        double from = (double)e[p].lo[0] - reach;
+        while (j < b1 && (double)e[j].lo[0] < from) ++j;
+        tests += sweep_window(e, p, j, b1, sink);
+    }
+    return tests;
+}
+
+// Rows [r0, r1) against themselves and their forward neighbours.
+static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *sink)
+{
+    const cd_fbox *e = g->entry;
+    const uint32_t *start = g->start;
+    uint32_t dy = g->dim[0], dz = g->dim[1];
+    // The forward half neighbourhood of row (y, z): (y+1, z), (y−1, z+1), (y, z+1), (y+1, z+1).
+    static const int near[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
+    uint64_t tests = 0;
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t a0 = start[r], a1 = start[r + 1];
+        if (a0 == a1) continue;
+        int64_t y = (int64_t)(r % dy), z = (int64_t)(r / dy);
+        tests += sweep_own(e, a0, a1, sink);
+        for (int k = 0; k < 4; ++k) {
+            int64_t ny = y + near[k][0], nz = z + near[k][1];
+            if (ny < 0 || ny >= dy || nz >= dz) continue;
+            size_t nr = (size_t)nz * dy + (size_t)ny;
+            tests += sweep_pair(e, a0, a1, start[nr], start[nr + 1], g->reach, sink);
+        }
+    }
+    return tests;
+}
+
 static void grid_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
 {
     (void)s;
     grid *g = self;
-    const cd_fbox *e = g->entry;
-    const uint32_t *start = g->start;
-    uint32_t dx = g->dim[0], dy = g->dim[1], dz = g->dim[2];
-    uint64_t tests = 0;
-    // The forward half neighbourhood as 4 rows of up to 3 x-adjacent cells (contiguous in the
-    // cell order) besides the own row, where the own cell (after p) and cell x + 1 follow p.
-    static const int rows[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
-    for (uint32_t z = 0, c = 0; z < dz; ++z)
-        for (uint32_t y = 0; y < dy; ++y)
-            for (uint32_t x = 0; x < dx; ++x, ++c) {
-                uint32_t p0 = start[c], p1 = start[c + 1];
-                if (p0 == p1) continue;
-                uint32_t xl = x > 0 ? x - 1 : 0, xh = x + 1 < dx ? x + 1 : x;
-                uint32_t own_end = start[c + (xh - x) + 1];
-                for (uint32_t p = p0; p < p1; ++p) {
-                    tests += test_range(e, p, p + 1, own_end, sink);
-                    for (int r = 0; r < 4; ++r) {
-                        int64_t ny = (int64_t)y + rows[r][0], nz = (int64_t)z + rows[r][1];
-                        if (ny < 0 || ny >= dy || nz >= dz) continue;
-                        size_t row = ((size_t)nz * dy + (size_t)ny) * dx;
-                        tests += test_range(e, p, start[row + xl], start[row + xh + 1], sink);
-                    }
-                }
-            }
+    uint64_t tests = sweep_rows(g, 0, g->nrows, sink);
     // Big boxes against every small box, and against the bigs after them.
     for (uint32_t p = g->nsmall; p < g->nsmall + g->nbig; ++p) {
-        tests += test_range(e, p, 0, g->nsmall, sink);
-        tests += test_range(e, p, p + 1, g->nsmall + g->nbig, sink);
+        tests += test_range(g->entry, p, 0, g->nsmall, sink);
+        tests += test_range(g->entry, p, p + 1, g->nsmall + g->nbig, sink);
     }
     st->bv_tests += tests;
 }
@@ -239,17 +307,18 @@ static void grid_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, c
 static void grid_shape_stats(void *self, cd_broad_stats *st)
 {
     grid *g = self;
-    st->nodes = g->ncells;
-    st->bytes = sizeof *g + g->start_cap * sizeof *g->start + g->cell_cap * sizeof *g->next_cell +
+    st->nodes = g->nrows;
+    st->bytes = sizeof *g + g->start_cap * sizeof *g->start + g->row_cap * sizeof *g->next_row +
                 (g->entry_cap + g->next_cap) * sizeof *g->entry;
-    st->max_per_node = g->max_per_cell;
-    st->per_level[0] = g->nsmall;  // objects in cells
+    st->max_per_node = g->max_per_row;
+    st->per_level[0] = g->nsmall;  // objects in rows
     st->per_level[1] = g->nbig;    // objects scanned linearly
 }
 
 const cd_broad_method cd_broad_grid = {
     .name = "grid",
-    .description = "uniform grid on low corners, cell from the object extents (or cell_size); bigger boxes scanned",
+    .description = "uniform grid of rows on low corners (y, z cells, each row swept along x), cell from the object "
+                   "extents (or cell_size); bigger boxes scanned",
     .create = grid_create,
     .update = grid_update,
     .candidates = grid_candidates,
