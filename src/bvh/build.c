@@ -111,7 +111,7 @@ static void add_moment_of(const builder *b, uint32_t id, cd_tri_moment *sum)
 // Children first (post-order): a node's covariance moments are its children's sums, O(1) per
 // node instead of a pass over its triangles; leaves write their ids into order, so by the time a
 // node is fitted its whole range of order is final.
-// pos: where this node's point list goes in ctx.pts (after the lists of pending left siblings);
+// pos: where this node's point list goes in ctx.px/py/pz (after the lists of pending left siblings);
 // *np: its length.
 static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t count, int depth, uint32_t pos,
                                uint32_t *np)
@@ -123,6 +123,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
     nd->depth = (uint8_t)depth;
     if (depth > bvh->depth) bvh->depth = depth;
     cd_tri_moment sum = {0};
+    cd_mat3 ax = cd_m3_identity();
     if (count <= bvh->leaf_size) {
         for (uint32_t i = 0; i < count; ++i) {
             uint32_t id = b->list[0][first + i];
@@ -131,6 +132,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         }
         nd->first = first;
         nd->count = count;
+        if (nd->kind & CD_BV_OBB) ax = cd_bvh_obb_axes(&b->ctx, bvh->order + first, count, &sum);
         *np = cd_bvh_points_gather(&b->ctx, bvh->order + first, count, pos);
     } else {
         const cd_vec3 *cen = b->ctx.centroids;
@@ -154,10 +156,12 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         cd_tri_moment r = build_rec(b, left + 1, first + half, count - half, depth + 1, pos + nl, &nr);
         moment_add(&sum, &l);
         moment_add(&sum, &r);
+        // The axes first: their eigen-solve is a chain of latency that the merge's independent
+        // loads and stores can overlap.
+        if (nd->kind & CD_BV_OBB) ax = cd_bvh_obb_axes(&b->ctx, bvh->order + first, count, &sum);
         *np = cd_bvh_points_merge(&b->ctx, pos, nl + nr);
     }
-    cd_bvh_fit_node(&b->ctx, nd, bvh->order + first, count, b->ctx.pts + pos, *np, b->ctx.obb ? &sum : NULL,
-                    bvh->margin);
+    cd_bvh_fit_node(&b->ctx, nd, pos, *np, &ax, bvh->margin);
     return sum;
 }
 
@@ -187,7 +191,9 @@ static void ctx_init(builder *b)
     b->ctx.centroids = cd_alloc(sizeof(cd_vec3) * n);
     b->ctx.stamp = cd_alloc_zero(b->bvh->mesh->nverts ? b->bvh->mesh->nverts : 1, sizeof(uint32_t));
     b->ctx.epoch = 0;
-    b->ctx.pts = cd_alloc(sizeof(cd_vec3) * 3 * (size_t)n);
+    b->ctx.px = cd_alloc(sizeof(double) * 9 * (size_t)n);
+    b->ctx.py = b->ctx.px + 3 * (size_t)n;
+    b->ctx.pz = b->ctx.py + 3 * (size_t)n;
     b->ctx.pid = cd_alloc(sizeof(uint32_t) * 3 * (size_t)n);
     b->ctx.obb = plan_has_obb(&b->bvh->plan);
     precompute(b);
@@ -197,7 +203,7 @@ static void ctx_free(builder *b)
 {
     cd_free(b->ctx.centroids);
     cd_free(b->ctx.stamp);
-    cd_free(b->ctx.pts);
+    cd_free(b->ctx.px);
     cd_free(b->ctx.pid);
 }
 
@@ -240,6 +246,7 @@ static cd_tri_moment refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_
     cd_bvh *bvh = b->bvh;
     cd_bvh_node *nd = &bvh->nodes[ni];
     cd_tri_moment sum = {0};
+    cd_mat3 ax = cd_m3_identity();
     if (nd->count) {
         *first = nd->first, *count = nd->count;
         for (uint32_t i = 0; i < nd->count && b->ctx.obb; ++i) add_moment_of(b, bvh->order[nd->first + i], &sum);
@@ -256,8 +263,8 @@ static cd_tri_moment refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_
     }
     // Fitting from the triangles (not from the children's volumes) keeps the volumes as tight as
     // a fresh build's; the topology, and hence the comparison between variants, stays fixed.
-    cd_bvh_fit_node(&b->ctx, nd, bvh->order + *first, *count, b->ctx.pts + pos, *np, b->ctx.obb ? &sum : NULL,
-                    bvh->margin);
+    if (nd->kind & CD_BV_OBB) ax = cd_bvh_obb_axes(&b->ctx, bvh->order + *first, *count, &sum);
+    cd_bvh_fit_node(&b->ctx, nd, pos, *np, &ax, bvh->margin);
     return sum;
 }
 

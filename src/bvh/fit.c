@@ -6,6 +6,9 @@
 
 #include <float.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r)
 {
@@ -36,7 +39,7 @@ static cd_vec3 eigenvector(double a[3][3], double l)
 }
 
 // Eigenvectors of a symmetric 3×3 matrix in closed form (Smith 1961: eigenvalues from the
-// trigonometric solution of the characteristic cubic). It replaced cyclic Jacobi, which was a
+// trigonometric form of the characteristic cubic, its root found by Newton's method). It replaced cyclic Jacobi, which was a
 // quarter of the build. The axes need not be exact: extents come from projecting the vertices,
 // so any orthonormal axes enclose; accuracy only affects tightness. The eigenvector of the most
 // isolated eigenvalue goes first, the other is made orthogonal to it.
@@ -50,9 +53,24 @@ static cd_mat3 eigenvectors(double a[3][3])
     double p = sqrt(p2 / 6.0), ip = 1.0 / p;
     double b00 = d0 * ip, b11 = d1 * ip, b22 = d2 * ip, b01 = a[0][1] * ip, b02 = a[0][2] * ip, b12 = a[1][2] * ip;
     double det = b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
-    double r = fmax(-1.0, fmin(1.0, 0.5 * det));
-    double phi = acos(r) / 3.0;
-    double l1 = q + 2.0 * p * cos(phi), l3 = q + 2.0 * p * cos(phi + 2.0943951023931954923);  // 2π/3
+    double r = 0.5 * det;
+    r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
+    // The eigenvalues are q + 2p·c for the three roots c of 4c³ − 3c = r, i.e. cos(acos(r)/3 +
+    // 2πk/3). acos and cos were a tenth of the build; instead Newton's method finds the largest
+    // root c1 ∈ [1/2, 1] (c = 1/2 + e with 6e² + 4e³ = 1 + r; the start is that series to e³,
+    // off by < 2e-3), where g(c) = 4c³ − 3c − r is increasing and convex; two steps reach 3e-11
+    // on all of [−1, 1]. The axes need no more: an eigenvalue off by δ·p turns the axes by about
+    // δ, and the extents are projections, so any axes enclose. The smallest root follows from c1
+    // by deflation.
+    double e = sqrt((1.0 + r) * (1.0 / 6.0));
+    double c1 = 0.5 + e * (1.0 - e * (1.0 / 3.0 - e * (5.0 / 27.0)));
+    for (int it = 0; it < 2; ++it) {
+        double g1 = 12.0 * c1 * c1 - 3.0;
+        if (!(g1 > 0.0)) break;  // c1 = 1/2: the double root of r = −1, already exact
+        c1 -= (4.0 * c1 * c1 * c1 - 3.0 * c1 - r) / g1;
+    }
+    double c3 = -0.5 * (c1 + sqrt(fmax(0.0, 3.0 * (1.0 - c1 * c1))));
+    double l1 = q + 2.0 * p * c1, l3 = q + 2.0 * p * c3;
     double l2 = 3.0 * q - l1 - l3;
     cd_vec3 v1 = eigenvector(a, l1), v3 = eigenvector(a, l3);
     if (l1 - l2 >= l2 - l3) return (cd_mat3){{v1, v3, cd_v3(0, 0, 0)}};
@@ -79,7 +97,7 @@ static cd_mat3 orthonormalize(cd_mat3 m)
 
 // The axes for triangles ids[0..n): covariance weighted by area; when every triangle is
 // degenerate (zero area) fall back to the covariance of the vertices.
-static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, const cd_tri_moment *sum)
+cd_mat3 cd_bvh_obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, const cd_tri_moment *sum)
 {
     if (n == 1) {
         // One triangle: its covariance's eigenvectors are the normal and two in-plane directions;
@@ -104,10 +122,12 @@ static cd_mat3 obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
     cd_vec3 ac = sum->ac;
     double mu[3], cov[3][3];
     if (area > 0.0) {
-        mu[0] = ac.x / area, mu[1] = ac.y / area, mu[2] = ac.z / area;
+        // One division: nine of them were a long chain of latency in every node's fit.
+        double ia = 1.0 / area;
+        mu[0] = ac.x * ia, mu[1] = ac.y * ia, mu[2] = ac.z * ia;
         int k = 0;
         for (int i = 0; i < 3; ++i)
-            for (int j = i; j < 3; ++j, ++k) cov[i][j] = cov[j][i] = s[k] / area - mu[i] * mu[j];
+            for (int j = i; j < 3; ++j, ++k) cov[i][j] = cov[j][i] = s[k] * ia - mu[i] * mu[j];
     } else {
         const cd_mesh *me = ctx->mesh;
         double cnt = 3.0 * n, sum[3] = {0}, sq[3][3] = {{0}};
@@ -148,7 +168,7 @@ uint32_t cd_bvh_points_gather(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
             uint32_t v = me->tris[ids[i]][k];
             if (ctx->stamp[v] == e) continue;
             ctx->stamp[v] = e;
-            ctx->pts[np] = me->verts[v];
+            ctx->px[np] = me->verts[v].x, ctx->py[np] = me->verts[v].y, ctx->pz[np] = me->verts[v].z;
             ctx->pid[np++] = v;
         }
     return np - pos;
@@ -164,40 +184,108 @@ uint32_t cd_bvh_points_merge(cd_bvh_build_ctx *ctx, uint32_t pos, uint32_t n)
         uint32_t v = ctx->pid[i];
         if (ctx->stamp[v] == e) continue;
         ctx->stamp[v] = e;
-        ctx->pts[w] = ctx->pts[i];
+        ctx->px[w] = ctx->px[i], ctx->py[w] = ctx->py[i], ctx->pz[w] = ctx->pz[i];
         ctx->pid[w++] = v;
     }
     return w - pos;
 }
 
-void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint32_t *ids, uint32_t n,
-                     const cd_vec3 *pts, uint32_t np, const cd_tri_moment *sum, double margin)
+// Extents of the points along three directions: lo/hi of u·p, v·p, w·p. Two points per SSE2
+// instruction where available (the fit's inner loop); min and max are exact, so the result is
+// the scalar loop's (up to the sign of a zero extent).
+static void project_extents(const double *px, const double *py, const double *pz, uint32_t np, cd_vec3 u, cd_vec3 v,
+                            cd_vec3 w, cd_vec3 *lo, cd_vec3 *hi)
 {
-    CD_ASSERT(n > 0 && np > 0);
-    cd_vec3 lo = pts[0], hi = lo;
-    // A pure OBB node needs no AABB.
-    if (node->kind != CD_BV_OBB)
-        for (uint32_t i = 1; i < np; ++i) lo = cd_bvh_vmin(lo, pts[i]), hi = cd_bvh_vmax(hi, pts[i]);
+    uint32_t i = 0;
+    double l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+#ifdef __SSE2__
+    if (np >= 2) {
+        const __m128d ux = _mm_set1_pd(u.x), uy = _mm_set1_pd(u.y), uz = _mm_set1_pd(u.z);
+        const __m128d vx = _mm_set1_pd(v.x), vy = _mm_set1_pd(v.y), vz = _mm_set1_pd(v.z);
+        const __m128d wx = _mm_set1_pd(w.x), wy = _mm_set1_pd(w.y), wz = _mm_set1_pd(w.z);
+        __m128d l0 = _mm_set1_pd(INFINITY), l1 = l0, l2 = l0, h0 = _mm_set1_pd(-INFINITY), h1 = h0, h2 = h0;
+        for (; i + 2 <= np; i += 2) {
+            __m128d x = _mm_loadu_pd(px + i), y = _mm_loadu_pd(py + i), z = _mm_loadu_pd(pz + i);
+            // Same association as cd_v3_dot: (ux·x + uy·y) + uz·z.
+            __m128d q0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ux, x), _mm_mul_pd(uy, y)), _mm_mul_pd(uz, z));
+            __m128d q1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(vx, x), _mm_mul_pd(vy, y)), _mm_mul_pd(vz, z));
+            __m128d q2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(wx, x), _mm_mul_pd(wy, y)), _mm_mul_pd(wz, z));
+            l0 = _mm_min_pd(l0, q0), h0 = _mm_max_pd(h0, q0);
+            l1 = _mm_min_pd(l1, q1), h1 = _mm_max_pd(h1, q1);
+            l2 = _mm_min_pd(l2, q2), h2 = _mm_max_pd(h2, q2);
+        }
+        double t[2];
+        _mm_storeu_pd(t, l0), l[0] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, l1), l[1] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, l2), l[2] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h0), h[0] = t[0] > t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h1), h[1] = t[0] > t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h2), h[2] = t[0] > t[1] ? t[0] : t[1];
+    }
+#endif
+    for (; i < np; ++i) {
+        cd_vec3 p = cd_v3(px[i], py[i], pz[i]);
+        double q[3] = {cd_v3_dot(u, p), cd_v3_dot(v, p), cd_v3_dot(w, p)};
+        for (int k = 0; k < 3; ++k) l[k] = q[k] < l[k] ? q[k] : l[k], h[k] = q[k] > h[k] ? q[k] : h[k];
+    }
+    *lo = cd_v3(l[0], l[1], l[2]);
+    *hi = cd_v3(h[0], h[1], h[2]);
+}
+
+// The points' box in the mesh frame (for AABB and sphere kinds), two points per instruction.
+static void aabb_extents(const double *px, const double *py, const double *pz, uint32_t np, cd_vec3 *lo, cd_vec3 *hi)
+{
+    uint32_t i = 0;
+    double l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+#ifdef __SSE2__
+    if (np >= 2) {
+        __m128d l0 = _mm_set1_pd(INFINITY), l1 = l0, l2 = l0, h0 = _mm_set1_pd(-INFINITY), h1 = h0, h2 = h0;
+        for (; i + 2 <= np; i += 2) {
+            __m128d x = _mm_loadu_pd(px + i), y = _mm_loadu_pd(py + i), z = _mm_loadu_pd(pz + i);
+            l0 = _mm_min_pd(l0, x), h0 = _mm_max_pd(h0, x);
+            l1 = _mm_min_pd(l1, y), h1 = _mm_max_pd(h1, y);
+            l2 = _mm_min_pd(l2, z), h2 = _mm_max_pd(h2, z);
+        }
+        double t[2];
+        _mm_storeu_pd(t, l0), l[0] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, l1), l[1] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, l2), l[2] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h0), h[0] = t[0] > t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h1), h[1] = t[0] > t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h2), h[2] = t[0] > t[1] ? t[0] : t[1];
+    }
+#endif
+    for (; i < np; ++i) {
+        double q[3] = {px[i], py[i], pz[i]};
+        for (int k = 0; k < 3; ++k) l[k] = q[k] < l[k] ? q[k] : l[k], h[k] = q[k] > h[k] ? q[k] : h[k];
+    }
+    *lo = cd_v3(l[0], l[1], l[2]);
+    *hi = cd_v3(h[0], h[1], h[2]);
+}
+
+void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t pos, uint32_t np, const cd_mat3 *axes,
+                     double margin)
+{
+    CD_ASSERT(np > 0);
+    const double *px = ctx->px + pos, *py = ctx->py + pos, *pz = ctx->pz + pos;
     // The margin absorbs every rounding of the fit (centres, projections, axis products); it is
     // far above them (≈1e-16 relative) and far below any geometric feature.
     cd_vec3 mv = cd_v3(margin, margin, margin);
-    cd_vec3 aabb_c = cd_v3_scale(cd_v3_add(lo, hi), 0.5);
     if (node->kind & CD_BV_OBB) {
-        CD_ASSERT(sum);
-        cd_mat3 ax = obb_axes(ctx, ids, n, sum);
-        cd_vec3 plo = cd_v3(INFINITY, INFINITY, INFINITY), phi = cd_v3_neg(plo);
-        for (uint32_t i = 0; i < np; ++i) {
-            cd_vec3 q = cd_m3_tmul_v(ax, pts[i]);
-            plo = cd_bvh_vmin(plo, q), phi = cd_bvh_vmax(phi, q);
-        }
+        CD_ASSERT(axes);
+        const cd_mat3 ax = *axes;
+        cd_vec3 plo, phi;
+        project_extents(px, py, pz, np, ax.col[0], ax.col[1], ax.col[2], &plo, &phi);
         node->ax0 = ax.col[0];
         node->ax1 = ax.col[1];
         node->c = cd_m3_mul_v(ax, cd_v3_scale(cd_v3_add(plo, phi), 0.5));
         node->half = cd_v3_add(cd_v3_scale(cd_v3_sub(phi, plo), 0.5), mv);
     } else {
+        cd_vec3 lo, hi;
+        aabb_extents(px, py, pz, np, &lo, &hi);
         node->ax0 = cd_v3(1, 0, 0);
         node->ax1 = cd_v3(0, 1, 0);
-        node->c = aabb_c;
+        node->c = cd_v3_scale(cd_v3_add(lo, hi), 0.5);
         node->half = cd_v3_add(cd_v3_scale(cd_v3_sub(hi, lo), 0.5), mv);
     }
     if (!(node->kind & CD_BV_SPHERE)) {
@@ -208,7 +296,7 @@ void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, const uint3
     // Tested sphere: centred on the box, radius to the farthest vertex.
     double r2 = 0;
     for (uint32_t i = 0; i < np; ++i) {
-        double d = cd_v3_len2(cd_v3_sub(pts[i], node->c));
+        double d = cd_v3_len2(cd_v3_sub(cd_v3(px[i], py[i], pz[i]), node->c));
         r2 = d > r2 ? d : r2;
     }
     node->r = sqrt(r2) * (1.0 + 4.0 * DBL_EPSILON) + margin;
