@@ -26,7 +26,7 @@ double cd_scene_world_side(const cd_scene_params *p)
 
 enum { SCENE_FLOAT_ARRAYS = 17 };
 
-size_t cd_scene_bytes_per_cube(void) { return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_boxf); }
+size_t cd_scene_bytes_per_cube(void) { return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_boxf) + sizeof(cd_posef); }
 
 cd_scene *cd_scene_create_empty(uint32_t n, double world)
 {
@@ -37,6 +37,7 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
                                           &s->hz, &s->vx, &s->vy, &s->vz, &s->tw, &s->tx, &s->ty, &s->tz};
     for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) *arrays[k] = cd_alloc_zero(n ? n : 1, sizeof(float));
     s->box = cd_alloc_zero(n ? n : 1, sizeof *s->box);
+    s->pose = cd_alloc_zero(n ? n : 1, sizeof *s->pose);
     for (uint32_t i = 0; i < n; ++i) s->qw[i] = s->tw[i] = 1.0f;
     return s;
 }
@@ -106,7 +107,20 @@ static void bounds_range(cd_scene *restrict s, uint32_t first, uint32_t end)
     }
 }
 
-void cd_scene_refresh(cd_scene *s) { bounds_range(s, 0, s->count); }
+// Pose records of cubes [first, end) from the arrays (exact copies).
+static void copy_poses(cd_scene *restrict s, uint32_t first, uint32_t end)
+{
+    cd_posef *restrict pose = s->pose;
+    for (uint32_t i = first; i < end; ++i)
+        pose[i] = (cd_posef){{s->cx[i], s->cy[i], s->cz[i]}, {s->qw[i], s->qx[i], s->qy[i], s->qz[i]},
+                             {s->hx[i], s->hy[i], s->hz[i]}};
+}
+
+void cd_scene_refresh(cd_scene *s)
+{
+    bounds_range(s, 0, s->count);
+    copy_poses(s, 0, s->count);
+}
 
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
 // through a wall by at most its half-diagonal, as in the seed report's scene. Selects, no
@@ -155,6 +169,7 @@ void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end)
         move_axis(s->cz, s->vz, b, e, L);
         turn_range(s->qw, s->qx, s->qy, s->qz, s->tw, s->tx, s->ty, s->tz, b, e);
         bounds_range(s, b, e);
+        copy_poses(s, b, e);
     }
 }
 
@@ -171,5 +186,6 @@ void cd_scene_destroy(cd_scene *s)
                                          s->hz, s->vx, s->vy, s->vz, s->tw, s->tx, s->ty, s->tz};
     for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) cd_free(arrays[k]);
     cd_free(s->box);
+    cd_free(s->pose);
     cd_free(s);
 }
