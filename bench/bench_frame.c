@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Frame benchmark (not a test): median ms per frame — motion step + broad phase + narrow step —
 // for every registered method on the standard cube scene at several N.
-// Usage: bench_frame [-n N[,N...]] [-m method[,method...]] [-f frames] [-w warmup]
+// Usage: bench_frame [-n N[,N...]] [-m method[,method...]] [-f frames] [-w warmup] [-t threads]
+// (threads > 1: the OpenMP frame; cpu_ms then counts the main thread only, read frame_ms).
 // Defaults: N = 1000,10000,100000; every method except naive above 2000 cubes; 30 frames.
 #include "cd_broad.h"
 #include "cd_harness.h"
@@ -28,12 +29,13 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup)
+static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, int threads)
 {
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = n;
     cd_scene *s = cd_scene_create(&sp);
     cd_broad_params bp = cd_broad_params_default();
+    bp.threads = threads;
     cd_broad *b = cd_broad_create(m->name, &bp, s);
     cd_pair_list out = {0};
     cd_broad_stats st;
@@ -42,7 +44,7 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup)
     double *cpu = cd_alloc((size_t)frames * sizeof *cpu);
     for (int f = -warmup; f < frames; ++f) {
         uint64_t c0 = cd_thread_cpu_ns(), t0 = cd_now_ns();
-        cd_scene_step(s);
+        cd_scene_step_threads(s, threads);
         uint64_t t1 = cd_now_ns();
         cd_frame_times t;
         cd_broad_frame(b, s, &out, &st, &t);
@@ -72,14 +74,15 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup)
 int main(int argc, char **argv)
 {
     const char *sizes = "1000,10000,100000", *methods = NULL;
-    int frames = 30, warmup = 3;
+    int frames = 30, warmup = 3, threads = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-n") == 0) sizes = argv[i + 1];
         else if (strcmp(argv[i], "-m") == 0) methods = argv[i + 1];
         else if (strcmp(argv[i], "-f") == 0) frames = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "-w") == 0) warmup = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-t") == 0) threads = atoi(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: bench_frame [-n N,...] [-m method,...] [-f frames] [-w warmup]\n");
+            fprintf(stderr, "usage: bench_frame [-n N,...] [-m method,...] [-f frames] [-w warmup] [-t threads]\n");
             return 2;
         }
     }
@@ -93,7 +96,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < count; ++k) {
             int naive = strcmp(all[k]->name, "naive") == 0;
             if (methods ? !listed(methods, all[k]->name) : (naive && n > 2000)) continue;
-            run(all[k], n, frames, warmup);
+            run(all[k], n, frames, warmup, threads);
         }
         const char *e = strchr(p, ',');
         if (!e) break;

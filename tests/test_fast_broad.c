@@ -198,6 +198,55 @@ static void tiny_and_dense_scenes_match_naive(void **state)
     cd_scene_destroy(s);
 }
 
+// [method] threads: the parallel frame gives the same pairs in the same order for every thread
+// count (and the scene the same bits), and the same pair set as sap, an independent method.
+static void threads_give_identical_pairs_in_identical_order(void **state)
+{
+    (void)state;
+    const int counts[] = {1, 2, 3, 5};
+    enum { NC = sizeof counts / sizeof counts[0], FRAMES = 4 };
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 20000;
+    sp.speed = 0.5;  // boxes change rows between frames
+    cd_scene *scene[NC];
+    cd_broad *b[NC];
+    cd_pair_list got[NC] = {{0}}, ref = {0};
+    for (int k = 0; k < NC; ++k) {
+        cd_broad_params p = cd_broad_params_default();
+        p.threads = counts[k];
+        scene[k] = cd_scene_create(&sp);
+        b[k] = cd_broad_create("grid", &p, scene[k]);
+    }
+    cd_broad_params sap_params = cd_broad_params_default();
+    cd_broad *sap = cd_broad_create("sap", &sap_params, scene[0]);
+    cd_broad_stats st, st0;
+    for (int f = 0; f < FRAMES; ++f) {
+        for (int k = 0; k < NC; ++k) {
+            cd_scene_step_threads(scene[k], counts[k]);
+            cd_broad_frame(b[k], scene[k], &got[k], k ? &st : &st0, NULL);
+        }
+        assert_true(got[0].count > 1000);
+        for (int k = 1; k < NC; ++k) {
+            assert_memory_equal(scene[k]->box, scene[0]->box, sp.cubes * sizeof *scene[0]->box);
+            assert_int_equal(got[k].count, got[0].count);
+            assert_memory_equal(got[k].items, got[0].items, got[0].count * sizeof *got[0].items);
+            assert_true(st.candidates == st0.candidates && st.bv_tests == st0.bv_tests);
+        }
+        cd_broad_frame(sap, scene[0], &ref, &st, NULL);
+        cd_pair_list_sort(&ref);
+        cd_pair_list_sort(&got[0]);
+        assert_int_equal(ref.count, got[0].count);
+        assert_memory_equal(ref.items, got[0].items, ref.count * sizeof *ref.items);
+    }
+    for (int k = 0; k < NC; ++k) {
+        cd_broad_destroy(b[k]);
+        cd_scene_destroy(scene[k]);
+        cd_pair_list_free(&got[k]);
+    }
+    cd_broad_destroy(sap);
+    cd_pair_list_free(&ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +255,7 @@ int main(void)
         cmocka_unit_test(radix_sort_is_a_stable_sort),
         cmocka_unit_test(big_boxes_and_far_outliers_match_naive),
         cmocka_unit_test(tiny_and_dense_scenes_match_naive),
+        cmocka_unit_test(threads_give_identical_pairs_in_identical_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

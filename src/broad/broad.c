@@ -21,6 +21,7 @@ cd_broad *cd_broad_create(const char *name, const cd_broad_params *p, const cd_s
     b->method = m;
     b->params = *p;
     b->self = m->create(p, s);
+    b->parts = m->candidates_part ? cd_alloc_zero(CD_BROAD_PARTS, sizeof *b->parts) : NULL;
     return b;
 }
 
@@ -28,6 +29,9 @@ void cd_broad_destroy(cd_broad *b)
 {
     if (!b) return;
     b->method->destroy(b->self);
+    if (b->parts)
+        for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) cd_pair_list_free(&b->parts[k].pairs);
+    cd_free(b->parts);
     cd_free(b);
 }
 
@@ -83,23 +87,72 @@ static void narrow_flush(cd_pair_sink *sink)
     c->narrow_ns += cd_now_ns() - t0;
 }
 
+// Candidates and narrow tests of one part into its own list (any thread).
+static void run_part(cd_broad *b, const cd_scene *s, uint32_t k)
+{
+    cd_broad_part *part = &b->parts[k];
+    part->pairs.count = 0;
+    memset(&part->st, 0, sizeof part->st);
+    cd_pair buf[SINK_CAPACITY];
+    narrow_ctx ctx = {s, &part->pairs, &part->st, 0};
+    cd_pair_sink sink = {buf, 0, SINK_CAPACITY, narrow_flush, &ctx};
+    b->method->candidates_part(b->self, s, k, CD_BROAD_PARTS, &sink, &part->st);
+    narrow_flush(&sink);
+    part->narrow_ns = ctx.narrow_ns;
+}
+
+// The parts on the configured threads, then their lists joined in part order, so the pairs and
+// their order are the same for every thread count. Returns the narrow share of the workers' time.
+static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st)
+{
+    int threads = b->params.threads > 1 ? b->params.threads : 1;
+    uint64_t busy[CD_BROAD_PARTS];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int k = 0; k < (int)CD_BROAD_PARTS; ++k) {
+        uint64_t t0 = cd_now_ns();
+        run_part(b, s, (uint32_t)k);
+        busy[k] = cd_now_ns() - t0;
+    }
+    uint64_t narrow = 0, total = 0;
+    for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) {
+        const cd_broad_part *part = &b->parts[k];
+        if (out->count + part->pairs.count > out->capacity)
+            cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + part->pairs.count);
+        memcpy(out->items + out->count, part->pairs.items, part->pairs.count * sizeof *out->items);
+        out->count += part->pairs.count;
+        st->bv_tests += part->st.bv_tests;
+        st->candidates += part->st.candidates;
+        st->narrow_tests += part->st.narrow_tests;
+        narrow += part->narrow_ns;
+        total += busy[k];
+    }
+    return total ? (double)narrow / (double)total : 0.0;
+}
+
 void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t)
 {
     memset(st, 0, sizeof *st);
     out->count = 0;
-    cd_pair buf[SINK_CAPACITY];
-    narrow_ctx ctx = {s, out, st, 0};
-    cd_pair_sink sink = {buf, 0, SINK_CAPACITY, narrow_flush, &ctx};
-    uint64_t t0 = cd_now_ns();
+    uint64_t t0 = cd_now_ns(), narrow_ns;
     b->method->update(b->self, s);
-    b->method->candidates(b->self, s, &sink, st);
-    narrow_flush(&sink);
+    if (b->parts) {
+        uint64_t t1 = cd_now_ns();
+        double share = frame_parts(b, s, out, st);
+        narrow_ns = (uint64_t)(share * (double)(cd_now_ns() - t1));
+    } else {
+        cd_pair buf[SINK_CAPACITY];
+        narrow_ctx ctx = {s, out, st, 0};
+        cd_pair_sink sink = {buf, 0, SINK_CAPACITY, narrow_flush, &ctx};
+        b->method->candidates(b->self, s, &sink, st);
+        narrow_flush(&sink);
+        narrow_ns = ctx.narrow_ns;
+    }
     uint64_t total = cd_now_ns() - t0;
     st->pairs = out->count;
     if (b->method->shape_stats) b->method->shape_stats(b->self, st);
     if (t) {
-        t->narrow_ms = (double)ctx.narrow_ns * 1e-6;
-        t->broad_ms = (double)(total - ctx.narrow_ns) * 1e-6;
+        t->narrow_ms = (double)narrow_ns * 1e-6;
+        t->broad_ms = (double)(total - narrow_ns) * 1e-6;
     }
 }
 

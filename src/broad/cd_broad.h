@@ -83,20 +83,40 @@ typedef struct cd_broad_method {
     void (*update)(void *self, const cd_scene *s);
     /// Report candidates (see the exactness contract above); add BV tests to st->bv_tests.
     void (*candidates)(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st);
+    /// Optional (NULL = serial only): report the candidates of part `part` of `parts`. The parts
+    /// together report exactly what candidates() reports, each pair in one part; after update()
+    /// several threads may call this at once for different parts. A method that has it runs the
+    /// frame in CD_BROAD_PARTS parts for any thread count, so its pairs come out in the same
+    /// order whatever [method] threads is.
+    void (*candidates_part)(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                            cd_broad_stats *st);
     /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
     void (*shape_stats)(void *self, cd_broad_stats *st);
     /// Free self.
     void (*destroy)(void *self);
 } cd_broad_method;
 
+/// Parts of a parallel frame: fixed, so the pair order never depends on the thread count; many
+/// more than threads, so dynamic scheduling evens out crowded regions.
+#define CD_BROAD_PARTS 64u
+
+/// One part's output in a parallel frame (kept between frames: no per-frame malloc).
+typedef struct cd_broad_part {
+    cd_pair_list pairs;
+    cd_broad_stats st;
+    uint64_t narrow_ns;
+} cd_broad_part;
+
 /// A broad phase instance: method plus state.
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;
     cd_broad_params params;
+    cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
 } cd_broad;
 
-/// Where a frame's time went (wall clock).
+/// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
+/// proportion to the time the workers spent in each).
 typedef struct cd_frame_times {
     double broad_ms;   ///< update + candidate generation
     double narrow_ms;  ///< exact tests on the candidates

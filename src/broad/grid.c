@@ -291,17 +291,25 @@ static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *si
     return tests;
 }
 
-static void grid_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+// Part `part` of `parts`: a contiguous range of rows, and every parts-th big box.
+static void grid_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                                 cd_broad_stats *st)
 {
     (void)s;
     grid *g = self;
-    uint64_t tests = sweep_rows(g, 0, g->nrows, sink);
+    size_t r0 = g->nrows * part / parts, r1 = g->nrows * (part + 1) / parts;
+    uint64_t tests = sweep_rows(g, r0, r1, sink);
     // Big boxes against every small box, and against the bigs after them.
-    for (uint32_t p = g->nsmall; p < g->nsmall + g->nbig; ++p) {
+    for (uint32_t p = g->nsmall + part; p < g->nsmall + g->nbig; p += parts) {
         tests += test_range(g->entry, p, 0, g->nsmall, sink);
         tests += test_range(g->entry, p, p + 1, g->nsmall + g->nbig, sink);
     }
     st->bv_tests += tests;
+}
+
+static void grid_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    grid_candidates_part(self, s, 0, 1, sink, st);
 }
 
 static void grid_shape_stats(void *self, cd_broad_stats *st)
@@ -322,6 +330,7 @@ const cd_broad_method cd_broad_grid = {
     .create = grid_create,
     .update = grid_update,
     .candidates = grid_candidates,
+    .candidates_part = grid_candidates_part,
     .shape_stats = grid_shape_stats,
     .destroy = grid_destroy,
 };

@@ -124,6 +124,14 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
     if (depth > bvh->depth) bvh->depth = depth;
     cd_tri_moment sum = {0};
     cd_mat3 ax = cd_m3_identity();
+    if (count == 1) {
+        uint32_t id = b->list[0][first];
+        bvh->order[first] = id;
+        nd->first = first;
+        nd->count = 1;
+        cd_bvh_fit_leaf1(&b->ctx, nd, id, pos, np, &sum, bvh->margin);
+        return sum;
+    }
     if (count <= bvh->leaf_size) {
         for (uint32_t i = 0; i < count; ++i) {
             uint32_t id = b->list[0][first + i];
@@ -180,7 +188,12 @@ static void precompute(builder *b)
         b->ctx.centroids[t] = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
     }
     double scale = 0;
-    for (uint32_t v = 0; v < m->nverts; ++v) scale = fmax(scale, fmax(fabs(m->verts[v].x), fmax(fabs(m->verts[v].y), fabs(m->verts[v].z))));
+    for (uint32_t v = 0; v < m->nverts; ++v) {  // plain compares: fmax is a call per use here
+        cd_vec3 a = cd_v3_abs(m->verts[v]);
+        double mx = a.x > a.y ? a.x : a.y;
+        mx = a.z > mx ? a.z : mx;
+        scale = mx > scale ? mx : scale;
+    }
     b->bvh->margin = 1e-12 * scale + DBL_MIN;
 }
 
@@ -247,6 +260,11 @@ static cd_tri_moment refit_rec(builder *b, uint32_t ni, uint32_t *first, uint32_
     cd_bvh_node *nd = &bvh->nodes[ni];
     cd_tri_moment sum = {0};
     cd_mat3 ax = cd_m3_identity();
+    if (nd->count == 1) {
+        *first = nd->first, *count = 1;
+        cd_bvh_fit_leaf1(&b->ctx, nd, bvh->order[nd->first], pos, np, &sum, bvh->margin);
+        return sum;
+    }
     if (nd->count) {
         *first = nd->first, *count = nd->count;
         for (uint32_t i = 0; i < nd->count && b->ctx.obb; ++i) add_moment_of(b, bvh->order[nd->first + i], &sum);

@@ -50,6 +50,10 @@ cd_mat3 cd_bvh_obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
 /// each enlarged by margin; axes (from cd_bvh_obb_axes) is required for OBB kinds, else ignored.
 void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t pos, uint32_t np, const cd_mat3 *axes,
                      double margin);
+/// A leaf of the one triangle id: writes its distinct vertices to ctx's points from pos on (*np
+/// of them), its moments to *m (when ctx->obb), and fits node's volumes, enlarged by margin.
+void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uint32_t pos, uint32_t *np,
+                      cd_tri_moment *m, double margin);
 /// Leaf: write the distinct vertices of the n triangles ids to ctx->px/py/pz/pid from pos on; returns
 /// their number.
 uint32_t cd_bvh_points_gather(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, uint32_t pos);

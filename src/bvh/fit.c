@@ -10,10 +10,10 @@
 #include <emmintrin.h>
 #endif
 
-cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r)
+// The moments of p, q, r given the triangle's area.
+static inline cd_tri_moment moment_with_area(cd_vec3 p, cd_vec3 q, cd_vec3 r, double area)
 {
     cd_tri_moment m;
-    double area = 0.5 * cd_v3_len(cd_v3_cross(cd_v3_sub(q, p), cd_v3_sub(r, p)));
     cd_vec3 c = cd_v3_scale(cd_v3_add(cd_v3_add(p, q), r), 1.0 / 3.0);
     m.area = area;
     m.ac = cd_v3_scale(c, area);
@@ -24,6 +24,11 @@ cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r)
         for (int j = i; j < 3; ++j)
             m.s[k++] = area / 12.0 * (9.0 * pc[i] * pc[j] + pp[i] * pp[j] + pq[i] * pq[j] + pr[i] * pr[j]);
     return m;
+}
+
+cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r)
+{
+    return moment_with_area(p, q, r, 0.5 * cd_v3_len(cd_v3_cross(cd_v3_sub(q, p), cd_v3_sub(r, p))));
 }
 
 // Eigenvector of the symmetric a for eigenvalue l: the largest cross product of two rows of
@@ -300,4 +305,43 @@ void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t po
         r2 = d > r2 ? d : r2;
     }
     node->r = sqrt(r2) * (1.0 + 4.0 * DBL_EPSILON) + margin;
+}
+
+// Half of all nodes are one-triangle leaves: their three vertices are read once and their normal
+// serves both the area (moments) and the box's third axis, and no vertex stamps are needed to
+// find their distinct vertices.
+void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uint32_t pos, uint32_t *np,
+                      cd_tri_moment *m, double margin)
+{
+    const cd_mesh *me = ctx->mesh;
+    const uint32_t *tri = me->tris[id];
+    cd_vec3 t[3] = {me->verts[tri[0]], me->verts[tri[1]], me->verts[tri[2]]};
+    uint32_t n = 0;
+    for (int k = 0; k < 3; ++k) {
+        if ((k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
+        ctx->px[pos + n] = t[k].x, ctx->py[pos + n] = t[k].y, ctx->pz[pos + n] = t[k].z;
+        ctx->pid[pos + n++] = tri[k];
+    }
+    *np = n;
+    cd_vec3 e[3] = {cd_v3_sub(t[1], t[0]), cd_v3_sub(t[2], t[1]), cd_v3_sub(t[0], t[2])};
+    cd_vec3 nrm = cd_v3_cross(e[0], e[1]);
+    double ln = cd_v3_len(nrm);
+    if (ctx->obb) *m = moment_with_area(t[0], t[1], t[2], 0.5 * ln);
+    cd_mat3 ax = cd_m3_identity();
+    if (node->kind & CD_BV_OBB) {
+        // As cd_bvh_obb_axes for one triangle: longest edge and normal.
+        double l0 = cd_v3_len2(e[0]), l1 = cd_v3_len2(e[1]), l2 = cd_v3_len2(e[2]);
+        cd_vec3 ek = l0 >= l1 ? e[0] : e[1];
+        double lk = l0 >= l1 ? l0 : l1;
+        if (l2 > lk) ek = e[2], lk = l2;
+        double le = sqrt(lk);
+        if (ln > 1e-12 * le * le && le > 0.0) {
+            cd_vec3 u = cd_v3_scale(ek, 1.0 / le), w = cd_v3_scale(nrm, 1.0 / ln);
+            cd_vec3 v = cd_v3_cross(w, u);
+            ax = (cd_mat3){{u, v, cd_v3_cross(u, v)}};
+        } else {
+            ax = cd_bvh_obb_axes(ctx, &id, 1, m);  // degenerate: the general path's fallbacks
+        }
+    }
+    cd_bvh_fit_node(ctx, node, pos, n, &ax, margin);
 }

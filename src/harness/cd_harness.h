@@ -211,6 +211,11 @@ typedef struct cd_pin_result {
 /// Bind the calling thread to PU cpu (OS index) and verify with the last CPU location.
 /// Returns 0, or -1 when mode is REQUIRED and it failed (r->status says why).
 int cd_pin_thread(cd_pin_mode mode, int cpu, cd_pin_result *r);
+/// Spread the `threads` OpenMP workers of later parallel regions over PUs: worker w is bound to
+/// the w-th PU (in OS-index order, wrapping) counted from PU first_cpu, or, when first_cpu < 0,
+/// to the whole machine. Workers otherwise inherit the main thread's single-PU binding and all
+/// run on one core. Returns the number of workers bound.
+int cd_pin_workers(int threads, int first_cpu);
 /// One-line hwloc topology summary: packages, cores, PUs, NUMA nodes, caches.
 void cd_topology_summary(char *buf, size_t len);
 /// 1 when hwloc reports thread binding support (reason in why either way).
@@ -273,6 +278,8 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
 /// Request a stop after the current point (the SIGINT handler calls this).
 void cd_run_request_stop(void);
 
+/// The CPU the run's thread is pinned to (verified), or -1 when it is not pinned.
+int cd_run_pinned_cpu(const cd_run *r);
 /// For kinds: start the hardware counters for one measured frame.
 void cd_run_counters_begin(cd_run *r);
 /// For kinds: stop them; their values go into the next frame row.

@@ -4,6 +4,7 @@
 #include "cd_harness.h"
 
 #include <hwloc.h>
+#include <omp.h>
 
 #include <string.h>
 
@@ -88,4 +89,22 @@ void cd_topology_summary(char *buf, size_t len)
     snprintf(buf, len, "%d package(s), %d core(s), %d PU(s), %d NUMA node(s); L1d %zu KiB, L2 %zu KiB, L3 %zu KiB", pk,
              co, pu, nn, cache_kb(t, HWLOC_OBJ_L1CACHE), cache_kb(t, HWLOC_OBJ_L2CACHE), cache_kb(t, HWLOC_OBJ_L3CACHE));
     hwloc_topology_destroy(t);
+}
+
+int cd_pin_workers(int threads, int first_cpu)
+{
+    hwloc_topology_t t;
+    if (threads < 1 || load(&t)) return 0;
+    int npu = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), bound = 0, base = 0;
+    for (int k = 0; k < npu && first_cpu >= 0; ++k)
+        if ((int)hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, (unsigned)k)->os_index == first_cpu) base = k;
+#pragma omp parallel num_threads(threads) reduction(+ : bound)
+    {
+        hwloc_const_cpuset_t set = hwloc_topology_get_complete_cpuset(t);
+        if (first_cpu >= 0 && npu > 0)
+            set = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, (unsigned)((base + omp_get_thread_num()) % npu))->cpuset;
+        bound += hwloc_set_cpubind(t, set, HWLOC_CPUBIND_THREAD) == 0;
+    }
+    hwloc_topology_destroy(t);
+    return bound;
 }

@@ -345,3 +345,5 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     free_run(&r);
     return status;
 }
+
+int cd_run_pinned_cpu(const cd_run *r) { return r && r->pin.ok ? r->pin.actual : -1; }

@@ -77,6 +77,8 @@ void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega);
 void cd_scene_refresh(cd_scene *s);
 /// One motion step: move, reflect at walls, rotate (quaternion renormalised), refresh boxes.
 void cd_scene_step(cd_scene *s);
+/// cd_scene_step on `threads` threads (OpenMP); the result is bit-identical for any count.
+void cd_scene_step_threads(cd_scene *s, int threads);
 /// The same step on cubes [first, end) only, for callers that split the scene between threads;
 /// stepping every range once is identical to cd_scene_step except that frame is not advanced.
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);

@@ -179,6 +179,22 @@ void cd_scene_step(cd_scene *s)
     s->frame++;
 }
 
+void cd_scene_step_threads(cd_scene *s, int threads)
+{
+    if (threads <= 1) {
+        cd_scene_step(s);
+        return;
+    }
+    // Whole blocks per thread: each cube's step reads and writes only its own entries.
+    int64_t blocks = ((int64_t)s->count + STEP_BLOCK - 1) / STEP_BLOCK;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t k = 0; k < blocks; ++k) {
+        uint32_t first = (uint32_t)k * STEP_BLOCK, end = s->count - first < STEP_BLOCK ? s->count : first + STEP_BLOCK;
+        cd_scene_step_range(s, first, end);
+    }
+    s->frame++;
+}
+
 void cd_scene_destroy(cd_scene *s)
 {
     if (!s) return;
