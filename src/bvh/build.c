@@ -23,23 +23,25 @@ typedef struct builder {
     uint8_t *left;      // per triangle: in the left child of the node being split
 } builder;
 
-// Order-preserving map of a finite double to an unsigned key (−0 as +0, so equal values tie and
-// fall back to the id order that a stable sort of ids keeps).
-static inline uint64_t sort_key(double x)
+// Order-preserving map of a finite double, rounded to float, to an unsigned key (−0 as +0, so
+// equal values tie and fall back to the id order that a stable sort of ids keeps). Float keys
+// halve the radix passes; centroids closer than float precision (2⁻²⁴ relative) tie and split
+// by id, which only moves the median among near-equal candidates.
+static inline uint32_t sort_key(double x)
 {
-    uint64_t u;
-    if (x == 0.0) x = 0.0;
-    memcpy(&u, &x, sizeof u);
-    return (u >> 63) ? ~u : u | (1ull << 63);
+    float f = (float)x;
+    uint32_t u;
+    if (f == 0.0f) f = 0.0f;
+    memcpy(&u, &f, sizeof u);
+    return (u >> 31) ? ~u : u | (1u << 31);
 }
 
-// LSD radix sort of ids 0..n−1 by key[id], stable: ties stay in id order. Four 16-bit digits,
-// all histograms from one read of the keys, and a digit that every key shares is skipped (the
-// sign and exponent of coordinates in [-1,1] vary little).
-static void radix_sort_ids(const uint64_t *key, uint32_t n, uint32_t *out, uint32_t *tmp)
+// LSD radix sort of ids 0..n−1 by key[id], stable: ties stay in id order. Two 16-bit digits,
+// both histograms from one read of the keys, and a digit that every key shares is skipped.
+static void radix_sort_ids(const uint32_t *key, uint32_t n, uint32_t *out, uint32_t *tmp, uint32_t *count)
 {
-    enum { BITS = 16, BUCKETS = 1 << BITS, PASSES = 64 / BITS };
-    uint32_t *count = cd_alloc_zero((size_t)PASSES * BUCKETS, sizeof(uint32_t));
+    enum { BITS = 16, BUCKETS = 1 << BITS, PASSES = 32 / BITS };
+    memset(count, 0, sizeof(uint32_t) * PASSES * BUCKETS);
     for (uint32_t i = 0; i < n; ++i)
         for (int p = 0; p < PASSES; ++p) ++count[p * BUCKETS + ((key[i] >> (p * BITS)) & (BUCKETS - 1))];
     uint32_t *src = out, *dst = tmp;
@@ -56,7 +58,6 @@ static void radix_sort_ids(const uint64_t *key, uint32_t n, uint32_t *out, uint3
         src = dst, dst = t;
     }
     if (src != out) memcpy(out, src, sizeof(uint32_t) * n);
-    cd_free(count);
 }
 
 // Split list[a][first .. first + count) stably into the triangles marked left, then the others.
@@ -152,9 +153,14 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         uint32_t half = count / 2;
         // The half smallest by (centroid[axis], id) go left: list[axis] is already split.
         const uint32_t *sorted = b->list[axis] + first;
-        for (uint32_t i = 0; i < count; ++i) b->left[sorted[i]] = i < half;
-        for (int a = 0; a < 3; ++a)
-            if (a != axis) split_list(b, b->list[a] + first, count);
+        if (count == 2) {  // two one-triangle leaves: they read only list[0]
+            uint32_t l = sorted[0], r = sorted[1];
+            b->list[0][first] = l, b->list[0][first + 1] = r;
+        } else {
+            for (uint32_t i = 0; i < count; ++i) b->left[sorted[i]] = i < half;
+            for (int a = 0; a < 3; ++a)
+                if (a != axis) split_list(b, b->list[a] + first, count);
+        }
         uint32_t left = bvh->nnodes;
         bvh->nnodes += 2;
         nd->first = left;
@@ -234,15 +240,16 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     builder b = {bvh, {0}, {NULL, NULL, NULL}, NULL, NULL};
     ctx_init(&b);
     uint32_t n = mesh->ntris;
-    uint64_t *key = cd_alloc(sizeof(uint64_t) * n);
+    uint32_t *key = cd_alloc(sizeof(uint32_t) * n), *count = cd_alloc(sizeof(uint32_t) * 2 * 65536);
     b.tmp = cd_alloc(sizeof(uint32_t) * n);
     b.left = cd_alloc(n);
     for (int a = 0; a < 3; ++a) {
         b.list[a] = cd_alloc(sizeof(uint32_t) * n);
         for (uint32_t t = 0; t < n; ++t) key[t] = sort_key(cd_v3_get(b.ctx.centroids[t], a));
-        radix_sort_ids(key, n, b.list[a], b.tmp);
+        radix_sort_ids(key, n, b.list[a], b.tmp, count);
     }
     cd_free(key);
+    cd_free(count);
     bvh->nnodes = 1;
     uint32_t np;
     build_rec(&b, 0, 0, n, 0, 0, &np);

@@ -55,26 +55,26 @@ static cd_mat3 eigenvectors(double a[3][3])
     double d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
     double p2 = d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * p1;
     if (!(p2 > 0.0) || p1 <= 1e-24 * p2) return cd_m3_identity();  // (nearly) diagonal or isotropic
+    // r = det((A − qI)/p)/2, with the determinant taken before the scaling so that it runs
+    // beside the square root and division instead of after them.
     double p = sqrt(p2 / 6.0), ip = 1.0 / p;
-    double b00 = d0 * ip, b11 = d1 * ip, b22 = d2 * ip, b01 = a[0][1] * ip, b02 = a[0][2] * ip, b12 = a[1][2] * ip;
-    double det = b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
-    double r = 0.5 * det;
+    double a01 = a[0][1], a02 = a[0][2], a12 = a[1][2];
+    double det = d0 * (d1 * d2 - a12 * a12) - a01 * (a01 * d2 - a12 * a02) + a02 * (a01 * a12 - d1 * a02);
+    double r = 0.5 * det * (ip * ip * ip);
     r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
     // The eigenvalues are q + 2p·c for the three roots c of 4c³ − 3c = r, i.e. cos(acos(r)/3 +
-    // 2πk/3). acos and cos were a tenth of the build; instead Newton's method finds the largest
-    // root c1 ∈ [1/2, 1] (c = 1/2 + e with 6e² + 4e³ = 1 + r; the start is that series to e³,
-    // off by < 2e-3), where g(c) = 4c³ − 3c − r is increasing and convex; two steps reach 3e-11
-    // on all of [−1, 1]. The axes need no more: an eigenvalue off by δ·p turns the axes by about
-    // δ, and the extents are projections, so any axes enclose. The smallest root follows from c1
-    // by deflation.
+    // 2πk/3). acos and cos were a tenth of the build; instead the largest root c1 ∈ [1/2, 1]
+    // comes from its series (c = 1/2 + e with 6e² + 4e³ = 1 + r, taken to e³: off by < 2e-3)
+    // and one Halley step on g(c) = 4c³ − 3c − r (one division; error cubed, < 1e-8 on all of
+    // [−1, 1]). The axes need no more: an eigenvalue off by δ·p turns the axes by about δ, and
+    // the extents are projections, so any axes enclose. The smallest root follows from c1 by
+    // deflation.
     double e = sqrt((1.0 + r) * (1.0 / 6.0));
     double c1 = 0.5 + e * (1.0 - e * (1.0 / 3.0 - e * (5.0 / 27.0)));
-    for (int it = 0; it < 2; ++it) {
-        double g1 = 12.0 * c1 * c1 - 3.0;
-        if (!(g1 > 0.0)) break;  // c1 = 1/2: the double root of r = −1, already exact
-        c1 -= (4.0 * c1 * c1 * c1 - 3.0 * c1 - r) / g1;
-    }
-    double c3 = -0.5 * (c1 + sqrt(fmax(0.0, 3.0 * (1.0 - c1 * c1))));
+    double g = 4.0 * c1 * c1 * c1 - 3.0 * c1 - r, g1 = 12.0 * c1 * c1 - 3.0, hd = 2.0 * g1 * g1 - g * 24.0 * c1;
+    if (hd > 0.0) c1 -= 2.0 * g * g1 / hd;  // hd = 0 only at the double root c1 = 1/2 (r = −1), exact
+    double s3 = 3.0 * (1.0 - c1 * c1);
+    double c3 = -0.5 * (c1 + sqrt(s3 > 0.0 ? s3 : 0.0));
     double l1 = q + 2.0 * p * c1, l3 = q + 2.0 * p * c3;
     double l2 = 3.0 * q - l1 - l3;
     cd_vec3 v1 = eigenvector(a, l1), v3 = eigenvector(a, l3);
