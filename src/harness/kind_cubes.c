@@ -6,6 +6,7 @@
 #include "cd_harness.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *check_method(const char *w)
@@ -44,6 +45,18 @@ const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
      "angular velocity components uniform in [-spin, spin] rad/frame"},
 };
 
+
+static const char *const clock_words[] = {"wall", "cpu", NULL};
+
+// Keys of the cubes kind alone (max_fps has its own [search] clock and searches N itself).
+static const cd_key_spec measure_keys[] = {
+    {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
+     "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
+     "machine; broad/narrow split NA; points with threads > 1 always use the wall clock)"},
+    {"measure", "budget_ms", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 0,
+     "once a series (same keys but cubes) has a median frame_ms above this, its larger cube counts are "
+     "skipped (summary row NA, a warning); 0 = never"},
+};
 
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
@@ -245,11 +258,61 @@ void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
     cd_free(narrow);
 }
 
+// Series over budget in the current run: every key but cubes, and the cube count that broke it.
+enum { MAX_OVER_BUDGET = 256 };
+static struct {
+    const cd_run *run;
+    size_t count;
+    char series[MAX_OVER_BUDGET][256];
+    uint32_t cubes[MAX_OVER_BUDGET];
+    double frame_ms[MAX_OVER_BUDGET];
+} over_budget;
+
+static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%llu", s->method, s->depth, s->looseness,
+             s->update, s->cell_size, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
+             (unsigned long long)s->seed);
+}
+
+// The over-budget entry of s's series at a smaller cube count, or -1.
+static int over_budget_at(const cd_run *r, const cd_cubes_setup *s)
+{
+    if (over_budget.run != r) over_budget.run = r, over_budget.count = 0;
+    char key[256];
+    series_key(s, key, sizeof key);
+    for (size_t k = 0; k < over_budget.count; ++k)
+        if (strcmp(over_budget.series[k], key) == 0 && over_budget.cubes[k] < s->cubes) return (int)k;
+    return -1;
+}
+
+static void note_over_budget(const cd_cubes_setup *s, double frame_ms)
+{
+    if (over_budget.count == MAX_OVER_BUDGET) return;
+    series_key(s, over_budget.series[over_budget.count], sizeof over_budget.series[0]);
+    over_budget.cubes[over_budget.count] = s->cubes;
+    over_budget.frame_ms[over_budget.count++] = frame_ms;
+}
+
 static int cubes_run_point(cd_run *r, const cd_point *p)
 {
     cd_cubes_setup s = cd_cubes_setup_from_point(p);
+    s.cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0;
+    double budget = cd_point_num(p, "measure", "budget_ms");
+    int over = budget > 0 ? over_budget_at(r, &s) : -1;
     cd_cubes_result m;
+    if (over >= 0) {
+        cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %u cubes, over budget_ms %g", p->index,
+                    s.method, over_budget.frame_ms[over], over_budget.cubes[over], budget);
+        cd_cell row[sizeof summary_columns / sizeof summary_columns[0]];
+        for (size_t k = 0; k < sizeof row / sizeof row[0]; ++k) row[k] = cd_cell_na();
+        row[0] = cd_cell_text(s.method);
+        row[1] = cd_cell_int(s.cubes);
+        cd_run_summary_row(r, row);
+        return 0;
+    }
     cd_cubes_measure(r, &s, &m);
+    if (budget > 0 && m.frame_ms.median > budget) note_over_budget(&s, m.frame_ms.median);
     if (m.frame_ms.cv > cd_run_cv_warn(r)) {
         char label[300];
         cd_point_label(p, label, sizeof label);
@@ -279,8 +342,10 @@ static int cubes_run_point(cd_run *r, const cd_point *p)
 const cd_kind cd_kind_cubes = {
     .name = "cubes",
     .description = "moving oriented cubes under one broad phase: frame times, counters, pairs",
-    .keys = cd_cubes_keys,
-    .key_count = CD_CUBES_KEY_COUNT,
+    .keys = measure_keys,
+    .key_count = sizeof measure_keys / sizeof measure_keys[0],
+    .more_keys = cd_cubes_keys,
+    .more_key_count = CD_CUBES_KEY_COUNT,
     .figures = "fps_vs_cubes, frame_ms_series",
     .validate = cubes_validate,
     .frame_columns = cd_cubes_frame_columns,
