@@ -41,6 +41,33 @@ static inline int cd_fbox_overlap(const cd_fbox *a, const cd_fbox *b)
            a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
 }
 
+/// Largest extent of a scene box, in double (float differences would round).
+static inline double cd_boxf_max_extent(const cd_boxf *b)
+{
+    double x = (double)b->hi[0] - b->lo[0], y = (double)b->hi[1] - b->lo[1], z = (double)b->hi[2] - b->lo[2];
+    double m = x > y ? x : y;  // not fmax: a libm call
+    return m > z ? m : z;
+}
+
+/// Boxes larger than this many times the mean extent count as outliers ("big") for grid, which
+/// scans them linearly instead of coarsening its cells.
+#define CD_CELL_OUTLIER 2.0
+
+/// grid's small-box limit: `requested` when > 0, else the largest box extent but at
+/// most CD_CELL_OUTLIER × the mean extent (1 for an empty scene).
+static inline double cd_small_box_limit(const cd_scene *s, double requested)
+{
+    if (requested > 0.0) return requested;
+    double sum = 0.0, mx = 0.0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        double e = cd_boxf_max_extent(&s->box[i]);
+        sum += e;
+        mx = e > mx ? e : mx;
+    }
+    double limit = s->count ? (mx < CD_CELL_OUTLIER * sum / s->count ? mx : CD_CELL_OUTLIER * sum / s->count) : 1.0;
+    return limit > 0.0 ? limit : 1.0;
+}
+
 /// Component k of a vec3 by pointer (k in 0..2), for loops over axes.
 static inline double cd_v3_at(const cd_vec3 *v, int k) { return k == 0 ? v->x : (k == 1 ? v->y : v->z); }
 

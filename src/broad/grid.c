@@ -18,9 +18,6 @@
 // per-box overhead of visiting mostly empty cells: at 100 000 cubes candidates took 8 ms there.
 #include "float_bounds.h"
 
-// Auto cell side: the largest box extent, but at most GRID_OUTLIER × the mean extent, so a few
-// huge boxes become "big" instead of coarsening the whole grid.
-#define GRID_OUTLIER 2.0
 // Slack between the small-box extent limit and the cell side: floor(v / cell) carries rounding
 // error, and the margin keeps two overlapping small boxes within one row of each other. The
 // x window uses the same slack for the rounding of lo.x − limit.
@@ -66,30 +63,12 @@ static void grid_destroy(void *self)
     cd_free(g);
 }
 
-static inline double max_extent(const cd_boxf *b)
-{
-    // In double: float differences would round.
-    double x = (double)b->hi[0] - b->lo[0], y = (double)b->hi[1] - b->lo[1], z = (double)b->hi[2] - b->lo[2];
-    double m = x > y ? x : y;  // not fmax: a libm call
-    return m > z ? m : z;
-}
-
 // Small-box limit, cell side and dimensions: from the parameter, or from the object extents;
 // the cell grows until the dense row array stays within GRID_MAX_ROWS_PER_OBJECT per object.
 static void grid_layout(grid *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    double limit = g->cell_param;
-    if (!(limit > 0.0)) {
-        double sum = 0.0, mx = 0.0;
-        for (uint32_t i = 0; i < n; ++i) {
-            double e = max_extent(&s->box[i]);
-            sum += e;
-            mx = fmax(mx, e);
-        }
-        limit = n ? fmin(mx, GRID_OUTLIER * sum / n) : 1.0;
-        if (!(limit > 0.0)) limit = 1.0;
-    }
+    double limit = cd_small_box_limit(s, g->cell_param);
     double side = s->world > 0.0 ? s->world : limit;
     double max_rows = fmax((double)GRID_MIN_ROWS, (double)GRID_MAX_ROWS_PER_OBJECT * n);
     for (;;) {
@@ -157,7 +136,7 @@ static void grid_update(void *self, const cd_scene *s)
         if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->entry[k + GRID_PREFETCH].id]);
         const cd_boxf *b = &s->box[id];
         g->next[k] = cd_fbox_from(b, id);
-        if (max_extent(b) > g->limit) {
+        if (cd_boxf_max_extent(b) > g->limit) {
             row[k] = UINT32_MAX;
             ++nbig;
             continue;
