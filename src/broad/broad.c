@@ -56,11 +56,19 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
     cd_boxf aa[NARROW_BATCH], ab[NARROW_BATCH];
     cd_obb oa[NARROW_BATCH], ob[NARROW_BATCH];
     uint32_t keep[NARROW_BATCH], nk = 0;
+    // Most candidates pass the box test (the fast methods emit only overlapping boxes), so the
+    // pose records are requested now, to arrive while the boxes are copied and tested.
     for (uint32_t k = 0; k < m; ++k) {
         uint32_t a = pairs[k].a, b = pairs[k].b;
         CD_ASSERT(a != b && a < s->count && b < s->count);
-        aa[k] = s->box[a];
-        ab[k] = s->box[b];
+        __builtin_prefetch(&s->pose[a]);
+        __builtin_prefetch((const char *)&s->pose[a] + sizeof(cd_posef) - 1);  // 40-byte records may straddle lines
+        __builtin_prefetch(&s->pose[b]);
+        __builtin_prefetch((const char *)&s->pose[b] + sizeof(cd_posef) - 1);
+    }
+    for (uint32_t k = 0; k < m; ++k) {
+        aa[k] = s->box[pairs[k].a];
+        ab[k] = s->box[pairs[k].b];
     }
     for (uint32_t k = 0; k < m; ++k)
         if (cd_boxf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
