@@ -8,6 +8,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s)
 {
@@ -71,6 +74,65 @@ static inline int obb_obb_node(const cd_bvh_node *na, const cd_obb *b)
     }
     return 1;
 }
+
+#ifdef __SSE2__
+// Two OBB–OBB tests at once, pair k in SSE2 lane k (A nodes a0, a1; moved B boxes b0, b1). Each
+// lane evaluates obb_obb_node's expressions in its order, so each answer has the same bits as
+// that test (the cull stays conservative for the same reason); returns bit k set when pair k
+// overlaps. Half of all tested pairs pass all 15 axes, so the test is mostly arithmetic, which
+// two lanes halve; the early outs fire only when both lanes have separated.
+static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1, const cd_obb *b0, const cd_obb *b1)
+{
+#define CD_LA(f) _mm_set_pd(a1->f, a0->f)
+#define CD_LB(f) _mm_set_pd(b1->f, b0->f)
+    const __m128d sign = _mm_set1_pd(-0.0), eps = _mm_set1_pd(CD_SAT_EPSILON);
+    const __m128d ea[3] = {CD_LA(half.x), CD_LA(half.y), CD_LA(half.z)};
+    const __m128d eb[3] = {CD_LB(half.x), CD_LB(half.y), CD_LB(half.z)};
+    __m128d ax[3][3] = {{CD_LA(ax0.x), CD_LA(ax0.y), CD_LA(ax0.z)}, {CD_LA(ax1.x), CD_LA(ax1.y), CD_LA(ax1.z)}};
+    ax[2][0] = _mm_sub_pd(_mm_mul_pd(ax[0][1], ax[1][2]), _mm_mul_pd(ax[0][2], ax[1][1]));  // cd_v3_cross
+    ax[2][1] = _mm_sub_pd(_mm_mul_pd(ax[0][2], ax[1][0]), _mm_mul_pd(ax[0][0], ax[1][2]));
+    ax[2][2] = _mm_sub_pd(_mm_mul_pd(ax[0][0], ax[1][1]), _mm_mul_pd(ax[0][1], ax[1][0]));
+    __m128d bc[3][3];
+    for (int j = 0; j < 3; ++j)
+        bc[j][0] = CD_LB(axes.col[j].x), bc[j][1] = CD_LB(axes.col[j].y), bc[j][2] = CD_LB(axes.col[j].z);
+    const __m128d d[3] = {_mm_sub_pd(CD_LB(c.x), CD_LA(c.x)), _mm_sub_pd(CD_LB(c.y), CD_LA(c.y)),
+                          _mm_sub_pd(CD_LB(c.z), CD_LA(c.z))};
+#undef CD_LA
+#undef CD_LB
+    __m128d R[3][3], AR[3][3], t[3], sep = _mm_setzero_pd();
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            R[i][j] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ax[i][0], bc[j][0]), _mm_mul_pd(ax[i][1], bc[j][1])),
+                                 _mm_mul_pd(ax[i][2], bc[j][2]));
+            AR[i][j] = _mm_add_pd(_mm_andnot_pd(sign, R[i][j]), eps);
+        }
+        t[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(d[0], ax[i][0]), _mm_mul_pd(d[1], ax[i][1])), _mm_mul_pd(d[2], ax[i][2]));
+        __m128d rb = _mm_add_pd(_mm_add_pd(_mm_mul_pd(eb[0], AR[i][0]), _mm_mul_pd(eb[1], AR[i][1])),
+                                _mm_mul_pd(eb[2], AR[i][2]));
+        sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, t[i]), _mm_add_pd(ea[i], rb)));
+    }
+    if (_mm_movemask_pd(sep) == 3) return 0;
+    for (int j = 0; j < 3; ++j) {
+        __m128d ra = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ea[0], AR[0][j]), _mm_mul_pd(ea[1], AR[1][j])),
+                                _mm_mul_pd(ea[2], AR[2][j]));
+        __m128d tj = _mm_add_pd(_mm_add_pd(_mm_mul_pd(t[0], R[0][j]), _mm_mul_pd(t[1], R[1][j])),
+                                _mm_mul_pd(t[2], R[2][j]));
+        sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, tj), _mm_add_pd(ra, eb[j])));
+    }
+    if (_mm_movemask_pd(sep) == 3) return 0;
+    for (int i = 0; i < 3; ++i) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            __m128d ra = _mm_add_pd(_mm_mul_pd(ea[i1], AR[i2][j]), _mm_mul_pd(ea[i2], AR[i1][j]));
+            __m128d rb = _mm_add_pd(_mm_mul_pd(eb[j1], AR[i][j2]), _mm_mul_pd(eb[j2], AR[i][j1]));
+            __m128d tl = _mm_sub_pd(_mm_mul_pd(t[i2], R[i1][j]), _mm_mul_pd(t[i1], R[i2][j]));
+            sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, tl), _mm_add_pd(ra, rb)));
+        }
+    }
+    return (unsigned)~_mm_movemask_pd(sep) & 3u;
+}
+#endif
 
 // m (inside mb) covers the rounding of moving B's volumes and of the tests, so the cull never
 // rejects a pair that the exact triangle test on the moved vertices would accept. Cheapest test
@@ -224,6 +286,63 @@ static void solid_check(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R, cd_v
     if (contains_point(a, pb, &res->stats) || contains_point(b, pa, &res->stats)) res->overlap = res->inside = 1;
 }
 
+// A stack entry is a pair (A node, B node); this bit in the A index marks a pair already tested
+// and found overlapping.
+#define CD_BVH_KNOWN 0x80000000u
+
+// The descent rule: descend A's node (else B's) of a pair that is not two leaves. The larger node
+// (by enclosing radius) goes down, so the two volumes tested next stay of comparable size; a leaf
+// is never descended.
+static inline int descend_a(const cd_bvh_node *na, const cd_bvh_node *nb)
+{
+    return nb->count || (!na->count && na->r >= nb->r);
+}
+
+// The pair that comes after a passing test is known before the test: the children of the node
+// the descent rule picks. Fetching them now overlaps their misses with the test.
+static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_bvh_result *res,
+                                     const cd_bvh_node *na, const cd_bvh_node *nb)
+{
+    if (na->count && nb->count) return;
+    if (descend_a(na, nb)) {
+        const char *p = (const char *)&a->nodes[na->first];
+        for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l);
+    } else {
+        const char *p = (const char *)&b->nodes[nb->first], *q = (const char *)&res->moved[nb->first];
+        for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l), __builtin_prefetch(q + 64 * l);
+    }
+}
+
+// Volume test of pair (ia, ib), and of (ia2, ib2) when two: bit k of the result is set when
+// pair k overlaps. Two pure OBB pairs run in the two lanes of obb_obb_two.
+static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, const cd_mat3 *R, cd_vec3 t,
+                                  double m, cd_bvh_trace *tr, uint32_t ia, uint32_t ib, uint32_t ia2, uint32_t ib2,
+                                  int two)
+{
+    const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
+    const cd_bvh_moved *mb = moved_node(res, b, ib, R, t, m);
+    ++res->stats.node_pairs;
+    if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia, tr->node_pairs[tr->nodes++][1] = ib;
+    if (!two) return (unsigned)overlap_moved(na, nb->kind, mb, m, &res->stats);
+    const cd_bvh_node *na2 = &a->nodes[ia2], *nb2 = &b->nodes[ib2];
+    const cd_bvh_moved *mb2 = moved_node(res, b, ib2, R, t, m);
+    ++res->stats.node_pairs;
+    if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia2, tr->node_pairs[tr->nodes++][1] = ib2;
+#ifdef __SSE2__
+    if (na->kind == CD_BV_OBB && na2->kind == CD_BV_OBB && nb->kind == CD_BV_OBB && nb2->kind == CD_BV_OBB) {
+        res->stats.bv_tests[CD_BVT_OBB_OBB] += 2;
+        return obb_obb_two(na, na2, &mb->box, &mb2->box);
+    }
+#endif
+    unsigned p0 = (unsigned)overlap_moved(na, nb->kind, mb, m, &res->stats);
+    return p0 | (unsigned)overlap_moved(na2, nb2->kind, mb2, m, &res->stats) << 1;
+}
+
+// Depth first over node pairs. A popped untested pair is tested together with the next untested
+// pair on the stack (usually its sibling); that one, if it passes, goes back on the stack marked
+// as known, under the first pair's children. So pairs are processed in the order of a one-pair
+// traversal — the same pairs tested, the same triangle tests in the same order, the same first
+// hit — while the volume tests run two at a time.
 static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res,
                      cd_bvh_trace *tr)
 {
@@ -231,9 +350,10 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
     const cd_vec3 t = pose->t;
     const double m = a->margin + b->margin + 1e-12 * cd_v3_len(t);
-    // Each descent pops one pair and pushes two, so the stack never holds more than
-    // depth(a) + depth(b) + 1 pairs.
-    size_t need = 2 * ((size_t)a->depth + b->depth + 2);
+    CD_ASSERT(a->nnodes <= CD_BVH_KNOWN);
+    // Each descent pops one pair and pushes at most two, plus the known pair put back, so the
+    // stack never holds more than depth(a) + depth(b) + 2 pairs.
+    size_t need = 2 * ((size_t)a->depth + b->depth + 3);
     if (res->stack_capacity < need) {
         cd_free(res->stack);
         res->stack = cd_alloc(sizeof(uint32_t) * need);
@@ -246,28 +366,27 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
     const cd_mesh *ma = a->mesh, *mb = b->mesh;
     while (top) {
         uint32_t ib = stack[--top], ia = stack[--top];
+        const int known = (ia & CD_BVH_KNOWN) != 0;
+        ia &= ~CD_BVH_KNOWN;
         const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
-        // The next pair's nodes are known now: fetching them while this pair is tested hides
-        // most of the cache misses of a cold query (the trees are megabytes, the pairs scattered).
-        if (top) {
-            __builtin_prefetch(&a->nodes[stack[top - 2]]);
-            __builtin_prefetch(&b->nodes[stack[top - 1]]);
-            __builtin_prefetch(&res->moved[stack[top - 1]]);
-        }
-        // The pair that comes after a passing test is known before the test: the children of the
-        // node the descent rule picks. Fetching them now overlaps their misses with the test.
-        if (!(na->count && nb->count)) {
-            if (nb->count || (!na->count && na->r >= nb->r)) {
-                const char *p = (const char *)&a->nodes[na->first];
-                for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l);
-            } else {
-                const char *p = (const char *)&b->nodes[nb->first], *q = (const char *)&res->moved[nb->first];
-                for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l), __builtin_prefetch(q + 64 * l);
+        if (!known) {
+            uint32_t ia2 = 0, ib2 = 0;
+            const int two = top && !(stack[top - 2] & CD_BVH_KNOWN);
+            if (two) ib2 = stack[--top], ia2 = stack[--top];
+            // The next pair's nodes are known now: fetching them while these pairs are tested
+            // hides most of the cache misses of a cold query (the trees are megabytes, the pairs
+            // scattered).
+            if (top) {
+                __builtin_prefetch(&a->nodes[stack[top - 2] & ~CD_BVH_KNOWN]);
+                __builtin_prefetch(&b->nodes[stack[top - 1]]);
+                __builtin_prefetch(&res->moved[stack[top - 1]]);
             }
+            prefetch_children(a, b, res, na, nb);
+            if (two) prefetch_children(a, b, res, &a->nodes[ia2], &b->nodes[ib2]);
+            unsigned pass = test_pairs(a, b, res, &R, t, m, tr, ia, ib, ia2, ib2, two);
+            if (pass & 2) stack[top++] = ia2 | CD_BVH_KNOWN, stack[top++] = ib2;
+            if (!(pass & 1)) continue;
         }
-        ++res->stats.node_pairs;
-        if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia, tr->node_pairs[tr->nodes++][1] = ib;
-        if (!overlap_moved(na, nb->kind, moved_node(res, b, ib, &R, t, m), m, &res->stats)) continue;
         if (na->count && nb->count) {
             for (uint32_t i = na->first; i < na->first + na->count; ++i) {
                 uint32_t ta = a->order[i];
@@ -285,9 +404,7 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
             }
             continue;
         }
-        // Descend the larger node (by enclosing radius), so the two volumes tested next stay of
-        // comparable size; a leaf is never descended.
-        if (nb->count || (!na->count && na->r >= nb->r)) {
+        if (descend_a(na, nb)) {
             stack[top++] = na->first + 1, stack[top++] = ib;
             stack[top++] = na->first, stack[top++] = ib;
         } else {
