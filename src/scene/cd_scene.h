@@ -99,13 +99,17 @@ static inline cd_quat cd_scene_rot(const cd_scene *s, uint32_t i)
 /// Velocity of cube i per frame.
 static inline cd_vec3 cd_scene_velocity(const cd_scene *s, uint32_t i) { return cd_v3(s->vx[i], s->vy[i], s->vz[i]); }
 
-/// Axes of a cube with stored rotation (w, x, y, z): R(q/|q|), normalised in double so the axes
-/// are orthonormal to double rounding whatever the float rounding of q. The one definition the
-/// narrow test and the box computation share.
+/// Axes of a cube with stored rotation (w, x, y, z): the rotation of q/|q|, computed in double
+/// as I + s·(…) with s = 2/|q|² (exact for any non-zero q, no square root), so the axes are
+/// orthonormal to double rounding whatever the float rounding of q. The one definition the narrow
+/// test and the box computation share.
 static inline cd_mat3 cd_scene_axes_of(double w, double x, double y, double z)
 {
-    double inv = 1.0 / sqrt(w * w + x * x + y * y + z * z);
-    return cd_q_to_m3((cd_quat){w * inv, x * inv, y * inv, z * inv});
+    double s = 2.0 / (w * w + x * x + y * y + z * z);
+    double xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
+    double wx = s * w * x, wy = s * w * y, wz = s * w * z;
+    return (cd_mat3){{cd_v3(1 - (yy + zz), xy + wz, xz - wy), cd_v3(xy - wz, 1 - (xx + zz), yz + wx),
+                      cd_v3(xz + wy, yz - wx, 1 - (xx + yy))}};
 }
 
 /// Cube i as the narrow test sees it (see the file comment), built from its pose record.
