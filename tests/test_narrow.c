@@ -557,6 +557,40 @@ static int sat_both(const cd_obb *a, const cd_obb *b)
     return ab;
 }
 
+// cd_obb_obb_overlap2 answers each lane exactly as cd_obb_obb_overlap does: random pairs (half
+// overlapping) and pairs built at ±1e-3..1e-9 of contact, with every lane combination.
+static void obb_obb_two_lanes_equal_scalar(void **state)
+{
+    (void)state;
+    cd_rng r = cd_rng_make(77, CD_STREAM_TEST);
+    uint64_t pairs = 0, overlapping = 0, differing_lanes = 0;
+    for (int i = 0; i < 200000; ++i) {
+        cd_obb a[2], b[2];
+        for (int l = 0; l < 2; ++l) {
+            if (i % 4 == 3) {  // near contact: the band where rounding decides
+                built_pair p = build_pair(&r, (contact_kind)cd_rng_below(&r, CONTACT_KINDS), rel_gaps[cd_rng_below(&r, 6)],
+                                          thetas[cd_rng_below(&r, 6)]);
+                a[l] = p.a, b[l] = p.b;
+            } else {
+                a[l] = random_box(&r, 2.0, 0.1, 1.5);
+                b[l] = random_box(&r, 2.0, 0.1, 1.5);
+            }
+        }
+        unsigned two = cd_obb_obb_overlap2(&a[0], &b[0], &a[1], &b[1]);
+        for (int l = 0; l < 2; ++l) {
+            unsigned one = (unsigned)cd_obb_obb_overlap(&a[l], &b[l]);
+            if ((two >> l & 1u) != one) fail_msg("pair %d lane %d: two-lane %u, scalar %u", i, l, two >> l & 1u, one);
+            overlapping += one;
+            ++pairs;
+        }
+        differing_lanes += (two == 1u || two == 2u);
+    }
+    print_message("# two-lane SAT: %llu pairs, %llu overlapping, %llu calls with lanes differing, 0 disagreements\n",
+                  (unsigned long long)pairs, (unsigned long long)overlapping, (unsigned long long)differing_lanes);
+    assert_true(overlapping > pairs / 5 && overlapping < pairs - pairs / 5);
+    assert_true(differing_lanes > 10000);  // the early outs ran with one lane separated only
+}
+
 static void obb_obb_known_identical_and_nested(void **state)
 {
     (void)state;
@@ -875,6 +909,7 @@ static void aabb_aabb_known(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(obb_obb_two_lanes_equal_scalar),
         cmocka_unit_test(obb_obb_known_identical_and_nested),
         cmocka_unit_test(obb_obb_known_touching_faces),
         cmocka_unit_test(obb_obb_known_parallel_axes),

@@ -19,6 +19,10 @@ int cd_obb_obb_overlap(const cd_obb *a, const cd_obb *b);
 /// axis found, or -1 when the boxes overlap: 0..2 faces of a, 3..5 faces of b, 6 + 3·i + j for
 /// a_i × b_j.
 int cd_obb_obb_overlap_axis(const cd_obb *a, const cd_obb *b, int *axis);
+/// Two OBB–OBB tests at once (pair k = (a[k], b[k]) in SIMD lane k where the CPU has SSE2): bit
+/// k of the result is set when pair k overlaps. Each lane evaluates cd_obb_obb_overlap's
+/// expressions in the same order, so each answer is that test's, bit for bit.
+unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1);
 /// Sphere–sphere overlap (|c_a − c_b| ≤ r_a + r_b, compared squared).
 int cd_sphere_sphere_overlap(const cd_sphere *a, const cd_sphere *b);
 /// Sphere–OBB overlap: distance from the sphere centre to the closest box point ≤ r.
