@@ -109,6 +109,32 @@ static void add_moment_of(const builder *b, uint32_t id, cd_tri_moment *sum)
     moment_add(sum, &x);
 }
 
+// Fit an internal node from its moments sum and its point list at pos (np points).
+static void fit_internal(builder *b, uint32_t ni, uint32_t first, uint32_t count, uint32_t pos, uint32_t np,
+                         const cd_tri_moment *sum)
+{
+    cd_bvh_node *nd = &b->bvh->nodes[ni];
+    cd_mat3 ax = cd_m3_identity();
+    if (nd->kind & CD_BV_OBB) ax = cd_bvh_obb_axes(&b->ctx, b->bvh->order + first, count, sum);
+    cd_bvh_fit_node(&b->ctx, nd, pos, np, &ax, b->bvh->margin);
+}
+
+// The two children left, left + 1 of a node of count triangles from first (left has half; their
+// point lists at pos and pos + nl): the internal ones are fitted here, one right after the other,
+// because each fit is a long chain of dependent square roots and divisions (the eigen-solve) and
+// two independent chains side by side let the processor overlap them. Leaves fitted themselves.
+static void fit_children(builder *b, uint32_t left, uint32_t first, uint32_t count, uint32_t half, uint32_t pos,
+                         uint32_t nl, uint32_t nr, const cd_tri_moment *l, const cd_tri_moment *r)
+{
+    cd_bvh_node *nl_ = &b->bvh->nodes[left], *nr_ = nl_ + 1;
+    const uint32_t *order = b->bvh->order;
+    cd_mat3 axl = cd_m3_identity(), axr = axl;
+    if (!nl_->count && (nl_->kind & CD_BV_OBB)) axl = cd_bvh_obb_axes(&b->ctx, order + first, half, l);
+    if (!nr_->count && (nr_->kind & CD_BV_OBB)) axr = cd_bvh_obb_axes(&b->ctx, order + first + half, count - half, r);
+    if (!nl_->count) cd_bvh_fit_node(&b->ctx, nl_, pos, nl, &axl, b->bvh->margin);
+    if (!nr_->count) cd_bvh_fit_node(&b->ctx, nr_, pos + nl, nr, &axr, b->bvh->margin);
+}
+
 // Children first (post-order): a node's covariance moments are its children's sums, O(1) per
 // node instead of a pass over its triangles; leaves write their ids into order, so by the time a
 // node is fitted its whole range of order is final.
@@ -168,12 +194,11 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         uint32_t nl, nr;
         cd_tri_moment l = build_rec(b, left, first, half, depth + 1, pos, &nl);
         cd_tri_moment r = build_rec(b, left + 1, first + half, count - half, depth + 1, pos + nl, &nr);
+        fit_children(b, left, first, count, half, pos, nl, nr, &l, &r);
         moment_add(&sum, &l);
         moment_add(&sum, &r);
-        // The axes first: their eigen-solve is a chain of latency that the merge's independent
-        // loads and stores can overlap.
-        if (nd->kind & CD_BV_OBB) ax = cd_bvh_obb_axes(&b->ctx, bvh->order + first, count, &sum);
         *np = cd_bvh_points_merge(&b->ctx, pos, nl + nr);
+        return sum;  // fitted by its parent (fit_children), the root by cd_bvh_build
     }
     cd_bvh_fit_node(&b->ctx, nd, pos, *np, &ax, bvh->margin);
     return sum;
@@ -252,7 +277,8 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     cd_free(count);
     bvh->nnodes = 1;
     uint32_t np;
-    build_rec(&b, 0, 0, n, 0, 0, &np);
+    cd_tri_moment sum = build_rec(&b, 0, 0, n, 0, 0, &np);
+    if (!bvh->nodes[0].count) fit_internal(&b, 0, 0, n, 0, np, &sum);
     for (int a = 0; a < 3; ++a) cd_free(b.list[a]);
     cd_free(b.tmp);
     cd_free(b.left);
