@@ -18,6 +18,8 @@
 // per-box overhead of visiting mostly empty cells: at 100 000 cubes candidates took 8 ms there.
 #include "float_bounds.h"
 
+#include <omp.h>
+
 // Slack between the small-box extent limit and the cell side: floor(v / cell) carries rounding
 // error, and the margin keeps two overlapping small boxes within one row of each other. The
 // x window uses the same slack for the rounding of lo.x − limit.
@@ -40,7 +42,9 @@ typedef struct grid {
     cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
     uint32_t *next_row;     // their rows; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
-    size_t start_cap, row_cap, entry_cap, next_cap;
+    int threads;            // threads of the update ([method] threads)
+    uint32_t *hist;         // per-thread row counts, then each thread's next slot per row
+    size_t start_cap, row_cap, entry_cap, next_cap, hist_cap;
     uint64_t max_per_row;
 } grid;
 
@@ -49,6 +53,7 @@ static void *grid_create(const cd_broad_params *p, const cd_scene *s)
     (void)s;
     grid *g = cd_alloc_zero(1, sizeof *g);
     g->cell_param = p->cell_size;
+    g->threads = p->threads;
     g->n = UINT32_MAX;
     return g;
 }
@@ -57,6 +62,7 @@ static void grid_destroy(void *self)
 {
     grid *g = self;
     cd_free(g->start);
+    cd_free(g->hist);
     cd_free(g->next_row);
     cd_free(g->entry);
     cd_free(g->next);
@@ -120,50 +126,86 @@ static void sort_row(cd_fbox *e, uint32_t n)
 
 // Counting sort by row, visiting the objects in last frame's order: few objects change row
 // between frames, so the count and scatter passes walk the row array almost in order, and only
-// the reads of the scene's boxes are scattered (prefetched).
-enum { GRID_PREFETCH = 32 };
+// the reads of the scene's boxes are scattered (prefetched). With threads, each thread counts a
+// contiguous slice into its own histogram and scatters it after the slices before it, so the
+// order (and every result) is the serial one.
+enum { GRID_PREFETCH = 32, GRID_PARALLEL_MIN = 20000 };
 
-static void grid_update(void *self, const cd_scene *s)
+// Slice [k0, k1) of last frame's order: box copies, rows, and counts per row into hist (the big
+// boxes counted at hist[nrows]).
+static void classify(grid *g, const cd_scene *s, uint32_t k0, uint32_t k1, uint32_t *hist)
 {
-    grid *g = self;
-    uint32_t n = s->count;
-    if (n != g->n || s->world != g->world) grid_layout(g, s);
-    uint32_t *start = g->start, *row = g->next_row;
-    memset(start, 0, (g->nrows + 1) * sizeof *start);
-    uint32_t nbig = 0;
-    for (uint32_t k = 0; k < n; ++k) {
+    uint32_t n = s->count, *row = g->next_row;
+    for (uint32_t k = k0; k < k1; ++k) {
         uint32_t id = g->ordered ? g->entry[k].id : k;
         if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->entry[k + GRID_PREFETCH].id]);
         const cd_boxf *b = &s->box[id];
         g->next[k] = cd_fbox_from(b, id);
         if (cd_boxf_max_extent(b) > g->limit) {
             row[k] = UINT32_MAX;
-            ++nbig;
+            hist[g->nrows]++;
             continue;
         }
         uint32_t y = cell_coord(b->lo[1], g->inv_cell, g->dim[0]), z = cell_coord(b->lo[2], g->inv_cell, g->dim[1]);
         uint32_t r = z * g->dim[0] + y;
         row[k] = r;
-        start[r]++;
+        hist[r]++;
     }
-    // Inclusive prefix sums: start[r] becomes the end of row r.
-    uint32_t max_per_row = start[0];
-    for (size_t r = 1; r < g->nrows; ++r) {
-        if (start[r] > max_per_row) max_per_row = start[r];
-        start[r] += start[r - 1];
+}
+
+// Turn the nt histograms into each slice's first slot per row (rows in order, slices in order
+// inside a row, then the big boxes), and fill start[].
+static void place_slices(grid *g, uint32_t *hist, int nt)
+{
+    size_t stride = g->nrows + 1;
+    uint32_t at = 0, most = 0;
+    for (size_t r = 0; r < g->nrows; ++r) {
+        g->start[r] = at;
+        uint32_t before = at;
+        for (int t = 0; t < nt; ++t) {
+            uint32_t c = hist[t * stride + r];
+            hist[t * stride + r] = at;
+            at += c;
+        }
+        if (at - before > most) most = at - before;
     }
-    g->max_per_row = max_per_row;
-    g->nsmall = n - nbig;
-    g->nbig = nbig;
-    start[g->nrows] = g->nsmall;
-    // Scatter backwards from the end of each row, which leaves start[r] at the beginning of row
-    // r and keeps last frame's order inside a row.
-    uint32_t nb = n;
-    for (uint32_t k = n; k-- > 0;) {
-        uint32_t at = row[k] == UINT32_MAX ? --nb : --start[row[k]];
-        g->entry[at] = g->next[k];
+    g->nsmall = at;
+    g->start[g->nrows] = at;
+    for (int t = 0; t < nt; ++t) {
+        uint32_t c = hist[t * stride + g->nrows];
+        hist[t * stride + g->nrows] = at;
+        at += c;
     }
-    for (size_t r = 0; r < g->nrows; ++r) sort_row(g->entry + start[r], start[r + 1] - start[r]);
+    g->nbig = at - g->nsmall;
+    g->max_per_row = most;
+}
+
+static void grid_update(void *self, const cd_scene *s)
+{
+    grid *g = self;
+    uint32_t n = s->count;
+    if (n != g->n || s->world != g->world) grid_layout(g, s);
+    int threads = g->threads > 1 && n >= GRID_PARALLEL_MIN ? g->threads : 1;
+    size_t stride = g->nrows + 1;
+    cd_buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
+    int nt = 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        int t = omp_get_thread_num();
+#pragma omp single
+        nt = omp_get_num_threads();
+        uint32_t k0 = (uint32_t)((uint64_t)n * t / nt), k1 = (uint32_t)((uint64_t)n * (t + 1) / nt);
+        uint32_t *hist = g->hist + t * stride, *row = g->next_row;
+        memset(hist, 0, stride * sizeof *hist);
+        classify(g, s, k0, k1, hist);
+#pragma omp barrier
+#pragma omp single
+        place_slices(g, g->hist, nt);
+        for (uint32_t k = k0; k < k1; ++k) g->entry[hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++] = g->next[k];
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (size_t r = 0; r < g->nrows; ++r) sort_row(g->entry + g->start[r], g->start[r + 1] - g->start[r]);
+    }
     g->ordered = 1;
 }
 
@@ -295,7 +337,7 @@ static void grid_shape_stats(void *self, cd_broad_stats *st)
 {
     grid *g = self;
     st->nodes = g->nrows;
-    st->bytes = sizeof *g + g->start_cap * sizeof *g->start + g->row_cap * sizeof *g->next_row +
+    st->bytes = sizeof *g + (g->start_cap + g->hist_cap) * sizeof *g->start + g->row_cap * sizeof *g->next_row +
                 (g->entry_cap + g->next_cap) * sizeof *g->entry;
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->nsmall;  // objects in rows
