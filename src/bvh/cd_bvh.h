@@ -167,10 +167,10 @@ typedef struct cd_bvh_result {
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
     // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the
     // cost of a test (see README, "Mesh hierarchies").
+    // Each entry carries its own stamp, so the check and the use touch one cache line.
     struct cd_bvh_moved *moved;  ///< aligned inside moved_block (2 MiB pages when large)
     void *moved_block;
-    cd_vec3 *moved_verts;
-    uint32_t *node_stamp, *vert_stamp;
+    struct cd_bvh_moved_vert *moved_verts;
     uint32_t epoch, cached_nodes, cached_verts;
 } cd_bvh_result;
 

@@ -19,16 +19,25 @@ uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s)
     return n;
 }
 
-// A node of B moved into A's frame and enlarged by the margin m; the sphere is (box.c, r).
+// A node of B moved into A's frame and enlarged by the margin m (its sphere is box.c with radius
+// r + m of the node), valid when stamp is the query's epoch: 128 bytes, two cache lines, the
+// stamp beside the half-extents that every box test reads (a separate stamp array was one more
+// miss per node in a cold query).
 typedef struct cd_bvh_moved {
     cd_obb box;
-    double r;
+    uint32_t stamp, pad;
 } cd_bvh_moved;
+_Static_assert(sizeof(cd_bvh_moved) == 128, "a moved node is two cache lines");
+
+// A vertex of B moved into A's frame, valid when stamp is the query's epoch.
+typedef struct cd_bvh_moved_vert {
+    cd_vec3 v;
+    uint32_t stamp, pad;
+} cd_bvh_moved_vert;
 
 static inline void move_node(const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m, cd_bvh_moved *out)
 {
     out->box.c = cd_pose_apply(R, t, nb->c);
-    out->r = nb->r + m;
     if (nb->kind & (CD_BV_OBB | CD_BV_AABB)) {
         cd_vec3 a0 = cd_m3_mul_v(*R, nb->ax0), a1 = cd_m3_mul_v(*R, nb->ax1);
         out->box.axes = (cd_mat3){{a0, a1, cd_m3_mul_v(*R, cd_v3_cross(nb->ax0, nb->ax1))}};
@@ -137,12 +146,13 @@ static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1,
 // m (inside mb) covers the rounding of moving B's volumes and of the tests, so the cull never
 // rejects a pair that the exact triangle test on the moved vertices would accept. Cheapest test
 // first: sphere–sphere when both carry spheres, then box–box, or sphere–box across kinds.
-static inline int overlap_moved(const cd_bvh_node *na, uint8_t kb, const cd_bvh_moved *mb, double m, cd_bvh_stats *s)
+static inline int overlap_moved(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_bvh_moved *mb, double m,
+                                cd_bvh_stats *s)
 {
-    uint8_t ka = na->kind;
+    uint8_t ka = na->kind, kb = nb->kind;
     if (ka & kb & CD_BV_SPHERE) {
         ++s->bv_tests[CD_BVT_SPHERE_SPHERE];
-        cd_sphere sa = cd_bvh_node_sphere(na), sb = {mb->box.c, mb->r};
+        cd_sphere sa = cd_bvh_node_sphere(na), sb = {mb->box.c, nb->r + m};
         if (!cd_sphere_sphere_overlap(&sa, &sb)) return 0;
     }
     const uint8_t boxes = CD_BV_OBB | CD_BV_AABB;
@@ -167,7 +177,7 @@ static inline int overlap_moved(const cd_bvh_node *na, uint8_t kb, const cd_bvh_
     if (ka & boxes) {  // b carries only a sphere
         ++s->bv_tests[CD_BVT_SPHERE_OBB];
         cd_obb ba = cd_bvh_node_box(na);
-        cd_sphere sb = {mb->box.c, mb->r};
+        cd_sphere sb = {mb->box.c, nb->r + m};
         return cd_sphere_obb_overlap(&sb, &ba);
     }
     if (kb & boxes) {  // a carries only a sphere
@@ -183,7 +193,7 @@ int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_m
 {
     cd_bvh_moved mb;
     move_node(nb, R, t, m, &mb);
-    return overlap_moved(na, nb->kind, &mb, m, s);
+    return overlap_moved(na, nb, &mb, m, s);
 }
 
 static void push_pair(cd_bvh_result *res, uint32_t a, uint32_t b)
@@ -206,23 +216,19 @@ static inline cd_triangle moved_tri(const cd_mesh *m, uint32_t t, const cd_mat3 
 // Start a query against b: size the caches for b and invalidate them by a new epoch.
 static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 {
-    if (res->cached_nodes < b->nnodes) {
+    if (res->cached_nodes < b->nnodes) {  // zeroed: every stamp 0, never a valid epoch
         cd_free(res->moved_block);
-        cd_free(res->node_stamp);
         res->moved = cd_bvh_alloc_huge(sizeof *res->moved * (size_t)b->nnodes, &res->moved_block);
-        res->node_stamp = cd_alloc_zero(b->nnodes, sizeof *res->node_stamp);
         res->cached_nodes = b->nnodes;
     }
     if (res->cached_verts < b->mesh->nverts) {
         cd_free(res->moved_verts);
-        cd_free(res->vert_stamp);
-        res->moved_verts = cd_alloc(sizeof *res->moved_verts * b->mesh->nverts);
-        res->vert_stamp = cd_alloc_zero(b->mesh->nverts, sizeof *res->vert_stamp);
+        res->moved_verts = cd_alloc_zero(b->mesh->nverts, sizeof *res->moved_verts);
         res->cached_verts = b->mesh->nverts;
     }
     if (++res->epoch == 0) {  // wrapped: clear the stamps once every 2³² queries
-        memset(res->node_stamp, 0, sizeof *res->node_stamp * res->cached_nodes);
-        memset(res->vert_stamp, 0, sizeof *res->vert_stamp * res->cached_verts);
+        for (uint32_t i = 0; i < res->cached_nodes; ++i) res->moved[i].stamp = 0;
+        for (uint32_t i = 0; i < res->cached_verts; ++i) res->moved_verts[i].stamp = 0;
         res->epoch = 1;
     }
 }
@@ -230,11 +236,12 @@ static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 static inline const cd_bvh_moved *moved_node(cd_bvh_result *res, const cd_bvh *b, uint32_t ib, const cd_mat3 *R,
                                              cd_vec3 t, double m)
 {
-    if (res->node_stamp[ib] != res->epoch) {
-        move_node(&b->nodes[ib], R, t, m, &res->moved[ib]);
-        res->node_stamp[ib] = res->epoch;
+    cd_bvh_moved *mv = &res->moved[ib];
+    if (mv->stamp != res->epoch) {
+        move_node(&b->nodes[ib], R, t, m, mv);
+        mv->stamp = res->epoch;
     }
-    return &res->moved[ib];
+    return mv;
 }
 
 // B's triangle t in A's frame; each vertex is moved by cd_pose_apply once per query, giving the
@@ -245,11 +252,12 @@ static inline cd_triangle moved_tri_cached(cd_bvh_result *res, const cd_mesh *mb
     cd_triangle out;
     for (int k = 0; k < 3; ++k) {
         uint32_t v = mb->tris[t][k];
-        if (res->vert_stamp[v] != res->epoch) {
-            res->moved_verts[v] = cd_pose_apply(R, tr, mb->verts[v]);
-            res->vert_stamp[v] = res->epoch;
+        cd_bvh_moved_vert *mv = &res->moved_verts[v];
+        if (mv->stamp != res->epoch) {
+            mv->v = cd_pose_apply(R, tr, mb->verts[v]);
+            mv->stamp = res->epoch;
         }
-        out.v[k] = res->moved_verts[v];
+        out.v[k] = mv->v;
     }
     return out;
 }
@@ -323,7 +331,7 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
     const cd_bvh_moved *mb = moved_node(res, b, ib, R, t, m);
     ++res->stats.node_pairs;
     if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia, tr->node_pairs[tr->nodes++][1] = ib;
-    if (!two) return (unsigned)overlap_moved(na, nb->kind, mb, m, &res->stats);
+    if (!two) return (unsigned)overlap_moved(na, nb, mb, m, &res->stats);
     const cd_bvh_node *na2 = &a->nodes[ia2], *nb2 = &b->nodes[ib2];
     const cd_bvh_moved *mb2 = moved_node(res, b, ib2, R, t, m);
     ++res->stats.node_pairs;
@@ -334,8 +342,8 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
         return obb_obb_two(na, na2, &mb->box, &mb2->box);
     }
 #endif
-    unsigned p0 = (unsigned)overlap_moved(na, nb->kind, mb, m, &res->stats);
-    return p0 | (unsigned)overlap_moved(na2, nb2->kind, mb2, m, &res->stats) << 1;
+    unsigned p0 = (unsigned)overlap_moved(na, nb, mb, m, &res->stats);
+    return p0 | (unsigned)overlap_moved(na2, nb2, mb2, m, &res->stats) << 1;
 }
 
 // Depth first over node pairs. A popped untested pair is tested together with the next untested
@@ -449,8 +457,6 @@ void cd_bvh_result_free(cd_bvh_result *res)
     cd_free(res->stack);
     cd_free(res->moved_block);
     cd_free(res->moved_verts);
-    cd_free(res->node_stamp);
-    cd_free(res->vert_stamp);
     memset(res, 0, sizeof *res);
 }
 
@@ -483,7 +489,7 @@ void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
                 cache_begin(&res, b);  // each replay moves B's nodes afresh, as a query does
                 for (size_t k = 0; k < tr.nodes; ++k) {
                     uint32_t ib = tr.node_pairs[k][1];
-                    sink += overlap_moved(&a->nodes[tr.node_pairs[k][0]], b->nodes[ib].kind,
+                    sink += overlap_moved(&a->nodes[tr.node_pairs[k][0]], &b->nodes[ib],
                                           moved_node(&res, b, ib, &R, pose->t, m), m, &res.stats);
                 }
                 ++reps;
