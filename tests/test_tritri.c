@@ -333,12 +333,71 @@ static void test_counting_build(void **state)
     }
 }
 
+// A coplanar pair in z = 0 at scale 2^L: a's edge a0 = 0 → a1 = (P, Q) with P ~ 2^L, and b0 the
+// lattice point at edge function P·y − Q·x = ±k (k <= 3) inside the edge's span, b1 and b2 beyond
+// b0 or across the line: the side of b0, decided by a value of a few units next to products of
+// about 2^2L, separates the pair or not.
+static void near_line_pair(cd_rng *r, int L, itri *a, itri *b)
+{
+    int64_t P = irand(r, (int64_t)1 << (L - 1), (int64_t)1 << L), Q = irand(r, -((int64_t)1 << L), (int64_t)1 << L);
+    // Extended Euclid: s0·P + t0·|Q| = gcd.
+    int64_t r0 = P, r1 = Q < 0 ? -Q : Q, s0 = 1, s1 = 0, t0 = 0, t1 = 1;
+    while (r1 != 0) {
+        int64_t q = r0 / r1, tmp;
+        tmp = r0 - q * r1, r0 = r1, r1 = tmp;
+        tmp = s0 - q * s1, s0 = s1, s1 = tmp;
+        tmp = t0 - q * t1, t0 = t1, t1 = tmp;
+    }
+    int64_t y0 = s0, x0 = Q < 0 ? t0 : -t0;  // P·y0 − Q·x0 = gcd
+    int side = cd_rng_below(r, 2) ? 1 : -1;
+    i128 k = irand(r, 1, 3) * side, kx = k * x0, ky = k * y0;
+    i128 m = kx >= 0 ? kx / P : -((-kx + P - 1) / P);
+    int64_t off = (int64_t)1 << (L - 3), up = cd_rng_below(r, 2) ? 1 : -1;
+    a->v[0] = (ipt){{0, 0, 0}};
+    a->v[1] = (ipt){{P, Q, 0}};
+    a->v[2] = (ipt){{irand(r, 0, P), Q + up * irand(r, off, 4 * off), 0}};
+    b->v[0] = (ipt){{(int64_t)(kx - m * P), (int64_t)(ky - m * Q), 0}};
+    int far = cd_rng_below(r, 2) ? side : -side;
+    for (int i = 1; i < 3; ++i)
+        b->v[i] = (ipt){{b->v[0].c[0] + irand(r, -off, off), b->v[0].c[1] + far * irand(r, off, 4 * off), 0}};
+}
+
+// Coplanar pairs whose largest coordinate lies between 2^22 and 2^29, around 2^25, the limit below
+// which the coplanar test computes its edge values exactly without bounds (near_line_pair: above
+// the limit, rounded values would get the side of b0 wrong): all agree with the 128-bit oracle at
+// power-of-two scales, for the plain call, the argument swap and the counted copy.
+static void test_coplanar_lattice_limit(void **state)
+{
+    (void)state;
+    cd_rng r = cd_rng_make(25, CD_STREAM_TEST + 25);
+    long below = 0, above = 0, hits = 0;
+    for (int n = 0; n < 100000; ++n) {
+        itri ia, ib;
+        near_line_pair(&r, 23 + n % 6, &ia, &ib);
+        int64_t top = 0;
+        for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k) top = imax(top, imax(ia.v[i].c[k] < 0 ? -ia.v[i].c[k] : ia.v[i].c[k],
+                                                               ib.v[i].c[k] < 0 ? -ib.v[i].c[k] : ib.v[i].c[k]));
+        top < ((int64_t)1 << 25) ? ++below : ++above;
+        int want = itri_tri(&ia, &ib);
+        double s = ldexp(1.0, (int)cd_rng_below(&r, 81) - 40);
+        cd_triangle a = itri_to_tri(&ia, s), b = itri_to_tri(&ib, s);
+        assert_int_equal(cd_tri_tri_overlap(&a, &b), want);
+        assert_int_equal(cd_tri_tri_overlap(&b, &a), want);
+        assert_int_equal(cd_count_tri_tri_overlap(&a, &b), want);
+        hits += want;
+    }
+    print_message("# coplanar near-line: %ld pairs below 2^25, %ld above, %ld intersecting\n", below, above, hits);
+    assert_true(below > 10000 && above > 10000 && hits > 10000 && hits < 90000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),       cmocka_unit_test(test_explain_names_branch),
         cmocka_unit_test(test_predicates_exact),    cmocka_unit_test(test_invariance),
         cmocka_unit_test(test_counting_build),      cmocka_unit_test(test_grid_of_points),
+        cmocka_unit_test(test_coplanar_lattice_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,7 @@ static inline double cd_cnt_min(double a, double b) { cd_op_tally.cmp++; return 
 #define cd_tri_tri_overlap_gd cd_count_tri_tri_overlap_gd
 #define cd_tri_tri_overlap_gd_explain cd_count_tri_tri_overlap_gd_explain
 #define cd_tritri_degenerate cd_count_tritri_degenerate
+#define cd_tritri_degenerate_one cd_count_tritri_degenerate_one
 #define cd_tritri_coplanar cd_count_tritri_coplanar
 #define cd_tritri_coplanar_oriented cd_count_tritri_coplanar_oriented
 #define cd_tritri_is_degenerate cd_count_tritri_is_degenerate

@@ -54,10 +54,19 @@ static inline int cd_grid_exp(double x)
     memcpy(&b, &x, sizeof b);
     uint64_t mag = b << 1;  // without the sign
     int exp = (int)(mag >> 53);
-    uint64_t m = (b & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(exp != 0) << 52);
-    int k = (exp != 0 ? exp : 1) - 1075 + __builtin_ctzll(m | (UINT64_C(1) << 63));
+    // The lowest set bit of the significand: of the stored fraction, or the implicit bit 52 of a
+    // normal number when the fraction is 0 (a subnormal's fraction is not 0). Bit 52 is the
+    // exponent's lowest bit, so setting it caps the count at 52 without masking the fraction out.
+    int k = (exp > 1 ? exp : 1) - 1075 + __builtin_ctzll(b | (UINT64_C(1) << 52));
     return mag != 0 ? k : INT_MAX;
 }
+
+/// A point set's coordinate grid: every coordinate is a multiple of g and at most top in magnitude.
+/// When top / g is small, sums and products of a few coordinate differences are exact in doubles.
+typedef struct cd_grid {
+    double g;    ///< smallest cd_grid_of over the coordinates (+inf when all are 0; < 0: not known)
+    double top;  ///< largest |coordinate| (< 0: not known)
+} cd_grid;
 
 /// The smallest cd_grid_of over the coordinates of n points (+inf when all are 0).
 static inline double cd_grid_of_points(const cd_vec3 *const *p, int n)

@@ -56,15 +56,35 @@ static inline int cd_plane_certainly_one_side(const cd_plane_eval *pe)
     return CD_GT(CD_MAX(lo, -hi), pe->e);
 }
 
-/// The exact signs: the shared filter's where it is certain, then vertex j's own bound
-/// k · max|w_j| (tighter when the other vertices lie farther from t_0). Where neither decides, a
-/// value whose bound is below half the coordinate grid cubed is exactly 0 (cd_grid_of); the rest
-/// goes to cd_orient3d, whose permanent bound (Shewchuk's) is much tighter than k · m_w — on
-/// near-touching pairs it leaves 7 of 8192 pairs to the expansions where going to them directly
-/// left 291 — and only then to the expansions.
-static inline void cd_plane_signs(const cd_triangle *t, const cd_triangle *o, const cd_plane_eval *pe, int s[3])
+/// The grid of two triangles' 18 coordinates (cd_grid_of_points).
+static inline double cd_tritri_grid(const cd_triangle *t, const cd_triangle *o)
 {
-    double grid3 = -1;  // computed on the first uncertain value
+    const cd_vec3 *pts[6] = {&t->v[0], &t->v[1], &t->v[2], &o->v[0], &o->v[1], &o->v[2]};
+    return cd_grid_of_points(pts, 6);
+}
+
+/// The largest |coordinate| of two triangles: branch-free, as a tree of maxima in floating point
+/// (integer exponent maxima next to the grid's minima cost more here: spills and a serial chain).
+static inline double cd_tritri_top(const cd_triangle *t, const cd_triangle *o)
+{
+    const cd_vec3 *p[6] = {&t->v[0], &t->v[1], &t->v[2], &o->v[0], &o->v[1], &o->v[2]};
+    double m[6];
+    for (int i = 0; i < 6; ++i) m[i] = CD_MAX(CD_MAX(CD_ABS(p[i]->x), CD_ABS(p[i]->y)), CD_ABS(p[i]->z));
+    return CD_MAX(CD_MAX(CD_MAX(m[0], m[1]), CD_MAX(m[2], m[3])), CD_MAX(m[4], m[5]));
+}
+
+/// The exact signs: the shared filter's where it is certain, then vertex j's own bound
+/// k · max|w_j| (tighter when the other vertices lie farther from t_0). What neither decides
+/// depends on the rounded value. A rounded 0 (coplanar input: every operation was exact) is
+/// certified exactly 0 when its bound is below half the coordinate grid cubed (the six points'
+/// grid, computed once into grid->g, which stays as it was if not needed). A rounded non-zero
+/// value (near-touching input, whose coordinates have no useful grid) goes straight to cd_orient3d,
+/// whose permanent bound (Shewchuk's) is much tighter than k · m_w — on near-touching pairs it
+/// leaves 7 of 8192 pairs to the expansions where going to them directly left 291 — and which tries
+/// its own four-point grid before the expansions.
+static inline void cd_plane_signs_grid(const cd_triangle *t, const cd_triangle *o, const cd_plane_eval *pe, int s[3],
+                                       cd_grid *grid)
+{
     for (int j = 0; j < 3; ++j) {
         if (CD_GT(pe->d[j], pe->e)) {
             s[j] = 1;
@@ -74,28 +94,26 @@ static inline void cd_plane_signs(const cd_triangle *t, const cd_triangle *o, co
             s[j] = -1;
             continue;
         }
-        double ej = pe->e;
-        if (!CD_EQ(pe->d[j], 0.0)) {  // no bound certifies a rounded 0 (coplanar input): skip to the grid
+        if (!CD_EQ(pe->d[j], 0.0)) {
             const cd_vec3 *p = &o->v[j], *t0 = &t->v[0];
             double m = CD_MAX(CD_MAX(CD_ABS(CD_SUB(p->x, t0->x)), CD_ABS(CD_SUB(p->y, t0->y))),
                               CD_ABS(CD_SUB(p->z, t0->z)));
-            ej = CD_MUL(pe->k, m);
-            if (CD_GT(pe->d[j], ej)) {
-                s[j] = 1;
-                continue;
-            }
-            if (CD_LT(pe->d[j], -ej)) {
-                s[j] = -1;
-                continue;
-            }
+            double ej = CD_MUL(pe->k, m);
+            s[j] = CD_GT(pe->d[j], ej) ? 1 : (CD_LT(pe->d[j], -ej) ? -1 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], p));
+            continue;
         }
-        if (grid3 < 0) {
-            const cd_vec3 *pts[6] = {&t->v[0], &t->v[1], &t->v[2], &o->v[0], &o->v[1], &o->v[2]};
-            double g = cd_grid_of_points(pts, 6);
-            grid3 = CD_MUL(CD_MUL(g, g), g);
-        }
-        s[j] = CD_LT(CD_MUL(2.0, ej), grid3) ? 0 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], &o->v[j]);
+        if (grid->g < 0) grid->g = cd_tritri_grid(t, o);
+        // |exact| <= e while the exact value is a multiple of g³.
+        double g = grid->g;
+        s[j] = CD_LT(CD_MUL(2.0, pe->e), CD_MUL(CD_MUL(g, g), g)) ? 0 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], &o->v[j]);
     }
+}
+
+/// cd_plane_signs_grid without returning the grid.
+static inline void cd_plane_signs(const cd_triangle *t, const cd_triangle *o, const cd_plane_eval *pe, int s[3])
+{
+    cd_grid grid = {-1, -1};
+    cd_plane_signs_grid(t, o, pe, s, &grid);
 }
 
 /// The coordinate of the largest |component| of pe->n (a projection preference only).

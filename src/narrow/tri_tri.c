@@ -12,8 +12,9 @@
 //     orientation signs and no coordinate is ever divided;
 //  3. all of b in a's plane (or the reverse): zero area → tri_tri_cases.c, else coplanar test there.
 // The plane signs (cd_tritri_plane.h) use a semi-static filter, one bound for a triangle's three
-// vertices (CD_PLANE_ERR), then each vertex's own bound and the coordinate-grid certificate of exact
-// zeros; only what none of them decides goes to the exact predicate.
+// vertices (CD_PLANE_ERR), then each vertex's own bound, the coordinate-grid certificate of exact
+// zeros (rounded zeros) or cd_orient3d's filter (rounded non-zeros); only what none of them decides
+// goes to the exact expansions. The coplanar test reuses the grid for its exact-zero edge values.
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 #include "cd_tritri_cases.h"
@@ -67,25 +68,29 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
 {
     cd_plane_eval pa = {{nx, ny, nz}, {d0, d1, d2}, k, e}, pb;  // pa: b's vertices against a's plane; pb: the reverse
     int sb[3], sa[3];
-    cd_plane_signs(a, b, &pa, sb);
+    cd_grid grid = {-1, -1};  // the six points' coordinate grid, once a plane value needed it
+    cd_plane_signs_grid(a, b, &pa, sb, &grid);
     if (cd_signs_one_side(sb)) {
         *why = CD_TT_PLANE_A;
         return 0;
     }
     if (sb[0] == 0 && sb[1] == 0 && sb[2] == 0) {
         // All of b in a's plane: a has zero area (every sign against it is 0) or the triangles share
-        // the plane; the symmetric test could add nothing, so it is skipped.
+        // the plane; the symmetric test could add nothing, so it is skipped. The coplanar test
+        // certifies exact zeros with the grid (usually known already from the plane values).
+        if (grid.g < 0) grid.g = cd_tritri_grid(a, b);
+        grid.top = cd_tritri_top(a, b);
         int h = cd_plane_drop_hint(&pa);
         if (CD_GT(CD_ABS(pa.n[h]), pa.k)) {
             // |fl(N_h) − N_h| <= 8ε·m_u·m_v < k: N_h ≠ 0 with the rounded sign, which is the
             // orientation of a's projection without coordinate h. So a has area, and no predicate
             // has to show it.
-            int hit = cd_tritri_coplanar_oriented(a, b, h, CD_GT(pa.n[h], 0.0) ? 1 : -1);
+            int hit = cd_tritri_coplanar_oriented(a, b, h, CD_GT(pa.n[h], 0.0) ? 1 : -1, grid);
             if (hit >= 0) {
                 *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
                 return hit;
             }
-            hit = cd_tritri_degenerate(a, b);
+            hit = cd_tritri_degenerate_one(a, b);  // a has area (above), b has none (−1)
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
             return hit;
         }
@@ -94,7 +99,7 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
             return hit;
         }
-        int hit = cd_tritri_coplanar(a, b, cd_plane_drop_hint(&pa));
+        int hit = cd_tritri_coplanar(a, b, cd_plane_drop_hint(&pa), grid);
         *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
         return hit;
     }
@@ -110,8 +115,8 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
     }
     if (sa[0] == 0 && sa[1] == 0 && sa[2] == 0) {
         // a in b's plane but b not in a's: b has zero area (a non-degenerate a would share b's
-        // plane and put b in its own).
-        int hit = cd_tritri_degenerate(a, b);
+        // plane and put b in its own), and a has area (else every sign against it were 0).
+        int hit = cd_tritri_degenerate_one(a, b);
         *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
         return hit;
     }

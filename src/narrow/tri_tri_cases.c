@@ -126,26 +126,36 @@ static int seg_tri(const cd_triangle *t, cd_vec3 p, cd_vec3 q)
     return !((a > 0 || b > 0 || c > 0) && (a < 0 || b < 0 || c < 0));
 }
 
+int cd_tritri_degenerate_one(const cd_triangle *t, const cd_triangle *d)
+{
+    cd_vec3 h[2];
+    int n = degenerate_hull(d, h);
+    return n == 1 ? point_tri(t, h[0]) : seg_tri(t, h[0], h[1]);
+}
+
 int cd_tritri_degenerate(const cd_triangle *a, const cd_triangle *b)
 {
     int da = cd_tritri_is_degenerate(a), db = cd_tritri_is_degenerate(b);
     CD_ASSERT(da || db);
-    cd_vec3 ha[2], hb[2];
     if (da && db) {
+        cd_vec3 ha[2], hb[2];
         int na = degenerate_hull(a, ha), nb = degenerate_hull(b, hb);
         return seg_seg_3d(ha[0], ha[na - 1], hb[0], hb[nb - 1]);
     }
-    const cd_triangle *t = da ? b : a;
-    int n = degenerate_hull(da ? a : b, ha);
-    return n == 1 ? point_tri(t, ha[0]) : seg_tri(t, ha[0], ha[1]);
+    return da ? cd_tritri_degenerate_one(b, a) : cd_tritri_degenerate_one(a, b);
 }
 
 // 1 when all three points p lie strictly on the side −o of the line e0 → e1, i.e. outside an edge
 // of a triangle of orientation o. The three values det[e1 − e0, p − e0] share the edge vector and
 // a semi-static bound 8ε·m_e·m_p (m: largest |component|; the two products' magnitudes sum to at
-// most 2·m_e·m_p, times Shewchuk's ccwerrboundA, rounded up); only undecided values go to
-// cd_orient2d.
-static int edge_separates(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o)
+// most 2·m_e·m_p, times Shewchuk's ccwerrboundA, rounded up). An undecided value is within its
+// bound of the exact one, so |exact| <= 2·bound; the exact value is a multiple of g2 (the square of
+// a power of two dividing every coordinate), so 2·bound < g2 proves it 0 — the common case on
+// lattice input, where points lie exactly on edge lines. Only the rest goes to cd_orient2d.
+static int edge_separates_rest(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o, const double side[3],
+                               const double bound[3], double g2);
+
+static int edge_separates(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o, double g2)
 {
     double ex = CD_SUB(e1.x, e0.x), ey = CD_SUB(e1.y, e0.y);
     double k = CD_MUL(8.0 * 0x1p-53, CD_MAX(CD_ABS(ex), CD_ABS(ey)));
@@ -160,24 +170,73 @@ static int edge_separates(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o)
     int out = CD_LT(side[0], -bound[0]) & CD_LT(side[1], -bound[1]) & CD_LT(side[2], -bound[2]);
     int in = CD_GT(side[0], bound[0]) | CD_GT(side[1], bound[1]) | CD_GT(side[2], bound[2]);
     if (out | in) return out;
+    return edge_separates_rest(e0, e1, p, o, side, bound, g2);
+}
+
+// The points edge_separates could not decide by the bound, none of them certainly inside. Out of
+// line: with the grid and the predicate calls inline, the compiler built the common path's
+// vectors through the stack (a store-forwarding stall on every coplanar edge test).
+__attribute__((noinline)) static int edge_separates_rest(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o,
+                                                         const double side[3], const double bound[3], double g2)
+{
     for (int i = 0; i < 3; ++i)
-        if (!CD_LT(side[i], -bound[i]) && cd_orient2d(e0, e1, p[i]) != -o) return 0;
+        if (!CD_LT(side[i], -bound[i]) && (CD_LT(CD_MUL(2.0, bound[i]), g2) || cd_orient2d(e0, e1, p[i]) != -o))
+            return 0;
     return 1;
+}
+
+// edge_separates for coordinates X·g with integers |X| < 2^25 (a small lattice: see
+// small_lattice): differences are integers below 2^26 times g, products below 2^52 times g², their
+// difference below 2^53 times g², so every value below is computed exactly and its sign needs no
+// bound.
+static int edge_separates_exact(cd_pt2 e0, cd_pt2 e1, const cd_pt2 p[3], int o)
+{
+    double ex = CD_SUB(e1.x, e0.x), ey = CD_SUB(e1.y, e0.y);
+    int out = 1;
+    for (int i = 0; i < 3; ++i) {
+        double val = CD_SUB(CD_MUL(ex, CD_SUB(p[i].y, e0.y)), CD_MUL(ey, CD_SUB(p[i].x, e0.x)));
+        out &= o > 0 ? CD_LT(val, 0.0) : CD_GT(val, 0.0);
+    }
+    return out;
+}
+
+// The grid makes the edge values exact (edge_separates_exact): every coordinate X·g with |X| < 2^25,
+// and g between 2^-500 and 2^450 so that g² · 2^53 neither underflows below the smallest subnormal
+// step nor overflows (2^25 · g is then exact too).
+static int small_lattice(cd_grid grid)
+{
+    return CD_GE(grid.g, 0x1p-500) && CD_LE(grid.g, 0x1p+450) && CD_GE(grid.top, 0.0) &&
+           CD_LT(grid.top, CD_MUL(0x1p25, grid.g));
+}
+
+// cd_orient2d for the points of a small lattice, where the determinant is exact in doubles.
+static int orient2d_small(cd_pt2 a, cd_pt2 b, cd_pt2 c)
+{
+    double det = CD_SUB(CD_MUL(CD_SUB(b.x, a.x), CD_SUB(c.y, a.y)), CD_MUL(CD_SUB(b.y, a.y), CD_SUB(c.x, a.x)));
+    return CD_GT(det, 0.0) - CD_LT(det, 0.0);
 }
 
 // The coplanar test on projections pa, pb of orientations oa ≠ 0 and ob ≠ 0.
-static int coplanar_projected(int oa, int ob, const cd_pt2 pa[3], const cd_pt2 pb[3])
+static int coplanar_projected(int oa, int ob, const cd_pt2 pa[3], const cd_pt2 pb[3], cd_grid grid)
 {
     // Two disjoint convex polygons are separated by the line of an edge of one of them with the other
     // strictly outside (an edge of their Minkowski difference separates it from the origin).
+    if (small_lattice(grid)) {
+        for (int i = 0; i < 3; ++i)
+            if (edge_separates_exact(pa[i], pa[(i + 1) % 3], pb, oa)) return 0;
+        for (int i = 0; i < 3; ++i)
+            if (edge_separates_exact(pb[i], pb[(i + 1) % 3], pa, ob)) return 0;
+        return 1;
+    }
+    double g2 = CD_MUL(grid.g, grid.g);
     for (int i = 0; i < 3; ++i)
-        if (edge_separates(pa[i], pa[(i + 1) % 3], pb, oa)) return 0;
+        if (edge_separates(pa[i], pa[(i + 1) % 3], pb, oa, g2)) return 0;
     for (int i = 0; i < 3; ++i)
-        if (edge_separates(pb[i], pb[(i + 1) % 3], pa, ob)) return 0;
+        if (edge_separates(pb[i], pb[(i + 1) % 3], pa, ob, g2)) return 0;
     return 1;
 }
 
-int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint)
+int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint, cd_grid grid)
 {
     int oa, ob;
     int k = drop_axis(a, drop_hint, &oa);
@@ -188,10 +247,10 @@ int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint
     }
     ob = cd_orient2d(pb[0], pb[1], pb[2]);
     CD_ASSERT(ob != 0);
-    return coplanar_projected(oa, ob, pa, pb);
+    return coplanar_projected(oa, ob, pa, pb, grid);
 }
 
-int cd_tritri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int k, int oa)
+int cd_tritri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int k, int oa, cd_grid grid)
 {
     cd_pt2 pa[3], pb[3];
     for (int i = 0; i < 3; ++i) {
@@ -199,8 +258,9 @@ int cd_tritri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int 
         pb[i] = cd_pt2_drop(b->v[i], k);
     }
     // In a plane whose normal has a non-zero k component, a triangle has area iff its projection
-    // without k has.
-    int ob = cd_orient2d(pb[0], pb[1], pb[2]);
+    // without k has. On a small lattice the determinant is computed exactly (as in
+    // edge_separates_exact).
+    int ob = small_lattice(grid) ? orient2d_small(pb[0], pb[1], pb[2]) : cd_orient2d(pb[0], pb[1], pb[2]);
     if (ob == 0) return -1;
-    return coplanar_projected(oa, ob, pa, pb);
+    return coplanar_projected(oa, ob, pa, pb, grid);
 }
