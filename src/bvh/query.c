@@ -449,7 +449,10 @@ static int cmp_pair(const void *pa, const void *pb)
     return x->b < y->b ? -1 : (x->b > y->b);
 }
 
-void cd_bvh_result_sort(cd_bvh_result *res) { qsort(res->pairs, res->count, sizeof *res->pairs, cmp_pair); }
+void cd_bvh_result_sort(cd_bvh_result *res)
+{
+    if (res->count > 1) qsort(res->pairs, res->count, sizeof *res->pairs, cmp_pair);  // pairs is NULL when empty
+}
 
 void cd_bvh_result_free(cd_bvh_result *res)
 {
