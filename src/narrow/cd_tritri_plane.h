@@ -85,6 +85,7 @@ static inline double cd_tritri_top(const cd_triangle *t, const cd_triangle *o)
 static inline void cd_plane_signs_grid(const cd_triangle *t, const cd_triangle *o, const cd_plane_eval *pe, int s[3],
                                        cd_grid *grid)
 {
+    int zero_ok = -1;  // 2e < g³: every rounded 0 is exact (one test serves the three; −1: not yet)
     for (int j = 0; j < 3; ++j) {
         if (CD_GT(pe->d[j], pe->e)) {
             s[j] = 1;
@@ -102,10 +103,13 @@ static inline void cd_plane_signs_grid(const cd_triangle *t, const cd_triangle *
             s[j] = CD_GT(pe->d[j], ej) ? 1 : (CD_LT(pe->d[j], -ej) ? -1 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], p));
             continue;
         }
-        if (grid->g < 0) grid->g = cd_tritri_grid(t, o);
-        // |exact| <= e while the exact value is a multiple of g³.
-        double g = grid->g;
-        s[j] = CD_LT(CD_MUL(2.0, pe->e), CD_MUL(CD_MUL(g, g), g)) ? 0 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], &o->v[j]);
+        if (zero_ok < 0) {
+            if (grid->g < 0) grid->g = cd_tritri_grid(t, o);
+            // |exact| <= e while the exact value is a multiple of g³.
+            double g = grid->g;
+            zero_ok = CD_LT(CD_MUL(2.0, pe->e), CD_MUL(CD_MUL(g, g), g));
+        }
+        s[j] = zero_ok ? 0 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], &o->v[j]);
     }
 }
 
