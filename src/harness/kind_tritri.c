@@ -38,6 +38,8 @@ static const cd_column frame_columns[] = {
     {"ns_per_test", 1, "pass_ms / pairs in nanoseconds"},
     {"mtests_per_s", 1, "million tests per second in this pass"},
     {"hits", 0, "pairs reported intersecting in this pass"},
+    {"float_pass_ms", 1, "a pass of the plain-float twin over the same pairs, run right after this one"},
+    {"ratio_to_float", 1, "pass_ms / float_pass_ms: this algorithm's time relative to plain float"},
 };
 
 // Per-branch columns: <branch>_n, <branch>_ops_mean, <branch>_ops_max, in cd_tritri_why order.
@@ -66,6 +68,8 @@ static const cd_column summary_columns[] = {
     {"mtests_per_s_best", 1, "fastest pass: the least disturbed by other load on a shared machine"},
     {"ns_per_test_median", 1, "nanoseconds per test, median"},
     {"pass_ms_cv", 1, "coefficient of variation of pass_ms"},
+    {"ratio_to_float_median", 1, "median over frames of pass_ms / float_pass_ms (interleaved passes, thread CPU "
+                                 "time): the time relative to plain float, robust to load that comes and goes"},
     BRANCH_COLUMNS(plane_a, "the plane of a"),
     BRANCH_COLUMNS(plane_b, "the plane of b"),
     BRANCH_COLUMNS(slices_disjoint, "disjoint slices"),
@@ -193,20 +197,27 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
     volatile int sink = 0;
     for (uint32_t w = 0; w < warmup; ++w)
         for (size_t i = 0; i < n; ++i) sink += fn(&ta[i], &tb[i]);
+    double *ratio = cd_alloc(total * sizeof *ratio);
     size_t k = 0;
     for (uint32_t rep = 0; rep < repeats; ++rep)
         for (uint32_t f = 0; f < frames; ++f, ++k) {
-            int h = 0;
+            int h = 0, hf = 0;
+            // Thread CPU time, and a float pass right after each pass: a ratio of neighbouring
+            // passes cancels most of the load of a shared machine.
             cd_run_counters_begin(r);
-            uint64_t t0 = cd_now_ns();
+            uint64_t t0 = cd_thread_cpu_ns();
             for (size_t i = 0; i < n; ++i) h += fn(&ta[i], &tb[i]);
-            uint64_t dt = cd_now_ns() - t0;
+            uint64_t dt = cd_thread_cpu_ns() - t0;
             cd_run_counters_end(r);
-            sink += h;
+            uint64_t t1 = cd_thread_cpu_ns();
+            for (size_t i = 0; i < n; ++i) hf += cd_tri_tri_overlap_float(&ta[i], &tb[i]);
+            uint64_t df = cd_thread_cpu_ns() - t1;
+            sink += h + hf;
+            ratio[k] = df > 0 ? (double)dt / (double)df : NAN;
             if (h != hits) {
                 cd_run_fail(r, "tritri: pass %zu found %d hits, the counting build %lld: builds disagree", k, h,
                             (long long)hits);
-                cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass);
+                cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
                 return -1;
             }
             pass[k] = (double)dt * 1e-6;
@@ -215,7 +226,7 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
             cd_cell row[] = {
                 cd_cell_int(rep), cd_cell_int(f), cd_cell_text(workload), cd_cell_text(algorithm),
                 is_random ? cd_cell_real(a_over_h) : cd_cell_na(), cd_cell_real(pass[k]), cd_cell_real(ns),
-                cd_cell_real(mt[k]), cd_cell_int(h),
+                cd_cell_real(mt[k]), cd_cell_int(h), cd_cell_real((double)df * 1e-6), cd_cell_real(ratio[k]),
             };
             _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                            "one cell per frame column");
@@ -227,7 +238,7 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
         cd_run_warn(r, "point %zu (%s/%s): pass_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
                     p->index, workload, algorithm, ps.cv, cd_run_cv_warn(r));
     double dn = (double)n;
-    cd_cell row[19 + 3 * BRANCHES + 1];
+    cd_cell row[20 + 3 * BRANCHES + 1];
     size_t c = 0;
     row[c++] = cd_cell_text(workload);
     row[c++] = cd_cell_text(algorithm);
@@ -243,6 +254,7 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
     row[c++] = cd_cell_real(ms.max);
     row[c++] = cd_cell_real(ms.median > 0 ? 1e3 / ms.median : NAN);
     row[c++] = cd_cell_real(ps.cv);
+    row[c++] = cd_cell_real(cd_stats_compute(ratio, total).median);
     for (int b = 0; b < BRANCHES; ++b) {
         row[c++] = cd_cell_int((int64_t)branch_n[b]);
         row[c++] = branch_n[b] ? cd_cell_real((double)branch_sum[b] / (double)branch_n[b]) : cd_cell_na();
@@ -253,7 +265,7 @@ static int tritri_run_point(cd_run *r, const cd_point *p)
                    "one cell per summary column");
     CD_ASSERT(c == sizeof row / sizeof row[0]);
     cd_run_summary_row(r, row);
-    cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass);
+    cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
     return 0;
 }
 

@@ -19,7 +19,7 @@ s1=$tmp/tritri_cli/one/summary.csv
 s2=$tmp/tritri_cli/two/summary.csv
 # Deterministic columns: everything but the timing ones.
 det() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i !~ /mtests|ns_per|pass_ms|peak_rss|PAPI/) keep[i] = 1 }
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i !~ /mtests|ns_per|pass_ms|ratio_to|peak_rss|PAPI/) keep[i] = 1 }
              { line = ""; for (i = 1; i <= NF; i++) if (i in keep) line = line $i ","; print line }' "$1"
 }
 det "$s1" >"$tmp/d1"
