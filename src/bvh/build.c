@@ -83,14 +83,14 @@ static void split_lists(builder *b, uint32_t *l0, uint32_t *l1, uint32_t count)
 // The node array is tens of megabytes touched for the first time by the build and then read at
 // random by queries: with 4 KiB pages the build spent a tenth of its time in page faults and a
 // cold query missed the TLB on most node loads; 2 MiB pages cut both.
-void *cd_bvh_alloc_huge(size_t bytes, void **block)
+void *cd_bvh_alloc_huge(size_t bytes, void **block, int zero)
 {
     const size_t huge = (size_t)2 << 20;
     if (bytes < huge) {  // small trees: 64-byte alignment, no 2 MiB of slack to zero per build
-        *block = cd_alloc_zero(1, bytes + 64);
+        *block = zero ? cd_alloc_zero(1, bytes + 64) : cd_alloc(bytes + 64);
         return (void *)(((uintptr_t)*block + 63) & ~(uintptr_t)63);
     }
-    *block = cd_alloc_zero(1, bytes + huge);
+    *block = zero ? cd_alloc_zero(1, bytes + huge) : cd_alloc(bytes + huge);
     uintptr_t p = ((uintptr_t)*block + huge - 1) & ~(uintptr_t)(huge - 1);
 #ifdef MADV_HUGEPAGE
     (void)madvise((void *)p, bytes, MADV_HUGEPAGE);  // only advice: failure leaves normal pages
@@ -153,6 +153,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
     cd_bvh *bvh = b->bvh;
     CD_ASSERT(depth < 255);
     cd_bvh_node *nd = &bvh->nodes[ni];
+    memset(nd->pad, 0, sizeof nd->pad);
     nd->kind = cd_bvh_plan_kind(&bvh->plan, depth);
     nd->depth = (uint8_t)depth;
     if (depth > bvh->depth) bvh->depth = depth;
@@ -254,7 +255,7 @@ static void *carve(char **p, size_t bytes)
 }
 
 // All scratch of a build (build = 1: also the sorted lists and sort buffers) or refit in one
-// zeroed block, on 2 MiB pages when large: a dozen separate arrays cost about two thousand 4 KiB
+// block, on 2 MiB pages when large: a dozen separate arrays cost about two thousand 4 KiB
 // page faults per build of 10⁵ triangles, a tenth of its time.
 static void ctx_init(builder *b, int build)
 {
@@ -263,10 +264,11 @@ static void ctx_init(builder *b, int build)
     const size_t sizes[] = {sizeof(cd_vec3) * n, sizeof(uint32_t) * nv, 3 * sizeof(double) * 3 * n,
                             sizeof(uint32_t) * 3 * n, build ? sizeof(uint32_t) * (6 * n + 2 * 65536) + n : 0};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; ++k) bytes += sizes[k];
-    char *p = cd_bvh_alloc_huge(bytes + 16 * 64, &b->scratch_block);  // each carve rounds up by < 64
+    char *p = cd_bvh_alloc_huge(bytes + 16 * 64, &b->scratch_block, 0);  // each carve rounds up by < 64
     b->ctx.mesh = m;
     b->ctx.centroids = carve(&p, sizes[0]);
-    b->ctx.stamp = carve(&p, sizes[1]);  // zero: no epoch yet
+    b->ctx.stamp = carve(&p, sizes[1]);
+    memset(b->ctx.stamp, 0, sizes[1]);  // no epoch yet; the rest needs no zeroing
     b->ctx.epoch = 0;
     b->ctx.px = carve(&p, sizes[2]);
     b->ctx.py = b->ctx.px + 3 * n;
@@ -290,8 +292,9 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     bvh->mesh = mesh;
     bvh->plan = *plan;
     bvh->leaf_size = leaf_size;
-    // Zeroed: padding and the unused box of sphere nodes stay deterministic (nodes compare bytewise).
-    bvh->nodes = cd_bvh_alloc_huge(2 * (size_t)mesh->ntris * sizeof(cd_bvh_node), &bvh->nodes_block);
+    // Not zeroed (calloc's memset of reused memory was a cost): the build writes every byte of
+    // every node it makes, padding included, so nodes stay deterministic (they compare bytewise).
+    bvh->nodes = cd_bvh_alloc_huge(2 * (size_t)mesh->ntris * sizeof(cd_bvh_node), &bvh->nodes_block, 0);
     bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);
     for (uint32_t t = 0; t < mesh->ntris; ++t) bvh->order[t] = t;
     builder b = {0};

@@ -218,7 +218,7 @@ static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 {
     if (res->cached_nodes < b->nnodes) {  // zeroed: every stamp 0, never a valid epoch
         cd_free(res->moved_block);
-        res->moved = cd_bvh_alloc_huge(sizeof *res->moved * (size_t)b->nnodes, &res->moved_block);
+        res->moved = cd_bvh_alloc_huge(sizeof *res->moved * (size_t)b->nnodes, &res->moved_block, 1);
         res->cached_nodes = b->nnodes;
     }
     if (res->cached_verts < b->mesh->nverts) {
