@@ -295,8 +295,7 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     // Not zeroed (calloc's memset of reused memory was a cost): the build writes every byte of
     // every node it makes, padding included, so nodes stay deterministic (they compare bytewise).
     bvh->nodes = cd_bvh_alloc_huge(2 * (size_t)mesh->ntris * sizeof(cd_bvh_node), &bvh->nodes_block, 0);
-    bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);
-    for (uint32_t t = 0; t < mesh->ntris; ++t) bvh->order[t] = t;
+    bvh->order = cd_alloc(sizeof(uint32_t) * mesh->ntris);  // every entry written by its leaf
     builder b = {0};
     b.bvh = bvh;
     ctx_init(&b, 1);

@@ -57,7 +57,7 @@ static cd_mat3 eigenvectors(double a[3][3])
     if (!(p2 > 0.0) || p1 <= 1e-24 * p2) return cd_m3_identity();  // (nearly) diagonal or isotropic
     // r = det((A − qI)/p)/2, with the determinant taken before the scaling so that it runs
     // beside the square root and division instead of after them.
-    double p = sqrt(p2 / 6.0), ip = 1.0 / p;
+    double p = sqrt(p2 / 6.0), ip2 = 6.0 / p2, ip = p * ip2;  // 1/p by a division beside the root
     double a01 = a[0][1], a02 = a[0][2], a12 = a[1][2];
     double det = d0 * (d1 * d2 - a12 * a12) - a01 * (a01 * d2 - a12 * a02) + a02 * (a01 * a12 - d1 * a02);
     double r = 0.5 * det * (ip * ip * ip);
@@ -86,13 +86,15 @@ static cd_mat3 eigenvectors(double a[3][3])
 static cd_mat3 orthonormalize(cd_mat3 m)
 {
     cd_vec3 x = m.col[0], y = m.col[1];
-    // Eigenvectors from cross products scale like covariance², tiny for small nodes: normalise
-    // before judging degeneracy so the tests are relative.
-    if (!(cd_v3_len2(x) > 0.0) || !isfinite(cd_v3_len2(x))) x = cd_v3(1, 0, 0);
-    x = cd_v3_normalize(x);
-    if (cd_v3_len2(y) > 0.0 && isfinite(cd_v3_len2(y))) y = cd_v3_normalize(y);
-    y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
-    if (!(cd_v3_len2(y) > 1e-12)) {
+    // Eigenvectors from cross products scale like covariance², tiny for small nodes: the
+    // degeneracy tests are relative. y loses its x part with the unnormalised x (a division beside
+    // x's square root instead of after it: this is the end of every node's chain of latency).
+    double lx = cd_v3_len2(x), ly = cd_v3_len2(y);
+    if (!(lx > 0.0) || !isfinite(lx)) x = cd_v3(1, 0, 0), lx = 1.0;
+    if (!(ly > 0.0) || !isfinite(ly)) y = cd_v3(0, 0, 0), ly = 0.0;
+    y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y) / lx));
+    x = cd_v3_scale(x, 1.0 / sqrt(lx));
+    if (!(cd_v3_len2(y) > 1e-12 * ly)) {
         y = fabs(x.x) < 0.9 ? cd_v3(1, 0, 0) : cd_v3(0, 1, 0);
         y = cd_v3_sub(y, cd_v3_scale(x, cd_v3_dot(x, y)));
     }
