@@ -154,6 +154,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
     CD_ASSERT(depth < 255);
     cd_bvh_node *nd = &bvh->nodes[ni];
     memset(nd->pad, 0, sizeof nd->pad);
+    memset(nd->tri, 0, sizeof nd->tri);
     nd->kind = cd_bvh_plan_kind(&bvh->plan, depth);
     nd->depth = (uint8_t)depth;
     if (depth > bvh->depth) bvh->depth = depth;
@@ -164,6 +165,7 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         bvh->order[first] = id;
         nd->first = first;
         nd->count = 1;
+        memcpy(nd->tri, b->ctx.mesh->tris[id], sizeof nd->tri);
         cd_bvh_fit_leaf1(&b->ctx, nd, id, pos, np, &sum, bvh->margin);
         return sum;
     }

@@ -65,7 +65,8 @@ typedef struct cd_bvh_node {
     uint32_t count;    ///< leaf: triangle count; internal: 0
     uint8_t kind;      ///< enum cd_bv_kind
     uint8_t depth;     ///< depth of the node (root 0)
-    uint8_t pad[14];
+    uint8_t pad[2];
+    uint32_t tri[3];   ///< one-triangle leaf: its vertex indices (the triangle test needs no order/tris loads); else 0
 } cd_bvh_node;
 
 /// The node's box as a cd_obb (third axis ax0 × ax1).

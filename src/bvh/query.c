@@ -246,12 +246,12 @@ static inline const cd_bvh_moved *moved_node(cd_bvh_result *res, const cd_bvh *b
 
 // B's triangle t in A's frame; each vertex is moved by cd_pose_apply once per query, giving the
 // same bits as brute force's per-triangle moves.
-static inline cd_triangle moved_tri_cached(cd_bvh_result *res, const cd_mesh *mb, uint32_t t, const cd_mat3 *R,
-                                           cd_vec3 tr)
+static inline cd_triangle moved_tri_cached(cd_bvh_result *res, const cd_mesh *mb, const uint32_t vi[3],
+                                           const cd_mat3 *R, cd_vec3 tr)
 {
     cd_triangle out;
     for (int k = 0; k < 3; ++k) {
-        uint32_t v = mb->tris[t][k];
+        uint32_t v = vi[k];
         cd_bvh_moved_vert *mv = &res->moved_verts[v];
         if (mv->stamp != res->epoch) {
             mv->v = cd_pose_apply(R, tr, mb->verts[v]);
@@ -319,7 +319,16 @@ static inline int descend_a(const cd_bvh_node *na, const cd_bvh_node *nb)
 static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_bvh_result *res,
                                      const cd_bvh_node *na, const cd_bvh_node *nb)
 {
-    if (na->count && nb->count) return;
+    if (na->count && nb->count) {
+        // Two leaves: a passing test is followed by the triangle test, which reads their vertices.
+        if (na->count == 1 && nb->count == 1)
+            for (int k = 0; k < 3; ++k) {
+                __builtin_prefetch(&a->mesh->verts[na->tri[k]]);
+                __builtin_prefetch(&b->mesh->verts[nb->tri[k]]);
+                __builtin_prefetch(&res->moved_verts[nb->tri[k]]);
+            }
+        return;
+    }
     if (descend_a(na, nb)) {
         const char *p = (const char *)&a->nodes[na->first];
         for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l);
@@ -407,13 +416,26 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
             if (pass & 2) stack[top++] = ia2 | CD_BVH_KNOWN, stack[top++] = ib2;
             if (!(pass & 1)) continue;
         }
+        if (na->count == 1 && nb->count == 1) {  // one triangle each (RAPID's leaves): indices in the nodes
+            const uint32_t *va = na->tri;
+            cd_triangle A = {{ma->verts[va[0]], ma->verts[va[1]], ma->verts[va[2]]}};
+            cd_triangle B = moved_tri_cached(res, mb, nb->tri, &R, t);
+            ++res->stats.tri_tests;
+            if (tr && tr->tris < tr->max)
+                tr->tri_pairs[tr->tris][0] = a->order[na->first], tr->tri_pairs[tr->tris++][1] = b->order[nb->first];
+            if (!cd_tri_tri_overlap(&A, &B)) continue;
+            res->overlap = 1;
+            push_pair(res, a->order[na->first], b->order[nb->first]);
+            if (mode != CD_BVH_ALL_PAIRS) return;
+            continue;
+        }
         if (na->count && nb->count) {
             for (uint32_t i = na->first; i < na->first + na->count; ++i) {
                 uint32_t ta = a->order[i];
                 cd_triangle A = tri_of(ma, ta);
                 for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
                     uint32_t tb = b->order[j];
-                    cd_triangle B = moved_tri_cached(res, mb, tb, &R, t);
+                    cd_triangle B = moved_tri_cached(res, mb, mb->tris[tb], &R, t);
                     ++res->stats.tri_tests;
                     if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
                     if (!cd_tri_tri_overlap(&A, &B)) continue;
@@ -522,7 +544,7 @@ void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
                 cache_begin(&res, b);
                 for (size_t k = 0; k < tr.tris; ++k) {
                     cd_triangle A = tri_of(a->mesh, tr.tri_pairs[k][0]);
-                    cd_triangle B = moved_tri_cached(&res, b->mesh, tr.tri_pairs[k][1], &R, pose->t);
+                    cd_triangle B = moved_tri_cached(&res, b->mesh, b->mesh->tris[tr.tri_pairs[k][1]], &R, pose->t);
                     sink += cd_tri_tri_overlap(&A, &B);
                 }
                 ++reps;
