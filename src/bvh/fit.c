@@ -48,6 +48,16 @@ static cd_vec3 eigenvector(double a[3][3], double l)
 // quarter of the build. The axes need not be exact: extents come from projecting the vertices,
 // so any orthonormal axes enclose; accuracy only affects tightness. The eigenvector of the most
 // isolated eigenvalue goes first, the other is made orthogonal to it.
+// The largest root c ∈ [1/2, 1] of 4c³ − 3c = r (r ∈ [−1, 1]): its series in e (c = 1/2 + e,
+// 6e² + 4e³ = 1 + r) to e³, off by < 2e-3, then one Halley step (error cubed: < 1e-8).
+static inline double largest_root(double r)
+{
+    double e = sqrt((1.0 + r) * (1.0 / 6.0));
+    double c = 0.5 + e * (1.0 - e * (1.0 / 3.0 - e * (5.0 / 27.0)));
+    double g = 4.0 * c * c * c - 3.0 * c - r, g1 = 12.0 * c * c - 3.0, hd = 2.0 * g1 * g1 - g * 24.0 * c;
+    return hd > 0.0 ? c - 2.0 * g * g1 / hd : c;  // hd = 0 only at the double root c = 1/2 (r = −1), exact
+}
+
 static cd_mat3 eigenvectors(double a[3][3])
 {
     double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
@@ -63,18 +73,12 @@ static cd_mat3 eigenvectors(double a[3][3])
     double r = 0.5 * det * (ip * ip * ip);
     r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
     // The eigenvalues are q + 2p·c for the three roots c of 4c³ − 3c = r, i.e. cos(acos(r)/3 +
-    // 2πk/3). acos and cos were a tenth of the build; instead the largest root c1 ∈ [1/2, 1]
-    // comes from its series (c = 1/2 + e with 6e² + 4e³ = 1 + r, taken to e³: off by < 2e-3)
-    // and one Halley step on g(c) = 4c³ − 3c − r (one division; error cubed, < 1e-8 on all of
-    // [−1, 1]). The axes need no more: an eigenvalue off by δ·p turns the axes by about δ, and
-    // the extents are projections, so any axes enclose. The smallest root follows from c1 by
-    // deflation.
-    double e = sqrt((1.0 + r) * (1.0 / 6.0));
-    double c1 = 0.5 + e * (1.0 - e * (1.0 / 3.0 - e * (5.0 / 27.0)));
-    double g = 4.0 * c1 * c1 * c1 - 3.0 * c1 - r, g1 = 12.0 * c1 * c1 - 3.0, hd = 2.0 * g1 * g1 - g * 24.0 * c1;
-    if (hd > 0.0) c1 -= 2.0 * g * g1 / hd;  // hd = 0 only at the double root c1 = 1/2 (r = −1), exact
-    double s3 = 3.0 * (1.0 - c1 * c1);
-    double c3 = -0.5 * (c1 + sqrt(s3 > 0.0 ? s3 : 0.0));
+    // 2πk/3). acos and cos were a tenth of the build; instead largest_root (a series and one
+    // Halley step, < 1e-8 on all of [−1, 1]). The axes need no more: an eigenvalue off by δ·p
+    // turns the axes by about δ, and the extents are projections, so any axes enclose.
+    // The smallest root is minus the largest root for −r (c ↦ −c maps the cubic for r to the one
+    // for −r), found by the same steps side by side instead of after c1.
+    double c1 = largest_root(r), c3 = -largest_root(-r);
     double l1 = q + 2.0 * p * c1, l3 = q + 2.0 * p * c3;
     double l2 = 3.0 * q - l1 - l3;
     cd_vec3 v1 = eigenvector(a, l1), v3 = eigenvector(a, l3);
