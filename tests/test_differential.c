@@ -190,8 +190,10 @@ static cd_scene *make_scene(cd_rng *r, uint32_t idx)
 
 typedef struct recorder {
     cd_pair_list all;
-    uint64_t bad;  // self pairs or out-of-range indices
+    uint64_t bad;  // self pairs, out-of-range indices, or (boxes_tested methods) apart boxes
     uint32_t n;
+    const cd_scene *scene;
+    int boxes_tested;  // the method claims every candidate's boxes overlap
 } recorder;
 
 static void record_flush(cd_pair_sink *sink)
@@ -199,7 +201,8 @@ static void record_flush(cd_pair_sink *sink)
     recorder *rec = sink->ctx;
     for (uint32_t k = 0; k < sink->count; ++k) {
         uint32_t a = sink->buf[k].a, b = sink->buf[k].b;
-        if (a == b || a >= rec->n || b >= rec->n) {
+        if (a == b || a >= rec->n || b >= rec->n ||
+            (rec->boxes_tested && !cd_boxf_overlap(&rec->scene->box[a], &rec->scene->box[b]))) {
             rec->bad++;
             continue;
         }
@@ -256,6 +259,8 @@ static void check_frame(tally *t, instance *in, const cd_scene *s, const cd_pair
     rec->all.count = 0;
     rec->bad = 0;
     rec->n = s->count;
+    rec->scene = s;
+    rec->boxes_tested = in->recorded->method->boxes_tested;
     cd_pair_sink sink = {buf, 0, 512, record_flush, rec};
     cd_broad_stats st2 = {0};
     in->recorded->method->update(in->recorded->self, s);

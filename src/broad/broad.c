@@ -37,6 +37,7 @@ void cd_broad_destroy(cd_broad *b)
 
 typedef struct narrow_ctx {
     const cd_scene *scene;
+    int boxes_tested;  // the method's candidates all have overlapping boxes: no box gate
     cd_pair_list *out;
     cd_broad_stats *st;
     uint64_t narrow_ns;
@@ -66,12 +67,16 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
         __builtin_prefetch(&s->pose[b]);
         __builtin_prefetch((const char *)&s->pose[b] + sizeof(cd_posef) - 1);
     }
-    for (uint32_t k = 0; k < m; ++k) {
-        aa[k] = s->box[pairs[k].a];
-        ab[k] = s->box[pairs[k].b];
+    if (c->boxes_tested) {
+        for (uint32_t k = 0; k < m; ++k) keep[nk++] = k;
+    } else {
+        for (uint32_t k = 0; k < m; ++k) {
+            aa[k] = s->box[pairs[k].a];
+            ab[k] = s->box[pairs[k].b];
+        }
+        for (uint32_t k = 0; k < m; ++k)
+            if (cd_boxf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     }
-    for (uint32_t k = 0; k < m; ++k)
-        if (cd_boxf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     for (uint32_t k = 0; k < nk; ++k) {
         oa[k] = cd_scene_obb(s, pairs[keep[k]].a);
         ob[k] = cd_scene_obb(s, pairs[keep[k]].b);
@@ -107,7 +112,7 @@ static void run_part(cd_broad *b, const cd_scene *s, uint32_t k)
     part->pairs.count = 0;
     memset(&part->st, 0, sizeof part->st);
     cd_pair buf[SINK_CAPACITY];
-    narrow_ctx ctx = {s, &part->pairs, &part->st, 0};
+    narrow_ctx ctx = {s, b->method->boxes_tested, &part->pairs, &part->st, 0};
     cd_pair_sink sink = {buf, 0, SINK_CAPACITY, narrow_flush, &ctx};
     b->method->candidates_part(b->self, s, k, CD_BROAD_PARTS, &sink, &part->st);
     narrow_flush(&sink);
@@ -154,7 +159,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
         narrow_ns = (uint64_t)(share * (double)(cd_now_ns() - t1));
     } else {
         cd_pair buf[SINK_CAPACITY];
-        narrow_ctx ctx = {s, out, st, 0};
+        narrow_ctx ctx = {s, b->method->boxes_tested, out, st, 0};
         cd_pair_sink sink = {buf, 0, SINK_CAPACITY, narrow_flush, &ctx};
         b->method->candidates(b->self, s, &sink, st);
         narrow_flush(&sink);

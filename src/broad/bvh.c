@@ -242,6 +242,7 @@ const cd_broad_method cd_broad_bvh = {
     .create = bvh_create_rebuild,
     .update = bvh_update,
     .candidates = bvh_candidates,
+    .boxes_tested = 1,
     .shape_stats = bvh_shape_stats,
     .destroy = bvh_destroy,
 };
@@ -252,6 +253,7 @@ const cd_broad_method cd_broad_bvh_refit = {
     .create = bvh_create_refit,
     .update = bvh_update,
     .candidates = bvh_candidates,
+    .boxes_tested = 1,
     .shape_stats = bvh_shape_stats,
     .destroy = bvh_destroy,
 };

@@ -351,6 +351,7 @@ const cd_broad_method cd_broad_grid = {
     .create = grid_create,
     .update = grid_update,
     .candidates = grid_candidates,
+    .boxes_tested = 1,
     .candidates_part = grid_candidates_part,
     .shape_stats = grid_shape_stats,
     .destroy = grid_destroy,

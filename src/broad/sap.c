@@ -230,6 +230,7 @@ const cd_broad_method cd_broad_sap = {
     .create = sap_create_radix,
     .update = sap_update,
     .candidates = sap_candidates,
+    .boxes_tested = 1,
     .shape_stats = sap_shape_stats,
     .destroy = sap_destroy,
 };
@@ -240,6 +241,7 @@ const cd_broad_method cd_broad_sap_insertion = {
     .create = sap_create_insertion,
     .update = sap_update,
     .candidates = sap_candidates,
+    .boxes_tested = 1,
     .shape_stats = sap_shape_stats,
     .destroy = sap_destroy,
 };
