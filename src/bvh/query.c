@@ -5,12 +5,10 @@
 // cheapest first.
 #include "bvh_internal.h"
 #include "cd_narrow.h"
+#include "cd_sat_lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s)
 {
@@ -85,16 +83,14 @@ static inline int obb_obb_node(const cd_bvh_node *na, const cd_obb *b)
 }
 
 #ifdef __SSE2__
-// Two OBB–OBB tests at once, pair k in SSE2 lane k (A nodes a0, a1; moved B boxes b0, b1). Each
-// lane evaluates obb_obb_node's expressions in its order, so each answer has the same bits as
-// that test (the cull stays conservative for the same reason); returns bit k set when pair k
-// overlaps. Half of all tested pairs pass all 15 axes, so the test is mostly arithmetic, which
-// two lanes halve; the early outs fire only when both lanes have separated.
+// Two OBB–OBB tests at once, pair k in SSE2 lane k (A nodes a0, a1; moved B boxes b0, b1), by the
+// shared lane test (cd_sat_lanes.h): each lane evaluates obb_obb_node's expressions in its order,
+// so each answer has the same bits as that test (the cull stays conservative for the same
+// reason); returns bit k set when pair k overlaps.
 static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1, const cd_obb *b0, const cd_obb *b1)
 {
 #define CD_LA(f) _mm_set_pd(a1->f, a0->f)
 #define CD_LB(f) _mm_set_pd(b1->f, b0->f)
-    const __m128d sign = _mm_set1_pd(-0.0), eps = _mm_set1_pd(CD_SAT_EPSILON);
     const __m128d ea[3] = {CD_LA(half.x), CD_LA(half.y), CD_LA(half.z)};
     const __m128d eb[3] = {CD_LB(half.x), CD_LB(half.y), CD_LB(half.z)};
     __m128d ax[3][3] = {{CD_LA(ax0.x), CD_LA(ax0.y), CD_LA(ax0.z)}, {CD_LA(ax1.x), CD_LA(ax1.y), CD_LA(ax1.z)}};
@@ -108,38 +104,7 @@ static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1,
                           _mm_sub_pd(CD_LB(c.z), CD_LA(c.z))};
 #undef CD_LA
 #undef CD_LB
-    __m128d R[3][3], AR[3][3], t[3], sep = _mm_setzero_pd();
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            R[i][j] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ax[i][0], bc[j][0]), _mm_mul_pd(ax[i][1], bc[j][1])),
-                                 _mm_mul_pd(ax[i][2], bc[j][2]));
-            AR[i][j] = _mm_add_pd(_mm_andnot_pd(sign, R[i][j]), eps);
-        }
-        t[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(d[0], ax[i][0]), _mm_mul_pd(d[1], ax[i][1])), _mm_mul_pd(d[2], ax[i][2]));
-        __m128d rb = _mm_add_pd(_mm_add_pd(_mm_mul_pd(eb[0], AR[i][0]), _mm_mul_pd(eb[1], AR[i][1])),
-                                _mm_mul_pd(eb[2], AR[i][2]));
-        sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, t[i]), _mm_add_pd(ea[i], rb)));
-    }
-    if (_mm_movemask_pd(sep) == 3) return 0;
-    for (int j = 0; j < 3; ++j) {
-        __m128d ra = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ea[0], AR[0][j]), _mm_mul_pd(ea[1], AR[1][j])),
-                                _mm_mul_pd(ea[2], AR[2][j]));
-        __m128d tj = _mm_add_pd(_mm_add_pd(_mm_mul_pd(t[0], R[0][j]), _mm_mul_pd(t[1], R[1][j])),
-                                _mm_mul_pd(t[2], R[2][j]));
-        sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, tj), _mm_add_pd(ra, eb[j])));
-    }
-    if (_mm_movemask_pd(sep) == 3) return 0;
-    for (int i = 0; i < 3; ++i) {
-        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-        for (int j = 0; j < 3; ++j) {
-            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            __m128d ra = _mm_add_pd(_mm_mul_pd(ea[i1], AR[i2][j]), _mm_mul_pd(ea[i2], AR[i1][j]));
-            __m128d rb = _mm_add_pd(_mm_mul_pd(eb[j1], AR[i][j2]), _mm_mul_pd(eb[j2], AR[i][j1]));
-            __m128d tl = _mm_sub_pd(_mm_mul_pd(t[i2], R[i1][j]), _mm_mul_pd(t[i1], R[i2][j]));
-            sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, tl), _mm_add_pd(ra, rb)));
-        }
-    }
-    return (unsigned)~_mm_movemask_pd(sep) & 3u;
+    return cd_sat_lanes(ea, eb, ax, bc, d);
 }
 #endif
 

@@ -4,9 +4,7 @@
 // cross-product axes, which vanish for parallel edges, can never separate on rounding noise.
 #include "cd_narrow.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "cd_sat_lanes.h"
 
 int cd_obb_obb_overlap_axis(const cd_obb *a, const cd_obb *b, int *axis)
 {
@@ -57,13 +55,9 @@ int cd_obb_obb_overlap(const cd_obb *a, const cd_obb *b)
 }
 
 #ifdef __SSE2__
-// Both lanes compute every axis (the early outs fire only when both have separated): half of the
-// cube scene's candidates overlap and pass all 15 axes, so the test is mostly arithmetic, which
-// two lanes halve.
 unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1)
 {
 #define CD_L(p, f) _mm_set_pd(p##1->f, p##0->f)
-    const __m128d sign = _mm_set1_pd(-0.0), eps = _mm_set1_pd(CD_SAT_EPSILON);
     const __m128d ea[3] = {CD_L(a, half.x), CD_L(a, half.y), CD_L(a, half.z)};
     const __m128d eb[3] = {CD_L(b, half.x), CD_L(b, half.y), CD_L(b, half.z)};
     __m128d ax[3][3], bx[3][3];
@@ -74,39 +68,7 @@ unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a
     const __m128d d[3] = {_mm_sub_pd(CD_L(b, c.x), CD_L(a, c.x)), _mm_sub_pd(CD_L(b, c.y), CD_L(a, c.y)),
                           _mm_sub_pd(CD_L(b, c.z), CD_L(a, c.z))};
 #undef CD_L
-    __m128d R[3][3], AR[3][3], t[3], sep = _mm_setzero_pd();
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {  // cd_v3_dot(a_i, b_j)
-            R[i][j] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ax[i][0], bx[j][0]), _mm_mul_pd(ax[i][1], bx[j][1])),
-                                 _mm_mul_pd(ax[i][2], bx[j][2]));
-            AR[i][j] = _mm_add_pd(_mm_andnot_pd(sign, R[i][j]), eps);
-        }
-        t[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(d[0], ax[i][0]), _mm_mul_pd(d[1], ax[i][1])), _mm_mul_pd(d[2], ax[i][2]));
-    }
-    for (int i = 0; i < 3; ++i) {  // faces of a
-        __m128d rb = _mm_add_pd(_mm_add_pd(_mm_mul_pd(eb[0], AR[i][0]), _mm_mul_pd(eb[1], AR[i][1])),
-                                _mm_mul_pd(eb[2], AR[i][2]));
-        sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, t[i]), _mm_add_pd(ea[i], rb)));
-    }
-    if (_mm_movemask_pd(sep) == 3) return 0;
-    for (int j = 0; j < 3; ++j) {  // faces of b
-        __m128d ra = _mm_add_pd(_mm_add_pd(_mm_mul_pd(ea[0], AR[0][j]), _mm_mul_pd(ea[1], AR[1][j])),
-                                _mm_mul_pd(ea[2], AR[2][j]));
-        __m128d tj = _mm_add_pd(_mm_add_pd(_mm_mul_pd(t[0], R[0][j]), _mm_mul_pd(t[1], R[1][j])), _mm_mul_pd(t[2], R[2][j]));
-        sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, tj), _mm_add_pd(ra, eb[j])));
-    }
-    if (_mm_movemask_pd(sep) == 3) return 0;
-    for (int i = 0; i < 3; ++i) {  // edge cross products a_i × b_j
-        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-        for (int j = 0; j < 3; ++j) {
-            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            __m128d ra = _mm_add_pd(_mm_mul_pd(ea[i1], AR[i2][j]), _mm_mul_pd(ea[i2], AR[i1][j]));
-            __m128d rb = _mm_add_pd(_mm_mul_pd(eb[j1], AR[i][j2]), _mm_mul_pd(eb[j2], AR[i][j1]));
-            __m128d tl = _mm_sub_pd(_mm_mul_pd(t[i2], R[i1][j]), _mm_mul_pd(t[i1], R[i2][j]));
-            sep = _mm_or_pd(sep, _mm_cmpgt_pd(_mm_andnot_pd(sign, tl), _mm_add_pd(ra, rb)));
-        }
-    }
-    return (unsigned)~_mm_movemask_pd(sep) & 3u;
+    return cd_sat_lanes(ea, eb, ax, bx, d);
 }
 #else
 unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1)
