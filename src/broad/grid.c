@@ -235,34 +235,13 @@ static inline uint64_t test_range(const cd_fbox *e, uint32_t p, uint32_t q0, uin
     return q1 - q0;
 }
 
-// Make room for n more pairs in the sink (flushing it), so a sweep can write without checks.
-static inline void sink_room(cd_pair_sink *sink, uint32_t n)
-{
-    if (sink->capacity - sink->count < n) sink->flush(sink);
-}
-
 // Test p against the boxes from q while their lo.x ≤ p's hi.x (the end of p's window in a row
-// sorted by lo.x); returns the boxes tested. The scan and the test are one loop, writing every
-// pair and counting only hits: one hard-to-predict branch per window instead of three.
-static inline uint32_t sweep_window(const cd_fbox *e, uint32_t p, uint32_t q, uint32_t end, cd_pair_sink *sink)
+// sorted by lo.x); returns the boxes tested.
+static inline uint64_t sweep_window(const cd_fbox *e, uint32_t p, uint32_t q, uint32_t end, cd_pair_sink *sink)
 {
-    const cd_fbox *a = &e[p];
-    uint32_t q0 = q;
-    if (end - q > sink->capacity - sink->count) {  // crowded rows (degenerate scenes): checked pushes
-        for (; q < end && e[q].lo[0] <= a->hi[0]; ++q)
-            if (cd_fbox_overlap(a, &e[q])) cd_sink_push(sink, a->id, e[q].id);
-        return q - q0;
-    }
-    cd_pair *out = sink->buf + sink->count;
-    uint32_t c = 0;
-    for (; q < end && e[q].lo[0] <= a->hi[0]; ++q) {
-        const cd_fbox *b = &e[q];
-        out[c] = (cd_pair){a->id, b->id};
-        c += (b->lo[0] <= a->hi[0]) & (a->lo[0] <= b->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
-             (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
-    }
-    sink->count += c;
-    return q - q0;
+    uint32_t k = q;
+    while (k < end && e[k].lo[0] <= e[p].hi[0]) ++k;
+    return test_range(e, p, q, k, sink);
 }
 
 // Row [a0, a1) against itself: sorted by lo.x, p reaches the boxes after it up to its hi.x.
