@@ -201,6 +201,19 @@ uint32_t cd_bvh_points_merge(cd_bvh_build_ctx *ctx, uint32_t pos, uint32_t n)
     return w - pos;
 }
 
+#ifdef __SSE2__
+// The smaller lane of each l[k] into lo[k], the larger lane of each h[k] into hi[k]: the end of
+// the two-points-per-instruction extent loops below.
+static void lanes_min_max(const __m128d l[3], const __m128d h[3], double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; ++k) {
+        double t[2];
+        _mm_storeu_pd(t, l[k]), lo[k] = t[0] < t[1] ? t[0] : t[1];
+        _mm_storeu_pd(t, h[k]), hi[k] = t[0] > t[1] ? t[0] : t[1];
+    }
+}
+#endif
+
 // Extents of the points along three directions: lo/hi of u·p, v·p, w·p. Two points per SSE2
 // instruction where available (the fit's inner loop); min and max are exact, so the result is
 // the scalar loop's (up to the sign of a zero extent).
@@ -225,13 +238,7 @@ static void project_extents(const double *px, const double *py, const double *pz
             l1 = _mm_min_pd(l1, q1), h1 = _mm_max_pd(h1, q1);
             l2 = _mm_min_pd(l2, q2), h2 = _mm_max_pd(h2, q2);
         }
-        double t[2];
-        _mm_storeu_pd(t, l0), l[0] = t[0] < t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, l1), l[1] = t[0] < t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, l2), l[2] = t[0] < t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, h0), h[0] = t[0] > t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, h1), h[1] = t[0] > t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, h2), h[2] = t[0] > t[1] ? t[0] : t[1];
+        lanes_min_max((const __m128d[3]){l0, l1, l2}, (const __m128d[3]){h0, h1, h2}, l, h);
     }
 #endif
     for (; i < np; ++i) {
@@ -257,13 +264,7 @@ static void aabb_extents(const double *px, const double *py, const double *pz, u
             l1 = _mm_min_pd(l1, y), h1 = _mm_max_pd(h1, y);
             l2 = _mm_min_pd(l2, z), h2 = _mm_max_pd(h2, z);
         }
-        double t[2];
-        _mm_storeu_pd(t, l0), l[0] = t[0] < t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, l1), l[1] = t[0] < t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, l2), l[2] = t[0] < t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, h0), h[0] = t[0] > t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, h1), h[1] = t[0] > t[1] ? t[0] : t[1];
-        _mm_storeu_pd(t, h2), h[2] = t[0] > t[1] ? t[0] : t[1];
+        lanes_min_max((const __m128d[3]){l0, l1, l2}, (const __m128d[3]){h0, h1, h2}, l, h);
     }
 #endif
     for (; i < np; ++i) {
