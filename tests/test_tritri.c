@@ -340,23 +340,13 @@ static void test_counting_build(void **state)
 static void near_line_pair(cd_rng *r, int L, itri *a, itri *b)
 {
     int64_t P = irand(r, (int64_t)1 << (L - 1), (int64_t)1 << L), Q = irand(r, -((int64_t)1 << L), (int64_t)1 << L);
-    // Extended Euclid: s0·P + t0·|Q| = gcd.
-    int64_t r0 = P, r1 = Q < 0 ? -Q : Q, s0 = 1, s1 = 0, t0 = 0, t1 = 1;
-    while (r1 != 0) {
-        int64_t q = r0 / r1, tmp;
-        tmp = r0 - q * r1, r0 = r1, r1 = tmp;
-        tmp = s0 - q * s1, s0 = s1, s1 = tmp;
-        tmp = t0 - q * t1, t0 = t1, t1 = tmp;
-    }
-    int64_t y0 = s0, x0 = Q < 0 ? t0 : -t0;  // P·y0 − Q·x0 = gcd
     int side = cd_rng_below(r, 2) ? 1 : -1;
-    i128 k = irand(r, 1, 3) * side, kx = k * x0, ky = k * y0;
-    i128 m = kx >= 0 ? kx / P : -((-kx + P - 1) / P);
+    ipt b0 = line_lattice_point(P, Q, irand(r, 1, 3) * side);
     int64_t off = (int64_t)1 << (L - 3), up = cd_rng_below(r, 2) ? 1 : -1;
     a->v[0] = (ipt){{0, 0, 0}};
     a->v[1] = (ipt){{P, Q, 0}};
     a->v[2] = (ipt){{irand(r, 0, P), Q + up * irand(r, off, 4 * off), 0}};
-    b->v[0] = (ipt){{(int64_t)(kx - m * P), (int64_t)(ky - m * Q), 0}};
+    b->v[0] = b0;
     int far = cd_rng_below(r, 2) ? side : -side;
     for (int i = 1; i < 3; ++i)
         b->v[i] = (ipt){{b->v[0].c[0] + irand(r, -off, off), b->v[0].c[1] + far * irand(r, off, 4 * off), 0}};

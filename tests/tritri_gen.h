@@ -122,6 +122,25 @@ static inline cd_triangle itri_to_tri(const itri *t, double s)
 
 static inline int64_t irand(cd_rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)cd_rng_below(r, (uint64_t)(hi - lo + 1)); }
 
+// The lattice point (x, y) with P·y − Q·x = k·g (g = gcd(P, |Q|)) and x in [0, P), for P > 0: a
+// point within the span of the edge (0, 0) → (P, Q) at edge value k·g, by the extended Euclid
+// algorithm.
+static inline ipt line_lattice_point(int64_t P, int64_t Q, i128 k)
+{
+    int64_t r0 = P, r1 = Q < 0 ? -Q : Q, s0 = 1, s1 = 0, t0 = 0, t1 = 1;
+    while (r1 != 0) {
+        int64_t q = r0 / r1, tmp;
+        tmp = r0 - q * r1, r0 = r1, r1 = tmp;
+        tmp = s0 - q * s1, s0 = s1, s1 = tmp;
+        tmp = t0 - q * t1, t0 = t1, t1 = tmp;
+    }
+    // s0·P + t0·|Q| = r0 (= g): y0 = s0, x0 = −t0·sign(Q) give P·y0 − Q·x0 = g.
+    int64_t y0 = s0, x0 = Q < 0 ? t0 : -t0;
+    i128 kx = k * x0, ky = k * y0;
+    i128 m = kx >= 0 ? kx / P : -((-kx + P - 1) / P);
+    return (ipt){{(int64_t)(kx - m * P), (int64_t)(ky - m * Q), 0}};
+}
+
 static inline ipt ipt_rand(cd_rng *r, int64_t range)
 {
     return (ipt){{irand(r, -range, range), irand(r, -range, range), irand(r, -range, range)}};
@@ -227,27 +246,16 @@ static inline void itri_pair(cd_rng *r, int f, itri *a, itri *b)
             return;
         }
         int64_t P = irand(r, (int64_t)1 << 38, (int64_t)1 << 39), Q = irand(r, -((int64_t)1 << 39), (int64_t)1 << 39);
-        // Extended Euclid: P·y0 − Q·x0 = g.
-        int64_t r0 = P, r1 = Q < 0 ? -Q : Q, s0 = 1, s1 = 0, t0 = 0, t1 = 1;
-        while (r1 != 0) {
-            int64_t q = r0 / r1, tmp;
-            tmp = r0 - q * r1, r0 = r1, r1 = tmp;
-            tmp = s0 - q * s1, s0 = s1, s1 = tmp;
-            tmp = t0 - q * t1, t0 = t1, t1 = tmp;
-        }
-        // s0·P + t0·|Q| = r0 (= g): take y0 = s0, x0 = −t0·sign(Q).
-        int64_t y0 = s0, x0 = Q < 0 ? t0 : -t0;
         int side = cd_rng_below(r, 2) ? 1 : -1;
-        x0 *= side, y0 *= side;
-        // The point k·(x0, y0) − m·(P, Q) with x in [0, P): on the edge's span, P·y − Q·x = k·g. With
-        // k up to 2^28 the two products (~2^78, ulp 2^26) round apart, so plain floating point gets
-        // the side wrong for many of these points; the truth is never 0.
-        i128 k = irand(r, 1, (int64_t)1 << 28), kx = k * x0, ky = k * y0;
-        i128 m = kx >= 0 ? kx / P : -((-kx + P - 1) / P);
+        // The point on the edge's span at P·y − Q·x = k·g. With k up to 2^28 the two products
+        // (~2^78, ulp 2^26) round apart, so plain floating point gets the side wrong for many of
+        // these points; the truth is never 0.
+        i128 k = irand(r, 1, (int64_t)1 << 28);
+        ipt b0 = line_lattice_point(P, Q, k * side);
         a->v[0] = (ipt){{0, 0, 0}};
         a->v[1] = (ipt){{P, Q, 0}};
         a->v[2] = (ipt){{irand(r, 0, P), Q + irand(r, (int64_t)1 << 30, (int64_t)1 << 38) * (cd_rng_below(r, 2) ? 1 : -1), 0}};
-        b->v[0] = (ipt){{(int64_t)(kx - m * P), (int64_t)(ky - m * Q), 0}};
+        b->v[0] = b0;
         int far = cd_rng_below(r, 2) ? side : -side;  // b's other vertices beyond b0 or across the line
         for (int i = 1; i < 3; ++i)
             b->v[i] = (ipt){{b->v[0].c[0] + irand(r, -((int64_t)1 << 37), (int64_t)1 << 37),
