@@ -68,9 +68,6 @@ static inline double cd_small_box_limit(const cd_scene *s, double requested)
     return limit > 0.0 ? limit : 1.0;
 }
 
-/// Component k of a vec3 by pointer (k in 0..2), for loops over axes.
-static inline double cd_v3_at(const cd_vec3 *v, int k) { return k == 0 ? v->x : (k == 1 ? v->y : v->z); }
-
 enum { CD_RADIX_BITS = 11, CD_RADIX_SIZE = 1 << CD_RADIX_BITS, CD_RADIX_PASSES = 3 };
 
 /// Stable LSD radix sort of (key[i], id[i]) by the 32-bit key, 3 passes of 11 bits; tmp_key and

@@ -29,8 +29,7 @@ enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 1
 typedef struct grid {
     double cell_param;      // requested cell side; 0 = auto
     double limit;           // boxes with every extent ≤ limit are small
-    double reach;           // limit with the margin: the x window's reach behind a box
-    double cell, inv_cell;  // cell side in use and its inverse
+    double cell, inv_cell;  // cell side (the limit with the margin; also the x window's reach) and its inverse
     uint32_t dim[2];        // rows per axis (y, z) over [0, world]²
     uint32_t n;             // objects the layout was made for (UINT32_MAX = none yet)
     double world;           // world side the layout was made for
@@ -84,7 +83,6 @@ static void grid_layout(grid *g, const cd_scene *s)
         limit *= 1.25;
     }
     g->limit = limit;
-    g->reach = limit * (1.0 + GRID_MARGIN);
     g->cell = limit * (1.0 + GRID_MARGIN);
     g->inv_cell = 1.0 / g->cell;
     double d = ceil(side / g->cell);
@@ -285,7 +283,7 @@ static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *si
             int64_t ny = y + near[k][0], nz = z + near[k][1];
             if (ny < 0 || ny >= dy || nz >= dz) continue;
             size_t nr = (size_t)nz * dy + (size_t)ny;
-            tests += sweep_pair(e, a0, a1, start[nr], start[nr + 1], g->reach, sink);
+            tests += sweep_pair(e, a0, a1, start[nr], start[nr + 1], g->cell, sink);
         }
     }
     return tests;
