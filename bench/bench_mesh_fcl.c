@@ -7,9 +7,11 @@
 // of `repeats` warm queries. Prints medians over poses and the FCL/cdlab ratios. Times are the
 // thread's CPU time: on a shared, loaded machine it is steadier than the wall clock (a preempted
 // single cold query would otherwise count the other job's slice).
+// Freed memory stays in the process (cd_alloc_keep_freed) unless -k 0: then a build whose arrays
+// cross glibc's mmap threshold gets fresh pages, zeroed by the kernel, on every repetition.
 // Usage: bench_mesh_fcl [-a spec] [-b spec] [-d distance] [-p poses] [-r repeats] [-B builds]
-//                       [-v variant[,variant...]] [-s seed]
-// Defaults: icosphere:75000, torus:52000, d = 1.0, 30 poses, 5 repeats, 5 builds, obb, seed 7.
+//                       [-v variant[,variant...]] [-s seed] [-k 0|1]
+// Defaults: icosphere:75000, torus:52000, d = 1.0, 30 poses, 5 repeats, 5 builds, obb, seed 7, -k 1.
 #include "cd_bvh.h"
 #include "cd_harness.h"
 #include "fcl_mesh.h"
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
     double dist = 1.0;
     int poses = 30, repeats = 5, builds = 5;
     uint64_t seed = 7;
+    int keep_freed = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-a")) sa = argv[i + 1];
         else if (!strcmp(argv[i], "-b")) sb = argv[i + 1];
@@ -103,13 +106,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-B")) builds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-v")) variants = argv[i + 1];
         else if (!strcmp(argv[i], "-s")) seed = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "-k")) keep_freed = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "usage: bench_mesh_fcl [-a spec] [-b spec] [-d dist] [-p poses] [-r repeats] [-B builds] "
-                            "[-v variants] [-s seed]\n");
+                            "[-v variants] [-s seed] [-k 0|1]\n");
             return 2;
         }
     }
     if (poses < 1 || repeats < 1 || builds < 1) return fprintf(stderr, "bench_mesh_fcl: counts must be >= 1\n"), 2;
+    if (keep_freed && cd_alloc_keep_freed() != 0) fprintf(stderr, "bench_mesh_fcl: cannot keep freed memory here\n");
     cd_mesh a = {0}, b = {0};
     load(sa, &a), load(sb, &b);
     method ms[MAX_METHODS];
@@ -131,8 +136,9 @@ int main(int argc, char **argv)
         for (int m = 0; m < 2; ++m)
             for (int c = 0; c < 2; ++c) ms[k].q[m][c] = cd_alloc(sizeof(double) * (size_t)poses);
     }
-    printf("# %s (%u tris) + %s (%u tris), d = %g, %d poses, %d warm repeats, %d builds, seed %llu\n", sa, a.ntris, sb,
-           b.ntris, dist, poses, repeats, builds, (unsigned long long)seed);
+    printf("# %s (%u tris) + %s (%u tris), d = %g, %d poses, %d warm repeats, %d builds, seed %llu, freed memory %s\n",
+           sa, a.ntris, sb, b.ntris, dist, poses, repeats, builds, (unsigned long long)seed,
+           keep_freed ? "kept" : "returned");
     for (int r = 0; r < builds; ++r)  // interleaved: every method once per round
         for (int k = 0; k < n; ++k) ms[k].build_ms[r] = build(&ms[k], &a, &b);
     cd_pose *ps = cd_alloc(sizeof *ps * (size_t)poses);

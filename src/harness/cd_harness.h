@@ -216,6 +216,13 @@ int cd_pin_thread(cd_pin_mode mode, int cpu, cd_pin_result *r);
 /// to the whole machine. Workers otherwise inherit the main thread's single-PU binding and all
 /// run on one core. Returns the number of workers bound.
 int cd_pin_workers(int threads, int first_cpu);
+/// Keep freed memory in the process (glibc: raise the mmap and trim thresholds) so that repeated
+/// builds and frames reuse their pages instead of paying the kernel's zeroing of fresh ones on
+/// each repetition; the same for every method in the process. Returns 0, or -1 where the C library
+/// offers no such setting (the measurement is then as before).
+int cd_alloc_keep_freed(void);
+/// Return the freed memory kept since to the kernel (glibc's malloc_trim); between experiment points.
+void cd_alloc_release_freed(void);
 /// One-line hwloc topology summary: packages, cores, PUs, NUMA nodes, caches.
 void cd_topology_summary(char *buf, size_t len);
 /// 1 when hwloc reports thread binding support (reason in why either way).

@@ -148,6 +148,7 @@ int cd_meta_write(const cd_run *r)
     kv(f, "actual_cpu", "%d", r->pin.actual);
     kv(f, "pinned", "%s", r->pin.ok ? "true" : "false");
     kv(f, "status", "%s", r->pin.status);
+    kv(f, "allocator", "%s", r->keeps_freed ? "keeps freed memory (glibc mmap/trim thresholds raised)" : "default");
 
     fprintf(f, "\n[papi]\n");
     kv(f, "version", "%s", r->counters.papi_version);

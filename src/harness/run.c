@@ -266,6 +266,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     }
     if (mode != CD_PIN_OFF && !r.pin.ok && r.pin.requested >= 0)
         cd_run_warn(&r, "pinning to cpu %d failed: %s (run goes on unpinned)", r.pin.requested, r.pin.status);
+    r.keeps_freed = cd_alloc_keep_freed() == 0;  // before any repetition allocates
     const char *names[CD_COUNTERS_MAX];
     const cd_config_key *ck = cd_config_key_get(c, "run", "counters");
     cd_counters_open(&r.counters, counter_names(c, names), ck->count);
@@ -321,6 +322,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
             break;
         }
         CD_ASSERT(r.summary_written);
+        cd_alloc_release_freed();  // the next point starts without this one's freed blocks
         fflush(r.frames);
         fflush(r.summary);
         r.points_done++;

@@ -19,6 +19,7 @@ struct cd_run {
     char date_start[32], date_end[32];
     FILE *frames, *summary;
     cd_pin_result pin;
+    int keeps_freed;                     // cd_alloc_keep_freed succeeded
     cd_counters counters;
     int counters_fresh;                  // counters_end since the last frame row
     double counter_sum[CD_COUNTERS_MAX];  // per summary row
