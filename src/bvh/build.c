@@ -127,17 +127,26 @@ static void fit_internal(builder *b, uint32_t ni, uint32_t first, uint32_t count
 }
 
 // The two children left, left + 1 of a node of count triangles from first (left has half; their
-// point lists at pos and pos + nl): the internal ones are fitted here, one right after the other,
-// because each fit is a long chain of dependent square roots and divisions (the eigen-solve) and
-// two independent chains side by side let the processor overlap them. Leaves fitted themselves.
+// point lists at pos and pos + nl): the internal ones are fitted here, together, because each fit
+// is a long chain of dependent square roots and divisions (the eigen-solve): two of them run in
+// the two lanes of one chain (cd_bvh_obb_axes_two). Leaves fitted themselves.
 static void fit_children(builder *b, uint32_t left, uint32_t first, uint32_t count, uint32_t half, uint32_t pos,
                          uint32_t nl, uint32_t nr, const cd_tri_moment *l, const cd_tri_moment *r)
 {
     cd_bvh_node *nl_ = &b->bvh->nodes[left], *nr_ = nl_ + 1;
     const uint32_t *order = b->bvh->order;
     cd_mat3 axl = cd_m3_identity(), axr = axl;
-    if (!nl_->count && (nl_->kind & CD_BV_OBB)) axl = cd_bvh_obb_axes(&b->ctx, order + first, half, l);
-    if (!nr_->count && (nr_->kind & CD_BV_OBB)) axr = cd_bvh_obb_axes(&b->ctx, order + first + half, count - half, r);
+    const int obb_l = !nl_->count && (nl_->kind & CD_BV_OBB), obb_r = !nr_->count && (nr_->kind & CD_BV_OBB);
+    if (obb_l && obb_r) {
+        const uint32_t *ids[2] = {order + first, order + first + half}, n[2] = {half, count - half};
+        const cd_tri_moment *sums[2] = {l, r};
+        cd_mat3 ax[2];
+        cd_bvh_obb_axes_two(&b->ctx, ids, n, sums, ax);
+        axl = ax[0], axr = ax[1];
+    } else {
+        if (obb_l) axl = cd_bvh_obb_axes(&b->ctx, order + first, half, l);
+        if (obb_r) axr = cd_bvh_obb_axes(&b->ctx, order + first + half, count - half, r);
+    }
     if (!nl_->count) cd_bvh_fit_node(&b->ctx, nl_, pos, nl, &axl, b->bvh->margin);
     if (!nr_->count) cd_bvh_fit_node(&b->ctx, nr_, pos + nl, nr, &axr, b->bvh->margin);
 }

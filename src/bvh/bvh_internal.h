@@ -46,6 +46,9 @@ void *cd_bvh_alloc_huge(size_t bytes, void **block, int zero);
 cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r);
 /// RAPID's box axes (orthonormal, right-handed) for the n triangles ids with summed moments sum.
 cd_mat3 cd_bvh_obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, const cd_tri_moment *sum);
+/// cd_bvh_obb_axes of two nodes (ids[k], n[k], sum[k]) into out[k], the same bits, faster.
+void cd_bvh_obb_axes_two(const cd_bvh_build_ctx *ctx, const uint32_t *ids[2], const uint32_t n[2],
+                         const cd_tri_moment *sum[2], cd_mat3 out[2]);
 /// Fit node's volumes (by node->kind) to its np distinct vertices, ctx's points pos .. pos + np,
 /// each enlarged by margin; axes (from cd_bvh_obb_axes) is required for OBB kinds, else ignored.
 void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t pos, uint32_t np, const cd_mat3 *axes,

@@ -157,6 +157,128 @@ cd_mat3 cd_bvh_obb_axes(const cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
     return orthonormalize(eigenvectors(cov));
 }
 
+#ifdef __SSE2__
+// cd_bvh_obb_axes for two nodes at once, node k in SSE2 lane k. Every node's fit ends in the
+// eigen-solve, a chain of dependent square roots and divisions about 300 cycles long; two scalar
+// chains one after the other barely overlap (each is longer than the processor's window), two
+// lanes of one chain run in the time of one. Every lane evaluates the scalar code's expressions in
+// its order (GCC's vector operators on __m128d, no contraction), so the axes have the same bits;
+// a lane that takes one of the scalar code's rare branches (zero area, a (nearly) diagonal or
+// isotropic covariance, degenerate eigenvectors) is redone by the scalar code.
+typedef long long lane_mask __attribute__((vector_size(16)));
+
+static inline __m128d lane_sel(lane_mask m, __m128d a, __m128d b)
+{
+    return (__m128d)((m & (lane_mask)a) | (~m & (lane_mask)b));
+}
+
+static inline __m128d lane_set(double x) { return _mm_set1_pd(x); }
+
+typedef struct lane_v3 {
+    __m128d x, y, z;
+} lane_v3;
+
+static inline lane_v3 lane_cross(lane_v3 a, lane_v3 b)
+{
+    return (lane_v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline __m128d lane_dot(lane_v3 a, lane_v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline lane_v3 lane_scale(lane_v3 a, __m128d s) { return (lane_v3){a.x * s, a.y * s, a.z * s}; }
+static inline lane_v3 lane_pick(lane_mask m, lane_v3 a, lane_v3 b)
+{
+    return (lane_v3){lane_sel(m, a.x, b.x), lane_sel(m, a.y, b.y), lane_sel(m, a.z, b.z)};
+}
+
+static inline __m128d lane_largest_root(__m128d r)
+{
+    __m128d e = _mm_sqrt_pd((lane_set(1.0) + r) * lane_set(1.0 / 6.0));
+    __m128d c = lane_set(0.5) + e * (lane_set(1.0) - e * (lane_set(1.0 / 3.0) - e * lane_set(5.0 / 27.0)));
+    __m128d g = lane_set(4.0) * c * c * c - lane_set(3.0) * c - r, g1 = lane_set(12.0) * c * c - lane_set(3.0);
+    __m128d hd = lane_set(2.0) * g1 * g1 - g * lane_set(24.0) * c;
+    return lane_sel((lane_mask)(hd > lane_set(0.0)), c - lane_set(2.0) * g * g1 / hd, c);
+}
+
+static inline lane_v3 lane_eigenvector(__m128d a[3][3], __m128d l)
+{
+    lane_v3 r0 = {a[0][0] - l, a[0][1], a[0][2]}, r1 = {a[1][0], a[1][1] - l, a[1][2]};
+    lane_v3 r2 = {a[2][0], a[2][1], a[2][2] - l};
+    lane_v3 c0 = lane_cross(r0, r1), c1 = lane_cross(r0, r2), c2 = lane_cross(r1, r2);
+    __m128d n0 = lane_dot(c0, c0), n1 = lane_dot(c1, c1), n2 = lane_dot(c2, c2);
+    lane_mask first = (lane_mask)(n0 >= n1);
+    lane_v3 ck = lane_pick(first, c0, c1);
+    __m128d nk = lane_sel(first, n0, n1);
+    return lane_pick((lane_mask)(n2 > nk), c2, ck);
+}
+
+void cd_bvh_obb_axes_two(const cd_bvh_build_ctx *ctx, const uint32_t *ids[2], const uint32_t n[2],
+                         const cd_tri_moment *sum[2], cd_mat3 out[2])
+{
+    if (n[0] == 1 || n[1] == 1) {  // the one-triangle shortcut: scalar
+        for (int k = 0; k < 2; ++k) out[k] = cd_bvh_obb_axes(ctx, ids[k], n[k], sum[k]);
+        return;
+    }
+#define CD_L2(f) _mm_set_pd(sum[1]->f, sum[0]->f)
+    const __m128d area = CD_L2(area), ia = lane_set(1.0) / area;
+    const __m128d mu[3] = {CD_L2(ac.x) * ia, CD_L2(ac.y) * ia, CD_L2(ac.z) * ia};
+    const __m128d s[6] = {CD_L2(s[0]), CD_L2(s[1]), CD_L2(s[2]), CD_L2(s[3]), CD_L2(s[4]), CD_L2(s[5])};
+#undef CD_L2
+    __m128d a[3][3];
+    int k = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j, ++k) a[i][j] = a[j][i] = s[k] * ia - mu[i] * mu[j];
+    // eigenvectors()
+    __m128d p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    __m128d q = (a[0][0] + a[1][1] + a[2][2]) / lane_set(3.0);
+    __m128d d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
+    __m128d p2 = d0 * d0 + d1 * d1 + d2 * d2 + lane_set(2.0) * p1;
+    lane_mask rare = (lane_mask)(area > lane_set(0.0)) & (lane_mask)(p2 > lane_set(0.0)) &
+                     (lane_mask)(p1 > lane_set(1e-24) * p2);
+    rare = ~rare;
+    __m128d p = _mm_sqrt_pd(p2 / lane_set(6.0)), ip2 = lane_set(6.0) / p2, ip = p * ip2;
+    __m128d a01 = a[0][1], a02 = a[0][2], a12 = a[1][2];
+    __m128d det = d0 * (d1 * d2 - a12 * a12) - a01 * (a01 * d2 - a12 * a02) + a02 * (a01 * a12 - d1 * a02);
+    __m128d r = lane_set(0.5) * det * (ip * ip * ip);
+    r = lane_sel((lane_mask)(r < lane_set(-1.0)), lane_set(-1.0), lane_sel((lane_mask)(r > lane_set(1.0)), lane_set(1.0), r));
+    __m128d c1 = lane_largest_root(r), c3 = -lane_largest_root(-r);
+    __m128d l1 = q + lane_set(2.0) * p * c1, l3 = q + lane_set(2.0) * p * c3;
+    __m128d l2 = lane_set(3.0) * q - l1 - l3;
+    lane_v3 v1 = lane_eigenvector(a, l1), v3 = lane_eigenvector(a, l3);
+    lane_mask v1_first = (lane_mask)(l1 - l2 >= l2 - l3);
+    lane_v3 x = lane_pick(v1_first, v1, v3), y = lane_pick(v1_first, v3, v1);
+    // orthonormalize()
+    __m128d lx = lane_dot(x, x), ly = lane_dot(y, y);
+    const __m128d huge = lane_set(DBL_MAX);
+    rare |= ~((lane_mask)(lx > lane_set(0.0)) & (lane_mask)(lx <= huge) & (lane_mask)(ly > lane_set(0.0)) &
+              (lane_mask)(ly <= huge));
+    const __m128d along = lane_dot(x, y) / lx;
+    y = (lane_v3){y.x - x.x * along, y.y - x.y * along, y.z - x.z * along};
+    x = lane_scale(x, lane_set(1.0) / _mm_sqrt_pd(lx));
+    __m128d yy = lane_dot(y, y);
+    rare |= ~(lane_mask)(yy > lane_set(1e-12) * ly);
+    y = lane_scale(y, lane_set(1.0) / _mm_sqrt_pd(yy));
+    lane_v3 z = lane_cross(x, y);
+    double t[9][2];
+    const __m128d all[9] = {x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z};
+    for (int i = 0; i < 9; ++i) _mm_storeu_pd(t[i], all[i]);
+    long long bad[2];
+    _mm_storeu_si128((__m128i *)bad, (__m128i)rare);
+    for (int l = 0; l < 2; ++l) {
+        if (bad[l]) {
+            out[l] = cd_bvh_obb_axes(ctx, ids[l], n[l], sum[l]);
+            continue;
+        }
+        out[l] = (cd_mat3){{cd_v3(t[0][l], t[1][l], t[2][l]), cd_v3(t[3][l], t[4][l], t[5][l]),
+                            cd_v3(t[6][l], t[7][l], t[8][l])}};
+    }
+}
+#else
+void cd_bvh_obb_axes_two(const cd_bvh_build_ctx *ctx, const uint32_t *ids[2], const uint32_t n[2],
+                         const cd_tri_moment *sum[2], cd_mat3 out[2])
+{
+    for (int k = 0; k < 2; ++k) out[k] = cd_bvh_obb_axes(ctx, ids[k], n[k], sum[k]);
+}
+#endif
+
 // A new epoch for the per-vertex stamps.
 static uint32_t next_epoch(cd_bvh_build_ctx *ctx)
 {
