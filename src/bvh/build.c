@@ -156,8 +156,8 @@ static void fit_children(builder *b, uint32_t left, uint32_t first, uint32_t cou
 // node is fitted its whole range of order is final.
 // pos: where this node's point list goes in ctx.px/py/pz (after the lists of pending left siblings);
 // *np: its length.
-static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t count, int depth, uint32_t pos,
-                               uint32_t *np)
+// The fields every node sets before its fit: kind and depth by the plan, zeroed padding.
+static cd_bvh_node *node_init(builder *b, uint32_t ni, int depth)
 {
     cd_bvh *bvh = b->bvh;
     CD_ASSERT(depth < 255);
@@ -167,14 +167,29 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
     nd->kind = cd_bvh_plan_kind(&bvh->plan, depth);
     nd->depth = (uint8_t)depth;
     if (depth > bvh->depth) bvh->depth = depth;
+    return nd;
+}
+
+// A one-triangle leaf at order[first] (the triangle list[0][first]), before its fit; its triangle id.
+static uint32_t leaf1_init(builder *b, cd_bvh_node *nd, uint32_t first)
+{
+    uint32_t id = b->list[0][first];
+    b->bvh->order[first] = id;
+    nd->first = first;
+    nd->count = 1;
+    memcpy(nd->tri, b->ctx.mesh->tris[id], sizeof nd->tri);
+    return id;
+}
+
+static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t count, int depth, uint32_t pos,
+                               uint32_t *np)
+{
+    cd_bvh *bvh = b->bvh;
+    cd_bvh_node *nd = node_init(b, ni, depth);
     cd_tri_moment sum = {0};
     cd_mat3 ax = cd_m3_identity();
     if (count == 1) {
-        uint32_t id = b->list[0][first];
-        bvh->order[first] = id;
-        nd->first = first;
-        nd->count = 1;
-        memcpy(nd->tri, b->ctx.mesh->tris[id], sizeof nd->tri);
+        uint32_t id = leaf1_init(b, nd, first);
         cd_bvh_fit_leaf1(&b->ctx, nd, id, pos, np, &sum, bvh->margin);
         return sum;
     }
@@ -208,14 +223,29 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         uint32_t half = count / 2;
         // The half smallest by (centroid[axis], id) go left: list[axis] is already split.
         const uint32_t *sorted = b->list[axis] + first;
-        if (count == 2) {  // two one-triangle leaves: they read only list[0]
+        if (count == 2) {  // (so leaf_size is 1)
+            // Two one-triangle leaves, fitted together (cd_bvh_fit_leaf1_two: their chains of
+            // square roots and divisions side by side); the same steps as two calls of build_rec.
             uint32_t l = sorted[0], r = sorted[1];
             b->list[0][first] = l, b->list[0][first + 1] = r;
-        } else {
-            for (uint32_t i = 0; i < half; ++i) b->left[sorted[i]] = 1;
-            for (uint32_t i = half; i < count; ++i) b->left[sorted[i]] = 0;
-            split_lists(b, b->list[axis == 0 ? 1 : 0] + first, b->list[axis == 2 ? 1 : 2] + first, count);
+            uint32_t left = bvh->nnodes;
+            bvh->nnodes += 2;
+            nd->first = left;
+            nd->count = 0;
+            cd_bvh_node *kids[2] = {node_init(b, left, depth + 1), node_init(b, left + 1, depth + 1)};
+            const uint32_t tri_ids[2] = {leaf1_init(b, kids[0], first), leaf1_init(b, kids[1], first + 1)};
+            uint32_t n2[2];
+            cd_tri_moment m2[2];
+            memset(m2, 0, sizeof m2);  // stays zero when no OBB kind needs the moments
+            cd_bvh_fit_leaf1_two(&b->ctx, kids, tri_ids, pos, n2, m2, bvh->margin);
+            moment_add(&sum, &m2[0]);
+            moment_add(&sum, &m2[1]);
+            *np = cd_bvh_points_merge(&b->ctx, pos, n2[0] + n2[1]);
+            return sum;
         }
+        for (uint32_t i = 0; i < half; ++i) b->left[sorted[i]] = 1;
+        for (uint32_t i = half; i < count; ++i) b->left[sorted[i]] = 0;
+        split_lists(b, b->list[axis == 0 ? 1 : 0] + first, b->list[axis == 2 ? 1 : 2] + first, count);
         uint32_t left = bvh->nnodes;
         bvh->nnodes += 2;
         nd->first = left;

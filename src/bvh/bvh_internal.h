@@ -57,6 +57,10 @@ void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t po
 /// of them), its moments to *m (when ctx->obb), and fits node's volumes, enlarged by margin.
 void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uint32_t pos, uint32_t *np,
                       cd_tri_moment *m, double margin);
+/// cd_bvh_fit_leaf1 for two sibling one-triangle leaves node[k] of triangle id[k], their points
+/// from pos (node[1]'s after node[0]'s np[0]); the same bits, faster for OBB leaves.
+void cd_bvh_fit_leaf1_two(cd_bvh_build_ctx *ctx, cd_bvh_node *node[2], const uint32_t id[2], uint32_t pos,
+                          uint32_t np[2], cd_tri_moment m[2], double margin);
 /// Leaf: write the distinct vertices of the n triangles ids to ctx->px/py/pz/pid from pos on; returns
 /// their number.
 uint32_t cd_bvh_points_gather(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32_t n, uint32_t pos);

@@ -490,3 +490,107 @@ void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uin
     }
     cd_bvh_fit_node(ctx, node, pos, n, &ax, margin);
 }
+
+#ifdef __SSE2__
+// Distinct vertices of the triangle tri (coordinates t) to ctx's points from pos; their number.
+static uint32_t leaf_points(cd_bvh_build_ctx *ctx, const uint32_t tri[3], const cd_vec3 t[3], uint32_t pos)
+{
+    uint32_t n = 0;
+    for (int k = 0; k < 3; ++k) {
+        if ((k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
+        ctx->px[pos + n] = t[k].x, ctx->py[pos + n] = t[k].y, ctx->pz[pos + n] = t[k].z;
+        ctx->pid[pos + n++] = tri[k];
+    }
+    return n;
+}
+#endif
+
+void cd_bvh_fit_leaf1_two(cd_bvh_build_ctx *ctx, cd_bvh_node *node[2], const uint32_t id[2], uint32_t pos,
+                          uint32_t np[2], cd_tri_moment m[2], double margin)
+{
+#ifdef __SSE2__
+    if (ctx->obb && node[0]->kind == CD_BV_OBB && node[1]->kind == CD_BV_OBB) {
+        // cd_bvh_fit_leaf1's OBB path for two sibling leaves, leaf k in lane k, same expressions in
+        // the same order (same bits); a degenerate triangle's lane is redone by the scalar code.
+        const cd_mesh *me = ctx->mesh;
+        cd_vec3 t[2][3];
+        for (int l = 0; l < 2; ++l)
+            for (int k = 0; k < 3; ++k) t[l][k] = me->verts[me->tris[id[l]][k]];
+        np[0] = leaf_points(ctx, me->tris[id[0]], t[0], pos);
+        np[1] = leaf_points(ctx, me->tris[id[1]], t[1], pos + np[0]);
+        lane_v3 T[3];
+        for (int k = 0; k < 3; ++k)
+            T[k] = (lane_v3){_mm_set_pd(t[1][k].x, t[0][k].x), _mm_set_pd(t[1][k].y, t[0][k].y),
+                             _mm_set_pd(t[1][k].z, t[0][k].z)};
+        const lane_v3 e[3] = {{T[1].x - T[0].x, T[1].y - T[0].y, T[1].z - T[0].z},
+                              {T[2].x - T[1].x, T[2].y - T[1].y, T[2].z - T[1].z},
+                              {T[0].x - T[2].x, T[0].y - T[2].y, T[0].z - T[2].z}};
+        const lane_v3 nrm = lane_cross(e[0], e[1]);
+        const __m128d ln = _mm_sqrt_pd(lane_dot(nrm, nrm)), area = lane_set(0.5) * ln;
+        // moment_with_area
+        const __m128d third = lane_set(1.0 / 3.0);
+        const __m128d pc[3] = {(T[0].x + T[1].x + T[2].x) * third, (T[0].y + T[1].y + T[2].y) * third,
+                               (T[0].z + T[1].z + T[2].z) * third};
+        const __m128d pp[3][3] = {{T[0].x, T[0].y, T[0].z}, {T[1].x, T[1].y, T[1].z}, {T[2].x, T[2].y, T[2].z}};
+        __m128d ms[6], a12 = area / lane_set(12.0);
+        int k = 0;
+        for (int i = 0; i < 3; ++i)
+            for (int j = i; j < 3; ++j)
+                ms[k++] = a12 * (lane_set(9.0) * pc[i] * pc[j] + pp[0][i] * pp[0][j] + pp[1][i] * pp[1][j] +
+                                 pp[2][i] * pp[2][j]);
+        // Longest edge and normal as axes.
+        const __m128d l0 = lane_dot(e[0], e[0]), l1 = lane_dot(e[1], e[1]), l2 = lane_dot(e[2], e[2]);
+        const lane_mask first = (lane_mask)(l0 >= l1);
+        lane_v3 ek = lane_pick(first, e[0], e[1]);
+        __m128d lk = lane_sel(first, l0, l1);
+        const lane_mask third_edge = (lane_mask)(l2 > lk);
+        ek = lane_pick(third_edge, e[2], ek);
+        lk = lane_sel(third_edge, l2, lk);
+        const __m128d le = _mm_sqrt_pd(lk);
+        const lane_mask flat = ~((lane_mask)(ln > lane_set(1e-12) * le * le) & (lane_mask)(le > lane_set(0.0)));
+        const lane_v3 u = lane_scale(ek, lane_set(1.0) / le), w = lane_scale(nrm, lane_set(1.0) / ln);
+        const lane_v3 v = lane_cross(w, u), z = lane_cross(u, v);
+        lane_v3 lo = {lane_dot(u, T[0]), lane_dot(v, T[0]), lane_dot(z, T[0])}, hi = lo;
+        for (int q = 1; q < 3; ++q) {
+            const lane_v3 p = {lane_dot(u, T[q]), lane_dot(v, T[q]), lane_dot(z, T[q])};
+            lo = (lane_v3){lane_sel((lane_mask)(lo.x < p.x), lo.x, p.x), lane_sel((lane_mask)(lo.y < p.y), lo.y, p.y),
+                           lane_sel((lane_mask)(lo.z < p.z), lo.z, p.z)};
+            hi = (lane_v3){lane_sel((lane_mask)(hi.x > p.x), hi.x, p.x), lane_sel((lane_mask)(hi.y > p.y), hi.y, p.y),
+                           lane_sel((lane_mask)(hi.z > p.z), hi.z, p.z)};
+        }
+        const __m128d half_ = lane_set(0.5), mg = lane_set(margin);
+        const lane_v3 mid = {(lo.x + hi.x) * half_, (lo.y + hi.y) * half_, (lo.z + hi.z) * half_};
+        const lane_v3 c = {u.x * mid.x + v.x * mid.y + z.x * mid.z, u.y * mid.x + v.y * mid.y + z.y * mid.z,
+                           u.z * mid.x + v.z * mid.y + z.z * mid.z};
+        const lane_v3 h = {(hi.x - lo.x) * half_ + mg, (hi.y - lo.y) * half_ + mg, (hi.z - lo.z) * half_ + mg};
+        const __m128d r = _mm_sqrt_pd(lane_dot(h, h)) * lane_set(1.0 + 4.0 * DBL_EPSILON) + mg;
+        enum { NOUT = 23 };
+        const __m128d out[NOUT] = {u.x, u.y, u.z, v.x, v.y, v.z, c.x, c.y, c.z, h.x, h.y, h.z, r, area,
+                                   pc[0] * area, pc[1] * area, pc[2] * area, ms[0], ms[1], ms[2], ms[3], ms[4], ms[5]};
+        double o[NOUT][2];
+        for (int i = 0; i < NOUT; ++i) _mm_storeu_pd(o[i], out[i]);
+        long long bad[2];
+        _mm_storeu_si128((__m128i *)bad, (__m128i)flat);
+        for (int l = 0; l < 2; ++l) {
+            if (bad[l]) {  // degenerate: the scalar path's fallbacks (its points are rewritten the same)
+                uint32_t n;
+                cd_bvh_fit_leaf1(ctx, node[l], id[l], l ? pos + np[0] : pos, &n, &m[l], margin);
+                continue;
+            }
+            cd_bvh_node *nd = node[l];
+            nd->ax0 = cd_v3(o[0][l], o[1][l], o[2][l]);
+            nd->ax1 = cd_v3(o[3][l], o[4][l], o[5][l]);
+            nd->c = cd_v3(o[6][l], o[7][l], o[8][l]);
+            nd->half = cd_v3(o[9][l], o[10][l], o[11][l]);
+            nd->r = o[12][l];
+            m[l].area = o[13][l];
+            m[l].ac = cd_v3(o[14][l], o[15][l], o[16][l]);
+            for (int q = 0; q < 6; ++q) m[l].s[q] = o[17 + q][l];
+        }
+        return;
+    }
+#endif
+    cd_bvh_fit_leaf1(ctx, node[0], id[0], pos, &np[0], &m[0], margin);
+    cd_bvh_fit_leaf1(ctx, node[1], id[1], pos + np[0], &np[1], &m[1], margin);
+}
+
