@@ -6,6 +6,9 @@
 #include <cmocka.h>
 
 #include "cd_core.h"
+#include "cd_csv.h"
+
+#include <stdio.h>
 
 static void splitmix64_reference_value(void **state)
 {
@@ -152,6 +155,31 @@ static void grow_keeps_contents(void **state)
     cd_free(items);
 }
 
+// Every finite double printed with %.17g reads back to the same bits, subnormals included;
+// overflow, underflow to zero, trailing text and non-finite values are errors.
+static void csv_numbers_round_trip(void **state)
+{
+    (void)state;
+    const double values[] = {0.0, -0.0, 1.0, -2.5, 0.1, 1e-300, 4.9406564584124654e-324, 2.2250738585072009e-308,
+                             -3e-320, 1.7976931348623157e308, 123456789.125};
+    for (size_t i = 0; i < sizeof values / sizeof *values; ++i) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.17g", values[i]);
+        double v = 42;
+        assert_int_equal(cd_csv_parse_double(buf, &v), 0);
+        assert_memory_equal(&v, &values[i], sizeof v);
+    }
+    const char *bad[] = {"", "  ", "1e400", "-1e400", "1e-400", "inf", "nan", "1.5x", "x", "1,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        double v = 42;
+        assert_int_equal(cd_csv_parse_double(bad[i], &v), -1);
+        assert_true(v == 42);
+    }
+    double v = 0;
+    assert_int_equal(cd_csv_parse_double(" 2.5 \r", &v), 0);
+    assert_true(v == 2.5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +192,7 @@ int main(void)
         cmocka_unit_test(quaternion_matrix_consistency),
         cmocka_unit_test(vector_basics),
         cmocka_unit_test(grow_keeps_contents),
+        cmocka_unit_test(csv_numbers_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

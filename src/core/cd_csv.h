@@ -24,7 +24,8 @@ typedef struct cd_csv_table {
 int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len);
 /// Free the table's memory (t itself is the caller's).
 void cd_csv_table_free(cd_csv_table *t);
-/// Parse field as a finite double; 0 on success, -1 otherwise.
+/// Parse field as a finite double (subnormals included; a number that overflows or underflows to
+/// zero is rejected); 0 on success, -1 otherwise.
 int cd_csv_parse_double(const char *field, double *out);
 
 /// Write one field (quoted by libcsv when it holds a delimiter, quote or newline).

@@ -93,7 +93,10 @@ int cd_csv_parse_double(const char *field, double *out)
     errno = 0;
     double v = strtod(field, &end);
     while (*end == ' ' || *end == '\t' || *end == '\r') end++;
-    if (*end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+    if (*end != '\0' || !isfinite(v)) return -1;
+    // glibc flags subnormal results with ERANGE too: those are exact doubles (a value printed
+    // with %.17g reads back); only a non-zero number that rounded to zero has lost its value.
+    if (errno == ERANGE && v == 0.0) return -1;
     *out = v;
     return 0;
 }
