@@ -168,11 +168,11 @@ typedef struct cd_bvh_result {
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
     // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the
     // cost of a test (see README, "Mesh hierarchies").
-    // Each entry carries its own stamp, so the check and the use touch one cache line.
-    struct cd_bvh_moved *moved;  ///< aligned inside moved_block (2 MiB pages when large)
+    struct cd_bvh_slot *slots;   ///< per node of B: stamp and index into moved; starts moved_block
+    struct cd_bvh_moved *moved;  ///< moved nodes in first-visit order, after the slots
     void *moved_block;
     struct cd_bvh_moved_vert *moved_verts;
-    uint32_t epoch, cached_nodes, cached_verts;
+    uint32_t epoch, cached_nodes, cached_verts, nmoved;
 } cd_bvh_result;
 
 /// Total BV tests of s (Nv).

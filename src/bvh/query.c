@@ -18,14 +18,20 @@ uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s)
 }
 
 // A node of B moved into A's frame and enlarged by the margin m (its sphere is box.c with radius
-// r + m of the node), valid when stamp is the query's epoch: 128 bytes, two cache lines, the
-// stamp beside the half-extents that every box test reads (a separate stamp array was one more
-// miss per node in a cold query).
+// r + m of the node): 128 bytes, two cache lines. Entries are appended in the order the query
+// first meets the nodes, so a cold query writes a few hundred kilobytes sequentially instead of
+// taking a read-for-ownership miss on two random lines of a node-indexed array per node.
 typedef struct cd_bvh_moved {
     cd_obb box;
-    uint32_t stamp, pad;
+    uint64_t pad;
 } cd_bvh_moved;
 _Static_assert(sizeof(cd_bvh_moved) == 128, "a moved node is two cache lines");
+
+// Where B's node sits in the moved array, valid when stamp is the query's epoch: 8 bytes per node,
+// so siblings (adjacent ids) share one line and the whole map is a sixteenth of the entries.
+typedef struct cd_bvh_slot {
+    uint32_t stamp, idx;
+} cd_bvh_slot;
 
 // A vertex of B moved into A's frame, valid when stamp is the query's epoch.
 typedef struct cd_bvh_moved_vert {
@@ -181,9 +187,15 @@ static inline cd_triangle moved_tri(const cd_mesh *m, uint32_t t, const cd_mat3 
 // Start a query against b: size the caches for b and invalidate them by a new epoch.
 static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 {
-    if (res->cached_nodes < b->nnodes) {  // zeroed: every stamp 0, never a valid epoch
+    if (res->cached_nodes < b->nnodes) {
+        // Slots and entries share one block of 2 MiB pages: a cold query's random slot reads
+        // would otherwise each take a TLB miss on 4 KiB pages.
         cd_free(res->moved_block);
-        res->moved = cd_bvh_alloc_huge(sizeof *res->moved * (size_t)b->nnodes, &res->moved_block, 1);
+        const size_t slot_bytes = (sizeof *res->slots * (size_t)b->nnodes + 63) & ~(size_t)63;
+        char *p = cd_bvh_alloc_huge(slot_bytes + sizeof *res->moved * (size_t)b->nnodes, &res->moved_block, 0);
+        res->slots = (cd_bvh_slot *)p;
+        memset(res->slots, 0, slot_bytes);  // every stamp 0, never a valid epoch
+        res->moved = (cd_bvh_moved *)(p + slot_bytes);
         res->cached_nodes = b->nnodes;
     }
     if (res->cached_verts < b->mesh->nverts) {
@@ -191,8 +203,9 @@ static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
         res->moved_verts = cd_alloc_zero(b->mesh->nverts, sizeof *res->moved_verts);
         res->cached_verts = b->mesh->nverts;
     }
+    res->nmoved = 0;
     if (++res->epoch == 0) {  // wrapped: clear the stamps once every 2³² queries
-        for (uint32_t i = 0; i < res->cached_nodes; ++i) res->moved[i].stamp = 0;
+        for (uint32_t i = 0; i < res->cached_nodes; ++i) res->slots[i].stamp = 0;
         for (uint32_t i = 0; i < res->cached_verts; ++i) res->moved_verts[i].stamp = 0;
         res->epoch = 1;
     }
@@ -201,12 +214,13 @@ static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 static inline const cd_bvh_moved *moved_node(cd_bvh_result *res, const cd_bvh *b, uint32_t ib, const cd_mat3 *R,
                                              cd_vec3 t, double m)
 {
-    cd_bvh_moved *mv = &res->moved[ib];
-    if (mv->stamp != res->epoch) {
-        move_node(&b->nodes[ib], R, t, m, mv);
-        mv->stamp = res->epoch;
+    cd_bvh_slot *sl = &res->slots[ib];
+    if (sl->stamp != res->epoch) {
+        sl->stamp = res->epoch;
+        sl->idx = res->nmoved++;
+        move_node(&b->nodes[ib], R, t, m, &res->moved[sl->idx]);
     }
-    return mv;
+    return &res->moved[sl->idx];
 }
 
 // B's triangle t in A's frame; each vertex is moved by cd_pose_apply once per query, giving the
@@ -298,43 +312,45 @@ static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_
         const char *p = (const char *)&a->nodes[na->first];
         for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l);
     } else {
-        const char *p = (const char *)&b->nodes[nb->first], *q = (const char *)&res->moved[nb->first];
-        for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l), __builtin_prefetch(q + 64 * l);
+        const char *p = (const char *)&b->nodes[nb->first];
+        for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l);
+        __builtin_prefetch(&res->slots[nb->first]), __builtin_prefetch(&res->slots[nb->first + 1]);
     }
 }
 
 // Volume test of pair (ia, ib), and of (ia2, ib2) when two: bit k of the result is set when
 // pair k overlaps. Two pure OBB pairs run in the two lanes of obb_obb_two.
-static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, const cd_mat3 *R, cd_vec3 t,
-                                  double m, cd_bvh_trace *tr, uint32_t ia, uint32_t ib, uint32_t ia2, uint32_t ib2,
-                                  int two)
+static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, cd_bvh_stats *st,
+                                  const cd_mat3 *R, cd_vec3 t, double m, cd_bvh_trace *tr, uint32_t ia, uint32_t ib,
+                                  uint32_t ia2, uint32_t ib2, int two)
 {
     const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
     const cd_bvh_moved *mb = moved_node(res, b, ib, R, t, m);
-    ++res->stats.node_pairs;
+    ++st->node_pairs;
     if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia, tr->node_pairs[tr->nodes++][1] = ib;
-    if (!two) return (unsigned)overlap_moved(na, nb, mb, m, &res->stats);
+    if (!two) return (unsigned)overlap_moved(na, nb, mb, m, st);
     const cd_bvh_node *na2 = &a->nodes[ia2], *nb2 = &b->nodes[ib2];
     const cd_bvh_moved *mb2 = moved_node(res, b, ib2, R, t, m);
-    ++res->stats.node_pairs;
+    ++st->node_pairs;
     if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia2, tr->node_pairs[tr->nodes++][1] = ib2;
 #ifdef __SSE2__
     if (na->kind == CD_BV_OBB && na2->kind == CD_BV_OBB && nb->kind == CD_BV_OBB && nb2->kind == CD_BV_OBB) {
-        res->stats.bv_tests[CD_BVT_OBB_OBB] += 2;
+        st->bv_tests[CD_BVT_OBB_OBB] += 2;
         return obb_obb_two(na, na2, &mb->box, &mb2->box);
     }
 #endif
-    unsigned p0 = (unsigned)overlap_moved(na, nb, mb, m, &res->stats);
-    return p0 | (unsigned)overlap_moved(na2, nb2, mb2, m, &res->stats) << 1;
+    unsigned p0 = (unsigned)overlap_moved(na, nb, mb, m, st);
+    return p0 | (unsigned)overlap_moved(na2, nb2, mb2, m, st) << 1;
 }
 
 // Depth first over node pairs. A popped untested pair is tested together with the next untested
 // pair on the stack (usually its sibling); that one, if it passes, goes back on the stack marked
 // as known, under the first pair's children. So pairs are processed in the order of a one-pair
 // traversal — the same pairs tested, the same triangle tests in the same order, the same first
-// hit — while the volume tests run two at a time.
-static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res,
-                     cd_bvh_trace *tr)
+// hit — while the volume tests run two at a time. Inlined into its two callers so that the query's
+// copy carries no trace code; counts go to a local copy of the stats, which stays in registers.
+static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
+                                                          cd_bvh_mode mode, cd_bvh_result *res, cd_bvh_trace *tr)
 {
     reset(res);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
@@ -358,6 +374,7 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
     size_t top = 0;
     stack[top++] = 0, stack[top++] = 0;
     const cd_mesh *ma = a->mesh, *mb = b->mesh;
+    cd_bvh_stats st = {0};
     while (top) {
         uint32_t ib = stack[--top], ia = stack[--top];
         const int known = (ia & CD_BVH_KNOWN) != 0;
@@ -373,11 +390,11 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
             if (top) {
                 __builtin_prefetch(&a->nodes[stack[top - 2] & ~CD_BVH_KNOWN]);
                 __builtin_prefetch(&b->nodes[stack[top - 1]]);
-                __builtin_prefetch(&res->moved[stack[top - 1]]);
+                __builtin_prefetch(&res->slots[stack[top - 1]]);
             }
             prefetch_children(a, b, res, na, nb);
             if (two) prefetch_children(a, b, res, &a->nodes[ia2], &b->nodes[ib2]);
-            unsigned pass = test_pairs(a, b, res, &R, t, m, tr, ia, ib, ia2, ib2, two);
+            unsigned pass = test_pairs(a, b, res, &st, &R, t, m, tr, ia, ib, ia2, ib2, two);
             if (pass & 2) stack[top++] = ia2 | CD_BVH_KNOWN, stack[top++] = ib2;
             if (!(pass & 1)) continue;
         }
@@ -385,13 +402,13 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
             const uint32_t *va = na->tri;
             cd_triangle A = {{ma->verts[va[0]], ma->verts[va[1]], ma->verts[va[2]]}};
             cd_triangle B = moved_tri_cached(res, mb, nb->tri, &R, t);
-            ++res->stats.tri_tests;
+            ++st.tri_tests;
             if (tr && tr->tris < tr->max)
                 tr->tri_pairs[tr->tris][0] = a->order[na->first], tr->tri_pairs[tr->tris++][1] = b->order[nb->first];
             if (!cd_tri_tri_overlap(&A, &B)) continue;
             res->overlap = 1;
             push_pair(res, a->order[na->first], b->order[nb->first]);
-            if (mode != CD_BVH_ALL_PAIRS) return;
+            if (mode != CD_BVH_ALL_PAIRS) goto done;
             continue;
         }
         if (na->count && nb->count) {
@@ -401,12 +418,12 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
                 for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
                     uint32_t tb = b->order[j];
                     cd_triangle B = moved_tri_cached(res, mb, mb->tris[tb], &R, t);
-                    ++res->stats.tri_tests;
+                    ++st.tri_tests;
                     if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
                     if (!cd_tri_tri_overlap(&A, &B)) continue;
                     res->overlap = 1;
                     push_pair(res, ta, tb);
-                    if (mode != CD_BVH_ALL_PAIRS) return;
+                    if (mode != CD_BVH_ALL_PAIRS) goto done;
                 }
             }
             continue;
@@ -419,7 +436,9 @@ static void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_b
             stack[top++] = ia, stack[top++] = nb->first;
         }
     }
-    if (mode == CD_BVH_SOLID) solid_check(a, b, &R, t, res);
+done:
+    res->stats = st;
+    if (mode == CD_BVH_SOLID && !res->overlap) solid_check(a, b, &R, t, res);  // no surface contact found
 }
 
 void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res)
@@ -492,8 +511,9 @@ void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
                 // Two pairs at a time through test_pairs, as the traversal tests them.
                 for (size_t k = 0; k < tr.nodes; k += 2) {
                     int two = k + 1 < tr.nodes;
-                    sink += (int)test_pairs(a, b, &res, &R, pose->t, m, NULL, tr.node_pairs[k][0], tr.node_pairs[k][1],
-                                            two ? tr.node_pairs[k + 1][0] : 0, two ? tr.node_pairs[k + 1][1] : 0, two);
+                    sink += (int)test_pairs(a, b, &res, &res.stats, &R, pose->t, m, NULL, tr.node_pairs[k][0],
+                                            tr.node_pairs[k][1], two ? tr.node_pairs[k + 1][0] : 0,
+                                            two ? tr.node_pairs[k + 1][1] : 0, two);
                 }
                 ++reps;
             } while ((dt = cd_now_ns() - t0) < 1000000);
