@@ -3,7 +3,7 @@
 // the runner measures each point through its experiment kind and writes frames.csv, summary.csv
 // and meta.ini; statistics, PAPI counters, hwloc pinning, SHA-256 and provenance live here too.
 //
-// An experiment kind (cubes, later max_fps, tritri, mesh) is one file that fills cd_kind — its
+// An experiment kind (cubes, max_fps, tritri, mesh) is one file that fills cd_kind — its
 // config keys as a table, its CSV columns, a cross-key check and a run-point function — plus one
 // line in kinds.c. The runner and the config parser never name a kind's keys.
 #ifndef CD_HARNESS_H

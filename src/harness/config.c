@@ -31,7 +31,7 @@ static const cd_key_spec common_keys[] = {
     {"experiment", "name", CD_KEY_WORD, "", 0, 0, NULL, check_name, 0,
      "experiment name: results go to <output>/<name>/<run-id>/ (default: config file name)"},
     {"experiment", "kind", CD_KEY_WORD, "cubes", 0, 0, NULL, check_kind, 0,
-     "experiment kind: cubes (later max_fps, tritri, mesh)"},
+     "experiment kind: cubes, max_fps, tritri or mesh"},
     {"experiment", "seed", CD_KEY_INT, "42", 0, 9007199254740992.0, NULL, NULL, 1,
      "seed of every random draw (scene placement and motion)"},
     {"experiment", "warmup", CD_KEY_INT, "10", 0, 1e7, NULL, NULL, 1, "unrecorded frames before each repeat"},
