@@ -436,6 +436,18 @@ void cd_bvh_fit_node(const cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t po
     node->r = sqrt(r2) * (1.0 + 4.0 * DBL_EPSILON) + margin;
 }
 
+// Distinct vertices of the triangle tri (coordinates t) to ctx's points from pos; their number.
+static uint32_t leaf_points(cd_bvh_build_ctx *ctx, const uint32_t tri[3], const cd_vec3 t[3], uint32_t pos)
+{
+    uint32_t n = 0;
+    for (int k = 0; k < 3; ++k) {
+        if ((k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
+        ctx->px[pos + n] = t[k].x, ctx->py[pos + n] = t[k].y, ctx->pz[pos + n] = t[k].z;
+        ctx->pid[pos + n++] = tri[k];
+    }
+    return n;
+}
+
 // Half of all nodes are one-triangle leaves: their three vertices are read once and their normal
 // serves both the area (moments) and the box's third axis, and no vertex stamps are needed to
 // find their distinct vertices.
@@ -445,12 +457,7 @@ void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uin
     const cd_mesh *me = ctx->mesh;
     const uint32_t *tri = me->tris[id];
     cd_vec3 t[3] = {me->verts[tri[0]], me->verts[tri[1]], me->verts[tri[2]]};
-    uint32_t n = 0;
-    for (int k = 0; k < 3; ++k) {
-        if ((k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
-        ctx->px[pos + n] = t[k].x, ctx->py[pos + n] = t[k].y, ctx->pz[pos + n] = t[k].z;
-        ctx->pid[pos + n++] = tri[k];
-    }
+    uint32_t n = leaf_points(ctx, tri, t, pos);
     *np = n;
     cd_vec3 e[3] = {cd_v3_sub(t[1], t[0]), cd_v3_sub(t[2], t[1]), cd_v3_sub(t[0], t[2])};
     cd_vec3 nrm = cd_v3_cross(e[0], e[1]);
@@ -491,19 +498,6 @@ void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uin
     cd_bvh_fit_node(ctx, node, pos, n, &ax, margin);
 }
 
-#ifdef __SSE2__
-// Distinct vertices of the triangle tri (coordinates t) to ctx's points from pos; their number.
-static uint32_t leaf_points(cd_bvh_build_ctx *ctx, const uint32_t tri[3], const cd_vec3 t[3], uint32_t pos)
-{
-    uint32_t n = 0;
-    for (int k = 0; k < 3; ++k) {
-        if ((k > 0 && tri[k] == tri[0]) || (k > 1 && tri[k] == tri[1])) continue;
-        ctx->px[pos + n] = t[k].x, ctx->py[pos + n] = t[k].y, ctx->pz[pos + n] = t[k].z;
-        ctx->pid[pos + n++] = tri[k];
-    }
-    return n;
-}
-#endif
 
 void cd_bvh_fit_leaf1_two(cd_bvh_build_ctx *ctx, cd_bvh_node *node[2], const uint32_t id[2], uint32_t pos,
                           uint32_t np[2], cd_tri_moment m[2], double margin)
