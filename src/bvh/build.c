@@ -181,6 +181,21 @@ static uint32_t leaf1_init(builder *b, cd_bvh_node *nd, uint32_t first)
     return id;
 }
 
+// The two one-triangle leaves left, left + 1 (order[first], order[first + 1]), fitted together
+// (cd_bvh_fit_leaf1_two: their chains of square roots and divisions side by side), as two calls
+// of build_rec would fit them: their point counts and moments.
+static void leaf_pair(builder *b, uint32_t left, uint32_t first, int depth, uint32_t pos, uint32_t *nl, uint32_t *nr,
+                      cd_tri_moment *ml, cd_tri_moment *mr)
+{
+    cd_bvh_node *kids[2] = {node_init(b, left, depth), node_init(b, left + 1, depth)};
+    const uint32_t ids[2] = {leaf1_init(b, kids[0], first), leaf1_init(b, kids[1], first + 1)};
+    uint32_t n[2];
+    cd_tri_moment m[2];
+    memset(m, 0, sizeof m);  // stays zero when no OBB kind needs the moments
+    cd_bvh_fit_leaf1_two(&b->ctx, kids, ids, pos, n, m, b->bvh->margin);
+    *nl = n[0], *nr = n[1], *ml = m[0], *mr = m[1];
+}
+
 static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t count, int depth, uint32_t pos,
                                uint32_t *np)
 {
@@ -223,36 +238,26 @@ static cd_tri_moment build_rec(builder *b, uint32_t ni, uint32_t first, uint32_t
         uint32_t half = count / 2;
         // The half smallest by (centroid[axis], id) go left: list[axis] is already split.
         const uint32_t *sorted = b->list[axis] + first;
-        if (count == 2) {  // (so leaf_size is 1)
-            // Two one-triangle leaves, fitted together (cd_bvh_fit_leaf1_two: their chains of
-            // square roots and divisions side by side); the same steps as two calls of build_rec.
+        if (count == 2) {  // two one-triangle leaves (so leaf_size is 1): they read only list[0]
             uint32_t l = sorted[0], r = sorted[1];
             b->list[0][first] = l, b->list[0][first + 1] = r;
-            uint32_t left = bvh->nnodes;
-            bvh->nnodes += 2;
-            nd->first = left;
-            nd->count = 0;
-            cd_bvh_node *kids[2] = {node_init(b, left, depth + 1), node_init(b, left + 1, depth + 1)};
-            const uint32_t tri_ids[2] = {leaf1_init(b, kids[0], first), leaf1_init(b, kids[1], first + 1)};
-            uint32_t n2[2];
-            cd_tri_moment m2[2];
-            memset(m2, 0, sizeof m2);  // stays zero when no OBB kind needs the moments
-            cd_bvh_fit_leaf1_two(&b->ctx, kids, tri_ids, pos, n2, m2, bvh->margin);
-            moment_add(&sum, &m2[0]);
-            moment_add(&sum, &m2[1]);
-            *np = cd_bvh_points_merge(&b->ctx, pos, n2[0] + n2[1]);
-            return sum;
+        } else {
+            for (uint32_t i = 0; i < half; ++i) b->left[sorted[i]] = 1;
+            for (uint32_t i = half; i < count; ++i) b->left[sorted[i]] = 0;
+            split_lists(b, b->list[axis == 0 ? 1 : 0] + first, b->list[axis == 2 ? 1 : 2] + first, count);
         }
-        for (uint32_t i = 0; i < half; ++i) b->left[sorted[i]] = 1;
-        for (uint32_t i = half; i < count; ++i) b->left[sorted[i]] = 0;
-        split_lists(b, b->list[axis == 0 ? 1 : 0] + first, b->list[axis == 2 ? 1 : 2] + first, count);
         uint32_t left = bvh->nnodes;
         bvh->nnodes += 2;
         nd->first = left;
         nd->count = 0;
         uint32_t nl, nr;
-        cd_tri_moment l = build_rec(b, left, first, half, depth + 1, pos, &nl);
-        cd_tri_moment r = build_rec(b, left + 1, first + half, count - half, depth + 1, pos + nl, &nr);
+        cd_tri_moment l, r;
+        if (count == 2) {
+            leaf_pair(b, left, first, depth + 1, pos, &nl, &nr, &l, &r);
+        } else {
+            l = build_rec(b, left, first, half, depth + 1, pos, &nl);
+            r = build_rec(b, left + 1, first + half, count - half, depth + 1, pos + nl, &nr);
+        }
         fit_children(b, left, first, count, half, pos, nl, nr, &l, &r);
         moment_add(&sum, &l);
         moment_add(&sum, &r);
