@@ -2,10 +2,10 @@
 // Value lists of config keys: `a, b, c`, arithmetic ranges `a..b` / `a..b +s` and geometric
 // ranges `a..b *f`, each checked against the key's type and bounds.
 #include "cd_core.h"
+#include "cd_csv.h"  // cd_csv_parse_double: the one finite-number parser, also for config values
 #include "cd_harness.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,18 +21,6 @@ static char *dup_range(const char *s, size_t n)
     memcpy(out, s, n);
     out[n] = '\0';
     return out;
-}
-
-static int parse_number(const char *s, double *out)
-{
-    if (!*s) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    while (isspace((unsigned char)*end)) end++;
-    if (*end || errno == ERANGE || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
 }
 
 static void push(cd_value **v, size_t *count, size_t *cap, const char *text, double num)
@@ -77,7 +65,7 @@ static int parse_range(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
     char step_kind = op ? *op : '+';
     double lo, hi, step = 1.0;
     if (op) *op = '\0';
-    if (parse_number(tok, &lo) || parse_number(hi_s, &hi) || (op && parse_number(op + 1, &step))) {
+    if (cd_csv_parse_double(tok, &lo) || cd_csv_parse_double(hi_s, &hi) || (op && cd_csv_parse_double(op + 1, &step))) {
         snprintf(why, why_len, "bad range: expected 'a..b', 'a..b +step' or 'a..b *factor' with numbers");
         return -1;
     }
@@ -124,7 +112,7 @@ static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
             return parse_range(spec, tok, v, count, cap, why, why_len);
         }
         double x;
-        if (parse_number(tok, &x)) {
+        if (cd_csv_parse_double(tok, &x)) {
             snprintf(why, why_len, "'%s' is not a number: expected %s", tok,
                      spec->type == CD_KEY_INT ? "an integer" : "a number");
             return -1;
