@@ -16,7 +16,18 @@
 //
 // Against the former 3-D grid of cells (each box against 13 neighbour cells), rows cut the
 // per-box overhead of visiting mostly empty cells: at 100 000 cubes candidates took 8 ms there.
+//
+// A window is tested GRID_LANES boxes at a time (SSE2 compares on the row's coordinate columns),
+// not box by box: a window holds 0–3 boxes, and finding its ends one compare-and-branch at a time
+// mispredicted about twice per window. The block from the window's start is tested whole (lanes
+// outside the window fail the x test), the boxes behind p's window are a prefix of the block
+// (the row is sorted by lo.x) whose length advances the start for the next p, and only a window
+// longer than a block (crowded scenes) loops.
 #include "float_bounds.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <omp.h>
 
@@ -24,7 +35,7 @@
 // error, and the margin keeps two overlapping small boxes within one row of each other. The
 // x window uses the same slack for the rounding of lo.x − limit.
 #define GRID_MARGIN 1e-6
-enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 15 };
+enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 15, GRID_LANES = 4 };
 
 typedef struct grid {
     double cell_param;      // requested cell side; 0 = auto
@@ -34,16 +45,18 @@ typedef struct grid {
     uint32_t n;             // objects the layout was made for (UINT32_MAX = none yet)
     double world;           // world side the layout was made for
     size_t nrows;
-    uint32_t *start;        // nrows + 1 offsets into entry[] (counting sort)
-    int ordered;            // entry[] holds last frame's order of the same objects
-    cd_fbox *entry;         // small objects by row, sorted by lo.x in a row, then bigs; AoS: a
-                            // window holds a few objects and a test reads one record
+    uint32_t *start;        // nrows + 1 offsets into the columns (counting sort)
+    int ordered;            // the columns hold last frame's order of the same objects
+    float *lo[3], *hi[3];   // small objects by row, sorted by lo.x in a row, then bigs, as columns
+    uint32_t *id;           // (one load fills a block's lanes), each padded by GRID_LANES slots
+    float *col;             // the allocation of the six coordinate columns
+    size_t stride;          // slots per column
     cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
     uint32_t *next_row;     // their rows; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
     int threads;            // threads of the update ([method] threads)
     uint32_t *hist;         // per-thread row counts, then each thread's next slot per row
-    size_t start_cap, row_cap, entry_cap, next_cap, hist_cap;
+    size_t start_cap, row_cap, col_cap, id_cap, next_cap, hist_cap;
     uint64_t max_per_row;
 } grid;
 
@@ -63,7 +76,8 @@ static void grid_destroy(void *self)
     cd_free(g->start);
     cd_free(g->hist);
     cd_free(g->next_row);
-    cd_free(g->entry);
+    cd_free(g->col);
+    cd_free(g->id);
     cd_free(g->next);
     cd_free(g);
 }
@@ -90,7 +104,13 @@ static void grid_layout(grid *g, const cd_scene *s)
     g->nrows = (size_t)g->dim[0] * g->dim[1];
     cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
     cd_buf_reserve((void **)&g->next_row, sizeof *g->next_row, &g->row_cap, n);
-    cd_buf_reserve((void **)&g->entry, sizeof *g->entry, &g->entry_cap, n);
+    // Padding: a block read near the end of the columns stays inside them (its lanes are masked).
+    g->stride = (size_t)n + GRID_LANES;
+    cd_buf_reserve((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * g->stride);
+    cd_buf_reserve((void **)&g->id, sizeof *g->id, &g->id_cap, g->stride);
+    memset(g->col, 0, 6 * g->stride * sizeof *g->col);
+    memset(g->id, 0, g->stride * sizeof *g->id);
+    for (int k = 0; k < 3; ++k) g->lo[k] = g->col + k * g->stride, g->hi[k] = g->col + (3 + k) * g->stride;
     cd_buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
     g->ordered = 0;
     g->n = n;
@@ -106,19 +126,33 @@ static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
     return (uint32_t)t;
 }
 
-// Sort one row by lo.x: insertion sort, since the row comes in last frame's order and boxes move
-// little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
-static void sort_row(cd_fbox *e, uint32_t n)
+// Slot k of the columns as a record, and back.
+static inline cd_fbox slot_get(const grid *g, size_t k)
 {
+    return (cd_fbox){{g->lo[0][k], g->lo[1][k], g->lo[2][k]}, {g->hi[0][k], g->hi[1][k], g->hi[2][k]}, g->id[k], 0};
+}
+
+static inline void slot_put(grid *g, size_t k, const cd_fbox *b)
+{
+    for (int c = 0; c < 3; ++c) g->lo[c][k] = b->lo[c], g->hi[c][k] = b->hi[c];
+    g->id[k] = b->id;
+}
+
+// Sort row [a0, a0 + n) by lo.x: insertion sort, since the row comes in last frame's order and
+// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
+static void sort_row(grid *g, size_t a0, uint32_t n)
+{
+    const float *x = g->lo[0] + a0;
     for (uint32_t k = 1; k < n; ++k) {
-        if (!(e[k].lo[0] < e[k - 1].lo[0])) continue;
-        cd_fbox v = e[k];
+        if (!(x[k] < x[k - 1])) continue;
+        cd_fbox v = slot_get(g, a0 + k);
         uint32_t j = k;
         do {
-            e[j] = e[j - 1];
+            cd_fbox w = slot_get(g, a0 + j - 1);
+            slot_put(g, a0 + j, &w);
             --j;
-        } while (j > 0 && v.lo[0] < e[j - 1].lo[0]);
-        e[j] = v;
+        } while (j > 0 && v.lo[0] < x[j - 1]);
+        slot_put(g, a0 + j, &v);
     }
 }
 
@@ -135,8 +169,8 @@ static void classify(grid *g, const cd_scene *s, uint32_t k0, uint32_t k1, uint3
 {
     uint32_t n = s->count, *row = g->next_row;
     for (uint32_t k = k0; k < k1; ++k) {
-        uint32_t id = g->ordered ? g->entry[k].id : k;
-        if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->entry[k + GRID_PREFETCH].id]);
+        uint32_t id = g->ordered ? g->id[k] : k;
+        if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->id[k + GRID_PREFETCH]]);
         const cd_boxf *b = &s->box[id];
         g->next[k] = cd_fbox_from(b, id);
         if (cd_boxf_max_extent(b) > g->limit) {
@@ -199,94 +233,166 @@ static void grid_update(void *self, const cd_scene *s)
 #pragma omp barrier
 #pragma omp single
         place_slices(g, g->hist, nt);
-        for (uint32_t k = k0; k < k1; ++k) g->entry[hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++] = g->next[k];
+        for (uint32_t k = k0; k < k1; ++k) slot_put(g, hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++, &g->next[k]);
 #pragma omp barrier
 #pragma omp for schedule(static)
-        for (size_t r = 0; r < g->nrows; ++r) sort_row(g->entry + g->start[r], g->start[r + 1] - g->start[r]);
+        for (size_t r = 0; r < g->nrows; ++r) sort_row(g, g->start[r], g->start[r + 1] - g->start[r]);
     }
     g->ordered = 1;
 }
 
-// Test entry p against entries [q0, q1). Branch-free: every pair is written and the count moves
-// only on a hit, since hits are too irregular to predict.
-static inline uint64_t test_range(const cd_fbox *e, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
+// Box p, also broadcast into the lanes of a block test.
+typedef struct probe {
+#ifdef __SSE2__
+    __m128 vlo[3], vhi[3];
+#endif
+    float lo[3], hi[3];
+    uint32_t id;
+} probe;
+
+static inline probe probe_of(const grid *g, uint32_t p)
 {
-    if (q1 <= q0) return 0;
-    const cd_fbox *a = &e[p];
-    if (q1 - q0 > sink->capacity - sink->count) {
-        sink->flush(sink);
-        if (q1 - q0 > sink->capacity) {  // a crowded range (degenerate scenes): one at a time
-            for (uint32_t q = q0; q < q1; ++q)
-                if (cd_fbox_overlap(a, &e[q])) cd_sink_push(sink, a->id, e[q].id);
-            return q1 - q0;
-        }
+    probe a;
+    for (int c = 0; c < 3; ++c) a.lo[c] = g->lo[c][p], a.hi[c] = g->hi[c][p];
+#ifdef __SSE2__
+    for (int c = 0; c < 3; ++c) a.vlo[c] = _mm_set1_ps(a.lo[c]), a.vhi[c] = _mm_set1_ps(a.hi[c]);
+#endif
+    a.id = g->id[p];
+    return a;
+}
+
+// Bit l set when box a overlaps slot q + l, for every l < GRID_LANES (the caller masks lanes past
+// the row).
+static inline unsigned block_hits(const grid *g, const probe *a, uint32_t q)
+{
+#ifdef __SSE2__
+    __m128 m = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(g->lo[0] + q), a->vhi[0]),
+                          _mm_cmple_ps(a->vlo[0], _mm_loadu_ps(g->hi[0] + q)));
+    for (int c = 1; c < 3; ++c)
+        m = _mm_and_ps(m, _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(g->lo[c] + q), a->vhi[c]),
+                                     _mm_cmple_ps(a->vlo[c], _mm_loadu_ps(g->hi[c] + q))));
+    return (unsigned)_mm_movemask_ps(m);
+#else
+    unsigned bits = 0;
+    for (unsigned l = 0; l < GRID_LANES; ++l) {
+        int hit = 1;
+        for (int c = 0; c < 3; ++c) hit &= (g->lo[c][q + l] <= a->hi[c]) & (a->lo[c] <= g->hi[c][q + l]);
+        bits |= (unsigned)hit << l;
     }
+    return bits;
+#endif
+}
+
+// Bit l set when slot q + l lies wholly before x (its lo.x < x).
+static inline unsigned block_before(const grid *g, uint32_t q, float x)
+{
+#ifdef __SSE2__
+    return (unsigned)_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(g->lo[0] + q), _mm_set1_ps(x)));
+#else
+    unsigned bits = 0;
+    for (unsigned l = 0; l < GRID_LANES; ++l) bits |= (unsigned)(g->lo[0][q + l] < x) << l;
+    return bits;
+#endif
+}
+
+// The lanes of a block at q that lie inside a row ending at end (q < end).
+static inline unsigned lanes_in(uint32_t q, uint32_t end)
+{
+    return end - q >= GRID_LANES ? (1u << GRID_LANES) - 1 : (1u << (end - q)) - 1;
+}
+
+// Report (a, slot q + l) for each bit l of hits. Hits are rare (about one window in eight), so
+// the branch around this is well predicted where a branch-free store of every lane was not.
+static inline void emit(const grid *g, const probe *a, uint32_t q, unsigned hits, cd_pair_sink *sink)
+{
+    if (sink->capacity - sink->count < GRID_LANES) sink->flush(sink);
     cd_pair *out = sink->buf + sink->count;
-    uint32_t c = 0;
-    for (uint32_t q = q0; q < q1; ++q) {
-        const cd_fbox *b = &e[q];
-        out[c] = (cd_pair){a->id, b->id};
-        c += (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
-             (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
-    }
-    sink->count += c;
-    return q1 - q0;
+    for (; hits; hits &= hits - 1) *out++ = (cd_pair){a->id, g->id[q + (uint32_t)__builtin_ctz(hits)]};
+    sink->count = (uint32_t)(out - sink->buf);
 }
 
-// Test p against the boxes from q while their lo.x ≤ p's hi.x (the end of p's window in a row
-// sorted by lo.x); returns the boxes tested.
-static inline uint64_t sweep_window(const cd_fbox *e, uint32_t p, uint32_t q, uint32_t end, cd_pair_sink *sink)
-{
-    uint32_t k = q;
-    while (k < end && e[k].lo[0] <= e[p].hi[0]) ++k;
-    return test_range(e, p, q, k, sink);
-}
-
-// Row [a0, a1) against itself: sorted by lo.x, p reaches the boxes after it up to its hi.x.
-static uint64_t sweep_own(const cd_fbox *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+// Box a against slots [q, end) from block q on, while the blocks lie in its x window (sorted by
+// lo.x, a block whose last box starts beyond a's hi.x ends it); returns the boxes tested.
+static inline uint64_t test_blocks(const grid *g, const probe *a, uint32_t q, uint32_t end, cd_pair_sink *sink)
 {
     uint64_t tests = 0;
-    for (uint32_t p = a0; p < a1; ++p) tests += sweep_window(e, p, p + 1, a1, sink);
-    return tests;
-}
-
-// Row [a0, a1) against row [b0, b1): for each p (in lo.x order) the window of q with
-// lo.x ∈ [p.lo.x − reach, p.hi.x]; its start only moves forward.
-static uint64_t sweep_pair(const cd_fbox *e, uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, double reach,
-                           cd_pair_sink *sink)
-{
-    uint64_t tests = 0;
-    uint32_t j = b0;
-    for (uint32_t p = a0; p < a1 && j < b1; ++p) {
-        double from = (double)e[p].lo[0] - reach;
-        while (j < b1 && (double)e[j].lo[0] < from) ++j;
-        tests += sweep_window(e, p, j, b1, sink);
+    for (;; q += GRID_LANES) {
+        unsigned in = lanes_in(q, end), hits = block_hits(g, a, q) & in;
+        if (hits) emit(g, a, q, hits, sink);
+        if (in != (1u << GRID_LANES) - 1) return tests + (end - q);
+        tests += GRID_LANES;
+        if (q + GRID_LANES == end || g->lo[0][q + GRID_LANES - 1] > a->hi[0]) return tests;
     }
-    return tests;
 }
 
-// Rows [r0, r1) against themselves and their forward neighbours.
-static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *sink)
+// Row r against itself and its forward half neighbourhood: (y+1, z), (y−1, z+1), (y, z+1),
+// (y+1, z+1). Each p (in lo.x order) is tested against the rest of its row and, in each
+// neighbour row, against the boxes from that row's j on, where the boxes before j lie wholly
+// before p's window: lo.x < p.lo.x − reach (rounded down to a float, so the skip is safe), hence
+// hi.x < p.lo.x for boxes within the limit. A j only moves forward, by the prefix of the block at j
+// that lies before the window (rows are sorted by lo.x). One pass over p serves the five rows, so
+// p's lanes and window start are set up once.
+static uint64_t sweep_row(const grid *g, size_t r, cd_pair_sink *sink)
 {
-    const cd_fbox *e = g->entry;
+    static const int near[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
     const uint32_t *start = g->start;
     uint32_t dy = g->dim[0], dz = g->dim[1];
-    // The forward half neighbourhood of row (y, z): (y+1, z), (y−1, z+1), (y, z+1), (y+1, z+1).
-    static const int near[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
+    uint32_t a0 = start[r], a1 = start[r + 1];
+    int64_t y = (int64_t)(r % dy), z = (int64_t)(r / dy);
+    uint32_t j[4], end[4];
+    int nt = 0;
+    for (int k = 0; k < 4; ++k) {
+        int64_t ny = y + near[k][0], nz = z + near[k][1];
+        if (ny < 0 || ny >= dy || nz >= dz) continue;
+        size_t nr = (size_t)nz * dy + (size_t)ny;
+        if (start[nr] == start[nr + 1]) continue;
+        j[nt] = start[nr], end[nt] = start[nr + 1];
+        ++nt;
+    }
     uint64_t tests = 0;
-    for (size_t r = r0; r < r1; ++r) {
-        uint32_t a0 = start[r], a1 = start[r + 1];
-        if (a0 == a1) continue;
-        int64_t y = (int64_t)(r % dy), z = (int64_t)(r / dy);
-        tests += sweep_own(e, a0, a1, sink);
-        for (int k = 0; k < 4; ++k) {
-            int64_t ny = y + near[k][0], nz = z + near[k][1];
-            if (ny < 0 || ny >= dy || nz >= dz) continue;
-            size_t nr = (size_t)nz * dy + (size_t)ny;
-            tests += sweep_pair(e, a0, a1, start[nr], start[nr + 1], g->cell, sink);
+    for (uint32_t p = a0; p < a1; ++p) {
+        probe a = probe_of(g, p);
+        if (p + 1 < a1) tests += test_blocks(g, &a, p + 1, a1, sink);
+        float from = cd_float_below((double)a.lo[0] - g->cell);
+        for (int k = 0; k < nt; ++k) {
+            uint32_t q = j[k], e = end[k];
+            if (q == e) continue;  // the whole row lies before p's window, and before every later one
+            unsigned before, in;
+            for (;;) {
+                in = lanes_in(q, e);
+                before = block_before(g, q, from) & in;
+                if (before != in) break;
+                q += (uint32_t)(e - q < GRID_LANES ? e - q : GRID_LANES);  // a whole block (sparse rows)
+                if (q == e) break;
+            }
+            j[k] = q;
+            if (q == e) continue;
+            q += (uint32_t)__builtin_ctz(~before);
+            j[k] = q;
+            tests += test_blocks(g, &a, q, e, sink);
         }
     }
     return tests;
+}
+
+// Rows [r0, r1).
+static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *sink)
+{
+    uint64_t tests = 0;
+    for (size_t r = r0; r < r1; ++r)
+        if (g->start[r] < g->start[r + 1]) tests += sweep_row(g, r, sink);
+    return tests;
+}
+
+// Box p (big) against slots [q0, q1), one at a time: big boxes are rare outliers.
+static uint64_t test_span(const grid *g, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
+{
+    cd_fbox a = slot_get(g, p);
+    for (uint32_t q = q0; q < q1; ++q) {
+        cd_fbox b = slot_get(g, q);
+        if (cd_fbox_overlap(&a, &b)) cd_sink_push(sink, a.id, b.id);
+    }
+    return q1 > q0 ? q1 - q0 : 0;
 }
 
 // Part `part` of `parts`: a contiguous range of rows, and every parts-th big box.
@@ -299,8 +405,8 @@ static void grid_candidates_part(void *self, const cd_scene *s, uint32_t part, u
     uint64_t tests = sweep_rows(g, r0, r1, sink);
     // Big boxes against every small box, and against the bigs after them.
     for (uint32_t p = g->nsmall + part; p < g->nsmall + g->nbig; p += parts) {
-        tests += test_range(g->entry, p, 0, g->nsmall, sink);
-        tests += test_range(g->entry, p, p + 1, g->nsmall + g->nbig, sink);
+        tests += test_span(g, p, 0, g->nsmall, sink);
+        tests += test_span(g, p, p + 1, g->nsmall + g->nbig, sink);
     }
     st->bv_tests += tests;
 }
@@ -315,7 +421,7 @@ static void grid_shape_stats(void *self, cd_broad_stats *st)
     grid *g = self;
     st->nodes = g->nrows;
     st->bytes = sizeof *g + (g->start_cap + g->hist_cap) * sizeof *g->start + g->row_cap * sizeof *g->next_row +
-                (g->entry_cap + g->next_cap) * sizeof *g->entry;
+                g->col_cap * sizeof *g->col + g->id_cap * sizeof *g->id + g->next_cap * sizeof *g->next;
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->nsmall;  // objects in rows
     st->per_level[1] = g->nbig;    // objects scanned linearly
