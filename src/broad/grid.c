@@ -23,11 +23,7 @@
 // outside the window fail the x test), the boxes behind p's window are a prefix of the block
 // (the row is sorted by lo.x) whose length advances the start for the next p, and only a window
 // longer than a block (crowded scenes) loops.
-#include "float_bounds.h"
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "row_blocks.h"
 
 #include <omp.h>
 
@@ -35,7 +31,7 @@
 // error, and the margin keeps two overlapping small boxes within one row of each other. The
 // x window uses the same slack for the rounding of lo.x − limit.
 #define GRID_MARGIN 1e-6
-enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 15, GRID_LANES = 4 };
+enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 15, GRID_LANES = CD_ROW_LANES };
 
 typedef struct grid {
     double cell_param;      // requested cell side; 0 = auto
@@ -47,8 +43,8 @@ typedef struct grid {
     size_t nrows;
     uint32_t *start;        // nrows + 1 offsets into the columns (counting sort)
     int ordered;            // the columns hold last frame's order of the same objects
-    float *lo[3], *hi[3];   // small objects by row, sorted by lo.x in a row, then bigs, as columns
-    uint32_t *id;           // (one load fills a block's lanes), each padded by GRID_LANES slots
+    cd_row_cols e;          // small objects by row, sorted by lo.x in a row, then bigs, as columns
+                            // (one load fills a block's lanes), each padded by GRID_LANES slots
     float *col;             // the allocation of the six coordinate columns
     size_t stride;          // slots per column
     cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
@@ -77,7 +73,7 @@ static void grid_destroy(void *self)
     cd_free(g->hist);
     cd_free(g->next_row);
     cd_free(g->col);
-    cd_free(g->id);
+    cd_free(g->e.id);
     cd_free(g->next);
     cd_free(g);
 }
@@ -107,10 +103,10 @@ static void grid_layout(grid *g, const cd_scene *s)
     // Padding: a block read near the end of the columns stays inside them (its lanes are masked).
     g->stride = (size_t)n + GRID_LANES;
     cd_buf_reserve((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * g->stride);
-    cd_buf_reserve((void **)&g->id, sizeof *g->id, &g->id_cap, g->stride);
+    cd_buf_reserve((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, g->stride);
     memset(g->col, 0, 6 * g->stride * sizeof *g->col);
-    memset(g->id, 0, g->stride * sizeof *g->id);
-    for (int k = 0; k < 3; ++k) g->lo[k] = g->col + k * g->stride, g->hi[k] = g->col + (3 + k) * g->stride;
+    memset(g->e.id, 0, g->stride * sizeof *g->e.id);
+    for (int k = 0; k < 3; ++k) g->e.lo[k] = g->col + k * g->stride, g->e.hi[k] = g->col + (3 + k) * g->stride;
     cd_buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
     g->ordered = 0;
     g->n = n;
@@ -126,36 +122,6 @@ static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
     return (uint32_t)t;
 }
 
-// Slot k of the columns as a record, and back.
-static inline cd_fbox slot_get(const grid *g, size_t k)
-{
-    return (cd_fbox){{g->lo[0][k], g->lo[1][k], g->lo[2][k]}, {g->hi[0][k], g->hi[1][k], g->hi[2][k]}, g->id[k], 0};
-}
-
-static inline void slot_put(grid *g, size_t k, const cd_fbox *b)
-{
-    for (int c = 0; c < 3; ++c) g->lo[c][k] = b->lo[c], g->hi[c][k] = b->hi[c];
-    g->id[k] = b->id;
-}
-
-// Sort row [a0, a0 + n) by lo.x: insertion sort, since the row comes in last frame's order and
-// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
-static void sort_row(grid *g, size_t a0, uint32_t n)
-{
-    const float *x = g->lo[0] + a0;
-    for (uint32_t k = 1; k < n; ++k) {
-        if (!(x[k] < x[k - 1])) continue;
-        cd_fbox v = slot_get(g, a0 + k);
-        uint32_t j = k;
-        do {
-            cd_fbox w = slot_get(g, a0 + j - 1);
-            slot_put(g, a0 + j, &w);
-            --j;
-        } while (j > 0 && v.lo[0] < x[j - 1]);
-        slot_put(g, a0 + j, &v);
-    }
-}
-
 // Counting sort by row, visiting the objects in last frame's order: few objects change row
 // between frames, so the count and scatter passes walk the row array almost in order, and only
 // the reads of the scene's boxes are scattered (prefetched). With threads, each thread counts a
@@ -169,8 +135,8 @@ static void classify(grid *g, const cd_scene *s, uint32_t k0, uint32_t k1, uint3
 {
     uint32_t n = s->count, *row = g->next_row;
     for (uint32_t k = k0; k < k1; ++k) {
-        uint32_t id = g->ordered ? g->id[k] : k;
-        if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->id[k + GRID_PREFETCH]]);
+        uint32_t id = g->ordered ? g->e.id[k] : k;
+        if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->e.id[k + GRID_PREFETCH]]);
         const cd_boxf *b = &s->box[id];
         g->next[k] = cd_fbox_from(b, id);
         if (cd_boxf_max_extent(b) > g->limit) {
@@ -233,66 +199,12 @@ static void grid_update(void *self, const cd_scene *s)
 #pragma omp barrier
 #pragma omp single
         place_slices(g, g->hist, nt);
-        for (uint32_t k = k0; k < k1; ++k) slot_put(g, hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++, &g->next[k]);
+        for (uint32_t k = k0; k < k1; ++k) cd_row_put(&g->e, hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++, &g->next[k]);
 #pragma omp barrier
 #pragma omp for schedule(static)
-        for (size_t r = 0; r < g->nrows; ++r) sort_row(g, g->start[r], g->start[r + 1] - g->start[r]);
+        for (size_t r = 0; r < g->nrows; ++r) cd_row_sort(&g->e, g->start[r], g->start[r + 1] - g->start[r]);
     }
     g->ordered = 1;
-}
-
-// Box p, also broadcast into the lanes of a block test.
-typedef struct probe {
-#ifdef __SSE2__
-    __m128 vlo[3], vhi[3];
-#endif
-    float lo[3], hi[3];
-    uint32_t id;
-} probe;
-
-static inline probe probe_of(const grid *g, uint32_t p)
-{
-    probe a;
-    for (int c = 0; c < 3; ++c) a.lo[c] = g->lo[c][p], a.hi[c] = g->hi[c][p];
-#ifdef __SSE2__
-    for (int c = 0; c < 3; ++c) a.vlo[c] = _mm_set1_ps(a.lo[c]), a.vhi[c] = _mm_set1_ps(a.hi[c]);
-#endif
-    a.id = g->id[p];
-    return a;
-}
-
-// Bit l set when box a overlaps slot q + l, for every l < GRID_LANES (the caller masks lanes past
-// the row).
-static inline unsigned block_hits(const grid *g, const probe *a, uint32_t q)
-{
-#ifdef __SSE2__
-    __m128 m = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(g->lo[0] + q), a->vhi[0]),
-                          _mm_cmple_ps(a->vlo[0], _mm_loadu_ps(g->hi[0] + q)));
-    for (int c = 1; c < 3; ++c)
-        m = _mm_and_ps(m, _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(g->lo[c] + q), a->vhi[c]),
-                                     _mm_cmple_ps(a->vlo[c], _mm_loadu_ps(g->hi[c] + q))));
-    return (unsigned)_mm_movemask_ps(m);
-#else
-    unsigned bits = 0;
-    for (unsigned l = 0; l < GRID_LANES; ++l) {
-        int hit = 1;
-        for (int c = 0; c < 3; ++c) hit &= (g->lo[c][q + l] <= a->hi[c]) & (a->lo[c] <= g->hi[c][q + l]);
-        bits |= (unsigned)hit << l;
-    }
-    return bits;
-#endif
-}
-
-// Bit l set when slot q + l lies wholly before x (its lo.x < x).
-static inline unsigned block_before(const grid *g, uint32_t q, float x)
-{
-#ifdef __SSE2__
-    return (unsigned)_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(g->lo[0] + q), _mm_set1_ps(x)));
-#else
-    unsigned bits = 0;
-    for (unsigned l = 0; l < GRID_LANES; ++l) bits |= (unsigned)(g->lo[0][q + l] < x) << l;
-    return bits;
-#endif
 }
 
 // The lanes of a block at q that lie inside a row ending at end (q < end).
@@ -303,25 +215,25 @@ static inline unsigned lanes_in(uint32_t q, uint32_t end)
 
 // Report (a, slot q + l) for each bit l of hits. Hits are rare (about one window in eight), so
 // the branch around this is well predicted where a branch-free store of every lane was not.
-static inline void emit(const grid *g, const probe *a, uint32_t q, unsigned hits, cd_pair_sink *sink)
+static inline void emit(const grid *g, const cd_row_probe *a, uint32_t q, unsigned hits, cd_pair_sink *sink)
 {
     if (sink->capacity - sink->count < GRID_LANES) sink->flush(sink);
     cd_pair *out = sink->buf + sink->count;
-    for (; hits; hits &= hits - 1) *out++ = (cd_pair){a->id, g->id[q + (uint32_t)__builtin_ctz(hits)]};
+    for (; hits; hits &= hits - 1) *out++ = (cd_pair){a->id, g->e.id[q + (uint32_t)__builtin_ctz(hits)]};
     sink->count = (uint32_t)(out - sink->buf);
 }
 
 // Box a against slots [q, end) from block q on, while the blocks lie in its x window (sorted by
 // lo.x, a block whose last box starts beyond a's hi.x ends it); returns the boxes tested.
-static inline uint64_t test_blocks(const grid *g, const probe *a, uint32_t q, uint32_t end, cd_pair_sink *sink)
+static inline uint64_t test_blocks(const grid *g, const cd_row_probe *a, uint32_t q, uint32_t end, cd_pair_sink *sink)
 {
     uint64_t tests = 0;
     for (;; q += GRID_LANES) {
-        unsigned in = lanes_in(q, end), hits = block_hits(g, a, q) & in;
+        unsigned in = lanes_in(q, end), hits = cd_row_block_hits(&g->e, a, q) & in;
         if (hits) emit(g, a, q, hits, sink);
         if (in != (1u << GRID_LANES) - 1) return tests + (end - q);
         tests += GRID_LANES;
-        if (q + GRID_LANES == end || g->lo[0][q + GRID_LANES - 1] > a->hi[0]) return tests;
+        if (q + GRID_LANES == end || g->e.lo[0][q + GRID_LANES - 1] > a->hi[0]) return tests;
     }
 }
 
@@ -351,7 +263,7 @@ static uint64_t sweep_row(const grid *g, size_t r, cd_pair_sink *sink)
     }
     uint64_t tests = 0;
     for (uint32_t p = a0; p < a1; ++p) {
-        probe a = probe_of(g, p);
+        cd_row_probe a = cd_row_probe_of(&g->e, p);
         if (p + 1 < a1) tests += test_blocks(g, &a, p + 1, a1, sink);
         float from = cd_float_below((double)a.lo[0] - g->cell);
         for (int k = 0; k < nt; ++k) {
@@ -360,7 +272,7 @@ static uint64_t sweep_row(const grid *g, size_t r, cd_pair_sink *sink)
             unsigned before, in;
             for (;;) {
                 in = lanes_in(q, e);
-                before = block_before(g, q, from) & in;
+                before = cd_row_block_before(&g->e, q, from) & in;
                 if (before != in) break;
                 q += (uint32_t)(e - q < GRID_LANES ? e - q : GRID_LANES);  // a whole block (sparse rows)
                 if (q == e) break;
@@ -387,9 +299,9 @@ static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *si
 // Box p (big) against slots [q0, q1), one at a time: big boxes are rare outliers.
 static uint64_t test_span(const grid *g, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
 {
-    cd_fbox a = slot_get(g, p);
+    cd_fbox a = cd_row_get(&g->e, p);
     for (uint32_t q = q0; q < q1; ++q) {
-        cd_fbox b = slot_get(g, q);
+        cd_fbox b = cd_row_get(&g->e, q);
         if (cd_fbox_overlap(&a, &b)) cd_sink_push(sink, a.id, b.id);
     }
     return q1 > q0 ? q1 - q0 : 0;
@@ -421,7 +333,7 @@ static void grid_shape_stats(void *self, cd_broad_stats *st)
     grid *g = self;
     st->nodes = g->nrows;
     st->bytes = sizeof *g + (g->start_cap + g->hist_cap) * sizeof *g->start + g->row_cap * sizeof *g->next_row +
-                g->col_cap * sizeof *g->col + g->id_cap * sizeof *g->id + g->next_cap * sizeof *g->next;
+                g->col_cap * sizeof *g->col + g->id_cap * sizeof *g->e.id + g->next_cap * sizeof *g->next;
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->nsmall;  // objects in rows
     st->per_level[1] = g->nbig;    // objects scanned linearly

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Private to the row grids (grid, grid_multi): boxes kept as coordinate columns, sorted by lo.x
+// within a row, and tested against one box CD_ROW_LANES at a time (SSE2 compares; one load fills
+// the lanes of a block), so that a window of 0–3 boxes costs one block test and no branch on
+// its length.
+#ifndef CD_ROW_BLOCKS_H
+#define CD_ROW_BLOCKS_H
+
+#include "float_bounds.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+enum { CD_ROW_LANES = 4 };
+
+/// Box slots as columns: one float array per bound coordinate, one id array.
+typedef struct cd_row_cols {
+    float *lo[3], *hi[3];
+    uint32_t *id;
+} cd_row_cols;
+
+/// One box, also broadcast into the lanes of a block test.
+typedef struct cd_row_probe {
+#ifdef __SSE2__
+    __m128 vlo[3], vhi[3];
+#endif
+    float lo[3], hi[3];
+    uint32_t id;
+} cd_row_probe;
+
+/// The box in slot p.
+static inline cd_row_probe cd_row_probe_of(const cd_row_cols *c, uint32_t p)
+{
+    cd_row_probe a;
+    for (int k = 0; k < 3; ++k) a.lo[k] = c->lo[k][p], a.hi[k] = c->hi[k][p];
+#ifdef __SSE2__
+    for (int k = 0; k < 3; ++k) a.vlo[k] = _mm_set1_ps(a.lo[k]), a.vhi[k] = _mm_set1_ps(a.hi[k]);
+#endif
+    a.id = c->id[p];
+    return a;
+}
+
+/// Bit l set when box a overlaps slot q + l (closed boxes), for every l < CD_ROW_LANES; the
+/// caller masks or pads the lanes past a row.
+static inline unsigned cd_row_block_hits(const cd_row_cols *c, const cd_row_probe *a, uint32_t q)
+{
+#ifdef __SSE2__
+    __m128 m = _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(c->lo[0] + q), a->vhi[0]),
+                          _mm_cmple_ps(a->vlo[0], _mm_loadu_ps(c->hi[0] + q)));
+    for (int k = 1; k < 3; ++k)
+        m = _mm_and_ps(m, _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(c->lo[k] + q), a->vhi[k]),
+                                     _mm_cmple_ps(a->vlo[k], _mm_loadu_ps(c->hi[k] + q))));
+    return (unsigned)_mm_movemask_ps(m);
+#else
+    unsigned bits = 0;
+    for (unsigned l = 0; l < CD_ROW_LANES; ++l) {
+        int hit = 1;
+        for (int k = 0; k < 3; ++k) hit &= (c->lo[k][q + l] <= a->hi[k]) & (a->lo[k] <= c->hi[k][q + l]);
+        bits |= (unsigned)hit << l;
+    }
+    return bits;
+#endif
+}
+
+/// Bit l set when slot q + l starts before x (its lo.x < x).
+static inline unsigned cd_row_block_before(const cd_row_cols *c, uint32_t q, float x)
+{
+#ifdef __SSE2__
+    return (unsigned)_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(c->lo[0] + q), _mm_set1_ps(x)));
+#else
+    unsigned bits = 0;
+    for (unsigned l = 0; l < CD_ROW_LANES; ++l) bits |= (unsigned)(c->lo[0][q + l] < x) << l;
+    return bits;
+#endif
+}
+
+/// Slot k as a record, and back.
+static inline cd_fbox cd_row_get(const cd_row_cols *c, size_t k)
+{
+    return (cd_fbox){{c->lo[0][k], c->lo[1][k], c->lo[2][k]}, {c->hi[0][k], c->hi[1][k], c->hi[2][k]}, c->id[k], 0};
+}
+
+static inline void cd_row_put(const cd_row_cols *c, size_t k, const cd_fbox *b)
+{
+    for (int j = 0; j < 3; ++j) c->lo[j][k] = b->lo[j], c->hi[j][k] = b->hi[j];
+    c->id[k] = b->id;
+}
+
+/// Sort slots [a0, a0 + n) by lo.x: insertion sort, since a row comes in last frame's order and
+/// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
+static inline void cd_row_sort(const cd_row_cols *c, size_t a0, uint32_t n)
+{
+    const float *x = c->lo[0] + a0;
+    for (uint32_t k = 1; k < n; ++k) {
+        if (!(x[k] < x[k - 1])) continue;
+        cd_fbox v = cd_row_get(c, a0 + k);
+        uint32_t j = k;
+        do {
+            cd_fbox w = cd_row_get(c, a0 + j - 1);
+            cd_row_put(c, a0 + j, &w);
+            --j;
+        } while (j > 0 && v.lo[0] < x[j - 1]);
+        cd_row_put(c, a0 + j, &v);
+    }
+}
+
+#endif
