@@ -96,11 +96,12 @@ static void radix_sort_is_a_stable_sort(void **state)
     }
 }
 
-// grid first: the crowded-cell case runs it alone.
-static const char *const fast_methods[] = {"grid", "sap", "sap_insertion", "bvh", "bvh_refit"};
+// The grids first: the crowded-cell case runs them alone.
+static const char *const fast_methods[] = {"grid", "grid_multi", "sap", "sap_insertion", "bvh", "bvh_refit"};
 
-// Frames in which grid scanned boxes bigger than its cells (shape_stats per_level[1]).
-static uint64_t grid_big_frames;
+// Frames in which grid and grid_multi scanned boxes bigger than their cells (shape_stats
+// per_level[1]).
+static uint64_t grid_big_frames, grid_multi_big_frames;
 
 // The first nm fast methods, with params p, against naive on s over a few frames of motion.
 static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, size_t nm)
@@ -121,6 +122,7 @@ static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, s
             cd_broad_frame(b[m], s, &got, &st, NULL);
             cd_pair_list_sort(&got);
             if (strcmp(fast_methods[m], "grid") == 0 && st.per_level[1] > 0) grid_big_frames++;
+            if (strcmp(fast_methods[m], "grid_multi") == 0 && st.per_level[1] > 0) grid_multi_big_frames++;
             if (got.count != ref.count ||
                 (ref.count > 0 && memcmp(got.items, ref.items, ref.count * sizeof *ref.items) != 0))
                 fail_msg("%s (cell_size %g) frame %d: %zu pairs, naive %zu", fast_methods[m], p->cell_size, f,
@@ -172,7 +174,7 @@ static void big_boxes_and_far_outliers_match_naive(void **state)
             compare_with_naive(s, &p, 3);
             cd_scene_destroy(s);
         }
-    assert_true(grid_big_frames > 0);  // the scan of big boxes really ran
+    assert_true(grid_big_frames > 0 && grid_multi_big_frames > 0);  // the scans of big boxes really ran
 }
 
 static void tiny_and_dense_scenes_match_naive(void **state)
@@ -194,15 +196,15 @@ static void tiny_and_dense_scenes_match_naive(void **state)
         cd_scene_set_pose(s, i, cd_v3(5.0, 5.0, 5.0 + 1e-4 * i), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
     cd_scene_refresh(s);
     cd_broad_params p = cd_broad_params_default();
-    compare_methods(s, &p, 1, 1);
+    compare_methods(s, &p, 1, 2);
     cd_scene_destroy(s);
 }
 
-// [method] threads: the parallel frame gives the same pairs in the same order for every thread
-// count (and the scene the same bits), and the same pair set as sap, an independent method.
-static void threads_give_identical_pairs_in_identical_order(void **state)
+// [method] threads: the parallel frame of `method` gives the same pairs in the same order for
+// every thread count (and the scene the same bits), and the same pair set as sap, an independent
+// method.
+static void threads_identical(const char *method)
 {
-    (void)state;
     const int counts[] = {1, 2, 3, 5};
     enum { NC = sizeof counts / sizeof counts[0], FRAMES = 4 };
     cd_scene_params sp = cd_scene_params_default();
@@ -215,7 +217,7 @@ static void threads_give_identical_pairs_in_identical_order(void **state)
         cd_broad_params p = cd_broad_params_default();
         p.threads = counts[k];
         scene[k] = cd_scene_create(&sp);
-        b[k] = cd_broad_create("grid", &p, scene[k]);
+        b[k] = cd_broad_create(method, &p, scene[k]);
     }
     cd_broad_params sap_params = cd_broad_params_default();
     cd_broad *sap = cd_broad_create("sap", &sap_params, scene[0]);
@@ -245,6 +247,13 @@ static void threads_give_identical_pairs_in_identical_order(void **state)
     }
     cd_broad_destroy(sap);
     cd_pair_list_free(&ref);
+}
+
+static void threads_give_identical_pairs_in_identical_order(void **state)
+{
+    (void)state;
+    threads_identical("grid");
+    threads_identical("grid_multi");
 }
 
 int main(void)

@@ -8,7 +8,7 @@
 extern const cd_broad_method cd_broad_naive;
 extern const cd_broad_method cd_broad_octree, cd_broad_loose_octree;
 extern const cd_broad_method cd_broad_sap, cd_broad_sap_insertion;
-extern const cd_broad_method cd_broad_grid;
+extern const cd_broad_method cd_broad_grid, cd_broad_grid_multi;
 extern const cd_broad_method cd_broad_bvh, cd_broad_bvh_refit;
 #ifdef CD_HAVE_PEERS  // src/peers/, meson feature `peers`
 extern const cd_broad_method cd_broad_fcl_dynamic_tree, cd_broad_fcl_dynamic_tree_array, cd_broad_fcl_sap,
@@ -19,7 +19,7 @@ static const cd_broad_method *const registry[] = {
     &cd_broad_naive,
     &cd_broad_octree, &cd_broad_loose_octree,
     &cd_broad_sap, &cd_broad_sap_insertion,
-    &cd_broad_grid,
+    &cd_broad_grid, &cd_broad_grid_multi,
     &cd_broad_bvh, &cd_broad_bvh_refit,
 #ifdef CD_HAVE_PEERS
     &cd_broad_fcl_dynamic_tree, &cd_broad_fcl_dynamic_tree_array, &cd_broad_fcl_sap, &cd_broad_fcl_ssap,

@@ -87,22 +87,34 @@ static inline void cd_row_put(const cd_row_cols *c, size_t k, const cd_fbox *b)
     c->id[k] = b->id;
 }
 
-/// Sort slots [a0, a0 + n) by lo.x: insertion sort, since a row comes in last frame's order and
-/// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
-static inline void cd_row_sort(const cd_row_cols *c, size_t a0, uint32_t n)
+/// One pass of gap-insertion sort by lo.x over slots [a0, a0 + n): gap 1 is insertion sort.
+static inline void cd_row_sort_gap(const cd_row_cols *c, size_t a0, uint32_t n, uint32_t gap)
 {
     const float *x = c->lo[0] + a0;
-    for (uint32_t k = 1; k < n; ++k) {
-        if (!(x[k] < x[k - 1])) continue;
+    for (uint32_t k = gap; k < n; ++k) {
+        if (!(x[k] < x[k - gap])) continue;
         cd_fbox v = cd_row_get(c, a0 + k);
         uint32_t j = k;
         do {
-            cd_fbox w = cd_row_get(c, a0 + j - 1);
+            cd_fbox w = cd_row_get(c, a0 + j - gap);
             cd_row_put(c, a0 + j, &w);
-            --j;
-        } while (j > 0 && v.lo[0] < x[j - 1]);
+            j -= gap;
+        } while (j >= gap && v.lo[0] < x[j - gap]);
         cd_row_put(c, a0 + j, &v);
     }
+}
+
+/// Sort slots [a0, a0 + n) by lo.x: insertion sort, since a row comes in last frame's order and
+/// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
+static inline void cd_row_sort(const cd_row_cols *c, size_t a0, uint32_t n) { cd_row_sort_gap(c, a0, n, 1); }
+
+/// Sort slots [a0, a0 + n) by lo.x from any order: Shell sort (Ciura's gaps), for fresh rows too
+/// long for the O(k²) of plain insertion; in place, so no scratch.
+static inline void cd_row_sort_fresh(const cd_row_cols *c, size_t a0, uint32_t n)
+{
+    static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; ++g)
+        if (gaps[g] < n) cd_row_sort_gap(c, a0, n, gaps[g]);
 }
 
 #endif

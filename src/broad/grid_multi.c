@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+// Uniform grid of rows with multiple insertion: the (y, z) plane is cut into square cells, each
+// cell a row along x kept sorted by lo.x, and a box goes into every row its y and z ranges reach
+// (at most 2 × 2; a box reaching three rows on an axis is "big" and scanned linearly). Two small
+// boxes overlap only if they share a row, so each row is swept against itself alone: from each
+// box forward while lo.x ≤ its hi.x, CD_ROW_LANES boxes per block test. A pair that shares
+// several rows is reported only in the row of (max lo.y, max lo.z) of the two boxes: a point of
+// both boxes, hence in a row holding both, and in one row only (checked on hits alone).
+//
+// Against grid (each box in one row, swept against its own row and four neighbour rows), no
+// window has to find its start in another row, which cost about 20 ns per box and neighbour row
+// at 100 000 cubes; the price is about two slots per box (cell = 2 × the largest extent).
+//
+// Rows keep last frame's order: a box that stays in a row keeps its place there (the scatter walks
+// last frame's rows in order), a box new to a row is appended to it, and an insertion sort mends
+// the few that moved. Each non-empty row is followed by GM_PAD pad slots (lo.x = +inf), so a block
+// never reads another row and no lane needs masking. Rows are f(v) = clamp(floor(v / cell), 0,
+// dim − 1), monotone, so boxes beyond the walls stay exact (as in grid). With threads, each phase
+// splits its input into contiguous slices whose results are placed in slice order: every result is
+// the serial one.
+#include "row_blocks.h"
+
+#include <math.h>
+#include <omp.h>
+
+enum {
+    GM_PAD = CD_ROW_LANES,
+    GM_MIN_ROWS = 1024,
+    GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
+    GM_PARALLEL_MIN = 20000,
+    GM_PREFETCH = 32,
+    GM_MAX_THREADS = 256,
+};
+
+// Cell side = GM_CELL_FACTOR × the small-box limit (the largest extent, at most 2× the mean): a
+// unit cube then reaches about two rows, and a window holds about two boxes (one block).
+#define GM_CELL_FACTOR 2.0
+
+// A small box's rows: y0 | z0 << 15 | (reaches y0 + 1) << 30 | (reaches z0 + 1) << 31. SPAN_BIG
+// cannot be one (y0 + 1 would be row 32768).
+#define SPAN_BIG UINT32_MAX
+
+// A slot's id column holds the object id and two flags: STARTS_Y when the box's first row on y is
+// this row's, STARTS_Z the same on z. The row of (max lo.y, max lo.z) of two boxes sharing a row is
+// that row exactly when one of them starts there on y and one on z (the later start decides), so
+// the pair test checks the flags in its lanes and no shared pair reaches the branch twice.
+#define STARTS_Y (1u << 30)
+#define STARTS_Z (1u << 31)
+#define ID_MASK (STARTS_Y - 1)
+
+typedef struct grid_multi {
+    double cell_param;  // requested cell side; 0 = auto
+    double cell, inv_cell;
+    uint32_t dim[2];  // rows per axis (y, z)
+    uint32_t n;       // objects the layout was made for (UINT32_MAX = none yet)
+    double world;
+    size_t nrows;
+    int threads;
+    int ordered;                  // old_* hold last frame's rows of the same objects
+    uint32_t *start, *old_start;  // nrows + 1 slot offsets: a row's boxes, then GM_PAD pads if any
+    uint32_t *span, *old_span;    // per object: its rows, or SPAN_BIG
+    cd_row_cols e;                // this frame's slots as columns (one load fills a block's lanes)
+    uint32_t *old_id;             // last frame's slot ids: the order the scatter keeps
+    float *col;                   // the allocation of e's six coordinate columns
+    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap;
+    size_t slots;      // slots in use (boxes in rows, and pads)
+    uint32_t *big;     // big objects in id order
+    size_t big_cap;
+    uint32_t nbig;
+    uint32_t *hist;    // per thread: kept per row, appended per row, bigs (counts, then next slots)
+    size_t hist_cap;
+    uint32_t rsplit[GM_MAX_THREADS + 1];  // last frame's rows per thread, balanced by slots
+    uint64_t max_per_row, boxes_in_rows;
+} grid_multi;
+
+static void *gm_create(const cd_broad_params *p, const cd_scene *s)
+{
+    (void)s;
+    grid_multi *g = cd_alloc_zero(1, sizeof *g);
+    g->cell_param = p->cell_size;
+    g->threads = p->threads > GM_MAX_THREADS ? GM_MAX_THREADS : p->threads;
+    g->n = UINT32_MAX;
+    return g;
+}
+
+static void gm_destroy(void *self)
+{
+    grid_multi *g = self;
+    uint32_t *u32[] = {g->start, g->old_start, g->span, g->old_span, g->e.id, g->old_id, g->big, g->hist};
+    for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
+    cd_free(g->col);
+    cd_free(g);
+}
+
+// Make *p hold n elements, growing by an eighth beyond n (not doubling): slot counts drift by a
+// few per frame, and doubling at 10⁶ objects would break the bytes-per-object budget.
+static void reserve_slack(void **p, size_t elem, size_t *cap, size_t n)
+{
+    if (n <= *cap) return;
+    size_t c = n + n / 8 + 64;
+    cd_free(*p);
+    *p = cd_alloc(c * elem);
+    *cap = c;
+}
+
+#define SWAP(T, a, b) \
+    do {              \
+        T t_ = a;     \
+        a = b;        \
+        b = t_;       \
+    } while (0)
+
+// Cell side and dimensions: from the parameter, or from the object extents; the cell grows until
+// the rows number at most max(GM_MIN_ROWS, n) (pads cost 4 slots per non-empty row).
+static void gm_layout(grid_multi *g, const cd_scene *s)
+{
+    uint32_t n = s->count;
+    double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * cd_small_box_limit(s, 0.0);
+    double side = s->world > 0.0 ? s->world : cell;
+    double max_rows = fmax((double)GM_MIN_ROWS, (double)n);
+    for (;;) {
+        double d = fmax(1.0, ceil(side / cell));
+        if (d <= GM_MAX_DIM && d * d <= max_rows) break;
+        cell *= 1.25;
+    }
+    g->cell = cell;
+    g->inv_cell = 1.0 / cell;
+    double d = fmax(1.0, ceil(side / cell));
+    g->dim[0] = g->dim[1] = (uint32_t)d;
+    g->nrows = (size_t)g->dim[0] * g->dim[1];
+    cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
+    cd_buf_reserve((void **)&g->old_start, sizeof *g->old_start, &g->old_start_cap, g->nrows + 1);
+    cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
+    cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
+    CD_ASSERT(n <= ID_MASK);  // ids share the column with two flags
+    g->ordered = 0;
+    g->slots = 0;
+    g->n = n;
+    g->world = s->world;
+}
+
+// The monotone, clamped row map of one coordinate.
+static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
+{
+    double t = v * inv;
+    if (!(t >= 0.0)) return 0;
+    if (t >= (double)(dim - 1)) return dim - 1;
+    return (uint32_t)t;
+}
+
+static inline uint32_t span_of(const grid_multi *g, const cd_boxf *b)
+{
+    uint32_t y0 = cell_coord(b->lo[1], g->inv_cell, g->dim[0]), y1 = cell_coord(b->hi[1], g->inv_cell, g->dim[0]);
+    uint32_t z0 = cell_coord(b->lo[2], g->inv_cell, g->dim[1]), z1 = cell_coord(b->hi[2], g->inv_cell, g->dim[1]);
+    if (y1 - y0 > 1 || z1 - z0 > 1) return SPAN_BIG;
+    return y0 | z0 << 15 | (y1 - y0) << 30 | (z1 - z0) << 31;
+}
+
+static inline uint32_t span_y(uint32_t s) { return s & 0x7FFF; }
+static inline uint32_t span_z(uint32_t s) { return s >> 15 & 0x7FFF; }
+
+// Row (ry, rz) is one of span s's rows.
+static inline uint32_t span_has(uint32_t s, uint32_t ry, uint32_t rz)
+{
+    return (uint32_t)(s != SPAN_BIG) & (ry - span_y(s) <= (s >> 30 & 1)) & (rz - span_z(s) <= (s >> 31));
+}
+
+// The id column's value for object id in row (ry, rz) of span sp.
+static inline uint32_t slot_id(uint32_t id, uint32_t sp, uint32_t ry, uint32_t rz)
+{
+    return id | (span_y(sp) == ry ? STARTS_Y : 0) | (span_z(sp) == rz ? STARTS_Z : 0);
+}
+
+// Boxes in row r (the slots before its pads).
+static inline uint32_t row_len(const uint32_t *start, size_t r)
+{
+    uint32_t d = start[r + 1] - start[r];
+    return d ? d - GM_PAD : 0;
+}
+
+// This thread's objects [i0, i1): their rows, and per row the count of those that stay from last
+// frame (kept) and that are new to it (app); bigs counts the big ones.
+static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *kept, uint32_t *app,
+                        uint32_t *bigs)
+{
+    uint32_t dy = g->dim[0];
+    for (uint32_t id = i0; id < i1; ++id) {
+        uint32_t sp = span_of(g, &s->box[id]), old = g->ordered ? g->old_span[id] : SPAN_BIG;
+        g->span[id] = sp;
+        if (sp == SPAN_BIG) {
+            (*bigs)++;
+            continue;
+        }
+        // All four candidate rows, without branches: whether a box reaches a second row is a coin
+        // toss per axis, which a loop over its rows would mispredict.
+        // A row the box does not reach gets 0 added: the counters run dy + 1 past the last row, so
+        // even the far corner's neighbours are counters (a shared dummy would chain every object's
+        // additions through one memory location).
+        for (uint32_t k = 0; k < 4; ++k) {
+            uint32_t y = span_y(sp) + (k & 1), z = span_z(sp) + (k >> 1);
+            uint32_t in = span_has(sp, y, z), stays = span_has(old, y, z);
+            size_t r = (size_t)z * dy + y;
+            kept[r] += in & stays;
+            app[r] += in & (stays ^ 1);
+        }
+    }
+}
+
+// Place the boxes that stay in last frame's rows [r0, r1), in each row's old order. A row's kept
+// boxes all come from that row, so one thread writes them from start[r] on.
+static void place_kept(grid_multi *g, const cd_scene *s, size_t r0, size_t r1)
+{
+    if (!g->ordered) return;
+    uint32_t dy = g->dim[0];
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k0 = g->old_start[r],
+                 k1 = k0 + row_len(g->old_start, r), at = g->start[r];
+        for (uint32_t k = k0; k < k1; ++k) {
+            if (k + GM_PREFETCH < k1) {
+                __builtin_prefetch(&g->span[g->old_id[k + GM_PREFETCH] & ID_MASK]);
+                __builtin_prefetch(&s->box[g->old_id[k + GM_PREFETCH] & ID_MASK]);
+            }
+            uint32_t id = g->old_id[k] & ID_MASK, sp = g->span[id];
+            if (!span_has(sp, ry, rz)) continue;
+            cd_fbox b = cd_fbox_from(&s->box[id], slot_id(id, sp, ry, rz));
+            cd_row_put(&g->e, at++, &b);
+        }
+    }
+}
+
+// Place objects [i0, i1)'s rows that are new to them (app: this thread's next slot per row) and
+// the bigs (bigs: its next big index).
+static void place_new(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *app, uint32_t *bigs)
+{
+    uint32_t dy = g->dim[0];
+    for (uint32_t id = i0; id < i1; ++id) {
+        uint32_t sp = g->span[id], old = g->ordered ? g->old_span[id] : SPAN_BIG;
+        if (sp == SPAN_BIG) {
+            g->big[(*bigs)++] = id;
+            continue;
+        }
+        if (sp == old) continue;  // in the same rows as last frame: placed by place_kept
+        cd_fbox b = cd_fbox_from(&s->box[id], id);
+        for (uint32_t z = span_z(sp); z <= span_z(sp) + (sp >> 31); ++z)
+            for (uint32_t y = span_y(sp); y <= span_y(sp) + (sp >> 30 & 1); ++y) {
+                if (span_has(old, y, z)) continue;
+                b.id = slot_id(id, sp, y, z);
+                cd_row_put(&g->e, app[(size_t)z * dy + y]++, &b);
+            }
+    }
+}
+
+// Each row holds its kept boxes (all threads' counts), then each thread's new ones in thread
+// order, then GM_PAD pads. Turns the counts into each thread's first slot per row, fills start[]
+// and reserves the slots.
+static void place(grid_multi *g, int nt)
+{
+    size_t R = g->nrows, span_rows = R + g->dim[0] + 1, stride = 2 * span_rows + 1;
+    uint32_t at = 0;
+    uint64_t most = 0, boxes = 0;
+    for (size_t r = 0; r < R; ++r) {
+        g->start[r] = at;
+        uint32_t before = at;
+        for (int t = 0; t < nt; ++t) at += g->hist[t * stride + r];
+        for (int t = 0; t < nt; ++t) {
+            uint32_t *c = &g->hist[t * stride + span_rows + r], v = *c;
+            *c = at;
+            at += v;
+        }
+        if (at > before) {
+            if (at - before > most) most = at - before;
+            boxes += at - before;
+            at += GM_PAD;
+        }
+    }
+    g->start[R] = at;
+    g->slots = at;
+    uint32_t nbig = 0;
+    for (int t = 0; t < nt; ++t) {
+        uint32_t *c = &g->hist[t * stride + 2 * span_rows], v = *c;
+        *c = nbig;
+        nbig += v;
+    }
+    g->nbig = nbig;
+    g->max_per_row = most;
+    g->boxes_in_rows = boxes;
+    reserve_slack((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * (size_t)at);
+    reserve_slack((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, at);
+    size_t stride_c = g->col_cap / 6;
+    for (int k = 0; k < 3; ++k) g->e.lo[k] = g->col + k * stride_c, g->e.hi[k] = g->col + (3 + k) * stride_c;
+    cd_buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
+}
+
+// Last frame's rows cut into nt slices of about equal slot counts.
+static void split_rows(grid_multi *g, int nt)
+{
+    size_t R = g->nrows;
+    uint32_t total = g->ordered ? g->old_start[R] : 0;
+    g->rsplit[0] = 0;
+    size_t r = 0;
+    for (int t = 1; t < nt; ++t) {
+        uint32_t want = (uint32_t)((uint64_t)total * t / nt);
+        while (r < R && g->old_start[r] < want) ++r;
+        g->rsplit[t] = (uint32_t)r;
+    }
+    g->rsplit[nt] = (uint32_t)R;
+}
+
+static void gm_update(void *self, const cd_scene *s)
+{
+    grid_multi *g = self;
+    uint32_t n = s->count;
+    if (n != g->n || s->world != g->world) gm_layout(g, s);
+    // Last frame's rows become old_*; this frame fills the others.
+    SWAP(uint32_t *, g->start, g->old_start);
+    SWAP(size_t, g->start_cap, g->old_start_cap);
+    SWAP(uint32_t *, g->span, g->old_span);
+    SWAP(size_t, g->span_cap, g->old_span_cap);
+    SWAP(uint32_t *, g->e.id, g->old_id);
+    SWAP(size_t, g->id_cap, g->old_id_cap);
+    int threads = g->threads > 1 && n >= GM_PARALLEL_MIN ? g->threads : 1;
+    // Per thread: kept and appended counters for R rows and dy + 1 more (count_share), then bigs.
+    size_t R = g->nrows, span_rows = R + g->dim[0] + 1, stride = 2 * span_rows + 1;
+    cd_buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
+    int nt = 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        int t = omp_get_thread_num();
+#pragma omp single
+        nt = omp_get_num_threads();
+        uint32_t i0 = (uint32_t)((uint64_t)n * t / nt), i1 = (uint32_t)((uint64_t)n * (t + 1) / nt);
+        uint32_t *kept = g->hist + t * stride, *app = kept + span_rows, *bigs = app + span_rows;
+        memset(kept, 0, stride * sizeof *kept);
+        count_share(g, s, i0, i1, kept, app, bigs);
+#pragma omp barrier
+#pragma omp single
+        {
+            place(g, nt);
+            split_rows(g, nt);
+        }
+        place_kept(g, s, g->rsplit[t], g->rsplit[t + 1]);
+        place_new(g, s, i0, i1, app, bigs);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (size_t r = 0; r < R; ++r) {
+            uint32_t a0 = g->start[r], len = row_len(g->start, r);
+            if (!len) continue;
+            if (g->ordered)
+                cd_row_sort(&g->e, a0, len);
+            else
+                cd_row_sort_fresh(&g->e, a0, len);
+            static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, UINT32_MAX, 0};
+            for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(&g->e, a0 + len + k, &pad);
+        }
+    }
+    g->ordered = 1;
+}
+
+// Bit l set when the pair (a, slot q + l) belongs to this row: the two boxes' flags together
+// hold STARTS_Y and STARTS_Z.
+static inline unsigned block_owned(const grid_multi *g, uint32_t aflags, uint32_t q)
+{
+#ifdef __SSE2__
+    const __m128i both = _mm_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    __m128i f = _mm_or_si128(_mm_loadu_si128((const __m128i *)(g->e.id + q)), _mm_set1_epi32((int)aflags));
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(f, both), both)));
+#else
+    unsigned bits = 0;
+    for (unsigned l = 0; l < CD_ROW_LANES; ++l)
+        bits |= (unsigned)(((g->e.id[q + l] | aflags) & (STARTS_Y | STARTS_Z)) == (STARTS_Y | STARTS_Z)) << l;
+    return bits;
+#endif
+}
+
+// Report (a, slot q + l) for each bit l of hits.
+static inline void emit(const grid_multi *g, uint32_t aid, uint32_t q, unsigned hits, cd_pair_sink *sink)
+{
+    if (sink->capacity - sink->count < CD_ROW_LANES) sink->flush(sink);
+    cd_pair *out = sink->buf + sink->count;
+    for (; hits; hits &= hits - 1) *out++ = (cd_pair){aid, g->e.id[q + (uint32_t)__builtin_ctz(hits)] & ID_MASK};
+    sink->count = (uint32_t)(out - sink->buf);
+}
+
+// Row r against itself: each box against the boxes after it while they start within its x range
+// (the pads, at lo.x = +inf, end every row).
+static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
+{
+    uint32_t a0 = g->start[r], a1 = a0 + row_len(g->start, r);
+    const float *lox = g->e.lo[0];
+    uint64_t blocks = 0;
+    for (uint32_t p = a0; p + 1 < a1; ++p) {
+        cd_row_probe a = cd_row_probe_of(&g->e, p);
+        uint32_t aid = a.id & ID_MASK, aflags = a.id & ~ID_MASK;
+        for (uint32_t q = p + 1;; q += CD_ROW_LANES) {
+            unsigned hits = cd_row_block_hits(&g->e, &a, q) & block_owned(g, aflags, q);
+            if (hits) emit(g, aid, q, hits, sink);
+            ++blocks;
+            if (!(lox[q + CD_ROW_LANES - 1] <= a.hi[0])) break;
+        }
+    }
+    return blocks * CD_ROW_LANES;
+}
+
+// Part `part` of `parts`: a contiguous range of rows, and every parts-th big box against every
+// small box and every big box after it (by id).
+static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                               cd_broad_stats *st)
+{
+    grid_multi *g = self;
+    size_t r0 = g->nrows * part / parts, r1 = g->nrows * (part + 1) / parts;
+    uint64_t tests = 0;
+    for (size_t r = r0; r < r1; ++r)
+        if (g->start[r] < g->start[r + 1]) tests += sweep_row(g, r, sink);
+    for (uint32_t i = part; i < g->nbig; i += parts) {
+        uint32_t p = g->big[i];
+        for (uint32_t q = 0; q < s->count; ++q) {
+            if (q == p || (g->span[q] == SPAN_BIG && q < p)) continue;
+            ++tests;
+            if (cd_boxf_overlap(&s->box[p], &s->box[q])) cd_sink_push(sink, p, q);
+        }
+    }
+    st->bv_tests += tests;
+}
+
+static void gm_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    gm_candidates_part(self, s, 0, 1, sink, st);
+}
+
+static void gm_shape_stats(void *self, cd_broad_stats *st)
+{
+    grid_multi *g = self;
+    st->nodes = g->nrows;
+    st->bytes = sizeof *g + g->col_cap * sizeof *g->col +
+                (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->span_cap + g->old_span_cap +
+                 g->big_cap + g->hist_cap) *
+                    sizeof(uint32_t);
+    st->max_per_node = g->max_per_row;
+    st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)
+    st->per_level[1] = g->nbig;           // objects scanned linearly
+}
+
+const cd_broad_method cd_broad_grid_multi = {
+    .name = "grid_multi",
+    .description = "uniform grid of rows, each box in every (y, z) row it reaches (up to 4), each row swept along x "
+                   "alone; cell from the object extents (or cell_size); bigger boxes scanned",
+    .create = gm_create,
+    .update = gm_update,
+    .candidates = gm_candidates,
+    .boxes_tested = 1,
+    .candidates_part = gm_candidates_part,
+    .shape_stats = gm_shape_stats,
+    .destroy = gm_destroy,
+};
