@@ -50,7 +50,8 @@ enum {
 
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
-    double cell, inv_cell;
+    double cell;
+    float inv_cell;  // the row map works in float: any monotone map of the coordinates is exact here
     uint32_t dim[2];  // rows per axis (y, z)
     uint32_t n;       // objects the layout was made for (UINT32_MAX = none yet)
     double world;
@@ -124,7 +125,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
         cell *= 1.25;
     }
     g->cell = cell;
-    g->inv_cell = 1.0 / cell;
+    g->inv_cell = (float)(1.0 / cell);
     double d = fmax(1.0, ceil(side / cell));
     g->dim[0] = g->dim[1] = (uint32_t)d;
     g->nrows = (size_t)g->dim[0] * g->dim[1];
@@ -139,19 +140,35 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     g->world = s->world;
 }
 
-// The monotone, clamped row map of one coordinate.
-static inline uint32_t cell_coord(double v, double inv, uint32_t dim)
-{
-    double t = v * inv;
-    if (!(t >= 0.0)) return 0;
-    if (t >= (double)(dim - 1)) return dim - 1;
-    return (uint32_t)t;
-}
-
+// The rows of box b: y0 = f(lo.y), y1 = f(hi.y), z0, z1 likewise, for the row map
+// f(v) = clamp(trunc(fl(v · inv_cell)), 0, dim − 1) in float. f is monotone (a rounded product by a
+// positive constant, a clamp and a truncation all are), which is all the exactness argument needs:
+// two overlapping boxes share the row of their (max lo.y, max lo.z), and boxes beyond the walls land
+// in border rows. Boxes reaching three rows on an axis are big.
 static inline uint32_t span_of(const grid_multi *g, const cd_boxf *b)
 {
-    uint32_t y0 = cell_coord(b->lo[1], g->inv_cell, g->dim[0]), y1 = cell_coord(b->hi[1], g->inv_cell, g->dim[0]);
-    uint32_t z0 = cell_coord(b->lo[2], g->inv_cell, g->dim[1]), z1 = cell_coord(b->hi[2], g->inv_cell, g->dim[1]);
+    uint32_t y0, z0, y1, z1;
+    float top = (float)(g->dim[0] - 1);  // exact: dim ≤ 2^15
+#if defined(__SSE2__) && defined(__x86_64__)
+    // The four coordinates in one register (lo.y, lo.z, hi.y, hi.z); the rows fit 16 bits.
+    __m128i yz = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)&b->lo[1]),
+                                    _mm_loadl_epi64((const __m128i *)(const void *)&b->hi[1]));
+    __m128 t = _mm_mul_ps(_mm_castsi128_ps(yz), _mm_set1_ps(g->inv_cell));
+    t = _mm_min_ps(_mm_max_ps(t, _mm_setzero_ps()), _mm_set1_ps(top));
+    __m128i rows = _mm_cvttps_epi32(t);
+    uint64_t u = (uint64_t)_mm_cvtsi128_si64(_mm_packs_epi32(rows, rows));
+    y0 = (uint32_t)(u & 0xFFFF), z0 = (uint32_t)(u >> 16 & 0xFFFF), y1 = (uint32_t)(u >> 32 & 0xFFFF),
+    z1 = (uint32_t)(u >> 48);
+#else
+    float v[4] = {b->lo[1], b->lo[2], b->hi[1], b->hi[2]};
+    uint32_t r[4];
+    for (int k = 0; k < 4; ++k) {
+        float t = v[k] * g->inv_cell;
+        t = t > 0.0f ? t : 0.0f;
+        r[k] = (uint32_t)(t < top ? t : top);
+    }
+    y0 = r[0], z0 = r[1], y1 = r[2], z1 = r[3];
+#endif
     if (y1 - y0 > 1 || z1 - z0 > 1) return SPAN_BIG;
     return y0 | z0 << 15 | (y1 - y0) << 30 | (z1 - z0) << 31;
 }
@@ -178,31 +195,31 @@ static inline uint32_t row_len(const uint32_t *start, size_t r)
     return d ? d - GM_PAD : 0;
 }
 
-// This thread's objects [i0, i1): their rows, and per row the count of those that stay from last
-// frame (kept) and that are new to it (app); bigs counts the big ones.
-static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *kept, uint32_t *app,
+// This thread's objects [i0, i1): their rows (span[]), and per row how many of them left it since
+// last frame (gone) and how many are new to it (app); bigs counts the big ones. Only the few
+// objects whose rows changed touch the counters: a row's kept boxes are last frame's minus the
+// ones gone.
+static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *gone, uint32_t *app,
                         uint32_t *bigs)
 {
     uint32_t dy = g->dim[0];
+    const cd_boxf *box = s->box;
+    uint32_t *span = g->span;
+    const uint32_t *old_span = g->old_span;
+    int ordered = g->ordered;
     for (uint32_t id = i0; id < i1; ++id) {
-        uint32_t sp = span_of(g, &s->box[id]), old = g->ordered ? g->old_span[id] : SPAN_BIG;
-        g->span[id] = sp;
-        if (sp == SPAN_BIG) {
-            (*bigs)++;
-            continue;
-        }
-        // All four candidate rows, without branches: whether a box reaches a second row is a coin
-        // toss per axis, which a loop over its rows would mispredict.
-        // A row the box does not reach gets 0 added: the counters run dy + 1 past the last row, so
-        // even the far corner's neighbours are counters (a shared dummy would chain every object's
-        // additions through one memory location).
-        for (uint32_t k = 0; k < 4; ++k) {
-            uint32_t y = span_y(sp) + (k & 1), z = span_z(sp) + (k >> 1);
-            uint32_t in = span_has(sp, y, z), stays = span_has(old, y, z);
-            size_t r = (size_t)z * dy + y;
-            kept[r] += in & stays;
-            app[r] += in & (stays ^ 1);
-        }
+        uint32_t sp = span_of(g, &box[id]), old = ordered ? old_span[id] : SPAN_BIG;
+        span[id] = sp;
+        *bigs += sp == SPAN_BIG;
+        if (sp == old) continue;
+        if (old != SPAN_BIG)
+            for (uint32_t z = span_z(old); z <= span_z(old) + (old >> 31); ++z)
+                for (uint32_t y = span_y(old); y <= span_y(old) + (old >> 30 & 1); ++y)
+                    gone[(size_t)z * dy + y] += span_has(sp, y, z) ^ 1;
+        if (sp != SPAN_BIG)
+            for (uint32_t z = span_z(sp); z <= span_z(sp) + (sp >> 31); ++z)
+                for (uint32_t y = span_y(sp); y <= span_y(sp) + (sp >> 30 & 1); ++y)
+                    app[(size_t)z * dy + y] += span_has(old, y, z) ^ 1;
     }
 }
 
@@ -210,20 +227,26 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
 // boxes all come from that row, so one thread writes them from start[r] on.
 static void place_kept(grid_multi *g, const cd_scene *s, size_t r0, size_t r1)
 {
-    if (!g->ordered) return;
+    if (!g->ordered || r0 == r1) return;
     uint32_t dy = g->dim[0];
+    // Locals: the stores into the columns could otherwise alias g's fields, which the loop would
+    // then reload on every slot.
+    const cd_row_cols e = g->e;
+    const uint32_t *old_id = g->old_id, *span = g->span;
+    const cd_boxf *box = s->box;
+    uint32_t ahead_end = g->old_start[r1];  // prefetch through row ends (pads hold object 0's id)
     for (size_t r = r0; r < r1; ++r) {
         uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k0 = g->old_start[r],
                  k1 = k0 + row_len(g->old_start, r), at = g->start[r];
         for (uint32_t k = k0; k < k1; ++k) {
-            if (k + GM_PREFETCH < k1) {
-                __builtin_prefetch(&g->span[g->old_id[k + GM_PREFETCH] & ID_MASK]);
-                __builtin_prefetch(&s->box[g->old_id[k + GM_PREFETCH] & ID_MASK]);
+            if (k + GM_PREFETCH < ahead_end) {
+                __builtin_prefetch(&span[old_id[k + GM_PREFETCH] & ID_MASK]);
+                __builtin_prefetch(&box[old_id[k + GM_PREFETCH] & ID_MASK]);
             }
-            uint32_t id = g->old_id[k] & ID_MASK, sp = g->span[id];
+            uint32_t id = old_id[k] & ID_MASK, sp = span[id];
             if (!span_has(sp, ry, rz)) continue;
-            cd_fbox b = cd_fbox_from(&s->box[id], slot_id(id, sp, ry, rz));
-            cd_row_put(&g->e, at++, &b);
+            cd_fbox b = cd_fbox_from(&box[id], slot_id(id, sp, ry, rz));
+            cd_row_put(&e, at++, &b);
         }
     }
 }
@@ -261,7 +284,8 @@ static void place(grid_multi *g, int nt)
     for (size_t r = 0; r < R; ++r) {
         g->start[r] = at;
         uint32_t before = at;
-        for (int t = 0; t < nt; ++t) at += g->hist[t * stride + r];
+        if (g->ordered) at += row_len(g->old_start, r);  // kept: last frame's boxes, less those gone
+        for (int t = 0; t < nt; ++t) at -= g->hist[t * stride + r];
         for (int t = 0; t < nt; ++t) {
             uint32_t *c = &g->hist[t * stride + span_rows + r], v = *c;
             *c = at;
@@ -319,7 +343,7 @@ static void gm_update(void *self, const cd_scene *s)
     SWAP(uint32_t *, g->e.id, g->old_id);
     SWAP(size_t, g->id_cap, g->old_id_cap);
     int threads = g->threads > 1 && n >= GM_PARALLEL_MIN ? g->threads : 1;
-    // Per thread: kept and appended counters for R rows and dy + 1 more (count_share), then bigs.
+    // Per thread: gone and appended counters per row (and dy + 1 spare), then bigs.
     size_t R = g->nrows, span_rows = R + g->dim[0] + 1, stride = 2 * span_rows + 1;
     cd_buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
     int nt = 1;
@@ -329,9 +353,9 @@ static void gm_update(void *self, const cd_scene *s)
 #pragma omp single
         nt = omp_get_num_threads();
         uint32_t i0 = (uint32_t)((uint64_t)n * t / nt), i1 = (uint32_t)((uint64_t)n * (t + 1) / nt);
-        uint32_t *kept = g->hist + t * stride, *app = kept + span_rows, *bigs = app + span_rows;
-        memset(kept, 0, stride * sizeof *kept);
-        count_share(g, s, i0, i1, kept, app, bigs);
+        uint32_t *gone = g->hist + t * stride, *app = gone + span_rows, *bigs = app + span_rows;
+        memset(gone, 0, stride * sizeof *gone);
+        count_share(g, s, i0, i1, gone, app, bigs);
 #pragma omp barrier
 #pragma omp single
         {
@@ -349,7 +373,8 @@ static void gm_update(void *self, const cd_scene *s)
                 cd_row_sort(&g->e, a0, len);
             else
                 cd_row_sort_fresh(&g->e, a0, len);
-            static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, UINT32_MAX, 0};
+            // Never a hit (lo.x = +inf); object 0's id keeps place_kept's prefetch in bounds.
+            static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
             for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(&g->e, a0 + len + k, &pad);
         }
     }
