@@ -60,10 +60,12 @@ typedef struct grid_multi {
     int ordered;                  // old_* hold last frame's rows of the same objects
     uint32_t *start, *old_start;  // nrows + 1 slot offsets: a row's boxes, then GM_PAD pads if any
     uint32_t *span, *old_span;    // per object: its rows, or SPAN_BIG
+    uint8_t *moved;               // per object: 1 when its rows differ from last frame's (bytes, not
+                                  // bits: threads write neighbouring objects)
     cd_row_cols e;                // this frame's slots as columns (one load fills a block's lanes)
     uint32_t *old_id;             // last frame's slot ids: the order the scatter keeps
     float *col;                   // the allocation of e's six coordinate columns
-    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap;
+    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap;
     size_t slots;      // slots in use (boxes in rows, and pads)
     uint32_t *big;     // big objects in id order
     size_t big_cap;
@@ -90,6 +92,7 @@ static void gm_destroy(void *self)
     uint32_t *u32[] = {g->start, g->old_start, g->span, g->old_span, g->e.id, g->old_id, g->big, g->hist};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
     cd_free(g->col);
+    cd_free(g->moved);
     cd_free(g);
 }
 
@@ -133,6 +136,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     cd_buf_reserve((void **)&g->old_start, sizeof *g->old_start, &g->old_start_cap, g->nrows + 1);
     cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
     cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
+    cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, n);
     CD_ASSERT(n <= ID_MASK);  // ids share the column with two flags
     g->ordered = 0;
     g->slots = 0;
@@ -205,12 +209,14 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
     uint32_t dy = g->dim[0];
     const cd_boxf *box = s->box;
     uint32_t *span = g->span;
+    uint8_t *moved = g->moved;
     const uint32_t *old_span = g->old_span;
     int ordered = g->ordered;
     for (uint32_t id = i0; id < i1; ++id) {
         uint32_t sp = span_of(g, &box[id]), old = ordered ? old_span[id] : SPAN_BIG;
         span[id] = sp;
         *bigs += sp == SPAN_BIG;
+        moved[id] = sp != old;
         if (sp == old) continue;
         if (old != SPAN_BIG)
             for (uint32_t z = span_z(old); z <= span_z(old) + (old >> 31); ++z)
@@ -233,19 +239,21 @@ static void place_kept(grid_multi *g, const cd_scene *s, size_t r0, size_t r1)
     // then reload on every slot.
     const cd_row_cols e = g->e;
     const uint32_t *old_id = g->old_id, *span = g->span;
+    const uint8_t *moved = g->moved;
     const cd_boxf *box = s->box;
     uint32_t ahead_end = g->old_start[r1];  // prefetch through row ends (pads hold object 0's id)
     for (size_t r = r0; r < r1; ++r) {
         uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k0 = g->old_start[r],
                  k1 = k0 + row_len(g->old_start, r), at = g->start[r];
         for (uint32_t k = k0; k < k1; ++k) {
-            if (k + GM_PREFETCH < ahead_end) {
-                __builtin_prefetch(&span[old_id[k + GM_PREFETCH] & ID_MASK]);
-                __builtin_prefetch(&box[old_id[k + GM_PREFETCH] & ID_MASK]);
+            if (k + GM_PREFETCH < ahead_end) __builtin_prefetch(&box[old_id[k + GM_PREFETCH] & ID_MASK]);
+            uint32_t v = old_id[k], id = v & ID_MASK;
+            if (moved[id]) {  // rare: then its rows and flags come from its new span
+                uint32_t sp = span[id];
+                if (!span_has(sp, ry, rz)) continue;
+                v = slot_id(id, sp, ry, rz);
             }
-            uint32_t id = old_id[k] & ID_MASK, sp = span[id];
-            if (!span_has(sp, ry, rz)) continue;
-            cd_fbox b = cd_fbox_from(&box[id], slot_id(id, sp, ry, rz));
+            cd_fbox b = cd_fbox_from(&box[id], v);
             cd_row_put(&e, at++, &b);
         }
     }
@@ -383,26 +391,26 @@ static void gm_update(void *self, const cd_scene *s)
 
 // Bit l set when the pair (a, slot q + l) belongs to this row: the two boxes' flags together
 // hold STARTS_Y and STARTS_Z.
-static inline unsigned block_owned(const grid_multi *g, uint32_t aflags, uint32_t q)
+static inline unsigned block_owned(const uint32_t *ids, uint32_t aflags, uint32_t q)
 {
 #ifdef __SSE2__
     const __m128i both = _mm_set1_epi32((int)(STARTS_Y | STARTS_Z));
-    __m128i f = _mm_or_si128(_mm_loadu_si128((const __m128i *)(g->e.id + q)), _mm_set1_epi32((int)aflags));
+    __m128i f = _mm_or_si128(_mm_loadu_si128((const __m128i *)(ids + q)), _mm_set1_epi32((int)aflags));
     return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(f, both), both)));
 #else
     unsigned bits = 0;
     for (unsigned l = 0; l < CD_ROW_LANES; ++l)
-        bits |= (unsigned)(((g->e.id[q + l] | aflags) & (STARTS_Y | STARTS_Z)) == (STARTS_Y | STARTS_Z)) << l;
+        bits |= (unsigned)(((ids[q + l] | aflags) & (STARTS_Y | STARTS_Z)) == (STARTS_Y | STARTS_Z)) << l;
     return bits;
 #endif
 }
 
 // Report (a, slot q + l) for each bit l of hits.
-static inline void emit(const grid_multi *g, uint32_t aid, uint32_t q, unsigned hits, cd_pair_sink *sink)
+static inline void emit(const uint32_t *ids, uint32_t aid, uint32_t q, unsigned hits, cd_pair_sink *sink)
 {
     if (sink->capacity - sink->count < CD_ROW_LANES) sink->flush(sink);
     cd_pair *out = sink->buf + sink->count;
-    for (; hits; hits &= hits - 1) *out++ = (cd_pair){aid, g->e.id[q + (uint32_t)__builtin_ctz(hits)] & ID_MASK};
+    for (; hits; hits &= hits - 1) *out++ = (cd_pair){aid, ids[q + (uint32_t)__builtin_ctz(hits)] & ID_MASK};
     sink->count = (uint32_t)(out - sink->buf);
 }
 
@@ -411,14 +419,17 @@ static inline void emit(const grid_multi *g, uint32_t aid, uint32_t q, unsigned 
 static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
 {
     uint32_t a0 = g->start[r], a1 = a0 + row_len(g->start, r);
-    const float *lox = g->e.lo[0];
+    // A local copy of the column pointers: the pair stores could alias g's fields, which the loop
+    // would then reload after every block.
+    const cd_row_cols e = g->e;
+    const float *lox = e.lo[0];
     uint64_t blocks = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
-        cd_row_probe a = cd_row_probe_of(&g->e, p);
+        cd_row_probe a = cd_row_probe_of(&e, p);
         uint32_t aid = a.id & ID_MASK, aflags = a.id & ~ID_MASK;
         for (uint32_t q = p + 1;; q += CD_ROW_LANES) {
-            unsigned hits = cd_row_block_hits(&g->e, &a, q) & block_owned(g, aflags, q);
-            if (hits) emit(g, aid, q, hits, sink);
+            unsigned hits = cd_row_block_hits(&e, &a, q) & block_owned(e.id, aflags, q);
+            if (hits) emit(e.id, aid, q, hits, sink);
             ++blocks;
             if (!(lox[q + CD_ROW_LANES - 1] <= a.hi[0])) break;
         }
