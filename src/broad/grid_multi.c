@@ -59,13 +59,14 @@ typedef struct grid_multi {
     int threads;
     int ordered;                  // old_* hold last frame's rows of the same objects
     uint32_t *start, *old_start;  // nrows + 1 slot offsets: a row's boxes, then GM_PAD pads if any
+    uint32_t *kept_len;           // per row: boxes kept from last frame (the rest are new to it)
     uint32_t *span, *old_span;    // per object: its rows, or SPAN_BIG
     uint8_t *moved;               // per object: 1 when its rows differ from last frame's (bytes, not
                                   // bits: threads write neighbouring objects)
     cd_row_cols e;                // this frame's slots as columns (one load fills a block's lanes)
     uint32_t *old_id;             // last frame's slot ids: the order the scatter keeps
     float *col;                   // the allocation of e's six coordinate columns
-    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap;
+    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap;
     size_t slots;      // slots in use (boxes in rows, and pads)
     uint32_t *big;     // big objects in id order
     size_t big_cap;
@@ -89,7 +90,7 @@ static void *gm_create(const cd_broad_params *p, const cd_scene *s)
 static void gm_destroy(void *self)
 {
     grid_multi *g = self;
-    uint32_t *u32[] = {g->start, g->old_start, g->span, g->old_span, g->e.id, g->old_id, g->big, g->hist};
+    uint32_t *u32[] = {g->start, g->old_start, g->kept_len, g->span, g->old_span, g->e.id, g->old_id, g->big, g->hist};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
     cd_free(g->col);
     cd_free(g->moved);
@@ -134,6 +135,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     g->nrows = (size_t)g->dim[0] * g->dim[1];
     cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
     cd_buf_reserve((void **)&g->old_start, sizeof *g->old_start, &g->old_start_cap, g->nrows + 1);
+    cd_buf_reserve((void **)&g->kept_len, sizeof *g->kept_len, &g->kept_cap, g->nrows);
     cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
     cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
     cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, n);
@@ -294,6 +296,7 @@ static void place(grid_multi *g, int nt)
         uint32_t before = at;
         if (g->ordered) at += row_len(g->old_start, r);  // kept: last frame's boxes, less those gone
         for (int t = 0; t < nt; ++t) at -= g->hist[t * stride + r];
+        g->kept_len[r] = at - before;
         for (int t = 0; t < nt; ++t) {
             uint32_t *c = &g->hist[t * stride + span_rows + r], v = *c;
             *c = at;
@@ -377,9 +380,10 @@ static void gm_update(void *self, const cd_scene *s)
         for (size_t r = 0; r < R; ++r) {
             uint32_t a0 = g->start[r], len = row_len(g->start, r);
             if (!len) continue;
-            if (g->ordered)
-                cd_row_sort(&g->e, a0, len);
-            else
+            if (g->ordered) {
+                cd_row_sort(&g->e, a0, g->kept_len[r]);  // last frame's order: a few neighbours swap
+                cd_row_insert_tail(&g->e, a0, g->kept_len[r], len);
+            } else
                 cd_row_sort_fresh(&g->e, a0, len);
             // Never a hit (lo.x = +inf); object 0's id keeps place_kept's prefetch in bounds.
             static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
@@ -467,9 +471,9 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
 {
     grid_multi *g = self;
     st->nodes = g->nrows;
-    st->bytes = sizeof *g + g->col_cap * sizeof *g->col +
-                (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->span_cap + g->old_span_cap +
-                 g->big_cap + g->hist_cap) *
+    st->bytes = sizeof *g + g->col_cap * sizeof *g->col + g->moved_cap +
+                (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
+                 g->old_span_cap + g->big_cap + g->hist_cap) *
                     sizeof(uint32_t);
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)

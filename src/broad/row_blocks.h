@@ -108,6 +108,35 @@ static inline void cd_row_sort_gap(const cd_row_cols *c, size_t a0, uint32_t n, 
 /// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
 static inline void cd_row_sort(const cd_row_cols *c, size_t a0, uint32_t n) { cd_row_sort_gap(c, a0, n, 1); }
 
+/// Slots [a0, a0 + k) sorted by lo.x: insert slots [a0 + k, a0 + n) one at a time, each after the
+/// boxes whose lo.x ≤ its own (where cd_row_sort would put it), found by binary search and made
+/// room for with one memmove per column. For the few boxes new to a row, which arrive at its end
+/// and would otherwise be carried down half the row one slot at a time.
+static inline void cd_row_insert_tail(const cd_row_cols *c, size_t a0, uint32_t k, uint32_t n)
+{
+    const float *x = c->lo[0] + a0;
+    for (; k < n; ++k) {
+        cd_fbox v = cd_row_get(c, a0 + k);
+        uint32_t lo = 0, hi = k;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (x[mid] <= v.lo[0])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t at = a0 + lo, m = k - lo;
+        if (m) {
+            for (int j = 0; j < 3; ++j) {
+                memmove(c->lo[j] + at + 1, c->lo[j] + at, m * sizeof *c->lo[j]);
+                memmove(c->hi[j] + at + 1, c->hi[j] + at, m * sizeof *c->hi[j]);
+            }
+            memmove(c->id + at + 1, c->id + at, m * sizeof *c->id);
+        }
+        cd_row_put(c, at, &v);
+    }
+}
+
 /// Sort slots [a0, a0 + n) by lo.x from any order: Shell sort (Ciura's gaps), for fresh rows too
 /// long for the O(k²) of plain insertion; in place, so no scratch.
 static inline void cd_row_sort_fresh(const cd_row_cols *c, size_t a0, uint32_t n)
