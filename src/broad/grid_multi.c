@@ -28,7 +28,7 @@ enum {
     GM_MIN_ROWS = 1024,
     GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
     GM_PARALLEL_MIN = 20000,
-    GM_PREFETCH = 32,
+    GM_PREFETCH = 64,
     GM_MAX_THREADS = 256,
 };
 
