@@ -5,17 +5,18 @@
 // boxes overlap only if they share a row, so each row is swept against itself alone: from each
 // box forward while lo.x ≤ its hi.x, CD_ROW_LANES boxes per block test. A pair that shares
 // several rows is reported only in the row of (max lo.y, max lo.z) of the two boxes: a point of
-// both boxes, hence in a row holding both, and in one row only (checked on hits alone).
+// both boxes, hence in a row holding both, and in one row only (two flags per slot decide it in
+// the lanes, see STARTS_Y).
 //
 // Against grid (each box in one row, swept against its own row and four neighbour rows), no
 // window has to find its start in another row, which cost about 20 ns per box and neighbour row
 // at 100 000 cubes; the price is about 1.8 slots per box (cell = 2.5 × the largest extent).
 //
 // Rows keep last frame's order: a box that stays in a row keeps its place there (the scatter walks
-// last frame's rows in order), a box new to a row is appended to it, and an insertion sort mends
-// the few that moved. Each non-empty row is followed by GM_PAD pad slots (lo.x = +inf), so a block
-// never reads another row and no lane needs masking. Rows are f(v) = clamp(floor(v / cell), 0,
-// dim − 1), monotone, so boxes beyond the walls stay exact (as in grid). With threads, each phase
+// last frame's rows in order), an insertion sort mends the few neighbours that swapped, and a box
+// new to a row is inserted at its place. Each non-empty row is followed by GM_PAD pad slots (lo.x =
+// +inf), so a block never reads another row and no lane needs masking. The row map (span_of) is
+// monotone and clamped, so boxes beyond the walls stay exact (as in grid). With threads, each phase
 // splits its input into contiguous slices whose results are placed in slice order: every result is
 // the serial one.
 #include "row_blocks.h"
@@ -73,7 +74,7 @@ typedef struct grid_multi {
     uint32_t *big;     // big objects in id order
     size_t big_cap;
     uint32_t nbig;
-    uint32_t *hist;    // per thread: kept per row, appended per row, bigs (counts, then next slots)
+    uint32_t *hist;    // per thread: gone per row, appended per row (counts, then next slots), bigs
     size_t hist_cap;
     uint32_t rsplit[GM_MAX_THREADS + 1];  // last frame's rows per thread, balanced by slots
     uint64_t max_per_row, boxes_in_rows;
@@ -141,7 +142,8 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
     cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
     cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, n);
-    CD_ASSERT(n <= ID_MASK);  // ids share the column with two flags
+    CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
+                                 // and 4 pads per object) are 32-bit
     g->ordered = 0;
     g->slots = 0;
     g->n = n;
