@@ -213,10 +213,12 @@ static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_
     uint64_t narrow = 0, total = 0;
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) {
         const cd_broad_part *part = &b->parts[k];
-        if (out->count + part->pairs.count > out->capacity)
-            cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + part->pairs.count);
-        memcpy(out->items + out->count, part->pairs.items, part->pairs.count * sizeof *out->items);
-        out->count += part->pairs.count;
+        if (part->pairs.count) {  // an empty part's list may never have been allocated (memcpy from NULL)
+            if (out->count + part->pairs.count > out->capacity)
+                cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + part->pairs.count);
+            memcpy(out->items + out->count, part->pairs.items, part->pairs.count * sizeof *out->items);
+            out->count += part->pairs.count;
+        }
         st->bv_tests += part->st.bv_tests;
         st->candidates += part->st.candidates;
         st->narrow_tests += part->st.narrow_tests;
