@@ -77,8 +77,9 @@ static inline void obb4_of(const cd_posef *const p[4], obb4 *o)
 }
 
 // Bit k set when cubes pa[k] and pb[k] overlap (cd_obb_obb_overlap of their cd_scene_obb).
-__attribute__((target_clones("avx2", "default"))) static unsigned cube_sat4(const cd_posef *const pa[4],
-                                                                            const cd_posef *const pb[4])
+// Inlined into the AVX2-cloned cube_sat4 and into cube_sat4_baseline, the same code for any CPU.
+__attribute__((always_inline)) static inline unsigned sat4_body(const cd_posef *const pa[4],
+                                                                const cd_posef *const pb[4])
 {
     obb4 a, b;
     obb4_of(pa, &a);
@@ -117,11 +118,22 @@ __attribute__((target_clones("avx2", "default"))) static unsigned cube_sat4(cons
            (unsigned)(sep[3] == 0) << 3;
 }
 
-unsigned cd_cube_pairs_sat4(const cd_scene *s, const cd_pair pairs[4])
+__attribute__((target_clones("avx2", "default"))) static unsigned cube_sat4(const cd_posef *const pa[4],
+                                                                            const cd_posef *const pb[4])
+{
+    return sat4_body(pa, pb);
+}
+
+static unsigned cube_sat4_baseline(const cd_posef *const pa[4], const cd_posef *const pb[4])
+{
+    return sat4_body(pa, pb);
+}
+
+unsigned cd_cube_pairs_sat4(const cd_scene *s, const cd_pair pairs[4], int baseline)
 {
     const cd_posef *pa[4], *pb[4];
     for (int k = 0; k < 4; ++k) pa[k] = &s->pose[pairs[k].a], pb[k] = &s->pose[pairs[k].b];
-    return cube_sat4(pa, pb);
+    return baseline ? cube_sat4_baseline(pa, pb) : cube_sat4(pa, pb);
 }
 
 // Candidates arrive in the broad phase's (spatial) order, so their ids are scattered over the

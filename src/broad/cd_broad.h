@@ -149,8 +149,9 @@ static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j
 
 /// The separating-axis half of cd_cube_pair_overlap (no box gate) on the four pairs at once, as
 /// the frame's narrow step runs it: bit k set when the cubes of pairs[k] overlap. Each lane has the
-/// scalar test's bits (for tests and callers batching their own pairs).
-unsigned cd_cube_pairs_sat4(const cd_scene *s, const cd_pair pairs[4]);
+/// scalar test's bits (for tests and callers batching their own pairs). baseline = 1 runs the
+/// build for CPUs without AVX2 (which this CPU would otherwise never take), 0 the one the frame uses.
+unsigned cd_cube_pairs_sat4(const cd_scene *s, const cd_pair pairs[4], int baseline);
 
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
 /// pairs (a < b) are appended to out (cleared first); counters go to st (zeroed first); times to
