@@ -14,7 +14,7 @@ static void usage(FILE *f)
                "run of an experiment is also reachable as <output>/<experiment>/latest.\n"
                "All configs are checked before the first point runs; a bad config exits 2 with\n"
                "file:line and writes nothing. Ctrl-C stops after the current point and keeps it (exit 130).\n\n"
-               "options:\n"
+               "options (before or after the configs; everything after -- is a config):\n"
                "  --output DIR   results root (overrides [run] output)\n"
                "  --run-id ID    name of the run directory (default: UTC time, e.g. 20260101T120000Z)\n"
                "  --quiet, -q    no progress or warnings on stderr\n"
@@ -81,20 +81,25 @@ int cd_cmd_run(int argc, char **argv)
         return 0;
     }
     cd_run_options o = {.argv0 = NULL};
-    int dry = 0, first = 0;
+    int dry = 0;
     char command[1024] = "cdlab";
     for (int i = 0; i < argc; ++i) {
         size_t n = strlen(command);
         if (i) snprintf(command + n, sizeof command - n, " %s", argv[i]);
     }
     o.argv0 = command;
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; ++i) {
-        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+    // Options may come before or after the configs (as with getopt's permutation); "--" ends them.
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    int n = 0, options_done = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (options_done || argv[i][0] != '-' || argv[i][1] == '\0') {
+            paths[n++] = argv[i];
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
             o.quiet = 1;
         } else if (strcmp(argv[i], "--dry-run") == 0) {
             dry = 1;
         } else if (strcmp(argv[i], "--keys") == 0) {
+            free(paths);
             list_keys();
             return 0;
         } else if ((strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "--run-id") == 0) && i + 1 < argc) {
@@ -104,31 +109,31 @@ int cd_cmd_run(int argc, char **argv)
                 o.run_id = argv[i + 1];
             ++i;
         } else if (strcmp(argv[i], "--") == 0) {
-            ++i;
-            break;
+            options_done = 1;
         } else {
             fprintf(stderr, "cdlab run: unknown option or missing value: %s\n", argv[i]);
             usage(stderr);
+            free(paths);
             return 2;
         }
     }
-    first = i;
-    if (first >= argc) {
+    if (n == 0) {
         fprintf(stderr, "cdlab run: no config given\n");
         usage(stderr);
+        free(paths);
         return 2;
     }
     if (o.run_id && (!o.run_id[0] || strchr(o.run_id, '/') || strcmp(o.run_id, ".") == 0 ||
                      strcmp(o.run_id, "..") == 0)) {
         fprintf(stderr, "cdlab run: --run-id '%s': expected a non-empty name without '/'\n", o.run_id);
+        free(paths);
         return 2;
     }
-    int n = argc - first;
     cd_config *cfg = calloc((size_t)n, sizeof *cfg);
     char err[1024];
     int bad = 0;
     for (int k = 0; k < n; ++k)
-        if (cd_config_load(argv[first + k], &cfg[k], err, sizeof err)) {
+        if (cd_config_load(paths[k], &cfg[k], err, sizeof err)) {
             fprintf(stderr, "cdlab run: %s\n", err);
             bad = 1;
         }
@@ -152,5 +157,6 @@ int cd_cmd_run(int argc, char **argv)
     }
     for (int k = 0; k < n; ++k) cd_config_free(&cfg[k]);
     free(cfg);
+    free(paths);
     return status;
 }

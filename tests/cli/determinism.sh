@@ -10,7 +10,8 @@ fix=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$cdlab" run --quiet --output "$tmp" --run-id a "$fix/tiny.ini" >/dev/null
-"$cdlab" run --quiet --output "$tmp" --run-id b "$fix/tiny.ini" >/dev/null
+# The second run puts its options after the config (both orders are accepted).
+"$cdlab" run "$fix/tiny.ini" --quiet --output "$tmp" --run-id b >/dev/null
 # The value of KEY in meta.ini, joining indented continuation lines.
 meta_list() {
     awk -v key="$2" '
