@@ -76,16 +76,40 @@ int main(int argc, char **argv)
     const char *sizes = "1000,10000,100000", *methods = NULL;
     int frames = 30, warmup = 3, threads = 1;
     (void)cd_alloc_keep_freed();  // as the harness does: every repetition reuses its pages
-    for (int i = 1; i + 1 < argc; i += 2) {
+    static const char usage[] =
+        "usage: bench_frame [-n N,...] [-m method,...] [-f frames] [-w warmup] [-t threads]\n"
+        "Median ms per frame (motion + broad + narrow) per method and cube count on the standard scene.\n"
+        "Defaults: -n 1000,10000,100000, every method (naive only up to 2000 cubes), -f 30, -w 3, -t 1.\n";
+    for (int i = 1; i < argc; i += 2) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bench_frame: %s needs a value\n%s", argv[i], usage);
+            return 2;
+        }
         if (strcmp(argv[i], "-n") == 0) sizes = argv[i + 1];
         else if (strcmp(argv[i], "-m") == 0) methods = argv[i + 1];
         else if (strcmp(argv[i], "-f") == 0) frames = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "-w") == 0) warmup = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "-t") == 0) threads = atoi(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: bench_frame [-n N,...] [-m method,...] [-f frames] [-w warmup] [-t threads]\n");
+            fprintf(stderr, "bench_frame: unknown option %s\n%s", argv[i], usage);
             return 2;
         }
+    }
+    // Every name in -m must be a registered method (a typo would otherwise print nothing).
+    for (const char *p = methods; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), p);
+        if (!cd_broad_find(name)) {
+            fprintf(stderr, "bench_frame: unknown method '%s' (see `cdlab methods`)\n", name);
+            return 2;
+        }
+        p = e ? e + 1 : p + l;
     }
     if (frames < 1) frames = 1;
     printf("%-16s %8s %9s %9s %9s %9s %9s %8s %10s %10s %8s %8s %8s\n", "method", "cubes", "frame_ms", "cpu_ms", "motion_ms",
