@@ -46,7 +46,6 @@ typedef struct grid {
     cd_row_cols e;          // small objects by row, sorted by lo.x in a row, then bigs, as columns
                             // (one load fills a block's lanes), each padded by GRID_LANES slots
     float *col;             // the allocation of the six coordinate columns
-    size_t stride;          // slots per column
     cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
     uint32_t *next_row;     // their rows; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
@@ -101,12 +100,12 @@ static void grid_layout(grid *g, const cd_scene *s)
     cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
     cd_buf_reserve((void **)&g->next_row, sizeof *g->next_row, &g->row_cap, n);
     // Padding: a block read near the end of the columns stays inside them (its lanes are masked).
-    g->stride = (size_t)n + GRID_LANES;
-    cd_buf_reserve((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * g->stride);
-    cd_buf_reserve((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, g->stride);
-    memset(g->col, 0, 6 * g->stride * sizeof *g->col);
-    memset(g->e.id, 0, g->stride * sizeof *g->e.id);
-    for (int k = 0; k < 3; ++k) g->e.lo[k] = g->col + k * g->stride, g->e.hi[k] = g->col + (3 + k) * g->stride;
+    size_t stride = (size_t)n + GRID_LANES;
+    cd_buf_reserve((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * stride);
+    cd_buf_reserve((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, stride);
+    memset(g->col, 0, 6 * stride * sizeof *g->col);
+    memset(g->e.id, 0, stride * sizeof *g->e.id);
+    cd_row_cols_in(&g->e, g->col, stride);
     cd_buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
     g->ordered = 0;
     g->n = n;
@@ -213,16 +212,6 @@ static inline unsigned lanes_in(uint32_t q, uint32_t end)
     return end - q >= GRID_LANES ? (1u << GRID_LANES) - 1 : (1u << (end - q)) - 1;
 }
 
-// Report (a, slot q + l) for each bit l of hits. Hits are rare (about one window in eight), so
-// the branch around this is well predicted where a branch-free store of every lane was not.
-static inline void emit(const grid *g, const cd_row_probe *a, uint32_t q, unsigned hits, cd_pair_sink *sink)
-{
-    if (sink->capacity - sink->count < GRID_LANES) sink->flush(sink);
-    cd_pair *out = sink->buf + sink->count;
-    for (; hits; hits &= hits - 1) *out++ = (cd_pair){a->id, g->e.id[q + (uint32_t)__builtin_ctz(hits)]};
-    sink->count = (uint32_t)(out - sink->buf);
-}
-
 // Box a against slots [q, end) from block q on, while the blocks lie in its x window (sorted by
 // lo.x, a block whose last box starts beyond a's hi.x ends it); returns the boxes tested.
 static inline uint64_t test_blocks(const grid *g, const cd_row_probe *a, uint32_t q, uint32_t end, cd_pair_sink *sink)
@@ -230,7 +219,7 @@ static inline uint64_t test_blocks(const grid *g, const cd_row_probe *a, uint32_
     uint64_t tests = 0;
     for (;; q += GRID_LANES) {
         unsigned in = lanes_in(q, end), hits = cd_row_block_hits(&g->e, a, q) & in;
-        if (hits) emit(g, a, q, hits, sink);
+        if (hits) cd_row_emit(g->e.id, UINT32_MAX, a->id, q, hits, sink);
         if (in != (1u << GRID_LANES) - 1) return tests + (end - q);
         tests += GRID_LANES;
         if (q + GRID_LANES == end || g->e.lo[0][q + GRID_LANES - 1] > a->hi[0]) return tests;
@@ -268,20 +257,18 @@ static uint64_t sweep_row(const grid *g, size_t r, cd_pair_sink *sink)
         float from = cd_float_below((double)a.lo[0] - g->cell);
         for (int k = 0; k < nt; ++k) {
             uint32_t q = j[k], e = end[k];
-            if (q == e) continue;  // the whole row lies before p's window, and before every later one
-            unsigned before, in;
-            for (;;) {
-                in = lanes_in(q, e);
+            // Skip whole blocks before p's window (sparse rows), then the before-prefix of the
+            // block that reaches it. A row wholly before p's window is before every later one too.
+            unsigned before = 0;
+            while (q < e) {
+                unsigned in = lanes_in(q, e);
                 before = cd_row_block_before(&g->e, q, from) & in;
                 if (before != in) break;
-                q += (uint32_t)(e - q < GRID_LANES ? e - q : GRID_LANES);  // a whole block (sparse rows)
-                if (q == e) break;
+                q += e - q < GRID_LANES ? e - q : GRID_LANES;  // the whole block
             }
+            if (q < e) q += (uint32_t)__builtin_ctz(~before);
             j[k] = q;
-            if (q == e) continue;
-            q += (uint32_t)__builtin_ctz(~before);
-            j[k] = q;
-            tests += test_blocks(g, &a, q, e, sink);
+            if (q < e) tests += test_blocks(g, &a, q, e, sink);
         }
     }
     return tests;

@@ -53,7 +53,6 @@ enum {
 
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
-    double cell;
     float inv_cell;  // the row map works in float: any monotone map of the coordinates is exact here
     uint32_t dim[2];  // rows per axis (y, z)
     uint32_t n;       // objects the layout was made for (UINT32_MAX = none yet)
@@ -70,7 +69,6 @@ typedef struct grid_multi {
     uint32_t *old_id;             // last frame's slot ids: the order the scatter keeps
     float *col;                   // the allocation of e's six coordinate columns
     size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap;
-    size_t slots;      // slots in use (boxes in rows, and pads)
     uint32_t *big;     // big objects in id order
     size_t big_cap;
     uint32_t nbig;
@@ -131,7 +129,6 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
         if (d <= GM_MAX_DIM && d * d <= max_rows) break;
         cell *= 1.25;
     }
-    g->cell = cell;
     g->inv_cell = (float)(1.0 / cell);
     double d = fmax(1.0, ceil(side / cell));
     g->dim[0] = g->dim[1] = (uint32_t)d;
@@ -145,7 +142,6 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
                                  // and 4 pads per object) are 32-bit
     g->ordered = 0;
-    g->slots = 0;
     g->n = n;
     g->world = s->world;
 }
@@ -313,7 +309,6 @@ static void place(grid_multi *g, int nt)
         }
     }
     g->start[R] = at;
-    g->slots = at;
     uint32_t nbig = 0;
     for (int t = 0; t < nt; ++t) {
         uint32_t *c = &g->hist[t * stride + 2 * span_rows], v = *c;
@@ -325,8 +320,7 @@ static void place(grid_multi *g, int nt)
     g->boxes_in_rows = boxes;
     reserve_slack((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * (size_t)at);
     reserve_slack((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, at);
-    size_t stride_c = g->col_cap / 6;
-    for (int k = 0; k < 3; ++k) g->e.lo[k] = g->col + k * stride_c, g->e.hi[k] = g->col + (3 + k) * stride_c;
+    cd_row_cols_in(&g->e, g->col, g->col_cap / 6);
     cd_buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
 }
 
@@ -413,15 +407,6 @@ static inline unsigned block_owned(const uint32_t *ids, uint32_t aflags, uint32_
 #endif
 }
 
-// Report (a, slot q + l) for each bit l of hits.
-static inline void emit(const uint32_t *ids, uint32_t aid, uint32_t q, unsigned hits, cd_pair_sink *sink)
-{
-    if (sink->capacity - sink->count < CD_ROW_LANES) sink->flush(sink);
-    cd_pair *out = sink->buf + sink->count;
-    for (; hits; hits &= hits - 1) *out++ = (cd_pair){aid, ids[q + (uint32_t)__builtin_ctz(hits)] & ID_MASK};
-    sink->count = (uint32_t)(out - sink->buf);
-}
-
 // Row r against itself: each box against the boxes after it while they start within its x range
 // (the pads, at lo.x = +inf, end every row).
 static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
@@ -437,7 +422,7 @@ static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
         uint32_t aid = a.id & ID_MASK, aflags = a.id & ~ID_MASK;
         for (uint32_t q = p + 1;; q += CD_ROW_LANES) {
             unsigned hits = cd_row_block_hits(&e, &a, q) & block_owned(e.id, aflags, q);
-            if (hits) emit(e.id, aid, q, hits, sink);
+            if (hits) cd_row_emit(e.id, ID_MASK, aid, q, hits, sink);
             ++blocks;
             if (!(lox[q + CD_ROW_LANES - 1] <= a.hi[0])) break;
         }

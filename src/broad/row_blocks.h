@@ -75,6 +75,24 @@ static inline unsigned cd_row_block_before(const cd_row_cols *c, uint32_t q, flo
 #endif
 }
 
+/// Point c's six coordinate columns into col, stride floats apart (lo x, y, z, then hi x, y, z).
+static inline void cd_row_cols_in(cd_row_cols *c, float *col, size_t stride)
+{
+    for (int k = 0; k < 3; ++k) c->lo[k] = col + k * stride, c->hi[k] = col + (3 + k) * stride;
+}
+
+/// Report (aid, ids[q + l] & id_mask) for each bit l of hits, flushing the sink first when a
+/// block's worth of room is missing. Called only on a hit (about one block in eight or fewer):
+/// the branch around it is predicted where a branch-free store of every lane was not.
+static inline void cd_row_emit(const uint32_t *ids, uint32_t id_mask, uint32_t aid, uint32_t q, unsigned hits,
+                               cd_pair_sink *sink)
+{
+    if (sink->capacity - sink->count < CD_ROW_LANES) sink->flush(sink);
+    cd_pair *out = sink->buf + sink->count;
+    for (; hits; hits &= hits - 1) *out++ = (cd_pair){aid, ids[q + (uint32_t)__builtin_ctz(hits)] & id_mask};
+    sink->count = (uint32_t)(out - sink->buf);
+}
+
 /// Slot k as a record, and back.
 static inline cd_fbox cd_row_get(const cd_row_cols *c, size_t k)
 {
