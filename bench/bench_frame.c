@@ -15,17 +15,23 @@
 // Median through the harness's one statistics routine.
 static double median(const double *v, int n) { return cd_stats_compute(v, (size_t)n).median; }
 
+// The next item of the comma-separated list at *p (its start; its length in *len), moving *p past
+// it; NULL at the end.
+static const char *next_item(const char **p, size_t *len)
+{
+    if (!*p || !**p) return NULL;
+    const char *s = *p, *e = strchr(s, ',');
+    *len = e ? (size_t)(e - s) : strlen(s);
+    *p = e ? e + 1 : s + *len;
+    return s;
+}
+
 static int listed(const char *list, const char *name)
 {
     if (!list) return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == len && strncmp(p, name, l) == 0) return 1;
-        if (!e) break;
-        p = e + 1;
-    }
+    size_t len = strlen(name), l;
+    for (const char *s; (s = next_item(&list, &l));)
+        if (l == len && strncmp(s, name, l) == 0) return 1;
     return 0;
 }
 
@@ -100,16 +106,14 @@ int main(int argc, char **argv)
         }
     }
     // Every name in -m must be a registered method (a typo would otherwise print nothing).
-    for (const char *p = methods; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
+    size_t l;
+    for (const char *p = methods, *s; (s = next_item(&p, &l));) {
         char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), p);
+        snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), s);
         if (!cd_broad_find(name)) {
             fprintf(stderr, "bench_frame: unknown method '%s' (see `cdlab methods`)\n", name);
             return 2;
         }
-        p = e ? e + 1 : p + l;
     }
     if (frames < 1) frames = 1;
     printf("%-16s %8s %9s %9s %9s %9s %9s %8s %10s %10s %8s %8s %8s\n", "method", "cubes", "frame_ms", "cpu_ms", "motion_ms",
