@@ -86,9 +86,10 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
 // cd_obb_corners rounds them (as in cd_obb_aabb). c ± r is rounded to nearest once more; the
 // float strictly below (above) that double is at least a double ulp away from it, which covers
 // that last rounding, so the float box contains the double box exactly.
-// Also built for AVX2 (picked at load time when the CPU has it): twice the lanes, same results,
-// since -ffp-contract=off keeps FMA out of both.
-#define CD_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+// Also built for AVX2 and AVX-512 (picked at load time by what the CPU has): two and four times the
+// lanes, same results, since -ffp-contract=off keeps FMA out of every build. At 100 000 cubes the
+// AVX-512 clone took the motion step from 1.7–2.0 to 1.3–1.6 ms (interleaved runs).
+#define CD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 CD_VECTOR_CLONES static void bounds_range(cd_scene *restrict s, uint32_t first, uint32_t end)
 {
