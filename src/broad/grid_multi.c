@@ -23,9 +23,18 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GM_WIDE 1  // sweep_row_wide is built (and used where the CPU has AVX-512)
+#else
+#define GM_WIDE 0
+#endif
 
 enum {
-    GM_PAD = CD_ROW_LANES,
+    GM_WIDE_LANES = 8,       // boxes per block of sweep_row_wide
+    GM_PAD = GM_WIDE_LANES,  // pads after a row: enough for either sweep's blocks
     GM_MIN_ROWS = 1024,
     GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
     GM_PARALLEL_MIN = 20000,
@@ -59,6 +68,7 @@ typedef struct grid_multi {
     double world;
     size_t nrows;
     int threads;
+    int wide;                     // sweep_row_wide (gm_use_wide), else sweep_row
     int ordered;                  // old_* hold last frame's rows of the same objects
     uint32_t *start, *old_start;  // nrows + 1 slot offsets: a row's boxes, then GM_PAD pads if any
     uint32_t *kept_len;           // per row: boxes kept from last frame (the rest are new to it)
@@ -78,6 +88,20 @@ typedef struct grid_multi {
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
 
+// 1 when this CPU runs sweep_row_wide and CDLAB_NO_AVX512 is unset or empty (tests set it to run
+// the portable sweep on the same machine and compare).
+static int gm_use_wide(void)
+{
+#if GM_WIDE
+    const char *off = getenv("CDLAB_NO_AVX512");
+    if (off && *off) return 0;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+#else
+    return 0;
+#endif
+}
+
 static void *gm_create(const cd_broad_params *p, const cd_scene *s)
 {
     (void)s;
@@ -85,6 +109,7 @@ static void *gm_create(const cd_broad_params *p, const cd_scene *s)
     g->cell_param = p->cell_size;
     g->threads = p->threads > GM_MAX_THREADS ? GM_MAX_THREADS : p->threads;
     g->n = UINT32_MAX;
+    g->wide = gm_use_wide();
     return g;
 }
 
@@ -430,6 +455,54 @@ static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
     return blocks * CD_ROW_LANES;
 }
 
+#if GM_WIDE
+// sweep_row for CPUs with AVX-512: blocks of GM_WIDE_LANES boxes (a window of up to seven boxes is
+// one block) and branch-free emission (every block stores its eight (a, b) pairs, compressed to
+// its owned hits, and moves the end by their number). The portable sweep's two branches, "any
+// hit?" and "window longer than the block?", are the ones random rows mispredict. Same pairs in
+// the same order (lanes keep their order in the compress). At 100 000 cubes, interleaved: broad
+// 4.5–6.3 → 4.1–5.0 ms (four lanes with compress alone: 4.3–5.9 → 3.6–4.5 in a quieter hour).
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_row_wide(const grid_multi *g, size_t r,
+                                                                                        cd_pair_sink *sink)
+{
+    uint32_t a0 = g->start[r], a1 = a0 + row_len(g->start, r);
+    const cd_row_cols e = g->e;  // local: the pair stores could alias g's fields
+    const uint32_t *ids = e.id;
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    cd_pair *out = sink->buf + sink->count;
+    uint64_t blocks = 0;
+    for (uint32_t p = a0; p + 1 < a1; ++p) {
+        __m256 lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
+        float reach = e.hi[0][p];
+        __m256i aflags = _mm256_set1_epi32((int)(ids[p] & ~ID_MASK));
+        __m512i a_half = _mm512_set1_epi64(ids[p] & ID_MASK);  // (a, 0): a pair's first field
+        for (uint32_t q = p + 1;; q += GM_WIDE_LANES) {
+            __m256 m = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+            for (int k = 0; k < 3; ++k)
+                m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e.lo[k] + q), hi[k], _CMP_LE_OQ),
+                                                   _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e.hi[k] + q), _CMP_LE_OQ)));
+            __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
+            __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
+            unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+            if ((size_t)(sink->buf + sink->capacity - out) < GM_WIDE_LANES) {
+                sink->count = (uint32_t)(out - sink->buf);
+                sink->flush(sink);
+                out = sink->buf + sink->count;
+            }
+            __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
+            _mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
+            out += __builtin_popcount(hits);
+            ++blocks;
+            if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
+        }
+    }
+    sink->count = (uint32_t)(out - sink->buf);
+    return blocks * GM_WIDE_LANES;
+}
+#endif
+
+
 // Part `part` of `parts`: a contiguous range of rows, and every parts-th big box against every
 // small box and every big box after it (by id).
 static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
@@ -439,7 +512,7 @@ static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uin
     size_t r0 = g->nrows * part / parts, r1 = g->nrows * (part + 1) / parts;
     uint64_t tests = 0;
     for (size_t r = r0; r < r1; ++r)
-        if (g->start[r] < g->start[r + 1]) tests += sweep_row(g, r, sink);
+        if (g->start[r] < g->start[r + 1]) tests += g->wide ? sweep_row_wide(g, r, sink) : sweep_row(g, r, sink);
     for (uint32_t i = part; i < g->nbig; i += parts) {
         uint32_t p = g->big[i];
         for (uint32_t q = 0; q < s->count; ++q) {
