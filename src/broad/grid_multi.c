@@ -226,6 +226,20 @@ static inline uint32_t row_len(const uint32_t *start, size_t r)
     return d ? d - GM_PAD : 0;
 }
 
+// An object's rows went from old to sp (either may be SPAN_BIG): count it gone from the rows it
+// left and new to the rows it entered.
+static inline void count_moved(uint32_t dy, uint32_t old, uint32_t sp, uint32_t *gone, uint32_t *app)
+{
+    if (old != SPAN_BIG)
+        for (uint32_t z = span_z(old); z <= span_z(old) + (old >> 31); ++z)
+            for (uint32_t y = span_y(old); y <= span_y(old) + (old >> 30 & 1); ++y)
+                gone[(size_t)z * dy + y] += span_has(sp, y, z) ^ 1;
+    if (sp != SPAN_BIG)
+        for (uint32_t z = span_z(sp); z <= span_z(sp) + (sp >> 31); ++z)
+            for (uint32_t y = span_y(sp); y <= span_y(sp) + (sp >> 30 & 1); ++y)
+                app[(size_t)z * dy + y] += span_has(old, y, z) ^ 1;
+}
+
 // This thread's objects [i0, i1): their rows (span[]), and per row how many of them left it since
 // last frame (gone) and how many are new to it (app); bigs counts the big ones. Only the few
 // objects whose rows changed touch the counters: a row's kept boxes are last frame's minus the
@@ -244,17 +258,58 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
         span[id] = sp;
         *bigs += sp == SPAN_BIG;
         moved[id] = sp != old;
-        if (sp == old) continue;
-        if (old != SPAN_BIG)
-            for (uint32_t z = span_z(old); z <= span_z(old) + (old >> 31); ++z)
-                for (uint32_t y = span_y(old); y <= span_y(old) + (old >> 30 & 1); ++y)
-                    gone[(size_t)z * dy + y] += span_has(sp, y, z) ^ 1;
-        if (sp != SPAN_BIG)
-            for (uint32_t z = span_z(sp); z <= span_z(sp) + (sp >> 31); ++z)
-                for (uint32_t y = span_y(sp); y <= span_y(sp) + (sp >> 30 & 1); ++y)
-                    app[(size_t)z * dy + y] += span_has(old, y, z) ^ 1;
+        if (sp != old) count_moved(dy, old, sp, gone, app);
     }
 }
+
+#if GM_WIDE
+_Static_assert(sizeof(cd_boxf) == 6 * sizeof(float), "count_share_wide reads the boxes as six floats each");
+// count_share for CPUs with AVX-512: the rows of sixteen objects at once (the same float operations
+// as span_of, lane by lane, so the same spans); the counters of the few objects whose rows
+// changed are then updated one by one, as in count_share. At 100 000 cubes, interleaved: broad
+// 3.12–3.48 → 2.74–2.79 ms.
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_wide(grid_multi *g, const cd_scene *s,
+                                                                                     uint32_t i0, uint32_t i1,
+                                                                                     uint32_t *gone, uint32_t *app,
+                                                                                     uint32_t *bigs)
+{
+    uint32_t dy = g->dim[0];
+    const float *box = (const float *)(const void *)s->box;  // six floats per box: lo x y z, hi x y z
+    uint32_t *span = g->span;
+    uint8_t *moved = g->moved;
+    const uint32_t *old_span = g->old_span;
+    const __m512 inv = _mm512_set1_ps(g->inv_cell), zero = _mm512_setzero_ps(),
+                 top = _mm512_set1_ps((float)(g->dim[0] - 1));
+    const __m512i six = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                           _mm512_set1_epi32(6));
+    const __m512i one = _mm512_set1_epi32(1), big = _mm512_set1_epi32((int)SPAN_BIG);
+    uint32_t id = i0;
+    for (; id + 16 <= i1; id += 16) {
+        const float *b = box + (size_t)id * 6;
+        __m512i r[4];  // rows of lo.y, lo.z, hi.y, hi.z
+        static const int offset[4] = {1, 2, 4, 5};
+        for (int k = 0; k < 4; ++k) {
+            __m512 v = _mm512_i32gather_ps(six, b + offset[k], 4);
+            r[k] = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, inv), zero), top));
+        }
+        __m512i ey = _mm512_sub_epi32(r[2], r[0]), ez = _mm512_sub_epi32(r[3], r[1]);
+        __mmask16 is_big = _mm512_cmpgt_epu32_mask(ey, one) | _mm512_cmpgt_epu32_mask(ez, one);
+        __m512i sp = _mm512_or_si512(_mm512_or_si512(r[0], _mm512_slli_epi32(r[1], 15)),
+                                     _mm512_or_si512(_mm512_slli_epi32(ey, 30), _mm512_slli_epi32(ez, 31)));
+        sp = _mm512_mask_blend_epi32(is_big, sp, big);
+        __m512i old = g->ordered ? _mm512_loadu_si512((const void *)(old_span + id)) : big;
+        _mm512_storeu_si512((void *)(span + id), sp);
+        __mmask16 changed = _mm512_cmpneq_epu32_mask(sp, old);
+        _mm_storeu_si128((__m128i *)(void *)(moved + id), _mm512_cvtepi32_epi8(_mm512_maskz_mov_epi32(changed, one)));
+        *bigs += (uint32_t)__builtin_popcount(is_big);
+        for (unsigned c = changed; c; c &= c - 1) {
+            uint32_t i = id + (uint32_t)__builtin_ctz(c);
+            count_moved(dy, g->ordered ? old_span[i] : SPAN_BIG, span[i], gone, app);
+        }
+    }
+    if (id < i1) count_share(g, s, id, i1, gone, app, bigs);
+}
+#endif
 
 // Place the boxes that stay in last frame's rows [r0, r1), in each row's old order. A row's kept
 // boxes all come from that row, so one thread writes them from start[r] on.
@@ -389,7 +444,12 @@ static void gm_update(void *self, const cd_scene *s)
         uint32_t i0 = (uint32_t)((uint64_t)n * t / nt), i1 = (uint32_t)((uint64_t)n * (t + 1) / nt);
         uint32_t *gone = g->hist + t * stride, *app = gone + span_rows, *bigs = app + span_rows;
         memset(gone, 0, stride * sizeof *gone);
-        count_share(g, s, i0, i1, gone, app, bigs);
+#if GM_WIDE
+        if (g->wide)
+            count_share_wide(g, s, i0, i1, gone, app, bigs);
+        else
+#endif
+            count_share(g, s, i0, i1, gone, app, bigs);
 #pragma omp barrier
 #pragma omp single
         {
