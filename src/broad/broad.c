@@ -44,15 +44,16 @@ typedef struct narrow_ctx {
 } narrow_ctx;
 
 // Four cube pairs in the lanes of one vector of doubles: GCC's generic vectors, so the AVX2
-// clone runs each operation once for the four and the default build as two SSE2 halves. Every
+// build (cube_sat4_avx2, picked at run time) runs each operation once for the four and the
+// baseline build as two SSE2 halves. Every
 // lane evaluates cd_scene_axes_of's and cd_obb_obb_overlap_axis's expressions in their order
 // (-ffp-contract=off keeps FMA out of both builds), so each answer has the scalar test's bits;
 // tests/test_broad.c checks that lane by lane.
 typedef double lanes4 __attribute__((vector_size(32)));
 typedef int64_t mask4 __attribute__((vector_size(32)));
 
-// Macros, not functions: a function taking or returning a 32-byte vector outside the AVX2 clone
-// would change the ABI.
+// Macros, not functions: a function taking or returning a 32-byte vector outside the AVX2 build
+// would change the ABI (obb4_axes takes them but is always inlined).
 #define ABS4(x) ((lanes4)((mask4)(x) & ~(mask4)(lanes4){-0.0, -0.0, -0.0, -0.0}))
 #define ALL4(m) (((m)[0] & (m)[1] & (m)[2] & (m)[3]) != 0)
 
@@ -61,12 +62,9 @@ typedef struct obb4 {
     lanes4 c[3], ax[3][3], e[3];
 } obb4;
 
-static inline void obb4_of(const cd_posef *const p[4], obb4 *o)
+// The axes of four cubes from their quaternions (w, x, y, z), as cd_scene_axes_of computes them.
+__attribute__((always_inline)) static inline void obb4_axes(obb4 *o, lanes4 w, lanes4 x, lanes4 y, lanes4 z)
 {
-#define CD_LANES(f) ((lanes4){p[0]->f, p[1]->f, p[2]->f, p[3]->f})
-    for (int k = 0; k < 3; ++k) o->c[k] = CD_LANES(c[k]), o->e[k] = CD_LANES(h[k]);
-    lanes4 w = CD_LANES(q[0]), x = CD_LANES(q[1]), y = CD_LANES(q[2]), z = CD_LANES(q[3]);
-#undef CD_LANES
     lanes4 s = 2.0 / (w * w + x * x + y * y + z * z);
     lanes4 xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
     lanes4 wx = s * w * x, wy = s * w * y, wz = s * w * z;
@@ -76,14 +74,53 @@ static inline void obb4_of(const cd_posef *const p[4], obb4 *o)
     o->ax[2][0] = xz + wy, o->ax[2][1] = yz - wx, o->ax[2][2] = one - (xx + yy);
 }
 
-// Bit k set when cubes pa[k] and pb[k] overlap (cd_obb_obb_overlap of their cd_scene_obb).
-// Inlined into the AVX2-cloned cube_sat4 and into cube_sat4_baseline, the same code for any CPU.
-__attribute__((always_inline)) static inline unsigned sat4_body(const cd_posef *const pa[4],
-                                                                const cd_posef *const pb[4])
+__attribute__((always_inline)) static inline void obb4_of(const cd_posef *const p[4], obb4 *o)
 {
-    obb4 a, b;
-    obb4_of(pa, &a);
-    obb4_of(pb, &b);
+#define CD_LANES(f) ((lanes4){p[0]->f, p[1]->f, p[2]->f, p[3]->f})
+    for (int k = 0; k < 3; ++k) o->c[k] = CD_LANES(c[k]), o->e[k] = CD_LANES(h[k]);
+    obb4_axes(o, CD_LANES(q[0]), CD_LANES(q[1]), CD_LANES(q[2]), CD_LANES(q[3]));
+#undef CD_LANES
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SAT4_AVX2 1
+// obb4_of for AVX2: each record's first eight floats (c, q, h[0]) in one load, the four records
+// transposed by eight shuffles, and h[1], h[2] by two; the same floats, so the same lanes. At
+// 100 000 cubes, interleaved (10 rounds): narrow 1.74 → 1.64 ms fastest, 2.12 → 1.98 median.
+__attribute__((always_inline, target("avx2"))) static inline void obb4_of_avx2(const cd_posef *const p[4], obb4 *o)
+{
+    __m256 r0 = _mm256_loadu_ps(&p[0]->c[0]), r1 = _mm256_loadu_ps(&p[1]->c[0]);
+    __m256 r2 = _mm256_loadu_ps(&p[2]->c[0]), r3 = _mm256_loadu_ps(&p[3]->c[0]);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 f04 = _mm256_shuffle_ps(t0, t2, 0x44), f15 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 f26 = _mm256_shuffle_ps(t1, t3, 0x44), f37 = _mm256_shuffle_ps(t1, t3, 0xEE);
+#define LO4(v) ((lanes4)_mm256_cvtps_pd(_mm256_castps256_ps128(v)))
+#define HI4(v) ((lanes4)_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)))
+    o->c[0] = LO4(f04), o->c[1] = LO4(f15), o->c[2] = LO4(f26), o->e[0] = HI4(f37);
+    lanes4 w = LO4(f37), x = HI4(f04), y = HI4(f15), z = HI4(f26);
+#undef LO4
+#undef HI4
+    // h[1], h[2] of each record as one 64-bit load, then (h1 of 4 | h2 of 4)
+    __m128 a = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&p[0]->h[1]));
+    __m128 b = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&p[1]->h[1]));
+    __m128 c = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&p[2]->h[1]));
+    __m128 d = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&p[3]->h[1]));
+    __m128 ab = _mm_unpacklo_ps(a, b), cd = _mm_unpacklo_ps(c, d);  // (h1a, h1b, h2a, h2b), ...
+    o->e[1] = (lanes4)_mm256_cvtps_pd(_mm_movelh_ps(ab, cd));
+    o->e[2] = (lanes4)_mm256_cvtps_pd(_mm_movehl_ps(cd, ab));
+    obb4_axes(o, w, x, y, z);
+}
+#else
+#define SAT4_AVX2 0
+#endif
+
+// Bit k set when cubes pa[k] and pb[k] overlap (cd_obb_obb_overlap of their cd_scene_obb).
+// Inlined into cube_sat4_avx2 and cube_sat4_baseline, the same code for any CPU.
+__attribute__((always_inline)) static inline unsigned sat4_of(const obb4 *pa, const obb4 *pb)
+{
+    const obb4 a = *pa, b = *pb;
     const lanes4 eps = {CD_SAT_EPSILON, CD_SAT_EPSILON, CD_SAT_EPSILON, CD_SAT_EPSILON};
     lanes4 R[3][3], AR[3][3], t[3], d[3];
     for (int k = 0; k < 3; ++k) d[k] = b.c[k] - a.c[k];
@@ -118,15 +155,31 @@ __attribute__((always_inline)) static inline unsigned sat4_body(const cd_posef *
            (unsigned)(sep[3] == 0) << 3;
 }
 
-__attribute__((target_clones("avx2", "default"))) static unsigned cube_sat4(const cd_posef *const pa[4],
-                                                                            const cd_posef *const pb[4])
+#if SAT4_AVX2
+__attribute__((target("avx2"))) static unsigned cube_sat4_avx2(const cd_posef *const pa[4], const cd_posef *const pb[4])
 {
-    return sat4_body(pa, pb);
+    obb4 a, b;
+    obb4_of_avx2(pa, &a);
+    obb4_of_avx2(pb, &b);
+    return sat4_of(&a, &b);
 }
+#endif
 
 static unsigned cube_sat4_baseline(const cd_posef *const pa[4], const cd_posef *const pb[4])
 {
-    return sat4_body(pa, pb);
+    obb4 a, b;
+    obb4_of(pa, &a);
+    obb4_of(pb, &b);
+    return sat4_of(&a, &b);
+}
+
+// The AVX2 build where the CPU has it.
+static unsigned cube_sat4(const cd_posef *const pa[4], const cd_posef *const pb[4])
+{
+#if SAT4_AVX2
+    if (__builtin_cpu_supports("avx2")) return cube_sat4_avx2(pa, pb);
+#endif
+    return cube_sat4_baseline(pa, pb);
 }
 
 unsigned cd_cube_pairs_sat4(const cd_scene *s, const cd_pair pairs[4], int baseline)
