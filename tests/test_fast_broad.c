@@ -256,10 +256,11 @@ static void threads_give_identical_pairs_in_identical_order(void **state)
     threads_identical("grid_multi");
 }
 
-// grid_multi's AVX-512 sweep (eight-lane blocks, compressed stores) and its portable SSE2 sweep
-// (CDLAB_NO_AVX512=1) give the same pairs in the same order: the standard scene with boxes that
-// change rows, one crowded cell whose candidates overflow the pair buffer mid-row, and boxes
-// beyond the walls. On a CPU without AVX-512 both are the portable sweep (said in a comment).
+// grid_multi's AVX-512 paths (row sweep, rows of sixteen objects, gathered placement of kept
+// boxes) and its portable ones (CDLAB_NO_AVX512=1) give the same pairs in the same order: the
+// standard scene with boxes that change rows, one crowded cell whose candidates overflow the pair
+// buffer mid-row, and boxes beyond the walls. On a CPU without AVX-512 both are the portable
+// paths (said in a comment).
 static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames, int wide_cpu)
 {
     setenv("CDLAB_NO_AVX512", "1", 1);
@@ -286,7 +287,7 @@ static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames, in
     cd_pair_list_free(&b);
 }
 
-static void wide_and_portable_sweeps_agree(void **state)
+static void wide_and_portable_paths_agree(void **state)
 {
     (void)state;
     __builtin_cpu_init();
@@ -325,7 +326,7 @@ int main(void)
         cmocka_unit_test(big_boxes_and_far_outliers_match_naive),
         cmocka_unit_test(tiny_and_dense_scenes_match_naive),
         cmocka_unit_test(threads_give_identical_pairs_in_identical_order),
-        cmocka_unit_test(wide_and_portable_sweeps_agree),
+        cmocka_unit_test(wide_and_portable_paths_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@
 enum {
     GM_WIDE_LANES = 8,       // boxes per block of sweep_row_wide
     GM_PAD = GM_WIDE_LANES,  // pads after a row: enough for either sweep's blocks
+    GM_MOVED_PAD = 3,        // bytes after moved[]: place_kept_wide reads four bytes per object
     GM_MIN_ROWS = 1024,
     GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
     GM_PARALLEL_MIN = 20000,
@@ -163,7 +164,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     cd_buf_reserve((void **)&g->kept_len, sizeof *g->kept_len, &g->kept_cap, g->nrows);
     cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
     cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
-    cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, n);
+    cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, (size_t)n + GM_MOVED_PAD);
     CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
                                  // and 4 pads per object) are 32-bit
     g->ordered = 0;
@@ -313,33 +314,86 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
 
 // Place the boxes that stay in last frame's rows [r0, r1), in each row's old order. A row's kept
 // boxes all come from that row, so one thread writes them from start[r] on.
+// The columns and inputs place_kept reads, as locals: the stores into the columns could otherwise
+// alias g's fields, which the loop would then reload on every slot.
+typedef struct kept_view {
+    cd_row_cols e;
+    const uint32_t *old_id, *span;
+    const uint8_t *moved;
+    const cd_boxf *box;
+    uint32_t ahead_end;  // prefetch through row ends (pads hold object 0's id)
+} kept_view;
+
+// Last frame's slots [k, k1) of row (ry, rz), kept ones written from slot at on; returns the next
+// free slot.
+static inline uint32_t keep_slots(const kept_view *w, uint32_t ry, uint32_t rz, uint32_t k, uint32_t k1, uint32_t at)
+{
+    for (; k < k1; ++k) {
+        if (k + GM_PREFETCH < w->ahead_end) __builtin_prefetch(&w->box[w->old_id[k + GM_PREFETCH] & ID_MASK]);
+        uint32_t v = w->old_id[k], id = v & ID_MASK;
+        if (w->moved[id]) {  // rare: then its rows and flags come from its new span
+            uint32_t sp = w->span[id];
+            if (!span_has(sp, ry, rz)) continue;
+            v = slot_id(id, sp, ry, rz);
+        }
+        cd_fbox b = cd_fbox_from(&w->box[id], v);
+        cd_row_put(&w->e, at++, &b);
+    }
+    return at;
+}
+
+static kept_view kept_view_of(const grid_multi *g, const cd_scene *s, size_t r1)
+{
+    return (kept_view){g->e, g->old_id, g->span, g->moved, s->box, g->old_start[r1]};
+}
+
 static void place_kept(grid_multi *g, const cd_scene *s, size_t r0, size_t r1)
 {
     if (!g->ordered || r0 == r1) return;
     uint32_t dy = g->dim[0];
-    // Locals: the stores into the columns could otherwise alias g's fields, which the loop would
-    // then reload on every slot.
-    const cd_row_cols e = g->e;
-    const uint32_t *old_id = g->old_id, *span = g->span;
-    const uint8_t *moved = g->moved;
-    const cd_boxf *box = s->box;
-    uint32_t ahead_end = g->old_start[r1];  // prefetch through row ends (pads hold object 0's id)
+    const kept_view w = kept_view_of(g, s, r1);
     for (size_t r = r0; r < r1; ++r) {
-        uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k0 = g->old_start[r],
-                 k1 = k0 + row_len(g->old_start, r), at = g->start[r];
-        for (uint32_t k = k0; k < k1; ++k) {
-            if (k + GM_PREFETCH < ahead_end) __builtin_prefetch(&box[old_id[k + GM_PREFETCH] & ID_MASK]);
-            uint32_t v = old_id[k], id = v & ID_MASK;
-            if (moved[id]) {  // rare: then its rows and flags come from its new span
-                uint32_t sp = span[id];
-                if (!span_has(sp, ry, rz)) continue;
-                v = slot_id(id, sp, ry, rz);
-            }
-            cd_fbox b = cd_fbox_from(&box[id], v);
-            cd_row_put(&e, at++, &b);
-        }
+        uint32_t k0 = g->old_start[r];
+        keep_slots(&w, (uint32_t)(r % dy), (uint32_t)(r / dy), k0, k0 + row_len(g->old_start, r), g->start[r]);
     }
 }
+
+#if GM_WIDE
+// place_kept for CPUs with AVX-512: sixteen slots at a time, their boxes' six coordinates fetched
+// by six gathers straight into the columns, unless one of the sixteen objects changed rows (then
+// keep_slots does those sixteen one by one).
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_wide(grid_multi *g, const cd_scene *s,
+                                                                                    size_t r0, size_t r1)
+{
+    if (!g->ordered || r0 == r1) return;
+    uint32_t dy = g->dim[0];
+    const kept_view w = kept_view_of(g, s, r1);
+    const float *coord = (const float *)(const void *)w.box;
+    float *const col[6] = {w.e.lo[0], w.e.lo[1], w.e.lo[2], w.e.hi[0], w.e.hi[1], w.e.hi[2]};
+    const __m512i id_mask = _mm512_set1_epi32((int)ID_MASK), low_byte = _mm512_set1_epi32(0xFF),
+                  six = _mm512_set1_epi32(6);
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k = g->old_start[r],
+                 k1 = k + row_len(g->old_start, r), at = g->start[r];
+        for (; k + 16 <= k1; k += 16) {
+            for (uint32_t l = 0; l < 16; ++l)
+                if (k + l + GM_PREFETCH < w.ahead_end) __builtin_prefetch(&w.box[w.old_id[k + l + GM_PREFETCH] & ID_MASK]);
+            __m512i v = _mm512_loadu_si512((const void *)(w.old_id + k)), id = _mm512_and_si512(v, id_mask);
+            // moved[] has GM_MOVED_PAD bytes beyond the objects, so each lane may read four.
+            __m512i mv = _mm512_and_si512(_mm512_i32gather_epi32(id, (const void *)w.moved, 1), low_byte);
+            if (_mm512_test_epi32_mask(mv, mv)) {
+                at = keep_slots(&w, ry, rz, k, k + 16, at);
+                continue;
+            }
+            __m512i at6 = _mm512_mullo_epi32(id, six);
+            for (int c = 0; c < 6; ++c) _mm512_storeu_ps(col[c] + at, _mm512_i32gather_ps(at6, coord + c, 4));
+            _mm512_storeu_si512((void *)(w.e.id + at), v);
+            at += 16;
+        }
+        keep_slots(&w, ry, rz, k, k1, at);
+    }
+}
+#endif
 
 // Place objects [i0, i1)'s rows that are new to them (app: this thread's next slot per row) and
 // the bigs (bigs: its next big index).
@@ -456,7 +510,12 @@ static void gm_update(void *self, const cd_scene *s)
             place(g, nt);
             split_rows(g, nt);
         }
-        place_kept(g, s, g->rsplit[t], g->rsplit[t + 1]);
+#if GM_WIDE
+        if (g->wide)
+            place_kept_wide(g, s, g->rsplit[t], g->rsplit[t + 1]);
+        else
+#endif
+            place_kept(g, s, g->rsplit[t], g->rsplit[t + 1]);
         place_new(g, s, i0, i1, app, bigs);
 #pragma omp barrier
 #pragma omp for schedule(static)
