@@ -146,17 +146,21 @@ static void frame_times_are_reported(void **state)
     cd_scene_destroy(s);
 }
 
-// cd_cube_pairs_sat4 (the frame's narrow step; both its builds) answers each lane as
+// cd_cube_pairs_sat (the frame's narrow step; every build this CPU runs) answers each lane as
 // cd_obb_obb_overlap does on cd_scene_obb: pairs of cubes at centre distances around contact (half
 // of them overlap), random rotations and sizes, plus axis-aligned cubes touching exactly face to
 // face and edge to edge (boundary cases where a rounding difference would show). Random poses
 // rarely sit within rounding of contact, so this catches wrong expressions, not reassociations.
-static void sat4_lanes_match_scalar_test(void **state)
+static void sat_lanes_match_scalar_test(void **state)
 {
     (void)state;
     enum { PAIRS = 4096, ROUNDS = 100 };  // 409 600 pairs
     cd_rng r = cd_rng_make(77, CD_STREAM_TEST + 5);
     uint64_t agree = 0, hits = 0;
+    // Every build this CPU runs (the frame's, AVX-512's eight lanes, AVX2's four, the baseline's).
+    static const cd_sat_build builds[4] = {CD_SAT_FRAME, CD_SAT_AVX512, CD_SAT_AVX2, CD_SAT_BASELINE};
+    print_message("# sat builds here: AVX-512 %s, AVX2 %s, baseline yes\n", cd_cube_sat_runs(CD_SAT_AVX512) ? "yes" : "no",
+                  cd_cube_sat_runs(CD_SAT_AVX2) ? "yes" : "no");
     for (int round = 0; round < ROUNDS; ++round) {
         cd_scene *s = cd_scene_create_empty(2 * PAIRS, 100.0);
         for (uint32_t k = 0; k < PAIRS; ++k) {
@@ -175,24 +179,27 @@ static void sat4_lanes_match_scalar_test(void **state)
             cd_scene_set_pose(s, 2 * k + 1, cd_v3_add(c, cd_v3_scale(dir, dist)), qb, cd_v3(hb, hb, hb));
         }
         cd_scene_refresh(s);
-        for (uint32_t k = 0; k < PAIRS; k += 4) {
-            cd_pair g[4];
-            for (int l = 0; l < 4; ++l) {
+        for (uint32_t k = 0; k < PAIRS; k += 8) {
+            cd_pair g[8];
+            for (int l = 0; l < 8; ++l) {
                 uint32_t m = k + (uint32_t)l;
                 g[l] = (m & 1) ? (cd_pair){2 * m + 1, 2 * m} : (cd_pair){2 * m, 2 * m + 1};  // both orders
             }
-            // The frame's build and the build for CPUs without AVX2.
-            unsigned bits = cd_cube_pairs_sat4(s, g, 0), base = cd_cube_pairs_sat4(s, g, 1);
-            for (int l = 0; l < 4; ++l) {
+            unsigned bits[4] = {0};
+            for (int b = 0; b < 4; ++b)
+                if (cd_cube_sat_runs(builds[b])) bits[b] = cd_cube_pairs_sat(s, g, builds[b]);
+            for (int l = 0; l < 8; ++l) {
                 cd_obb a = cd_scene_obb(s, g[l].a), b = cd_scene_obb(s, g[l].b);
                 unsigned want = (unsigned)cd_obb_obb_overlap(&a, &b);
-                agree += (bits >> l & 1u) == want && (base >> l & 1u) == want;
+                int all = 1;
+                for (int bi = 0; bi < 4; ++bi) all &= !cd_cube_sat_runs(builds[bi]) || (bits[bi] >> l & 1u) == want;
+                agree += (unsigned)all;
                 hits += want;
             }
         }
         cd_scene_destroy(s);
     }
-    print_message("# sat4: %llu of %d pairs agree with the scalar test, %llu overlap\n", (unsigned long long)agree,
+    print_message("# sat lanes: %llu of %d pairs agree with the scalar test, %llu overlap\n", (unsigned long long)agree,
                   PAIRS * ROUNDS, (unsigned long long)hits);
     assert_true(agree == (uint64_t)PAIRS * ROUNDS);
     assert_true(hits > (uint64_t)PAIRS * ROUNDS / 4 && hits < (uint64_t)PAIRS * ROUNDS * 3 / 4);
@@ -206,7 +213,7 @@ int main(void)
         cmocka_unit_test(registry_lookup),
         cmocka_unit_test(touching_cubes_count_and_empty_scene),
         cmocka_unit_test(frame_times_are_reported),
-        cmocka_unit_test(sat4_lanes_match_scalar_test),
+        cmocka_unit_test(sat_lanes_match_scalar_test),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

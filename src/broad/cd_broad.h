@@ -112,11 +112,20 @@ typedef struct cd_broad_part {
 } cd_broad_part;
 
 /// A broad phase instance: method plus state.
+/// Builds of the frame's batched SAT: the same answers, bit for bit, on different instruction sets.
+typedef enum cd_sat_build {
+    CD_SAT_FRAME,     ///< whichever the frame uses in this process (the first below that runs)
+    CD_SAT_AVX512,    ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
+    CD_SAT_AVX2,      ///< four pairs per SAT in AVX2 registers
+    CD_SAT_BASELINE,  ///< four pairs per SAT as two SSE2 halves (any x86-64)
+} cd_sat_build;
+
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;
     cd_broad_params params;
     cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
+    cd_sat_build sat;      ///< the narrow step's SAT build, chosen at create
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
@@ -147,11 +156,12 @@ static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j
     return cd_obb_obb_overlap(&a, &b);
 }
 
-/// The separating-axis half of cd_cube_pair_overlap (no box gate) on the four pairs at once, as
-/// the frame's narrow step runs it: bit k set when the cubes of pairs[k] overlap. Each lane has the
-/// scalar test's bits (for tests and callers batching their own pairs). baseline = 1 runs the
-/// build for CPUs without AVX2 (which this CPU would otherwise never take), 0 the one the frame uses.
-unsigned cd_cube_pairs_sat4(const cd_scene *s, const cd_pair pairs[4], int baseline);
+/// 1 when this process can run SAT build `build` (CD_SAT_FRAME and CD_SAT_BASELINE always).
+int cd_cube_sat_runs(cd_sat_build build);
+/// The separating-axis half of cd_cube_pair_overlap (no box gate) on eight pairs, as the frame's
+/// narrow step runs it in build `build` (which must run here): bit k set when the cubes of pairs[k]
+/// overlap. Each lane has the scalar test's bits (for tests and callers batching their own pairs).
+unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build);
 
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
 /// pairs (a < b) are appended to out (cleared first); counters go to st (zeroed first); times to

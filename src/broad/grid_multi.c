@@ -23,7 +23,6 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -69,7 +68,7 @@ typedef struct grid_multi {
     double world;
     size_t nrows;
     int threads;
-    int wide;                     // sweep_row_wide (gm_use_wide), else sweep_row
+    int wide;                     // the *_wide functions (cd_cpu_avx512), else their portable twins
     int ordered;                  // old_* hold last frame's rows of the same objects
     uint32_t *start, *old_start;  // nrows + 1 slot offsets: a row's boxes, then GM_PAD pads if any
     uint32_t *kept_len;           // per row: boxes kept from last frame (the rest are new to it)
@@ -89,19 +88,6 @@ typedef struct grid_multi {
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
 
-// 1 when this CPU runs sweep_row_wide and CDLAB_NO_AVX512 is unset or empty (tests set it to run
-// the portable sweep on the same machine and compare).
-static int gm_use_wide(void)
-{
-#if GM_WIDE
-    const char *off = getenv("CDLAB_NO_AVX512");
-    if (off && *off) return 0;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-#else
-    return 0;
-#endif
-}
 
 static void *gm_create(const cd_broad_params *p, const cd_scene *s)
 {
@@ -110,7 +96,7 @@ static void *gm_create(const cd_broad_params *p, const cd_scene *s)
     g->cell_param = p->cell_size;
     g->threads = p->threads > GM_MAX_THREADS ? GM_MAX_THREADS : p->threads;
     g->n = UINT32_MAX;
-    g->wide = gm_use_wide();
+    g->wide = GM_WIDE && cd_cpu_avx512();
     return g;
 }
 

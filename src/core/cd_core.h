@@ -39,6 +39,11 @@ void cd_free(void *p);
 /// Grow *items (of element size elem) so it holds at least need elements; doubles capacity.
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need);
 
+/// 1 when cdlab's own AVX-512 paths run: the CPU has AVX-512 F and VL and the environment variable
+/// CDLAB_NO_AVX512 is unset or empty (set, it selects their portable twins, which give the same
+/// results, so both can be timed or compared on one machine).
+int cd_cpu_avx512(void);
+
 // ---------------------------------------------------------------------------------------------
 // vec3
 

@@ -39,6 +39,18 @@ void *cd_realloc(void *p, size_t bytes)
 
 void cd_free(void *p) { free(p); }
 
+int cd_cpu_avx512(void)
+{
+    const char *off = getenv("CDLAB_NO_AVX512");
+    if (off && *off) return 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+#else
+    return 0;
+#endif
+}
+
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need)
 {
     if (need <= *capacity) return;
