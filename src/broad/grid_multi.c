@@ -10,7 +10,7 @@
 //
 // Against grid (each box in one row, swept against its own row and four neighbour rows), no
 // window has to find its start in another row, which cost about 20 ns per box and neighbour row
-// at 100 000 cubes; the price is about 1.8 slots per box (cell = 2.5 × the largest extent).
+// at 100 000 cubes; the price is about 1.5 slots per box (cell = 3.5 × the largest extent).
 //
 // Rows keep last frame's order: a box that stays in a row keeps its place there (the scatter walks
 // last frame's rows in order), an insertion sort mends the few neighbours that swapped, and a box
@@ -43,10 +43,13 @@ enum {
 };
 
 // Cell side = GM_CELL_FACTOR × the small-box limit (the largest extent, at most 2× the mean). A
-// larger cell puts a box in fewer rows but makes windows longer; at 100 000 cubes, interleaved,
-// broad took 6.9–7.3 ms with 1.5, 6.5–6.8 with 2, 5.5–6.3 with 2.5 and 5.9–6.2 with 3 (1 000 and
-// 10 000 cubes: no difference). A unit cube is then in about 1.8 rows.
-#define GM_CELL_FACTOR 2.5
+// larger cell puts a box in fewer rows but makes windows longer. With four-lane blocks, at 100 000
+// cubes, interleaved, broad took 6.9–7.3 ms with 1.5, 6.5–6.8 with 2, 5.5–6.3 with 2.5 and 5.9–6.2
+// with 3. Eight-lane blocks (sweep_row_wide) make longer windows cheap: 3.26 / 2.98 / 2.87 / 2.87
+// ms (fastest of 10 rounds; medians 4.18 / 3.87 / 3.60 / 3.64) with 2.5 / 3 / 3.5 / 4, and at 10⁶
+// cubes 3.5 against 2.5 took broad 64–68 → 54–63 ms and the structure 75 → 65 bytes per object
+// (10 000 cubes: no difference beyond noise). A unit cube is then in about 1.5 rows.
+#define GM_CELL_FACTOR 3.5
 
 // A small box's rows: y0 | z0 << 15 | (reaches y0 + 1) << 30 | (reaches z0 + 1) << 31. SPAN_BIG
 // cannot be one (y0 + 1 would be row 32768).
