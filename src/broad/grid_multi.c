@@ -577,7 +577,8 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
     const cd_row_cols e = g->e;  // local: the pair stores could alias g's fields
     const uint32_t *ids = e.id;
     const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
-    cd_pair *out = sink->buf + sink->count;
+    // Locals: the pair stores could alias the sink's fields, which the loop would then reload.
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
     uint64_t blocks = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
         __m256 lo[3], hi[3];
@@ -593,7 +594,7 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
             __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
             __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
             unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
-            if ((size_t)(sink->buf + sink->capacity - out) < GM_WIDE_LANES) {
+            if (out > last) {  // fewer than a block's pairs of room left
                 sink->count = (uint32_t)(out - sink->buf);
                 sink->flush(sink);
                 out = sink->buf + sink->count;
