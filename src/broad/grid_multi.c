@@ -540,6 +540,17 @@ static inline unsigned block_owned(const uint32_t *ids, uint32_t aflags, uint32_
 #endif
 }
 
+// The boxes in p's x window (those after p that start by its hi.x, reach), counted once the sweep
+// stopped at the block at q of `lanes` boxes: the blocks before q lie wholly in the window, and the
+// window is a prefix of the last (rows are sorted by lo.x). The box tests a frame reports, the same
+// for either sweep, so software counters do not depend on the CPU.
+static inline uint64_t window_boxes(const float *lox, uint32_t p, uint32_t q, uint32_t lanes, float reach)
+{
+    uint32_t n = q - (p + 1);
+    for (uint32_t l = 0; l < lanes; ++l) n += lox[q + l] <= reach;
+    return n;
+}
+
 // Row r against itself: each box against the boxes after it while they start within its x range
 // (the pads, at lo.x = +inf, end every row).
 static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
@@ -549,18 +560,18 @@ static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
     // would then reload after every block.
     const cd_row_cols e = g->e;
     const float *lox = e.lo[0];
-    uint64_t blocks = 0;
+    uint64_t tests = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
         cd_row_probe a = cd_row_probe_of(&e, p);
-        uint32_t aid = a.id & ID_MASK, aflags = a.id & ~ID_MASK;
-        for (uint32_t q = p + 1;; q += CD_ROW_LANES) {
+        uint32_t aid = a.id & ID_MASK, aflags = a.id & ~ID_MASK, q = p + 1;
+        for (;; q += CD_ROW_LANES) {
             unsigned hits = cd_row_block_hits(&e, &a, q) & block_owned(e.id, aflags, q);
             if (hits) cd_row_emit(e.id, ID_MASK, aid, q, hits, sink);
-            ++blocks;
             if (!(lox[q + CD_ROW_LANES - 1] <= a.hi[0])) break;
         }
+        tests += window_boxes(lox, p, q, CD_ROW_LANES, a.hi[0]);
     }
-    return blocks * CD_ROW_LANES;
+    return tests;
 }
 
 #if GM_WIDE
@@ -579,14 +590,15 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
     const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
     // Locals: the pair stores could alias the sink's fields, which the loop would then reload.
     cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
-    uint64_t blocks = 0;
+    uint64_t tests = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
         float reach = e.hi[0][p];
         __m256i aflags = _mm256_set1_epi32((int)(ids[p] & ~ID_MASK));
         __m512i a_half = _mm512_set1_epi64(ids[p] & ID_MASK);  // (a, 0): a pair's first field
-        for (uint32_t q = p + 1;; q += GM_WIDE_LANES) {
+        uint32_t q = p + 1;
+        for (;; q += GM_WIDE_LANES) {
             __m256 m = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
             for (int k = 0; k < 3; ++k)
                 m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e.lo[k] + q), hi[k], _CMP_LE_OQ),
@@ -602,12 +614,12 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
             __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
             _mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
             out += __builtin_popcount(hits);
-            ++blocks;
             if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
         }
+        tests += window_boxes(e.lo[0], p, q, GM_WIDE_LANES, reach);
     }
     sink->count = (uint32_t)(out - sink->buf);
-    return blocks * GM_WIDE_LANES;
+    return tests;
 }
 #endif
 
