@@ -597,10 +597,13 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
         float reach = e.hi[0][p];
         __m256i aflags = _mm256_set1_epi32((int)(ids[p] & ~ID_MASK));
         __m512i a_half = _mm512_set1_epi64(ids[p] & ID_MASK);  // (a, 0): a pair's first field
-        uint32_t q = p + 1;
-        for (;; q += GM_WIDE_LANES) {
-            __m256 m = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-            for (int k = 0; k < 3; ++k)
+        for (uint32_t q = p + 1;; q += GM_WIDE_LANES) {
+            // Lanes in p's x window: a prefix of the block (rows are sorted by lo.x); summed over
+            // the blocks, the boxes in the window (window_boxes, without its loop).
+            __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e.lo[0] + q), hi[0], _CMP_LE_OQ);
+            tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
+            __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e.hi[0] + q), _CMP_LE_OQ));
+            for (int k = 1; k < 3; ++k)
                 m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e.lo[k] + q), hi[k], _CMP_LE_OQ),
                                                    _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e.hi[k] + q), _CMP_LE_OQ)));
             __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
@@ -616,7 +619,6 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
             out += __builtin_popcount(hits);
             if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
         }
-        tests += window_boxes(e.lo[0], p, q, GM_WIDE_LANES, reach);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
