@@ -47,9 +47,10 @@ typedef struct narrow_ctx {
     cd_sat_build sat;  // the SAT build (frame_sat_build)
 } narrow_ctx;
 
+enum { SAT_MAX_LANES = 8 };  // pairs per SAT in the widest build
 #define SAT_W 4
 #include "sat_lanes.h"
-#if defined(__x86_64__) && defined(__GNUC__)
+#if CD_X86_SIMD
 #define SAT_W 8
 #define SAT_TARGET "avx2,avx512f,avx512vl"
 #include "sat_lanes.h"
@@ -72,9 +73,9 @@ static unsigned cube_sat4_baseline(const cd_posef *const pa[4], const cd_posef *
     return sat4_of(&a, &b);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#define SAT_SIMD CD_X86_SIMD
+#if SAT_SIMD
 #include <immintrin.h>
-#define SAT_SIMD 1
 // Records r[0..7] (the first eight floats of each: c, q, h[0]) as eight vectors f[0..7], f[j]
 // holding field j of every record: the usual 8 × 8 transpose (24 shuffles).
 __attribute__((always_inline, target("avx2"))) static inline void transpose8(const __m256 r[8], __m256 f[8])
@@ -153,8 +154,6 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static unsigned cube_sat8_avx51
     obb8_of(pb, &b);
     return sat8_of(&a, &b);
 }
-#else
-#define SAT_SIMD 0
 #endif
 
 int cd_cube_sat_runs(cd_sat_build build)
@@ -195,7 +194,7 @@ static unsigned cube_sat(cd_sat_build b, const cd_posef *const pa[8], const cd_p
 unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build)
 {
     CD_ASSERT(cd_cube_sat_runs(build));
-    const cd_posef *pa[8], *pb[8];
+    const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
     for (int k = 0; k < 8; ++k) pa[k] = &s->pose[pairs[k].a], pb[k] = &s->pose[pairs[k].b];
     return cube_sat(build == CD_SAT_FRAME ? frame_sat_build() : build, pa, pb, 8);
 }
@@ -214,7 +213,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
 {
     const cd_scene *s = c->scene;
     cd_boxf aa[NARROW_BATCH], ab[NARROW_BATCH];
-    uint32_t keep[NARROW_BATCH + 7], nk = 0;
+    uint32_t keep[NARROW_BATCH + SAT_MAX_LANES - 1], nk = 0;
     // Most candidates pass the box test (the fast methods emit only overlapping boxes), so the
     // pose records are requested now, to arrive while the boxes are copied and tested.
     for (uint32_t k = 0; k < m; ++k) {
@@ -235,7 +234,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
         for (uint32_t k = 0; k < m; ++k)
             if (cd_boxf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     }
-    unsigned w = c->sat == CD_SAT_AVX512 ? 8 : 4;  // pairs per SAT
+    unsigned w = c->sat == CD_SAT_AVX512 ? SAT_MAX_LANES : 4;  // pairs per SAT
     for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
     // Every tested pair is stored and the end moves past the overlapping ones: about 4 in 10
     // candidates overlap, a branch per pair that no predictor learns.
@@ -243,7 +242,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
     if (out->capacity - out->count < nk) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + nk);
     cd_pair *end = out->items + out->count;
     for (uint32_t k = 0; k < nk; k += w) {
-        const cd_posef *pa[8], *pb[8];
+        const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
         for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
         unsigned hit = cube_sat(c->sat, pa, pb, w);
         for (uint32_t l = k; l < k + w && l < nk; ++l) {

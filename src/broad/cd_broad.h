@@ -111,7 +111,6 @@ typedef struct cd_broad_part {
     uint64_t narrow_ns;
 } cd_broad_part;
 
-/// A broad phase instance: method plus state.
 /// Builds of the frame's batched SAT: the same answers, bit for bit, on different instruction sets.
 typedef enum cd_sat_build {
     CD_SAT_FRAME,     ///< whichever the frame uses in this process (the first below that runs)
@@ -120,6 +119,7 @@ typedef enum cd_sat_build {
     CD_SAT_BASELINE,  ///< four pairs per SAT as two SSE2 halves (any x86-64)
 } cd_sat_build;
 
+/// A broad phase instance: method plus state.
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;

@@ -24,11 +24,9 @@
 #include <math.h>
 #include <omp.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#define GM_WIDE CD_X86_SIMD  // the *_wide functions are built (and used where the CPU has AVX-512)
+#if GM_WIDE
 #include <immintrin.h>
-#define GM_WIDE 1  // sweep_row_wide is built (and used where the CPU has AVX-512)
-#else
-#define GM_WIDE 0
 #endif
 
 enum {
@@ -90,7 +88,6 @@ typedef struct grid_multi {
     uint32_t rsplit[GM_MAX_THREADS + 1];  // last frame's rows per thread, balanced by slots
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
-
 
 static void *gm_create(const cd_broad_params *p, const cd_scene *s)
 {
@@ -580,8 +577,9 @@ static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
 // one block) and branch-free emission (every block stores its eight (a, b) pairs, compressed to
 // its owned hits, and moves the end by their number). The portable sweep's two branches, "any
 // hit?" and "window longer than the block?", are the ones random rows mispredict. Same pairs in
-// the same order (lanes keep their order in the compress). At 100 000 cubes, interleaved: broad
-// 4.5–6.3 → 4.1–5.0 ms (four lanes with compress alone: 4.3–5.9 → 3.6–4.5 in a quieter hour).
+// the same order (lanes keep their order in the compress). At 100 000 cubes, interleaved, against
+// the SSE2 sweep: broad 5.1–6.2 → 3.4–4.0 ms (four-lane blocks with the compress: 4.3–5.9 →
+// 3.6–4.5; eight lanes against those: 4.5–6.3 → 4.1–5.0, each pair measured in its own hour).
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_row_wide(const grid_multi *g, size_t r,
                                                                                         cd_pair_sink *sink)
 {
@@ -625,7 +623,6 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
     return tests;
 }
 #endif
-
 
 // Part `part` of `parts`: a contiguous range of rows, and every parts-th big box against every
 // small box and every big box after it (by id).

@@ -39,6 +39,13 @@ void cd_free(void *p);
 /// Grow *items (of element size elem) so it holds at least need elements; doubles capacity.
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need);
 
+/// 1 where cdlab's x86-64 SIMD paths (AVX2, AVX-512 intrinsics and target attributes) are built.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CD_X86_SIMD 1
+#else
+#define CD_X86_SIMD 0
+#endif
+
 /// 1 when cdlab's own AVX-512 paths run: the CPU has AVX-512 F and VL and the environment variable
 /// CDLAB_NO_AVX512 is unset or empty (set, it selects their portable twins, which give the same
 /// results, so both can be timed or compared on one machine).

@@ -43,7 +43,7 @@ int cd_cpu_avx512(void)
 {
     const char *off = getenv("CDLAB_NO_AVX512");
     if (off && *off) return 0;
-#if defined(__x86_64__) && defined(__GNUC__)
+#if CD_X86_SIMD
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
