@@ -179,6 +179,8 @@ static void test_config_errors(void **state)
     expect_config_error("[experiment]\nkind = fluid\n", "bad.ini:2:", "unknown kind 'fluid'");
     expect_config_error("[method]\nmethod = quadtree\n", "bad.ini:2:", "registered method");
     expect_config_error("[run]\npin = off\ncpu = 1\n", "bad.ini:3:", "contradicts pin = off");
+    expect_config_error("[experiment]\nkind = tritri\norder = rounds\n", "bad.ini:3:", "measures point by point");
+    expect_config_error("[experiment]\norder = random\n", "bad.ini:2:", "points");
     expect_config_error("[run]\npin = required\n[method]\nthreads = 2\n", "bad.ini:4:", "contradicts [run] pin");
     char long_cfg[400];
     snprintf(long_cfg, sizeof long_cfg, "[scene]\ncubes = 1%0250d\n", 0);
@@ -294,6 +296,101 @@ static void test_tiny_run(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+// Column k of the header row of t, or -1.
+static int column_of(const cd_csv_table *t, const char *name)
+{
+    for (size_t k = 0; k < t->rows[0].count; ++k)
+        if (strcmp(t->rows[0].fields[k], name) == 0) return (int)k;
+    return -1;
+}
+
+// One run of text in root/<name>/<id>; its summary.csv and frames.csv.
+static void run_tables(const char *text, const char *root, const char *id, cd_csv_table *summary, cd_csv_table *frames)
+{
+    cd_config c;
+    char err[512], dir[4600], path[4800];
+    assert_int_equal(cd_config_parse("order.ini", text, strlen(text), &c, err, sizeof err), 0);
+    cd_run_options o = {.output = root, .run_id = id, .quiet = 1};
+    assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
+    cd_config_free(&c);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    assert_int_equal(cd_csv_read(path, summary, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/frames.csv", dir);
+    assert_int_equal(cd_csv_read(path, frames, err, sizeof err), 0);
+}
+
+// order = rounds: repeat 0 of every point, then repeat 1, ...; a point with fewer repeats sits
+// out the later rounds; the summary rows come in point order and agree with order = points on
+// everything that does not depend on time.
+static void test_rounds_order(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cd_test_rounds_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *body = "warmup = 1\nframes = 2\nrepeats = 3, 1\n[method]\nmethod = grid_multi, naive\n"
+                       "[scene]\ncubes = 30, 300\n[run]\ncounters = NOT_A_REAL_EVENT\npin = off\ncpu = -1\n";
+    char rounds[600], points[600];
+    snprintf(rounds, sizeof rounds, "[experiment]\nname = o\norder = rounds\n%s", body);
+    snprintf(points, sizeof points, "[experiment]\nname = o\n%s", body);
+    cd_csv_table rs, rf, ps, pf;
+    run_tables(rounds, root, "rounds", &rs, &rf);
+    run_tables(points, root, "points", &ps, &pf);
+    // Points: repeats 3 × (grid_multi, naive) × (30, 300), then repeats 1 × the same four.
+    enum { POINTS = 8, FRAMES = 2 };
+    const int repeats[POINTS] = {3, 3, 3, 3, 1, 1, 1, 1};
+    size_t rows = 0;
+    for (int p = 0; p < POINTS; ++p) rows += (size_t)repeats[p] * FRAMES;
+    assert_int_equal(rf.count, 1 + rows);
+    assert_int_equal(pf.count, 1 + rows);
+    int point = column_of(&rf, "point"), repeat = column_of(&rf, "repeat"), frame = column_of(&rf, "frame");
+    assert_true(point >= 0 && repeat >= 0 && frame >= 0);
+    // The expected sequence of (point, repeat) in rounds order.
+    size_t row = 1;
+    for (int k = 0; k < 3; ++k)
+        for (int p = 0; p < POINTS; ++p) {
+            if (k >= repeats[p]) continue;
+            for (int f = 0; f < FRAMES; ++f, ++row) {
+                assert_int_equal(atoi(rf.rows[row].fields[point]), p);
+                assert_int_equal(atoi(rf.rows[row].fields[repeat]), k);
+                assert_int_equal(atoi(rf.rows[row].fields[frame]), f);
+            }
+        }
+    // Summary rows: same points, same repeats, same pair and candidate counts as order = points.
+    assert_int_equal(rs.count, 1 + POINTS);
+    assert_int_equal(ps.count, 1 + POINTS);
+    const char *same[] = {"point", "method", "cubes", "frames", "repeats", "pairs_mean", "candidates_mean",
+                          "bv_tests_mean", "narrow_tests_mean", "NOT_A_REAL_EVENT"};
+    for (size_t j = 0; j < sizeof same / sizeof same[0]; ++j) {
+        int col = column_of(&rs, same[j]);
+        assert_true(col >= 0);
+        assert_int_equal(col, column_of(&ps, same[j]));
+        for (size_t i = 1; i <= POINTS; ++i) assert_string_equal(rs.rows[i].fields[col], ps.rows[i].fields[col]);
+    }
+    int rep_col = column_of(&rs, "repeats"), rss_col = column_of(&rs, "peak_rss_bytes");
+    for (int p = 0; p < POINTS; ++p) {
+        assert_int_equal(atoi(rs.rows[p + 1].fields[rep_col]), repeats[p]);
+        assert_true(atoll(rs.rows[p + 1].fields[rss_col]) > 0);
+    }
+    cd_csv_table_free(&rs);
+    cd_csv_table_free(&rf);
+    cd_csv_table_free(&ps);
+    cd_csv_table_free(&pf);
+    // Over budget in round 1: that point runs one repeat, the series' larger count none.
+    run_tables("[experiment]\nname = b\norder = rounds\nwarmup = 0\nframes = 2\nrepeats = 3\n"
+               "[measure]\nbudget_ms = 1e-9\n[scene]\ncubes = 30, 300\n[run]\ncounters =\npin = off\ncpu = -1\n",
+               root, "budget", &rs, &rf);
+    rep_col = column_of(&rs, "repeats");
+    assert_int_equal(rs.count, 3);
+    assert_string_equal(rs.rows[1].fields[rep_col], "1");
+    assert_string_equal(rs.rows[2].fields[rep_col], "NA");
+    assert_int_equal(rf.count, 1 + 2);  // one repeat of two frames
+    cd_csv_table_free(&rs);
+    cd_csv_table_free(&rf);
+    char cmd[4900];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_config_and_plan),  cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_stats),            cmocka_unit_test(test_counters_na_path),
         cmocka_unit_test(test_pinning),          cmocka_unit_test(test_tiny_run),
+        cmocka_unit_test(test_rounds_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,6 +262,13 @@ typedef struct cd_kind {
     /// Measure one point: emit frame rows and exactly one summary row. 0, or -1 after
     /// cd_run_fail.
     int (*run_point)(cd_run *r, const cd_point *p);
+    /// Optional ([experiment] order = rounds): measure repeat `round` of point p, frame rows only,
+    /// keeping what the summary needs in *state (NULL before the point's first round). 0, or -1
+    /// after cd_run_fail.
+    int (*run_round)(cd_run *r, const cd_point *p, uint32_t round, void **state);
+    /// After p's last round (or a stop): its one summary row from the `rounds` it measured (none
+    /// when rounds = 0: its first round failed), then free state. 0, or -1 after cd_run_fail.
+    int (*finish_point)(cd_run *r, const cd_point *p, void *state, uint32_t rounds);
 } cd_kind;
 
 /// The registered kinds, in table order.

@@ -14,6 +14,7 @@
 #include <string.h>
 
 static const char *const pin_words[] = {"optional", "required", "off", NULL};
+static const char *const order_words[] = {"points", "rounds", NULL};
 
 static const char *check_kind(const char *w)
 {
@@ -38,6 +39,9 @@ static const cd_key_spec common_keys[] = {
     {"experiment", "frames", CD_KEY_INT, "100", 1, 1e7, NULL, NULL, 1, "measured frames per repeat"},
     {"experiment", "repeats", CD_KEY_INT, "3", 1, 1e5, NULL, NULL, 1,
      "repeats per point (each rebuilds the scene from the seed)"},
+    {"experiment", "order", CD_KEY_WORD, "points", 0, 0, order_words, NULL, 0,
+     "points: each point's repeats back to back; rounds: repeat 1 of every point, then repeat 2 of every point, "
+     "... (a slow spell of a shared machine then spreads over all points)"},
     {"run", "cpu", CD_KEY_INT, "0", -1, 65535, NULL, NULL, 0, "OS index of the PU to pin the runner to; -1: none"},
     {"run", "pin", CD_KEY_WORD, "optional", 0, 0, pin_words, NULL, 0,
      "optional (warn on failure), required (fail), off (no binding)"},
@@ -243,6 +247,13 @@ static int set_key(cd_config *c, cd_config_key *k, const char *text, int line, c
 // Checks that hold for every kind.
 static int validate_common(cd_config *c, char *err, size_t err_len)
 {
+    const cd_config_key *order = find_key(c, "experiment", "order");
+    if (strcmp(order->values[0].text, "rounds") == 0 && !c->kind->run_round) {
+        cd_config_error(c, order, err, err_len,
+                        "[experiment] order = rounds: kind %s measures point by point: expected order = points",
+                        c->kind->name);
+        return -1;
+    }
     const cd_config_key *pin = find_key(c, "run", "pin"), *cpu = find_key(c, "run", "cpu");
     int cpu_n = (int)cpu->values[0].num;
     if (strcmp(pin->values[0].text, "off") == 0 && cpu->line && cpu_n >= 0) {

@@ -164,11 +164,32 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
     };
 }
 
-void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
+// A point's samples over its repeats, kept between repeats so that they can run back to back
+// (cd_cubes_measure) or one per round ([experiment] order = rounds).
+typedef struct cubes_samples {
+    double *frame_ms, *fps, *motion, *broad, *narrow;  // frames × repeats, filled in repeat order
+    size_t count;                                       // frames measured so far
+    uint32_t repeats_done;
+    cd_cubes_result sums;  // the means' sums and the maxima, until cubes_samples_finish
+} cubes_samples;
+
+static void cubes_samples_init(cubes_samples *m, const cd_cubes_setup *s)
+{
+    size_t n = (size_t)s->frames * s->repeats;
+    *m = (cubes_samples){0};
+    m->frame_ms = cd_alloc(n * sizeof *m->frame_ms);
+    m->fps = cd_alloc(n * sizeof *m->fps);
+    m->motion = cd_alloc(n * sizeof *m->motion);
+    m->broad = cd_alloc(n * sizeof *m->broad);
+    m->narrow = cd_alloc(n * sizeof *m->narrow);
+}
+
+// Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
+// frames appended to m (frames.csv rows as they come).
+static void cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
 {
     // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
     uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
-    *res = (cd_cubes_result){0};
     cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
                           .speed = s->speed, .spin = s->spin, .seed = s->seed};
     cd_broad_params bp = cd_broad_params_default();
@@ -177,63 +198,66 @@ void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
     bp.update = strcmp(s->update, "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
     bp.cell_size = s->cell_size;
     bp.threads = s->threads;
-    size_t n = (size_t)s->frames * s->repeats;
-    double *frame_ms = cd_alloc(n * sizeof *frame_ms), *fps = cd_alloc(n * sizeof *fps);
-    double *motion = cd_alloc(n * sizeof *motion), *broad = cd_alloc(n * sizeof *broad);
-    double *narrow = cd_alloc(n * sizeof *narrow);
-    cd_pair_list pairs = {0};
-    size_t k = 0;
+    // Every repeat binds its workers: in rounds, the point before may have used other threads.
     if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));
-    for (uint32_t rep = 0; rep < s->repeats; ++rep) {
-        // Every repeat starts from the seeded scene, so repeats measure the same work.
-        cd_scene *scene = cd_scene_create(&sp);
-        cd_broad *b = cd_broad_create(s->method, &bp, scene);
-        CD_ASSERT(b);  // the config check accepted only registered methods
-        cd_broad_stats st;
-        cd_frame_times t;
-        for (uint32_t w = 0; w < s->warmup; ++w) {
-            cd_scene_step_threads(scene, s->threads);
-            cd_broad_frame(b, scene, &pairs, &st, &t);
-        }
-        for (uint32_t f = 0; f < s->frames; ++f, ++k) {
-            cd_run_counters_begin(r);
-            uint64_t t0 = clock_ns();
-            cd_scene_step_threads(scene, s->threads);
-            uint64_t t1 = clock_ns();
-            cd_broad_frame(b, scene, &pairs, &st, &t);
-            uint64_t t2 = clock_ns();
-            cd_run_counters_end(r);
-            motion[k] = (double)(t1 - t0) * 1e-6;
-            // The frame driver splits broad/narrow on the wall clock only.
-            broad[k] = s->cpu_clock ? NAN : t.broad_ms;
-            narrow[k] = s->cpu_clock ? NAN : t.narrow_ms;
-            frame_ms[k] = s->cpu_clock ? (double)(t2 - t0) * 1e-6 : motion[k] + broad[k] + narrow[k];
-            fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
-            res->bv_tests_mean += (double)st.bv_tests;
-            res->candidates_mean += (double)st.candidates;
-            res->narrow_tests_mean += (double)st.narrow_tests;
-            res->pairs_mean += (double)st.pairs;
-            res->nodes_mean += (double)st.nodes;
-            res->bytes_mean += (double)st.bytes;
-            if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
-            if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
-            cd_cell row[] = {
-                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->method), cd_cell_int(s->cubes),
-                cd_cell_int(s->depth), cd_cell_real(s->looseness), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]),
-                cd_cell_real(motion[k]), cd_cell_real(broad[k]), cd_cell_real(narrow[k]),  // NaN (cpu clock) → NA
-                cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
-                cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update),
-                cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
-                cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
-            };
-            _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
-                           "one cell per frame column");
-            cd_run_frame_row(r, row);
-        }
-        cd_broad_destroy(b);
-        cd_scene_destroy(scene);
+    cd_pair_list pairs = {0};
+    cd_scene *scene = cd_scene_create(&sp);
+    cd_broad *b = cd_broad_create(s->method, &bp, scene);
+    CD_ASSERT(b);  // the config check accepted only registered methods
+    cd_broad_stats st;
+    cd_frame_times t;
+    cd_cubes_result *res = &m->sums;
+    for (uint32_t w = 0; w < s->warmup; ++w) {
+        cd_scene_step_threads(scene, s->threads);
+        cd_broad_frame(b, scene, &pairs, &st, &t);
     }
+    for (uint32_t f = 0; f < s->frames; ++f) {
+        size_t k = m->count++;
+        cd_run_counters_begin(r);
+        uint64_t t0 = clock_ns();
+        cd_scene_step_threads(scene, s->threads);
+        uint64_t t1 = clock_ns();
+        cd_broad_frame(b, scene, &pairs, &st, &t);
+        uint64_t t2 = clock_ns();
+        cd_run_counters_end(r);
+        m->motion[k] = (double)(t1 - t0) * 1e-6;
+        // The frame driver splits broad/narrow on the wall clock only.
+        m->broad[k] = s->cpu_clock ? NAN : t.broad_ms;
+        m->narrow[k] = s->cpu_clock ? NAN : t.narrow_ms;
+        m->frame_ms[k] = s->cpu_clock ? (double)(t2 - t0) * 1e-6 : m->motion[k] + m->broad[k] + m->narrow[k];
+        m->fps[k] = m->frame_ms[k] > 0 ? 1000.0 / m->frame_ms[k] : NAN;
+        res->bv_tests_mean += (double)st.bv_tests;
+        res->candidates_mean += (double)st.candidates;
+        res->narrow_tests_mean += (double)st.narrow_tests;
+        res->pairs_mean += (double)st.pairs;
+        res->nodes_mean += (double)st.nodes;
+        res->bytes_mean += (double)st.bytes;
+        if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
+        if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
+        cd_cell row[] = {
+            cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->method), cd_cell_int(s->cubes),
+            cd_cell_int(s->depth), cd_cell_real(s->looseness), cd_cell_real(m->frame_ms[k]), cd_cell_real(m->fps[k]),
+            cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]), cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
+            cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
+            cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update),
+            cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
+            cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
+        };
+        _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
+                       "one cell per frame column");
+        cd_run_frame_row(r, row);
+    }
+    cd_broad_destroy(b);
+    cd_scene_destroy(scene);
     cd_pair_list_free(&pairs);
+    m->repeats_done++;
+}
+
+// The statistics of every frame measured so far; frees the samples.
+static void cubes_samples_finish(cubes_samples *m, const cd_cubes_setup *s, cd_cubes_result *res)
+{
+    size_t n = m->count;
+    *res = m->sums;
     double dn = n ? (double)n : 1.0;
     res->bv_tests_mean /= dn;
     res->candidates_mean /= dn;
@@ -241,20 +265,28 @@ void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
     res->pairs_mean /= dn;
     res->nodes_mean /= dn;
     res->bytes_mean /= dn;
-    res->frame_ms = cd_stats_compute(frame_ms, n);
-    res->fps = cd_stats_compute(fps, n);
-    res->motion_ms = cd_stats_compute(motion, n);
+    res->frame_ms = cd_stats_compute(m->frame_ms, n);
+    res->fps = cd_stats_compute(m->fps, n);
+    res->motion_ms = cd_stats_compute(m->motion, n);
     if (s->cpu_clock) {
         res->broad_ms.median = res->narrow_ms.median = NAN;
     } else {
-        res->broad_ms = cd_stats_compute(broad, n);
-        res->narrow_ms = cd_stats_compute(narrow, n);
+        res->broad_ms = cd_stats_compute(m->broad, n);
+        res->narrow_ms = cd_stats_compute(m->narrow, n);
     }
-    cd_free(frame_ms);
-    cd_free(fps);
-    cd_free(motion);
-    cd_free(broad);
-    cd_free(narrow);
+    cd_free(m->frame_ms);
+    cd_free(m->fps);
+    cd_free(m->motion);
+    cd_free(m->broad);
+    cd_free(m->narrow);
+}
+
+void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
+{
+    cubes_samples m;
+    cubes_samples_init(&m, s);
+    for (uint32_t rep = 0; rep < s->repeats; ++rep) cubes_measure_repeat(r, s, rep, &m);
+    cubes_samples_finish(&m, s, res);
 }
 
 // Series over budget in the current run: every key but cubes, and the cube count that broke it.
@@ -293,48 +325,127 @@ static void note_over_budget(const cd_cubes_setup *s, double frame_ms)
     over_budget.frame_ms[over_budget.count++] = frame_ms;
 }
 
-static int cubes_run_point(cd_run *r, const cd_point *p)
+static cd_cubes_setup cubes_point_setup(const cd_point *p)
 {
     cd_cubes_setup s = cd_cubes_setup_from_point(p);
     s.cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0;
+    return s;
+}
+
+// The over-budget entry that skips point p (a smaller cube count of its series took longer than
+// budget_ms), or -1.
+static int cubes_skip_reason(cd_run *r, const cd_point *p, const cd_cubes_setup *s)
+{
+    return cd_point_num(p, "measure", "budget_ms") > 0 ? over_budget_at(r, s) : -1;
+}
+
+static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, int over)
+{
+    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %u cubes, over budget_ms %g", p->index,
+                s->method, over_budget.frame_ms[over], over_budget.cubes[over], cd_point_num(p, "measure", "budget_ms"));
+    cd_cell row[sizeof summary_columns / sizeof summary_columns[0]];
+    for (size_t k = 0; k < sizeof row / sizeof row[0]; ++k) row[k] = cd_cell_na();
+    row[0] = cd_cell_text(s->method);
+    row[1] = cd_cell_int(s->cubes);
+    cd_run_summary_row(r, row);
+}
+
+// 1 when the median frame (over the frames measured so far) is over budget_ms; its series then
+// skips its larger cube counts.
+static int cubes_check_budget(const cd_point *p, const cd_cubes_setup *s, double frame_ms_median)
+{
     double budget = cd_point_num(p, "measure", "budget_ms");
-    int over = budget > 0 ? over_budget_at(r, &s) : -1;
-    cd_cubes_result m;
-    if (over >= 0) {
-        cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %u cubes, over budget_ms %g", p->index,
-                    s.method, over_budget.frame_ms[over], over_budget.cubes[over], budget);
-        cd_cell row[sizeof summary_columns / sizeof summary_columns[0]];
-        for (size_t k = 0; k < sizeof row / sizeof row[0]; ++k) row[k] = cd_cell_na();
-        row[0] = cd_cell_text(s.method);
-        row[1] = cd_cell_int(s.cubes);
-        cd_run_summary_row(r, row);
-        return 0;
-    }
-    cd_cubes_measure(r, &s, &m);
-    if (budget > 0 && m.frame_ms.median > budget) note_over_budget(&s, m.frame_ms.median);
-    if (m.frame_ms.cv > cd_run_cv_warn(r)) {
+    if (!(budget > 0 && frame_ms_median > budget)) return 0;
+    note_over_budget(s, frame_ms_median);
+    return 1;
+}
+
+// The summary row of a measured point (repeats: how many repeats it measured).
+static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, uint32_t repeats,
+                              const cd_cubes_result *m)
+{
+    if (m->frame_ms.cv > cd_run_cv_warn(r)) {
         char label[300];
         cd_point_label(p, label, sizeof label);
         cd_run_warn(r, "point %zu (%s): frame_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
-                    p->index, label[0] ? label : s.method, m.frame_ms.cv, cd_run_cv_warn(r));
+                    p->index, label[0] ? label : s->method, m->frame_ms.cv, cd_run_cv_warn(r));
     }
     cd_cell row[] = {
-        cd_cell_text(s.method), cd_cell_int(s.cubes), cd_cell_int(s.depth), cd_cell_real(s.looseness),
-        cd_cell_int(s.frames), cd_cell_int(s.repeats), cd_cell_real(m.frame_ms.median), cd_cell_real(m.frame_ms.p05),
-        cd_cell_real(m.frame_ms.p95), cd_cell_real(m.frame_ms.mad), cd_cell_real(m.frame_ms.cv),
-        cd_cell_real(m.fps.median), cd_cell_real(m.broad_ms.median), cd_cell_real(m.narrow_ms.median),
-        cd_cell_real(m.bv_tests_mean), cd_cell_real(m.narrow_tests_mean), cd_cell_real(m.pairs_mean),
-        cd_cell_real(m.fps.p05), cd_cell_real(m.fps.p95), cd_cell_real(m.frame_ms.mean),
-        cd_cell_real(m.motion_ms.median), cd_cell_real(m.broad_ms.p05), cd_cell_real(m.broad_ms.p95),
-        cd_cell_real(m.narrow_ms.p05), cd_cell_real(m.narrow_ms.p95), cd_cell_real(m.candidates_mean),
-        cd_cell_real(m.nodes_mean), cd_cell_real(m.bytes_mean), cd_cell_int((int64_t)m.max_per_node),
-        cd_cell_int((int64_t)m.depth_reached), cd_cell_text(s.update), cd_cell_real(s.cell_size),
-        cd_cell_int(s.threads), cd_cell_real(s.size), cd_cell_real(s.size_ratio), cd_cell_real(s.density),
-        cd_cell_real(s.speed), cd_cell_real(s.spin), cd_cell_int((int64_t)s.seed), cd_cell_int(s.warmup),
+        cd_cell_text(s->method), cd_cell_int(s->cubes), cd_cell_int(s->depth), cd_cell_real(s->looseness),
+        cd_cell_int(s->frames), cd_cell_int(repeats), cd_cell_real(m->frame_ms.median), cd_cell_real(m->frame_ms.p05),
+        cd_cell_real(m->frame_ms.p95), cd_cell_real(m->frame_ms.mad), cd_cell_real(m->frame_ms.cv),
+        cd_cell_real(m->fps.median), cd_cell_real(m->broad_ms.median), cd_cell_real(m->narrow_ms.median),
+        cd_cell_real(m->bv_tests_mean), cd_cell_real(m->narrow_tests_mean), cd_cell_real(m->pairs_mean),
+        cd_cell_real(m->fps.p05), cd_cell_real(m->fps.p95), cd_cell_real(m->frame_ms.mean),
+        cd_cell_real(m->motion_ms.median), cd_cell_real(m->broad_ms.p05), cd_cell_real(m->broad_ms.p95),
+        cd_cell_real(m->narrow_ms.p05), cd_cell_real(m->narrow_ms.p95), cd_cell_real(m->candidates_mean),
+        cd_cell_real(m->nodes_mean), cd_cell_real(m->bytes_mean), cd_cell_int((int64_t)m->max_per_node),
+        cd_cell_int((int64_t)m->depth_reached), cd_cell_text(s->update), cd_cell_real(s->cell_size),
+        cd_cell_int(s->threads), cd_cell_real(s->size), cd_cell_real(s->size_ratio), cd_cell_real(s->density),
+        cd_cell_real(s->speed), cd_cell_real(s->spin), cd_cell_int((int64_t)s->seed), cd_cell_int(s->warmup),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
                    "one cell per summary column");
     cd_run_summary_row(r, row);
+}
+
+static int cubes_run_point(cd_run *r, const cd_point *p)
+{
+    cd_cubes_setup s = cubes_point_setup(p);
+    int over = cubes_skip_reason(r, p, &s);
+    if (over >= 0) {
+        cubes_skipped_row(r, p, &s, over);
+        return 0;
+    }
+    cd_cubes_result m;
+    cd_cubes_measure(r, &s, &m);
+    cubes_check_budget(p, &s, m.frame_ms.median);
+    cubes_summary_row(r, p, &s, s.repeats, &m);
+    return 0;
+}
+
+// A point between rounds ([experiment] order = rounds).
+typedef struct cubes_point {
+    cd_cubes_setup setup;
+    int over;  // cubes_skip_reason at round 0: ≥ 0 skips every round
+    int slow;  // over budget_ms in round 0: no later rounds
+    cubes_samples samples;
+} cubes_point;
+
+static int cubes_run_round(cd_run *r, const cd_point *p, uint32_t round, void **state)
+{
+    cubes_point *cp = *state;
+    if (!cp) {
+        cp = *state = cd_alloc_zero(1, sizeof *cp);
+        cp->setup = cubes_point_setup(p);
+        cp->over = cubes_skip_reason(r, p, &cp->setup);
+        if (cp->over < 0) cubes_samples_init(&cp->samples, &cp->setup);
+    }
+    if (cp->over >= 0 || cp->slow) return 0;
+    cubes_measure_repeat(r, &cp->setup, round, &cp->samples);
+    // Round 0 runs the points in plan order, as order = points does, so the budget decides on the
+    // first repeat: a larger cube count of the series comes later in the same round. A point over
+    // budget measures no more rounds: it is the slow end of its series, and one repeat of it
+    // already spans many minutes of the machine's drift.
+    if (round == 0)
+        cp->slow = cubes_check_budget(p, &cp->setup, cd_stats_compute(cp->samples.frame_ms, cp->samples.count).median);
+    return 0;
+}
+
+static int cubes_finish_point(cd_run *r, const cd_point *p, void *state, uint32_t rounds)
+{
+    cubes_point *cp = state;
+    if (rounds == 0) {
+        if (cp->over < 0) cubes_samples_finish(&cp->samples, &cp->setup, &(cd_cubes_result){0});
+    } else if (cp->over >= 0) {
+        cubes_skipped_row(r, p, &cp->setup, cp->over);
+    } else {
+        cd_cubes_result m;
+        uint32_t repeats = cp->samples.repeats_done;
+        cubes_samples_finish(&cp->samples, &cp->setup, &m);
+        cubes_summary_row(r, p, &cp->setup, repeats, &m);
+    }
+    cd_free(cp);
     return 0;
 }
 
@@ -352,4 +463,6 @@ const cd_kind cd_kind_cubes = {
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = cubes_run_point,
+    .run_round = cubes_run_round,
+    .finish_point = cubes_finish_point,
 };

@@ -66,14 +66,19 @@ void cd_run_frame_row(cd_run *r, const cd_cell *cells)
     r->counters_fresh = 0;
 }
 
+static int64_t peak_rss_bytes(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (int64_t)ru.ru_maxrss * 1024;  // Linux reports KiB
+}
+
 void cd_run_summary_row(cd_run *r, const cd_cell *cells)
 {
     cd_cell point = cd_cell_int((int64_t)r->point_index);
     write_cells(r->summary, &point, 1, 1);
     write_cells(r->summary, cells, r->cfg->kind->summary_column_count, 0);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    cd_cell rss = cd_cell_int((int64_t)ru.ru_maxrss * 1024);  // Linux reports KiB
+    cd_cell rss = cd_cell_int(r->point_rss > 0 ? r->point_rss : peak_rss_bytes());
     write_cells(r->summary, &rss, 1, 0);
     for (size_t i = 0; i < r->counters.count; ++i) {
         cd_cell c = r->counter_n[i] ? cd_cell_real(r->counter_sum[i] / (double)r->counter_n[i]) : cd_cell_na();
@@ -221,18 +226,30 @@ static int copy_config(const cd_run *r)
     return finish_part(r, "config.ini");
 }
 
-static void progress(cd_run *r, size_t i, size_t n, const cd_point *p)
+// "point i/n" (what: "" or "round k/R, ") with the elapsed time and an ETA from the steps done.
+static void progress_line(cd_run *r, const char *what, size_t step, size_t steps, size_t i, size_t n,
+                          const cd_point *p)
 {
     double elapsed = (double)(cd_now_ns() - r->start_ns) * 1e-9;
     if (r->quiet || elapsed < 1.0) return;
     char label[300];
     cd_point_label(p, label, sizeof label);
-    double eta = i ? elapsed / (double)i * (double)(n - i) : 0.0;
-    if (i)
-        fprintf(stderr, "cdlab: %s: point %zu/%zu %s  (%.1f s elapsed, ETA %.0f s)\n", r->name, i + 1, n, label,
+    double eta = step ? elapsed / (double)step * (double)(steps - step) : 0.0;
+    if (step)
+        fprintf(stderr, "cdlab: %s: %spoint %zu/%zu %s  (%.1f s elapsed, ETA %.0f s)\n", r->name, what, i + 1, n, label,
                 elapsed, eta);
     else
-        fprintf(stderr, "cdlab: %s: point %zu/%zu %s\n", r->name, i + 1, n, label);
+        fprintf(stderr, "cdlab: %s: %spoint %zu/%zu %s\n", r->name, what, i + 1, n, label);
+}
+
+static void progress(cd_run *r, size_t i, size_t n, const cd_point *p) { progress_line(r, "", i, n, i, n, p); }
+
+static void progress_round(cd_run *r, size_t step, size_t steps, uint32_t round, uint32_t rounds, size_t i, size_t n,
+                           const cd_point *p)
+{
+    char what[64];
+    snprintf(what, sizeof what, "round %u/%u, ", round + 1, rounds);
+    progress_line(r, what, step, steps, i, n, p);
 }
 
 static const char *const *counter_names(const cd_config *c, const char **buf)
@@ -246,6 +263,111 @@ static void free_run(cd_run *r)
 {
     for (size_t i = 0; i < r->warning_count; ++i) cd_free(r->warnings[i]);
     cd_free(r->pick);
+}
+
+// order = points: each point's repeats back to back (the kind's run_point).
+static int run_points(cd_run *r, size_t n, char *err, size_t err_len)
+{
+    const cd_config *c = r->cfg;
+    for (size_t i = 0; i < n; ++i) {
+        if (stop_requested) return 130;
+        cd_point p = {.pick = r->pick};
+        cd_point_at(c, i, &p);
+        progress(r, i, n, &p);
+        r->point_index = i;
+        r->summary_written = 0;
+        memset(r->counter_sum, 0, sizeof r->counter_sum);
+        memset(r->counter_n, 0, sizeof r->counter_n);
+        if (c->kind->run_point(r, &p) != 0) {
+            snprintf(err, err_len, "%s: point %zu: %s", c->path, i, r->failure[0] ? r->failure : "failed");
+            return 1;
+        }
+        CD_ASSERT(r->summary_written);
+        cd_alloc_release_freed();  // the next point starts without this one's freed blocks
+        fflush(r->frames);
+        fflush(r->summary);
+        r->points_done++;
+    }
+    return 0;
+}
+
+// A point's runner state between rounds.
+typedef struct round_slot {
+    void *state;                            // the kind's
+    uint32_t rounds_done, repeats;          // repeats: the point's [experiment] repeats
+    int64_t rss;                            // peak RSS after its first round
+    double counter_sum[CD_COUNTERS_MAX];    // its frames' counter sums so far
+    size_t counter_n[CD_COUNTERS_MAX];
+} round_slot;
+
+// order = rounds: repeat 1 of every point in plan order, then repeat 2 of every point, ... (the
+// kind's run_round), then the summary rows in point order (finish_point). A point with fewer
+// repeats sits out the later rounds. Interrupted or failed, every point with a finished round
+// still gets its summary row (repeats = the rounds it ran); it counts as done only when all ran.
+static int run_rounds(cd_run *r, size_t n, char *err, size_t err_len)
+{
+    const cd_config *c = r->cfg;
+    round_slot *slot = cd_alloc_zero(n ? n : 1, sizeof *slot);
+    uint32_t rounds = 0;
+    for (size_t i = 0; i < n; ++i) {
+        cd_point p = {.pick = r->pick};
+        cd_point_at(c, i, &p);
+        slot[i].repeats = (uint32_t)cd_point_num(&p, "experiment", "repeats");
+        if (slot[i].repeats > rounds) rounds = slot[i].repeats;
+    }
+    size_t steps = 0, step = 0;
+    for (size_t i = 0; i < n; ++i) steps += slot[i].repeats;
+    int status = 0;
+    for (uint32_t k = 0; k < rounds && !status; ++k)
+        for (size_t i = 0; i < n && !status; ++i) {
+            if (k >= slot[i].repeats) continue;
+            if (stop_requested) {
+                status = 130;
+                break;
+            }
+            cd_point p = {.pick = r->pick};
+            cd_point_at(c, i, &p);
+            progress_round(r, step++, steps, k, rounds, i, n, &p);
+            r->point_index = i;
+            memcpy(r->counter_sum, slot[i].counter_sum, sizeof r->counter_sum);
+            memcpy(r->counter_n, slot[i].counter_n, sizeof r->counter_n);
+            if (c->kind->run_round(r, &p, k, &slot[i].state) != 0) {
+                snprintf(err, err_len, "%s: point %zu, round %u: %s", c->path, i, k + 1,
+                         r->failure[0] ? r->failure : "failed");
+                status = 1;
+            }
+            memcpy(slot[i].counter_sum, r->counter_sum, sizeof r->counter_sum);
+            memcpy(slot[i].counter_n, r->counter_n, sizeof r->counter_n);
+            if (status == 0 && ++slot[i].rounds_done == 1) slot[i].rss = peak_rss_bytes();
+            cd_alloc_release_freed();  // the next point starts without this one's freed blocks
+            fflush(r->frames);
+        }
+    for (size_t i = 0; i < n; ++i) {
+        if (!slot[i].state) continue;
+        cd_point p = {.pick = r->pick};
+        cd_point_at(c, i, &p);
+        r->point_index = i;
+        r->summary_written = 0;
+        r->point_rss = slot[i].rss;
+        memcpy(r->counter_sum, slot[i].counter_sum, sizeof r->counter_sum);
+        memcpy(r->counter_n, slot[i].counter_n, sizeof r->counter_n);
+        if (slot[i].rounds_done < slot[i].repeats && slot[i].rounds_done > 0)
+            cd_run_warn(r, "point %zu: %u of %u repeats measured (run stopped)", i, slot[i].rounds_done,
+                        slot[i].repeats);
+        if (c->kind->finish_point(r, &p, slot[i].state, slot[i].rounds_done) != 0 && status == 0) {
+            snprintf(err, err_len, "%s: point %zu: %s", c->path, i, r->failure[0] ? r->failure : "failed");
+            status = 1;
+        }
+        CD_ASSERT(r->summary_written == (slot[i].rounds_done > 0));  // no row when its first round failed
+        if (slot[i].rounds_done == slot[i].repeats)
+            r->points_done++;
+        else if (slot[i].rounds_done)
+            r->points_short++;
+    }
+    r->point_rss = 0;
+    fflush(r->summary);
+    cd_free(slot);
+    return status;
 }
 
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
@@ -303,36 +425,15 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     r.points_planned = n;
     r.pick = cd_alloc_zero(c->key_count, sizeof *r.pick);
     r.start_ns = cd_now_ns();
-    int status = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (stop_requested) {
-            status = 130;
-            break;
-        }
-        cd_point p = {.pick = r.pick};
-        cd_point_at(c, i, &p);
-        progress(&r, i, n, &p);
-        r.point_index = i;
-        r.summary_written = 0;
-        memset(r.counter_sum, 0, sizeof r.counter_sum);
-        memset(r.counter_n, 0, sizeof r.counter_n);
-        if (c->kind->run_point(&r, &p) != 0) {
-            snprintf(err, err_len, "%s: point %zu: %s", c->path, i, r.failure[0] ? r.failure : "failed");
-            status = 1;
-            break;
-        }
-        CD_ASSERT(r.summary_written);
-        cd_alloc_release_freed();  // the next point starts without this one's freed blocks
-        fflush(r.frames);
-        fflush(r.summary);
-        r.points_done++;
-    }
+    int status = strcmp(cd_config_text(c, "experiment", "order"), "rounds") == 0 ? run_rounds(&r, n, err, err_len)
+                                                                                : run_points(&r, n, err, err_len);
     if (stop_requested && status == 0 && r.points_done < n) status = 130;
     sigaction(SIGINT, &old, NULL);
     r.duration_s = (double)(cd_now_ns() - r.start_ns) * 1e-9;
     utc_stamp(r.date_end, sizeof r.date_end, "%Y-%m-%dT%H:%M:%SZ");
     if (status == 130 && !r.quiet)
-        fprintf(stderr, "cdlab: interrupted: kept %zu of %zu points in %s\n", r.points_done, n, r.dir);
+        fprintf(stderr, "cdlab: interrupted: kept %zu of %zu points (%zu more with fewer repeats) in %s\n",
+                r.points_done, n, r.points_short, r.dir);
     r.status = status;
 
     int io = fclose(r.frames) | fclose(r.summary);

@@ -25,7 +25,9 @@ struct cd_run {
     double counter_sum[CD_COUNTERS_MAX];  // per summary row
     size_t counter_n[CD_COUNTERS_MAX];
     size_t *pick;
+    int64_t point_rss;  // > 0: the peak RSS the summary row reports (order = rounds), else getrusage
     size_t point_index, points_done, points_planned;
+    size_t points_short;  // order = rounds, stopped: points with a summary row but fewer repeats
     int summary_written;
     uint64_t start_ns;
     double duration_s;
