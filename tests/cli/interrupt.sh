@@ -10,6 +10,34 @@ cdlab=$1
 case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Run NAME.ini as run id ID in the background, interrupt it once `ready` (a function of the run
+# directory) says so, and check what every interrupted run must show: exit 130, no .part file,
+# meta.ini status = interrupted.
+interrupt_when() {
+    name=$1 id=$2 ready=$3
+    "$cdlab" run --quiet --output "$tmp" --run-id "$id" "$tmp/$name.ini" >/dev/null 2>&1 &
+    pid=$!
+    d="$tmp/$name/$id"
+    n=0
+    while [ "$n" -lt 600 ]; do
+        if "$ready" "$d"; then break; fi
+        sleep 0.1
+        n=$((n + 1))
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    [ "$rc" -eq 130 ] || { echo "FAIL: $name: exit $rc, expected 130"; exit 1; }
+    [ -z "$(ls "$d" | grep '\.part$')" ] || { echo "FAIL: $name: .part files left: $(ls "$d")"; exit 1; }
+    grep -q '^complete = false' "$d/meta.ini" || { echo "FAIL: $name: meta.ini does not say incomplete"; exit 1; }
+    grep -q '^status = interrupted' "$d/meta.ini" || { echo "FAIL: $name: status not interrupted"; exit 1; }
+}
+
+# The first point has landed in summary.csv.part.
+first_point_done() { [ -f "$1/summary.csv.part" ] && [ "$(wc -l <"$1/summary.csv.part")" -ge 2 ]; }
+# frames.csv rows start point,repeat: a row of repeat 1 (round 2) is there.
+second_round_started() { [ -f "$1/frames.csv.part" ] && grep -q '^[0-9]*,1,' "$1/frames.csv.part"; }
+
 cat >"$tmp/long.ini" <<'INI'
 [experiment]
 name = long
@@ -23,23 +51,7 @@ counters =
 pin = off
 cpu = -1
 INI
-"$cdlab" run --quiet --output "$tmp" --run-id i "$tmp/long.ini" >/dev/null 2>&1 &
-pid=$!
-# Wait until the first point has landed in summary.csv.part, then interrupt.
-n=0
-while [ "$n" -lt 600 ]; do
-    if [ -f "$tmp/long/i/summary.csv.part" ] && [ "$(wc -l <"$tmp/long/i/summary.csv.part")" -ge 2 ]; then break; fi
-    sleep 0.1
-    n=$((n + 1))
-done
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-d="$tmp/long/i"
-[ "$rc" -eq 130 ] || { echo "FAIL: exit $rc, expected 130"; exit 1; }
-[ -z "$(ls "$d" | grep '\.part$')" ] || { echo "FAIL: .part files left: $(ls "$d")"; exit 1; }
-grep -q '^complete = false' "$d/meta.ini" || { echo "FAIL: meta.ini does not say incomplete"; exit 1; }
-grep -q '^status = interrupted' "$d/meta.ini" || { echo "FAIL: status not interrupted"; exit 1; }
+interrupt_when long i first_point_done
 done_points=$(sed -n 's/^points_done = //p' "$d/meta.ini")
 rows=$(($(wc -l <"$d/summary.csv") - 1))
 [ "$rows" -eq "$done_points" ] && [ "$rows" -ge 1 ] || { echo "FAIL: $rows summary rows, $done_points points done"; exit 1; }
@@ -60,22 +72,7 @@ counters =
 pin = off
 cpu = -1
 INI
-"$cdlab" run --quiet --output "$tmp" --run-id r "$tmp/rounds.ini" >/dev/null 2>&1 &
-pid=$!
-# frames.csv rows start point,repeat: wait for a row of repeat 1 (round 2).
-n=0
-while [ "$n" -lt 600 ]; do
-    if [ -f "$tmp/rounds/r/frames.csv.part" ] && grep -q '^[0-9]*,1,' "$tmp/rounds/r/frames.csv.part"; then break; fi
-    sleep 0.1
-    n=$((n + 1))
-done
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-d="$tmp/rounds/r"
-[ "$rc" -eq 130 ] || { echo "FAIL: rounds: exit $rc, expected 130"; exit 1; }
-[ -z "$(ls "$d" | grep '\.part$')" ] || { echo "FAIL: rounds: .part files left: $(ls "$d")"; exit 1; }
-grep -q '^status = interrupted' "$d/meta.ini" || { echo "FAIL: rounds: status not interrupted"; exit 1; }
+interrupt_when rounds r second_round_started
 rows=$(($(wc -l <"$d/summary.csv") - 1))
 [ "$rows" -eq 3 ] || { echo "FAIL: rounds: $rows summary rows, expected all 3 points"; exit 1; }
 # The repeats column (7th) holds what each point ran: at least 1, fewer than 50 for some.
