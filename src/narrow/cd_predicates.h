@@ -98,7 +98,8 @@ int cd_orient2d_exact(cd_pt2 a, cd_pt2 b, cd_pt2 c);
 /// Error-bound factor of the shared-normal plane test: |fl(N·w) − N·w| ≤ CD_PLANE_ERR ·
 /// m_u · m_v · m_w, where m_u and m_v are the largest |components| of the two edge vectors that
 /// formed N and m_w the largest |component| of w. 6 · Shewchuk's o3derrboundA (the permanent is at
-/// most 6 m_u m_v m_w), rounded up to 48ε to cover the three roundings of the bound itself.
+/// most 6 m_u m_v m_w), rounded up to 48ε to cover the three roundings of the bound itself. Any
+/// larger factor for m_u · m_v serves as well: cd_tritri_plane.h uses m_t² = max(m_u, m_v)².
 #define CD_PLANE_ERR (48.0 * 0x1p-53)
 
 #endif

@@ -8,18 +8,49 @@
 #include "cd_opcount.h"
 #include "cd_predicates.h"
 
+// Where SSE2 is the baseline (x86-64), the first plane test of both plane-first variants uses
+// cd_plane_eval_packed / cd_plane_values_packed below; the counting build and other targets use
+// the scalar forms, which give the same values (the same operations on the same operands).
+#if CD_X86_SIMD && !defined(CD_COUNT_OPS)
+#define CD_PLANE_SSE2 1
+#include <emmintrin.h>
+#else
+#define CD_PLANE_SSE2 0
+#endif
+
+// The entry points of both plane-first variants (which inline the first plane test) are also
+// built for AVX, picked at load time: the same SSE2 operations in three-operand VEX form, which
+// needs none of the register copies that the bound's absolute values otherwise cost. Defining
+// CD_TRITRI_CLONES empty (-DCD_TRITRI_CLONES=) builds the SSE2 code alone, e.g. to test it on a
+// CPU with AVX.
+#ifndef CD_TRITRI_CLONES
+#if CD_PLANE_SSE2
+#define CD_TRITRI_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define CD_TRITRI_CLONES
+#endif
+#endif
+
 /// Plane values of o's vertices against t's plane with one error bound for the three.
 typedef struct cd_plane_eval {
     double n[3];  ///< N_t (rounded), for choosing a projection
     double d[3];  ///< fl(N_t · (o_j − t_0))
-    double k;     ///< CD_PLANE_ERR · m_u · m_v: k · (largest |component| of w_j) bounds vertex j alone
+    double k;     ///< CD_PLANE_ERR · m_t²: k · (largest |component| of w_j) bounds vertex j alone
     double e;     ///< k · m_w: |d_j − exact| <= e for every j
 } cd_plane_eval;
 
-/// Fill pe for the vertices of o against the plane of t: 39 operations for the values as in the
-/// seed's model plus 3 for the bound CD_PLANE_ERR · m_u · m_v · m_w (m_w the largest |component|
-/// over all three w_j: one bound serves the three vertices, so the rejection costs 3
-/// multiplications beyond the plain test, not 5).
+/// Fill pe for the vertices of o against the plane of t (the general form; the first plane test
+/// of both plane-first variants uses cd_plane_eval_packed, which fills the same pe): 39 operations
+/// for the values as in the seed's model plus 3 for the bound e = CD_PLANE_ERR · m_t² · m_w, m_t the
+/// largest |component| of both edges u = t_1 − t_0 and v = t_2 − t_0, m_w the largest over all
+/// three w_j = o_j − t_0 (one bound for the three vertices: 3 multiplications beyond the plain
+/// test, not 5). Valid: CD_PLANE_ERR · m_u · m_v · m_w bounds |d_j − exact| (cd_predicates.h; m_u,
+/// m_v each edge's own largest |component|), and m_t² = max(m_u, m_v)² >= m_u · m_v. The bound's
+/// three roundings are those CD_PLANE_ERR's margin covers, and within the contract (differences
+/// 0 or of magnitude 2^-300 .. 2^300) no factor under- or overflows: m_t² >= 2^-600, and the
+/// product is 0 or between 2^-48 · 2^-900 and 2^-47 · 2^900. m_t costs one comparison more here
+/// than m_u and m_v; packed, it is what the pairs give without a shuffle (each pair holds
+/// components of both edges).
 static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, cd_plane_eval *pe)
 {
     const cd_vec3 *t0 = &t->v[0];
@@ -28,10 +59,8 @@ static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, 
     double nx = CD_SUB(CD_MUL(uy, vz), CD_MUL(uz, vy));
     double ny = CD_SUB(CD_MUL(uz, vx), CD_MUL(ux, vz));
     double nz = CD_SUB(CD_MUL(ux, vy), CD_MUL(uy, vx));
-    // m_u · m_v (largest |component| of each edge), not the square of the larger: the permanent is
-    // at most 6 m_u m_v m_w, and it takes one comparison less.
     double mu = CD_MAX(CD_MAX(CD_ABS(ux), CD_ABS(uy)), CD_ABS(uz));
-    double mv = CD_MAX(CD_MAX(CD_ABS(vx), CD_ABS(vy)), CD_ABS(vz));
+    double mt = CD_MAX(CD_MAX(CD_MAX(mu, CD_ABS(vx)), CD_ABS(vy)), CD_ABS(vz));
     pe->n[0] = nx, pe->n[1] = ny, pe->n[2] = nz;
     // Vertex by vertex, folding |w| into the running maximum at once: few values live at a time.
     double mw = 0;
@@ -43,9 +72,87 @@ static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, 
         mw = j ? CD_MAX(mw, m) : m;
     }
     // Three roundings; CD_PLANE_ERR's margin covers them.
-    pe->k = CD_MUL(CD_MUL(CD_PLANE_ERR, mu), mv);
+    pe->k = CD_MUL(CD_MUL(CD_PLANE_ERR, mt), mt);
     pe->e = CD_MUL(pe->k, mw);
 }
+
+#if CD_PLANE_SSE2
+/// The fifteen coordinate differences as pairs in memory order (cd_triangle is nine packed
+/// doubles): u[] = (u_x, u_y), (u_z, v_x), (v_y, v_z) and w[] = (w0_x, w0_y), (w0_z, w1_x),
+/// (w1_y, w1_z), (w2_x, w2_y), (w2_z, 0): one load and one subtraction per pair.
+typedef struct cd_plane_pairs {
+    __m128d u[3], w[5];
+} cd_plane_pairs;
+_Static_assert(sizeof(cd_triangle) == 9 * sizeof(double), "cd_plane_pairs_of loads a triangle as nine doubles");
+
+static inline void cd_plane_pairs_of(const cd_triangle *t, const cd_triangle *o, cd_plane_pairs *q)
+{
+    const double *tp = &t->v[0].x, *op = &o->v[0].x;
+    __m128d xy = _mm_loadu_pd(tp), yz = _mm_loadu_pd(tp + 1), zx = _mm_shuffle_pd(yz, xy, 1);
+    q->u[0] = _mm_sub_pd(_mm_loadu_pd(tp + 3), xy);
+    q->u[1] = _mm_sub_pd(_mm_loadu_pd(tp + 5), zx);
+    q->u[2] = _mm_sub_pd(_mm_loadu_pd(tp + 7), yz);
+    q->w[0] = _mm_sub_pd(_mm_loadu_pd(op), xy);
+    q->w[1] = _mm_sub_pd(_mm_loadu_pd(op + 2), zx);
+    q->w[2] = _mm_sub_pd(_mm_loadu_pd(op + 4), yz);
+    q->w[3] = _mm_sub_pd(_mm_loadu_pd(op + 6), xy);
+    q->w[4] = _mm_sub_sd(_mm_load_sd(op + 8), zx);
+}
+
+/// Half h of a pair; the high half by pshufd, which leaves the pair in its register (unpckhpd
+/// would overwrite it and cost a register copy in SSE2 code).
+static inline double cd_pair_half(__m128d r, int h)
+{
+    return _mm_cvtsd_f64(h ? _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(r), 0xee)) : r);
+}
+
+/// N_t and the three plane values from the pairs, with the scalar forms' operations in their
+/// order: the values part of both variants' first plane test, written once so that it is alike.
+static inline void cd_plane_values_of_pairs(const cd_plane_pairs *q, double n[3], double d[3])
+{
+    double ux = cd_pair_half(q->u[0], 0), uy = cd_pair_half(q->u[0], 1), uz = cd_pair_half(q->u[1], 0);
+    double vx = cd_pair_half(q->u[1], 1), vy = cd_pair_half(q->u[2], 0), vz = cd_pair_half(q->u[2], 1);
+    double nx = CD_SUB(CD_MUL(uy, vz), CD_MUL(uz, vy));
+    double ny = CD_SUB(CD_MUL(uz, vx), CD_MUL(ux, vz));
+    double nz = CD_SUB(CD_MUL(ux, vy), CD_MUL(uy, vx));
+    n[0] = nx, n[1] = ny, n[2] = nz;
+    for (int j = 0; j < 3; ++j) {
+        int i = 3 * j;  // w_j's components are halves i, i + 1, i + 2 of the w pairs
+        double wx = cd_pair_half(q->w[i / 2], i % 2), wy = cd_pair_half(q->w[(i + 1) / 2], (i + 1) % 2);
+        double wz = cd_pair_half(q->w[(i + 2) / 2], (i + 2) % 2);
+        d[j] = CD_ADD(CD_ADD(CD_MUL(nx, wx), CD_MUL(ny, wy)), CD_MUL(nz, wz));
+    }
+}
+
+/// cd_plane_eval_of (same n, d, k and e) with the bound's 15 absolute values and 13 maxima in 8
+/// and-s and 6 packed maxima on the pairs, plus one maximum of the two halves for m_t and m_w.
+static inline void cd_plane_eval_packed(const cd_triangle *t, const cd_triangle *o, cd_plane_eval *pe)
+{
+    cd_plane_pairs q;
+    cd_plane_pairs_of(t, o, &q);
+    cd_plane_values_of_pairs(&q, pe->n, pe->d);
+    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d mt = _mm_max_pd(_mm_max_pd(_mm_and_pd(q.u[0], abs_mask), _mm_and_pd(q.u[1], abs_mask)),
+                            _mm_and_pd(q.u[2], abs_mask));
+    __m128d mw = _mm_max_pd(_mm_max_pd(_mm_and_pd(q.w[0], abs_mask), _mm_and_pd(q.w[1], abs_mask)),
+                            _mm_max_pd(_mm_and_pd(q.w[2], abs_mask), _mm_and_pd(q.w[3], abs_mask)));
+    mw = _mm_max_pd(mw, _mm_and_pd(q.w[4], abs_mask));  // w[4]'s high half is 0
+    double m_t = CD_MAX(cd_pair_half(mt, 0), cd_pair_half(mt, 1));
+    double m_w = CD_MAX(cd_pair_half(mw, 0), cd_pair_half(mw, 1));
+    pe->k = CD_MUL(CD_MUL(CD_PLANE_ERR, m_t), m_t);
+    pe->e = CD_MUL(pe->k, m_w);
+}
+
+/// N_t and the plane values alone (the plain-float variant's first plane test).
+static inline void cd_plane_values_packed(const cd_triangle *t, const cd_triangle *o, double n[3], double d[3])
+{
+    cd_plane_pairs q;
+    cd_plane_pairs_of(t, o, &q);
+    cd_plane_values_of_pairs(&q, n, d);
+}
+#else
+#define cd_plane_eval_packed cd_plane_eval_of
+#endif
 
 /// 1 when the filter alone proves every vertex strictly on one side (the common rejection):
 /// min d_j > e or −max d_j > e, decided by one branch that random pairs almost always take.

@@ -82,9 +82,9 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
         grid.top = cd_tritri_top(a, b);
         int h = cd_plane_drop_hint(&pa);
         if (CD_GT(CD_ABS(pa.n[h]), pa.k)) {
-            // |fl(N_h) − N_h| <= 8ε·m_u·m_v < k: N_h ≠ 0 with the rounded sign, which is the
-            // orientation of a's projection without coordinate h. So a has area, and no predicate
-            // has to show it.
+            // |fl(N_h) − N_h| <= 8ε·m_u·m_v <= 8ε·m_t² < k: N_h ≠ 0 with the rounded sign, which
+            // is the orientation of a's projection without coordinate h. So a has area, and no
+            // predicate has to show it.
             int hit = cd_tritri_coplanar_oriented(a, b, h, CD_GT(pa.n[h], 0.0) ? 1 : -1, grid);
             if (hit >= 0) {
                 *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
@@ -131,11 +131,12 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
 }
 
 // The first plane test, inlined into both entry points (no call between the caller and the
-// common rejection).
+// common rejection), which are also built for AVX (CD_TRITRI_CLONES). Its values are computed as
+// pairs, with the plain-float twin's code (cd_tritri_plane.h); the rest keeps the scalar forms.
 static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
 {
     cd_plane_eval pa;
-    cd_plane_eval_of(a, b, &pa);
+    cd_plane_eval_packed(a, b, &pa);
     if (cd_plane_certainly_one_side(&pa)) {
         *why = CD_TT_PLANE_A;
         return 0;
@@ -143,12 +144,12 @@ static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tritri_
     return overlap_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2], pa.k, pa.e);
 }
 
-int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+CD_TRITRI_CLONES int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
 {
     return overlap(a, b, why);
 }
 
-int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
+CD_TRITRI_CLONES int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
 {
     cd_tritri_why why;
     return overlap(a, b, &why);

@@ -7,6 +7,7 @@
 // cannot tell from tiny ones — are handed to the exact test so the function is total.
 #include "cd_opcount.h"
 #include "cd_predicates.h"
+#include "cd_tritri_plane.h"
 
 typedef struct plane_f {
     double n[3];
@@ -129,11 +130,16 @@ __attribute__((noinline)) static int float_rest(const cd_triangle *a, const cd_t
     return hit;
 }
 
-// The first plane test, inlined into both entry points.
+// The first plane test, inlined into both entry points (built also for AVX, like the exact
+// variant's: CD_TRITRI_CLONES).
 static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
 {
     plane_f pa;
+#if CD_PLANE_SSE2
+    cd_plane_values_packed(a, b, pa.n, pa.d);  // the exact variant's values code (cd_plane_eval_packed)
+#else
     plane_values_f(a, b, &pa);
+#endif
     if (one_side_f(pa.d)) {
         *why = CD_TT_PLANE_A;
         return 0;
@@ -141,12 +147,12 @@ static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tritr
     return float_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2]);
 }
 
-int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+CD_TRITRI_CLONES int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
 {
     return overlap_f(a, b, why);
 }
 
-int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b)
+CD_TRITRI_CLONES int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b)
 {
     cd_tritri_why why;
     return overlap_f(a, b, &why);
