@@ -288,6 +288,19 @@ static void test_tiny_run(void **state)
     assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
     assert_int_equal(t.count, 3);
     cd_csv_table_free(&t);
+    // Provenance: the commit the binary was built from and the tree's state at the run's start.
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    FILE *meta = fopen(path, "r");
+    assert_non_null(meta);
+    char line[512];
+    int build_commit = 0, git_commit = 0;
+    while (fgets(line, sizeof line, meta)) {
+        build_commit += strncmp(line, "build_commit = ", 15) == 0 && strlen(line) > 16;
+        git_commit += strncmp(line, "git_commit = ", 13) == 0 && strlen(line) > 14;
+    }
+    fclose(meta);
+    assert_int_equal(build_commit, 1);
+    assert_int_equal(git_commit, 1);
     // An existing run id is refused before anything is written.
     assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 2);
     cd_config_free(&c);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // meta.ini, the provenance sidecar of a run (DESIGN.md "Reproducibility"): build, source, machine,
 // pinning, counters, config digest, plan and outcome. Written to a temporary name, then renamed.
+#include "cd_build_commit.h"
 #include "cd_build_config.h"
 #include "cd_harness.h"
 #include "run_private.h"
@@ -92,8 +93,7 @@ int cd_meta_write(const cd_run *r)
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     const cd_config *c = r->cfg;
-    char commit[128], dirty[16], host[256] = "unknown", cpu[256], topo[512];
-    cd_git_describe(commit, sizeof commit, dirty, sizeof dirty);
+    char host[256] = "unknown", cpu[256], topo[512];
     if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
     host[sizeof host - 1] = '\0';
     cd_cpu_model(cpu, sizeof cpu);
@@ -101,8 +101,9 @@ int cd_meta_write(const cd_run *r)
 
     fprintf(f, "; cdlab run metadata (provenance of frames.csv and summary.csv)\n[cdlab]\n");
     kv(f, "version", "%s", CD_VERSION);
-    kv(f, "git_commit", "%s", commit);
-    kv(f, "git_dirty", "%s", dirty);
+    kv(f, "build_commit", "%s", CD_BUILD_COMMIT);
+    kv(f, "git_commit", "%s", r->git_commit);
+    kv(f, "git_dirty", "%s", r->git_dirty);
     kv(f, "build_type", "%s", CD_BUILD_TYPE);
     kv(f, "compiler", "%s", CD_COMPILER);
     kv(f, "c_args", "%s", CD_C_ARGS);

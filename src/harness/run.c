@@ -377,6 +377,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     const char *root = o->output ? o->output : cd_config_text(c, "run", "output");
     snprintf(r.name, sizeof r.name, "%s", cd_config_text(c, "experiment", "name"));
     utc_stamp(r.date_start, sizeof r.date_start, "%Y-%m-%dT%H:%M:%SZ");
+    cd_git_describe(r.git_commit, sizeof r.git_commit, r.git_dirty, sizeof r.git_dirty);
 
     // Pinning, then the event set, both before anything is written: a required pin that fails
     // leaves no directory behind.

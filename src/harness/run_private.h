@@ -17,6 +17,7 @@ struct cd_run {
     char run_id[96];
     char dir[4096 + 400];
     char date_start[32], date_end[32];
+    char git_commit[128], git_dirty[16];  // the source tree when the run started
     FILE *frames, *summary;
     cd_pin_result pin;
     int keeps_freed;                     // cd_alloc_keep_freed succeeded
