@@ -64,7 +64,8 @@ static inline int cd_grid_exp(double x)
 /// A point set's coordinate grid: every coordinate is a multiple of g and at most top in magnitude.
 /// When top / g is small, sums and products of a few coordinate differences are exact in doubles.
 typedef struct cd_grid {
-    double g;    ///< smallest cd_grid_of over the coordinates (+inf when all are 0; < 0: not known)
+    double g;    ///< a power of two dividing every coordinate (cd_grid_of_points: the largest, +inf
+                 ///< when all are 0; 1 serves for integers); < 0: not known
     double top;  ///< largest |coordinate| (< 0: not known)
 } cd_grid;
 

@@ -180,6 +180,50 @@ static inline double cd_tritri_top(const cd_triangle *t, const cd_triangle *o)
     return CD_MAX(CD_MAX(CD_MAX(m[0], m[1]), CD_MAX(m[2], m[3])), CD_MAX(m[4], m[5]));
 }
 
+#if CD_PLANE_SSE2
+/// 1 when the nine coordinates at p are integers of magnitude below 2^25, folding their largest
+/// magnitude into *top: two at a time, an integer by its round trip through int32 (out-of-range
+/// lanes convert to INT32_MIN, which no small coordinate equals).
+static inline int cd_small_ints9(const double *p, __m128d *top)
+{
+    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX)), limit = _mm_set1_pd(0x1p25);
+    __m128d ok = _mm_castsi128_pd(_mm_set1_epi64x(-1));
+    for (int i = 0; i < 10; i += 2) {
+        __m128d x = i < 8 ? _mm_loadu_pd(p + i) : _mm_load_sd(p + 8), a = _mm_and_pd(x, abs_mask);
+        *top = _mm_max_pd(*top, a);
+        __m128d back = _mm_cvtepi32_pd(_mm_cvttpd_epi32(x));
+        ok = _mm_and_pd(ok, _mm_and_pd(_mm_cmplt_pd(a, limit), _mm_cmpeq_pd(back, x)));
+    }
+    return _mm_movemask_pd(ok) == 3;
+}
+#endif
+
+/// The two triangles' grid and top. When every coordinate is an integer below 2^25 in magnitude,
+/// g = 1: every use of g needs only a power of two dividing every coordinate (a smaller one makes
+/// a certificate only harder to earn: 2e < g³, top < 2^25 · g), and on such a lattice g = 1 earns
+/// them all, so integer input (the usual coplanar case) skips the bit scan of the 18 coordinates.
+/// Otherwise g is the exact grid (cd_tritri_grid). The integer test is certificate bookkeeping, as
+/// the bit scan is, so the counting build does not count it; top is counted as before.
+static inline cd_grid cd_tritri_grid_top(const cd_triangle *t, const cd_triangle *o)
+{
+    cd_grid grid;
+#if CD_PLANE_SSE2
+    _Static_assert(sizeof(cd_triangle) == 9 * sizeof(double), "cd_small_ints9 reads a triangle as nine doubles");
+    __m128d top = _mm_setzero_pd();
+    int ints = cd_small_ints9(&t->v[0].x, &top) & cd_small_ints9(&o->v[0].x, &top);
+    grid.top = _mm_cvtsd_f64(_mm_max_sd(top, _mm_unpackhi_pd(top, top)));
+#else
+    grid.top = cd_tritri_top(t, o);
+    int ints = 1;
+    const double *c[2] = {&t->v[0].x, &o->v[0].x};
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < 9; ++i)
+            ints &= fabs(c[k][i]) < 0x1p25 && (double)(int32_t)c[k][i] == c[k][i];  // cast only below 2^25
+#endif
+    grid.g = ints ? 1.0 : cd_tritri_grid(t, o);
+    return grid;
+}
+
 /// The exact signs: the shared filter's where it is certain, then vertex j's own bound
 /// k · max|w_j| (tighter when the other vertices lie farther from t_0). What neither decides
 /// depends on the rounded value. A rounded 0 (coplanar input: every operation was exact) is
@@ -211,7 +255,7 @@ static inline void cd_plane_signs_grid(const cd_triangle *t, const cd_triangle *
             continue;
         }
         if (zero_ok < 0) {
-            if (grid->g < 0) grid->g = cd_tritri_grid(t, o);
+            if (grid->g < 0) *grid = cd_tritri_grid_top(t, o);
             // |exact| <= e while the exact value is a multiple of g³.
             double g = grid->g;
             zero_ok = CD_LT(CD_MUL(2.0, pe->e), CD_MUL(CD_MUL(g, g), g));

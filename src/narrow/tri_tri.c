@@ -78,8 +78,7 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
         // All of b in a's plane: a has zero area (every sign against it is 0) or the triangles share
         // the plane; the symmetric test could add nothing, so it is skipped. The coplanar test
         // certifies exact zeros with the grid (usually known already from the plane values).
-        if (grid.g < 0) grid.g = cd_tritri_grid(a, b);
-        grid.top = cd_tritri_top(a, b);
+        if (grid.g < 0) grid = cd_tritri_grid_top(a, b);
         int h = cd_plane_drop_hint(&pa);
         if (CD_GT(CD_ABS(pa.n[h]), pa.k)) {
             // |fl(N_h) − N_h| <= 8ε·m_u·m_v <= 8ε·m_t² < k: N_h ≠ 0 with the rounded sign, which
