@@ -252,6 +252,14 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
+// Remove a test's temporary run directory.
+static void remove_tree(const char *root)
+{
+    char cmd[4900];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_tiny_run(void **state)
 {
     (void)state;
@@ -304,9 +312,7 @@ static void test_tiny_run(void **state)
     // An existing run id is refused before anything is written.
     assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 2);
     cd_config_free(&c);
-    char cmd[4900];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    assert_int_equal(system(cmd), 0);
+    remove_tree(root);
 }
 
 // Column k of the header row of t, or -1.
@@ -399,9 +405,7 @@ static void test_rounds_order(void **state)
     assert_int_equal(rf.count, 1 + 2);  // one repeat of two frames
     cd_csv_table_free(&rs);
     cd_csv_table_free(&rf);
-    char cmd[4900];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    assert_int_equal(system(cmd), 0);
+    remove_tree(root);
 }
 
 int main(void)

@@ -83,7 +83,7 @@ static inline void cd_plane_eval_of(const cd_triangle *t, const cd_triangle *o, 
 typedef struct cd_plane_pairs {
     __m128d u[3], w[5];
 } cd_plane_pairs;
-_Static_assert(sizeof(cd_triangle) == 9 * sizeof(double), "cd_plane_pairs_of loads a triangle as nine doubles");
+_Static_assert(sizeof(cd_triangle) == 9 * sizeof(double), "the packed loads read a triangle as nine doubles");
 
 static inline void cd_plane_pairs_of(const cd_triangle *t, const cd_triangle *o, cd_plane_pairs *q)
 {
@@ -208,7 +208,6 @@ static inline cd_grid cd_tritri_grid_top(const cd_triangle *t, const cd_triangle
 {
     cd_grid grid;
 #if CD_PLANE_SSE2
-    _Static_assert(sizeof(cd_triangle) == 9 * sizeof(double), "cd_small_ints9 reads a triangle as nine doubles");
     __m128d top = _mm_setzero_pd();
     int ints = cd_small_ints9(&t->v[0].x, &top) & cd_small_ints9(&o->v[0].x, &top);
     grid.top = _mm_cvtsd_f64(_mm_max_sd(top, _mm_unpackhi_pd(top, top)));
