@@ -230,6 +230,7 @@ static void threads_identical(const char *method)
         assert_true(got[0].count > 1000);
         for (int k = 1; k < NC; ++k) {
             assert_memory_equal(scene[k]->box, scene[0]->box, sp.cubes * sizeof *scene[0]->box);
+            assert_memory_equal(scene[k]->pose, scene[0]->pose, sp.cubes * sizeof *scene[0]->pose);
             assert_int_equal(got[k].count, got[0].count);
             assert_memory_equal(got[k].items, got[0].items, got[0].count * sizeof *got[0].items);
             assert_true(st.candidates == st0.candidates && st.bv_tests == st0.bv_tests);

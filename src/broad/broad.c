@@ -2,6 +2,7 @@
 // The shared frame driver and narrow step of every broad phase.
 #include "cd_broad.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,11 +287,23 @@ static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_
 {
     int threads = b->params.threads > 1 ? b->params.threads : 1;
     uint64_t busy[CD_BROAD_PARTS];
+    if (b->method->parts_by_thread) {
+#pragma omp parallel num_threads(threads) if (threads > 1)
+        {
+            uint32_t t = (uint32_t)omp_get_thread_num(), nt = (uint32_t)omp_get_num_threads();
+            for (uint32_t k = CD_BROAD_PARTS * t / nt; k < CD_BROAD_PARTS * (t + 1) / nt; ++k) {
+                uint64_t t0 = cd_now_ns();
+                run_part(b, s, k);
+                busy[k] = cd_now_ns() - t0;
+            }
+        }
+    } else {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int k = 0; k < (int)CD_BROAD_PARTS; ++k) {
-        uint64_t t0 = cd_now_ns();
-        run_part(b, s, (uint32_t)k);
-        busy[k] = cd_now_ns() - t0;
+        for (int k = 0; k < (int)CD_BROAD_PARTS; ++k) {
+            uint64_t t0 = cd_now_ns();
+            run_part(b, s, (uint32_t)k);
+            busy[k] = cd_now_ns() - t0;
+        }
     }
     uint64_t narrow = 0, total = 0;
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) {

@@ -85,7 +85,7 @@ typedef struct grid_multi {
     uint32_t nbig;
     uint32_t *hist;    // per thread: gone per row, appended per row (counts, then next slots), bigs
     size_t hist_cap;
-    uint32_t rsplit[GM_MAX_THREADS + 1];  // last frame's rows per thread, balanced by slots
+    uint32_t part_rows[CD_BROAD_PARTS + 1];  // this frame's rows cut into parts of about equal slots
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
 
@@ -445,19 +445,37 @@ static void place(grid_multi *g, int nt)
     cd_buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
 }
 
-// Last frame's rows cut into nt slices of about equal slot counts.
-static void split_rows(grid_multi *g, int nt)
+// This frame's rows cut into CD_BROAD_PARTS parts of about equal slot counts. They depend on the
+// rows alone, never on the thread count, so the pairs come out in the same order for any count;
+// thread t of nt places, sorts and sweeps parts [P·t/nt, P·(t+1)/nt), the same rows in every
+// phase, so a row's columns stay in one core's caches from placement to sweep.
+static void split_parts(grid_multi *g)
 {
-    size_t R = g->nrows;
-    uint32_t total = g->ordered ? g->old_start[R] : 0;
-    g->rsplit[0] = 0;
-    size_t r = 0;
-    for (int t = 1; t < nt; ++t) {
-        uint32_t want = (uint32_t)((uint64_t)total * t / nt);
-        while (r < R && g->old_start[r] < want) ++r;
-        g->rsplit[t] = (uint32_t)r;
+    size_t R = g->nrows, r = 0;
+    uint64_t total = g->start[R];
+    g->part_rows[0] = 0;
+    for (uint32_t k = 1; k < CD_BROAD_PARTS; ++k) {
+        uint64_t want = total * k / CD_BROAD_PARTS;
+        while (r < R && g->start[r] < want) ++r;
+        g->part_rows[k] = (uint32_t)r;
     }
-    g->rsplit[nt] = (uint32_t)R;
+    g->part_rows[CD_BROAD_PARTS] = (uint32_t)R;
+}
+
+// First row of part `part` of `parts` (any parts ≥ 1): the part boundaries, coarsened.
+static inline size_t part_first_row(const grid_multi *g, uint64_t part, uint64_t parts)
+{
+    return g->part_rows[part * CD_BROAD_PARTS / parts];
+}
+
+// Read one byte of every cache line of [p, p + bytes): a sequential pass the hardware prefetcher
+// streams, so the random reads that follow hit this core's caches. The sum only keeps the reads.
+static uint32_t pull_lines(const void *p, size_t bytes)
+{
+    const volatile unsigned char *c = p;
+    uint32_t sum = 0;
+    for (size_t o = 0; o < bytes; o += 64) sum += c[o];
+    return sum;
 }
 
 static void gm_update(void *self, const cd_scene *s)
@@ -491,22 +509,30 @@ static void gm_update(void *self, const cd_scene *s)
         else
 #endif
             count_share(g, s, i0, i1, gone, app, bigs);
+        // The other threads' boxes (written by their motion step) in one sequential pass: the
+        // kept placement then finds half its boxes in this core's caches instead of another's.
+        // At 100 000 cubes on two threads it took the placement from 0.74 to 0.51 ms for a 0.06
+        // ms pass.
+        if (nt > 1) {
+            pull_lines(s->box, (size_t)i0 * sizeof *s->box);
+            pull_lines(s->box + i1, (size_t)(n - i1) * sizeof *s->box);
+        }
 #pragma omp barrier
 #pragma omp single
         {
             place(g, nt);
-            split_rows(g, nt);
+            split_parts(g);
         }
+        size_t r0 = part_first_row(g, (uint64_t)t, (uint64_t)nt), r1 = part_first_row(g, (uint64_t)t + 1, (uint64_t)nt);
 #if GM_WIDE
         if (g->wide)
-            place_kept_wide(g, s, g->rsplit[t], g->rsplit[t + 1]);
+            place_kept_wide(g, s, r0, r1);
         else
 #endif
-            place_kept(g, s, g->rsplit[t], g->rsplit[t + 1]);
+            place_kept(g, s, r0, r1);
         place_new(g, s, i0, i1, app, bigs);
 #pragma omp barrier
-#pragma omp for schedule(static)
-        for (size_t r = 0; r < R; ++r) {
+        for (size_t r = r0; r < r1; ++r) {
             uint32_t a0 = g->start[r], len = row_len(g->start, r);
             if (!len) continue;
             if (g->ordered) {
@@ -630,7 +656,7 @@ static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uin
                                cd_broad_stats *st)
 {
     grid_multi *g = self;
-    size_t r0 = g->nrows * part / parts, r1 = g->nrows * (part + 1) / parts;
+    size_t r0 = part_first_row(g, part, parts), r1 = part_first_row(g, (uint64_t)part + 1, parts);
     uint64_t tests = 0;
     for (size_t r = r0; r < r1; ++r)
         if (g->start[r] < g->start[r + 1]) tests += g->wide ? sweep_row_wide(g, r, sink) : sweep_row(g, r, sink);
@@ -672,6 +698,7 @@ const cd_broad_method cd_broad_grid_multi = {
     .candidates = gm_candidates,
     .boxes_tested = 1,
     .candidates_part = gm_candidates_part,
+    .parts_by_thread = 1,
     .shape_stats = gm_shape_stats,
     .destroy = gm_destroy,
 };
