@@ -37,6 +37,7 @@ enum {
     GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
     GM_PARALLEL_MIN = 20000,
     GM_PREFETCH = 64,
+    GM_COUNT_AHEAD = 8,  // blocks of sixteen boxes count_share_wide prefetches ahead (3 KiB)
     GM_MAX_THREADS = 256,
 };
 
@@ -242,6 +243,7 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
     const uint32_t *old_span = g->old_span;
     int ordered = g->ordered;
     for (uint32_t id = i0; id < i1; ++id) {
+        __builtin_prefetch(&box[id] + GM_COUNT_AHEAD * 16);  // as in count_share_wide
         uint32_t sp = span_of(g, &box[id]), old = ordered ? old_span[id] : SPAN_BIG;
         span[id] = sp;
         *bigs += sp == SPAN_BIG;
@@ -274,6 +276,10 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
     uint32_t id = i0;
     for (; id + 16 <= i1; id += 16) {
         const float *b = box + (size_t)id * 6;
+        // The boxes GM_COUNT_AHEAD blocks on (prefetches never fault, so past the end is fine):
+        // with threads, the motion step streamed them out to memory, and the gathers alone kept
+        // too few lines in flight. Two threads, 100 000 cubes: 0.28–0.31 → 0.12 ms per thread.
+        for (int l = 0; l < 6; ++l) __builtin_prefetch(b + GM_COUNT_AHEAD * 16 * 6 + l * 16);
         __m512i r[4];  // rows of lo.y, lo.z, hi.y, hi.z
         static const int offset[4] = {1, 2, 4, 5};
         for (int k = 0; k < 4; ++k) {
