@@ -288,10 +288,14 @@ static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_
     int threads = b->params.threads > 1 ? b->params.threads : 1;
     uint64_t busy[CD_BROAD_PARTS];
     if (b->method->parts_by_thread) {
+        cd_part_queue queue;
+        if (threads > CD_PART_QUEUE_MAX_THREADS) threads = CD_PART_QUEUE_MAX_THREADS;
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
-            uint32_t t = (uint32_t)omp_get_thread_num(), nt = (uint32_t)omp_get_num_threads();
-            for (uint32_t k = CD_BROAD_PARTS * t / nt; k < CD_BROAD_PARTS * (t + 1) / nt; ++k) {
+#pragma omp single
+            cd_part_queue_deal(&queue, CD_BROAD_PARTS, (uint32_t)omp_get_num_threads());
+            uint32_t k;
+            while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) {
                 uint64_t t0 = cd_now_ns();
                 run_part(b, s, k);
                 busy[k] = cd_now_ns() - t0;

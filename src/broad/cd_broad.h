@@ -91,8 +91,9 @@ typedef struct cd_broad_method {
     void (*candidates_part)(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
                             cd_broad_stats *st);
     /// 1 when update() on nt threads left part k's data in the caches of thread ⌊k·nt/parts⌋:
-    /// the frame then runs the parts there, in contiguous runs, instead of handing them out
-    /// dynamically (reading rows another core just wrote costs a transfer per cache line).
+    /// the frame then deals the parts to the threads in those runs (cd_part_queue), instead of
+    /// handing them out in any order (reading rows another core just wrote costs a transfer per
+    /// cache line); a thread that is done takes the tails of the others.
     int parts_by_thread;
     /// 1 when every candidate's scene boxes overlap (the method tested them on the scene's float
     /// boxes, or exact copies): the narrow step then skips its own box gate, which would only

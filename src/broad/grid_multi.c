@@ -38,7 +38,7 @@ enum {
     GM_PARALLEL_MIN = 20000,
     GM_PREFETCH = 64,
     GM_COUNT_AHEAD = 8,  // blocks of sixteen boxes count_share_wide prefetches ahead (3 KiB)
-    GM_MAX_THREADS = 256,
+    GM_MAX_THREADS = CD_PART_QUEUE_MAX_THREADS,
 };
 
 // Cell side = GM_CELL_FACTOR × the small-box limit (the largest extent, at most 2× the mean). A
@@ -87,6 +87,7 @@ typedef struct grid_multi {
     uint32_t *hist;    // per thread: gone per row, appended per row (counts, then next slots), bigs
     size_t hist_cap;
     uint32_t part_rows[CD_BROAD_PARTS + 1];  // this frame's rows cut into parts of about equal slots
+    cd_part_queue place_queue, sort_queue;   // the parts of the kept placement and of the row sort
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
 
@@ -452,9 +453,10 @@ static void place(grid_multi *g, int nt)
 }
 
 // This frame's rows cut into CD_BROAD_PARTS parts of about equal slot counts. They depend on the
-// rows alone, never on the thread count, so the pairs come out in the same order for any count;
-// thread t of nt places, sorts and sweeps parts [P·t/nt, P·(t+1)/nt), the same rows in every
-// phase, so a row's columns stay in one core's caches from placement to sweep.
+// rows alone, never on the thread count, so the pairs come out in the same order for any count.
+// Thread t of nt places, sorts and sweeps parts [P·t/nt, P·(t+1)/nt) (cd_part_queue: the same
+// rows in every phase, so a row's columns stay in one core's caches from placement to sweep),
+// unless another thread is done first and takes over its last parts.
 static void split_parts(grid_multi *g)
 {
     size_t R = g->nrows, r = 0;
@@ -482,6 +484,23 @@ static uint32_t pull_lines(const void *p, size_t bytes)
     uint32_t sum = 0;
     for (size_t o = 0; o < bytes; o += 64) sum += c[o];
     return sum;
+}
+
+// Rows [r0, r1) in lo.x order, each followed by its pads.
+static void sort_rows(grid_multi *g, size_t r0, size_t r1)
+{
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t a0 = g->start[r], len = row_len(g->start, r);
+        if (!len) continue;
+        if (g->ordered) {
+            cd_row_sort(&g->e, a0, g->kept_len[r]);  // last frame's order: a few neighbours swap
+            cd_row_insert_tail(&g->e, a0, g->kept_len[r], len);
+        } else
+            cd_row_sort_fresh(&g->e, a0, len);
+        // Never a hit (lo.x = +inf); object 0's id keeps place_kept's prefetch in bounds.
+        static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+        for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(&g->e, a0 + len + k, &pad);
+    }
 }
 
 static void gm_update(void *self, const cd_scene *s)
@@ -528,28 +547,21 @@ static void gm_update(void *self, const cd_scene *s)
         {
             place(g, nt);
             split_parts(g);
+            cd_part_queue_deal(&g->place_queue, CD_BROAD_PARTS, (uint32_t)nt);
+            cd_part_queue_deal(&g->sort_queue, CD_BROAD_PARTS, (uint32_t)nt);
         }
-        size_t r0 = part_first_row(g, (uint64_t)t, (uint64_t)nt), r1 = part_first_row(g, (uint64_t)t + 1, (uint64_t)nt);
+        uint32_t k;
+        while (cd_part_queue_take(&g->place_queue, (uint32_t)t, &k)) {
 #if GM_WIDE
-        if (g->wide)
-            place_kept_wide(g, s, r0, r1);
-        else
+            if (g->wide)
+                place_kept_wide(g, s, g->part_rows[k], g->part_rows[k + 1]);
+            else
 #endif
-            place_kept(g, s, r0, r1);
+                place_kept(g, s, g->part_rows[k], g->part_rows[k + 1]);
+        }
         place_new(g, s, i0, i1, app, bigs);
 #pragma omp barrier
-        for (size_t r = r0; r < r1; ++r) {
-            uint32_t a0 = g->start[r], len = row_len(g->start, r);
-            if (!len) continue;
-            if (g->ordered) {
-                cd_row_sort(&g->e, a0, g->kept_len[r]);  // last frame's order: a few neighbours swap
-                cd_row_insert_tail(&g->e, a0, g->kept_len[r], len);
-            } else
-                cd_row_sort_fresh(&g->e, a0, len);
-            // Never a hit (lo.x = +inf); object 0's id keeps place_kept's prefetch in bounds.
-            static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
-            for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(&g->e, a0 + len + k, &pad);
-        }
+        while (cd_part_queue_take(&g->sort_queue, (uint32_t)t, &k)) sort_rows(g, g->part_rows[k], g->part_rows[k + 1]);
     }
     g->ordered = 1;
 }

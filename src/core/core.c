@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cd_core.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -74,4 +75,39 @@ uint64_t cd_thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void cd_part_queue_deal(cd_part_queue *q, uint32_t parts, uint32_t nt)
+{
+    CD_ASSERT(nt >= 1 && nt <= CD_PART_QUEUE_MAX_THREADS);
+    q->threads = nt;
+    for (uint32_t t = 0; t < nt; ++t) {
+        uint64_t first = (uint64_t)parts * t / nt, end = (uint64_t)parts * (t + 1) / nt;
+        atomic_store(&q->run[t].left, first | end << 32);
+    }
+}
+
+int cd_part_queue_take(cd_part_queue *q, uint32_t t, uint32_t *part)
+{
+    uint64_t v = atomic_load(&q->run[t].left);
+    while ((uint32_t)v < (uint32_t)(v >> 32))  // own run, from the front
+        if (atomic_compare_exchange_weak(&q->run[t].left, &v, v + 1)) {
+            *part = (uint32_t)v;
+            return 1;
+        }
+    for (;;) {  // the run with the most left, from the back
+        uint32_t victim = 0, most = 0;
+        for (uint32_t u = 0; u < q->threads; ++u) {
+            uint64_t w = atomic_load(&q->run[u].left);
+            uint32_t n = (uint32_t)(w >> 32) - (uint32_t)w;
+            if ((uint32_t)w < (uint32_t)(w >> 32) && n > most) most = n, victim = u;
+        }
+        if (!most) return 0;
+        uint64_t w = atomic_load(&q->run[victim].left);
+        while ((uint32_t)w < (uint32_t)(w >> 32))
+            if (atomic_compare_exchange_weak(&q->run[victim].left, &w, w - ((uint64_t)1 << 32))) {
+                *part = (uint32_t)(w >> 32) - 1;
+                return 1;
+            }
+    }
 }

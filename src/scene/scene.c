@@ -2,6 +2,7 @@
 #include "cd_scene.h"
 
 #include <float.h>
+#include <omp.h>
 #include <stdint.h>
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -237,12 +238,21 @@ void cd_scene_step_threads(cd_scene *s, int threads)
         cd_scene_step(s);
         return;
     }
-    // Whole blocks per thread: each cube's step reads and writes only its own entries.
-    int64_t blocks = ((int64_t)s->count + STEP_BLOCK - 1) / STEP_BLOCK;
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t k = 0; k < blocks; ++k) {
-        uint32_t first = (uint32_t)k * STEP_BLOCK, end = s->count - first < STEP_BLOCK ? s->count : first + STEP_BLOCK;
-        step_range(s, first, end, 1);
+    // Whole blocks per thread: each cube's step reads and writes only its own entries. Each thread
+    // keeps last frame's blocks (its cores' caches hold their arrays) unless it has to take over
+    // another thread's tail.
+    if (threads > CD_PART_QUEUE_MAX_THREADS) threads = CD_PART_QUEUE_MAX_THREADS;
+    uint32_t blocks = (uint32_t)(((uint64_t)s->count + STEP_BLOCK - 1) / STEP_BLOCK);
+    cd_part_queue queue;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp single
+        cd_part_queue_deal(&queue, blocks, (uint32_t)omp_get_num_threads());
+        uint32_t k;
+        while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) {
+            uint32_t first = k * STEP_BLOCK, end = s->count - first < STEP_BLOCK ? s->count : first + STEP_BLOCK;
+            step_range(s, first, end, 1);
+        }
     }
     s->frame++;
 }
