@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// core: RNG streams pinned by golden values, generator statistics, vec/mat/quat identities.
+// core: RNG streams pinned by golden values, generator statistics, vec/mat/quat identities, the
+// part queue.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,8 @@
 #include "cd_core.h"
 #include "cd_csv.h"
 
+#include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 static void splitmix64_reference_value(void **state)
@@ -180,6 +183,64 @@ static void csv_numbers_round_trip(void **state)
     assert_true(v == 2.5);
 }
 
+// One thread drains a dealt queue: its own run from the front, then the last part of the
+// longest run left (the first such run on a tie).
+static void part_queue_takes_own_run_then_longest_tail(void **state)
+{
+    (void)state;
+    cd_part_queue q;
+    cd_part_queue_deal(&q, 10, 3);  // runs [0, 3), [3, 6), [6, 10)
+    uint32_t k;
+    assert_true(cd_part_queue_take(&q, 1, &k) && k == 3);
+    assert_true(cd_part_queue_take(&q, 2, &k) && k == 6);
+    const uint32_t expect[] = {0, 1, 2, 9, 5, 8, 4, 7};
+    for (size_t i = 0; i < sizeof expect / sizeof *expect; ++i) {
+        assert_true(cd_part_queue_take(&q, 0, &k));
+        assert_int_equal(k, expect[i]);
+    }
+    assert_false(cd_part_queue_take(&q, 0, &k));
+    assert_false(cd_part_queue_take(&q, 2, &k));
+    cd_part_queue_deal(&q, 0, 1);
+    assert_false(cd_part_queue_take(&q, 0, &k));
+}
+
+// Four threads at once, one of which starts only when the others found nothing left: every
+// part is taken exactly once, and the late thread's whole run went to the others.
+static void part_queue_parts_taken_once_across_threads(void **state)
+{
+    (void)state;
+    enum { PARTS = 20000, THREADS = 4, ROUNDS = 20 };
+    static _Atomic uint32_t taken[PARTS];
+    static uint32_t by[PARTS];
+    cd_part_queue q;
+    omp_set_dynamic(0);
+    for (int round = 0; round < ROUNDS; ++round) {
+        for (uint32_t i = 0; i < PARTS; ++i) atomic_store(&taken[i], 0);
+        _Atomic int done = 0;
+        int team = 0;
+#pragma omp parallel num_threads(THREADS)
+        {
+#pragma omp single
+            {
+                team = omp_get_num_threads();
+                cd_part_queue_deal(&q, PARTS, (uint32_t)team);
+            }
+            uint32_t t = (uint32_t)omp_get_thread_num(), k;
+            if (t + 1 == (uint32_t)team)
+                while (atomic_load(&done) < team - 1) {
+                }
+            while (cd_part_queue_take(&q, t, &k)) {
+                atomic_fetch_add(&taken[k], 1);
+                by[k] = t;
+            }
+            atomic_fetch_add(&done, 1);
+        }
+        assert_int_equal(team, THREADS);
+        for (uint32_t i = 0; i < PARTS; ++i) assert_int_equal(atomic_load(&taken[i]), 1);
+        for (uint32_t i = PARTS * (THREADS - 1) / THREADS; i < PARTS; ++i) assert_true(by[i] < THREADS - 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +254,8 @@ int main(void)
         cmocka_unit_test(vector_basics),
         cmocka_unit_test(grow_keeps_contents),
         cmocka_unit_test(csv_numbers_round_trip),
+        cmocka_unit_test(part_queue_takes_own_run_then_longest_tail),
+        cmocka_unit_test(part_queue_parts_taken_once_across_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
