@@ -408,6 +408,88 @@ static void test_rounds_order(void **state)
     remove_tree(root);
 }
 
+// The values of column `name` in rows 1.. of t, joined (a column's whole content as one string).
+static void column_text(const cd_csv_table *t, const char *name, char *buf, size_t len)
+{
+    int col = column_of(t, name);
+    assert_true(col >= 0);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 1; i < t->count && at < len; ++i)
+        at += (size_t)snprintf(buf + at, len - at, "%s;", t->rows[i].fields[col]);
+}
+
+// The value of key in meta.ini of run root/<name>/<id> contains want.
+static int meta_has(const char *root, const char *name, const char *id, const char *want)
+{
+    char path[4800], line[1024];
+    snprintf(path, sizeof path, "%s/%s/%s/meta.ini", root, name, id);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(line, sizeof line, f)) found |= strstr(line, want) != NULL;
+    fclose(f);
+    return found;
+}
+
+// [run] isolate = process: each point in its own process, so a small point after a big one
+// reports its own peak RSS (one process only ever grows); the same rows, pairs and order as in
+// one process, for points and for rounds; warnings and budget notes come back from the children.
+static void test_isolated_points(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cd_test_isolate_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *fmt = "[experiment]\nname = i\norder = %s\nwarmup = 1\nframes = 2\nrepeats = 2\n"
+                      "[method]\nmethod = grid_multi, sap\n[scene]\ncubes = 2000, 150000, 2000\n"
+                      "[run]\ncounters =\npin = off\ncpu = -1\nisolate = %s\n";
+    const char *orders[] = {"points", "rounds"};
+    for (int o = 0; o < 2; ++o) {
+        char text[600], id[64];
+        cd_csv_table s[2], f[2];
+        const char *modes[] = {"process", "none"};
+        for (int m = 0; m < 2; ++m) {
+            snprintf(text, sizeof text, fmt, orders[o], modes[m]);
+            snprintf(id, sizeof id, "%s_%s", orders[o], modes[m]);
+            run_tables(text, root, id, &s[m], &f[m]);
+            char want[64];
+            snprintf(want, sizeof want, "isolate = %s", modes[m]);
+            assert_true(meta_has(root, "i", id, want));
+        }
+        static char a[1 << 16], b[1 << 16];
+        const char *same_summary[] = {"point", "method", "cubes", "repeats", "pairs_mean", "candidates_mean"};
+        for (size_t j = 0; j < sizeof same_summary / sizeof *same_summary; ++j) {
+            column_text(&s[0], same_summary[j], a, sizeof a);
+            column_text(&s[1], same_summary[j], b, sizeof b);
+            assert_string_equal(a, b);
+        }
+        const char *same_frames[] = {"point", "repeat", "frame", "pairs", "candidates"};
+        for (size_t j = 0; j < sizeof same_frames / sizeof *same_frames; ++j) {
+            column_text(&f[0], same_frames[j], a, sizeof a);
+            column_text(&f[1], same_frames[j], b, sizeof b);
+            assert_string_equal(a, b);
+        }
+        // Points 0..2 are grid_multi at 2 000, 150 000, 2 000 cubes.
+        int rss = column_of(&s[0], "peak_rss_bytes");
+        long long big = atoll(s[0].rows[2].fields[rss]), small_after = atoll(s[0].rows[3].fields[rss]);
+        assert_true(small_after > 0 && small_after * 2 < big);
+        assert_true(atoll(s[1].rows[3].fields[rss]) >= atoll(s[1].rows[2].fields[rss]));
+        for (int m = 0; m < 2; ++m) cd_csv_table_free(&s[m]), cd_csv_table_free(&f[m]);
+        // The budget: the 150 000-cube point skipped after 2 000 went over, told by a child.
+        snprintf(text, sizeof text, "[experiment]\nname = i\norder = %s\nwarmup = 0\nframes = 2\nrepeats = 1\n"
+                 "[measure]\nbudget_ms = 1e-9\n[scene]\ncubes = 2000, 150000\n[run]\ncounters =\npin = off\n"
+                 "cpu = -1\nisolate = process\n", orders[o]);
+        snprintf(id, sizeof id, "%s_budget", orders[o]);
+        run_tables(text, root, id, &s[0], &f[0]);
+        int reps = column_of(&s[0], "repeats");
+        assert_string_equal(s[0].rows[1].fields[reps], "1");
+        assert_string_equal(s[0].rows[2].fields[reps], "NA");
+        assert_true(meta_has(root, "i", id, "point 1 skipped: naive took"));
+        cd_csv_table_free(&s[0]), cd_csv_table_free(&f[0]);
+    }
+    remove_tree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,7 +497,7 @@ int main(void)
         cmocka_unit_test(test_config_and_plan),  cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_stats),            cmocka_unit_test(test_counters_na_path),
         cmocka_unit_test(test_pinning),          cmocka_unit_test(test_tiny_run),
-        cmocka_unit_test(test_rounds_order),
+        cmocka_unit_test(test_rounds_order),     cmocka_unit_test(test_isolated_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

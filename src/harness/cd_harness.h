@@ -269,6 +269,11 @@ typedef struct cd_kind {
     /// After p's last round (or a stop): its one summary row from the `rounds` it measured (none
     /// when rounds = 0: its first round failed), then free state. 0, or -1 after cd_run_fail.
     int (*finish_point)(cd_run *r, const cd_point *p, void *state, uint32_t rounds);
+    /// Optional, with run_round, for rounds in child processes ([run] isolate): state as one
+    /// block of *bytes bytes (cd_free it), and the state such a block describes (old: the
+    /// runner's copy from before the round, or NULL; the result replaces it, old is freed).
+    void *(*pack_state)(const void *state, size_t *bytes);
+    void *(*unpack_state)(void *old, const void *block, size_t bytes);
 } cd_kind;
 
 /// The registered kinds, in table order.
@@ -308,6 +313,13 @@ void cd_run_warn(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 
 void cd_run_fail(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /// CV above which the runner warns ([run] cv_warn).
 double cd_run_cv_warn(const cd_run *r);
+/// For kinds: remember for the rest of the run that the sweep `series` (a kind's key for a point
+/// without its size) passed a limit at size `at`, measuring `value` (the budget of the cubes
+/// kind). Kept by the runner, so a point run in a child process ([run] isolate) still tells the
+/// points after it.
+void cd_run_note_series(cd_run *r, const char *series, double at, double value);
+/// For kinds: the first note of `series` at a size below `below`: 1 with *at and *value, else 0.
+int cd_run_series_noted(const cd_run *r, const char *series, double below, double *at, double *value);
 
 // ---------------------------------------------------------------------------------------------
 // The cubes kind's measurement, shared with kinds that search over it (max_fps).

@@ -15,6 +15,7 @@
 
 static const char *const pin_words[] = {"optional", "required", "off", NULL};
 static const char *const order_words[] = {"points", "rounds", NULL};
+static const char *const isolate_words[] = {"auto", "process", "none", NULL};
 
 static const char *check_kind(const char *w)
 {
@@ -48,6 +49,10 @@ static const cd_key_spec common_keys[] = {
     {"run", "counters", CD_KEY_WORDS, "PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_BR_MSP", 0, 0, NULL,
      NULL, 0, "PAPI events read per frame (presets or native names); empty: none"},
     {"run", "output", CD_KEY_TEXT, "results", 0, 0, NULL, NULL, 0, "results root directory"},
+    {"run", "isolate", CD_KEY_WORD, "auto", 0, 0, isolate_words, NULL, 0,
+     "process: every point (every round of a point) in its own child process, with a fresh heap and its own "
+     "peak RSS; none: all in the runner; auto: process unless [run] counters names events (PAPI's event "
+     "sets do not follow a fork)"},
     {"run", "cv_warn", CD_KEY_REAL, "0.10", 0, 1e9, NULL, NULL, 0,
      "warn when a point's frame_ms coefficient of variation exceeds this"},
     {"run", "figures", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,
@@ -277,6 +282,22 @@ static int validate_common(cd_config *c, char *err, size_t err_len)
             cd_config_error(c, ctr, err, err_len, "[run] counters: event name too long: expected < 64 characters");
             return -1;
         }
+    const cd_config_key *iso = find_key(c, "run", "isolate");
+    if (strcmp(iso->values[0].text, "process") == 0 && ctr->count) {
+        cd_config_error(c, iso, err, err_len,
+                        "[run] isolate = process with counters (line %d): PAPI's event sets do not follow a fork: "
+                        "expected counters = (empty) or isolate = auto/none",
+                        ctr->line);
+        return -1;
+    }
+    if (strcmp(iso->values[0].text, "process") == 0 && strcmp(order->values[0].text, "rounds") == 0 &&
+        !c->kind->pack_state) {
+        cd_config_error(c, iso, err, err_len,
+                        "[run] isolate = process with order = rounds: kind %s keeps its rounds in the runner: "
+                        "expected isolate = auto/none",
+                        c->kind->name);
+        return -1;
+    }
     // Per-point sample arrays hold frames × repeats values; keep them to a sane size.
     const cd_config_key *frames = find_key(c, "experiment", "frames"), *reps = find_key(c, "experiment", "repeats");
     for (size_t i = 0; i < frames->count; ++i)

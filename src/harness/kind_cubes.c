@@ -289,16 +289,7 @@ void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
     cubes_samples_finish(&m, s, res);
 }
 
-// Series over budget in the current run: every key but cubes, and the cube count that broke it.
-enum { MAX_OVER_BUDGET = 256 };
-static struct {
-    const cd_run *run;
-    size_t count;
-    char series[MAX_OVER_BUDGET][256];
-    uint32_t cubes[MAX_OVER_BUDGET];
-    double frame_ms[MAX_OVER_BUDGET];
-} over_budget;
-
+// A point's series: every key but cubes (the runner keeps the notes of series over budget).
 static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
 {
     snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%llu", s->method, s->depth, s->looseness,
@@ -306,24 +297,11 @@ static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
              (unsigned long long)s->seed);
 }
 
-// The over-budget entry of s's series at a smaller cube count, or -1.
-static int over_budget_at(const cd_run *r, const cd_cubes_setup *s)
-{
-    if (over_budget.run != r) over_budget.run = r, over_budget.count = 0;
-    char key[256];
-    series_key(s, key, sizeof key);
-    for (size_t k = 0; k < over_budget.count; ++k)
-        if (strcmp(over_budget.series[k], key) == 0 && over_budget.cubes[k] < s->cubes) return (int)k;
-    return -1;
-}
-
-static void note_over_budget(const cd_cubes_setup *s, double frame_ms)
-{
-    if (over_budget.count == MAX_OVER_BUDGET) return;
-    series_key(s, over_budget.series[over_budget.count], sizeof over_budget.series[0]);
-    over_budget.cubes[over_budget.count] = s->cubes;
-    over_budget.frame_ms[over_budget.count++] = frame_ms;
-}
+// Why a point is skipped: its series went over budget at a smaller cube count.
+typedef struct over_budget {
+    int skip;
+    double cubes, frame_ms;
+} over_budget;
 
 static cd_cubes_setup cubes_point_setup(const cd_point *p)
 {
@@ -332,17 +310,22 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
     return s;
 }
 
-// The over-budget entry that skips point p (a smaller cube count of its series took longer than
-// budget_ms), or -1.
-static int cubes_skip_reason(cd_run *r, const cd_point *p, const cd_cubes_setup *s)
+// Whether point p is skipped (a smaller cube count of its series took longer than budget_ms).
+static over_budget cubes_skip_reason(const cd_run *r, const cd_point *p, const cd_cubes_setup *s)
 {
-    return cd_point_num(p, "measure", "budget_ms") > 0 ? over_budget_at(r, s) : -1;
+    over_budget o = {0};
+    if (cd_point_num(p, "measure", "budget_ms") > 0) {
+        char key[256];
+        series_key(s, key, sizeof key);
+        o.skip = cd_run_series_noted(r, key, s->cubes, &o.cubes, &o.frame_ms);
+    }
+    return o;
 }
 
-static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, int over)
+static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, over_budget over)
 {
-    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %u cubes, over budget_ms %g", p->index,
-                s->method, over_budget.frame_ms[over], over_budget.cubes[over], cd_point_num(p, "measure", "budget_ms"));
+    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index,
+                s->method, over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
     cd_cell row[sizeof summary_columns / sizeof summary_columns[0]];
     for (size_t k = 0; k < sizeof row / sizeof row[0]; ++k) row[k] = cd_cell_na();
     row[0] = cd_cell_text(s->method);
@@ -352,11 +335,13 @@ static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup
 
 // 1 when the median frame (over the frames measured so far) is over budget_ms; its series then
 // skips its larger cube counts.
-static int cubes_check_budget(const cd_point *p, const cd_cubes_setup *s, double frame_ms_median)
+static int cubes_check_budget(cd_run *r, const cd_point *p, const cd_cubes_setup *s, double frame_ms_median)
 {
     double budget = cd_point_num(p, "measure", "budget_ms");
     if (!(budget > 0 && frame_ms_median > budget)) return 0;
-    note_over_budget(s, frame_ms_median);
+    char key[256];
+    series_key(s, key, sizeof key);
+    cd_run_note_series(r, key, s->cubes, frame_ms_median);
     return 1;
 }
 
@@ -392,14 +377,14 @@ static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup
 static int cubes_run_point(cd_run *r, const cd_point *p)
 {
     cd_cubes_setup s = cubes_point_setup(p);
-    int over = cubes_skip_reason(r, p, &s);
-    if (over >= 0) {
+    over_budget over = cubes_skip_reason(r, p, &s);
+    if (over.skip) {
         cubes_skipped_row(r, p, &s, over);
         return 0;
     }
     cd_cubes_result m;
     cd_cubes_measure(r, &s, &m);
-    cubes_check_budget(p, &s, m.frame_ms.median);
+    cubes_check_budget(r, p, &s, m.frame_ms.median);
     cubes_summary_row(r, p, &s, s.repeats, &m);
     return 0;
 }
@@ -407,8 +392,8 @@ static int cubes_run_point(cd_run *r, const cd_point *p)
 // A point between rounds ([experiment] order = rounds).
 typedef struct cubes_point {
     cd_cubes_setup setup;
-    int over;  // cubes_skip_reason at round 0: ≥ 0 skips every round
-    int slow;  // over budget_ms in round 0: no later rounds
+    over_budget over;  // cubes_skip_reason at round 0: skips every round
+    int slow;          // over budget_ms in round 0: no later rounds
     cubes_samples samples;
 } cubes_point;
 
@@ -419,16 +404,17 @@ static int cubes_run_round(cd_run *r, const cd_point *p, uint32_t round, void **
         cp = *state = cd_alloc_zero(1, sizeof *cp);
         cp->setup = cubes_point_setup(p);
         cp->over = cubes_skip_reason(r, p, &cp->setup);
-        if (cp->over < 0) cubes_samples_init(&cp->samples, &cp->setup);
+        if (!cp->over.skip) cubes_samples_init(&cp->samples, &cp->setup);
     }
-    if (cp->over >= 0 || cp->slow) return 0;
+    if (cp->over.skip || cp->slow) return 0;
     cubes_measure_repeat(r, &cp->setup, round, &cp->samples);
     // Round 0 runs the points in plan order, as order = points does, so the budget decides on the
     // first repeat: a larger cube count of the series comes later in the same round. A point over
     // budget measures no more rounds: it is the slow end of its series, and one repeat of it
     // already spans many minutes of the machine's drift.
     if (round == 0)
-        cp->slow = cubes_check_budget(p, &cp->setup, cd_stats_compute(cp->samples.frame_ms, cp->samples.count).median);
+        cp->slow =
+            cubes_check_budget(r, p, &cp->setup, cd_stats_compute(cp->samples.frame_ms, cp->samples.count).median);
     return 0;
 }
 
@@ -436,8 +422,8 @@ static int cubes_finish_point(cd_run *r, const cd_point *p, void *state, uint32_
 {
     cubes_point *cp = state;
     if (rounds == 0) {
-        if (cp->over < 0) cubes_samples_finish(&cp->samples, &cp->setup, &(cd_cubes_result){0});
-    } else if (cp->over >= 0) {
+        if (!cp->over.skip) cubes_samples_finish(&cp->samples, &cp->setup, &(cd_cubes_result){0});
+    } else if (cp->over.skip) {
         cubes_skipped_row(r, p, &cp->setup, cp->over);
     } else {
         cd_cubes_result m;
@@ -447,6 +433,51 @@ static int cubes_finish_point(cd_run *r, const cd_point *p, void *state, uint32_
     }
     cd_free(cp);
     return 0;
+}
+
+// The sample arrays of a point between rounds, in the order of cubes_samples.
+enum { SAMPLE_ARRAYS = 5 };
+
+static void get_sample_arrays(const cubes_samples *m, double *a[SAMPLE_ARRAYS])
+{
+    a[0] = m->frame_ms, a[1] = m->fps, a[2] = m->motion, a[3] = m->broad, a[4] = m->narrow;
+}
+
+static void set_sample_arrays(cubes_samples *m, double *const a[SAMPLE_ARRAYS])
+{
+    m->frame_ms = a[0], m->fps = a[1], m->motion = a[2], m->broad = a[3], m->narrow = a[4];
+}
+
+// A cubes_point as one block: the struct, then its five sample arrays (frames × repeats each),
+// for rounds run in child processes. The setup's strings point into the configuration, which the
+// child and the runner share from before the fork.
+static void *cubes_pack_state(const void *state, size_t *bytes)
+{
+    const cubes_point *cp = state;
+    size_t n = cp->over.skip ? 0 : (size_t)cp->setup.frames * cp->setup.repeats;
+    *bytes = sizeof *cp + SAMPLE_ARRAYS * n * sizeof(double);
+    char *block = cd_alloc(*bytes);
+    memcpy(block, cp, sizeof *cp);
+    double *a[SAMPLE_ARRAYS];
+    get_sample_arrays(&cp->samples, a);
+    for (int k = 0; n && k < SAMPLE_ARRAYS; ++k) memcpy(block + sizeof *cp + k * n * sizeof(double), a[k], n * sizeof(double));
+    return block;
+}
+
+static void *cubes_unpack_state(void *old, const void *block, size_t bytes)
+{
+    cubes_point *cp = old ? old : cd_alloc_zero(1, sizeof *cp);
+    double *a[SAMPLE_ARRAYS] = {NULL};
+    if (old && !cp->over.skip) get_sample_arrays(&cp->samples, a);  // the runner's arrays, reused
+    memcpy(cp, block, sizeof *cp);  // the child's array pointers are replaced below
+    size_t n = cp->over.skip ? 0 : (size_t)cp->setup.frames * cp->setup.repeats;
+    CD_ASSERT(bytes == sizeof *cp + SAMPLE_ARRAYS * n * sizeof(double));
+    for (int k = 0; n && k < SAMPLE_ARRAYS; ++k) {
+        if (!a[k]) a[k] = cd_alloc(n * sizeof(double));
+        memcpy(a[k], (const char *)block + sizeof *cp + k * n * sizeof(double), n * sizeof(double));
+    }
+    set_sample_arrays(&cp->samples, a);
+    return cp;
 }
 
 const cd_kind cd_kind_cubes = {
@@ -465,4 +496,6 @@ const cd_kind cd_kind_cubes = {
     .run_point = cubes_run_point,
     .run_round = cubes_run_round,
     .finish_point = cubes_finish_point,
+    .pack_state = cubes_pack_state,
+    .unpack_state = cubes_unpack_state,
 };

@@ -121,6 +121,8 @@ int cd_meta_write(const cd_run *r)
     kv(f, "points_planned", "%zu", r->points_planned);
     kv(f, "points_done", "%zu", r->points_done);
     if (r->points_short) kv(f, "points_short", "%zu", r->points_short);  // order = rounds, stopped
+    kv(f, "isolate", "%s", r->isolate ? "process" : "none");
+    kv(f, "isolate_why", "%s", r->isolate_why ? r->isolate_why : "");
     kv(f, "complete", "%s", r->status == 0 && r->points_done == r->points_planned ? "true" : "false");
     kv(f, "status", "%s", r->status == 0 ? "ok" : r->status == 130 ? "interrupted" : "failed");
     if (r->failure[0]) kv(f, "failure", "%s", r->failure);

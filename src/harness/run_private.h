@@ -7,7 +7,13 @@
 
 #include <stdio.h>
 
-enum { CD_RUN_MAX_WARNINGS = 64 };
+enum { CD_RUN_MAX_WARNINGS = 64, CD_RUN_MAX_NOTES = 256 };
+
+/// A kind's note on a sweep (cd_run_note_series).
+typedef struct cd_series_note {
+    char series[256];
+    double at, value;
+} cd_series_note;
 
 struct cd_run {
     const cd_config *cfg;
@@ -36,6 +42,11 @@ struct cd_run {
     char failure[512];
     char *warnings[CD_RUN_MAX_WARNINGS];
     size_t warning_count;
+    cd_series_note *notes;  // cd_run_note_series
+    size_t note_count;
+    int isolate;            // points (rounds) in child processes
+    const char *isolate_why;
+    int64_t child_rss;      // the last child's peak RSS
 };
 
 /// Write meta.ini (through meta.ini.part); 0 or -1.
