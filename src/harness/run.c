@@ -156,7 +156,8 @@ int cd_run_series_noted(const cd_run *r, const char *series, double below, doubl
 // the heap, and ru_maxrss only ever grows. The child writes its frame and summary rows to the
 // runner's files (flushed before the fork, so the shared file offset is where it continues) and
 // sends back over a pipe what the runner keeps: status, failure, its new warnings and series notes,
-// its peak RSS and, for rounds, the kind's packed state.
+// its peak RSS and, for rounds, the kind's packed state. The runner itself starts no OpenMP threads
+// (libgomp's pool does not survive a fork): every frame runs in a child.
 
 typedef struct child_report {
     int32_t status, summary_written;
