@@ -469,10 +469,12 @@ static void test_isolated_points(void **state)
             column_text(&f[1], same_frames[j], b, sizeof b);
             assert_string_equal(a, b);
         }
-        // Points 0..2 are grid_multi at 2 000, 150 000, 2 000 cubes.
+        // Points 0..2 are grid_multi at 2 000, 150 000, 2 000 cubes: the 150 000 cubes take about
+        // 30 MB more. A child starts with the runner's resident pages (large under ASan, whose
+        // quarantine keeps freed blocks), so the check is on the difference.
         int rss = column_of(&s[0], "peak_rss_bytes");
         long long big = atoll(s[0].rows[2].fields[rss]), small_after = atoll(s[0].rows[3].fields[rss]);
-        assert_true(small_after > 0 && small_after * 2 < big);
+        assert_true(small_after > 0 && small_after + (10 << 20) < big);
         assert_true(atoll(s[1].rows[3].fields[rss]) >= atoll(s[1].rows[2].fields[rss]));
         for (int m = 0; m < 2; ++m) cd_csv_table_free(&s[m]), cd_csv_table_free(&f[m]);
         // The budget: the 150 000-cube point skipped after 2 000 went over, told by a child.
