@@ -289,7 +289,9 @@ typedef struct cd_run_options {
     const char *argv0;   ///< command line for meta.ini
 } cd_run_options;
 
-/// Run every point of c. Creates <output>/<name>/<run-id>/ only after every check passed.
+/// Run every point of c. Creates <output>/<name>/<run-id>/ only after every check passed. With
+/// [run] isolate = process the points run in forked children: call it before this process
+/// starts OpenMP threads (libgomp's pool does not survive a fork).
 /// Returns 0 when all points ran, 1 on a run failure, 130 when interrupted (finished points
 /// kept), 2 when the output directory cannot be made. The run directory's path goes to dir.
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len);
