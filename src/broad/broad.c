@@ -281,6 +281,14 @@ static void run_part(cd_broad *b, const cd_scene *s, uint32_t k)
     part->narrow_ns = ctx.narrow_ns;
 }
 
+// Part k, its time into busy[k].
+static void run_part_timed(cd_broad *b, const cd_scene *s, uint32_t k, uint64_t *busy)
+{
+    uint64_t t0 = cd_now_ns();
+    run_part(b, s, k);
+    busy[k] = cd_now_ns() - t0;
+}
+
 // The parts on the configured threads, then their lists joined in part order, so the pairs and
 // their order are the same for every thread count. Returns the narrow share of the workers' time.
 static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st)
@@ -295,19 +303,11 @@ static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_
 #pragma omp single
             cd_part_queue_deal(&queue, CD_BROAD_PARTS, (uint32_t)omp_get_num_threads());
             uint32_t k;
-            while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) {
-                uint64_t t0 = cd_now_ns();
-                run_part(b, s, k);
-                busy[k] = cd_now_ns() - t0;
-            }
+            while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) run_part_timed(b, s, k, busy);
         }
     } else {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-        for (int k = 0; k < (int)CD_BROAD_PARTS; ++k) {
-            uint64_t t0 = cd_now_ns();
-            run_part(b, s, (uint32_t)k);
-            busy[k] = cd_now_ns() - t0;
-        }
+        for (int k = 0; k < (int)CD_BROAD_PARTS; ++k) run_part_timed(b, s, (uint32_t)k, busy);
     }
     uint64_t narrow = 0, total = 0;
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) {

@@ -86,7 +86,7 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
     return s;
 }
 
-// Boxes of cubes [first, end). The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
+// Boxes of cubes [first, end) into box[0 .. end − first). The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
 // (1 + 8·DBL_EPSILON)·r bounds it, and 4·DBL_EPSILON·|c| covers corners computed as
 // cd_obb_corners rounds them (as in cd_obb_aabb). c ± r is rounded to nearest once more; the
 // float strictly below (above) that double is at least a double ulp away from it, which covers
@@ -96,12 +96,12 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
 // AVX-512 clone took the motion step from 1.7–2.0 to 1.3–1.6 ms (interleaved runs).
 #define CD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-CD_VECTOR_CLONES static void bounds_range(cd_scene *restrict s, uint32_t first, uint32_t end)
+CD_VECTOR_CLONES static void bounds_range(const cd_scene *restrict s, uint32_t first, uint32_t end,
+                                          cd_boxf *restrict box)
 {
     const float *restrict cx = s->cx, *restrict cy = s->cy, *restrict cz = s->cz;
     const float *restrict qw = s->qw, *restrict qx = s->qx, *restrict qy = s->qy, *restrict qz = s->qz;
     const float *restrict hx = s->hx, *restrict hy = s->hy, *restrict hz = s->hz;
-    cd_boxf *restrict box = s->box;
     for (uint32_t i = first; i < end; ++i) {
         cd_mat3 a = cd_scene_axes_of(qw[i], qx[i], qy[i], qz[i]);
         double h0 = hx[i], h1 = hy[i], h2 = hz[i];
@@ -111,25 +111,24 @@ CD_VECTOR_CLONES static void bounds_range(cd_scene *restrict s, uint32_t first, 
                        fabs(a.col[0].z) * h0 + fabs(a.col[1].z) * h1 + fabs(a.col[2].z) * h2};
         for (int k = 0; k < 3; ++k) {
             double m = r[k] * (1.0 + 8.0 * DBL_EPSILON) + 4.0 * DBL_EPSILON * fabs(c[k]);
-            box[i].lo[k] = cd_float_below(c[k] - m);
-            box[i].hi[k] = cd_float_above(c[k] + m);
+            box[i - first].lo[k] = cd_float_below(c[k] - m);
+            box[i - first].hi[k] = cd_float_above(c[k] + m);
         }
     }
 }
 
-// Pose records of cubes [first, end) from the arrays (exact copies).
-static void copy_poses(cd_scene *restrict s, uint32_t first, uint32_t end)
+// Pose records of cubes [first, end) from the arrays (exact copies) into pose[0 .. end − first).
+static void copy_poses(const cd_scene *restrict s, uint32_t first, uint32_t end, cd_posef *restrict pose)
 {
-    cd_posef *restrict pose = s->pose;
     for (uint32_t i = first; i < end; ++i)
-        pose[i] = (cd_posef){{s->cx[i], s->cy[i], s->cz[i]}, {s->qw[i], s->qx[i], s->qy[i], s->qz[i]},
+        pose[i - first] = (cd_posef){{s->cx[i], s->cy[i], s->cz[i]}, {s->qw[i], s->qx[i], s->qy[i], s->qz[i]},
                              {s->hx[i], s->hy[i], s->hz[i]}};
 }
 
 void cd_scene_refresh(cd_scene *s)
 {
-    bounds_range(s, 0, s->count);
-    copy_poses(s, 0, s->count);
+    bounds_range(s, 0, s->count, s->box);
+    copy_poses(s, 0, s->count, s->pose);
 }
 
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
@@ -190,18 +189,16 @@ static void stream_copy(void *restrict dst, const void *restrict src, size_t byt
 static void refresh_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 {
     if (!stream) {
-        bounds_range(s, first, end);
-        copy_poses(s, first, end);
+        bounds_range(s, first, end, s->box + first);
+        copy_poses(s, first, end, s->pose + first);
         return;
     }
     cd_boxf box[STREAM_CHUNK];
     cd_posef pose[STREAM_CHUNK];
     for (uint32_t b = first; b < end; b += STREAM_CHUNK) {
         uint32_t e = end - b < STREAM_CHUNK ? end : b + STREAM_CHUNK;
-        cd_scene view = *s;  // the same arrays, except that cube b's box and pose land in box[0], pose[0]
-        view.box = box - b, view.pose = pose - b;
-        bounds_range(&view, b, e);
-        copy_poses(&view, b, e);
+        bounds_range(s, b, e, box);
+        copy_poses(s, b, e, pose);
         stream_copy(s->box + b, box, (e - b) * sizeof *box);
         stream_copy(s->pose + b, pose, (e - b) * sizeof *pose);
     }
