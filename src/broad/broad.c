@@ -76,21 +76,7 @@ static unsigned cube_sat4_baseline(const cd_posef *const pa[4], const cd_posef *
 
 #define SAT_SIMD CD_X86_SIMD
 #if SAT_SIMD
-#include <immintrin.h>
-// Records r[0..7] (the first eight floats of each: c, q, h[0]) as eight vectors f[0..7], f[j]
-// holding field j of every record: the usual 8 × 8 transpose (24 shuffles).
-__attribute__((always_inline, target("avx2"))) static inline void transpose8(const __m256 r[8], __m256 f[8])
-{
-    __m256 t[8], u[8];
-    for (int k = 0; k < 8; k += 2) t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]), t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-    for (int k = 0; k < 8; k += 4) {
-        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44), u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
-        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44), u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
-    }
-    for (int k = 0; k < 4; ++k)
-        f[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20), f[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-}
-
+#include "cd_transpose.h"
 // h[1] and h[2] of records p[0..3] as (h[1] of the four, h[2] of the four): one 64-bit load each.
 __attribute__((always_inline, target("avx2"))) static inline void h12_of4(const cd_posef *const p[4], __m128 *h1,
                                                                            __m128 *h2)
@@ -108,7 +94,7 @@ __attribute__((always_inline, target("avx2"))) static inline void obb4_of_avx2(c
 {
     __m256 r[8], f[8];
     for (int k = 0; k < 4; ++k) r[k] = r[k + 4] = _mm256_loadu_ps(&p[k]->c[0]);
-    transpose8(r, f);
+    cd_transpose8(r, f);
 #define LANES(v) ((lanes4)_mm256_cvtps_pd(_mm256_castps256_ps128(v)))
     for (int k = 0; k < 3; ++k) o->c[k] = LANES(f[k]);
     o->e[0] = LANES(f[7]);
@@ -133,7 +119,7 @@ __attribute__((always_inline, target("avx2,avx512f,avx512vl"))) static inline vo
 {
     __m256 r[8], f[8];
     for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(&p[k]->c[0]);
-    transpose8(r, f);
+    cd_transpose8(r, f);
     for (int k = 0; k < 3; ++k) o->c[k] = (lanes8)_mm512_cvtps_pd(f[k]);
     o->e[0] = (lanes8)_mm512_cvtps_pd(f[7]);
     __m128 h1[2], h2[2];

@@ -54,7 +54,8 @@ typedef struct cd_scene {
     float *vx, *vy, *vz;       ///< velocity per frame
     float *tw, *tx, *ty, *tz;  ///< rotation over one frame: omega is constant, so its sin/cos are
                                ///< computed once, not per frame
-    cd_boxf *box;              ///< outward-rounded world AABB per cube (broad-phase input)
+    cd_boxf *box;              ///< outward-rounded world AABB per cube (broad-phase input), then one
+                               ///< zero record, so a 32-byte load of any cube's box stays in bounds
     cd_posef *pose;            ///< copies of the pose per cube (narrow-step input)
     uint64_t frame;            ///< frames stepped since creation
 } cd_scene;
