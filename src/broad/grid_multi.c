@@ -78,10 +78,11 @@ typedef struct grid_multi {
     uint32_t *span, *old_span;    // per object: its rows, or SPAN_BIG
     uint8_t *moved;               // per object: 1 when its rows differ from last frame's (bytes, not
                                   // bits: threads write neighbouring objects)
+    uint32_t *todo;               // per thread, from its first object on: its moved and big objects
     cd_row_cols e;                // this frame's slots as columns (one load fills a block's lanes)
     uint32_t *old_id;             // last frame's slot ids: the order the scatter keeps
     float *col;                   // the allocation of e's six coordinate columns
-    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap;
+    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap, todo_cap;
     uint32_t *big;     // big objects in id order
     size_t big_cap;
     uint32_t nbig;
@@ -106,7 +107,8 @@ static void *gm_create(const cd_broad_params *p, const cd_scene *s)
 static void gm_destroy(void *self)
 {
     grid_multi *g = self;
-    uint32_t *u32[] = {g->start, g->old_start, g->kept_len, g->span, g->old_span, g->e.id, g->old_id, g->big, g->hist};
+    uint32_t *u32[] = {g->start,  g->old_start, g->kept_len, g->span, g->old_span,
+                       g->e.id,   g->old_id,    g->big,      g->hist, g->todo};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
     cd_free(g->col);
     cd_free(g->moved);
@@ -154,6 +156,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
     cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
     cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, (size_t)n + GM_MOVED_PAD);
+    cd_buf_reserve((void **)&g->todo, sizeof *g->todo, &g->todo_cap, n);
     memset(g->moved + n, 0, GM_MOVED_PAD);  // read by place_kept_wide, never used: defined bytes
     CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
                                  // and 4 pads per object) are 32-bit
@@ -234,9 +237,9 @@ static inline void count_moved(uint32_t dy, uint32_t old, uint32_t sp, uint32_t 
 // This thread's objects [i0, i1): their rows (span[]), and per row how many of them left it since
 // last frame (gone) and how many are new to it (app); bigs counts the big ones. Only the few
 // objects whose rows changed touch the counters: a row's kept boxes are last frame's minus the
-// ones gone.
+// ones gone. Those objects, and the big ones, are listed in todo (*ntodo of them) for place_new.
 static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *gone, uint32_t *app,
-                        uint32_t *bigs)
+                        uint32_t *bigs, uint32_t *todo, uint32_t *ntodo)
 {
     uint32_t dy = g->dim[0];
     const cd_boxf *box = s->box;
@@ -251,6 +254,7 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
         *bigs += sp == SPAN_BIG;
         moved[id] = sp != old;
         if (sp != old) count_moved(dy, old, sp, gone, app);
+        if (sp != old || sp == SPAN_BIG) todo[(*ntodo)++] = id;
     }
 }
 
@@ -263,7 +267,8 @@ _Static_assert(sizeof(cd_boxf) == 6 * sizeof(float), "count_share_wide reads the
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_wide(grid_multi *g, const cd_scene *s,
                                                                                      uint32_t i0, uint32_t i1,
                                                                                      uint32_t *gone, uint32_t *app,
-                                                                                     uint32_t *bigs)
+                                                                                     uint32_t *bigs, uint32_t *todo,
+                                                                                     uint32_t *ntodo)
 {
     uint32_t dy = g->dim[0];
     const float *box = (const float *)(const void *)s->box;  // six floats per box: lo x y z, hi x y z
@@ -298,12 +303,13 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
         __mmask16 changed = _mm512_cmpneq_epu32_mask(sp, old);
         _mm_storeu_si128((__m128i *)(void *)(moved + id), _mm512_cvtepi32_epi8(_mm512_maskz_mov_epi32(changed, one)));
         *bigs += (uint32_t)__builtin_popcount(is_big);
-        for (unsigned c = changed; c; c &= c - 1) {
+        for (unsigned c = changed | is_big; c; c &= c - 1) {
             uint32_t i = id + (uint32_t)__builtin_ctz(c);
-            count_moved(dy, g->ordered ? old_span[i] : SPAN_BIG, span[i], gone, app);
+            if (changed >> (i - id) & 1) count_moved(dy, g->ordered ? old_span[i] : SPAN_BIG, span[i], gone, app);
+            todo[(*ntodo)++] = i;
         }
     }
-    if (id < i1) count_share(g, s, id, i1, gone, app, bigs);
+    if (id < i1) count_share(g, s, id, i1, gone, app, bigs, todo, ntodo);
 }
 #endif
 
@@ -417,13 +423,19 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_w
 }
 #endif
 
-// Place objects [i0, i1)'s rows that are new to them (app: this thread's next slot per row) and
-// the bigs (bigs: its next big index).
-static void place_new(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *app, uint32_t *bigs)
+// Place the rows that are new to this thread's moved objects (app: its next slot per row) and its
+// bigs (bigs: its next big index), from the list count_share made (todo[0 .. ntodo), in id order).
+// The list, rather than a scan of all objects, lets the boxes be requested ahead: about one object
+// in sixty moves, and each box read waited on a miss (a fifth of the update's samples).
+enum { NEW_AHEAD = 8 };
+
+static void place_new(grid_multi *g, const cd_scene *s, const uint32_t *todo, uint32_t ntodo, uint32_t *app,
+                      uint32_t *bigs)
 {
     uint32_t dy = g->dim[0];
-    for (uint32_t id = i0; id < i1; ++id) {
-        uint32_t sp = g->span[id], old = g->ordered ? g->old_span[id] : SPAN_BIG;
+    for (uint32_t k = 0; k < ntodo; ++k) {
+        if (k + NEW_AHEAD < ntodo) __builtin_prefetch(&s->box[todo[k + NEW_AHEAD]]);
+        uint32_t id = todo[k], sp = g->span[id], old = g->ordered ? g->old_span[id] : SPAN_BIG;
         if (sp == SPAN_BIG) {
             g->big[(*bigs)++] = id;
             continue;
@@ -556,13 +568,14 @@ static void gm_update(void *self, const cd_scene *s)
         nt = omp_get_num_threads();
         uint32_t i0 = (uint32_t)((uint64_t)n * t / nt), i1 = (uint32_t)((uint64_t)n * (t + 1) / nt);
         uint32_t *gone = g->hist + t * stride, *app = gone + span_rows, *bigs = app + span_rows;
+        uint32_t *todo = g->todo + i0, ntodo = 0;
         memset(gone, 0, stride * sizeof *gone);
 #if GM_WIDE
         if (g->wide)
-            count_share_wide(g, s, i0, i1, gone, app, bigs);
+            count_share_wide(g, s, i0, i1, gone, app, bigs, todo, &ntodo);
         else
 #endif
-            count_share(g, s, i0, i1, gone, app, bigs);
+            count_share(g, s, i0, i1, gone, app, bigs, todo, &ntodo);
         // The other threads' boxes (written by their motion step) in one sequential pass: the
         // kept placement then finds half its boxes in this core's caches instead of another's.
         // At 100 000 cubes on two threads it took the placement from 0.74 to 0.51 ms for a 0.06
@@ -578,7 +591,7 @@ static void gm_update(void *self, const cd_scene *s)
             split_parts(g);
             memset(g->part_ready, 0, sizeof g->part_ready);
         }
-        place_new(g, s, i0, i1, app, bigs);
+        place_new(g, s, todo, ntodo, app, bigs);
     }
     g->rows_made = 1;
 }
@@ -738,7 +751,7 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     st->nodes = g->nrows;
     st->bytes = sizeof *g + g->col_cap * sizeof *g->col + g->moved_cap +
                 (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
-                 g->old_span_cap + g->big_cap + g->hist_cap) *
+                 g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap) *
                     sizeof(uint32_t);
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)
