@@ -72,7 +72,6 @@ static cd_scene *lattice_scene(cd_rng *r, uint32_t n)
     return s;
 }
 
-static float *centre_coord(cd_scene *s, uint64_t axis) { return axis == 0 ? s->cx : (axis == 1 ? s->cy : s->cz); }
 
 // A world side of 12 significant bits at least L, so the octrees' split planes down to level 8
 // (L·k/256) are floats and float boxes can tie on them exactly.
@@ -98,8 +97,8 @@ static void perturb(cd_rng *r, cd_scene *s)
     uint64_t mode = cd_rng_below(r, 4);  // 0: none, 1: planes, 2: walls, 3: both
     for (uint32_t i = 0; i < s->count && mode; ++i) {
         if (cd_rng_below(r, 3) != 0) continue;
-        float *x = &centre_coord(s, cd_rng_below(r, 3))[i];
-        double h = s->hx[i];
+        float *x = &s->pose[i].c[cd_rng_below(r, 3)];
+        double h = s->pose[i].h[0];
         if ((mode & 1) && cd_rng_below(r, 2)) {
             int level = 1 + (int)cd_rng_below(r, 8);
             double cells = ldexp(1.0, level);

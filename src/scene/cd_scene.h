@@ -2,8 +2,9 @@
 // cdlab cube scenes (DESIGN.md "Standard scenes"): N moving oriented cubes in a world cube with
 // reflecting walls, seeded; one frame exportable to and importable from CSV.
 //
-// The state is float, structure of arrays: the motion step streams each component through a loop
-// the compiler vectorises, and 1 000 000 cubes fit in 92 bytes each. The box a cube *is* (what the
+// The state is float: a pose record per cube (centre, rotation, half-extents) and arrays of the
+// motion; the motion step turns a chunk of records into arrays for loops the compiler vectorises.
+// A cube takes 92 bytes with its box. The box a cube *is* (what the
 // narrow test sees, cd_scene_obb) is the double box with centre c, axes R(q/|q|) (q normalised in
 // double) and half-extents h, all read exactly from the floats; its world AABB is rounded outward
 // to float (cd_scene_box), so a cull on it never drops a pair the exact test would accept.
@@ -29,9 +30,9 @@ typedef struct cd_boxf {
     float lo[3], hi[3];
 } cd_boxf;
 
-/// A copy of one cube's centre, rotation and half-extents in one 40-byte record: the narrow step
-/// visits cubes in random order, and one record costs one or two cache lines where the ten
-/// arrays cost ten.
+/// One cube's centre, rotation and half-extents in one 40-byte record: the narrow step visits
+/// cubes in random order, and one record costs one or two cache lines where ten arrays would
+/// cost ten (the motion step turns a chunk of records into arrays and back).
 typedef struct cd_posef {
     float c[3], q[4], h[3];
 } cd_posef;
@@ -43,20 +44,19 @@ static inline int cd_boxf_overlap(const cd_boxf *a, const cd_boxf *b)
            a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
 }
 
-/// A cube scene. Each array holds count floats (box holds count records); write poses and
-/// motion through cd_scene_set_pose / cd_scene_set_motion, then call cd_scene_refresh.
+/// A cube scene. pose holds each cube's state; vx..tz hold count floats each; box holds count
+/// records and one more. Write poses and motion through cd_scene_set_pose / cd_scene_set_motion,
+/// then call cd_scene_refresh.
 typedef struct cd_scene {
     uint32_t count;            ///< number of cubes
     double world;              ///< world side L: walls at 0 and L on every axis
-    float *cx, *cy, *cz;       ///< centres
-    float *qw, *qx, *qy, *qz;  ///< orientations (unit up to float rounding; see the file comment)
-    float *hx, *hy, *hz;       ///< half-extents
+    cd_posef *pose;            ///< centre, orientation (unit up to float rounding; see the file
+                               ///< comment) and half-extents per cube: motion, narrow-step input
     float *vx, *vy, *vz;       ///< velocity per frame
     float *tw, *tx, *ty, *tz;  ///< rotation over one frame: omega is constant, so its sin/cos are
                                ///< computed once, not per frame
     cd_boxf *box;              ///< outward-rounded world AABB per cube (broad-phase input), then one
                                ///< zero record, so a 32-byte load of any cube's box stays in bounds
-    cd_posef *pose;            ///< copies of the pose per cube (narrow-step input)
     uint64_t frame;            ///< frames stepped since creation
 } cd_scene;
 
@@ -89,13 +89,20 @@ void cd_scene_destroy(cd_scene *s);
 size_t cd_scene_bytes_per_cube(void);
 
 /// Centre of cube i.
-static inline cd_vec3 cd_scene_center(const cd_scene *s, uint32_t i) { return cd_v3(s->cx[i], s->cy[i], s->cz[i]); }
+static inline cd_vec3 cd_scene_center(const cd_scene *s, uint32_t i)
+{
+    return cd_v3(s->pose[i].c[0], s->pose[i].c[1], s->pose[i].c[2]);
+}
 /// Half-extents of cube i.
-static inline cd_vec3 cd_scene_half(const cd_scene *s, uint32_t i) { return cd_v3(s->hx[i], s->hy[i], s->hz[i]); }
+static inline cd_vec3 cd_scene_half(const cd_scene *s, uint32_t i)
+{
+    return cd_v3(s->pose[i].h[0], s->pose[i].h[1], s->pose[i].h[2]);
+}
 /// Rotation of cube i as stored (not normalised).
 static inline cd_quat cd_scene_rot(const cd_scene *s, uint32_t i)
 {
-    return (cd_quat){s->qw[i], s->qx[i], s->qy[i], s->qz[i]};
+    const float *q = s->pose[i].q;
+    return (cd_quat){q[0], q[1], q[2], q[3]};
 }
 /// Velocity of cube i per frame.
 static inline cd_vec3 cd_scene_velocity(const cd_scene *s, uint32_t i) { return cd_v3(s->vx[i], s->vy[i], s->vz[i]); }

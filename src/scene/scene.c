@@ -29,30 +29,31 @@ double cd_scene_world_side(const cd_scene_params *p)
     return side > diag ? side : diag;
 }
 
-enum { SCENE_FLOAT_ARRAYS = 17 };
+enum { SCENE_FLOAT_ARRAYS = 7 };  // velocity (3) and turn per frame (4)
 
 size_t cd_scene_bytes_per_cube(void) { return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_boxf) + sizeof(cd_posef); }
+
+#define SCENE_ARRAYS(s) {&(s)->vx, &(s)->vy, &(s)->vz, &(s)->tw, &(s)->tx, &(s)->ty, &(s)->tz}
 
 cd_scene *cd_scene_create_empty(uint32_t n, double world)
 {
     cd_scene *s = cd_alloc_zero(1, sizeof *s);
     s->count = n;
     s->world = world;
-    float **arrays[SCENE_FLOAT_ARRAYS] = {&s->cx, &s->cy, &s->cz, &s->qw, &s->qx, &s->qy, &s->qz, &s->hx, &s->hy,
-                                          &s->hz, &s->vx, &s->vy, &s->vz, &s->tw, &s->tx, &s->ty, &s->tz};
+    float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
     for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) *arrays[k] = cd_alloc_zero(n ? n : 1, sizeof(float));
     s->box = cd_alloc_zero((size_t)n + 1, sizeof *s->box);  // + 1: see cd_scene.box
     s->pose = cd_alloc_zero(n ? n : 1, sizeof *s->pose);
-    for (uint32_t i = 0; i < n; ++i) s->qw[i] = s->tw[i] = 1.0f;
+    for (uint32_t i = 0; i < n; ++i) s->pose[i].q[0] = s->tw[i] = 1.0f;
     return s;
 }
 
 void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half)
 {
     CD_ASSERT(i < s->count && (q.w != 0.0 || q.x != 0.0 || q.y != 0.0 || q.z != 0.0));
-    s->cx[i] = (float)c.x, s->cy[i] = (float)c.y, s->cz[i] = (float)c.z;
-    s->qw[i] = (float)q.w, s->qx[i] = (float)q.x, s->qy[i] = (float)q.y, s->qz[i] = (float)q.z;
-    s->hx[i] = (float)half.x, s->hy[i] = (float)half.y, s->hz[i] = (float)half.z;
+    s->pose[i] = (cd_posef){{(float)c.x, (float)c.y, (float)c.z},
+                            {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
+                            {(float)half.x, (float)half.y, (float)half.z}};
 }
 
 void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega)
@@ -86,131 +87,46 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
     return s;
 }
 
-// Boxes of cubes [first, end) into box[0 .. end − first). The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
-// (1 + 8·DBL_EPSILON)·r bounds it, and 4·DBL_EPSILON·|c| covers corners computed as
-// cd_obb_corners rounds them (as in cd_obb_aabb). c ± r is rounded to nearest once more; the
-// float strictly below (above) that double is at least a double ulp away from it, which covers
-// that last rounding, so the float box contains the double box exactly.
+// The motion step works a chunk of cubes at a time: their pose records are turned into columns
+// (one float array per field, in L1), the vectorised loops move, turn and bound the columns, and
+// the results go back out as records. Pose records are the scene's state (the narrow step reads
+// them in random order, one line or two per cube); columns exist only per chunk. Against keeping
+// every field in scene-wide arrays as well, a frame streams about a third fewer bytes through
+// memory, which at 100 000 cubes is most of the working set (this VM keeps only about 4 MB in its
+// last-level cache).
+enum { CHUNK = 256 };
+
+typedef struct chunk_cols {
+    float c[3][CHUNK], q[4][CHUNK], h[3][CHUNK];  // pose fields
+    float box[6][CHUNK];                          // lo x y z, hi x y z
+} chunk_cols;
+
 // Also built for AVX2 and AVX-512 (picked at load time by what the CPU has): two and four times the
 // lanes, same results, since -ffp-contract=off keeps FMA out of every build. At 100 000 cubes the
 // AVX-512 clone took the motion step from 1.7–2.0 to 1.3–1.6 ms (interleaved runs).
 #define CD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-// Cubes per chunk of the box and pose output (columns and records of a chunk stay in L1).
-enum { OUT_CHUNK = 256 };
-
-CD_VECTOR_CLONES static void bounds_cols(const cd_scene *restrict s, uint32_t first, uint32_t end,
-                                         float (*restrict col)[OUT_CHUNK])
+// Boxes of the chunk's n cubes. The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
+// (1 + 8·DBL_EPSILON)·r bounds it, and 4·DBL_EPSILON·|c| covers corners computed as
+// cd_obb_corners rounds them (as in cd_obb_aabb). c ± r is rounded to nearest once more; the
+// float strictly below (above) that double is at least a double ulp away from it, which covers
+// that last rounding, so the float box contains the double box exactly.
+CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
 {
-    const float *restrict cx = s->cx, *restrict cy = s->cy, *restrict cz = s->cz;
-    const float *restrict qw = s->qw, *restrict qx = s->qx, *restrict qy = s->qy, *restrict qz = s->qz;
-    const float *restrict hx = s->hx, *restrict hy = s->hy, *restrict hz = s->hz;
-    for (uint32_t i = first; i < end; ++i) {
-        cd_mat3 a = cd_scene_axes_of(qw[i], qx[i], qy[i], qz[i]);
-        double h0 = hx[i], h1 = hy[i], h2 = hz[i];
-        double c[3] = {cx[i], cy[i], cz[i]};
+    for (uint32_t i = 0; i < n; ++i) {
+        cd_mat3 a = cd_scene_axes_of(k->q[0][i], k->q[1][i], k->q[2][i], k->q[3][i]);
+        double h0 = k->h[0][i], h1 = k->h[1][i], h2 = k->h[2][i];
+        double c[3] = {k->c[0][i], k->c[1][i], k->c[2][i]};
         double r[3] = {fabs(a.col[0].x) * h0 + fabs(a.col[1].x) * h1 + fabs(a.col[2].x) * h2,
                        fabs(a.col[0].y) * h0 + fabs(a.col[1].y) * h1 + fabs(a.col[2].y) * h2,
                        fabs(a.col[0].z) * h0 + fabs(a.col[1].z) * h1 + fabs(a.col[2].z) * h2};
-        for (int k = 0; k < 3; ++k) {
-            double m = r[k] * (1.0 + 8.0 * DBL_EPSILON) + 4.0 * DBL_EPSILON * fabs(c[k]);
-            col[k][i - first] = cd_float_below(c[k] - m);
-            col[3 + k][i - first] = cd_float_above(c[k] + m);
+        for (int j = 0; j < 3; ++j) {
+            double m = r[j] * (1.0 + 8.0 * DBL_EPSILON) + 4.0 * DBL_EPSILON * fabs(c[j]);
+            k->box[j][i] = cd_float_below(c[j] - m);
+            k->box[3 + j][i] = cd_float_above(c[j] + m);
         }
     }
 }
-
-// Records from columns: record i gets col[0][i], ..., col[F − 1][i] (F = 6 for boxes, 10 for
-// poses). The bounds and motion loops vectorise only over columns, and a plain loop that
-// interleaves them stores one float at a time (at 100 000 cubes the box and pose stores took
-// about half of the motion step); with AVX2 eight records at a time go through the 8 × 8
-// transpose, one 32-byte store per record.
-#if CD_X86_SIMD
-__attribute__((target("avx2"))) static void boxes_out_avx2(cd_boxf *restrict box, float (*restrict col)[OUT_CHUNK],
-                                                          uint32_t n)
-{
-    float *out = box->lo;
-    uint32_t i = 0;
-    for (; i + 8 < n; i += 8) {  // each store's last two floats are the next record's first two,
-                                 // rewritten by its own store; the range's last record is plain
-        __m256 r[8], f[8];
-        for (int k = 0; k < 6; ++k) r[k] = _mm256_loadu_ps(col[k] + i);
-        r[6] = r[7] = _mm256_setzero_ps();
-        cd_transpose8(r, f);
-        for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + 6 * (i + k), f[k]);
-    }
-    for (; i < n; ++i)
-        for (int k = 0; k < 6; ++k) out[6 * i + k] = col[k][i];
-}
-
-__attribute__((target("avx2"))) static void poses_out_avx2(cd_posef *restrict pose, const float *const src[10],
-                                                          uint32_t first, uint32_t n)
-{
-    float *out = pose->c;
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 r[8], f[8];
-        for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src[k] + first + i);
-        cd_transpose8(r, f);
-        for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + 10 * (i + k), f[k]);
-        __m256 h1 = _mm256_loadu_ps(src[8] + first + i), h2 = _mm256_loadu_ps(src[9] + first + i);
-        // Record k's (h1, h2) is in 128-bit lane k / 4 of lo (k mod 4 < 2) or hi, low or high half.
-        __m256 lo = _mm256_unpacklo_ps(h1, h2), hi = _mm256_unpackhi_ps(h1, h2);
-        for (int k = 0; k < 8; ++k) {
-            __m256 v = k & 2 ? hi : lo;
-            __m128 half = k < 4 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1);
-            __m64 *at = (__m64 *)(void *)(out + 10 * (i + (uint32_t)k) + 8);
-            if (k & 1)
-                _mm_storeh_pi(at, half);
-            else
-                _mm_storel_pi(at, half);
-        }
-    }
-    for (; i < n; ++i)
-        for (int k = 0; k < 10; ++k) out[10 * i + k] = src[k][first + i];
-}
-#endif
-
-static void boxes_out(cd_boxf *restrict box, float (*restrict col)[OUT_CHUNK], uint32_t n)
-{
-#if CD_X86_SIMD
-    if (__builtin_cpu_supports("avx2")) {
-        boxes_out_avx2(box, col, n);
-        return;
-    }
-#endif
-    for (uint32_t i = 0; i < n; ++i)
-        box[i] = (cd_boxf){{col[0][i], col[1][i], col[2][i]}, {col[3][i], col[4][i], col[5][i]}};
-}
-
-// Pose records of cubes [first, end) from the arrays (exact copies) into pose[0 .. end − first).
-static void poses_out(const cd_scene *restrict s, uint32_t first, uint32_t end, cd_posef *restrict pose)
-{
-#if CD_X86_SIMD
-    if (__builtin_cpu_supports("avx2")) {
-        const float *const src[10] = {s->cx, s->cy, s->cz, s->qw, s->qx, s->qy, s->qz, s->hx, s->hy, s->hz};
-        poses_out_avx2(pose, src, first, end - first);
-        return;
-    }
-#endif
-    for (uint32_t i = first; i < end; ++i)
-        pose[i - first] = (cd_posef){{s->cx[i], s->cy[i], s->cz[i]}, {s->qw[i], s->qx[i], s->qy[i], s->qz[i]},
-                                     {s->hx[i], s->hy[i], s->hz[i]}};
-}
-
-// Boxes and pose records of cubes [first, end) into box[0 ..) and pose[0 ..), a chunk at a time.
-static void refresh_into(const cd_scene *s, uint32_t first, uint32_t end, cd_boxf *box, cd_posef *pose)
-{
-    float col[6][OUT_CHUNK];
-    for (uint32_t b = first; b < end; b += OUT_CHUNK) {
-        uint32_t e = end - b < OUT_CHUNK ? end : b + OUT_CHUNK;
-        bounds_cols(s, b, e, col);
-        boxes_out(box + (b - first), col, e - b);
-        poses_out(s, b, e, pose + (b - first));
-    }
-}
-
-void cd_scene_refresh(cd_scene *s) { refresh_into(s, 0, s->count, s->box, s->pose); }
 
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
 // through a wall by at most its half-diagonal, as in the seed report's scene. Selects, no
@@ -223,18 +139,29 @@ void cd_scene_refresh(cd_scene *s) { refresh_into(s, 0, s->count, s->box, s->pos
         v[i] = below_ | above_ ? back_ : v_;                                            \
     } while (0)
 
-// Centres move and bounce; one axis per call, so each loop streams two arrays and vectorises.
-CD_VECTOR_CLONES static void move_axis(float *restrict c, float *restrict v, uint32_t first, uint32_t end, float L)
+// Centres move and bounce; one axis per call. The velocities are stored only when a cube of the
+// chunk bounces (rarely: a cube crosses the world in thousands of frames), so their lines stay
+// clean and are not written back to memory every frame.
+CD_VECTOR_CLONES static void move_axis(float *restrict c, float *restrict v, uint32_t n, float L)
 {
-    for (uint32_t i = first; i < end; ++i) REFLECT(c, v, L);
+    int bounce = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        float x = c[i] + v[i];
+        bounce |= (x < 0.0f) | (x > L);
+    }
+    if (!bounce) {
+        for (uint32_t i = 0; i < n; ++i) c[i] += v[i];  // what REFLECT gives when nothing bounces
+        return;
+    }
+    for (uint32_t i = 0; i < n; ++i) REFLECT(c, v, L);
 }
 
 // q ← normalise(turn · q) in float.
-CD_VECTOR_CLONES static void turn_range(float *restrict qw, float *restrict qx, float *restrict qy, float *restrict qz,
-                       const float *restrict tw, const float *restrict tx, const float *restrict ty,
-                       const float *restrict tz, uint32_t first, uint32_t end)
+CD_VECTOR_CLONES static void turn_cols(float (*restrict q)[CHUNK], const float *restrict tw, const float *restrict tx,
+                                       const float *restrict ty, const float *restrict tz, uint32_t n)
 {
-    for (uint32_t i = first; i < end; ++i) {
+    float *restrict qw = q[0], *restrict qx = q[1], *restrict qy = q[2], *restrict qz = q[3];
+    for (uint32_t i = 0; i < n; ++i) {
         float w = tw[i] * qw[i] - tx[i] * qx[i] - ty[i] * qy[i] - tz[i] * qz[i];
         float x = tw[i] * qx[i] + tx[i] * qw[i] + ty[i] * qz[i] - tz[i] * qy[i];
         float y = tw[i] * qy[i] - tx[i] * qz[i] + ty[i] * qw[i] + tz[i] * qx[i];
@@ -244,9 +171,137 @@ CD_VECTOR_CLONES static void turn_range(float *restrict qw, float *restrict qx, 
     }
 }
 
-// Motion of cubes [first, end) in float, in blocks that stay in L1 from the motion loops to the
-// bounds loop.
-enum { STEP_BLOCK = 2048 };
+// Records and columns. A plain loop between them moves one float at a time (at 100 000 cubes the
+// box and pose stores alone took about half of the motion step); with AVX2 eight records at a
+// time go through the 8 × 8 transpose, one 32-byte load or store per record.
+static float *pose_col(chunk_cols *k, int f) { return f < 3 ? k->c[f] : (f < 7 ? k->q[f - 3] : k->h[f - 7]); }
+
+_Static_assert(sizeof(cd_posef) == 10 * sizeof(float), "a pose record is ten packed floats");
+// Field f (c, q, h in order) of the pose records that start at p, as one float array.
+static float *pose_floats(cd_posef *p) { return (float *)(void *)p; }
+static const float *pose_floats_const(const cd_posef *p) { return (const float *)(const void *)p; }
+
+#if CD_X86_SIMD
+// Fields 0–7 of eight records from their first eight floats, fields 8 and 9 (h1, h2) from their
+// last eight: two transposes.
+__attribute__((target("avx2"))) static void poses_in_avx2(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
+{
+    const float *in = pose_floats_const(pose);
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 r[8], f[8];
+        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in + 10 * (i + l));
+        cd_transpose8(r, f);
+        for (int j = 0; j < 8; ++j) _mm256_storeu_ps(pose_col(k, j) + i, f[j]);
+        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in + 10 * (i + l) + 2);
+        cd_transpose8(r, f);
+        _mm256_storeu_ps(k->h[1] + i, f[6]);
+        _mm256_storeu_ps(k->h[2] + i, f[7]);
+    }
+    for (; i < n; ++i)
+        for (int j = 0; j < 10; ++j) pose_col(k, j)[i] = in[10 * i + (uint32_t)j];
+}
+
+__attribute__((target("avx2"))) static void poses_out_avx2(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
+{
+    float *out = pose_floats(pose);
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 r[8], f[8];
+        for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(pose_col(k, j) + i);
+        cd_transpose8(r, f);
+        for (uint32_t l = 0; l < 8; ++l) _mm256_storeu_ps(out + 10 * (i + l), f[l]);
+        __m256 h1 = _mm256_loadu_ps(k->h[1] + i), h2 = _mm256_loadu_ps(k->h[2] + i);
+        // Record l's (h1, h2) is in 128-bit lane l / 4 of lo (l mod 4 < 2) or hi, low or high half.
+        __m256 lo = _mm256_unpacklo_ps(h1, h2), hi = _mm256_unpackhi_ps(h1, h2);
+        for (uint32_t l = 0; l < 8; ++l) {
+            __m256 v = l & 2 ? hi : lo;
+            __m128 half = l < 4 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1);
+            __m64 *at = (__m64 *)(void *)(out + 10 * (i + l) + 8);
+            if (l & 1)
+                _mm_storeh_pi(at, half);
+            else
+                _mm_storel_pi(at, half);
+        }
+    }
+    for (; i < n; ++i)
+        for (int j = 0; j < 10; ++j) out[10 * i + (uint32_t)j] = pose_col(k, j)[i];
+}
+
+__attribute__((target("avx2"))) static void boxes_out_avx2(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
+{
+    float *out = box->lo;
+    uint32_t i = 0;
+    for (; i + 8 < n; i += 8) {  // each store's last two floats are the next record's first two,
+                                 // rewritten by its own store; the range's last record is plain
+        __m256 r[8], f[8];
+        for (int j = 0; j < 6; ++j) r[j] = _mm256_loadu_ps(k->box[j] + i);
+        r[6] = r[7] = _mm256_setzero_ps();
+        cd_transpose8(r, f);
+        for (uint32_t l = 0; l < 8; ++l) _mm256_storeu_ps(out + 6 * (i + l), f[l]);
+    }
+    for (; i < n; ++i)
+        for (int j = 0; j < 6; ++j) out[6 * i + (uint32_t)j] = k->box[j][i];
+}
+#endif
+
+static int have_avx2(void)
+{
+#if CD_X86_SIMD
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+static void poses_in(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
+{
+#if CD_X86_SIMD
+    if (have_avx2()) {
+        poses_in_avx2(pose, n, k);
+        return;
+    }
+#endif
+    const float *in = pose_floats_const(pose);
+    for (uint32_t i = 0; i < n; ++i)
+        for (int j = 0; j < 10; ++j) pose_col(k, j)[i] = in[10 * i + (uint32_t)j];
+}
+
+static void poses_out(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
+{
+#if CD_X86_SIMD
+    if (have_avx2()) {
+        poses_out_avx2(pose, k, n);
+        return;
+    }
+#endif
+    float *out = pose_floats(pose);
+    for (uint32_t i = 0; i < n; ++i)
+        for (int j = 0; j < 10; ++j) out[10 * i + (uint32_t)j] = pose_col(k, j)[i];
+}
+
+static void boxes_out(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
+{
+#if CD_X86_SIMD
+    if (have_avx2()) {
+        boxes_out_avx2(box, k, n);
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < n; ++i)
+        box[i] = (cd_boxf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
+}
+
+void cd_scene_refresh(cd_scene *s)
+{
+    chunk_cols k;
+    for (uint32_t b = 0; b < s->count; b += CHUNK) {
+        uint32_t n = s->count - b < CHUNK ? s->count - b : CHUNK;
+        poses_in(s->pose + b, n, &k);
+        bounds_cols(&k, n);
+        boxes_out(s->box + b, &k, n);
+    }
+}
 
 // Streaming (non-temporal) stores: sixteen bytes at a time once dst is aligned, the rest plain.
 static void stream_copy(void *restrict dst, const void *restrict src, size_t bytes)
@@ -261,44 +316,41 @@ static void stream_copy(void *restrict dst, const void *restrict src, size_t byt
     for (; k < n; ++k) d[k] = q[k];
 }
 
-// Boxes and pose records of cubes [first, end), written straight (stream = 0) or computed in a
-// small buffer and streamed out past the caches. With several threads, the broad and narrow
-// steps of the other threads read most of these lines, so a plain store first has to take each
-// line back from another core's cache (about 70 ns each way on this 2-vCPU VM); a streaming store
-// does not wait for that. At 100 000 cubes on two threads the motion step took 0.92–0.98 →
-// 0.50–0.54 ms.
-static void refresh_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
-{
-    if (!stream) {
-        refresh_into(s, first, end, s->box + first, s->pose + first);
-        return;
-    }
-    cd_boxf box[OUT_CHUNK];
-    cd_posef pose[OUT_CHUNK];
-    for (uint32_t b = first; b < end; b += OUT_CHUNK) {
-        uint32_t e = end - b < OUT_CHUNK ? end : b + OUT_CHUNK;
-        refresh_into(s, b, e, box, pose);
-        stream_copy(s->box + b, box, (e - b) * sizeof *box);
-        stream_copy(s->pose + b, pose, (e - b) * sizeof *pose);
-    }
-}
-
+// Motion of cubes [first, end), a chunk at a time. The new poses and boxes are written straight
+// (stream = 0) or built in a small buffer and streamed out past the caches. With several threads,
+// the broad and narrow steps of the other threads read most of these lines, so a plain store
+// first has to take each line back from another core's cache (about 70 ns each way on this
+// 2-vCPU VM); a streaming store does not wait for that. At 100 000 cubes on two threads the
+// motion step took 0.92–0.98 → 0.50–0.54 ms.
 static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 {
     float L = (float)s->world;  // the far walls as the largest float ≤ L
     if ((double)L > s->world) L = cd_float_next_down(L);
-    for (uint32_t b = first; b < end; b += STEP_BLOCK) {
-        uint32_t e = end - b < STEP_BLOCK ? end : b + STEP_BLOCK;
-        move_axis(s->cx, s->vx, b, e, L);
-        move_axis(s->cy, s->vy, b, e, L);
-        move_axis(s->cz, s->vz, b, e, L);
-        turn_range(s->qw, s->qx, s->qy, s->qz, s->tw, s->tx, s->ty, s->tz, b, e);
-        refresh_range(s, b, e, stream);
+    chunk_cols k;
+    cd_boxf box[CHUNK];
+    cd_posef pose[CHUNK];
+    for (uint32_t b = first; b < end; b += CHUNK) {
+        uint32_t n = end - b < CHUNK ? end - b : CHUNK;
+        poses_in(s->pose + b, n, &k);
+        move_axis(k.c[0], s->vx + b, n, L);
+        move_axis(k.c[1], s->vy + b, n, L);
+        move_axis(k.c[2], s->vz + b, n, L);
+        turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
+        bounds_cols(&k, n);
+        boxes_out(stream ? box : s->box + b, &k, n);
+        poses_out(stream ? pose : s->pose + b, &k, n);
+        if (stream) {
+            stream_copy(s->box + b, box, n * sizeof *box);
+            stream_copy(s->pose + b, pose, n * sizeof *pose);
+        }
     }
 #if defined(__SSE2__) && defined(__x86_64__)
     if (stream) _mm_sfence();  // the streamed lines are visible before the step returns
 #endif
 }
+
+// Cubes per block of the threaded step: a thread's share of the scene is whole blocks.
+enum { STEP_BLOCK = 2048 };
 
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end) { step_range(s, first, end, 0); }
 
@@ -336,9 +388,8 @@ void cd_scene_step_threads(cd_scene *s, int threads)
 void cd_scene_destroy(cd_scene *s)
 {
     if (!s) return;
-    float *arrays[SCENE_FLOAT_ARRAYS] = {s->cx, s->cy, s->cz, s->qw, s->qx, s->qy, s->qz, s->hx, s->hy,
-                                         s->hz, s->vx, s->vy, s->vz, s->tw, s->tx, s->ty, s->tz};
-    for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) cd_free(arrays[k]);
+    float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
+    for (int k = 0; k < SCENE_FLOAT_ARRAYS; ++k) cd_free(*arrays[k]);
     cd_free(s->box);
     cd_free(s->pose);
     cd_free(s);
