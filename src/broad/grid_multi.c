@@ -23,6 +23,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 
 #define GM_WIDE CD_X86_SIMD  // the *_wide functions are built (and used where the CPU has AVX-512)
 #if GM_WIDE
@@ -62,6 +63,16 @@ enum {
 #define STARTS_Z (1u << 31)
 #define ID_MASK (STARTS_Y - 1)
 
+// One part's slots as columns, slot k of the frame at k − base: the boxes are gathered into it,
+// sorted and swept while it stays in this core's L2. The columns live only for that: next frame
+// starts again from the ids. At 100 000 cubes, frame-wide columns were 4 MB written and read
+// back every frame, and this VM's last-level cache holds about 4 MB in all.
+typedef struct gm_scratch {
+    float *col;    // six columns of cap slots: lo x y z, hi x y z
+    uint32_t *id;  // the slots' ids
+    size_t cap;
+} gm_scratch;
+
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
     float inv_cell;  // the row map works in float: any monotone map of the coordinates is exact here
@@ -79,17 +90,17 @@ typedef struct grid_multi {
     uint8_t *moved;               // per object: 1 when its rows differ from last frame's (bytes, not
                                   // bits: threads write neighbouring objects)
     uint32_t *todo;               // per thread, from its first object on: its moved and big objects
-    cd_row_cols e;                // this frame's slots as columns (one load fills a block's lanes)
-    uint32_t *old_id;             // last frame's slot ids: the order the scatter keeps
-    float *col;                   // the allocation of e's six coordinate columns
-    size_t col_cap, id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap, todo_cap;
+    uint32_t *id, *old_id;        // this and last frame's slot ids (with flags), row by row
+    size_t id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap, todo_cap;
     uint32_t *big;     // big objects in id order
     size_t big_cap;
     uint32_t nbig;
     uint32_t *hist;    // per thread: gone per row, appended per row (counts, then next slots), bigs
     size_t hist_cap;
     uint32_t part_rows[CD_BROAD_PARTS + 1];  // this frame's rows cut into parts of about equal slots
-    uint8_t part_ready[CD_BROAD_PARTS];      // 1 once the part's kept boxes are placed and its rows sorted
+    uint8_t part_ready[CD_BROAD_PARTS];      // 1 once the part's kept ids are placed and its rows sorted
+    gm_scratch scratch[GM_MAX_THREADS];      // one per concurrent caller of candidates_part
+    atomic_int scratch_busy[GM_MAX_THREADS];
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
 
@@ -108,9 +119,12 @@ static void gm_destroy(void *self)
 {
     grid_multi *g = self;
     uint32_t *u32[] = {g->start,  g->old_start, g->kept_len, g->span, g->old_span,
-                       g->e.id,   g->old_id,    g->big,      g->hist, g->todo};
+                       g->id,     g->old_id,    g->big,      g->hist, g->todo};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
-    cd_free(g->col);
+    for (int k = 0; k < GM_MAX_THREADS; ++k) {
+        cd_free(g->scratch[k].col);
+        cd_free(g->scratch[k].id);
+    }
     cd_free(g->moved);
     cd_free(g);
 }
@@ -313,121 +327,92 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
 }
 #endif
 
-// Place the boxes that stay in last frame's rows [r0, r1), in each row's old order. A row's kept
-// boxes all come from that row, so one thread writes them from start[r] on.
-// The columns and inputs place_kept reads, as locals: the stores into the columns could otherwise
-// alias g's fields, which the loop would then reload on every slot.
-typedef struct kept_view {
-    cd_row_cols e;
-    const uint32_t *old_id, *span;
-    const uint8_t *moved;
-    const cd_boxf *box;
-    uint32_t ahead_end;  // prefetch through row ends (pads hold object 0's id)
-} kept_view;
+// The ids of the boxes that stay in last frame's rows [r0, r1), in each row's old order, from
+// start[r] on (their boxes are gathered with the new ones' in load_cols). A row's kept boxes all
+// come from that row, so one thread writes them.
 
-// Last frame's slots [k, k1) of row (ry, rz), kept ones written from slot at on; returns the next
-// free slot.
-static inline uint32_t keep_slots(const kept_view *w, uint32_t ry, uint32_t rz, uint32_t k, uint32_t k1, uint32_t at)
+// Last frame's slots [k, k1) of row (ry, rz): the ids of those that stay written from slot at on;
+// returns the next free slot.
+static inline uint32_t keep_ids(grid_multi *g, uint32_t ry, uint32_t rz, uint32_t k, uint32_t k1, uint32_t at)
 {
     for (; k < k1; ++k) {
-        if (k + GM_PREFETCH < w->ahead_end) __builtin_prefetch(&w->box[w->old_id[k + GM_PREFETCH] & ID_MASK]);
-        uint32_t v = w->old_id[k], id = v & ID_MASK;
-        if (w->moved[id]) {  // rare: then its rows and flags come from its new span
-            uint32_t sp = w->span[id];
+        uint32_t v = g->old_id[k], id = v & ID_MASK;
+        if (g->moved[id]) {  // rare: then its rows and flags come from its new span
+            uint32_t sp = g->span[id];
             if (!span_has(sp, ry, rz)) continue;
             v = slot_id(id, sp, ry, rz);
         }
-        cd_fbox b = cd_fbox_from(&w->box[id], v);
-        cd_row_put(&w->e, at++, &b);
+        g->id[at++] = v;
     }
     return at;
 }
 
-static kept_view kept_view_of(const grid_multi *g, const cd_scene *s, size_t r1)
+static void place_kept(grid_multi *g, size_t r0, size_t r1)
 {
-    return (kept_view){g->e, g->old_id, g->span, g->moved, s->box, g->old_start[r1]};
-}
-
-static void place_kept(grid_multi *g, const cd_scene *s, size_t r0, size_t r1)
-{
-    if (!g->ordered || r0 == r1) return;
+    if (!g->ordered) return;
     uint32_t dy = g->dim[0];
-    const kept_view w = kept_view_of(g, s, r1);
     for (size_t r = r0; r < r1; ++r) {
         uint32_t k0 = g->old_start[r];
-        keep_slots(&w, (uint32_t)(r % dy), (uint32_t)(r / dy), k0, k0 + row_len(g->old_start, r), g->start[r]);
+        keep_ids(g, (uint32_t)(r % dy), (uint32_t)(r / dy), k0, k0 + row_len(g->old_start, r), g->start[r]);
     }
 }
 
 #if GM_WIDE
-// place_kept for CPUs with AVX-512: eight slots at a time. Each box is one 32-byte load (the scene
-// pads its box array by one record for this), and the eight loads become the six columns by the
-// 8 × 8 transpose; against six 16-lane gathers, at 100 000 cubes, interleaved: broad 2.36–3.51 →
-// 2.23–3.29 ms (four runs over both CPUs). Objects that changed rows (about one in sixty per
-// frame, so one group in four or five) are handled in the lanes too: their spans decide which
-// stay in this row and with which flags, and the columns are compressed to the kept lanes, where
-// sending those groups to keep_slots one slot at a time took a fifth of the placement.
-__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_wide(grid_multi *g, const cd_scene *s,
-                                                                                    size_t r0, size_t r1)
+// place_kept for CPUs with AVX-512: sixteen slots at a time. Objects that changed rows (about one
+// in sixty per frame) are handled in the lanes: their spans decide which stay in this row and
+// with which flags, and the ids are compressed to the kept lanes (sending such groups to
+// keep_ids one slot at a time took a fifth of the placement, when it also placed the boxes).
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_wide(grid_multi *g, size_t r0, size_t r1)
 {
-    if (!g->ordered || r0 == r1) return;
+    if (!g->ordered) return;
     uint32_t dy = g->dim[0];
-    const kept_view w = kept_view_of(g, s, r1);
-    float *const col[6] = {w.e.lo[0], w.e.lo[1], w.e.lo[2], w.e.hi[0], w.e.hi[1], w.e.hi[2]};
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), low_byte = _mm256_set1_epi32(0xFF),
-                  coord_mask = _mm256_set1_epi32(0x7FFF), one = _mm256_set1_epi32(1),
-                  big = _mm256_set1_epi32((int)SPAN_BIG);
+    const uint32_t *old_id = g->old_id, *span = g->span;
+    const uint8_t *moved = g->moved;
+    uint32_t *out = g->id;
+    const __m512i id_mask = _mm512_set1_epi32((int)ID_MASK), low_byte = _mm512_set1_epi32(0xFF),
+                  coord_mask = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1),
+                  big = _mm512_set1_epi32((int)SPAN_BIG);
     for (size_t r = r0; r < r1; ++r) {
         uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k = g->old_start[r],
                  k1 = k + row_len(g->old_start, r), at = g->start[r];
-        const __m256i vry = _mm256_set1_epi32((int)ry), vrz = _mm256_set1_epi32((int)rz);
-        for (; k + 8 <= k1; k += 8) {
-            for (uint32_t l = 0; l < 8; ++l)
-                if (k + l + GM_PREFETCH < w.ahead_end) __builtin_prefetch(&w.box[w.old_id[k + l + GM_PREFETCH] & ID_MASK]);
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(w.old_id + k)), id = _mm256_and_si256(v, id_mask);
+        const __m512i vry = _mm512_set1_epi32((int)ry), vrz = _mm512_set1_epi32((int)rz);
+        for (; k + 16 <= k1; k += 16) {
+            __m512i v = _mm512_loadu_si512((const void *)(old_id + k)), id = _mm512_and_si512(v, id_mask);
             // moved[] has GM_MOVED_PAD bytes beyond the objects, so each lane may read four.
-            __m256i mv = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)w.moved, id, 1), low_byte);
-            __mmask8 moved = _mm256_test_epi32_mask(mv, mv), keep = 0xFF;
-            if (moved) {  // span_has and slot_id in the lanes, on the moved objects' new spans
-                __m256i sp = _mm256_mmask_i32gather_epi32(big, moved, id, (const int *)(const void *)w.span, 4);
-                __m256i y0 = _mm256_and_si256(sp, coord_mask), z0 = _mm256_and_si256(_mm256_srli_epi32(sp, 15), coord_mask);
-                __mmask8 has = _mm256_cmpneq_epu32_mask(sp, big) &
-                               _mm256_cmple_epu32_mask(_mm256_sub_epi32(vry, y0), _mm256_and_si256(_mm256_srli_epi32(sp, 30), one)) &
-                               _mm256_cmple_epu32_mask(_mm256_sub_epi32(vrz, z0), _mm256_srli_epi32(sp, 31));
-                __m256i flags = _mm256_or_si256(
-                    _mm256_maskz_mov_epi32(_mm256_cmpeq_epi32_mask(y0, vry), _mm256_set1_epi32((int)STARTS_Y)),
-                    _mm256_maskz_mov_epi32(_mm256_cmpeq_epi32_mask(z0, vrz), _mm256_set1_epi32((int)STARTS_Z)));
-                v = _mm256_mask_blend_epi32(moved, v, _mm256_or_si256(id, flags));
-                keep = (__mmask8)(~moved | has);
-            }
-            __m256 box[8], coord[8];  // box[l]: lo, hi, two floats of the next record
-            for (uint32_t l = 0; l < 8; ++l) box[l] = _mm256_loadu_ps(w.box[w.old_id[k + l] & ID_MASK].lo);
-            cd_transpose8(box, coord);
-            if (keep == 0xFF) {
-                for (int c = 0; c < 6; ++c) _mm256_storeu_ps(col[c] + at, coord[c]);
-                _mm256_storeu_si256((__m256i *)(void *)(w.e.id + at), v);
-                at += 8;
+            __m512i mv = _mm512_and_si512(_mm512_i32gather_epi32(id, (const void *)moved, 1), low_byte);
+            __mmask16 was_moved = _mm512_test_epi32_mask(mv, mv);
+            if (!was_moved) {
+                _mm512_storeu_si512((void *)(out + at), v);
+                at += 16;
                 continue;
             }
-            // The kept lanes to the front, in order; masked stores, since the slots after a row's
-            // kept boxes already hold its new ones. (A branch-free version, always compressing,
-            // measured 5 % slower on broad.)
+            // span_has and slot_id in the lanes, on the moved objects' new spans
+            __m512i sp = _mm512_mask_i32gather_epi32(big, was_moved, id, (const void *)span, 4);
+            __m512i y0 = _mm512_and_si512(sp, coord_mask), z0 = _mm512_and_si512(_mm512_srli_epi32(sp, 15), coord_mask);
+            __mmask16 has = _mm512_cmpneq_epu32_mask(sp, big) &
+                            _mm512_cmple_epu32_mask(_mm512_sub_epi32(vry, y0), _mm512_and_si512(_mm512_srli_epi32(sp, 30), one)) &
+                            _mm512_cmple_epu32_mask(_mm512_sub_epi32(vrz, z0), _mm512_srli_epi32(sp, 31));
+            __m512i flags = _mm512_or_si512(
+                _mm512_maskz_mov_epi32(_mm512_cmpeq_epi32_mask(y0, vry), _mm512_set1_epi32((int)STARTS_Y)),
+                _mm512_maskz_mov_epi32(_mm512_cmpeq_epi32_mask(z0, vrz), _mm512_set1_epi32((int)STARTS_Z)));
+            v = _mm512_mask_blend_epi32(was_moved, v, _mm512_or_si512(id, flags));
+            __mmask16 keep = (__mmask16)(~was_moved | has);
+            // The kept lanes to the front, in order; a masked store, since the slots after a row's
+            // kept boxes already hold its new ones.
             unsigned kept = (unsigned)__builtin_popcount(keep);
-            __mmask8 first = (__mmask8)((1u << kept) - 1);
-            for (int c = 0; c < 6; ++c) _mm256_mask_storeu_ps(col[c] + at, first, _mm256_maskz_compress_ps(keep, coord[c]));
-            _mm256_mask_storeu_epi32(w.e.id + at, first, _mm256_maskz_compress_epi32(keep, v));
+            _mm512_mask_storeu_epi32(out + at, (__mmask16)((1u << kept) - 1), _mm512_maskz_compress_epi32(keep, v));
             at += kept;
         }
-        keep_slots(&w, ry, rz, k, k1, at);
+        keep_ids(g, ry, rz, k, k1, at);
     }
 }
 #endif
 
 // Claim the slots of the rows that are new to this thread's moved objects (app: its next slot per
 // row) and list its bigs (bigs: its next big index), from the list count_share made (todo[0 ..
-// ntodo), in id order). Only the ids are written here; new_boxes fills in their boxes when their
-// part is prepared. Writing the six coordinates here as well cost a random cache line per column
-// and slot (at 100 000 cubes on two threads, 0.16–0.19 ms per thread).
+// ntodo), in id order). Only the ids are written here; load_cols gathers their boxes with the
+// kept ones. Writing the six coordinates here as well cost a random cache line per column and
+// slot (at 100 000 cubes on two threads, 0.16–0.19 ms per thread).
 static void place_new(grid_multi *g, const uint32_t *todo, uint32_t ntodo, uint32_t *app, uint32_t *bigs)
 {
     uint32_t dy = g->dim[0];
@@ -440,20 +425,61 @@ static void place_new(grid_multi *g, const uint32_t *todo, uint32_t ntodo, uint3
         if (sp == old) continue;  // in the same rows as last frame: placed by place_kept
         for (uint32_t z = span_z(sp); z <= span_z(sp) + (sp >> 31); ++z)
             for (uint32_t y = span_y(sp); y <= span_y(sp) + (sp >> 30 & 1); ++y)
-                if (!span_has(old, y, z)) g->e.id[app[(size_t)z * dy + y]++] = slot_id(id, sp, y, z);
+                if (!span_has(old, y, z)) g->id[app[(size_t)z * dy + y]++] = slot_id(id, sp, y, z);
     }
 }
 
-// The boxes of the slots place_new claimed in rows [r0, r1) (after each row's kept boxes).
-static void new_boxes(grid_multi *g, const cd_scene *s, size_t r0, size_t r1)
+// Rows [r0, r1) of this frame into the columns e (slot k at k − base): each slot's box, gathered
+// by its id, then GM_PAD pads after each row (lo.x = +inf: never a hit).
+static void load_cols(const grid_multi *g, const cd_scene *s, const cd_row_cols *e, uint32_t base, size_t r0,
+                      size_t r1)
 {
-    const cd_row_cols e = g->e;  // local: the column stores could alias g's fields
-    for (size_t r = r0; r < r1; ++r)
-        for (uint32_t k = g->start[r] + g->kept_len[r], k1 = g->start[r] + row_len(g->start, r); k < k1; ++k) {
-            const cd_boxf *b = &s->box[e.id[k] & ID_MASK];
-            for (int j = 0; j < 3; ++j) e.lo[j][k] = b->lo[j], e.hi[j][k] = b->hi[j];
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t a0 = g->start[r], len = row_len(g->start, r);
+        if (!len) continue;
+        for (uint32_t k = a0; k < a0 + len; ++k) {
+            uint32_t v = g->id[k];
+            cd_fbox b = cd_fbox_from(&s->box[v & ID_MASK], v);
+            cd_row_put(e, k - base, &b);
         }
+        static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+        for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(e, a0 + len + k - base, &pad);
+    }
 }
+
+#if GM_WIDE
+// load_cols for CPUs with AVX-512: each box is one 32-byte load (the scene pads its box array by
+// one record for this), and eight loads become the six columns by the 8 × 8 transpose. Against
+// six 16-lane gathers, at 100 000 cubes, interleaved: broad 2.36–3.51 → 2.23–3.29 ms (four runs
+// over both CPUs). The boxes are requested GM_PREFETCH slots ahead (ids are random).
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void load_cols_wide(const grid_multi *g, const cd_scene *s,
+                                                                                   const cd_row_cols *e, uint32_t base,
+                                                                                   size_t r0, size_t r1)
+{
+    const uint32_t *ids = g->id, ahead_end = g->start[r1];  // pads hold id 0 (see place)
+    const cd_boxf *box = s->box;
+    float *const col[6] = {e->lo[0], e->lo[1], e->lo[2], e->hi[0], e->hi[1], e->hi[2]};
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t a0 = g->start[r], len = row_len(g->start, r), k = a0;
+        if (!len) continue;
+        for (; k + 8 <= a0 + len; k += 8) {
+            for (uint32_t l = 0; l < 8; ++l)
+                if (k + l + GM_PREFETCH < ahead_end) __builtin_prefetch(&box[ids[k + l + GM_PREFETCH] & ID_MASK]);
+            __m256 b[8], c[8];  // b[l]: lo, hi, two floats of the next record
+            for (uint32_t l = 0; l < 8; ++l) b[l] = _mm256_loadu_ps(box[ids[k + l] & ID_MASK].lo);
+            cd_transpose8(b, c);
+            for (int j = 0; j < 6; ++j) _mm256_storeu_ps(col[j] + (k - base), c[j]);
+            _mm256_storeu_si256((__m256i *)(void *)(e->id + (k - base)), _mm256_loadu_si256((const __m256i *)(const void *)(ids + k)));
+        }
+        for (; k < a0 + len; ++k) {
+            cd_fbox b = cd_fbox_from(&box[ids[k] & ID_MASK], ids[k]);
+            cd_row_put(e, k - base, &b);
+        }
+        static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+        for (uint32_t j = 0; j < GM_PAD; ++j) cd_row_put(e, a0 + len + j - base, &pad);
+    }
+}
+#endif
 
 // Each row holds its kept boxes (all threads' counts), then each thread's new ones in thread
 // order, then GM_PAD pads. Turns the counts into each thread's first slot per row, fills start[]
@@ -490,17 +516,17 @@ static void place(grid_multi *g, int nt)
     g->nbig = nbig;
     g->max_per_row = most;
     g->boxes_in_rows = boxes;
-    reserve_slack((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * (size_t)at);
-    reserve_slack((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, at);
-    cd_row_cols_in(&g->e, g->col, g->col_cap / 6);
+    reserve_slack((void **)&g->id, sizeof *g->id, &g->id_cap, at);
+    for (size_t r = 0; r < R; ++r)  // pads hold object 0, so load_cols may prefetch through them
+        if (g->start[r + 1] > g->start[r]) memset(g->id + g->start[r + 1] - GM_PAD, 0, GM_PAD * sizeof *g->id);
     cd_buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
 }
 
 // This frame's rows cut into CD_BROAD_PARTS parts of about equal slot counts. They depend on the
 // rows alone, never on the thread count, so the pairs come out in the same order for any count.
-// Thread t of nt places, sorts and sweeps parts [P·t/nt, P·(t+1)/nt) (cd_part_queue: the same
-// rows in every phase, so a row's columns stay in one core's caches from placement to sweep),
-// unless another thread is done first and takes over its last parts.
+// The frame deals parts [P·t/nt, P·(t+1)/nt) to thread t of nt (cd_part_queue, parts_by_thread),
+// the boxes that thread pulled into its caches in update, unless another thread is done first
+// and takes over its last parts.
 static void split_parts(grid_multi *g)
 {
     size_t R = g->nrows, r = 0;
@@ -514,12 +540,6 @@ static void split_parts(grid_multi *g)
     g->part_rows[CD_BROAD_PARTS] = (uint32_t)R;
 }
 
-// First row of part `part` of `parts` (any parts ≥ 1): the part boundaries, coarsened.
-static inline size_t part_first_row(const grid_multi *g, uint64_t part, uint64_t parts)
-{
-    return g->part_rows[part * CD_BROAD_PARTS / parts];
-}
-
 // Read one byte of every cache line of [p, p + bytes): a sequential pass the hardware prefetcher
 // streams, so the random reads that follow hit this core's caches. The sum only keeps the reads.
 static uint32_t pull_lines(const void *p, size_t bytes)
@@ -530,34 +550,42 @@ static uint32_t pull_lines(const void *p, size_t bytes)
     return sum;
 }
 
-// Rows [r0, r1) in lo.x order, each followed by its pads.
-static void sort_rows(grid_multi *g, size_t r0, size_t r1)
+// Rows [r0, r1) of the columns e (slot k at k − base) in lo.x order.
+static void sort_rows(const grid_multi *g, const cd_row_cols *e, uint32_t base, size_t r0, size_t r1)
 {
     for (size_t r = r0; r < r1; ++r) {
-        uint32_t a0 = g->start[r], len = row_len(g->start, r);
+        uint32_t a0 = g->start[r] - base, len = row_len(g->start, r);
         if (!len) continue;
         if (g->ordered) {
-            cd_row_sort(&g->e, a0, g->kept_len[r]);  // last frame's order: a few neighbours swap
-            cd_row_insert_tail(&g->e, a0, g->kept_len[r], len);
+            cd_row_sort(e, a0, g->kept_len[r]);  // last frame's order: a few neighbours swap
+            cd_row_insert_tail(e, a0, g->kept_len[r], len);
         } else
-            cd_row_sort_fresh(&g->e, a0, len);
-        // Never a hit (lo.x = +inf); object 0's id keeps place_kept's prefetch in bounds.
-        static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
-        for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(&g->e, a0 + len + k, &pad);
+            cd_row_sort_fresh(e, a0, len);
     }
+}
+
+// The kept ids of every part that no candidates call prepared last frame (a caller may update
+// without asking for candidates), so that the ids are whole before they become old_id. Their
+// order is then last frame's kept order, which only makes the next sort longer.
+static void finish_parts(grid_multi *g)
+{
+    if (!g->rows_made) return;
+    for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k)
+        if (!g->part_ready[k]) place_kept(g, g->part_rows[k], g->part_rows[k + 1]);
 }
 
 static void gm_update(void *self, const cd_scene *s)
 {
     grid_multi *g = self;
     uint32_t n = s->count;
+    finish_parts(g);
     if (n != g->n || s->world != g->world) gm_layout(g, s);
     // Last frame's rows become old_*; this frame fills the others.
     SWAP(uint32_t *, g->start, g->old_start);
     SWAP(size_t, g->start_cap, g->old_start_cap);
     SWAP(uint32_t *, g->span, g->old_span);
     SWAP(size_t, g->span_cap, g->old_span_cap);
-    SWAP(uint32_t *, g->e.id, g->old_id);
+    SWAP(uint32_t *, g->id, g->old_id);
     SWAP(size_t, g->id_cap, g->old_id_cap);
     g->ordered = g->rows_made;
     int threads = g->threads > 1 && n >= GM_PARALLEL_MIN ? g->threads : 1;
@@ -627,14 +655,13 @@ static inline uint64_t window_boxes(const float *lox, uint32_t p, uint32_t q, ui
     return n;
 }
 
-// Row r against itself: each box against the boxes after it while they start within its x range
-// (the pads, at lo.x = +inf, end every row).
-static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
+// The row in slots [a0, a1) of the columns against itself: each box against the boxes after it
+// while they start within its x range (the pads, at lo.x = +inf, end every row).
+static uint64_t sweep_row(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
 {
-    uint32_t a0 = g->start[r], a1 = a0 + row_len(g->start, r);
-    // A local copy of the column pointers: the pair stores could alias g's fields, which the loop
-    // would then reload after every block.
-    const cd_row_cols e = g->e;
+    // A local copy of the column pointers: the pair stores could alias the caller's, which the
+    // loop would then reload after every block.
+    const cd_row_cols e = *cols;
     const float *lox = e.lo[0];
     uint64_t tests = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
@@ -658,11 +685,11 @@ static uint64_t sweep_row(const grid_multi *g, size_t r, cd_pair_sink *sink)
 // the same order (lanes keep their order in the compress). At 100 000 cubes, interleaved, against
 // the SSE2 sweep: broad 5.1–6.2 → 3.4–4.0 ms (four-lane blocks with the compress: 4.3–5.9 →
 // 3.6–4.5; eight lanes against those: 4.5–6.3 → 4.1–5.0, each pair measured in its own hour).
-__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_row_wide(const grid_multi *g, size_t r,
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_row_wide(const cd_row_cols *cols,
+                                                                                        uint32_t a0, uint32_t a1,
                                                                                         cd_pair_sink *sink)
 {
-    uint32_t a0 = g->start[r], a1 = a0 + row_len(g->start, r);
-    const cd_row_cols e = g->e;  // local: the pair stores could alias g's fields
+    const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
     const uint32_t *ids = e.id;
     const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
     // Locals: the pair stores could alias the sink's fields, which the loop would then reload.
@@ -702,38 +729,87 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
 }
 #endif
 
-// Parts [k0, k1) of this frame's rows ready to sweep: their kept boxes placed (the new ones are,
-// by update) and their rows sorted, once per frame. Done here rather than in update, one part at
-// a time just before its sweep, so a part's columns (about 1/64 of 6 MB at 100 000 cubes) go
-// from placement through sort to sweep in this core's L2 instead of being written out to L3 and
-// read back twice.
-static void prepare_parts(grid_multi *g, const cd_scene *s, uint64_t k0, uint64_t k1)
+// A free scratch for this call (there are as many as threads can call at once).
+static uint32_t scratch_take(grid_multi *g)
 {
-    for (uint64_t k = k0; k < k1; ++k) {
-        if (g->part_ready[k]) continue;
-#if GM_WIDE
-        if (g->wide)
-            place_kept_wide(g, s, g->part_rows[k], g->part_rows[k + 1]);
-        else
-#endif
-            place_kept(g, s, g->part_rows[k], g->part_rows[k + 1]);
-        new_boxes(g, s, g->part_rows[k], g->part_rows[k + 1]);
-        sort_rows(g, g->part_rows[k], g->part_rows[k + 1]);
-        g->part_ready[k] = 1;
-    }
+    for (;;)
+        for (uint32_t k = 0; k < GM_MAX_THREADS; ++k)
+            if (!atomic_exchange_explicit(&g->scratch_busy[k], 1, memory_order_acquire)) return k;
 }
 
-// Part `part` of `parts`: a contiguous range of rows, and every parts-th big box against every
-// small box and every big box after it (by id).
+static void scratch_give(grid_multi *g, uint32_t k) { atomic_store_explicit(&g->scratch_busy[k], 0, memory_order_release); }
+
+// Columns for n slots in scratch c.
+static cd_row_cols scratch_cols(gm_scratch *c, size_t n)
+{
+    if (n > c->cap) {
+        size_t cap = n + n / 8 + 64;  // slot counts drift by a few per frame
+        cd_free(c->col);
+        cd_free(c->id);
+        c->col = cd_alloc(6 * cap * sizeof *c->col);
+        c->id = cd_alloc(cap * sizeof *c->id);
+        c->cap = cap;
+    }
+    cd_row_cols e;
+    cd_row_cols_in(&e, c->col, c->cap);
+    e.id = c->id;
+    return e;
+}
+
+// Fine part k (of CD_BROAD_PARTS) swept into sink: its rows' boxes gathered into columns; the first
+// time in a frame also its kept ids placed, its rows sorted and the sorted ids kept for the next
+// frame. Returns the box tests.
+static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint32_t k, cd_pair_sink *sink)
+{
+    size_t r0 = g->part_rows[k], r1 = g->part_rows[k + 1];
+    uint32_t base = g->start[r0], n = g->start[r1] - base;
+    if (!n) return 0;
+    int first = !g->part_ready[k];
+    if (first) {
+#if GM_WIDE
+        if (g->wide)
+            place_kept_wide(g, r0, r1);
+        else
+#endif
+            place_kept(g, r0, r1);
+    }
+    cd_row_cols e = scratch_cols(c, n);
+#if GM_WIDE
+    if (g->wide)
+        load_cols_wide(g, s, &e, base, r0, r1);
+    else
+#endif
+        load_cols(g, s, &e, base, r0, r1);
+    if (first) {
+        sort_rows(g, &e, base, r0, r1);
+        memcpy(g->id + base, e.id, n * sizeof *e.id);
+        g->part_ready[k] = 1;
+    }
+    uint64_t tests = 0;
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t a0 = g->start[r] - base, len = row_len(g->start, r);
+        if (!len) continue;
+#if GM_WIDE
+        if (g->wide)
+            tests += sweep_row_wide(&e, a0, a0 + len, sink);
+        else
+#endif
+            tests += sweep_row(&e, a0, a0 + len, sink);
+    }
+    return tests;
+}
+
+// Part `part` of `parts`: a contiguous range of rows (the fine parts it covers, in order), and every
+// parts-th big box against every small box and every big box after it (by id).
 static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
                                cd_broad_stats *st)
 {
     grid_multi *g = self;
-    prepare_parts(g, s, (uint64_t)part * CD_BROAD_PARTS / parts, ((uint64_t)part + 1) * CD_BROAD_PARTS / parts);
-    size_t r0 = part_first_row(g, part, parts), r1 = part_first_row(g, (uint64_t)part + 1, parts);
     uint64_t tests = 0;
-    for (size_t r = r0; r < r1; ++r)
-        if (g->start[r] < g->start[r + 1]) tests += g->wide ? sweep_row_wide(g, r, sink) : sweep_row(g, r, sink);
+    uint32_t c = scratch_take(g);
+    for (uint64_t k = (uint64_t)part * CD_BROAD_PARTS / parts; k < ((uint64_t)part + 1) * CD_BROAD_PARTS / parts; ++k)
+        tests += sweep_part(g, s, &g->scratch[c], (uint32_t)k, sink);
+    scratch_give(g, c);
     for (uint32_t i = part; i < g->nbig; i += parts) {
         uint32_t p = g->big[i];
         for (uint32_t q = 0; q < s->count; ++q) {
@@ -754,7 +830,9 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
 {
     grid_multi *g = self;
     st->nodes = g->nrows;
-    st->bytes = sizeof *g + g->col_cap * sizeof *g->col + g->moved_cap +
+    size_t scratch = 0;
+    for (int k = 0; k < GM_MAX_THREADS; ++k) scratch += g->scratch[k].cap;
+    st->bytes = sizeof *g + scratch * (6 * sizeof(float) + sizeof(uint32_t)) + g->moved_cap +
                 (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
                  g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap) *
                     sizeof(uint32_t);
