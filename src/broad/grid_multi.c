@@ -90,7 +90,10 @@ typedef struct grid_multi {
     uint8_t *moved;               // per object: 1 when its rows differ from last frame's (bytes, not
                                   // bits: threads write neighbouring objects)
     uint32_t *todo;               // per thread, from its first object on: its moved and big objects
-    uint32_t *id, *old_id;        // this and last frame's slot ids (with flags), row by row
+    uint32_t *id, *old_id;        // this and last frame's slot ids (with flags), row by row; every
+                                  // entry, pads and spare slots included, is an object's id or 0
+                                  // (zeroed when allocated and at a new layout), so load_cols may
+                                  // prefetch the box of any slot
     size_t id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap, todo_cap;
     uint32_t *big;     // big objects in id order
     size_t big_cap;
@@ -130,13 +133,14 @@ static void gm_destroy(void *self)
 }
 
 // Make *p hold n elements, growing by an eighth beyond n (not doubling): slot counts drift by a
-// few per frame, and doubling at 10⁶ objects would break the bytes-per-object budget.
+// few per frame, and doubling at 10⁶ objects would break the bytes-per-object budget. New
+// elements are zero (see grid_multi.id).
 static void reserve_slack(void **p, size_t elem, size_t *cap, size_t n)
 {
     if (n <= *cap) return;
     size_t c = n + n / 8 + 64;
     cd_free(*p);
-    *p = cd_alloc(c * elem);
+    *p = cd_alloc_zero(c, elem);
     *cap = c;
 }
 
@@ -174,6 +178,8 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     memset(g->moved + n, 0, GM_MOVED_PAD);  // read by place_kept_wide, never used: defined bytes
     CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
                                  // and 4 pads per object) are 32-bit
+    if (g->id) memset(g->id, 0, g->id_cap * sizeof *g->id);  // ids of another object count
+    if (g->old_id) memset(g->old_id, 0, g->old_id_cap * sizeof *g->old_id);
     g->rows_made = 0;
     g->n = n;
     g->world = s->world;
@@ -456,7 +462,7 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void load_cols_wi
                                                                                    const cd_row_cols *e, uint32_t base,
                                                                                    size_t r0, size_t r1)
 {
-    const uint32_t *ids = g->id, ahead_end = g->start[r1];  // pads hold id 0 (see place)
+    const uint32_t *ids = g->id, ahead_end = g->start[r1];  // any slot holds an id (see grid_multi.id)
     const cd_boxf *box = s->box;
     float *const col[6] = {e->lo[0], e->lo[1], e->lo[2], e->hi[0], e->hi[1], e->hi[2]};
     for (size_t r = r0; r < r1; ++r) {
@@ -517,8 +523,6 @@ static void place(grid_multi *g, int nt)
     g->max_per_row = most;
     g->boxes_in_rows = boxes;
     reserve_slack((void **)&g->id, sizeof *g->id, &g->id_cap, at);
-    for (size_t r = 0; r < R; ++r)  // pads hold object 0, so load_cols may prefetch through them
-        if (g->start[r + 1] > g->start[r]) memset(g->id + g->start[r + 1] - GM_PAD, 0, GM_PAD * sizeof *g->id);
     cd_buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
 }
 
