@@ -184,7 +184,9 @@ static const float *pose_floats_const(const cd_posef *p) { return (const float *
 #if CD_X86_SIMD
 // Fields 0–7 of eight records from their first eight floats, fields 8 and 9 (h1, h2) from their
 // last eight: two transposes.
-__attribute__((target("avx2"))) static void poses_in_avx2(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
+// The AVX2 functions do whole groups of eight records and return how many they did; the callers
+// do the rest one by one.
+__attribute__((target("avx2"))) static uint32_t poses_in_avx2(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
 {
     const float *in = pose_floats_const(pose);
     uint32_t i = 0;
@@ -198,11 +200,10 @@ __attribute__((target("avx2"))) static void poses_in_avx2(const cd_posef *restri
         _mm256_storeu_ps(k->h[1] + i, f[6]);
         _mm256_storeu_ps(k->h[2] + i, f[7]);
     }
-    for (; i < n; ++i)
-        for (int j = 0; j < 10; ++j) pose_col(k, j)[i] = in[10 * i + (uint32_t)j];
+    return i;
 }
 
-__attribute__((target("avx2"))) static void poses_out_avx2(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
+__attribute__((target("avx2"))) static uint32_t poses_out_avx2(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
 {
     float *out = pose_floats(pose);
     uint32_t i = 0;
@@ -224,11 +225,10 @@ __attribute__((target("avx2"))) static void poses_out_avx2(cd_posef *restrict po
                 _mm_storel_pi(at, half);
         }
     }
-    for (; i < n; ++i)
-        for (int j = 0; j < 10; ++j) out[10 * i + (uint32_t)j] = pose_col(k, j)[i];
+    return i;
 }
 
-__attribute__((target("avx2"))) static void boxes_out_avx2(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
+__attribute__((target("avx2"))) static uint32_t boxes_out_avx2(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
 {
     float *out = box->lo;
     uint32_t i = 0;
@@ -240,8 +240,7 @@ __attribute__((target("avx2"))) static void boxes_out_avx2(cd_boxf *restrict box
         cd_transpose8(r, f);
         for (uint32_t l = 0; l < 8; ++l) _mm256_storeu_ps(out + 6 * (i + l), f[l]);
     }
-    for (; i < n; ++i)
-        for (int j = 0; j < 6; ++j) out[6 * i + (uint32_t)j] = k->box[j][i];
+    return i;
 }
 #endif
 
@@ -256,39 +255,33 @@ static int have_avx2(void)
 
 static void poses_in(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
 {
+    uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) {
-        poses_in_avx2(pose, n, k);
-        return;
-    }
+    if (have_avx2()) i = poses_in_avx2(pose, n, k);
 #endif
     const float *in = pose_floats_const(pose);
-    for (uint32_t i = 0; i < n; ++i)
+    for (; i < n; ++i)
         for (int j = 0; j < 10; ++j) pose_col(k, j)[i] = in[10 * i + (uint32_t)j];
 }
 
 static void poses_out(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
 {
+    uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) {
-        poses_out_avx2(pose, k, n);
-        return;
-    }
+    if (have_avx2()) i = poses_out_avx2(pose, k, n);
 #endif
     float *out = pose_floats(pose);
-    for (uint32_t i = 0; i < n; ++i)
+    for (; i < n; ++i)
         for (int j = 0; j < 10; ++j) out[10 * i + (uint32_t)j] = pose_col(k, j)[i];
 }
 
 static void boxes_out(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
 {
+    uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) {
-        boxes_out_avx2(box, k, n);
-        return;
-    }
+    if (have_avx2()) i = boxes_out_avx2(box, k, n);
 #endif
-    for (uint32_t i = 0; i < n; ++i)
+    for (; i < n; ++i)
         box[i] = (cd_boxf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
 }
 
