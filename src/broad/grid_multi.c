@@ -68,9 +68,9 @@ enum {
 // starts again from the ids. At 100 000 cubes, frame-wide columns were 4 MB written and read
 // back every frame, and this VM's last-level cache holds about 4 MB in all.
 typedef struct gm_scratch {
-    float *col;    // six columns of cap slots: lo x y z, hi x y z
+    float *col;    // six columns of col_cap / 6 slots: lo x y z, hi x y z
     uint32_t *id;  // the slots' ids
-    size_t cap;
+    size_t col_cap, id_cap;
 } gm_scratch;
 
 typedef struct grid_multi {
@@ -333,10 +333,6 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
 }
 #endif
 
-// The ids of the boxes that stay in last frame's rows [r0, r1), in each row's old order, from
-// start[r] on (their boxes are gathered with the new ones' in load_cols). A row's kept boxes all
-// come from that row, so one thread writes them.
-
 // Last frame's slots [k, k1) of row (ry, rz): the ids of those that stay written from slot at on;
 // returns the next free slot.
 static inline uint32_t keep_ids(grid_multi *g, uint32_t ry, uint32_t rz, uint32_t k, uint32_t k1, uint32_t at)
@@ -353,6 +349,9 @@ static inline uint32_t keep_ids(grid_multi *g, uint32_t ry, uint32_t rz, uint32_
     return at;
 }
 
+// The ids of the boxes that stay in last frame's rows [r0, r1), in each row's old order, from
+// start[r] on (their boxes are gathered with the new ones' in load_cols). A row's kept boxes all
+// come from that row, so one thread writes them.
 static void place_kept(grid_multi *g, size_t r0, size_t r1)
 {
     if (!g->ordered) return;
@@ -435,21 +434,27 @@ static void place_new(grid_multi *g, const uint32_t *todo, uint32_t ntodo, uint3
     }
 }
 
-// Rows [r0, r1) of this frame into the columns e (slot k at k − base): each slot's box, gathered
-// by its id, then GM_PAD pads after each row (lo.x = +inf: never a hit).
+// Slots [k, a0 + len) of the row that starts at slot a0 into the columns e (slot k at k − base),
+// each slot's box gathered by its id, then the row's GM_PAD pads (lo.x = +inf: never a hit).
+static void load_row_rest(const grid_multi *g, const cd_scene *s, const cd_row_cols *e, uint32_t base, uint32_t k,
+                          uint32_t a0, uint32_t len)
+{
+    for (; k < a0 + len; ++k) {
+        uint32_t v = g->id[k];
+        cd_fbox b = cd_fbox_from(&s->box[v & ID_MASK], v);
+        cd_row_put(e, k - base, &b);
+    }
+    static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+    for (uint32_t j = 0; j < GM_PAD; ++j) cd_row_put(e, a0 + len + j - base, &pad);
+}
+
+// Rows [r0, r1) of this frame into the columns e (slot k at k − base), pads included.
 static void load_cols(const grid_multi *g, const cd_scene *s, const cd_row_cols *e, uint32_t base, size_t r0,
                       size_t r1)
 {
     for (size_t r = r0; r < r1; ++r) {
         uint32_t a0 = g->start[r], len = row_len(g->start, r);
-        if (!len) continue;
-        for (uint32_t k = a0; k < a0 + len; ++k) {
-            uint32_t v = g->id[k];
-            cd_fbox b = cd_fbox_from(&s->box[v & ID_MASK], v);
-            cd_row_put(e, k - base, &b);
-        }
-        static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
-        for (uint32_t k = 0; k < GM_PAD; ++k) cd_row_put(e, a0 + len + k - base, &pad);
+        if (len) load_row_rest(g, s, e, base, a0, a0, len);
     }
 }
 
@@ -477,12 +482,7 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void load_cols_wi
             for (int j = 0; j < 6; ++j) _mm256_storeu_ps(col[j] + (k - base), c[j]);
             _mm256_storeu_si256((__m256i *)(void *)(e->id + (k - base)), _mm256_loadu_si256((const __m256i *)(const void *)(ids + k)));
         }
-        for (; k < a0 + len; ++k) {
-            cd_fbox b = cd_fbox_from(&box[ids[k] & ID_MASK], ids[k]);
-            cd_row_put(e, k - base, &b);
-        }
-        static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
-        for (uint32_t j = 0; j < GM_PAD; ++j) cd_row_put(e, a0 + len + j - base, &pad);
+        load_row_rest(g, s, e, base, k, a0, len);
     }
 }
 #endif
@@ -746,16 +746,10 @@ static void scratch_give(grid_multi *g, uint32_t k) { atomic_store_explicit(&g->
 // Columns for n slots in scratch c.
 static cd_row_cols scratch_cols(gm_scratch *c, size_t n)
 {
-    if (n > c->cap) {
-        size_t cap = n + n / 8 + 64;  // slot counts drift by a few per frame
-        cd_free(c->col);
-        cd_free(c->id);
-        c->col = cd_alloc(6 * cap * sizeof *c->col);
-        c->id = cd_alloc(cap * sizeof *c->id);
-        c->cap = cap;
-    }
+    reserve_slack((void **)&c->col, sizeof *c->col, &c->col_cap, 6 * n);
+    reserve_slack((void **)&c->id, sizeof *c->id, &c->id_cap, n);
     cd_row_cols e;
-    cd_row_cols_in(&e, c->col, c->cap);
+    cd_row_cols_in(&e, c->col, c->col_cap / 6);
     e.id = c->id;
     return e;
 }
@@ -835,8 +829,9 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     grid_multi *g = self;
     st->nodes = g->nrows;
     size_t scratch = 0;
-    for (int k = 0; k < GM_MAX_THREADS; ++k) scratch += g->scratch[k].cap;
-    st->bytes = sizeof *g + scratch * (6 * sizeof(float) + sizeof(uint32_t)) + g->moved_cap +
+    for (int k = 0; k < GM_MAX_THREADS; ++k)
+        scratch += g->scratch[k].col_cap * sizeof(float) + g->scratch[k].id_cap * sizeof(uint32_t);
+    st->bytes = sizeof *g + scratch + g->moved_cap +
                 (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
                  g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap) *
                     sizeof(uint32_t);

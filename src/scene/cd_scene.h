@@ -4,10 +4,10 @@
 //
 // The state is float: a pose record per cube (centre, rotation, half-extents) and arrays of the
 // motion; the motion step turns a chunk of records into arrays for loops the compiler vectorises.
-// A cube takes 92 bytes with its box. The box a cube *is* (what the
-// narrow test sees, cd_scene_obb) is the double box with centre c, axes R(q/|q|) (q normalised in
-// double) and half-extents h, all read exactly from the floats; its world AABB is rounded outward
-// to float (cd_scene_box), so a cull on it never drops a pair the exact test would accept.
+// A cube takes 92 bytes with its box. The box a cube *is* (what the narrow test sees,
+// cd_scene_obb) is the double box with centre c, axes R(q/|q|) (q normalised in double) and
+// half-extents h, all read exactly from the floats; its world AABB is rounded outward to float
+// (cd_scene_box), so a cull on it never drops a pair the exact test would accept.
 #ifndef CD_SCENE_H
 #define CD_SCENE_H
 
