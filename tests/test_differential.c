@@ -6,7 +6,10 @@
 // scenes box faces are snapped onto the octree split planes (exact ties of closed boxes). Per
 // scene-frame and method: the sorted pair list of cd_broad_frame must equal naive's, and a second
 // instance driven through a recording sink must report every AABB-overlapping pair exactly once
-// (no duplicates, no self pairs, nothing missing). Every method of cd_broad_methods() is checked (peer methods,
+// (no duplicates, no self pairs, nothing missing). A third of the scenes reorder their slots at
+// every step (cd_scene_reorder), and half of those once more between two steps: the framed
+// instance follows them through the method's remap (or a rebuild after two), the recorded one sees
+// only permuted slots, as if every cube jumped. Every method of cd_broad_methods() is checked (peer methods,
 // wrappers of FCL and Bullet, on every 4th scene); a new method needs no line here.
 // CD_DIFF_SCENES overrides the scene count (sanitizer builds default to 1 500), CD_DIFF_METHODS=a,b
 // limits the methods.
@@ -293,6 +296,9 @@ static void run_scene(uint32_t idx, cd_pair_list *ref, cd_pair_list *aabb, cd_pa
     int snap = cd_rng_below(&r, 4) == 0;
     if (snap) snap_to_planes(s, idx);
 
+    int reorder = idx % 3 == 1;  // from idx, so every other draw stays as it was
+    s->reorder = reorder ? 1 : 0;
+
     cd_broad *naive = cd_broad_create("naive", &p, s);
     instance in[MAX_METHODS];
     for (size_t m = 0; m < run.methods; ++m) {
@@ -302,6 +308,7 @@ static void run_scene(uint32_t idx, cd_pair_list *ref, cd_pair_list *aabb, cd_pa
         run.t[m].scenes += (uint64_t)on;
     }
     for (int f = 0; f < frames; ++f) {
+        if (f == 2 && reorder && idx % 2 == 0) cd_scene_reorder(s);  // two reorders before this frame
         if (f > 0) cd_scene_step(s);
         if (f > 0 && snap) snap_to_planes(s, idx + (uint32_t)f);
         cd_broad_stats st;

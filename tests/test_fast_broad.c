@@ -202,14 +202,17 @@ static void tiny_and_dense_scenes_match_naive(void **state)
 
 // [method] threads: the parallel frame of `method` gives the same pairs in the same order for
 // every thread count (and the scene the same bits), and the same pair set as sap, an independent
-// method.
-static void threads_identical(const char *method)
+// method, on a scene that keeps its creation order (reorder: frames between the threaded scenes'
+// spatial reorders, 0 = none).
+static void threads_identical(const char *method, uint32_t reorder)
 {
     const int counts[] = {1, 2, 3, 5};
-    enum { NC = sizeof counts / sizeof counts[0], FRAMES = 4 };
+    enum { NC = sizeof counts / sizeof counts[0], FRAMES = 5 };
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = 20000;
     sp.speed = 0.5;  // boxes change rows between frames
+    cd_scene *plain = cd_scene_create(&sp);
+    sp.reorder = reorder;
     cd_scene *scene[NC];
     cd_broad *b[NC];
     cd_pair_list got[NC] = {{0}}, ref = {0};
@@ -220,7 +223,7 @@ static void threads_identical(const char *method)
         b[k] = cd_broad_create(method, &p, scene[k]);
     }
     cd_broad_params sap_params = cd_broad_params_default();
-    cd_broad *sap = cd_broad_create("sap", &sap_params, scene[0]);
+    cd_broad *sap = cd_broad_create("sap", &sap_params, plain);
     cd_broad_stats st, st0;
     for (int f = 0; f < FRAMES; ++f) {
         for (int k = 0; k < NC; ++k) {
@@ -235,7 +238,9 @@ static void threads_identical(const char *method)
             assert_memory_equal(got[k].items, got[0].items, got[0].count * sizeof *got[0].items);
             assert_true(st.candidates == st0.candidates && st.bv_tests == st0.bv_tests);
         }
-        cd_broad_frame(sap, scene[0], &ref, &st, NULL);
+        assert_int_equal(scene[0]->layout, reorder ? (uint64_t)f / reorder + 1 : 0);
+        cd_scene_step(plain);
+        cd_broad_frame(sap, plain, &ref, &st, NULL);
         cd_pair_list_sort(&ref);
         cd_pair_list_sort(&got[0]);
         assert_int_equal(ref.count, got[0].count);
@@ -247,14 +252,24 @@ static void threads_identical(const char *method)
         cd_pair_list_free(&got[k]);
     }
     cd_broad_destroy(sap);
+    cd_scene_destroy(plain);
     cd_pair_list_free(&ref);
 }
 
 static void threads_give_identical_pairs_in_identical_order(void **state)
 {
     (void)state;
-    threads_identical("grid");
-    threads_identical("grid_multi");
+    threads_identical("grid", 0);
+    threads_identical("grid_multi", 0);
+}
+
+// The same on scenes that reorder their slots every other frame: the pairs name cubes, so they
+// match sap's on a scene that never reorders; grid_multi follows each reorder through its remap.
+static void threads_identical_on_reordering_scenes(void **state)
+{
+    (void)state;
+    threads_identical("grid", 2);
+    threads_identical("grid_multi", 2);
 }
 
 // grid_multi's AVX-512 paths (row sweep, rows of sixteen objects, gathered placement of kept
@@ -378,6 +393,7 @@ int main(void)
         cmocka_unit_test(big_boxes_and_far_outliers_match_naive),
         cmocka_unit_test(tiny_and_dense_scenes_match_naive),
         cmocka_unit_test(threads_give_identical_pairs_in_identical_order),
+        cmocka_unit_test(threads_identical_on_reordering_scenes),
         cmocka_unit_test(wide_and_portable_paths_agree),
         cmocka_unit_test(grid_multi_update_without_candidates),
     };

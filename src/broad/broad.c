@@ -26,6 +26,7 @@ cd_broad *cd_broad_create(const char *name, const cd_broad_params *p, const cd_s
     b->self = m->create(p, s);
     b->parts = m->candidates_part ? cd_alloc_zero(CD_BROAD_PARTS, sizeof *b->parts) : NULL;
     b->sat = frame_sat_build();
+    b->layout = s ? s->layout : 0;
     return b;
 }
 
@@ -233,7 +234,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
         for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
         unsigned hit = cube_sat(c->sat, pa, pb, w);
         for (uint32_t l = k; l < k + w && l < nk; ++l) {
-            uint32_t a = pairs[keep[l]].a, b = pairs[keep[l]].b;
+            uint32_t a = s->ident[pairs[keep[l]].a], b = s->ident[pairs[keep[l]].b];
             *end = (cd_pair){a < b ? a : b, a < b ? b : a};
             end += hit >> (l - k) & 1u;
         }
@@ -313,11 +314,26 @@ static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_
     return total ? (double)narrow / (double)total : 0.0;
 }
 
+// The scene reordered its slots since the method's last frame: one reorder is followed through the
+// method's remap; after several (frames the method missed), a method that keeps slots starts anew.
+static void follow_layout(cd_broad *b, const cd_scene *s)
+{
+    if (s->layout == b->layout) return;
+    if (b->method->remap && s->layout == b->layout + 1) {
+        b->method->remap(b->self, s);
+    } else if (b->method->remap) {
+        b->method->destroy(b->self);
+        b->self = b->method->create(&b->params, s);
+    }
+    b->layout = s->layout;
+}
+
 void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t)
 {
     memset(st, 0, sizeof *st);
     out->count = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
+    follow_layout(b, s);
     b->method->update(b->self, s);
     if (b->parts) {
         uint64_t t1 = cd_now_ns();

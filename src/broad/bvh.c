@@ -247,12 +247,22 @@ const cd_broad_method cd_broad_bvh = {
     .destroy = bvh_destroy,
 };
 
+// The scene permuted its slots: the kept leaf order keeps its cubes under their new numbers (a
+// refitted tree would otherwise hold other cubes in every leaf).
+static void bvh_remap(void *self, const cd_scene *s)
+{
+    bvh *t = self;
+    if (!t->ordered || t->n != s->count) return;
+    for (uint32_t k = 0; k < t->n; ++k) t->order[k] = s->slot_of_prev[t->order[k]];
+}
+
 const cd_broad_method cd_broad_bvh_refit = {
     .name = "bvh_refit",
     .description = "linear BVH in the first frame's Morton order, boxes refitted every frame",
     .create = bvh_create_refit,
     .update = bvh_update,
     .candidates = bvh_candidates,
+    .remap = bvh_remap,
     .boxes_tested = 1,
     .shape_stats = bvh_shape_stats,
     .destroy = bvh_destroy,

@@ -99,6 +99,12 @@ typedef struct cd_broad_method {
     /// boxes, or exact copies): the narrow step then skips its own box gate, which would only
     /// repeat that test. tests/test_differential.c checks the claim on every candidate.
     int boxes_tested;
+    /// Optional: the scene's slots were permuted once since the last update (cd_scene_reorder;
+    /// s->slot_of_prev maps each old slot to its new one). Renumber what the method keeps by slot,
+    /// so the next update finds each cube where it was. NULL: the method keeps no slot numbers
+    /// between frames, or its update copes with any motion anyway (a permutation looks like every
+    /// cube jumping); tests/test_differential.c runs every method on reordering scenes.
+    void (*remap)(void *self, const cd_scene *s);
     /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
     void (*shape_stats)(void *self, cd_broad_stats *st);
     /// Free self.
@@ -131,6 +137,7 @@ typedef struct cd_broad {
     cd_broad_params params;
     cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
     cd_sat_build sat;      ///< the narrow step's SAT build, chosen at create
+    uint64_t layout;       ///< the scene's layout the method last saw (cd_scene.layout)
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
@@ -169,8 +176,8 @@ int cd_cube_sat_runs(cd_sat_build build);
 unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build);
 
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
-/// pairs (a < b) are appended to out (cleared first); counters go to st (zeroed first); times to
-/// t when not NULL.
+/// pairs of cubes (a < b, as cd_scene.ident numbers them, whatever slots hold them) are appended to
+/// out (cleared first); counters go to st (zeroed first); times to t when not NULL.
 void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t);
 
 /// Append pair to list.

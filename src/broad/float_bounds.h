@@ -68,37 +68,4 @@ static inline double cd_small_box_limit(const cd_scene *s, double requested)
     return limit > 0.0 ? limit : 1.0;
 }
 
-enum { CD_RADIX_BITS = 11, CD_RADIX_SIZE = 1 << CD_RADIX_BITS, CD_RADIX_PASSES = 3 };
-
-/// Stable LSD radix sort of (key[i], id[i]) by the 32-bit key, 3 passes of 11 bits; tmp_key and
-/// tmp_id are scratch of n elements. The result is in key and id.
-static inline void cd_radix_sort_u32(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t *tmp_id, uint32_t n)
-{
-    uint32_t hist[CD_RADIX_PASSES][CD_RADIX_SIZE];
-    memset(hist, 0, sizeof hist);
-    for (uint32_t i = 0; i < n; ++i)
-        for (int p = 0; p < CD_RADIX_PASSES; ++p) hist[p][(key[i] >> (p * CD_RADIX_BITS)) & (CD_RADIX_SIZE - 1)]++;
-    uint32_t *k_in = key, *k_out = tmp_key, *i_in = id, *i_out = tmp_id;
-    for (int p = 0; p < CD_RADIX_PASSES; ++p) {
-        uint32_t sum = 0;
-        for (int b = 0; b < CD_RADIX_SIZE; ++b) {
-            uint32_t c = hist[p][b];
-            hist[p][b] = sum;
-            sum += c;
-        }
-        for (uint32_t i = 0; i < n; ++i) {
-            uint32_t d = hist[p][(k_in[i] >> (p * CD_RADIX_BITS)) & (CD_RADIX_SIZE - 1)]++;
-            k_out[d] = k_in[i];
-            i_out[d] = i_in[i];
-        }
-        uint32_t *t = k_in;
-        k_in = k_out, k_out = t;
-        t = i_in, i_in = i_out, i_out = t;
-    }
-    if (k_in != key) {  // an odd pass count leaves the result in the scratch arrays
-        memcpy(key, k_in, n * sizeof *key);
-        memcpy(id, i_in, n * sizeof *id);
-    }
-}
-
 #endif

@@ -113,6 +113,7 @@ const cd_broad_method cd_broad_loose_octree = {
     .create = loose_create,
     .update = loose_update,
     .candidates = cd_otree_method_candidates,
+    .remap = cd_otree_method_remap,
     .shape_stats = cd_otree_method_shape_stats,
     .destroy = cd_otree_method_destroy,
 };

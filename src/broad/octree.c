@@ -117,6 +117,7 @@ const cd_broad_method cd_broad_octree = {
     .create = octree_create,
     .update = octree_update,
     .candidates = cd_otree_method_candidates,
+    .remap = cd_otree_method_remap,
     .shape_stats = cd_otree_method_shape_stats,
     .destroy = cd_otree_method_destroy,
 };

@@ -453,6 +453,18 @@ void cd_otree_method_candidates(void *self, const cd_scene *s, cd_pair_sink *sin
     cd_otree_pairs((const cd_otree *)self, sink, st);
 }
 
+void cd_otree_method_remap(void *self, const cd_scene *s)
+{
+    cd_otree *t = self;
+    if (t->n != s->count || t->n == 0) return;
+    const uint32_t *to = s->slot_of_prev;
+    uint32_t *node = cd_alloc(t->n * sizeof *node);  // once per reorder, not per frame
+    for (uint32_t i = 0; i < t->n; ++i) node[to[i]] = t->obj_node[i];
+    memcpy(t->obj_node, node, t->n * sizeof *node);
+    cd_free(node);
+    for (uint32_t k = 0; k < t->n; ++k) t->item_obj[k] = to[t->item_obj[k]];
+}
+
 void cd_otree_method_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats((const cd_otree *)self, st); }
 
 void cd_otree_method_destroy(void *self)

@@ -224,12 +224,22 @@ static void sap_shape_stats(void *self, cd_broad_stats *st)
     st->max_per_node = m->n;
 }
 
+// The scene permuted its slots: last frame's order keeps its cubes under their new numbers, so
+// the insertion sort still starts from a nearly sorted order.
+static void sap_remap(void *self, const cd_scene *s)
+{
+    sap *m = self;
+    if (m->n != s->count) return;
+    for (uint32_t k = 0; k < m->n; ++k) m->order[k] = s->slot_of_prev[m->order[k]];
+}
+
 const cd_broad_method cd_broad_sap = {
     .name = "sap",
     .description = "sweep and prune on the widest axis, float keys radix-sorted every frame",
     .create = sap_create_radix,
     .update = sap_update,
     .candidates = sap_candidates,
+    .remap = sap_remap,
     .boxes_tested = 1,
     .shape_stats = sap_shape_stats,
     .destroy = sap_destroy,
@@ -241,6 +251,7 @@ const cd_broad_method cd_broad_sap_insertion = {
     .create = sap_create_insertion,
     .update = sap_update,
     .candidates = sap_candidates,
+    .remap = sap_remap,
     .boxes_tested = 1,
     .shape_stats = sap_shape_stats,
     .destroy = sap_destroy,

@@ -336,6 +336,7 @@ typedef struct cd_cubes_setup {
     int threads;
     uint32_t cubes;
     double size, size_ratio, density, speed, spin;
+    uint32_t reorder;  ///< frames between the scene's spatial reorders (cd_scene.reorder)
     uint64_t seed;
     uint32_t warmup, frames, repeats;
     int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)
@@ -354,7 +355,7 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res.
 void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
 /// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
-#define CD_CUBES_KEY_COUNT 12
+#define CD_CUBES_KEY_COUNT 13
 /// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
 extern const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT];
 /// Number of cd_cubes_frame_columns.

@@ -43,7 +43,11 @@ const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
     {"scene", "speed", CD_KEY_REAL, "0.05", 0, 1e9, NULL, NULL, 1, "velocity components uniform in [-speed, speed]"},
     {"scene", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
      "angular velocity components uniform in [-spin, spin] rad/frame"},
+    {"scene", "reorder", CD_KEY_INT, "64", 0, 1000000000, NULL, NULL, 1,
+     "frames between spatial reorders of the scene's storage (Morton order of the centres, from the "
+     "first step on; pairs still name cubes); 0 = keep creation order"},
 };
+_Static_assert(CD_SCENE_REORDER_DEFAULT == 64, "[scene] reorder's default above is the scene's");
 
 
 static const char *const clock_words[] = {"wall", "cpu", NULL};
@@ -140,6 +144,7 @@ static const cd_column summary_columns[] = {
     {"spin", 0, "[scene] spin"},
     {"seed", 0, "[experiment] seed"},
     {"warmup", 0, "[experiment] warmup"},
+    {"reorder", 0, "[scene] reorder"},
 };
 
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
@@ -157,6 +162,7 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
         .density = cd_point_num(p, "scene", "density"),
         .speed = cd_point_num(p, "scene", "speed"),
         .spin = cd_point_num(p, "scene", "spin"),
+        .reorder = (uint32_t)cd_point_num(p, "scene", "reorder"),
         .seed = (uint64_t)cd_point_num(p, "experiment", "seed"),
         .warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"),
         .frames = (uint32_t)cd_point_num(p, "experiment", "frames"),
@@ -191,7 +197,7 @@ static void cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t re
     // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
     uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
     cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
-                          .speed = s->speed, .spin = s->spin, .seed = s->seed};
+                          .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder};
     cd_broad_params bp = cd_broad_params_default();
     bp.depth = s->depth;
     bp.looseness = s->looseness;
@@ -292,9 +298,9 @@ void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 // A point's series: every key but cubes (the runner keeps the notes of series over budget).
 static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%llu", s->method, s->depth, s->looseness,
-             s->update, s->cell_size, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
-             (unsigned long long)s->seed);
+    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu", s->method, s->depth,
+             s->looseness, s->update, s->cell_size, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
+             s->reorder, (unsigned long long)s->seed);
 }
 
 // Why a point is skipped: its series went over budget at a smaller cube count.
@@ -368,6 +374,7 @@ static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup
         cd_cell_int((int64_t)m->depth_reached), cd_cell_text(s->update), cd_cell_real(s->cell_size),
         cd_cell_int(s->threads), cd_cell_real(s->size), cd_cell_real(s->size_ratio), cd_cell_real(s->density),
         cd_cell_real(s->speed), cd_cell_real(s->spin), cd_cell_int((int64_t)s->seed), cd_cell_int(s->warmup),
+        cd_cell_int(s->reorder),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
                    "one cell per summary column");

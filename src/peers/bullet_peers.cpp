@@ -81,6 +81,18 @@ public:
         broadphase_->calculateOverlappingPairs(nullptr);
     }
 
+    // The proxies stay in the broadphase; each moves to its new place in proxies_ (read by index
+    // in update) and reports its new index through its client object.
+    void renumber(const std::uint32_t *new_of_old) override
+    {
+        std::vector<btBroadphaseProxy *> moved(proxies_.size());
+        for (std::size_t i = 0; i < proxies_.size(); ++i) {
+            proxies_[i]->m_clientObject = reinterpret_cast<void *>(static_cast<std::uintptr_t>(new_of_old[i]));
+            moved[new_of_old[i]] = proxies_[i];
+        }
+        proxies_.swap(moved);
+    }
+
     void pairs(cd_peer_emit_fn emit, void *ctx) override
     {
         btOverlappingPairCache *cache = broadphase_->getOverlappingPairCache();

@@ -39,6 +39,9 @@ cd_peer *cd_peer_create(cd_peer_kind kind, uint32_t n, double world_lo, double w
 /// Give the peer the n current boxes: the first call inserts them, later calls use the
 /// library's own incremental update.
 void cd_peer_update(cd_peer *p, const cd_peer_box *boxes);
+/// The caller renumbered its objects: object i is now new_of_old[i] (a permutation of the n
+/// objects). The library keeps its structure; only the index each of its objects reports changes.
+void cd_peer_renumber(cd_peer *p, const uint32_t *new_of_old);
 /// Report every pair the peer finds overlapping (each once) to emit.
 void cd_peer_pairs(cd_peer *p, cd_peer_emit_fn emit, void *ctx);
 /// Free p (NULL allowed).

@@ -37,8 +37,9 @@ class aabb_object final : public fcl::CollisionObjectd {
 public:
     aabb_object(const std::shared_ptr<fcl::CollisionGeometryd> &g, std::uint32_t index) : fcl::CollisionObjectd(g)
     {
-        setUserData(reinterpret_cast<void *>(static_cast<std::uintptr_t>(index)));
+        set_index(index);
     }
+    void set_index(std::uint32_t index) { setUserData(reinterpret_cast<void *>(static_cast<std::uintptr_t>(index))); }
     // Widened by one ulp on each end: SaP's sweep and the interval tree order equal endpoints
     // either way and then miss boxes that only touch (seen in the differential test). Widened,
     // touching boxes overlap strictly; two boxes whose widened ends tie were apart before, and
@@ -115,6 +116,18 @@ public:
         manager_->registerObjects(raw);
         manager_->setup();
         registered_ = true;
+    }
+
+    // The manager holds pointers to the objects, so they stay; each moves to its new place in
+    // objects_ (read by index in update) and reports its new index.
+    void renumber(const std::uint32_t *new_of_old) override
+    {
+        std::vector<std::unique_ptr<aabb_object>> moved(objects_.size());
+        for (std::size_t i = 0; i < objects_.size(); ++i) {
+            objects_[i]->set_index(new_of_old[i]);
+            moved[new_of_old[i]] = std::move(objects_[i]);
+        }
+        objects_.swap(moved);
     }
 
     void pairs(cd_peer_emit_fn emit, void *ctx) override

@@ -12,6 +12,8 @@ struct cd_peer {
     virtual ~cd_peer() = default;
     /// Insert (first call) or incrementally update the boxes.
     virtual void update(const cd_peer_box *boxes) = 0;
+    /// Object i is now object new_of_old[i] (see cd_peer_renumber).
+    virtual void renumber(const std::uint32_t *new_of_old) = 0;
     /// Report the library's overlapping pairs, each once.
     virtual void pairs(cd_peer_emit_fn emit, void *ctx) = 0;
 };

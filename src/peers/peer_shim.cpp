@@ -37,6 +37,15 @@ extern "C" void cd_peer_update(cd_peer *p, const cd_peer_box *boxes)
     }
 }
 
+extern "C" void cd_peer_renumber(cd_peer *p, const uint32_t *new_of_old)
+{
+    try {
+        p->renumber(new_of_old);
+    } catch (const std::exception &e) {
+        die("renumber", e);
+    }
+}
+
 extern "C" void cd_peer_pairs(cd_peer *p, cd_peer_emit_fn emit, void *ctx)
 {
     try {

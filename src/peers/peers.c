@@ -29,6 +29,9 @@ static void *peer_create(cd_peer_kind kind, const cd_scene *s)
 
 static void peer_update(void *self, const cd_scene *s) { cd_peer_update(self, (const cd_peer_box *)s->box); }
 
+// The library's structure stays as it is; its objects only take their cubes' new slot numbers.
+static void peer_remap(void *self, const cd_scene *s) { cd_peer_renumber(self, s->slot_of_prev); }
+
 typedef struct emit_ctx {
     const cd_scene *scene;
     cd_pair_sink *sink;
@@ -64,6 +67,7 @@ static void peer_destroy(void *self) { cd_peer_destroy(self); }
         .description = text,                                                                               \
         .create = ident##_create,                                                                          \
         .update = peer_update,                                                                             \
+        .remap = peer_remap,                                                                               \
         .candidates = peer_candidates,                                                                     \
         .shape_stats = NULL,                                                                               \
         .destroy = peer_destroy,                                                                           \

@@ -22,6 +22,7 @@ typedef struct cd_scene_params {
     double speed;       ///< velocity components uniform in [−speed, speed] per frame
     double spin;        ///< angular-velocity components uniform in [−spin, spin] rad per frame
     uint64_t seed;      ///< seed of every random draw of the scene
+    uint32_t reorder;   ///< frames between spatial reorders of the storage (0 = never; see cd_scene)
 } cd_scene_params;
 
 /// A cube's world AABB in float, rounded outward. One 24-byte record per cube (not six arrays):
@@ -47,6 +48,12 @@ static inline int cd_boxf_overlap(const cd_boxf *a, const cd_boxf *b)
 /// A cube scene. pose holds each cube's state; vx..tz hold count floats each; box holds count
 /// records and one more. Write poses and motion through cd_scene_set_pose / cd_scene_set_motion,
 /// then call cd_scene_refresh.
+///
+/// Slots and cubes: every array is indexed by slot, and slot i holds cube ident[i]. With reorder
+/// > 0 the step sorts the slots along a Morton curve of the centres every reorder frames (from its
+/// first call on), so cubes near in space are near in memory: the broad and narrow steps then read
+/// a few pages instead of one line per cube, and the threads of a parallel frame each work on
+/// their own part of memory. Methods see slots; cd_broad_frame reports pairs of cubes (ident).
 typedef struct cd_scene {
     uint32_t count;            ///< number of cubes
     double world;              ///< world side L: walls at 0 and L on every axis
@@ -58,7 +65,15 @@ typedef struct cd_scene {
     cd_boxf *box;              ///< outward-rounded world AABB per cube (broad-phase input), then one
                                ///< zero record, so a 32-byte load of any cube's box stays in bounds
     uint64_t frame;            ///< frames stepped since creation
+    uint32_t *ident;           ///< cube held by each slot (the identity until the first reorder)
+    uint32_t *slot_of_prev;    ///< after a reorder: the new slot of each old slot (NULL before)
+    uint64_t layout;           ///< reorders so far: a method that keeps slots between frames
+                               ///< compares it and follows slot_of_prev (one reorder) or rebuilds
+    uint32_t reorder;          ///< frames between reorders (0 = never)
 } cd_scene;
+
+/// Frames between reorders that the harness and bench_frame use unless told otherwise.
+#define CD_SCENE_REORDER_DEFAULT 64
 
 /// DESIGN.md defaults: size 1, ratio 1, density 0.05, speed 0.05, spin 0.01, seed 42, 1000 cubes.
 cd_scene_params cd_scene_params_default(void);
@@ -83,11 +98,17 @@ void cd_scene_step_threads(cd_scene *s, int threads);
 /// The same step on cubes [first, end) only, for callers that split the scene between threads;
 /// stepping every range once is identical to cd_scene_step except that frame is not advanced.
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
+/// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it every
+/// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
+/// grows by one. Motion is per cube, so the cubes' trajectories do not change.
+void cd_scene_reorder(cd_scene *s);
 /// Free s (NULL allowed).
 void cd_scene_destroy(cd_scene *s);
 /// Bytes the scene holds per cube (all arrays).
 size_t cd_scene_bytes_per_cube(void);
 
+/// Cube held by slot i.
+static inline uint32_t cd_scene_ident(const cd_scene *s, uint32_t i) { return s->ident[i]; }
 /// Centre of cube i.
 static inline cd_vec3 cd_scene_center(const cd_scene *s, uint32_t i)
 {

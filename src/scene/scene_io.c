@@ -23,15 +23,20 @@ int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t e
     cd_csv_write_row(f, columns, NCOL);
     char buf[NCOL][40];
     const char *fields[NCOL];
-    for (uint32_t i = 0; i < s->count; ++i) {
+    // Rows in cube order whatever the storage order (cd_scene_reorder), so the file is the frame's.
+    uint32_t *slot_of = cd_alloc(s->count ? s->count * sizeof *slot_of : 1);
+    for (uint32_t i = 0; i < s->count; ++i) slot_of[s->ident[i]] = i;
+    for (uint32_t id = 0; id < s->count; ++id) {
+        uint32_t i = slot_of[id];
         cd_vec3 c = cd_scene_center(s, i), h = cd_scene_half(s, i);
         cd_quat q = cd_scene_rot(s, i);
         double v[NCOL] = {0, c.x, c.y, c.z, q.w, q.x, q.y, q.z, h.x, h.y, h.z};
-        snprintf(buf[0], sizeof buf[0], "%u", i);
+        snprintf(buf[0], sizeof buf[0], "%u", id);
         for (int k = 1; k < NCOL; ++k) cd_csv_format_double(buf[k], sizeof buf[k], v[k]);
         for (int k = 0; k < NCOL; ++k) fields[k] = buf[k];
         cd_csv_write_row(f, fields, NCOL);
     }
+    cd_free(slot_of);
     if (fclose(f) != 0) {
         snprintf(err, err_len, "%s: write failed: %s", path, strerror(errno));
         return -1;
