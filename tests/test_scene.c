@@ -198,14 +198,14 @@ static void records_survive_motion(void **state)
 }
 
 // The Morton key cd_scene_reorder sorts by, written out here the slow way: bit 3b + a of the key
-// is bit b of the 10-bit coordinate on axis a.
+// is bit b of the 7-bit cell coordinate on axis a (128 cells across the world).
 static uint32_t morton_key(const cd_scene *s, uint32_t i)
 {
     uint32_t key = 0;
     for (int a = 0; a < 3; ++a) {
-        float f = s->pose[i].c[a] * (float)(1024.0 / s->world);
-        uint32_t v = f > 0.0f ? (f < 1023.0f ? (uint32_t)f : 1023u) : 0u;
-        for (int b = 0; b < 10; ++b) key |= (v >> b & 1u) << (3 * b + a);
+        float f = s->pose[i].c[a] * (float)(128.0 / s->world);
+        uint32_t v = f > 0.0f ? (f < 127.0f ? (uint32_t)f : 127u) : 0u;
+        for (int b = 0; b < 7; ++b) key |= (v >> b & 1u) << (3 * b + a);
     }
     return key;
 }

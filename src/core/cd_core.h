@@ -41,6 +41,8 @@ void cd_grow(void **items, size_t elem, size_t *capacity, size_t need);
 /// Stable LSD radix sort of (key[i], id[i]) by the 32-bit key, 3 passes of 11 bits; tmp_key and
 /// tmp_id are scratch of n elements. The result is in key and id.
 void cd_radix_sort_u32(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t *tmp_id, uint32_t n);
+/// The same for keys below 2^bits (bits ≤ 33): one pass per 11 bits.
+void cd_radix_sort_bits(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t *tmp_id, uint32_t n, int bits);
 
 /// 1 where cdlab's x86-64 SIMD paths (AVX2, AVX-512 intrinsics and target attributes) are built.
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -117,12 +117,19 @@ enum { CD_RADIX_BITS = 11, CD_RADIX_SIZE = 1 << CD_RADIX_BITS, CD_RADIX_PASSES =
 
 void cd_radix_sort_u32(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t *tmp_id, uint32_t n)
 {
+    cd_radix_sort_bits(key, id, tmp_key, tmp_id, n, 32);
+}
+
+void cd_radix_sort_bits(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t *tmp_id, uint32_t n, int bits)
+{
+    int passes = (bits + CD_RADIX_BITS - 1) / CD_RADIX_BITS;
+    CD_ASSERT(passes >= 1 && passes <= CD_RADIX_PASSES);
     uint32_t hist[CD_RADIX_PASSES][CD_RADIX_SIZE];
     memset(hist, 0, sizeof hist);
     for (uint32_t i = 0; i < n; ++i)
-        for (int p = 0; p < CD_RADIX_PASSES; ++p) hist[p][(key[i] >> (p * CD_RADIX_BITS)) & (CD_RADIX_SIZE - 1)]++;
+        for (int p = 0; p < passes; ++p) hist[p][(key[i] >> (p * CD_RADIX_BITS)) & (CD_RADIX_SIZE - 1)]++;
     uint32_t *k_in = key, *k_out = tmp_key, *i_in = id, *i_out = tmp_id;
-    for (int p = 0; p < CD_RADIX_PASSES; ++p) {
+    for (int p = 0; p < passes; ++p) {
         uint32_t sum = 0;
         for (int b = 0; b < CD_RADIX_SIZE; ++b) {
             uint32_t c = hist[p][b];

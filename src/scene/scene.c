@@ -359,30 +359,26 @@ enum { STEP_BLOCK = 2048 };
 
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end) { step_range(s, first, end, 0); }
 
-// A centre coordinate as 10 bits (1024 steps over the world side), its bits spread to every third
-// place of a 30-bit Morton code.
+// A centre coordinate as MORTON_BITS bits (cells of world / 2^MORTON_BITS), its bits spread to every
+// third place of a Morton code. Seven bits make cells of about a cube at 100 000 cubes (two at
+// 10⁶), far finer than a page of records, and a 21-bit key sorts in two radix passes; cubes in one
+// cell keep their order (the sort is stable), so a reorder moves few of them.
+enum { MORTON_BITS = 7 };
+
 static uint32_t morton_spread(float x, float scale)
 {
-    float f = x * scale;
-    uint32_t v = f > 0.0f ? (f < 1023.0f ? (uint32_t)f : 1023u) : 0u;
+    float f = x * scale, top = (float)((1u << MORTON_BITS) - 1);
+    uint32_t v = f > 0.0f ? (f < top ? (uint32_t)f : (uint32_t)top) : 0u;
     v = (v | v << 16) & 0x030000ffu;
     v = (v | v << 8) & 0x0300f00fu;
     v = (v | v << 4) & 0x030c30c3u;
     return (v | v << 2) & 0x09249249u;
 }
 
-// dst[k] = src[order[k]] for the n floats of *array, through spare (n floats); the old array
-// becomes the spare.
-static void permute_floats(float **array, float **spare, const uint32_t *order, uint32_t n)
-{
-    for (uint32_t k = 0; k < n; ++k) (*spare)[k] = (*array)[order[k]];
-    float *t = *array;
-    *array = *spare, *spare = t;
-}
-
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half
 // of the world on z, so a parallel step's threads (contiguous slot runs) own slabs of space, as
-// grid_multi's parts (rows in z-major order) do.
+// grid_multi's parts (rows in z-major order) do. Every array is gathered into a new one in one
+// pass: after the first reorder the order moves cubes only a little, so the reads mostly stream.
 void cd_scene_reorder(cd_scene *s)
 {
     uint32_t n = s->count;
@@ -393,28 +389,32 @@ void cd_scene_reorder(cd_scene *s)
     }
     // Scratch for one reorder (every s->reorder frames, never in a frame without one).
     uint32_t *key = cd_alloc(4 * (size_t)n * sizeof *key), *order = key + n, *tmp_key = order + n, *tmp_id = tmp_key + n;
-    float scale = (float)(1024.0 / s->world);
+    float scale = (float)((double)(1u << MORTON_BITS) / s->world);
     for (uint32_t i = 0; i < n; ++i) {
         const float *c = s->pose[i].c;
         key[i] = morton_spread(c[0], scale) | morton_spread(c[1], scale) << 1 | morton_spread(c[2], scale) << 2;
         order[i] = i;
     }
-    cd_radix_sort_u32(key, order, tmp_key, tmp_id, n);
+    cd_radix_sort_bits(key, order, tmp_key, tmp_id, n, 3 * MORTON_BITS);
     cd_posef *pose = cd_alloc(n * sizeof *pose);
-    for (uint32_t k = 0; k < n; ++k) pose[k] = s->pose[order[k]];
-    cd_free(s->pose);
-    s->pose = pose;
-    float *spare = cd_alloc(n * sizeof *spare);
-    float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
-    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) permute_floats(arrays[a], &spare, order, n);
-    cd_free(spare);
+    cd_boxf *box = cd_alloc_zero((size_t)n + 1, sizeof *box);  // + 1: see cd_scene.box
+    uint32_t *ident = cd_alloc(n * sizeof *ident);
+    float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s), *to[SCENE_FLOAT_ARRAYS];
+    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) to[a] = cd_alloc(n * sizeof(float));
     for (uint32_t k = 0; k < n; ++k) {
-        tmp_key[k] = s->ident[order[k]];
-        s->slot_of_prev[order[k]] = k;
+        uint32_t o = order[k];
+        pose[k] = s->pose[o];
+        box[k] = s->box[o];
+        for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) to[a][k] = (*arrays[a])[o];
+        ident[k] = s->ident[o];
+        s->slot_of_prev[o] = k;
     }
-    memcpy(s->ident, tmp_key, n * sizeof *s->ident);
-    cd_free(key);
-    cd_scene_refresh(s);
+    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) {
+        cd_free(*arrays[a]);
+        *arrays[a] = to[a];
+    }
+    cd_free(s->pose), cd_free(s->box), cd_free(s->ident), cd_free(key);
+    s->pose = pose, s->box = box, s->ident = ident;
     s->layout++;
 }
 
