@@ -96,7 +96,8 @@ void cd_scene_step(cd_scene *s);
 /// cd_scene_step on `threads` threads (OpenMP); the result is bit-identical for any count.
 void cd_scene_step_threads(cd_scene *s, int threads);
 /// The same step on cubes [first, end) only, for callers that split the scene between threads;
-/// stepping every range once is identical to cd_scene_step except that frame is not advanced.
+/// stepping every range once is identical to cd_scene_step except that frame is not advanced and
+/// no reorder falls due (the caller calls cd_scene_reorder when it wants one).
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
 /// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it every
 /// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
