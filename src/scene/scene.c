@@ -375,10 +375,34 @@ static uint32_t morton_spread(float x, float scale)
     return (v | v << 2) & 0x09249249u;
 }
 
+// One cube's entries in every array, moved as a unit by the in-place permutation.
+typedef struct scene_entry {
+    cd_posef pose;
+    cd_boxf box;
+    float f[SCENE_FLOAT_ARRAYS];
+    uint32_t ident;
+} scene_entry;
+
+static scene_entry entry_get(const cd_scene *s, float *const *arrays[SCENE_FLOAT_ARRAYS], uint32_t i)
+{
+    scene_entry e = {s->pose[i], s->box[i], {0}, s->ident[i]};
+    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) e.f[a] = (*arrays[a])[i];
+    return e;
+}
+
+static void entry_put(cd_scene *s, float *const *arrays[SCENE_FLOAT_ARRAYS], uint32_t i, const scene_entry *e)
+{
+    s->pose[i] = e->pose;
+    s->box[i] = e->box;
+    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) (*arrays[a])[i] = e->f[a];
+    s->ident[i] = e->ident;
+}
+
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half
 // of the world on z, so a parallel step's threads (contiguous slot runs) own slabs of space, as
-// grid_multi's parts (rows in z-major order) do. Every array is gathered into a new one in one
-// pass: after the first reorder the order moves cubes only a little, so the reads mostly stream.
+// grid_multi's parts (rows in z-major order) do. The permutation is applied in place, cycle by
+// cycle, so a reorder needs 16 bytes per cube of scratch, not a second scene (peak memory at 10⁶
+// cubes); after the first reorder the cycles are short and local, so the moves mostly hit cache.
 void cd_scene_reorder(cd_scene *s)
 {
     uint32_t n = s->count;
@@ -396,25 +420,25 @@ void cd_scene_reorder(cd_scene *s)
         order[i] = i;
     }
     cd_radix_sort_bits(key, order, tmp_key, tmp_id, n, 3 * MORTON_BITS);
-    cd_posef *pose = cd_alloc(n * sizeof *pose);
-    cd_boxf *box = cd_alloc_zero((size_t)n + 1, sizeof *box);  // + 1: see cd_scene.box
-    uint32_t *ident = cd_alloc(n * sizeof *ident);
-    float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s), *to[SCENE_FLOAT_ARRAYS];
-    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) to[a] = cd_alloc(n * sizeof(float));
+    // order[k]: the old slot whose cube goes to slot k. Each cycle k → order[k] → … is walked once,
+    // its slots marked done by order[k] = k.
+    for (uint32_t k = 0; k < n; ++k) s->slot_of_prev[order[k]] = k;
+    float *const *arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
     for (uint32_t k = 0; k < n; ++k) {
-        uint32_t o = order[k];
-        pose[k] = s->pose[o];
-        box[k] = s->box[o];
-        for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) to[a][k] = (*arrays[a])[o];
-        ident[k] = s->ident[o];
-        s->slot_of_prev[o] = k;
+        if (order[k] == k) continue;
+        scene_entry first = entry_get(s, arrays, k);
+        uint32_t j = k;
+        while (order[j] != k) {
+            uint32_t from = order[j];
+            scene_entry e = entry_get(s, arrays, from);
+            entry_put(s, arrays, j, &e);
+            order[j] = j;
+            j = from;
+        }
+        entry_put(s, arrays, j, &first);
+        order[j] = j;
     }
-    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) {
-        cd_free(*arrays[a]);
-        *arrays[a] = to[a];
-    }
-    cd_free(s->pose), cd_free(s->box), cd_free(s->ident), cd_free(key);
-    s->pose = pose, s->box = box, s->ident = ident;
+    cd_free(key);
     s->layout++;
 }
 
