@@ -234,7 +234,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
         for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
         unsigned hit = cube_sat(c->sat, pa, pb, w);
         for (uint32_t l = k; l < k + w && l < nk; ++l) {
-            uint32_t a = s->ident[pairs[keep[l]].a], b = s->ident[pairs[keep[l]].b];
+            uint32_t a = cd_scene_ident(s, pairs[keep[l]].a), b = cd_scene_ident(s, pairs[keep[l]].b);
             *end = (cd_pair){a < b ? a : b, a < b ? b : a};
             end += hit >> (l - k) & 1u;
         }

@@ -253,7 +253,7 @@ static void bvh_remap(void *self, const cd_scene *s)
 {
     bvh *t = self;
     if (!t->ordered || t->n != s->count) return;
-    for (uint32_t k = 0; k < t->n; ++k) t->order[k] = s->slot_of_prev[t->order[k]];
+    cd_scene_renumber_slots(s, t->order, t->n, UINT32_MAX);
 }
 
 const cd_broad_method cd_broad_bvh_refit = {

@@ -589,9 +589,8 @@ static void gm_remap(void *self, const cd_scene *s)
     grid_multi *g = self;
     if (!g->rows_made || g->n != s->count) return;
     finish_parts(g);
-    const uint32_t *to = s->slot_of_prev;
-    for (size_t k = 0; k < g->id_cap; ++k) g->id[k] = to[g->id[k] & ID_MASK] | (g->id[k] & ~ID_MASK);
-    for (uint32_t i = 0; i < g->n; ++i) g->old_span[to[i]] = g->span[i];
+    cd_scene_renumber_slots(s, g->id, g->id_cap, ID_MASK);
+    cd_scene_move_slot_values(s, g->span, g->old_span);
     SWAP(uint32_t *, g->span, g->old_span);
     SWAP(size_t, g->span_cap, g->old_span_cap);
 }

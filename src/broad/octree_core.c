@@ -457,12 +457,11 @@ void cd_otree_method_remap(void *self, const cd_scene *s)
 {
     cd_otree *t = self;
     if (t->n != s->count || t->n == 0) return;
-    const uint32_t *to = s->slot_of_prev;
     uint32_t *node = cd_alloc(t->n * sizeof *node);  // once per reorder, not per frame
-    for (uint32_t i = 0; i < t->n; ++i) node[to[i]] = t->obj_node[i];
+    cd_scene_move_slot_values(s, t->obj_node, node);
     memcpy(t->obj_node, node, t->n * sizeof *node);
     cd_free(node);
-    for (uint32_t k = 0; k < t->n; ++k) t->item_obj[k] = to[t->item_obj[k]];
+    cd_scene_renumber_slots(s, t->item_obj, t->n, UINT32_MAX);
 }
 
 void cd_otree_method_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats((const cd_otree *)self, st); }

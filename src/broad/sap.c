@@ -230,7 +230,7 @@ static void sap_remap(void *self, const cd_scene *s)
 {
     sap *m = self;
     if (m->n != s->count) return;
-    for (uint32_t k = 0; k < m->n; ++k) m->order[k] = s->slot_of_prev[m->order[k]];
+    cd_scene_renumber_slots(s, m->order, m->n, UINT32_MAX);
 }
 
 const cd_broad_method cd_broad_sap = {

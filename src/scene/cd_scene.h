@@ -103,6 +103,13 @@ void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
 /// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
 /// grows by one. Motion is per cube, so the cubes' trajectories do not change.
 void cd_scene_reorder(cd_scene *s);
+/// After a reorder, a method's list of slot numbers names the same cubes under their new slots:
+/// each entry x becomes slot_of_prev[x & mask] | (x & ~mask) (mask UINT32_MAX for plain slots;
+/// a narrower mask keeps flag bits above the slot number).
+void cd_scene_renumber_slots(const cd_scene *s, uint32_t *slots, size_t count, uint32_t mask);
+/// After a reorder, a value kept per slot moves with its cube: by_new[slot_of_prev[i]] =
+/// by_old[i] for every slot i (the two arrays must not overlap).
+void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32_t *by_new);
 /// Free s (NULL allowed).
 void cd_scene_destroy(cd_scene *s);
 /// Bytes the scene holds per cube (all arrays).

@@ -442,6 +442,18 @@ void cd_scene_reorder(cd_scene *s)
     s->layout++;
 }
 
+void cd_scene_renumber_slots(const cd_scene *s, uint32_t *slots, size_t count, uint32_t mask)
+{
+    const uint32_t *to = s->slot_of_prev;
+    for (size_t k = 0; k < count; ++k) slots[k] = to[slots[k] & mask] | (slots[k] & ~mask);
+}
+
+void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32_t *by_new)
+{
+    const uint32_t *to = s->slot_of_prev;
+    for (uint32_t i = 0; i < s->count; ++i) by_new[to[i]] = by_old[i];
+}
+
 // Reorder at the first step and every s->reorder frames after it.
 static void reorder_if_due(cd_scene *s)
 {
