@@ -441,7 +441,7 @@ static void test_isolated_points(void **state)
     char root[] = "/tmp/cd_test_isolate_XXXXXX";
     assert_non_null(mkdtemp(root));
     const char *fmt = "[experiment]\nname = i\norder = %s\nwarmup = 1\nframes = 2\nrepeats = 2\n"
-                      "[method]\nmethod = grid_multi, sap\n[scene]\ncubes = 2000, 150000, 2000\n"
+                      "[method]\nmethod = grid_multi, grid\n[scene]\ncubes = 2000, 150000, 2000\n"
                       "[run]\ncounters =\npin = off\ncpu = -1\nisolate = %s\n";
     const char *orders[] = {"points", "rounds"};
     for (int o = 0; o < 2; ++o) {
