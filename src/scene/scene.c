@@ -375,34 +375,22 @@ static uint32_t morton_spread(float x, float scale)
     return (v | v << 2) & 0x09249249u;
 }
 
-// One cube's entries in every array, moved as a unit by the in-place permutation.
-typedef struct scene_entry {
-    cd_posef pose;
-    cd_boxf box;
-    float f[SCENE_FLOAT_ARRAYS];
-    uint32_t ident;
-} scene_entry;
-
-static scene_entry entry_get(const cd_scene *s, float *const *arrays[SCENE_FLOAT_ARRAYS], uint32_t i)
-{
-    scene_entry e = {s->pose[i], s->box[i], {0}, s->ident[i]};
-    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) e.f[a] = (*arrays[a])[i];
-    return e;
-}
-
-static void entry_put(cd_scene *s, float *const *arrays[SCENE_FLOAT_ARRAYS], uint32_t i, const scene_entry *e)
-{
-    s->pose[i] = e->pose;
-    s->box[i] = e->box;
-    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) (*arrays[a])[i] = e->f[a];
-    s->ident[i] = e->ident;
-}
+// Each array is gathered into a fresh one in the new order and the old one freed, one array at a
+// time: the peak scratch is the largest array (poses, 40 B per cube) and the slot order (4 B), and
+// every pass reads through a nearly sorted order, so it streams. An in-place walk of the
+// permutation's cycles needed 16 B per cube but jumped across all ten arrays at once: at 10⁶
+// cubes, 64 frames after the last reorder, 302–336 ms per reorder against 91–131 (100 000 cubes: 15–17 against 7.4–10.6).
+#define GATHER_INTO(type, array, order, n)                                         \
+    do {                                                                           \
+        type *gathered_ = cd_alloc((size_t)(n) * sizeof(type));                    \
+        for (uint32_t k_ = 0; k_ < (n); ++k_) gathered_[k_] = (array)[(order)[k_]]; \
+        cd_free(array);                                                            \
+        (array) = gathered_;                                                       \
+    } while (0)
 
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half
 // of the world on z, so a parallel step's threads (contiguous slot runs) own slabs of space, as
-// grid_multi's parts (rows in z-major order) do. The permutation is applied in place, cycle by
-// cycle, so a reorder needs 16 bytes per cube of scratch, not a second scene (peak memory at 10⁶
-// cubes); after the first reorder the cycles are short and local, so the moves mostly hit cache.
+// grid_multi's parts (rows in z-major order) do.
 void cd_scene_reorder(cd_scene *s)
 {
     uint32_t n = s->count;
@@ -412,7 +400,8 @@ void cd_scene_reorder(cd_scene *s)
         return;
     }
     // Scratch for one reorder (every s->reorder frames, never in a frame without one).
-    uint32_t *key = cd_alloc(4 * (size_t)n * sizeof *key), *order = key + n, *tmp_key = order + n, *tmp_id = tmp_key + n;
+    uint32_t *order = cd_alloc((size_t)n * sizeof *order), *key = cd_alloc(3 * (size_t)n * sizeof *key);
+    uint32_t *tmp_key = key + n, *tmp_id = tmp_key + n;
     float scale = (float)((double)(1u << MORTON_BITS) / s->world);
     for (uint32_t i = 0; i < n; ++i) {
         const float *c = s->pose[i].c;
@@ -420,25 +409,19 @@ void cd_scene_reorder(cd_scene *s)
         order[i] = i;
     }
     cd_radix_sort_bits(key, order, tmp_key, tmp_id, n, 3 * MORTON_BITS);
-    // order[k]: the old slot whose cube goes to slot k. Each cycle k → order[k] → … is walked once,
-    // its slots marked done by order[k] = k.
-    for (uint32_t k = 0; k < n; ++k) s->slot_of_prev[order[k]] = k;
-    float *const *arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
-    for (uint32_t k = 0; k < n; ++k) {
-        if (order[k] == k) continue;
-        scene_entry first = entry_get(s, arrays, k);
-        uint32_t j = k;
-        while (order[j] != k) {
-            uint32_t from = order[j];
-            scene_entry e = entry_get(s, arrays, from);
-            entry_put(s, arrays, j, &e);
-            order[j] = j;
-            j = from;
-        }
-        entry_put(s, arrays, j, &first);
-        order[j] = j;
-    }
     cd_free(key);
+    // order[k]: the old slot whose cube goes to slot k.
+    for (uint32_t k = 0; k < n; ++k) s->slot_of_prev[order[k]] = k;
+    GATHER_INTO(cd_posef, s->pose, order, n);
+    cd_boxf *box = cd_alloc(((size_t)n + 1) * sizeof *box);  // + 1: the zero record, see cd_scene.box
+    for (uint32_t k = 0; k < n; ++k) box[k] = s->box[order[k]];
+    box[n] = s->box[n];
+    cd_free(s->box);
+    s->box = box;
+    float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
+    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n);
+    GATHER_INTO(uint32_t, s->ident, order, n);
+    cd_free(order);
     s->layout++;
 }
 
