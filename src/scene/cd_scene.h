@@ -101,7 +101,9 @@ void cd_scene_step_threads(cd_scene *s, int threads);
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
 /// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it every
 /// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
-/// grows by one. Motion is per cube, so the cubes' trajectories do not change.
+/// grows by one. Motion is per cube, so the cubes' trajectories do not change. The arrays are
+/// gathered into new blocks: a pointer into pose, box, vx..tz or ident does not survive a reorder
+/// (nor, with reorder > 0, a step); read them from s each frame.
 void cd_scene_reorder(cd_scene *s);
 /// After a reorder, a method's list of slot numbers names the same cubes under their new slots:
 /// each entry x becomes slot_of_prev[x & mask] | (x & ~mask) (mask UINT32_MAX for plain slots;
