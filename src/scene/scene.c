@@ -379,13 +379,15 @@ static uint32_t morton_spread(float x, float scale)
 // time: the peak scratch is the largest array (poses, 40 B per cube) and the slot order (4 B), and
 // every pass reads through a nearly sorted order, so it streams. An in-place walk of the
 // permutation's cycles needed 16 B per cube but jumped across all ten arrays at once: at 10⁶
-// cubes, 64 frames after the last reorder, 302–336 ms per reorder against 91–131 (100 000 cubes: 15–17 against 7.4–10.6).
-#define GATHER_INTO(type, array, order, n)                                         \
-    do {                                                                           \
-        type *gathered_ = cd_alloc((size_t)(n) * sizeof(type));                    \
-        for (uint32_t k_ = 0; k_ < (n); ++k_) gathered_[k_] = (array)[(order)[k_]]; \
-        cd_free(array);                                                            \
-        (array) = gathered_;                                                       \
+// cubes, 64 frames after the last reorder, 302–336 ms per reorder against 91–131 (100 000 cubes:
+// 15–17 against 7.4–10.6). The `tail` records after the n cubes keep their places.
+#define GATHER_INTO(type, array, order, n, tail)                                    \
+    do {                                                                            \
+        type *gathered_ = cd_alloc(((size_t)(n) + (tail)) * sizeof(type));          \
+        for (uint32_t k_ = 0; k_ < (n); ++k_) gathered_[k_] = (array)[(order)[k_]];  \
+        for (uint32_t k_ = (n); k_ < (n) + (tail); ++k_) gathered_[k_] = (array)[k_]; \
+        cd_free(array);                                                             \
+        (array) = gathered_;                                                        \
     } while (0)
 
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half
@@ -412,15 +414,11 @@ void cd_scene_reorder(cd_scene *s)
     cd_free(key);
     // order[k]: the old slot whose cube goes to slot k.
     for (uint32_t k = 0; k < n; ++k) s->slot_of_prev[order[k]] = k;
-    GATHER_INTO(cd_posef, s->pose, order, n);
-    cd_boxf *box = cd_alloc(((size_t)n + 1) * sizeof *box);  // + 1: the zero record, see cd_scene.box
-    for (uint32_t k = 0; k < n; ++k) box[k] = s->box[order[k]];
-    box[n] = s->box[n];
-    cd_free(s->box);
-    s->box = box;
+    GATHER_INTO(cd_posef, s->pose, order, n, 0);
+    GATHER_INTO(cd_boxf, s->box, order, n, 1);  // + 1: the zero record, see cd_scene.box
     float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
-    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n);
-    GATHER_INTO(uint32_t, s->ident, order, n);
+    for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n, 0);
+    GATHER_INTO(uint32_t, s->ident, order, n, 0);
     cd_free(order);
     s->layout++;
 }
