@@ -133,7 +133,14 @@ static void motion_keeps_invariants(void **state)
     cd_scene_destroy(s);
 }
 
-// The float box hugs the double box: no more than a few float ulps wider on any side.
+// The float box hugs the double box. The boxes are computed in float with a margin that covers
+// the float axes' error (2^-17 of the summed half-extents, 2^-20 of |c| and of the radius), so a
+// side may be that much wider, and never more: a margin twice as loose fails here.
+static double box_slack(const cd_obb *b, int k)
+{
+    return 0x1p-19 * fabs(cd_v3_get(b->c, k)) + 0x1p-16 * (b->half.x + b->half.y + b->half.z);
+}
+
 static void boxes_are_tight(void **state)
 {
     (void)state;
@@ -144,11 +151,57 @@ static void boxes_are_tight(void **state)
         cd_obb b = cd_scene_obb(s, i);
         cd_aabb exact = cd_obb_aabb(&b), box = cd_scene_aabb(s, i);
         for (int k = 0; k < 3; ++k) {
-            double slack = 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b.c, k)) + 2.0);
+            double slack = box_slack(&b, k);
             assert_true(cd_v3_get(exact.lo, k) - cd_v3_get(box.lo, k) <= slack);
             assert_true(cd_v3_get(box.hi, k) - cd_v3_get(exact.hi, k) <= slack);
         }
         assert_box_encloses(s, i);
+    }
+    cd_scene_destroy(s);
+}
+
+// Boxes enclose their cubes at the extremes of the float path (rotations of norm 2^-50 .. 2^50,
+// centres from 0 to 10^6, half-extents from 0 to 10^4 and unequal, long cubes whose extent on an
+// axis comes from a near-zero entry) and where the double path takes
+// a chunk over (one rotation of norm 2^140, past float range, in the second chunk of 256): there every box of that
+// chunk hugs its double box to a few float ulps of |c| + radius, tighter than the float path's
+// margin allows for the half-extents used, so the test sees which path ran.
+static void boxes_enclose_extreme_poses(void **state)
+{
+    (void)state;
+    enum { N = 3 * 256 + 7 };
+    cd_scene *s = cd_scene_create_empty(N, 100.0);
+    cd_rng r = cd_rng_make(11, CD_STREAM_TEST);
+    for (uint32_t i = 0; i < N; ++i) {
+        double cs = i % 5 == 0 ? 0.0 : pow(10.0, cd_rng_range(&r, -3.0, 6.0));
+        double hs = i % 7 == 0 ? 0.0 : pow(10.0, cd_rng_range(&r, -3.0, 4.0));
+        double qs = ldexp(1.0, (int)cd_rng_range(&r, -25.0, 25.0));
+        cd_vec3 c = cd_v3(cs * cd_rng_range(&r, -1, 1), cs * cd_rng_range(&r, -1, 1), cs * cd_rng_range(&r, -1, 1));
+        cd_quat q = cd_rng_rotation(&r);
+        q = (cd_quat){q.w * qs, q.x * qs, q.y * qs, q.z * qs};
+        cd_vec3 h = cd_v3(hs * cd_rng_range(&r, 0.1, 1), hs * cd_rng_range(&r, 0.1, 1), hs * cd_rng_range(&r, 0.1, 1));
+        if (i % 11 == 3) {  // a long cube turned by about 90° about z: its x extent is an entry near
+                            // zero times 1000, whose float error no margin proportional to r covers
+            double t = cd_rng_range(&r, 0.5, 2.0);
+            q = (cd_quat){t, 0.0, 0.0, t * (1.0 + cd_rng_range(&r, -1e-7, 1e-7))};
+            c = cd_v3(0.0, 0.0, 0.0);
+            h = cd_v3(1000.0, 1e-3, 1e-3);
+        }
+        if (i >= 256 && i < 512) h = cd_v3(10.0, 20.0, 30.0);  // float margin ≥ 60·2^-17 > double slack
+        if (i == 301) q = (cd_quat){0x1p70, 0x1p69, -0x1p68, 0x1p67};  // past float range
+        cd_scene_set_pose(s, i, c, q, h);
+    }
+    cd_scene_refresh(s);
+    for (uint32_t i = 0; i < N; ++i) {
+        assert_box_encloses(s, i);
+        if (i < 256 || i >= 512) continue;
+        cd_obb b = cd_scene_obb(s, i);
+        cd_aabb exact = cd_obb_aabb(&b), box = cd_scene_aabb(s, i);
+        for (int k = 0; k < 3; ++k) {
+            double slack = 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b.c, k)) + 60.0);
+            assert_true(cd_v3_get(exact.lo, k) - cd_v3_get(box.lo, k) <= slack);
+            assert_true(cd_v3_get(box.hi, k) - cd_v3_get(exact.hi, k) <= slack);
+        }
     }
     cd_scene_destroy(s);
 }
@@ -336,6 +389,7 @@ int main(void)
         cmocka_unit_test(same_seed_same_scene),
         cmocka_unit_test(ranged_step_equals_whole_step),
         cmocka_unit_test(boxes_are_tight),
+        cmocka_unit_test(boxes_enclose_extreme_poses),
         cmocka_unit_test(records_survive_motion),
         cmocka_unit_test(reorder_moves_cubes_not_motion),
         cmocka_unit_test(placement_and_velocities_in_range),

@@ -6,8 +6,10 @@
 // motion; the motion step turns a chunk of records into arrays for loops the compiler vectorises.
 // A cube takes 92 bytes with its box. The box a cube *is* (what the narrow test sees,
 // cd_scene_obb) is the double box with centre c, axes R(q/|q|) (q normalised in double) and
-// half-extents h, all read exactly from the floats; its world AABB is rounded outward to float
-// (cd_scene_box), so a cull on it never drops a pair the exact test would accept.
+// half-extents h, all read exactly from the floats; its world AABB is a float box that encloses
+// it (computed in float with a margin that covers every rounding, about 2^-17 of the half-extents
+// and 2^-20 of |c|, or in double and rounded outward when a rotation's norm is extreme), so a
+// cull on it never drops a pair the exact test would accept.
 #ifndef CD_SCENE_H
 #define CD_SCENE_H
 

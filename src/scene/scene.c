@@ -138,6 +138,51 @@ CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
     }
 }
 
+// bounds_cols in float, sixteen cubes per AVX-512 vector instead of eight doubles. Each axis
+// entry comes from the float quaternion as cd_scene_axes_of writes it, with about 30 float
+// roundings between it and the double the narrow test uses: at most BOX_AXIS_ERR = 48u off
+// (u = 2^-24; the quaternion's squared norm is in [2^-60, 2^60], so nothing overflows or goes
+// subnormal at a scale that matters). So r_j = Σ|a_kj|·h_k is covered by the float sum times
+// 1 + 2^-20 (its own five roundings and the margin's) plus 2^-17·(h0 + h1 + h2) (the entries'
+// error, 128u > 48u with room for roundings), and 2^-20·|c| covers the double corners' rounding
+// (4·DBL_EPSILON·|c|) and the final c ± m rounding (u·(|c| + m), the m part inside the r slack).
+// Returns 0 (boxes untouched) when some quaternion's norm is out of that range, for the double
+// path to do the chunk. At 100 000 cubes the motion step went from 2.35 to 1.70 ms per frame
+// (three runs each), with 15 more candidates in 66 629 (0.02 %) from the wider margins.
+CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n)
+{
+    int out_of_range = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        float w = k->q[0][i], x = k->q[1][i], y = k->q[2][i], z = k->q[3][i];
+        float norm = w * w + x * x + y * y + z * z;
+        out_of_range |= !(norm >= 0x1p-60f && norm <= 0x1p60f);
+    }
+    if (out_of_range) return 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        float w = k->q[0][i], x = k->q[1][i], y = k->q[2][i], z = k->q[3][i];
+        float s = 2.0f / (w * w + x * x + y * y + z * z);
+        float xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
+        float wx = s * w * x, wy = s * w * y, wz = s * w * z;
+        float h0 = k->h[0][i], h1 = k->h[1][i], h2 = k->h[2][i];
+        float r[3] = {fabsf(1.0f - (yy + zz)) * h0 + fabsf(xy - wz) * h1 + fabsf(xz + wy) * h2,
+                      fabsf(xy + wz) * h0 + fabsf(1.0f - (xx + zz)) * h1 + fabsf(yz - wx) * h2,
+                      fabsf(xz - wy) * h0 + fabsf(yz + wx) * h1 + fabsf(1.0f - (xx + yy)) * h2};
+        float slack = (h0 + h1 + h2) * 0x1p-17f + FLT_MIN;  // FLT_MIN: roundings among subnormals
+        for (int j = 0; j < 3; ++j) {
+            float c = k->c[j][i], m = r[j] * (1.0f + 0x1p-20f) + (slack + fabsf(c) * 0x1p-20f);
+            k->box[j][i] = c - m;
+            k->box[3 + j][i] = c + m;
+        }
+    }
+    return 1;
+}
+
+// The chunk's boxes: in float where its rotations allow, else in double.
+static void chunk_bounds(chunk_cols *k, uint32_t n)
+{
+    if (!bounds_cols_float(k, n)) bounds_cols(k, n);
+}
+
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
 // through a wall by at most its half-diagonal, as in the seed report's scene. Selects, no
 // branches, so the motion loop vectorises.
@@ -301,7 +346,7 @@ void cd_scene_refresh(cd_scene *s)
     for (uint32_t b = 0; b < s->count; b += CHUNK) {
         uint32_t n = s->count - b < CHUNK ? s->count - b : CHUNK;
         poses_in(s->pose + b, n, &k);
-        bounds_cols(&k, n);
+        chunk_bounds(&k, n);
         boxes_out(s->box + b, &k, n);
     }
 }
@@ -341,7 +386,7 @@ static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
         move_axis(k.c[1], s->vy + b, n, L);
         move_axis(k.c[2], s->vz + b, n, L);
         turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
-        bounds_cols(&k, n);
+        chunk_bounds(&k, n);
         boxes_out(stream ? box : s->box + b, &k, n);
         poses_out(stream ? pose : s->pose + b, &k, n);
         if (stream) {
