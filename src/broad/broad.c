@@ -49,7 +49,7 @@ typedef struct narrow_ctx {
     cd_sat_build sat;  // the SAT build (frame_sat_build)
 } narrow_ctx;
 
-enum { SAT_MAX_LANES = 8 };  // pairs per SAT in the widest build
+enum { SAT_MAX_LANES = 16 };  // pairs per SAT in the widest build
 #define SAT_W 4
 #include "sat_lanes.h"
 #if CD_X86_SIMD
@@ -142,6 +142,15 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static unsigned cube_sat8_avx51
     obb8_of(pb, &b);
     return sat8_of(&a, &b);
 }
+
+#include "sat_float16.h"
+
+// Cube p as the double test sees it (cd_scene_obb of its record).
+static cd_obb pose_obb(const cd_posef *p)
+{
+    return (cd_obb){cd_v3(p->c[0], p->c[1], p->c[2]), cd_scene_axes_of(p->q[0], p->q[1], p->q[2], p->q[3]),
+                    cd_v3(p->h[0], p->h[1], p->h[2])};
+}
 #endif
 
 int cd_cube_sat_runs(cd_sat_build build)
@@ -151,25 +160,45 @@ int cd_cube_sat_runs(cd_sat_build build)
     case CD_SAT_BASELINE: return 1;
 #if SAT_SIMD
     case CD_SAT_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
+    case CD_SAT_AVX512_FLOAT:
     case CD_SAT_AVX512: return cd_cpu_avx512();
 #endif
     default: return 0;
     }
 }
 
-// The frame's build for this process: eight lanes with AVX-512, else four with AVX2, else four
-// on SSE2 halves.
+// The frame's build for this process: sixteen float lanes with AVX-512, else four with AVX2, else
+// four on SSE2 halves.
 static cd_sat_build frame_sat_build(void)
 {
-    return cd_cube_sat_runs(CD_SAT_AVX512) ? CD_SAT_AVX512 : (cd_cube_sat_runs(CD_SAT_AVX2) ? CD_SAT_AVX2 : CD_SAT_BASELINE);
+    return cd_cube_sat_runs(CD_SAT_AVX512_FLOAT) ? CD_SAT_AVX512_FLOAT
+                                                 : (cd_cube_sat_runs(CD_SAT_AVX2) ? CD_SAT_AVX2 : CD_SAT_BASELINE);
 }
 
-// Pairs p[0..n) (n = 4 or 8, the build's width or twice it) of build b.
-static unsigned cube_sat(cd_sat_build b, const cd_posef *const pa[8], const cd_posef *const pb[8], unsigned n)
+// Pairs per call of build b.
+static unsigned sat_width(cd_sat_build b) { return b == CD_SAT_AVX512_FLOAT ? 16 : (b == CD_SAT_AVX512 ? 8 : 4); }
+
+// Pairs p[0..n) (n a multiple of the build's width, at most 16) of build b; *unsure gets the lanes
+// the float filter left undecided, which this function then decides with the double test.
+static unsigned cube_sat(cd_sat_build b, const cd_posef *const pa[16], const cd_posef *const pb[16], unsigned n,
+                         unsigned *unsure)
 {
     unsigned bits = 0;
+    *unsure = 0;
 #if SAT_SIMD
-    if (b == CD_SAT_AVX512) return cube_sat8_avx512(pa, pb);
+    if (b == CD_SAT_AVX512_FLOAT) {
+        bits = cube_sat16_float(pa, pb, unsure);
+        for (unsigned m = *unsure; m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctz(m);
+            cd_obb oa = pose_obb(pa[l]), ob = pose_obb(pb[l]);
+            bits |= (unsigned)cd_obb_obb_overlap(&oa, &ob) << l;
+        }
+        return bits;
+    }
+    if (b == CD_SAT_AVX512) {
+        for (unsigned k = 0; k < n; k += 8) bits |= cube_sat8_avx512(pa + k, pb + k) << k;
+        return bits;
+    }
     if (b == CD_SAT_AVX2) {
         for (unsigned k = 0; k < n; k += 4) bits |= cube_sat4_avx2(pa + k, pb + k) << k;
         return bits;
@@ -179,22 +208,41 @@ static unsigned cube_sat(cd_sat_build b, const cd_posef *const pa[8], const cd_p
     return bits;
 }
 
+// The eight pairs in the lanes of build b (the float build's sixteen hold them twice).
+static unsigned pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build b, unsigned *unsure)
+{
+    const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
+    for (int k = 0; k < SAT_MAX_LANES; ++k) pa[k] = &s->pose[pairs[k % 8].a], pb[k] = &s->pose[pairs[k % 8].b];
+    unsigned bits = cube_sat(b, pa, pb, sat_width(b) > 8 ? sat_width(b) : 8, unsure);
+    *unsure &= 0xFFu;
+    return bits & 0xFFu;
+}
+
 unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build)
 {
     CD_ASSERT(cd_cube_sat_runs(build));
-    const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
-    for (int k = 0; k < 8; ++k) pa[k] = &s->pose[pairs[k].a], pb[k] = &s->pose[pairs[k].b];
-    return cube_sat(build == CD_SAT_FRAME ? frame_sat_build() : build, pa, pb, 8);
+    unsigned unsure;
+    return pairs_sat(s, pairs, build == CD_SAT_FRAME ? frame_sat_build() : build, &unsure);
+}
+
+unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8])
+{
+    if (!cd_cube_sat_runs(CD_SAT_AVX512_FLOAT)) return 0;
+    unsigned unsure;
+    pairs_sat(s, pairs, CD_SAT_AVX512_FLOAT, &unsure);
+    return unsure;
 }
 
 // Candidates arrive in the broad phase's (spatial) order, so their ids are scattered over the
 // scene arrays and each exact test would wait on several cache misses in turn. The narrow step
 // therefore works in batches: first request the pose records of a batch (independent loads the
 // CPU overlaps), test the float boxes where the method has not, then run the SAT on groups of
-// pairs straight from the pose records (cube_sat: eight per SAT with AVX-512, else four). Same
-// predicate as cd_cube_pair_overlap, on the same bits. At 100 000 cubes the batches took the narrow step from 175 to 90 ns per
-// candidate, and four lanes built from the poses (instead of two on stored cd_obb copies) from
-// 4.0–5.0 to 2.6–2.8 ms per frame (66 000 candidates).
+// pairs straight from the pose records (cube_sat: sixteen per float filter with AVX-512, else
+// four). Same predicate as cd_cube_pair_overlap, on the same bits. At 100 000 cubes the batches
+// took the narrow step from 175 to 90 ns per candidate, four lanes built from the poses (instead
+// of two on stored cd_obb copies) from 4.0–5.0 to 2.6–2.8 ms per frame (66 000 candidates), and
+// the float filter against eight double lanes from 2.30–2.88 to 1.70–1.94 ms (four interleaved
+// runs; about 1 pair in 1 000 of random poses falls in its band and gets the double test).
 enum { NARROW_BATCH = 64 };
 
 static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
@@ -222,7 +270,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
         for (uint32_t k = 0; k < m; ++k)
             if (cd_boxf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     }
-    unsigned w = c->sat == CD_SAT_AVX512 ? SAT_MAX_LANES : 4;  // pairs per SAT
+    unsigned w = sat_width(c->sat);  // pairs per SAT
     for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
     // Every tested pair is stored and the end moves past the overlapping ones: about 4 in 10
     // candidates overlap, a branch per pair that no predictor learns.
@@ -232,7 +280,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
     for (uint32_t k = 0; k < nk; k += w) {
         const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
         for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
-        unsigned hit = cube_sat(c->sat, pa, pb, w);
+        unsigned unsure, hit = cube_sat(c->sat, pa, pb, w, &unsure);
         for (uint32_t l = k; l < k + w && l < nk; ++l) {
             uint32_t a = cd_scene_ident(s, pairs[keep[l]].a), b = cd_scene_ident(s, pairs[keep[l]].b);
             *end = (cd_pair){a < b ? a : b, a < b ? b : a};

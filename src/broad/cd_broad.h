@@ -124,10 +124,12 @@ typedef struct cd_broad_part {
 
 /// Builds of the frame's batched SAT: the same answers, bit for bit, on different instruction sets.
 typedef enum cd_sat_build {
-    CD_SAT_FRAME,     ///< whichever the frame uses in this process (the first below that runs)
-    CD_SAT_AVX512,    ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
-    CD_SAT_AVX2,      ///< four pairs per SAT in AVX2 registers
-    CD_SAT_BASELINE,  ///< four pairs per SAT as two SSE2 halves (any x86-64)
+    CD_SAT_FRAME,         ///< whichever the frame uses in this process (the first below that runs)
+    CD_SAT_AVX512_FLOAT,  ///< sixteen pairs per test in AVX-512 float registers (cd_cpu_avx512()), a
+                          ///< certified filter: lanes within its error band get the double test
+    CD_SAT_AVX512,        ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
+    CD_SAT_AVX2,          ///< four pairs per SAT in AVX2 registers
+    CD_SAT_BASELINE,      ///< four pairs per SAT as two SSE2 halves (any x86-64)
 } cd_sat_build;
 
 /// A broad phase instance: method plus state.
@@ -174,6 +176,9 @@ int cd_cube_sat_runs(cd_sat_build build);
 /// narrow step runs it in build `build` (which must run here): bit k set when the cubes of pairs[k]
 /// overlap. Each lane has the scalar test's bits (for tests and callers batching their own pairs).
 unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build);
+/// The lanes of pairs[0..8) that CD_SAT_AVX512_FLOAT's float filter leaves to the double test
+/// (bit k for pairs[k]); 0 where that build does not run. For tests of the filter's band.
+unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8]);
 
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
 /// pairs of cubes (a < b, as cd_scene.ident numbers them, whatever slots hold them) are appended to

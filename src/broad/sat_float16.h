@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// The frame's separating-axis test as a certified float filter on sixteen cube pairs at once
+// (AVX-512 registers of floats), private to broad.c. Each lane either decides what
+// cd_obb_obb_overlap (double) decides on cd_scene_obb, or is left "unsure" for the caller to run
+// that double test itself; so the answers are the scalar test's, lane by lane.
+//
+// Why a float answer outside the band is the double one. u = 2^-24; every quantity below is
+// compared with the exact real value of the reference formulas (the double test is within about
+// 2^-50 of those, far inside the slack).
+// - Axes from the float quaternion (cd_scene_axes_of's expression in float; its squared norm in
+//   [2^-60, 2^60], else the lane is unsure): each entry within E = 48u (diagonal entries 1 −
+//   (yy + zz) carry at most 43u, the others 11u).
+// - R_ij = a_i·b_j: within 6E + 9u ≤ 300u (rows of unit length, |entries| ≤ 1 + E).
+// - d = c_b − c_a (one rounding), t_i = d·a_i: within 54u·|d|₁.
+// - Face of a: |t_i| against e_a,i + Σ_j e_b,j·AR_ij (AR = |R| + CD_SAT_EPSILON in the reference,
+//   |R| here: the ε term is at most 10^-12·S): the margin |t| − (ra + rb) is within
+//   54u·|d|₁ + 307u·S, S = Σ|e_a| + Σ|e_b|.
+// - Face of b: t·R_j within Σ_i (54u + 300u)·|d|₁ + 9u·|d|₁ ≤ 1071u·|d|₁; its radii within
+//   307u·S.
+// - Edge a_i × b_j: t_i2·R_i1j − t_i1·R_i2j within 714u·|d|₁; radii within 304u·S.
+// So every margin is within 1071u·|d|₁ + 307u·S (+ u for its last subtraction) of the reference
+// value. The band is BAND_SCALE·(|d|₁ + S) + 2^-100, BAND_SCALE = 2^-13 = 2048u: about twice the
+// bound, and the 2^-100 covers roundings among subnormals. A margin above the band means the
+// reference separates on that axis (so the pair is apart); every margin below −band means no
+// axis separates in the reference (the pair overlaps); anything else is unsure. Lanes with
+// |d|₁ + S above 2^100 (or NaN) are unsure too, so no product overflows.
+#ifndef CD_SAT_FLOAT16_H
+#define CD_SAT_FLOAT16_H
+
+#define SATF_TARGET "avx2,avx512f,avx512vl"
+#define SATF_INLINE __attribute__((always_inline, target(SATF_TARGET))) static inline
+
+typedef float lanes16f __attribute__((vector_size(64)));
+typedef int32_t mask16f __attribute__((vector_size(64)));
+
+typedef struct obb16f {
+    lanes16f c[3], ax[3][3], e[3];
+} obb16f;
+
+#define SATF_ABS(x) ((lanes16f)((mask16f)(x) & ((mask16f){0} + INT32_MAX)))
+#define SATF_SPLAT(v) ((lanes16f){0} + (v))
+
+// Lane bits of mask m (each lane 0 or −1).
+SATF_INLINE unsigned satf_bits(mask16f m)
+{
+    return (unsigned)_mm512_test_epi32_mask((__m512i)m, (__m512i)m);
+}
+
+// The axes of the cubes from their quaternions, as cd_scene_axes_of computes them but in float;
+// lanes whose squared norm is outside [2^-60, 2^60] are set in *bad.
+SATF_INLINE void obb16f_axes(obb16f *o, lanes16f w, lanes16f x, lanes16f y, lanes16f z, mask16f *bad)
+{
+    lanes16f norm = w * w + x * x + y * y + z * z;
+    *bad |= ~((norm >= SATF_SPLAT(0x1p-60f)) & (norm <= SATF_SPLAT(0x1p60f)));
+    lanes16f s = SATF_SPLAT(2.0f) / norm;
+    lanes16f xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
+    lanes16f wx = s * w * x, wy = s * w * y, wz = s * w * z;
+    const lanes16f one = SATF_SPLAT(1.0f);
+    o->ax[0][0] = one - (yy + zz), o->ax[0][1] = xy + wz, o->ax[0][2] = xz - wy;
+    o->ax[1][0] = xy - wz, o->ax[1][1] = one - (xx + zz), o->ax[1][2] = yz + wx;
+    o->ax[2][0] = xz + wy, o->ax[2][1] = yz - wx, o->ax[2][2] = one - (xx + yy);
+}
+
+// The lanes of sixteen pose records: records l and l + 8 share a register, so one 8 × 8 transpose
+// (its last step across 128-bit lanes by two-source permutes) gives fields 0–7 of all sixteen;
+// h1 and h2 come in 64-bit loads.
+SATF_INLINE void obb16f_of(const cd_posef *const p[16], obb16f *o, mask16f *bad)
+{
+    __m512 r[8], t[8], u[8], f[8];
+    for (int l = 0; l < 8; ++l)
+        r[l] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(&p[l]->c[0]))),
+                                                   _mm256_castps_pd(_mm256_loadu_ps(&p[l + 8]->c[0])), 1));
+    for (int j = 0; j < 8; j += 2) t[j] = _mm512_unpacklo_ps(r[j], r[j + 1]), t[j + 1] = _mm512_unpackhi_ps(r[j], r[j + 1]);
+    for (int j = 0; j < 8; j += 4) {
+        u[j] = _mm512_shuffle_ps(t[j], t[j + 2], 0x44), u[j + 1] = _mm512_shuffle_ps(t[j], t[j + 2], 0xEE);
+        u[j + 2] = _mm512_shuffle_ps(t[j + 1], t[j + 3], 0x44), u[j + 3] = _mm512_shuffle_ps(t[j + 1], t[j + 3], 0xEE);
+    }
+    // Lane l of field j: u[j mod 4] (low) or u[j mod 4 + 4] (high), 128-bit lane j / 4 for records
+    // 0–7, j / 4 + 2 for records 8–15; the records' order in f is p's.
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
+                  hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (int j = 0; j < 4; ++j) f[j] = _mm512_permutex2var_ps(u[j], lo, u[j + 4]), f[j + 4] = _mm512_permutex2var_ps(u[j], hi, u[j + 4]);
+    for (int k = 0; k < 3; ++k) o->c[k] = (lanes16f)f[k];
+    o->e[0] = (lanes16f)f[7];
+    __m128 h1[4], h2[4];
+    for (int g = 0; g < 4; ++g) h12_of4(p + 4 * g, &h1[g], &h2[g]);
+    __m512 e1 = _mm512_castps128_ps512(h1[0]), e2 = _mm512_castps128_ps512(h2[0]);
+    for (int g = 1; g < 4; ++g) e1 = _mm512_insertf32x4(e1, h1[g], g), e2 = _mm512_insertf32x4(e2, h2[g], g);
+    o->e[1] = (lanes16f)e1, o->e[2] = (lanes16f)e2;
+    obb16f_axes(o, (lanes16f)f[3], (lanes16f)f[4], (lanes16f)f[5], (lanes16f)f[6], bad);
+}
+
+// One axis: margin m = |T| − radius; apart |= m > band, open |= !(m < −band).
+#define SATF_AXIS(T, radius)                                \
+    do {                                                    \
+        lanes16f m_ = SATF_ABS(T) - (radius);               \
+        apart |= m_ > band;                                 \
+        open |= ~(m_ < -band);                              \
+    } while (0)
+
+// Bit k of the result: lane k's cubes overlap, certainly; bit k of *unsure: the float cannot
+// tell, and the caller runs the double test on lane k (its result bit is then 0).
+__attribute__((target(SATF_TARGET))) static unsigned cube_sat16_float(const cd_posef *const pa[16],
+                                                                     const cd_posef *const pb[16], unsigned *unsure)
+{
+    obb16f a, b;
+    mask16f bad = {0};
+    obb16f_of(pa, &a, &bad);
+    obb16f_of(pb, &b, &bad);
+    lanes16f R[3][3], AR[3][3], t[3], d[3];
+    for (int k = 0; k < 3; ++k) d[k] = b.c[k] - a.c[k];
+    lanes16f scale = (SATF_ABS(d[0]) + SATF_ABS(d[1]) + SATF_ABS(d[2])) +
+                     ((SATF_ABS(a.e[0]) + SATF_ABS(a.e[1]) + SATF_ABS(a.e[2])) +
+                      (SATF_ABS(b.e[0]) + SATF_ABS(b.e[1]) + SATF_ABS(b.e[2])));
+    bad |= ~(scale <= SATF_SPLAT(0x1p100f));
+    const lanes16f band = scale * SATF_SPLAT(0x1p-13f) + SATF_SPLAT(0x1p-100f);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            R[i][j] = a.ax[i][0] * b.ax[j][0] + a.ax[i][1] * b.ax[j][1] + a.ax[i][2] * b.ax[j][2];
+            AR[i][j] = SATF_ABS(R[i][j]);
+        }
+        t[i] = d[0] * a.ax[i][0] + d[1] * a.ax[i][1] + d[2] * a.ax[i][2];
+    }
+    mask16f apart = {0}, open = bad;  // a bad lane is never certain either way
+    for (int i = 0; i < 3; ++i)  // faces of a
+        SATF_AXIS(t[i], a.e[i] + (b.e[0] * AR[i][0] + b.e[1] * AR[i][1] + b.e[2] * AR[i][2]));
+    unsigned sure_apart = satf_bits(apart & ~bad);
+    if (sure_apart == 0xFFFFu) return *unsure = 0, 0;
+    for (int j = 0; j < 3; ++j) {  // faces of b
+        lanes16f ra = a.e[0] * AR[0][j] + a.e[1] * AR[1][j] + a.e[2] * AR[2][j];
+        SATF_AXIS(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j], ra + b.e[j]);
+    }
+    sure_apart = satf_bits(apart & ~bad);
+    if (sure_apart == 0xFFFFu) return *unsure = 0, 0;
+    for (int i = 0; i < 3; ++i) {  // edge cross products a_i × b_j
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            lanes16f ra = a.e[i1] * AR[i2][j] + a.e[i2] * AR[i1][j];
+            lanes16f rb = b.e[j1] * AR[i][j2] + b.e[j2] * AR[i][j1];
+            SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
+        }
+    }
+    sure_apart = satf_bits(apart & ~bad);
+    unsigned sure_overlap = ~satf_bits(open) & 0xFFFFu;
+    *unsure = ~(sure_apart | sure_overlap) & 0xFFFFu;
+    return sure_overlap;
+}
+
+#undef SATF_AXIS
+#undef SATF_SPLAT
+#undef SATF_ABS
+#undef SATF_INLINE
+#undef SATF_TARGET
+#endif
