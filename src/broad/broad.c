@@ -235,8 +235,8 @@ unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8])
 
 // Candidates arrive in the broad phase's (spatial) order, so their ids are scattered over the
 // scene arrays and each exact test would wait on several cache misses in turn. The narrow step
-// therefore works in batches: first request the pose records of a batch (independent loads the
-// CPU overlaps), test the float boxes where the method has not, then run the SAT on groups of
+// therefore works in batches: the pose records of a batch are requested while the one before it
+// is tested (independent loads the CPU overlaps), then it tests the float boxes where the method has not, then run the SAT on groups of
 // pairs straight from the pose records (cube_sat: sixteen per float filter with AVX-512, else
 // four). Same predicate as cd_cube_pair_overlap, on the same bits. At 100 000 cubes the batches
 // took the narrow step from 175 to 90 ns per candidate, four lanes built from the poses (instead
@@ -245,21 +245,25 @@ unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8])
 // runs; about 1 pair in 1 000 of random poses falls in its band and gets the double test).
 enum { NARROW_BATCH = 64 };
 
-static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
+// Request the pose records of pair p (most candidates pass the box test: the fast methods emit
+// only overlapping boxes).
+static inline void prefetch_pair(const cd_scene *s, cd_pair p)
+{
+    CD_ASSERT(p.a != p.b && p.a < s->count && p.b < s->count);
+    __builtin_prefetch(&s->pose[p.a]);
+    __builtin_prefetch((const char *)&s->pose[p.a] + sizeof(cd_posef) - 1);  // 40-byte records may straddle lines
+    __builtin_prefetch(&s->pose[p.b]);
+    __builtin_prefetch((const char *)&s->pose[p.b] + sizeof(cd_posef) - 1);
+}
+
+// Pairs [0, m), whose records were requested before; the records of next[0, m_next) are requested
+// along the way, a group's worth per SAT, so their misses overlap this batch's arithmetic instead
+// of stalling in one burst before it (the fill buffers hold far fewer than 4 × 64 lines).
+static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m, const cd_pair *next, uint32_t m_next)
 {
     const cd_scene *s = c->scene;
     cd_boxf aa[NARROW_BATCH], ab[NARROW_BATCH];
-    uint32_t keep[NARROW_BATCH + SAT_MAX_LANES - 1], nk = 0;
-    // Most candidates pass the box test (the fast methods emit only overlapping boxes), so the
-    // pose records are requested now, to arrive while the boxes are copied and tested.
-    for (uint32_t k = 0; k < m; ++k) {
-        uint32_t a = pairs[k].a, b = pairs[k].b;
-        CD_ASSERT(a != b && a < s->count && b < s->count);
-        __builtin_prefetch(&s->pose[a]);
-        __builtin_prefetch((const char *)&s->pose[a] + sizeof(cd_posef) - 1);  // 40-byte records may straddle lines
-        __builtin_prefetch(&s->pose[b]);
-        __builtin_prefetch((const char *)&s->pose[b] + sizeof(cd_posef) - 1);
-    }
+    uint32_t keep[NARROW_BATCH + SAT_MAX_LANES - 1], nk = 0, asked = 0;
     if (c->boxes_tested) {
         for (uint32_t k = 0; k < m; ++k) keep[nk++] = k;
     } else {
@@ -272,30 +276,41 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m)
     }
     unsigned w = sat_width(c->sat);  // pairs per SAT
     for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
-    // Every tested pair is stored and the end moves past the overlapping ones: about 4 in 10
-    // candidates overlap, a branch per pair that no predictor learns.
+    // Only the overlapping pairs (about 4 in 10) are looked up and stored, by the set bits of each
+    // group's answer: a branch per pair would be one no predictor learns, but with sixteen lanes
+    // the loop's exit is one mispredict per group. With the requests spread over the batch before
+    // (narrow_batch's next), at 100 000 cubes the narrow step's median over six interleaved runs
+    // went from 1.64 to 1.55 ms (storing every pair and moving the end past the overlapping ones,
+    // the requests in one burst per batch).
     cd_pair_list *out = c->out;
     if (out->capacity - out->count < nk) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + nk);
     cd_pair *end = out->items + out->count;
     for (uint32_t k = 0; k < nk; k += w) {
+        for (uint32_t e = asked + w; asked < e && asked < m_next; ++asked) prefetch_pair(s, next[asked]);
         const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
         for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
         unsigned unsure, hit = cube_sat(c->sat, pa, pb, w, &unsure);
-        for (uint32_t l = k; l < k + w && l < nk; ++l) {
+        if (nk - k < w) hit &= (1u << (nk - k)) - 1;  // a partial group's repeated lanes
+        for (; hit; hit &= hit - 1) {
+            uint32_t l = k + (uint32_t)__builtin_ctz(hit);
             uint32_t a = cd_scene_ident(s, pairs[keep[l]].a), b = cd_scene_ident(s, pairs[keep[l]].b);
-            *end = (cd_pair){a < b ? a : b, a < b ? b : a};
-            end += hit >> (l - k) & 1u;
+            *end++ = (cd_pair){a < b ? a : b, a < b ? b : a};
         }
     }
     out->count = (size_t)(end - out->items);
+    for (; asked < m_next; ++asked) prefetch_pair(s, next[asked]);
 }
 
 static void narrow_flush(cd_pair_sink *sink)
 {
     narrow_ctx *c = sink->ctx;
     uint64_t t0 = cd_now_ns();
-    for (uint32_t k = 0; k < sink->count; k += NARROW_BATCH)
-        narrow_batch(c, sink->buf + k, sink->count - k < NARROW_BATCH ? sink->count - k : NARROW_BATCH);
+    uint32_t n = sink->count;
+    for (uint32_t k = 0; k < n && k < NARROW_BATCH; ++k) prefetch_pair(c->scene, sink->buf[k]);
+    for (uint32_t k = 0; k < n; k += NARROW_BATCH) {
+        uint32_t m = n - k < NARROW_BATCH ? n - k : NARROW_BATCH, k2 = k + m;
+        narrow_batch(c, sink->buf + k, m, sink->buf + k2, n - k2 < NARROW_BATCH ? n - k2 : NARROW_BATCH);
+    }
     c->st->candidates += sink->count;
     c->st->narrow_tests += sink->count;
     sink->count = 0;
