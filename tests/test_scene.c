@@ -141,6 +141,17 @@ static double box_slack(const cd_obb *b, int k)
     return 0x1p-19 * fabs(cd_v3_get(b->c, k)) + 0x1p-16 * (b->half.x + b->half.y + b->half.z);
 }
 
+// Cube i's float box is no wider than its double box by more than slack(obb, axis) on any side.
+static void assert_box_hugs(const cd_scene *s, uint32_t i, double (*slack)(const cd_obb *, int))
+{
+    cd_obb b = cd_scene_obb(s, i);
+    cd_aabb exact = cd_obb_aabb(&b), box = cd_scene_aabb(s, i);
+    for (int k = 0; k < 3; ++k) {
+        assert_true(cd_v3_get(exact.lo, k) - cd_v3_get(box.lo, k) <= slack(&b, k));
+        assert_true(cd_v3_get(box.hi, k) - cd_v3_get(exact.hi, k) <= slack(&b, k));
+    }
+}
+
 static void boxes_are_tight(void **state)
 {
     (void)state;
@@ -148,24 +159,22 @@ static void boxes_are_tight(void **state)
     p.cubes = 2000;
     cd_scene *s = cd_scene_create(&p);
     for (uint32_t i = 0; i < s->count; ++i) {
-        cd_obb b = cd_scene_obb(s, i);
-        cd_aabb exact = cd_obb_aabb(&b), box = cd_scene_aabb(s, i);
-        for (int k = 0; k < 3; ++k) {
-            double slack = box_slack(&b, k);
-            assert_true(cd_v3_get(exact.lo, k) - cd_v3_get(box.lo, k) <= slack);
-            assert_true(cd_v3_get(box.hi, k) - cd_v3_get(exact.hi, k) <= slack);
-        }
+        assert_box_hugs(s, i, box_slack);
         assert_box_encloses(s, i);
     }
     cd_scene_destroy(s);
 }
 
+// A few float ulps of |c| + radius (radius ≤ 60 below): the double path's rounding outward.
+static double double_path_slack(const cd_obb *b, int k) { return 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b->c, k)) + 60.0); }
+
 // Boxes enclose their cubes at the extremes of the float path (rotations of norm 2^-50 .. 2^50,
 // centres from 0 to 10^6, half-extents from 0 to 10^4 and unequal, long cubes whose extent on an
-// axis comes from a near-zero entry) and where the double path takes
-// a chunk over (one rotation of norm 2^140, past float range, in the second chunk of 256): there every box of that
-// chunk hugs its double box to a few float ulps of |c| + radius, tighter than the float path's
-// margin allows for the half-extents used, so the test sees which path ran.
+// axis comes from a near-zero entry) and where the double path takes a chunk over (one rotation
+// of norm 2^140, past float range, in the second chunk of 256): there every box of that chunk
+// hugs its double box to a few float ulps of |c| + radius, tighter than the float path's margin
+// allows for the half-extents used, so the test sees which path ran.
+
 static void boxes_enclose_extreme_poses(void **state)
 {
     (void)state;
@@ -194,14 +203,7 @@ static void boxes_enclose_extreme_poses(void **state)
     cd_scene_refresh(s);
     for (uint32_t i = 0; i < N; ++i) {
         assert_box_encloses(s, i);
-        if (i < 256 || i >= 512) continue;
-        cd_obb b = cd_scene_obb(s, i);
-        cd_aabb exact = cd_obb_aabb(&b), box = cd_scene_aabb(s, i);
-        for (int k = 0; k < 3; ++k) {
-            double slack = 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b.c, k)) + 60.0);
-            assert_true(cd_v3_get(exact.lo, k) - cd_v3_get(box.lo, k) <= slack);
-            assert_true(cd_v3_get(box.hi, k) - cd_v3_get(exact.hi, k) <= slack);
-        }
+        if (i >= 256 && i < 512) assert_box_hugs(s, i, double_path_slack);
     }
     cd_scene_destroy(s);
 }

@@ -144,13 +144,6 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static unsigned cube_sat8_avx51
 }
 
 #include "sat_float16.h"
-
-// Cube p as the double test sees it (cd_scene_obb of its record).
-static cd_obb pose_obb(const cd_posef *p)
-{
-    return (cd_obb){cd_v3(p->c[0], p->c[1], p->c[2]), cd_scene_axes_of(p->q[0], p->q[1], p->q[2], p->q[3]),
-                    cd_v3(p->h[0], p->h[1], p->h[2])};
-}
 #endif
 
 int cd_cube_sat_runs(cd_sat_build build)
@@ -190,7 +183,7 @@ static unsigned cube_sat(cd_sat_build b, const cd_posef *const pa[16], const cd_
         bits = cube_sat16_float(pa, pb, unsure);
         for (unsigned m = *unsure; m; m &= m - 1) {
             unsigned l = (unsigned)__builtin_ctz(m);
-            cd_obb oa = pose_obb(pa[l]), ob = pose_obb(pb[l]);
+            cd_obb oa = cd_posef_obb(pa[l]), ob = cd_posef_obb(pb[l]);
             bits |= (unsigned)cd_obb_obb_overlap(&oa, &ob) << l;
         }
         return bits;
@@ -236,9 +229,9 @@ unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8])
 // Candidates arrive in the broad phase's (spatial) order, so their ids are scattered over the
 // scene arrays and each exact test would wait on several cache misses in turn. The narrow step
 // therefore works in batches: the pose records of a batch are requested while the one before it
-// is tested (independent loads the CPU overlaps), then it tests the float boxes where the method has not, then run the SAT on groups of
-// pairs straight from the pose records (cube_sat: sixteen per float filter with AVX-512, else
-// four). Same predicate as cd_cube_pair_overlap, on the same bits. At 100 000 cubes the batches
+// is tested (independent loads the CPU overlaps); a batch's float boxes are tested where the
+// method has not, then the SAT runs on groups of pairs straight from the pose records (cube_sat:
+// sixteen per float filter with AVX-512, else four). Same predicate as cd_cube_pair_overlap, on the same bits. At 100 000 cubes the batches
 // took the narrow step from 175 to 90 ns per candidate, four lanes built from the poses (instead
 // of two on stored cd_obb copies) from 4.0–5.0 to 2.6–2.8 ms per frame (66 000 candidates), and
 // the float filter against eight double lanes from 2.30–2.88 to 1.70–1.94 ms (four interleaved

@@ -123,9 +123,7 @@ static void gm_destroy(void *self)
     uint32_t *u32[] = {g->start,  g->old_start, g->kept_len, g->span, g->old_span,
                        g->id,     g->old_id,    g->big,      g->hist, g->todo};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
-    for (int k = 0; k < GM_MAX_THREADS; ++k) {
-        cd_free(g->scratch[k].col);
-    }
+    for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
     cd_free(g->moved);
     cd_free(g);
 }

@@ -153,13 +153,15 @@ static inline cd_mat3 cd_scene_axes_of(double w, double x, double y, double z)
                       cd_v3(xz + wy, yz - wx, 1 - (xx + yy))}};
 }
 
-/// Cube i as the narrow test sees it (see the file comment), built from its pose record.
-static inline cd_obb cd_scene_obb(const cd_scene *s, uint32_t i)
+/// The cube of pose record p as the narrow test sees it (see the file comment).
+static inline cd_obb cd_posef_obb(const cd_posef *p)
 {
-    const cd_posef *p = &s->pose[i];
     return (cd_obb){cd_v3(p->c[0], p->c[1], p->c[2]), cd_scene_axes_of(p->q[0], p->q[1], p->q[2], p->q[3]),
                     cd_v3(p->h[0], p->h[1], p->h[2])};
 }
+
+/// Cube i as the narrow test sees it, built from its pose record.
+static inline cd_obb cd_scene_obb(const cd_scene *s, uint32_t i) { return cd_posef_obb(&s->pose[i]); }
 
 /// Cube i's outward-rounded AABB in double (exact copy of its float box).
 static inline cd_aabb cd_scene_aabb(const cd_scene *s, uint32_t i)

@@ -140,14 +140,14 @@ CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
 
 // bounds_cols in float, sixteen cubes per AVX-512 vector instead of eight doubles. Each axis
 // entry comes from the float quaternion as cd_scene_axes_of writes it, with about 30 float
-// roundings between it and the double the narrow test uses: at most BOX_AXIS_ERR = 48u off
+// roundings between it and the double the narrow test uses: at most E = 48u off
 // (u = 2^-24; the quaternion's squared norm is in [2^-60, 2^60], so nothing overflows or goes
 // subnormal at a scale that matters). So r_j = Σ|a_kj|·h_k is covered by the float sum times
 // 1 + 2^-20 (its own five roundings and the margin's) plus 2^-17·(h0 + h1 + h2) (the entries'
 // error, 128u > 48u with room for roundings), and 2^-20·|c| covers the double corners' rounding
 // (4·DBL_EPSILON·|c|) and the final c ± m rounding (u·(|c| + m), the m part inside the r slack).
-// Returns 0 (boxes untouched) when some quaternion's norm is out of that range, for the double
-// path to do the chunk. At 100 000 cubes the motion step went from 2.35 to 1.70 ms per frame
+// Returns 0 when some quaternion's norm is out of that range: the chunk's boxes are then the
+// double path's to redo. At 100 000 cubes the motion step went from 2.35 to 1.70 ms per frame
 // (three runs each), with 15 more candidates in 66 629 (0.02 %) from the wider margins.
 CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n)
 {
@@ -156,11 +156,7 @@ CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n
         float w = k->q[0][i], x = k->q[1][i], y = k->q[2][i], z = k->q[3][i];
         float norm = w * w + x * x + y * y + z * z;
         out_of_range |= !(norm >= 0x1p-60f && norm <= 0x1p60f);
-    }
-    if (out_of_range) return 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        float w = k->q[0][i], x = k->q[1][i], y = k->q[2][i], z = k->q[3][i];
-        float s = 2.0f / (w * w + x * x + y * y + z * z);
+        float s = 2.0f / norm;
         float xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
         float wx = s * w * x, wy = s * w * y, wz = s * w * z;
         float h0 = k->h[0][i], h1 = k->h[1][i], h2 = k->h[2][i];
@@ -174,7 +170,7 @@ CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n
             k->box[3 + j][i] = c + m;
         }
     }
-    return 1;
+    return !out_of_range;
 }
 
 // The chunk's boxes: in float where its rotations allow, else in double.
