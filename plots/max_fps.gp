@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Kind max_fps (issue 4, figure 2): collision FPS vs cube count for every probe of each max_fps search (median,
+# Kind max_fps (the report's figure 2): collision FPS vs cube count for every probe of each max_fps search (median,
 # p5–p95 bars; log–log; CPU-clock searches dashed; p05-judged searches drawn at FPS p95), the 60 FPS line, and each search's answer
 # (max_cubes) in its key entry.
 # Reads RUN_DIR/summary.csv of kind max_fps; writes OUTPUT_STEM.png and .pdf.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Issue 4, figure 6: narrow checks per frame (solid) and broad-phase BV tests per frame (dashed) vs
+# The report's figure 6: narrow checks per frame (solid) and broad-phase BV tests per frame (dashed) vs
 # cube count, log–log, one line per method (naive's checks are N(N−1)/2). Reads
 # RUN_DIR/summary.csv (kind cubes); writes OUTPUT_STEM.png and .pdf.
 # usage: gnuplot -c plots/octree_checks.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Issue 4, figure 3: depth sweep of the strict and loose octrees. Left: collision FPS (median, p5–p95
+# The report's figure 3: depth sweep of the strict and loose octrees. Left: collision FPS (median, p5–p95
 # bars) vs maximum depth; right: narrow checks (solid) and BV tests (dashed) per frame vs depth,
 # one line per method × cube count. Reads RUN_DIR/summary.csv (kind cubes); writes
 # OUTPUT_STEM.png and .pdf.

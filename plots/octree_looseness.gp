@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Issue 4, figure 4: looseness sweep of the loose octree. Left: collision FPS (median, p5–p95) vs
+# The report's figure 4: looseness sweep of the loose octree. Left: collision FPS (median, p5–p95) vs
 # looseness k; right: BV tests per frame (solid) and the most objects in one node (dashed) vs k,
 # one line per cube count × depth. Reads RUN_DIR/summary.csv (kind cubes); writes OUTPUT_STEM.png
 # and .pdf.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Issue 4, figure 5: the stress test. Left: collision FPS (median, p5–p95) per configuration;
+# The report's figure 5: the stress test. Left: collision FPS (median, p5–p95) per configuration;
 # right: memory held by the broad phase and the process's peak RSS, in MiB. One bar per point
 # (method/depth/looseness/update). Reads RUN_DIR/summary.csv (kind cubes); writes OUTPUT_STEM.png
 # and .pdf.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// differential: every registered broad phase against naive over >= 10 000 seeded scenes (issue 4,
-// Must-show 1). Scenes vary N (0 … 3 000, mostly small), density (up to 0.5, plus touching
+// differential: every registered broad phase against naive over >= 10 000 seeded scenes.
+// Scenes vary N (0 … 3 000, mostly small), density (up to 0.5, plus touching
 // lattices), edge (10x within a scene), boxes on split planes, at and beyond the walls, depth
 // 0..8, looseness 1/1.5/2/4, both update modes, over several motion frames; in a quarter of the
 // scenes box faces are snapped onto the octree split planes (exact ties of closed boxes). Per

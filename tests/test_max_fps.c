@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// max_fps kind (issue 4): its config checks name file:line, and a search whose target every probe
+// max_fps kind: its config checks name file:line, and a search whose target every probe
 // meets doubles from start to the limit, under either clock, and writes one summary row per probe,
 // sorted by cube count, each carrying the answer. (The target, 0.001 FPS = 1000 s per frame, is met by any
 // machine, so nothing here depends on wall-clock time.)

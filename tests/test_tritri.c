@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Triangle–triangle tests: the known-answer corpus of issue 5 (contact counts), the orientation
+// Triangle–triangle tests: the known-answer corpus (contact counts), the orientation
 // predicates against 128-bit integer determinants, invariance of the answer under the 72 vertex
 // orderings × argument swaps and under power-of-two scaling on >= 100 000 random and constructed
 // pairs, and the counting build (same answers; the seed's 39 / 107 / 207 operation counts for the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The max_fps kind (issue 4, experiment 2): for each point of [method] (and the other scene keys),
+// The max_fps kind (the report's 60 FPS test): for each point of [method] (and the other scene keys),
 // the largest cube count N whose median frame_ms ([search] statistic; p05 on a machine shared with
 // other jobs, where preemption inflates most frames) stays within 1000 / [search] target_fps, found by
 // doubling from [search] start and then bisecting. Every probe is a full cubes measurement (its

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The tritri kind (issue 5): triangle–triangle tests on seeded pair sets. Each point builds
+// The tritri kind: triangle–triangle tests on seeded pair sets. Each point builds
 // [tritri] pairs pairs of one workload, runs the counting build over them once (deterministic
 // operation counts: mean, maxima and counts per deciding branch) and then times warmup + frames ×
 // repeats passes of the chosen algorithm over the same pairs (one frames.csv row per pass).
