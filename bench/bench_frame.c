@@ -6,7 +6,7 @@
 // frame_ms; reorder: frames between the scene's spatial reorders, 0 = never). mean_ms is the mean
 // frame, which counts the reorders' frames that the median leaves out.
 // Defaults: N = 1000,10000,100000; every method except naive above 2000 cubes; 30 frames.
-#include "cd_broad.h"
+#include "cd_registry.h"
 #include "cd_harness.h"
 
 #include <stdio.h>
@@ -45,7 +45,7 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, in
     cd_scene *s = cd_scene_create(&sp);
     cd_broad_params bp = cd_broad_params_default();
     bp.threads = threads;
-    cd_broad *b = cd_broad_create(m->name, &bp, s);
+    cd_broad *b = cd_broad_create(m, &bp, s);
     cd_pair_list out = {0};
     cd_broad_stats st;
     double *motion = cd_alloc((size_t)frames * sizeof *motion), *broad = cd_alloc((size_t)frames * sizeof *broad);
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     for (const char *p = methods, *s; (s = next_item(&p, &l));) {
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), s);
-        if (!cd_broad_find(name)) {
+        if (!cd_registry_find(name)) {
             fprintf(stderr, "bench_frame: unknown method '%s' (see `cdlab methods`)\n", name);
             return 2;
         }
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     printf("%-16s %8s %9s %9s %9s %9s %9s %8s %10s %10s %8s %8s %8s %9s\n", "method", "cubes", "frame_ms", "cpu_ms", "motion_ms",
            "broad_ms", "narrow_ms", "fps", "candidates", "pairs", "B/obj", "scnB/obj", "rssB/obj", "mean_ms");
     size_t count;
-    const cd_broad_method *const *all = cd_broad_methods(&count);
+    const cd_broad_method *const *all = cd_registry_methods(&count);
     for (const char *p = sizes; *p;) {
         uint32_t n = (uint32_t)strtoul(p, NULL, 10);
         for (size_t k = 0; k < count; ++k) {

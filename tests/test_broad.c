@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "cd_broad.h"
+#include "cd_registry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 static void naive_pairs(const cd_scene *s, cd_pair_list *out, cd_broad_stats *st)
 {
     cd_broad_params p = cd_broad_params_default();
-    cd_broad *b = cd_broad_create("naive", &p, s);
+    cd_broad *b = cd_registry_create("naive", &p, s);
     assert_non_null(b);
     cd_broad_frame(b, s, out, st, NULL);
     cd_broad_destroy(b);
@@ -94,15 +94,15 @@ static void registry_lookup(void **state)
 {
     (void)state;
     size_t n;
-    const cd_broad_method *const *m = cd_broad_methods(&n);
+    const cd_broad_method *const *m = cd_registry_methods(&n);
     assert_true(n >= 1);
-    assert_ptr_equal(cd_broad_find("naive"), cd_broad_find(m[0]->name));
-    assert_null(cd_broad_find("no_such_method"));
+    assert_ptr_equal(cd_registry_find("naive"), cd_registry_find(m[0]->name));
+    assert_null(cd_registry_find("no_such_method"));
     cd_broad_params p = cd_broad_params_default();
-    assert_null(cd_broad_create("no_such_method", &p, NULL));
+    assert_null(cd_registry_create("no_such_method", &p, NULL));
     for (size_t i = 0; i < n; ++i) {
         assert_non_null(m[i]->description);
-        assert_ptr_equal(cd_broad_find(m[i]->name), m[i]);
+        assert_ptr_equal(cd_registry_find(m[i]->name), m[i]);
     }
 }
 
@@ -134,7 +134,7 @@ static void frame_times_are_reported(void **state)
     p.cubes = 200;
     cd_scene *s = cd_scene_create(&p);
     cd_broad_params bp = cd_broad_params_default();
-    cd_broad *b = cd_broad_create("naive", &bp, s);
+    cd_broad *b = cd_registry_create("naive", &bp, s);
     cd_pair_list l = {0};
     cd_broad_stats st;
     cd_frame_times t = {-1, -1};

@@ -9,7 +9,7 @@
 
 #include "cd_bvh.h"
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_kinds.h"
 #include "cd_narrow.h"
 
 #include <stdio.h>
@@ -436,7 +436,7 @@ static void mesh_kind_runs_and_matches_brute_force(void **state)
                        "poses_file =\n[run]\ncounters =\npin = off\ncpu = -1\n";
     cd_config c;
     char err[512], dir[4600], path[4800];
-    if (cd_config_parse("mk.ini", text, strlen(text), &c, err, sizeof err)) fail_msg("%s", err);
+    if (cd_config_parse(cd_kinds(), "mk.ini", text, strlen(text), &c, err, sizeof err)) fail_msg("%s", err);
     cd_run_options o = {.output = root, .run_id = "r1", .quiet = 1};
     assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
     cd_config_free(&c);
@@ -491,7 +491,7 @@ static void mesh_kind_config_errors(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         cd_config c;
         char err[700];
-        assert_int_equal(cd_config_parse("bad.ini", cases[i].text, strlen(cases[i].text), &c, err, sizeof err), -1);
+        assert_int_equal(cd_config_parse(cd_kinds(), "bad.ini", cases[i].text, strlen(cases[i].text), &c, err, sizeof err), -1);
         if (!strstr(err, cases[i].want)) fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
     }
 }

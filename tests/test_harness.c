@@ -3,7 +3,7 @@
 // plan order, statistics, the counter NA path, pinning, and one tiny run end to end.
 #include "cd_core.h"
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_kinds.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -129,7 +129,7 @@ static void test_config_and_plan(void **state)
     (void)state;
     cd_config c;
     char err[512];
-    int rc = cd_config_parse("t.ini", good_cfg, strlen(good_cfg), &c, err, sizeof err);
+    int rc = cd_config_parse(cd_kinds(), "t.ini", good_cfg, strlen(good_cfg), &c, err, sizeof err);
     if (rc) fprintf(stderr, "%s\n", err);
     assert_int_equal(rc, 0);
     assert_string_equal(c.kind->name, "cubes");
@@ -161,7 +161,7 @@ static void expect_config_error(const char *text, const char *where, const char 
 {
     cd_config c;
     char err[512] = "";
-    assert_int_equal(cd_config_parse("bad.ini", text, strlen(text), &c, err, sizeof err), -1);
+    assert_int_equal(cd_config_parse(cd_kinds(), "bad.ini", text, strlen(text), &c, err, sizeof err), -1);
     if (!strstr(err, where) || !strstr(err, what)) fprintf(stderr, "message '%s' lacks '%s' or '%s'\n", err, where, what);
     assert_non_null(strstr(err, where));
     assert_non_null(strstr(err, what));
@@ -179,7 +179,7 @@ static void test_config_errors(void **state)
     expect_config_error("[experiment]\nkind = fluid\n", "bad.ini:2:", "unknown kind 'fluid'");
     expect_config_error("[method]\nmethod = quadtree\n", "bad.ini:2:", "registered method");
     expect_config_error("[run]\npin = off\ncpu = 1\n", "bad.ini:3:", "contradicts pin = off");
-    expect_config_error("[experiment]\nkind = tritri\norder = rounds\n", "bad.ini:3:", "measures point by point");
+    expect_config_error("[experiment]\nkind = tri_tri\norder = rounds\n", "bad.ini:3:", "measures point by point");
     expect_config_error("[experiment]\norder = random\n", "bad.ini:2:", "points");
     expect_config_error("[run]\npin = required\n[method]\nthreads = 2\n", "bad.ini:4:", "contradicts [run] pin");
     char long_cfg[400];
@@ -269,7 +269,7 @@ static void test_tiny_run(void **state)
                        "[scene]\ncubes = 5, 40\n[run]\ncounters = NOT_A_REAL_EVENT\npin = off\ncpu = -1\n";
     cd_config c;
     char err[512], dir[4600];
-    assert_int_equal(cd_config_parse("tiny.ini", text, strlen(text), &c, err, sizeof err), 0);
+    assert_int_equal(cd_config_parse(cd_kinds(), "tiny.ini", text, strlen(text), &c, err, sizeof err), 0);
     cd_run_options o = {.output = root, .run_id = "r1", .quiet = 1};
     assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
     char path[4800];
@@ -328,7 +328,7 @@ static void run_tables(const char *text, const char *root, const char *id, cd_cs
 {
     cd_config c;
     char err[512], dir[4600], path[4800];
-    assert_int_equal(cd_config_parse("order.ini", text, strlen(text), &c, err, sizeof err), 0);
+    assert_int_equal(cd_config_parse(cd_kinds(), "order.ini", text, strlen(text), &c, err, sizeof err), 0);
     cd_run_options o = {.output = root, .run_id = id, .quiet = 1};
     assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
     cd_config_free(&c);

@@ -16,10 +16,8 @@ cd_broad_params cd_broad_params_default(void)
 
 static cd_sat_build frame_sat_build(void);
 
-cd_broad *cd_broad_create(const char *name, const cd_broad_params *p, const cd_scene *s)
+cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s)
 {
-    const cd_broad_method *m = cd_broad_find(name);
-    if (!m) return NULL;
     cd_broad *b = cd_alloc(sizeof *b);
     b->method = m;
     b->params = *p;
@@ -255,7 +253,7 @@ static inline void prefetch_pair(const cd_scene *s, cd_pair p)
 static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m, const cd_pair *next, uint32_t m_next)
 {
     const cd_scene *s = c->scene;
-    cd_boxf aa[NARROW_BATCH], ab[NARROW_BATCH];
+    cd_aabbf aa[NARROW_BATCH], ab[NARROW_BATCH];
     uint32_t keep[NARROW_BATCH + SAT_MAX_LANES - 1], nk = 0, asked = 0;
     if (c->boxes_tested) {
         for (uint32_t k = 0; k < m; ++k) keep[nk++] = k;
@@ -265,7 +263,7 @@ static void narrow_batch(narrow_ctx *c, const cd_pair *pairs, uint32_t m, const 
             ab[k] = s->box[pairs[k].b];
         }
         for (uint32_t k = 0; k < m; ++k)
-            if (cd_boxf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
+            if (cd_aabbf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     }
     unsigned w = sat_width(c->sat);  // pairs per SAT
     for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair

@@ -46,7 +46,7 @@ typedef struct grid {
     cd_row_cols e;          // small objects by row, sorted by lo.x in a row, then bigs, as columns
                             // (one load fills a block's lanes), each padded by GRID_LANES slots
     float *col;             // the allocation of the six coordinate columns
-    cd_fbox *next;          // this frame's boxes in last frame's order (scratch)
+    id_box *next;          // this frame's boxes in last frame's order (scratch)
     uint32_t *next_row;     // their rows; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
     int threads;            // threads of the update ([method] threads)
@@ -82,7 +82,7 @@ static void grid_destroy(void *self)
 static void grid_layout(grid *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    double limit = cd_small_box_limit(s, g->cell_param);
+    double limit = small_box_limit(s, g->cell_param);
     double side = s->world > 0.0 ? s->world : limit;
     double max_rows = fmax((double)GRID_MIN_ROWS, (double)GRID_MAX_ROWS_PER_OBJECT * n);
     for (;;) {
@@ -97,16 +97,16 @@ static void grid_layout(grid *g, const cd_scene *s)
     double d = ceil(side / g->cell);
     for (int k = 0; k < 2; ++k) g->dim[k] = d < 1.0 ? 1u : (uint32_t)d;
     g->nrows = (size_t)g->dim[0] * g->dim[1];
-    cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
-    cd_buf_reserve((void **)&g->next_row, sizeof *g->next_row, &g->row_cap, n);
+    buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
+    buf_reserve((void **)&g->next_row, sizeof *g->next_row, &g->row_cap, n);
     // Padding: a block read near the end of the columns stays inside them (its lanes are masked).
     size_t stride = (size_t)n + GRID_LANES;
-    cd_buf_reserve((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * stride);
-    cd_buf_reserve((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, stride);
+    buf_reserve((void **)&g->col, sizeof *g->col, &g->col_cap, 6 * stride);
+    buf_reserve((void **)&g->e.id, sizeof *g->e.id, &g->id_cap, stride);
     memset(g->col, 0, 6 * stride * sizeof *g->col);
     memset(g->e.id, 0, stride * sizeof *g->e.id);
     cd_row_cols_in(&g->e, g->col, stride);
-    cd_buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
+    buf_reserve((void **)&g->next, sizeof *g->next, &g->next_cap, n);
     g->ordered = 0;
     g->n = n;
     g->world = s->world;
@@ -136,9 +136,9 @@ static void classify(grid *g, const cd_scene *s, uint32_t k0, uint32_t k1, uint3
     for (uint32_t k = k0; k < k1; ++k) {
         uint32_t id = g->ordered ? g->e.id[k] : k;
         if (g->ordered && k + GRID_PREFETCH < n) __builtin_prefetch(&s->box[g->e.id[k + GRID_PREFETCH]]);
-        const cd_boxf *b = &s->box[id];
-        g->next[k] = cd_fbox_from(b, id);
-        if (cd_boxf_max_extent(b) > g->limit) {
+        const cd_aabbf *b = &s->box[id];
+        g->next[k] = id_box_from(b, id);
+        if (aabbf_max_extent(b) > g->limit) {
             row[k] = UINT32_MAX;
             hist[g->nrows]++;
             continue;
@@ -184,7 +184,7 @@ static void grid_update(void *self, const cd_scene *s)
     if (n != g->n || s->world != g->world) grid_layout(g, s);
     int threads = g->threads > 1 && n >= GRID_PARALLEL_MIN ? g->threads : 1;
     size_t stride = g->nrows + 1;
-    cd_buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
+    buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
     int nt = 1;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -286,10 +286,10 @@ static uint64_t sweep_rows(const grid *g, size_t r0, size_t r1, cd_pair_sink *si
 // Box p (big) against slots [q0, q1), one at a time: big boxes are rare outliers.
 static uint64_t test_span(const grid *g, uint32_t p, uint32_t q0, uint32_t q1, cd_pair_sink *sink)
 {
-    cd_fbox a = cd_row_get(&g->e, p);
+    id_box a = cd_row_get(&g->e, p);
     for (uint32_t q = q0; q < q1; ++q) {
-        cd_fbox b = cd_row_get(&g->e, q);
-        if (cd_fbox_overlap(&a, &b)) cd_sink_push(sink, a.id, b.id);
+        id_box b = cd_row_get(&g->e, q);
+        if (id_box_overlap(&a, &b)) cd_sink_push(sink, a.id, b.id);
     }
     return q1 > q0 ? q1 - q0 : 0;
 }

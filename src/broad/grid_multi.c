@@ -152,7 +152,7 @@ static void reserve_slack(void **p, size_t elem, size_t *cap, size_t n)
 static void gm_layout(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * cd_small_box_limit(s, 0.0);
+    double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * small_box_limit(s, 0.0);
     double side = s->world > 0.0 ? s->world : cell;
     double max_rows = fmax((double)GM_MIN_ROWS, (double)n);
     for (;;) {
@@ -164,13 +164,13 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     double d = fmax(1.0, ceil(side / cell));
     g->dim[0] = g->dim[1] = (uint32_t)d;
     g->nrows = (size_t)g->dim[0] * g->dim[1];
-    cd_buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
-    cd_buf_reserve((void **)&g->old_start, sizeof *g->old_start, &g->old_start_cap, g->nrows + 1);
-    cd_buf_reserve((void **)&g->kept_len, sizeof *g->kept_len, &g->kept_cap, g->nrows);
-    cd_buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
-    cd_buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
-    cd_buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, (size_t)n + GM_MOVED_PAD);
-    cd_buf_reserve((void **)&g->todo, sizeof *g->todo, &g->todo_cap, n);
+    buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
+    buf_reserve((void **)&g->old_start, sizeof *g->old_start, &g->old_start_cap, g->nrows + 1);
+    buf_reserve((void **)&g->kept_len, sizeof *g->kept_len, &g->kept_cap, g->nrows);
+    buf_reserve((void **)&g->span, sizeof *g->span, &g->span_cap, n);
+    buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
+    buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, (size_t)n + GM_MOVED_PAD);
+    buf_reserve((void **)&g->todo, sizeof *g->todo, &g->todo_cap, n);
     memset(g->moved + n, 0, GM_MOVED_PAD);  // read by place_kept_wide, never used: defined bytes
     CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
                                  // and 4 pads per object) are 32-bit
@@ -186,7 +186,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
 // positive constant, a clamp and a truncation all are), which is all the exactness argument needs:
 // two overlapping boxes share the row of their (max lo.y, max lo.z), and boxes beyond the walls land
 // in border rows. Boxes reaching three rows on an axis are big.
-static inline uint32_t span_of(const grid_multi *g, const cd_boxf *b)
+static inline uint32_t span_of(const grid_multi *g, const cd_aabbf *b)
 {
     uint32_t y0, z0, y1, z1;
     float top = (float)(g->dim[0] - 1);  // exact: dim ≤ 2^15
@@ -258,7 +258,7 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
                         uint32_t *bigs, uint32_t *todo, uint32_t *ntodo)
 {
     uint32_t dy = g->dim[0];
-    const cd_boxf *box = s->box;
+    const cd_aabbf *box = s->box;
     uint32_t *span = g->span;
     uint8_t *moved = g->moved;
     const uint32_t *old_span = g->old_span;
@@ -275,7 +275,7 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
 }
 
 #if GM_WIDE
-_Static_assert(sizeof(cd_boxf) == 6 * sizeof(float), "count_share_wide reads the boxes as six floats each");
+_Static_assert(sizeof(cd_aabbf) == 6 * sizeof(float), "count_share_wide reads the boxes as six floats each");
 // count_share for CPUs with AVX-512: the rows of sixteen objects at once (the same float operations
 // as span_of, lane by lane, so the same spans); the counters of the few objects whose rows
 // changed are then updated one by one, as in count_share. At 100 000 cubes, interleaved: broad
@@ -437,10 +437,10 @@ static void load_row_rest(const grid_multi *g, const cd_scene *s, const cd_row_c
 {
     for (; k < a0 + len; ++k) {
         uint32_t v = g->id[k];
-        cd_fbox b = cd_fbox_from(&s->box[v & ID_MASK], v);
+        id_box b = id_box_from(&s->box[v & ID_MASK], v);
         cd_row_put(e, k - base, &b);
     }
-    static const cd_fbox pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+    static const id_box pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
     for (uint32_t j = 0; j < GM_PAD; ++j) cd_row_put(e, a0 + len + j - base, &pad);
 }
 
@@ -464,7 +464,7 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void load_cols_wi
                                                                                    size_t r0, size_t r1)
 {
     const uint32_t *ids = g->id, ahead_end = g->start[r1];  // any slot holds an id (see grid_multi.id)
-    const cd_boxf *box = s->box;
+    const cd_aabbf *box = s->box;
     float *const col[6] = {e->lo[0], e->lo[1], e->lo[2], e->hi[0], e->hi[1], e->hi[2]};
     for (size_t r = r0; r < r1; ++r) {
         uint32_t a0 = g->start[r], len = row_len(g->start, r), k = a0;
@@ -518,7 +518,7 @@ static void place(grid_multi *g, int nt)
     g->max_per_row = most;
     g->boxes_in_rows = boxes;
     reserve_slack((void **)&g->id, sizeof *g->id, &g->id_cap, at);
-    cd_buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
+    buf_reserve((void **)&g->big, sizeof *g->big, &g->big_cap, nbig);
 }
 
 // This frame's rows cut into CD_BROAD_PARTS parts of about equal slot counts. They depend on the
@@ -607,7 +607,7 @@ static void gm_update(void *self, const cd_scene *s)
     int threads = g->threads > 1 && n >= GM_PARALLEL_MIN ? g->threads : 1;
     // Per thread: gone and appended counters per row (and dy + 1 spare), then bigs.
     size_t R = g->nrows, span_rows = R + g->dim[0] + 1, stride = 2 * span_rows + 1;
-    cd_buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
+    buf_reserve((void **)&g->hist, sizeof *g->hist, &g->hist_cap, (size_t)threads * stride);
     int nt = 1;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -826,7 +826,7 @@ static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uin
         for (uint32_t q = 0; q < s->count; ++q) {
             if (q == p || (g->span[q] == SPAN_BIG && q < p)) continue;
             ++tests;
-            if (cd_boxf_overlap(&s->box[p], &s->box[q])) cd_sink_push(sink, p, q);
+            if (cd_aabbf_overlap(&s->box[p], &s->box[q])) cd_sink_push(sink, p, q);
         }
     }
     st->bv_tests += tests;

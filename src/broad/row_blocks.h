@@ -94,12 +94,12 @@ static inline void cd_row_emit(const uint32_t *ids, uint32_t id_mask, uint32_t a
 }
 
 /// Slot k as a record, and back.
-static inline cd_fbox cd_row_get(const cd_row_cols *c, size_t k)
+static inline id_box cd_row_get(const cd_row_cols *c, size_t k)
 {
-    return (cd_fbox){{c->lo[0][k], c->lo[1][k], c->lo[2][k]}, {c->hi[0][k], c->hi[1][k], c->hi[2][k]}, c->id[k], 0};
+    return (id_box){{c->lo[0][k], c->lo[1][k], c->lo[2][k]}, {c->hi[0][k], c->hi[1][k], c->hi[2][k]}, c->id[k], 0};
 }
 
-static inline void cd_row_put(const cd_row_cols *c, size_t k, const cd_fbox *b)
+static inline void cd_row_put(const cd_row_cols *c, size_t k, const id_box *b)
 {
     for (int j = 0; j < 3; ++j) c->lo[j][k] = b->lo[j], c->hi[j][k] = b->hi[j];
     c->id[k] = b->id;
@@ -111,10 +111,10 @@ static inline void cd_row_sort_gap(const cd_row_cols *c, size_t a0, uint32_t n, 
     const float *x = c->lo[0] + a0;
     for (uint32_t k = gap; k < n; ++k) {
         if (!(x[k] < x[k - gap])) continue;
-        cd_fbox v = cd_row_get(c, a0 + k);
+        id_box v = cd_row_get(c, a0 + k);
         uint32_t j = k;
         do {
-            cd_fbox w = cd_row_get(c, a0 + j - gap);
+            id_box w = cd_row_get(c, a0 + j - gap);
             cd_row_put(c, a0 + j, &w);
             j -= gap;
         } while (j >= gap && v.lo[0] < x[j - gap]);
@@ -134,7 +134,7 @@ static inline void cd_row_insert_tail(const cd_row_cols *c, size_t a0, uint32_t 
 {
     const float *x = c->lo[0] + a0;
     for (; k < n; ++k) {
-        cd_fbox v = cd_row_get(c, a0 + k);
+        id_box v = cd_row_get(c, a0 + k);
         uint32_t lo = 0, hi = k;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;

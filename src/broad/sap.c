@@ -161,7 +161,7 @@ static void sap_update(void *self, const cd_scene *s)
     // Gather the boxes in sweep order and measure the spread for the next frame's axis.
     double sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0};
     for (uint32_t k = 0; k < n; ++k) {
-        const cd_boxf *b = &s->box[m->order[k]];
+        const cd_aabbf *b = &s->box[m->order[k]];
         for (int a = 0; a < 3; ++a) {
             double lo = b->lo[a], hi = b->hi[a], c = 0.5 * lo + 0.5 * hi;
             m->lo[a][k] = b->lo[a];
@@ -203,7 +203,7 @@ static void sap_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd
                 for (int k = 0; k < SAP_CHUNK; ++k)
                     if (hit[k]) {
                         uint32_t jd = order[j0 + k];
-                        if (cd_boxf_overlap(&s->box[id], &s->box[jd])) cd_sink_push(sink, id, jd);
+                        if (cd_aabbf_overlap(&s->box[id], &s->box[jd])) cd_sink_push(sink, id, jd);
                     }
             if (lox[j0 + SAP_CHUNK - 1] <= hx) {
                 tests += SAP_CHUNK;  // whole chunk overlaps on the sweep axis (padding never does)

@@ -7,7 +7,7 @@
 // Why a float answer outside the band is the double one. u = 2^-24; every quantity below is
 // compared with the exact real value of the reference formulas (the double test is within about
 // 2^-50 of those, far inside the slack).
-// - Axes from the float quaternion (cd_scene_axes_of's expression in float; its squared norm in
+// - Axes from the float quaternion (cd_quat_axes's expression in float; its squared norm in
 //   [2^-60, 2^60], else the lane is unsure): each entry within E = 48u (diagonal entries 1 −
 //   (yy + zz) carry at most 43u, the others 11u).
 // - R_ij = a_i·b_j: within 6E + 9u ≤ 300u (rows of unit length, |entries| ≤ 1 + E).
@@ -46,7 +46,7 @@ SATF_INLINE unsigned satf_bits(mask16f m)
     return (unsigned)_mm512_test_epi32_mask((__m512i)m, (__m512i)m);
 }
 
-// The axes of the cubes from their quaternions, as cd_scene_axes_of computes them but in float;
+// The axes of the cubes from their quaternions, as cd_quat_axes computes them but in float;
 // lanes whose squared norm is outside [2^-60, 2^60] are set in *bad.
 SATF_INLINE void obb16f_axes(obb16f *o, lanes16f w, lanes16f x, lanes16f y, lanes16f z, mask16f *bad)
 {

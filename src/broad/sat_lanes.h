@@ -6,7 +6,7 @@
 // an always-inlined eight-lane body would be split into scalar compares. It defines lanesW, maskW,
 // obbW (centre, axes as columns, half-extents of SAT_W cubes), obbW_axes (the axes from
 // quaternions) and satW_of (bit k set when the cubes in lane k overlap).
-// Every lane evaluates cd_scene_axes_of's and cd_obb_obb_overlap_axis's expressions in their order
+// Every lane evaluates cd_quat_axes's and cd_obb_obb_overlap_axis's expressions in their order
 // (-ffp-contract=off keeps FMA out of every build), so each answer has the scalar test's bits;
 // tests/test_broad.c checks that lane by lane for every build the CPU runs.
 #ifndef SAT_W
@@ -41,7 +41,7 @@ typedef struct SAT_OBB {
         (all) = and_ != 0;                                              \
     } while (0)
 
-// The axes of the cubes from their quaternions (w, x, y, z), as cd_scene_axes_of computes them.
+// The axes of the cubes from their quaternions (w, x, y, z), as cd_quat_axes computes them.
 SAT_INLINE void SAT_CAT(SAT_OBB, _axes)(SAT_OBB *o, SAT_LANES w, SAT_LANES x,
                                                                           SAT_LANES y, SAT_LANES z)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Small informational subcommands.
-#include "cd_broad.h"
+#include "cd_registry.h"
 #include "cd_build_config.h"
-#include "cd_cli.h"
+#include "cli.h"
 
 int cd_cmd_methods(int argc, char **argv)
 {
@@ -11,7 +11,7 @@ int cd_cmd_methods(int argc, char **argv)
         return 0;
     }
     size_t n;
-    const cd_broad_method *const *m = cd_broad_methods(&n);
+    const cd_broad_method *const *m = cd_registry_methods(&n);
     for (size_t i = 0; i < n; ++i) printf("%-24s %s\n", m[i]->name, m[i]->description);
     return 0;
 }

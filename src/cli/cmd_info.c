@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `cdlab info`: what this machine offers the harness — CPU, topology, pinning, PAPI counters, build.
 #include "cd_build_config.h"
-#include "cd_cli.h"
+#include "cli.h"
 #include "cd_harness.h"
 
 #include <string.h>

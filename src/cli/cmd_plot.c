@@ -2,7 +2,7 @@
 // `cdlab plot RUN_DIR...`: render the figures a run lists in meta.ini ([config] figures) with
 // gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp.
 #include "cd_build_config.h"
-#include "cd_cli.h"
+#include "cli.h"
 
 #include <ini.h>
 

@@ -3,7 +3,7 @@
 // config with the same seed, poses and distance queries (qw,qx,qy,qz,tx,ty,tz), so other tools can
 // run exactly the same queries; `[mesh] poses_file` reads such a file back.
 #include "cd_bvh.h"
-#include "cd_cli.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <stdlib.h>

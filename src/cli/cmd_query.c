@@ -3,7 +3,7 @@
 // per CSV row with the library's narrow-phase tests, for users checking their own cases. Every row
 // is parsed and validated before anything is written, so a bad row (reported as FILE:LINE: what was
 // expected) leaves no partial output.
-#include "cd_cli.h"
+#include "cli.h"
 #include "cd_csv.h"
 #include "cd_narrow.h"
 
@@ -75,11 +75,11 @@ static int answer_tri_tri(const double *v, const char *algo, const char **why)
         a.v[i] = cd_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
         b.v[i] = cd_v3(v[9 + 3 * i], v[9 + 3 * i + 1], v[9 + 3 * i + 2]);
     }
-    cd_tritri_why w;
+    cd_tri_tri_why w;
     int hit = strcmp(algo, "gd") == 0      ? cd_tri_tri_overlap_gd_explain(&a, &b, &w)
               : strcmp(algo, "float") == 0 ? cd_tri_tri_overlap_float_explain(&a, &b, &w)
                                            : cd_tri_tri_overlap_explain(&a, &b, &w);
-    *why = cd_tritri_why_name(w);
+    *why = cd_tri_tri_why_name(w);
     return hit;
 }
 

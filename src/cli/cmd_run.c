@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `cdlab run CONFIG...`: check every config first (exit 2 before anything is written), then run.
-#include "cd_cli.h"
-#include "cd_harness.h"
+#include "cd_kinds.h"
+#include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +50,12 @@ static void list_keys(void)
     const cd_key_spec *common = cd_common_keys(&n);
     printf("common keys (every kind):\n");
     print_keys(common, n);
-    const cd_kind *const *kinds = cd_kinds(&n);
-    for (size_t i = 0; i < n; ++i) {
-        printf("\nkind %s: %s (figures: %s)\n", kinds[i]->name, kinds[i]->description, kinds[i]->figures);
-        print_keys(kinds[i]->keys, kinds[i]->key_count);
-        if (kinds[i]->more_keys) print_keys(kinds[i]->more_keys, kinds[i]->more_key_count);
+    const cd_kind_set *kinds = cd_kinds();
+    for (size_t i = 0; i < kinds->count; ++i) {
+        const cd_kind *k = kinds->kinds[i];
+        printf("\nkind %s: %s (figures: %s)\n", k->name, k->description, k->figures);
+        print_keys(k->keys, k->key_count);
+        if (k->more_keys) print_keys(k->more_keys, k->more_key_count);
     }
 }
 
@@ -133,7 +134,7 @@ int cd_cmd_run(int argc, char **argv)
     char err[1024];
     int bad = 0;
     for (int k = 0; k < n; ++k)
-        if (cd_config_load(paths[k], &cfg[k], err, sizeof err)) {
+        if (cd_config_load(cd_kinds(), paths[k], &cfg[k], err, sizeof err)) {
             fprintf(stderr, "cdlab run: %s\n", err);
             bad = 1;
         }

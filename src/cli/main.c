@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // cdlab command-line entry: dispatches to the subcommands of commands.c.
-#include "cd_cli.h"
+#include "cli.h"
 
 #include <string.h>
 

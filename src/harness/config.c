@@ -17,11 +17,6 @@ static const char *const pin_words[] = {"optional", "required", "off", NULL};
 static const char *const order_words[] = {"points", "rounds", NULL};
 static const char *const isolate_words[] = {"auto", "process", "none", NULL};
 
-static const char *check_kind(const char *w)
-{
-    return cd_kind_find(w) ? NULL : "a registered kind (cdlab run --keys lists them)";
-}
-
 static const char *check_name(const char *w)
 {
     // The name becomes a directory under [run] output, so it must stay one path component.
@@ -29,11 +24,14 @@ static const char *check_name(const char *w)
     return NULL;
 }
 
+enum { KIND_KEY = 1 };  // common_keys[KIND_KEY] is [experiment] kind
+
 static const cd_key_spec common_keys[] = {
     {"experiment", "name", CD_KEY_WORD, "", 0, 0, NULL, check_name, 0,
      "experiment name: results go to <output>/<name>/<run-id>/ (default: config file name)"},
-    {"experiment", "kind", CD_KEY_WORD, "cubes", 0, 0, NULL, check_kind, 0,
-     "experiment kind: cubes, max_fps, tritri or mesh"},
+    // KIND_KEY; checked against the caller's kind set before any other key (cd_config_parse).
+    {"experiment", "kind", CD_KEY_WORD, "cubes", 0, 0, NULL, NULL, 0,
+     "experiment kind: cubes, max_fps, tri_tri or mesh"},
     {"experiment", "seed", CD_KEY_INT, "42", 0, 9007199254740992.0, NULL, NULL, 1,
      "seed of every random draw (scene placement and motion)"},
     {"experiment", "warmup", CD_KEY_INT, "10", 0, 1e7, NULL, NULL, 1, "unrecorded frames before each repeat"},
@@ -335,7 +333,8 @@ static void default_name(cd_config *c, cd_config_key *k)
     k->count = 1;
 }
 
-int cd_config_parse(const char *path, const char *text, size_t len, cd_config *c, char *err, size_t err_len)
+int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text, size_t len, cd_config *c, char *err,
+                    size_t err_len)
 {
     *c = (cd_config){0};
     c->path = dup_str(path);
@@ -365,21 +364,21 @@ int cd_config_parse(const char *path, const char *text, size_t len, cd_config *c
     }
 
     // The kind decides which keys exist, so read it first.
-    const cd_kind *kind = cd_kind_find("cubes");
+    const char *kind_name = common_keys[KIND_KEY].def;
+    int kind_line = 0;
     for (size_t i = 0; i < r.count; ++i)
-        if (strcmp(r.e[i].section, "experiment") == 0 && strcmp(r.e[i].name, "kind") == 0) {
-            kind = cd_kind_find(r.e[i].value);
-            if (!kind) {
-                char names[200] = "";
-                size_t nk, n = 0;
-                const cd_kind *const *ks = cd_kinds(&nk);
-                for (size_t j = 0; j < nk && n < sizeof names; ++j)
-                    n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", j ? ", " : "", ks[j]->name);
-                snprintf(err, err_len, "%s:%d: [experiment] kind: unknown kind '%s': expected one of %s", path,
-                         r.e[i].line, r.e[i].value, names);
-                goto fail;
-            }
-        }
+        if (strcmp(r.e[i].section, "experiment") == 0 && strcmp(r.e[i].name, "kind") == 0)
+            kind_name = r.e[i].value, kind_line = r.e[i].line;
+    const cd_kind *kind = cd_kind_set_find(kinds, kind_name);
+    if (!kind) {
+        char names[200] = "";
+        size_t n = 0;
+        for (size_t j = 0; j < kinds->count && n < sizeof names; ++j)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", j ? ", " : "", kinds->kinds[j]->name);
+        snprintf(err, err_len, "%s:%d: [experiment] kind: unknown kind '%s': expected one of %s", path, kind_line,
+                 kind_name, names);
+        goto fail;
+    }
     CD_ASSERT(kind);
     setup_keys(c, kind);
 
@@ -431,7 +430,7 @@ fail:
     return -1;
 }
 
-int cd_config_load(const char *path, cd_config *c, char *err, size_t err_len)
+int cd_config_load(const cd_kind_set *kinds, const char *path, cd_config *c, char *err, size_t err_len)
 {
     *c = (cd_config){0};
     FILE *f = fopen(path, "rb");
@@ -455,9 +454,16 @@ int cd_config_load(const char *path, cd_config *c, char *err, size_t err_len)
         snprintf(err, err_len, "%s:0: read error: expected a readable config file", path);
         return -1;
     }
-    int rc = cd_config_parse(path, buf ? buf : "", len, c, err, err_len);
+    int rc = cd_config_parse(kinds, path, buf ? buf : "", len, c, err, err_len);
     cd_free(buf);
     return rc;
+}
+
+const cd_kind *cd_kind_set_find(const cd_kind_set *kinds, const char *name)
+{
+    for (size_t i = 0; i < kinds->count; ++i)
+        if (strcmp(kinds->kinds[i]->name, name) == 0) return kinds->kinds[i];
+    return NULL;
 }
 
 void cd_config_free(cd_config *c)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // meta.ini, the provenance sidecar of a run (DESIGN.md "Reproducibility"): build, source, machine,
 // pinning, counters, config digest, plan and outcome. Written to a temporary name, then renamed.
-#include "cd_build_commit.h"
+#include "build_commit.h"
 #include "cd_build_config.h"
 #include "cd_harness.h"
 #include "run_private.h"

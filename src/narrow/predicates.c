@@ -4,8 +4,8 @@
 // nonoverlapping expansions. The exact stage starts from the raw coordinates; its zero elimination
 // makes it cheap when the coordinate differences are exact (the common coplanar inputs), which is the
 // adaptivity that matters here. Every operation goes through the counting layer (cd_opcount.h).
-#include "cd_opcount.h"
-#include "cd_predicates.h"
+#include "op_count.h"
+#include "predicates.h"
 
 #ifdef CD_COUNT_OPS
 cd_op_counts cd_op_tally;

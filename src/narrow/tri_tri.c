@@ -11,14 +11,14 @@
 //     ends of one slice follows from the sign of its lone vertex alone. So the slice test is two
 //     orientation signs and no coordinate is ever divided;
 //  3. all of b in a's plane (or the reverse): zero area → tri_tri_cases.c, else coplanar test there.
-// The plane signs (cd_tritri_plane.h) use a semi-static filter, one bound for a triangle's three
+// The plane signs (cd_tri_tri_plane.h) use a semi-static filter, one bound for a triangle's three
 // vertices (CD_PLANE_ERR), then each vertex's own bound, the coordinate-grid certificate of exact
 // zeros (rounded zeros) or cd_orient3d's filter (rounded non-zeros); only what none of them decides
 // goes to the exact expansions. The coplanar test reuses the grid for its exact-zero edge values.
-#include "cd_opcount.h"
-#include "cd_predicates.h"
-#include "cd_tritri_cases.h"
-#include "cd_tritri_plane.h"
+#include "op_count.h"
+#include "predicates.h"
+#include "tri_tri_cases.h"
+#include "tri_tri_plane.h"
 
 // An end of a slice: where edge (i, j) of its triangle meets the other plane, with
 // dsign = sign(f_j − f_i) ≠ 0 for the other plane's function f.
@@ -62,7 +62,7 @@ static int slice_order(const cd_triangle *a, const cd_triangle *b, slice_end p, 
 // Everything after the first filtered plane test, kept out of line so that the common rejection
 // does not set up this one's large stack frame. The first test's results come in registers (eight
 // doubles), so the rejection path stores nothing.
-__attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why,
+__attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why,
                                                   double nx, double ny, double nz, double d0, double d1, double d2,
                                                   double k, double e)
 {
@@ -78,27 +78,27 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
         // All of b in a's plane: a has zero area (every sign against it is 0) or the triangles share
         // the plane; the symmetric test could add nothing, so it is skipped. The coplanar test
         // certifies exact zeros with the grid (usually known already from the plane values).
-        if (grid.g < 0) grid = cd_tritri_grid_top(a, b);
+        if (grid.g < 0) grid = cd_tri_tri_grid_top(a, b);
         int h = cd_plane_drop_hint(&pa);
         if (CD_GT(CD_ABS(pa.n[h]), pa.k)) {
             // |fl(N_h) − N_h| <= 8ε·m_u·m_v <= 8ε·m_t² < k: N_h ≠ 0 with the rounded sign, which
             // is the orientation of a's projection without coordinate h. So a has area, and no
             // predicate has to show it.
-            int hit = cd_tritri_coplanar_oriented(a, b, h, CD_GT(pa.n[h], 0.0) ? 1 : -1, grid);
+            int hit = cd_tri_tri_coplanar_oriented(a, b, h, CD_GT(pa.n[h], 0.0) ? 1 : -1, grid);
             if (hit >= 0) {
                 *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
                 return hit;
             }
-            hit = cd_tritri_degenerate_one(a, b);  // a has area (above), b has none (−1)
+            hit = cd_tri_tri_degenerate_one(a, b);  // a has area (above), b has none (−1)
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
             return hit;
         }
-        if (cd_tritri_is_degenerate(a) || cd_tritri_is_degenerate(b)) {
-            int hit = cd_tritri_degenerate(a, b);
+        if (cd_tri_tri_is_degenerate(a) || cd_tri_tri_is_degenerate(b)) {
+            int hit = cd_tri_tri_degenerate(a, b);
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
             return hit;
         }
-        int hit = cd_tritri_coplanar(a, b, cd_plane_drop_hint(&pa), grid);
+        int hit = cd_tri_tri_coplanar(a, b, cd_plane_drop_hint(&pa), grid);
         *why = hit ? CD_TT_COPLANAR_OVERLAP : CD_TT_COPLANAR_SEPARATED;
         return hit;
     }
@@ -115,7 +115,7 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
     if (sa[0] == 0 && sa[1] == 0 && sa[2] == 0) {
         // a in b's plane but b not in a's: b has zero area (a non-degenerate a would share b's
         // plane and put b in its own), and a has area (else every sign against it were 0).
-        int hit = cd_tritri_degenerate_one(a, b);
+        int hit = cd_tri_tri_degenerate_one(a, b);
         *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
         return hit;
     }
@@ -130,9 +130,9 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
 }
 
 // The first plane test, inlined into both entry points (no call between the caller and the
-// common rejection), which are also built for AVX (CD_TRITRI_CLONES). Its values are computed as
-// pairs, with the plain-float twin's code (cd_tritri_plane.h); the rest keeps the scalar forms.
-static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+// common rejection), which are also built for AVX (CD_TRI_TRI_CLONES). Its values are computed as
+// pairs, with the plain-float twin's code (cd_tri_tri_plane.h); the rest keeps the scalar forms.
+static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
 {
     cd_plane_eval pa;
     cd_plane_eval_packed(a, b, &pa);
@@ -143,19 +143,19 @@ static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tritri_
     return overlap_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2], pa.k, pa.e);
 }
 
-CD_TRITRI_CLONES int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+CD_TRI_TRI_CLONES int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
 {
     return overlap(a, b, why);
 }
 
-CD_TRITRI_CLONES int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
+CD_TRI_TRI_CLONES int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
 {
-    cd_tritri_why why;
+    cd_tri_tri_why why;
     return overlap(a, b, &why);
 }
 
 #ifndef CD_COUNT_OPS
-const char *cd_tritri_why_name(cd_tritri_why why)
+const char *cd_tri_tri_why_name(cd_tri_tri_why why)
 {
     static const char *const names[CD_TT_WHY_COUNT] = {
         "plane_a",        "plane_b",           "slices_disjoint",     "slices_overlap",

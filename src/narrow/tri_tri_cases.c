@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Zero-area and coplanar triangle pairs, decided on exact orientation signs only.
-#include "cd_opcount.h"
-#include "cd_predicates.h"
-#include "cd_tritri_cases.h"
+#include "op_count.h"
+#include "predicates.h"
+#include "tri_tri_cases.h"
 
 static int tri_orient2d(const cd_triangle *t, int drop)
 {
@@ -22,7 +22,7 @@ static int drop_axis(const cd_triangle *t, int drop_hint, int *o)
     return 0;
 }
 
-int cd_tritri_is_degenerate(const cd_triangle *t)
+int cd_tri_tri_is_degenerate(const cd_triangle *t)
 {
     // The three projected orientations are the signs of the normal's components.
     for (int k = 0; k < 3; ++k)
@@ -126,23 +126,23 @@ static int seg_tri(const cd_triangle *t, cd_vec3 p, cd_vec3 q)
     return !((a > 0 || b > 0 || c > 0) && (a < 0 || b < 0 || c < 0));
 }
 
-int cd_tritri_degenerate_one(const cd_triangle *t, const cd_triangle *d)
+int cd_tri_tri_degenerate_one(const cd_triangle *t, const cd_triangle *d)
 {
     cd_vec3 h[2];
     int n = degenerate_hull(d, h);
     return n == 1 ? point_tri(t, h[0]) : seg_tri(t, h[0], h[1]);
 }
 
-int cd_tritri_degenerate(const cd_triangle *a, const cd_triangle *b)
+int cd_tri_tri_degenerate(const cd_triangle *a, const cd_triangle *b)
 {
-    int da = cd_tritri_is_degenerate(a), db = cd_tritri_is_degenerate(b);
+    int da = cd_tri_tri_is_degenerate(a), db = cd_tri_tri_is_degenerate(b);
     CD_ASSERT(da || db);
     if (da && db) {
         cd_vec3 ha[2], hb[2];
         int na = degenerate_hull(a, ha), nb = degenerate_hull(b, hb);
         return seg_seg_3d(ha[0], ha[na - 1], hb[0], hb[nb - 1]);
     }
-    return da ? cd_tritri_degenerate_one(b, a) : cd_tritri_degenerate_one(a, b);
+    return da ? cd_tri_tri_degenerate_one(b, a) : cd_tri_tri_degenerate_one(a, b);
 }
 
 // 1 when all three points p lie strictly on the side −o of the line e0 → e1, i.e. outside an edge
@@ -236,7 +236,7 @@ static int coplanar_projected(int oa, int ob, const cd_pt2 pa[3], const cd_pt2 p
     return 1;
 }
 
-int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint, cd_grid grid)
+int cd_tri_tri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint, cd_grid grid)
 {
     int oa, ob;
     int k = drop_axis(a, drop_hint, &oa);
@@ -250,7 +250,7 @@ int cd_tritri_coplanar(const cd_triangle *a, const cd_triangle *b, int drop_hint
     return coplanar_projected(oa, ob, pa, pb, grid);
 }
 
-int cd_tritri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int k, int oa, cd_grid grid)
+int cd_tri_tri_coplanar_oriented(const cd_triangle *a, const cd_triangle *b, int k, int oa, cd_grid grid)
 {
     cd_pt2 pa[3], pb[3];
     for (int i = 0; i < 3; ++i) {

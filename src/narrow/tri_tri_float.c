@@ -5,9 +5,9 @@
 // L = 0 the coplanar test on six edge normals (20 each). The baseline of the throughput experiment:
 // fast, not exact (rounded signs and divided coordinates decide). Zero normals — which rounding
 // cannot tell from tiny ones — are handed to the exact test so the function is total.
-#include "cd_opcount.h"
-#include "cd_predicates.h"
-#include "cd_tritri_plane.h"
+#include "op_count.h"
+#include "predicates.h"
+#include "tri_tri_plane.h"
 
 typedef struct plane_f {
     double n[3];
@@ -102,7 +102,7 @@ static int coplanar_f(const cd_triangle *a, const cd_triangle *b, const double n
 
 // Everything after the first plane test, out of line like the exact variant's (its results come
 // in registers).
-__attribute__((noinline)) static int float_rest(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why,
+__attribute__((noinline)) static int float_rest(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why,
                                                 double nx, double ny, double nz, double d0, double d1, double d2)
 {
     plane_f pa = {{nx, ny, nz}, {d0, d1, d2}}, pb;  // pa: a's normal and b's plane values; pb: the reverse
@@ -131,8 +131,8 @@ __attribute__((noinline)) static int float_rest(const cd_triangle *a, const cd_t
 }
 
 // The first plane test, inlined into both entry points (built also for AVX, like the exact
-// variant's: CD_TRITRI_CLONES).
-static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+// variant's: CD_TRI_TRI_CLONES).
+static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
 {
     plane_f pa;
 #if CD_PLANE_SSE2
@@ -147,13 +147,13 @@ static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tritr
     return float_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2]);
 }
 
-CD_TRITRI_CLONES int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+CD_TRI_TRI_CLONES int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
 {
     return overlap_f(a, b, why);
 }
 
-CD_TRITRI_CLONES int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b)
+CD_TRI_TRI_CLONES int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b)
 {
-    cd_tritri_why why;
+    cd_tri_tri_why why;
     return overlap_f(a, b, &why);
 }

@@ -6,10 +6,10 @@
 // Coplanar pairs use their 2-D orientation decision tree. Every sign comes from the exact predicates
 // of predicates.c, so the answers are exact; zero-area triangles go to tri_tri_cases.c (the paper
 // assumes non-degenerate input).
-#include "cd_opcount.h"
-#include "cd_predicates.h"
-#include "cd_tritri_cases.h"
-#include "cd_tritri_plane.h"
+#include "op_count.h"
+#include "predicates.h"
+#include "tri_tri_cases.h"
+#include "tri_tri_plane.h"
 
 // ---------------------------------------------------------------------------------------------
 // 2-D part for two counter-clockwise triangles (the paper's ccw_tri_tri_intersection_2d).
@@ -129,7 +129,7 @@ static int gd_tri_tri_3d(gd_tri t1, gd_tri t2, int dp2, int dq2, int dr2)
 
 static int all_zero(int a, int b, int c) { return a == 0 && b == 0 && c == 0; }
 
-int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd_tritri_why *why)
+int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
 {
     const cd_vec3 *p1 = &a->v[0], *q1 = &a->v[1], *r1 = &a->v[2];
     const cd_vec3 *p2 = &b->v[0], *q2 = &b->v[1], *r2 = &b->v[2];
@@ -160,8 +160,8 @@ int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd
         return 0;
     }
     if (all_zero(dp1, dq1, dr1) || all_zero(dp2, dq2, dr2)) {
-        if (cd_tritri_is_degenerate(a) || cd_tritri_is_degenerate(b)) {
-            int hit = cd_tritri_degenerate(a, b);
+        if (cd_tri_tri_is_degenerate(a) || cd_tri_tri_is_degenerate(b)) {
+            int hit = cd_tri_tri_degenerate(a, b);
             *why = hit ? CD_TT_DEGENERATE_OVERLAP : CD_TT_DEGENERATE_DISJOINT;
             return hit;
         }
@@ -208,6 +208,6 @@ int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd
 
 int cd_tri_tri_overlap_gd(const cd_triangle *a, const cd_triangle *b)
 {
-    cd_tritri_why why;
+    cd_tri_tri_why why;
     return cd_tri_tri_overlap_gd_explain(a, b, &why);
 }

@@ -3,7 +3,7 @@
 #ifndef CD_PEER_IMPL_HPP
 #define CD_PEER_IMPL_HPP
 
-#include "cd_peer.h"
+#include "peer_shim.h"
 
 #include <cstdint>
 

@@ -4,13 +4,13 @@
 // closed-box test here, so candidates() reports exactly the AABB-overlapping pairs (the contract
 // in cd_broad.h) even where a library keeps stale or fattened pairs, and the shared narrow step
 // judges them with cdlab's SAT like every other method.
-#include "cd_broad.h"
-#include "cd_peer.h"
+#include "cd_peers.h"
+#include "peer_shim.h"
 
 #include <stddef.h>
 
-_Static_assert(sizeof(cd_boxf) == sizeof(cd_peer_box), "cd_boxf must be six packed floats");
-_Static_assert(offsetof(cd_boxf, hi) == offsetof(cd_peer_box, hi), "cd_boxf.hi must follow lo");
+_Static_assert(sizeof(cd_aabbf) == sizeof(cd_peer_box), "cd_aabbf must be six packed floats");
+_Static_assert(offsetof(cd_aabbf, hi) == offsetof(cd_peer_box, hi), "cd_aabbf.hi must follow lo");
 
 // The largest half-diagonal bounds how far a cube's box can reach past the walls (centres stay in
 // [0, L]); 1 % more covers the outward rounding of the boxes.
@@ -42,7 +42,7 @@ static void emit_if_overlapping(void *ctx, uint32_t a, uint32_t b)
 {
     emit_ctx *e = ctx;
     e->tests++;
-    if (cd_boxf_overlap(&e->scene->box[a], &e->scene->box[b])) cd_sink_push(e->sink, a, b);
+    if (cd_aabbf_overlap(&e->scene->box[a], &e->scene->box[b])) cd_sink_push(e->sink, a, b);
 }
 
 // bv_tests counts the exact box tests made here on the library's pairs; the library's own
@@ -62,7 +62,7 @@ static void peer_destroy(void *self) { cd_peer_destroy(self); }
         (void)p;                                                                                           \
         return peer_create(kind, s);                                                                       \
     }                                                                                                      \
-    const cd_broad_method cd_broad_##ident = {                                                             \
+    static const cd_broad_method cd_broad_##ident = {                                                             \
         .name = #ident,                                                                                    \
         .description = text,                                                                               \
         .create = ident##_create,                                                                          \
@@ -82,6 +82,17 @@ CD_PEER_METHOD(fcl_ssap, CD_PEER_FCL_SSAP, "peer: FCL 0.7 SSaPCollisionManager (
 CD_PEER_METHOD(fcl_interval_tree, CD_PEER_FCL_INTERVAL_TREE, "peer: FCL 0.7 IntervalTreeCollisionManager, update() per frame")
 CD_PEER_METHOD(bullet_dbvt, CD_PEER_BULLET_DBVT, "peer: Bullet btDbvtBroadphase, setAabb per frame, pair cache")
 CD_PEER_METHOD(bullet_axis_sweep, CD_PEER_BULLET_AXIS_SWEEP, "peer: Bullet bt32BitAxisSweep3, setAabb per frame, pair cache")
+
+static const cd_broad_method *const peer_methods[] = {
+    &cd_broad_fcl_dynamic_tree, &cd_broad_fcl_dynamic_tree_array, &cd_broad_fcl_sap, &cd_broad_fcl_ssap,
+    &cd_broad_fcl_interval_tree, &cd_broad_bullet_dbvt, &cd_broad_bullet_axis_sweep,
+};
+
+const cd_broad_method *const *cd_peers_methods(size_t *count)
+{
+    *count = sizeof peer_methods / sizeof peer_methods[0];
+    return peer_methods;
+}
 
 #ifdef __SANITIZE_ADDRESS__
 // LeakSanitizer asks every program for this hook at exit. FCL 0.7.0 itself leaks (the leaf array

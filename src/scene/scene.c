@@ -35,7 +35,7 @@ enum { SCENE_FLOAT_ARRAYS = 7 };  // velocity (3) and turn per frame (4)
 // The slot map (ident, slot_of_prev) counts too: slot_of_prev exists once the scene has reordered.
 size_t cd_scene_bytes_per_cube(void)
 {
-    return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_boxf) + sizeof(cd_posef) + 2 * sizeof(uint32_t);
+    return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_aabbf) + sizeof(cd_posef) + 2 * sizeof(uint32_t);
 }
 
 #define SCENE_ARRAYS(s) {&(s)->vx, &(s)->vy, &(s)->vz, &(s)->tw, &(s)->tx, &(s)->ty, &(s)->tz}
@@ -124,7 +124,7 @@ typedef struct chunk_cols {
 CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
 {
     for (uint32_t i = 0; i < n; ++i) {
-        cd_mat3 a = cd_scene_axes_of(k->q[0][i], k->q[1][i], k->q[2][i], k->q[3][i]);
+        cd_mat3 a = cd_quat_axes(k->q[0][i], k->q[1][i], k->q[2][i], k->q[3][i]);
         double h0 = k->h[0][i], h1 = k->h[1][i], h2 = k->h[2][i];
         double c[3] = {k->c[0][i], k->c[1][i], k->c[2][i]};
         double r[3] = {fabs(a.col[0].x) * h0 + fabs(a.col[1].x) * h1 + fabs(a.col[2].x) * h2,
@@ -139,7 +139,7 @@ CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
 }
 
 // bounds_cols in float, sixteen cubes per AVX-512 vector instead of eight doubles. Each axis
-// entry comes from the float quaternion as cd_scene_axes_of writes it, with about 30 float
+// entry comes from the float quaternion as cd_quat_axes writes it, with about 30 float
 // roundings between it and the double the narrow test uses: at most E = 48u off
 // (u = 2^-24; the quaternion's squared norm is in [2^-60, 2^60], so nothing overflows or goes
 // subnormal at a scale that matters). So r_j = Σ|a_kj|·h_k is covered by the float sum times
@@ -279,7 +279,7 @@ __attribute__((target("avx2"))) static uint32_t poses_out_avx2(cd_posef *restric
     return i;
 }
 
-__attribute__((target("avx2"))) static uint32_t boxes_out_avx2(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
+__attribute__((target("avx2"))) static uint32_t boxes_out_avx2(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
 {
     float *out = box->lo;
     uint32_t i = 0;
@@ -326,14 +326,14 @@ static void poses_out(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
         for (int j = 0; j < 10; ++j) out[10 * i + (uint32_t)j] = pose_col(k, j)[i];
 }
 
-static void boxes_out(cd_boxf *restrict box, chunk_cols *k, uint32_t n)
+static void boxes_out(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
 {
     uint32_t i = 0;
 #if CD_X86_SIMD
     if (have_avx2()) i = boxes_out_avx2(box, k, n);
 #endif
     for (; i < n; ++i)
-        box[i] = (cd_boxf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
+        box[i] = (cd_aabbf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
 }
 
 void cd_scene_refresh(cd_scene *s)
@@ -373,7 +373,7 @@ static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
     float L = (float)s->world;  // the far walls as the largest float ≤ L
     if ((double)L > s->world) L = cd_float_next_down(L);
     chunk_cols k;
-    cd_boxf box[CHUNK];
+    cd_aabbf box[CHUNK];
     cd_posef pose[CHUNK];
     for (uint32_t b = first; b < end; b += CHUNK) {
         uint32_t n = end - b < CHUNK ? end - b : CHUNK;
@@ -456,7 +456,7 @@ void cd_scene_reorder(cd_scene *s)
     // order[k]: the old slot whose cube goes to slot k.
     for (uint32_t k = 0; k < n; ++k) s->slot_of_prev[order[k]] = k;
     GATHER_INTO(cd_posef, s->pose, order, n, 0);
-    GATHER_INTO(cd_boxf, s->box, order, n, 1);  // + 1: the zero record, see cd_scene.box
+    GATHER_INTO(cd_aabbf, s->box, order, n, 1);  // + 1: the zero record, see cd_scene.box
     float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
     for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n, 0);
     GATHER_INTO(uint32_t, s->ident, order, n, 0);

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+// cdlab broad phases: every method fills one interface (cd_broad_method) and is one line in the
+// built-in list (methods.c). A frame is update → candidate pairs → exact narrow test; the narrow
+// step is shared here so that every method is judged by the same predicate.
+//
+// Exactness contract for a method's candidates(): every pair (i, j) whose scene AABBs overlap
+// (closed boxes) is reported exactly once, in either order. The narrow step then keeps the pairs
+// for which cd_cube_pair_overlap() holds, so every method reports the same pair set as naive.
+#ifndef CD_BROAD_H
+#define CD_BROAD_H
+
+#include "cd_narrow.h"
+#include "cd_scene.h"
+
+/// Deepest tree level the per-level statistics distinguish; deeper levels are counted in the last.
+#define CD_BROAD_MAX_LEVELS 16
+
+/// An unordered object pair, stored with a < b once it leaves the narrow step.
+typedef struct cd_pair {
+    uint32_t a, b;
+} cd_pair;
+
+/// Growable list of pairs.
+typedef struct cd_pair_list {
+    cd_pair *items;
+    size_t count, capacity;
+} cd_pair_list;
+
+/// How a method follows motion from frame to frame.
+typedef enum cd_update_mode {
+    CD_UPDATE_REBUILD = 0,      ///< rebuild the structure every frame
+    CD_UPDATE_INCREMENTAL = 1,  ///< move only the objects that left their cell
+} cd_update_mode;
+
+/// Parameters every method may read (each ignores what it does not use).
+typedef struct cd_broad_params {
+    int depth;              ///< maximum tree depth (octrees), 0 = root only
+    double looseness;       ///< loose octree factor k >= 1
+    cd_update_mode update;  ///< per-frame update strategy
+    double cell_size;       ///< grid cell side; 0 = derive from the objects
+    int threads;            ///< worker threads for methods that can use them; 1 = serial
+} cd_broad_params;
+
+/// Software counters of one frame plus the structure's shape. Deterministic for a given scene.
+typedef struct cd_broad_stats {
+    uint64_t bv_tests;       ///< bounding-volume tests made by the broad phase
+    uint64_t candidates;     ///< candidate pairs handed to the narrow step
+    uint64_t narrow_tests;   ///< exact tests run ("checks")
+    uint64_t pairs;          ///< overlapping pairs found
+    uint64_t nodes;          ///< nodes (or cells) allocated
+    uint64_t bytes;          ///< bytes held by the structure
+    uint64_t max_per_node;   ///< most objects stored in one node
+    uint64_t depth_reached;  ///< deepest level holding an object
+    uint64_t per_level[CD_BROAD_MAX_LEVELS];  ///< objects stored per level
+} cd_broad_stats;
+
+/// Candidate pairs flow through a fixed buffer; when it fills, flush() consumes it (the narrow
+/// step), so no method ever materialises O(n²) pairs.
+typedef struct cd_pair_sink cd_pair_sink;
+struct cd_pair_sink {
+    cd_pair *buf;
+    uint32_t count, capacity;
+    void (*flush)(cd_pair_sink *sink);
+    void *ctx;
+};
+
+/// Append candidate (a, b) to the sink, flushing it first when full.
+static inline void cd_sink_push(cd_pair_sink *s, uint32_t a, uint32_t b)
+{
+    if (s->count == s->capacity) s->flush(s);
+    s->buf[s->count].a = a;
+    s->buf[s->count].b = b;
+    s->count++;
+}
+
+/// One broad-phase method. self is the method's own state.
+typedef struct cd_broad_method {
+    const char *name;         ///< config/CSV name, e.g. "naive"
+    const char *description;  ///< one line for `cdlab methods` and --help
+    /// Create for the scene (which may still change before update()).
+    void *(*create)(const cd_broad_params *p, const cd_scene *s);
+    /// Follow the scene after a motion step (the first call builds).
+    void (*update)(void *self, const cd_scene *s);
+    /// Report candidates (see the exactness contract above); add BV tests to st->bv_tests.
+    void (*candidates)(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st);
+    /// Optional (NULL = serial only): report the candidates of part `part` of `parts`. The parts
+    /// together report exactly what candidates() reports, each pair in one part; after update()
+    /// several threads may call this at once for different parts. A method that has it runs the
+    /// frame in CD_BROAD_PARTS parts for any thread count, so its pairs come out in the same
+    /// order whatever [method] threads is.
+    void (*candidates_part)(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                            cd_broad_stats *st);
+    /// 1 when update() on nt threads left part k's data in the caches of thread ⌊k·nt/parts⌋:
+    /// the frame then deals the parts to the threads in those runs (cd_part_queue), instead of
+    /// handing them out in any order (reading rows another core just wrote costs a transfer per
+    /// cache line); a thread that is done takes the tails of the others.
+    int parts_by_thread;
+    /// 1 when every candidate's scene boxes overlap (the method tested them on the scene's float
+    /// boxes, or exact copies): the narrow step then skips its own box gate, which would only
+    /// repeat that test. tests/test_differential.c checks the claim on every candidate.
+    int boxes_tested;
+    /// Optional: the scene's slots were permuted once since the last update (cd_scene_reorder;
+    /// s->slot_of_prev maps each old slot to its new one). Renumber what the method keeps by slot,
+    /// so the next update finds each cube where it was. NULL: the method keeps no slot numbers
+    /// between frames, or its update copes with any motion anyway (a permutation looks like every
+    /// cube jumping); tests/test_differential.c runs every method on reordering scenes.
+    void (*remap)(void *self, const cd_scene *s);
+    /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
+    void (*shape_stats)(void *self, cd_broad_stats *st);
+    /// Free self.
+    void (*destroy)(void *self);
+} cd_broad_method;
+
+/// Parts of a parallel frame: fixed, so the pair order never depends on the thread count; many
+/// more than threads, so dynamic scheduling evens out crowded regions.
+#define CD_BROAD_PARTS 64u
+
+/// One part's output in a parallel frame (kept between frames: no per-frame malloc).
+typedef struct cd_broad_part {
+    cd_pair_list pairs;
+    cd_broad_stats st;
+    uint64_t narrow_ns;
+} cd_broad_part;
+
+/// Builds of the frame's batched SAT: the same answers, bit for bit, on different instruction sets.
+typedef enum cd_sat_build {
+    CD_SAT_FRAME,         ///< whichever the frame uses in this process (the first below that runs)
+    CD_SAT_AVX512_FLOAT,  ///< sixteen pairs per test in AVX-512 float registers (cd_cpu_avx512()), a
+                          ///< certified filter: lanes within its error band get the double test
+    CD_SAT_AVX512,        ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
+    CD_SAT_AVX2,          ///< four pairs per SAT in AVX2 registers
+    CD_SAT_BASELINE,      ///< four pairs per SAT as two SSE2 halves (any x86-64)
+} cd_sat_build;
+
+/// A broad phase instance: method plus state.
+typedef struct cd_broad {
+    const cd_broad_method *method;
+    void *self;
+    cd_broad_params params;
+    cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
+    cd_sat_build sat;      ///< the narrow step's SAT build, chosen at create
+    uint64_t layout;       ///< the scene's layout the method last saw (cd_scene.layout)
+} cd_broad;
+
+/// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
+/// proportion to the time the workers spent in each).
+typedef struct cd_frame_times {
+    double broad_ms;   ///< update + candidate generation
+    double narrow_ms;  ///< exact tests on the candidates
+} cd_frame_times;
+
+/// Defaults: depth 4, looseness 2, rebuild, cell_size 0 (auto), threads 1.
+cd_broad_params cd_broad_params_default(void);
+/// cdlab's own methods, in a fixed order (naive first; methods.c); the registry module joins
+/// them with the peers'. *count receives their number.
+const cd_broad_method *const *cd_broad_builtin_methods(size_t *count);
+/// Create a broad phase of method m for the scene (which may still change before the first frame).
+cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s);
+/// Free b (NULL allowed).
+void cd_broad_destroy(cd_broad *b);
+
+/// The exact predicate of the cube scene: AABBs overlap and the OBB separating-axis test finds no
+/// separating axis. The AABB gate never changes the geometric answer (AABBs enclose the boxes,
+/// rounded outward) and makes every AABB-complete method exact by construction.
+static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j)
+{
+    if (!cd_aabbf_overlap(&s->box[i], &s->box[j])) return 0;
+    cd_obb a = cd_scene_obb(s, i), b = cd_scene_obb(s, j);
+    return cd_obb_obb_overlap(&a, &b);
+}
+
+/// 1 when this process can run SAT build `build` (CD_SAT_FRAME and CD_SAT_BASELINE always).
+int cd_cube_sat_runs(cd_sat_build build);
+/// The separating-axis half of cd_cube_pair_overlap (no box gate) on eight pairs, as the frame's
+/// narrow step runs it in build `build` (which must run here): bit k set when the cubes of pairs[k]
+/// overlap. Each lane has the scalar test's bits (for tests and callers batching their own pairs).
+unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build);
+/// The lanes of pairs[0..8) that CD_SAT_AVX512_FLOAT's float filter leaves to the double test
+/// (bit k for pairs[k]); 0 where that build does not run. For tests of the filter's band.
+unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8]);
+
+/// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
+/// pairs of cubes (a < b, as cd_scene.ident numbers them, whatever slots hold them) are appended to
+/// out (cleared first); counters go to st (zeroed first); times to t when not NULL.
+void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t);
+
+/// Append pair to list.
+void cd_pair_list_push(cd_pair_list *l, cd_pair p);
+/// Sort by (a, b) so two lists compare with memcmp.
+void cd_pair_list_sort(cd_pair_list *l);
+/// Free the list's memory.
+void cd_pair_list_free(cd_pair_list *l);
+
+#endif

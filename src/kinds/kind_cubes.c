@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: MIT
+// The cubes kind: the standard moving-cube scene under one broad phase. A frame is motion step +
+// broad-phase update + candidates + exact narrow tests; frame_ms is the sum of the three phases.
+#include "cd_registry.h"
+#include "kind_cubes.h"
+#include "cd_core.h"
+#include "cd_harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *check_method(const char *w)
+{
+    if (cd_registry_find(w)) return NULL;
+    static char known[400];  // built once per message; single-threaded config loading
+    size_t n, len = 0;
+    const cd_broad_method *const *m = cd_registry_methods(&n);
+    len += (size_t)snprintf(known, sizeof known, "a registered method (");
+    for (size_t i = 0; i < n && len < sizeof known; ++i)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", m[i]->name);
+    if (len < sizeof known) snprintf(known + len, sizeof known - len, ")");
+    return known;
+}
+
+static const char *const update_words[] = {"rebuild", "incremental", NULL};
+
+// [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
+// cube sweep runs together (one line per method in the figures).
+const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
+    {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, check_method, 1,
+     "broad phase by registry name (`cdlab methods`)"},
+    {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
+    {"method", "looseness", CD_KEY_REAL, "2.0", 1, 1000, NULL, NULL, 1, "loose octree factor k >= 1"},
+    {"method", "update", CD_KEY_WORD, "rebuild", 0, 0, update_words, NULL, 1,
+     "per-frame update: rebuild or incremental"},
+    {"method", "cell_size", CD_KEY_REAL, "0", 0, 1e12, NULL, NULL, 1, "grid cell side; 0 = derived from the objects"},
+    {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads for methods that use them"},
+    {"scene", "cubes", CD_KEY_INT, "1000", 0, 100000000, NULL, NULL, 1, "number of cubes N"},
+    {"scene", "size", CD_KEY_REAL, "1.0", 1e-9, 1e9, NULL, NULL, 1, "cube edge (smallest edge when size_ratio > 1)"},
+    {"scene", "size_ratio", CD_KEY_REAL, "1.0", 1, 1e6, NULL, NULL, 1, "edges uniform in [size, size*size_ratio]"},
+    {"scene", "density", CD_KEY_REAL, "0.05", 1e-12, 1, NULL, NULL, 1,
+     "volume fraction: world side L = cbrt(N*size^3/density)"},
+    {"scene", "speed", CD_KEY_REAL, "0.05", 0, 1e9, NULL, NULL, 1, "velocity components uniform in [-speed, speed]"},
+    {"scene", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
+     "angular velocity components uniform in [-spin, spin] rad/frame"},
+    {"scene", "reorder", CD_KEY_INT, "64", 0, 1000000000, NULL, NULL, 1,
+     "frames between spatial reorders of the scene's storage (Morton order of the centres, from the "
+     "first step on; pairs still name cubes); 0 = keep creation order"},
+};
+_Static_assert(CD_SCENE_REORDER_DEFAULT == 64, "[scene] reorder's default above is the scene's");
+
+
+static const char *const clock_words[] = {"wall", "cpu", NULL};
+
+// Keys of the cubes kind alone (max_fps has its own [search] clock and searches N itself).
+static const cd_key_spec measure_keys[] = {
+    {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
+     "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
+     "machine; broad/narrow split NA; points with threads > 1 always use the wall clock)"},
+    {"measure", "budget_ms", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 0,
+     "once a series (same keys but cubes) has a median frame_ms above this, its larger cube counts are "
+     "skipped (summary row NA, a warning); 0 = never"},
+};
+
+static int cubes_validate(const cd_config *c, char *err, size_t err_len)
+{
+    // Workers inherit the runner's binding, so a required single-PU pin would stack every
+    // thread on one core and measure nothing but contention.
+    const cd_config_key *threads = cd_config_key_get(c, "method", "threads");
+    const cd_config_key *pin = cd_config_key_get(c, "run", "pin");
+    for (size_t i = 0; i < threads->count; ++i)
+        if (threads->values[i].num > 1 && strcmp(pin->values[0].text, "required") == 0) {
+            cd_config_error(c, threads, err, err_len,
+                            "[method] threads = %s contradicts [run] pin = required (line %d), which binds every "
+                            "worker to one PU: expected threads = 1 or pin = optional/off",
+                            threads->values[i].text, pin->line);
+            return -1;
+        }
+    return 0;
+}
+
+const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT] = {
+    {"repeat", 0, "repeat number, 0-based"},
+    {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
+    {"method", 0, "broad phase"},
+    {"cubes", 0, "number of cubes"},
+    {"depth", 0, "[method] depth"},
+    {"looseness", 0, "[method] looseness"},
+    {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms"},
+    {"fps", 1, "1000 / frame_ms (collision only)"},
+    {"motion_ms", 1, "motion step (move, reflect, rotate, refresh bounds)"},
+    {"broad_ms", 1, "broad-phase update and candidate generation"},
+    {"narrow_ms", 1, "exact OBB tests on the candidates"},
+    {"bv_tests", 0, "bounding-volume tests of the broad phase"},
+    {"narrow_tests", 0, "exact narrow tests (\"checks\")"},
+    {"pairs", 0, "overlapping pairs found"},
+    {"candidates", 0, "candidate pairs handed to the narrow step"},
+    {"update", 0, "[method] update"},
+    {"nodes", 0, "nodes or cells allocated by the broad phase"},
+    {"bytes", 0, "bytes held by the broad phase"},
+    {"max_per_node", 0, "most objects stored in one node"},
+    {"depth_reached", 0, "deepest level holding an object"},
+    {"seed", 0, "[experiment] seed"},
+};
+
+static const cd_column summary_columns[] = {
+    {"method", 0, "broad phase"},
+    {"cubes", 0, "number of cubes"},
+    {"depth", 0, "[method] depth"},
+    {"looseness", 0, "[method] looseness"},
+    {"frames", 0, "measured frames per repeat"},
+    {"repeats", 0, "repeats"},
+    {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
+    {"frame_ms_p05", 1, "5th percentile of frame_ms"},
+    {"frame_ms_p95", 1, "95th percentile of frame_ms"},
+    {"frame_ms_mad", 1, "median absolute deviation of frame_ms"},
+    {"frame_ms_cv", 1, "coefficient of variation (stddev/mean) of frame_ms"},
+    {"fps_median", 1, "median of per-frame FPS"},
+    {"broad_ms_median", 1, "median broad_ms"},
+    {"narrow_ms_median", 1, "median narrow_ms"},
+    {"bv_tests_mean", 0, "mean bv_tests per frame"},
+    {"narrow_tests_mean", 0, "mean narrow_tests per frame"},
+    {"pairs_mean", 0, "mean pairs per frame"},
+    {"fps_p05", 1, "5th percentile of per-frame FPS"},
+    {"fps_p95", 1, "95th percentile of per-frame FPS"},
+    {"frame_ms_mean", 1, "mean frame_ms"},
+    {"motion_ms_median", 1, "median motion_ms"},
+    {"broad_ms_p05", 1, "5th percentile of broad_ms"},
+    {"broad_ms_p95", 1, "95th percentile of broad_ms"},
+    {"narrow_ms_p05", 1, "5th percentile of narrow_ms"},
+    {"narrow_ms_p95", 1, "95th percentile of narrow_ms"},
+    {"candidates_mean", 0, "mean candidate pairs per frame"},
+    {"nodes_mean", 0, "mean nodes allocated"},
+    {"bytes_mean", 0, "mean bytes held by the broad phase"},
+    {"max_per_node", 0, "largest max_per_node over all frames"},
+    {"depth_reached", 0, "largest depth_reached over all frames"},
+    {"update", 0, "[method] update"},
+    {"cell_size", 0, "[method] cell_size"},
+    {"threads", 0, "[method] threads"},
+    {"size", 0, "[scene] size"},
+    {"size_ratio", 0, "[scene] size_ratio"},
+    {"density", 0, "[scene] density"},
+    {"speed", 0, "[scene] speed"},
+    {"spin", 0, "[scene] spin"},
+    {"seed", 0, "[experiment] seed"},
+    {"warmup", 0, "[experiment] warmup"},
+    {"reorder", 0, "[scene] reorder"},
+};
+
+cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
+{
+    return (cd_cubes_setup){
+        .method = cd_point_text(p, "method", "method"),
+        .depth = (int)cd_point_num(p, "method", "depth"),
+        .looseness = cd_point_num(p, "method", "looseness"),
+        .update = cd_point_text(p, "method", "update"),
+        .cell_size = cd_point_num(p, "method", "cell_size"),
+        .threads = (int)cd_point_num(p, "method", "threads"),
+        .cubes = (uint32_t)cd_point_num(p, "scene", "cubes"),
+        .size = cd_point_num(p, "scene", "size"),
+        .size_ratio = cd_point_num(p, "scene", "size_ratio"),
+        .density = cd_point_num(p, "scene", "density"),
+        .speed = cd_point_num(p, "scene", "speed"),
+        .spin = cd_point_num(p, "scene", "spin"),
+        .reorder = (uint32_t)cd_point_num(p, "scene", "reorder"),
+        .seed = (uint64_t)cd_point_num(p, "experiment", "seed"),
+        .warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"),
+        .frames = (uint32_t)cd_point_num(p, "experiment", "frames"),
+        .repeats = (uint32_t)cd_point_num(p, "experiment", "repeats"),
+    };
+}
+
+// A point's samples over its repeats, kept between repeats so that they can run back to back
+// (cd_cubes_measure) or one per round ([experiment] order = rounds).
+typedef struct cubes_samples {
+    double *frame_ms, *fps, *motion, *broad, *narrow;  // frames × repeats, filled in repeat order
+    size_t count;                                       // frames measured so far
+    uint32_t repeats_done;
+    cd_cubes_result sums;  // the means' sums and the maxima, until cubes_samples_finish
+} cubes_samples;
+
+static void cubes_samples_init(cubes_samples *m, const cd_cubes_setup *s)
+{
+    size_t n = (size_t)s->frames * s->repeats;
+    *m = (cubes_samples){0};
+    m->frame_ms = cd_alloc(n * sizeof *m->frame_ms);
+    m->fps = cd_alloc(n * sizeof *m->fps);
+    m->motion = cd_alloc(n * sizeof *m->motion);
+    m->broad = cd_alloc(n * sizeof *m->broad);
+    m->narrow = cd_alloc(n * sizeof *m->narrow);
+}
+
+// Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
+// frames appended to m (frames.csv rows as they come).
+static void cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
+{
+    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
+    uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
+    cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
+                          .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder};
+    cd_broad_params bp = cd_broad_params_default();
+    bp.depth = s->depth;
+    bp.looseness = s->looseness;
+    bp.update = strcmp(s->update, "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
+    bp.cell_size = s->cell_size;
+    bp.threads = s->threads;
+    // Every repeat binds its workers: in rounds, the point before may have used other threads.
+    if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));
+    cd_pair_list pairs = {0};
+    cd_scene *scene = cd_scene_create(&sp);
+    cd_broad *b = cd_registry_create(s->method, &bp, scene);
+    CD_ASSERT(b);  // the config check accepted only registered methods
+    cd_broad_stats st;
+    cd_frame_times t;
+    cd_cubes_result *res = &m->sums;
+    for (uint32_t w = 0; w < s->warmup; ++w) {
+        cd_scene_step_threads(scene, s->threads);
+        cd_broad_frame(b, scene, &pairs, &st, &t);
+    }
+    for (uint32_t f = 0; f < s->frames; ++f) {
+        size_t k = m->count++;
+        cd_run_counters_begin(r);
+        uint64_t t0 = clock_ns();
+        cd_scene_step_threads(scene, s->threads);
+        uint64_t t1 = clock_ns();
+        cd_broad_frame(b, scene, &pairs, &st, &t);
+        uint64_t t2 = clock_ns();
+        cd_run_counters_end(r);
+        m->motion[k] = (double)(t1 - t0) * 1e-6;
+        // The frame driver splits broad/narrow on the wall clock only.
+        m->broad[k] = s->cpu_clock ? NAN : t.broad_ms;
+        m->narrow[k] = s->cpu_clock ? NAN : t.narrow_ms;
+        m->frame_ms[k] = s->cpu_clock ? (double)(t2 - t0) * 1e-6 : m->motion[k] + m->broad[k] + m->narrow[k];
+        m->fps[k] = m->frame_ms[k] > 0 ? 1000.0 / m->frame_ms[k] : NAN;
+        res->bv_tests_mean += (double)st.bv_tests;
+        res->candidates_mean += (double)st.candidates;
+        res->narrow_tests_mean += (double)st.narrow_tests;
+        res->pairs_mean += (double)st.pairs;
+        res->nodes_mean += (double)st.nodes;
+        res->bytes_mean += (double)st.bytes;
+        if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
+        if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
+        cd_cell row[] = {
+            cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->method), cd_cell_int(s->cubes),
+            cd_cell_int(s->depth), cd_cell_real(s->looseness), cd_cell_real(m->frame_ms[k]), cd_cell_real(m->fps[k]),
+            cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]), cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
+            cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
+            cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update),
+            cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
+            cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
+        };
+        _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
+                       "one cell per frame column");
+        cd_run_frame_row(r, row);
+    }
+    cd_broad_destroy(b);
+    cd_scene_destroy(scene);
+    cd_pair_list_free(&pairs);
+    m->repeats_done++;
+}
+
+// The statistics of every frame measured so far; frees the samples.
+static void cubes_samples_finish(cubes_samples *m, const cd_cubes_setup *s, cd_cubes_result *res)
+{
+    size_t n = m->count;
+    *res = m->sums;
+    double dn = n ? (double)n : 1.0;
+    res->bv_tests_mean /= dn;
+    res->candidates_mean /= dn;
+    res->narrow_tests_mean /= dn;
+    res->pairs_mean /= dn;
+    res->nodes_mean /= dn;
+    res->bytes_mean /= dn;
+    res->frame_ms = cd_stats_compute(m->frame_ms, n);
+    res->fps = cd_stats_compute(m->fps, n);
+    res->motion_ms = cd_stats_compute(m->motion, n);
+    if (s->cpu_clock) {
+        res->broad_ms.median = res->narrow_ms.median = NAN;
+    } else {
+        res->broad_ms = cd_stats_compute(m->broad, n);
+        res->narrow_ms = cd_stats_compute(m->narrow, n);
+    }
+    cd_free(m->frame_ms);
+    cd_free(m->fps);
+    cd_free(m->motion);
+    cd_free(m->broad);
+    cd_free(m->narrow);
+}
+
+void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
+{
+    cubes_samples m;
+    cubes_samples_init(&m, s);
+    for (uint32_t rep = 0; rep < s->repeats; ++rep) cubes_measure_repeat(r, s, rep, &m);
+    cubes_samples_finish(&m, s, res);
+}
+
+// A point's series: every key but cubes (the runner keeps the notes of series over budget).
+static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu", s->method, s->depth,
+             s->looseness, s->update, s->cell_size, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
+             s->reorder, (unsigned long long)s->seed);
+}
+
+// Why a point is skipped: its series went over budget at a smaller cube count.
+typedef struct over_budget {
+    int skip;
+    double cubes, frame_ms;
+} over_budget;
+
+static cd_cubes_setup cubes_point_setup(const cd_point *p)
+{
+    cd_cubes_setup s = cd_cubes_setup_from_point(p);
+    s.cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0;
+    return s;
+}
+
+// Whether point p is skipped (a smaller cube count of its series took longer than budget_ms).
+static over_budget cubes_skip_reason(const cd_run *r, const cd_point *p, const cd_cubes_setup *s)
+{
+    over_budget o = {0};
+    if (cd_point_num(p, "measure", "budget_ms") > 0) {
+        char key[256];
+        series_key(s, key, sizeof key);
+        o.skip = cd_run_series_noted(r, key, s->cubes, &o.cubes, &o.frame_ms);
+    }
+    return o;
+}
+
+static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, over_budget over)
+{
+    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index,
+                s->method, over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
+    cd_cell row[sizeof summary_columns / sizeof summary_columns[0]];
+    for (size_t k = 0; k < sizeof row / sizeof row[0]; ++k) row[k] = cd_cell_na();
+    row[0] = cd_cell_text(s->method);
+    row[1] = cd_cell_int(s->cubes);
+    cd_run_summary_row(r, row);
+}
+
+// 1 when the median frame (over the frames measured so far) is over budget_ms; its series then
+// skips its larger cube counts.
+static int cubes_check_budget(cd_run *r, const cd_point *p, const cd_cubes_setup *s, double frame_ms_median)
+{
+    double budget = cd_point_num(p, "measure", "budget_ms");
+    if (!(budget > 0 && frame_ms_median > budget)) return 0;
+    char key[256];
+    series_key(s, key, sizeof key);
+    cd_run_note_series(r, key, s->cubes, frame_ms_median);
+    return 1;
+}
+
+// The summary row of a measured point (repeats: how many repeats it measured).
+static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, uint32_t repeats,
+                              const cd_cubes_result *m)
+{
+    if (m->frame_ms.cv > cd_run_cv_warn(r)) {
+        char label[300];
+        cd_point_label(p, label, sizeof label);
+        cd_run_warn(r, "point %zu (%s): frame_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
+                    p->index, label[0] ? label : s->method, m->frame_ms.cv, cd_run_cv_warn(r));
+    }
+    cd_cell row[] = {
+        cd_cell_text(s->method), cd_cell_int(s->cubes), cd_cell_int(s->depth), cd_cell_real(s->looseness),
+        cd_cell_int(s->frames), cd_cell_int(repeats), cd_cell_real(m->frame_ms.median), cd_cell_real(m->frame_ms.p05),
+        cd_cell_real(m->frame_ms.p95), cd_cell_real(m->frame_ms.mad), cd_cell_real(m->frame_ms.cv),
+        cd_cell_real(m->fps.median), cd_cell_real(m->broad_ms.median), cd_cell_real(m->narrow_ms.median),
+        cd_cell_real(m->bv_tests_mean), cd_cell_real(m->narrow_tests_mean), cd_cell_real(m->pairs_mean),
+        cd_cell_real(m->fps.p05), cd_cell_real(m->fps.p95), cd_cell_real(m->frame_ms.mean),
+        cd_cell_real(m->motion_ms.median), cd_cell_real(m->broad_ms.p05), cd_cell_real(m->broad_ms.p95),
+        cd_cell_real(m->narrow_ms.p05), cd_cell_real(m->narrow_ms.p95), cd_cell_real(m->candidates_mean),
+        cd_cell_real(m->nodes_mean), cd_cell_real(m->bytes_mean), cd_cell_int((int64_t)m->max_per_node),
+        cd_cell_int((int64_t)m->depth_reached), cd_cell_text(s->update), cd_cell_real(s->cell_size),
+        cd_cell_int(s->threads), cd_cell_real(s->size), cd_cell_real(s->size_ratio), cd_cell_real(s->density),
+        cd_cell_real(s->speed), cd_cell_real(s->spin), cd_cell_int((int64_t)s->seed), cd_cell_int(s->warmup),
+        cd_cell_int(s->reorder),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
+                   "one cell per summary column");
+    cd_run_summary_row(r, row);
+}
+
+static int cubes_run_point(cd_run *r, const cd_point *p)
+{
+    cd_cubes_setup s = cubes_point_setup(p);
+    over_budget over = cubes_skip_reason(r, p, &s);
+    if (over.skip) {
+        cubes_skipped_row(r, p, &s, over);
+        return 0;
+    }
+    cd_cubes_result m;
+    cd_cubes_measure(r, &s, &m);
+    cubes_check_budget(r, p, &s, m.frame_ms.median);
+    cubes_summary_row(r, p, &s, s.repeats, &m);
+    return 0;
+}
+
+// A point between rounds ([experiment] order = rounds).
+typedef struct cubes_point {
+    cd_cubes_setup setup;
+    over_budget over;  // cubes_skip_reason at round 0: skips every round
+    int slow;          // over budget_ms in round 0: no later rounds
+    cubes_samples samples;
+} cubes_point;
+
+static int cubes_run_round(cd_run *r, const cd_point *p, uint32_t round, void **state)
+{
+    cubes_point *cp = *state;
+    if (!cp) {
+        cp = *state = cd_alloc_zero(1, sizeof *cp);
+        cp->setup = cubes_point_setup(p);
+        cp->over = cubes_skip_reason(r, p, &cp->setup);
+        if (!cp->over.skip) cubes_samples_init(&cp->samples, &cp->setup);
+    }
+    if (cp->over.skip || cp->slow) return 0;
+    cubes_measure_repeat(r, &cp->setup, round, &cp->samples);
+    // Round 0 runs the points in plan order, as order = points does, so the budget decides on the
+    // first repeat: a larger cube count of the series comes later in the same round. A point over
+    // budget measures no more rounds: it is the slow end of its series, and one repeat of it
+    // already spans many minutes of the machine's drift.
+    if (round == 0)
+        cp->slow =
+            cubes_check_budget(r, p, &cp->setup, cd_stats_compute(cp->samples.frame_ms, cp->samples.count).median);
+    return 0;
+}
+
+static int cubes_finish_point(cd_run *r, const cd_point *p, void *state, uint32_t rounds)
+{
+    cubes_point *cp = state;
+    if (rounds == 0) {
+        if (!cp->over.skip) cubes_samples_finish(&cp->samples, &cp->setup, &(cd_cubes_result){0});
+    } else if (cp->over.skip) {
+        cubes_skipped_row(r, p, &cp->setup, cp->over);
+    } else {
+        cd_cubes_result m;
+        uint32_t repeats = cp->samples.repeats_done;
+        cubes_samples_finish(&cp->samples, &cp->setup, &m);
+        cubes_summary_row(r, p, &cp->setup, repeats, &m);
+    }
+    cd_free(cp);
+    return 0;
+}
+
+// The sample arrays of a point between rounds, in the order of cubes_samples.
+enum { SAMPLE_ARRAYS = 5 };
+
+static void get_sample_arrays(const cubes_samples *m, double *a[SAMPLE_ARRAYS])
+{
+    a[0] = m->frame_ms, a[1] = m->fps, a[2] = m->motion, a[3] = m->broad, a[4] = m->narrow;
+}
+
+static void set_sample_arrays(cubes_samples *m, double *const a[SAMPLE_ARRAYS])
+{
+    m->frame_ms = a[0], m->fps = a[1], m->motion = a[2], m->broad = a[3], m->narrow = a[4];
+}
+
+// A cubes_point as one block: the struct, then its five sample arrays (frames × repeats each),
+// for rounds run in child processes. The setup's strings point into the configuration, which the
+// child and the runner share from before the fork.
+static void *cubes_pack_state(const void *state, size_t *bytes)
+{
+    const cubes_point *cp = state;
+    size_t n = cp->over.skip ? 0 : (size_t)cp->setup.frames * cp->setup.repeats;
+    *bytes = sizeof *cp + SAMPLE_ARRAYS * n * sizeof(double);
+    char *block = cd_alloc(*bytes);
+    memcpy(block, cp, sizeof *cp);
+    double *a[SAMPLE_ARRAYS];
+    get_sample_arrays(&cp->samples, a);
+    for (int k = 0; n && k < SAMPLE_ARRAYS; ++k) memcpy(block + sizeof *cp + k * n * sizeof(double), a[k], n * sizeof(double));
+    return block;
+}
+
+static void *cubes_unpack_state(void *old, const void *block, size_t bytes)
+{
+    cubes_point *cp = old ? old : cd_alloc_zero(1, sizeof *cp);
+    double *a[SAMPLE_ARRAYS] = {NULL};
+    if (old && !cp->over.skip) get_sample_arrays(&cp->samples, a);  // the runner's arrays, reused
+    memcpy(cp, block, sizeof *cp);  // the child's array pointers are replaced below
+    size_t n = cp->over.skip ? 0 : (size_t)cp->setup.frames * cp->setup.repeats;
+    CD_ASSERT(bytes == sizeof *cp + SAMPLE_ARRAYS * n * sizeof(double));
+    for (int k = 0; n && k < SAMPLE_ARRAYS; ++k) {
+        if (!a[k]) a[k] = cd_alloc(n * sizeof(double));
+        memcpy(a[k], (const char *)block + sizeof *cp + k * n * sizeof(double), n * sizeof(double));
+    }
+    set_sample_arrays(&cp->samples, a);
+    return cp;
+}
+
+const cd_kind cd_kind_cubes = {
+    .name = "cubes",
+    .description = "moving oriented cubes under one broad phase: frame times, counters, pairs",
+    .keys = measure_keys,
+    .key_count = sizeof measure_keys / sizeof measure_keys[0],
+    .more_keys = cd_cubes_keys,
+    .more_key_count = CD_CUBES_KEY_COUNT,
+    .figures = "fps_vs_cubes, frame_ms_series",
+    .validate = cubes_validate,
+    .frame_columns = cd_cubes_frame_columns,
+    .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
+    .summary_columns = summary_columns,
+    .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
+    .run_point = cubes_run_point,
+    .run_round = cubes_run_round,
+    .finish_point = cubes_finish_point,
+    .pack_state = cubes_pack_state,
+    .unpack_state = cubes_unpack_state,
+};

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The cubes kind's measurement, shared with the kinds that search over it (max_fps). Private to
+// the kinds module.
+#ifndef KIND_CUBES_H
+#define KIND_CUBES_H
+
+#include "cd_harness.h"
+
+
+/// One cubes measurement setup (scene + method + protocol).
+typedef struct cd_cubes_setup {
+    const char *method;
+    int depth;
+    double looseness;
+    const char *update;  ///< "rebuild" or "incremental"
+    double cell_size;
+    int threads;
+    uint32_t cubes;
+    double size, size_ratio, density, speed, spin;
+    uint32_t reorder;  ///< frames between the scene's spatial reorders (cd_scene.reorder)
+    uint64_t seed;
+    uint32_t warmup, frames, repeats;
+    int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)
+} cd_cubes_setup;
+
+/// What one cubes measurement found (over frames × repeats measured frames).
+typedef struct cd_cubes_result {
+    cd_stats frame_ms, fps, motion_ms, broad_ms, narrow_ms;
+    double bv_tests_mean, candidates_mean, narrow_tests_mean, pairs_mean;
+    double nodes_mean, bytes_mean;
+    uint64_t max_per_node, depth_reached;
+} cd_cubes_result;
+
+/// The setup of a cubes-kind point.
+cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
+/// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res.
+void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
+/// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
+#define CD_CUBES_KEY_COUNT 13
+/// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
+extern const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT];
+/// Number of cd_cubes_frame_columns.
+#define CD_CUBES_FRAME_COLUMN_COUNT 21
+/// frames.csv columns of the cubes kind (after `point`); cd_cubes_measure writes rows of these.
+extern const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT];
+
+#endif

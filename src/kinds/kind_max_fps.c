@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// The max_fps kind (the report's 60 FPS test): for each point of [method] (and the other scene keys),
+// the largest cube count N whose median frame_ms ([search] statistic; p05 on a machine shared with
+// other jobs, where preemption inflates most frames) stays within 1000 / [search] target_fps, found by
+// doubling from [search] start and then bisecting. Every probe is a full cubes measurement (its
+// frames go to frames.csv); summary.csv gets one row per probe, sorted by cubes, each carrying the
+// point's answer in max_cubes, so the FPS-vs-N curve and the answer come from one file.
+// [search] clock = cpu times frames with the thread's CPU clock instead (shared machines).
+#include "cd_registry.h"
+#include "kind_cubes.h"
+#include "cd_core.h"
+#include "cd_harness.h"
+
+#include <math.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const statistic_words[] = {"median", "p05", NULL};
+static const char *const clock_words[] = {"wall", "cpu", NULL};
+
+static const cd_key_spec search_keys[] = {
+    {"search", "target_fps", CD_KEY_REAL, "60", 1e-3, 1e6, NULL, NULL, 1,
+     "a probe passes when its frame_ms statistic <= 1000 / target_fps"},
+    {"search", "statistic", CD_KEY_WORD, "median", 0, 0, statistic_words, NULL, 1,
+     "frame_ms statistic judged: median, or p05 (the uncontended frames on a shared machine)"},
+    {"search", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 1,
+     "wall: the cubes kind's wall-clock frames; cpu: the runner thread's CPU time per frame (blind to preemption)"},
+    {"search", "start", CD_KEY_INT, "64", 1, 100000000, NULL, NULL, 0,
+     "first cube count probed (then doubled); start = limit measures only that count"},
+    {"search", "limit", CD_KEY_INT, "4000000", 1, 100000000, NULL, NULL, 0, "largest cube count probed"},
+    {"search", "resolution", CD_KEY_REAL, "0.02", 0, 1, NULL, NULL, 0,
+     "bisection stops when the bracket is within resolution * N (and 1 cube)"},
+};
+
+static int max_fps_validate(const cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *cubes = cd_config_key_get(c, "scene", "cubes");
+    if (cubes->line) {
+        cd_config_error(c, cubes, err, err_len,
+                        "kind max_fps searches the cube count itself: expected no [scene] cubes (set [search] start "
+                        "and limit instead)");
+        return -1;
+    }
+    const cd_config_key *start = cd_config_key_get(c, "search", "start");
+    const cd_config_key *limit = cd_config_key_get(c, "search", "limit");
+    if (start->values[0].num > limit->values[0].num) {
+        cd_config_error(c, start, err, err_len, "[search] start = %s exceeds limit = %s: expected start <= limit",
+                        start->values[0].text, limit->values[0].text);
+        return -1;
+    }
+    return 0;
+}
+
+static const cd_column summary_columns[] = {
+    {"method", 0, "broad phase"},
+    {"depth", 0, "[method] depth"},
+    {"looseness", 0, "[method] looseness"},
+    {"update", 0, "[method] update"},
+    {"cubes", 0, "cube count of this probe"},
+    {"probe", 0, "order of this probe in the search, 0-based"},
+    {"statistic", 0, "[search] statistic: the frame_ms statistic judged"},
+    {"clock", 0, "[search] clock: wall, or cpu (frame_ms is thread CPU time; broad/narrow split NA)"},
+    {"passes", 0, "1 when the judged frame_ms statistic <= 1000 / target_fps"},
+    {"max_cubes", 1, "the search's answer: largest passing cube count (same on every row of the point)"},
+    {"target_fps", 0, "[search] target_fps"},
+    {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
+    {"frame_ms_p05", 1, "5th percentile of frame_ms"},
+    {"frame_ms_p95", 1, "95th percentile of frame_ms"},
+    {"frame_ms_cv", 1, "coefficient of variation of frame_ms"},
+    {"fps_median", 1, "median of per-frame FPS"},
+    {"fps_p05", 1, "5th percentile of per-frame FPS"},
+    {"fps_p95", 1, "95th percentile of per-frame FPS"},
+    {"motion_ms_median", 1, "median motion_ms"},
+    {"broad_ms_median", 1, "median broad_ms"},
+    {"narrow_ms_median", 1, "median narrow_ms"},
+    {"bv_tests_mean", 0, "mean bv_tests per frame"},
+    {"narrow_tests_mean", 0, "mean narrow_tests per frame"},
+    {"pairs_mean", 0, "mean pairs per frame"},
+    {"bytes_mean", 0, "mean bytes held by the broad phase"},
+    {"frames", 0, "measured frames per repeat"},
+    {"repeats", 0, "repeats"},
+    {"seed", 0, "[experiment] seed"},
+};
+
+typedef struct probe {
+    uint32_t cubes, order;
+    cd_cubes_result res;
+} probe;
+
+static int by_cubes(const void *x, const void *y)
+{
+    const probe *a = x, *b = y;
+    return (a->cubes > b->cubes) - (a->cubes < b->cubes);
+}
+
+typedef struct search {
+    cd_run *r;
+    cd_cubes_setup *s;
+    double limit_ms;
+    int p05;  ///< judge the 5th percentile instead of the median
+    int cpu;  ///< thread CPU time instead of wall clock
+    probe *pr;
+    size_t count, cap;
+} search;
+
+static double judged(const search *q, const cd_cubes_result *m)
+{
+    return q->p05 ? m->frame_ms.p05 : m->frame_ms.median;
+}
+
+// Measure n cubes, remember the probe, say whether it meets the target.
+static int try_n(search *q, uint32_t n)
+{
+    for (size_t i = 0; i < q->count; ++i)
+        if (q->pr[i].cubes == n) return judged(q, &q->pr[i].res) <= q->limit_ms;
+    if (q->count == q->cap) cd_grow((void **)&q->pr, sizeof *q->pr, &q->cap, q->count + 1);
+    probe *p = &q->pr[q->count++];
+    p->cubes = n;
+    p->order = (uint32_t)(q->count - 1);
+    q->s->cubes = n;
+    q->s->cpu_clock = q->cpu;
+    cd_cubes_measure(q->r, q->s, &p->res);
+    return judged(q, &p->res) <= q->limit_ms;
+}
+
+static int max_fps_run_point(cd_run *r, const cd_point *p)
+{
+    cd_cubes_setup s = cd_cubes_setup_from_point(p);
+    double target = cd_point_num(p, "search", "target_fps"), limit_ms = 1000.0 / target;
+    uint32_t start = (uint32_t)cd_point_num(p, "search", "start");
+    uint32_t limit = (uint32_t)cd_point_num(p, "search", "limit");
+    double resolution = cd_point_num(p, "search", "resolution");
+    const char *statistic = cd_point_text(p, "search", "statistic");
+    const char *clock = cd_point_text(p, "search", "clock");
+    search q = {r, &s, limit_ms, strcmp(statistic, "p05") == 0, strcmp(clock, "cpu") == 0, NULL, 0, 0};
+
+    // Bracket: lo passes (0 = none yet), hi fails (0 = none yet). start = limit measures that one
+    // cube count and searches nothing (a fixed-N measurement under this kind's clock).
+    uint32_t lo = 0, hi = 0, n = start;
+    if (start == limit) {
+        if (try_n(&q, n)) lo = n;
+        hi = lo ? 0 : n;
+    } else if (try_n(&q, n)) {
+        lo = n;
+        while (!hi && lo < limit) {
+            n = lo > limit / 2 ? limit : 2 * lo;
+            if (try_n(&q, n))
+                lo = n;
+            else
+                hi = n;
+        }
+    } else {
+        hi = n;
+        while (!lo && hi > 1) {
+            n = hi / 2;
+            if (try_n(&q, n))
+                lo = n;
+            else
+                hi = n;
+        }
+    }
+    while (start != limit && lo && hi && hi - lo > 1 && (double)(hi - lo) > resolution * lo) {
+        n = lo + (hi - lo) / 2;
+        if (try_n(&q, n))
+            lo = n;
+        else
+            hi = n;
+    }
+    if (!hi && start != limit)
+        cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,
+                    s.method, limit, target);
+    if (!lo && start != limit)
+        cd_run_warn(r, "point %zu (%s): not even 1 cube meets %.4g FPS", p->index, s.method, target);
+
+    qsort(q.pr, q.count, sizeof *q.pr, by_cubes);
+    for (size_t i = 0; i < q.count; ++i) {
+        const cd_cubes_result *m = &q.pr[i].res;
+        cd_cell row[] = {
+            cd_cell_text(s.method),
+            cd_cell_int(s.depth),
+            cd_cell_real(s.looseness),
+            cd_cell_text(s.update),
+            cd_cell_int(q.pr[i].cubes),
+            cd_cell_int(q.pr[i].order),
+            cd_cell_text(statistic),
+            cd_cell_text(clock),
+            cd_cell_int(judged(&q, m) <= limit_ms),
+            cd_cell_int(lo),
+            cd_cell_real(target),
+            cd_cell_real(m->frame_ms.median),
+            cd_cell_real(m->frame_ms.p05),
+            cd_cell_real(m->frame_ms.p95),
+            cd_cell_real(m->frame_ms.cv),
+            cd_cell_real(m->fps.median),
+            cd_cell_real(m->fps.p05),
+            cd_cell_real(m->fps.p95),
+            cd_cell_real(m->motion_ms.median),
+            q.cpu ? cd_cell_na() : cd_cell_real(m->broad_ms.median),
+            q.cpu ? cd_cell_na() : cd_cell_real(m->narrow_ms.median),
+            cd_cell_real(m->bv_tests_mean),
+            cd_cell_real(m->narrow_tests_mean),
+            cd_cell_real(m->pairs_mean),
+            cd_cell_real(m->bytes_mean),
+            cd_cell_int(s.frames),
+            cd_cell_int(s.repeats),
+            cd_cell_int((int64_t)s.seed),
+        };
+        _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
+                       "one cell per summary column");
+        cd_run_summary_row(r, row);
+    }
+    cd_free(q.pr);
+    return 0;
+}
+
+const cd_kind cd_kind_max_fps = {
+    .name = "max_fps",
+    .description = "largest cube count at a target FPS per method: doubling then bisection on N",
+    .keys = search_keys,
+    .key_count = sizeof search_keys / sizeof search_keys[0],
+    .more_keys = cd_cubes_keys,
+    .more_key_count = CD_CUBES_KEY_COUNT,
+    .figures = "max_fps",
+    .validate = max_fps_validate,
+    .frame_columns = cd_cubes_frame_columns,
+    .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
+    .summary_columns = summary_columns,
+    .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
+    .run_point = max_fps_run_point,
+};

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// The tri_tri kind: triangle–triangle tests on seeded pair sets. Each point builds
+// [tri_tri] pairs pairs of one workload, runs the counting build over them once (deterministic
+// operation counts: mean, maxima and counts per deciding branch) and then times warmup + frames ×
+// repeats passes of the chosen algorithm over the same pairs (one frames.csv row per pass).
+// Workloads: random (triangles of size a in a box of side H = 1, a = a_over_h), near (a vertex of b
+// within 1e-15..1e-3 of a's face, half of them crossing), coplanar (both on one exactly
+// representable tilted lattice plane).
+#include "cd_harness.h"
+#include "cd_narrow.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const workload_words[] = {"random", "near", "coplanar", NULL};
+static const char *const algorithm_words[] = {"exact", "float", "gd", NULL};
+
+static const cd_key_spec tri_tri_keys[] = {
+    {"tri_tri", "workload", CD_KEY_WORD, "random", 0, 0, workload_words, NULL, 1,
+     "pair set: random (size a in a box of side 1), near (near-touching), coplanar (exactly coplanar)"},
+    {"tri_tri", "algorithm", CD_KEY_WORD, "exact", 0, 0, algorithm_words, NULL, 1,
+     "exact (plane-first, filtered-exact), float (plane-first in plain floating point), gd (Guigue–Devillers)"},
+    {"tri_tri", "a_over_h", CD_KEY_REAL, "0.01", 1e-12, 10, NULL, NULL, 1,
+     "random workload: triangle size a over box side H (ignored by near and coplanar)"},
+    {"tri_tri", "pairs", CD_KEY_INT, "8192", 1, 1e8, NULL, NULL, 1,
+     "pairs per set; one frame is one timed pass over all of them (8192 pairs = 1.2 MB, cache-resident)"},
+};
+
+enum { BRANCHES = CD_TT_WHY_COUNT };
+
+static const cd_column frame_columns[] = {
+    {"repeat", 0, "repeat, 0-based"},
+    {"frame", 0, "timed pass within the repeat, 0-based"},
+    {"workload", 0, "[tri_tri] workload"},
+    {"algorithm", 0, "[tri_tri] algorithm"},
+    {"a_over_h", 0, "[tri_tri] a_over_h (NA unless workload = random)"},
+    {"pass_ms", 1, "time of one pass over all pairs"},
+    {"ns_per_test", 1, "pass_ms / pairs in nanoseconds"},
+    {"mtests_per_s", 1, "million tests per second in this pass"},
+    {"hits", 0, "pairs reported intersecting in this pass"},
+    {"float_pass_ms", 1, "a pass of the plain-float twin over the same pairs, run right after this one"},
+    {"ratio_to_float", 1, "pass_ms / float_pass_ms: this algorithm's time relative to plain float"},
+};
+
+// Per-branch columns: <branch>_n, <branch>_ops_mean, <branch>_ops_max, in cd_tri_tri_why order.
+#define BRANCH_COLUMNS(b, help)                                                                  \
+    {#b "_n", 0, "pairs decided by " help},                                                      \
+    {#b "_ops_mean", 0, "mean arithmetic operations of pairs decided by " help " (NA if none)"}, \
+    {#b "_ops_max", 0, "largest arithmetic operation count of pairs decided by " help " (NA if none)"}
+
+static const cd_column summary_columns[] = {
+    {"workload", 0, "[tri_tri] workload"},
+    {"algorithm", 0, "[tri_tri] algorithm"},
+    {"a_over_h", 0, "[tri_tri] a_over_h (NA unless workload = random)"},
+    {"pairs", 0, "[tri_tri] pairs"},
+    {"hits", 0, "intersecting pairs"},
+    {"ops_mean", 0, "mean arithmetic operations (add/sub + mul + div) per test, counting build"},
+    {"ops_max", 0, "largest arithmetic operation count of one test"},
+    {"addsub_mean", 0, "mean additions and subtractions per test"},
+    {"mul_mean", 0, "mean multiplications per test"},
+    {"div_mean", 0, "mean divisions per test"},
+    {"cmp_mean", 0, "mean floating-point comparisons (incl. max/min) per test"},
+    {"abs_mean", 0, "mean absolute values per test"},
+    {"exact_mean", 0, "mean calls of an exact expansion predicate per test (filter failures)"},
+    {"mtests_per_s_median", 1, "million tests per second, median over frames x repeats"},
+    {"mtests_per_s_p05", 1, "5th percentile"},
+    {"mtests_per_s_p95", 1, "95th percentile"},
+    {"mtests_per_s_best", 1, "fastest pass: the least disturbed by other load on a shared machine"},
+    {"ns_per_test_median", 1, "nanoseconds per test, median"},
+    {"pass_ms_cv", 1, "coefficient of variation of pass_ms"},
+    {"ratio_to_float_median", 1, "median over frames of pass_ms / float_pass_ms (interleaved passes, thread CPU "
+                                 "time): the time relative to plain float, robust to load that comes and goes"},
+    BRANCH_COLUMNS(plane_a, "the plane of a"),
+    BRANCH_COLUMNS(plane_b, "the plane of b"),
+    BRANCH_COLUMNS(slices_disjoint, "disjoint slices"),
+    BRANCH_COLUMNS(slices_overlap, "overlapping slices"),
+    BRANCH_COLUMNS(coplanar_apart, "a separating edge (coplanar)"),
+    BRANCH_COLUMNS(coplanar_overlap, "no separating edge (coplanar)"),
+    BRANCH_COLUMNS(degenerate_disjoint, "the zero-area routines (disjoint)"),
+    BRANCH_COLUMNS(degenerate_overlap, "the zero-area routines (overlap)"),
+    {"seed", 0, "[experiment] seed"},
+};
+
+// ---------------------------------------------------------------------------------------------
+// Workloads
+
+static cd_vec3 rand_box(cd_rng *r, double side)
+{
+    return cd_v3(cd_rng_range(r, 0, side), cd_rng_range(r, 0, side), cd_rng_range(r, 0, side));
+}
+
+// A triangle of size a: vertices at c + a·u, u uniform in [-1/2, 1/2]³.
+static cd_triangle rand_triangle(cd_rng *r, cd_vec3 c, double a)
+{
+    cd_triangle t;
+    for (int i = 0; i < 3; ++i) t.v[i] = cd_v3_add(c, cd_v3_scale(cd_v3_sub(rand_box(r, 1.0), cd_v3(0.5, 0.5, 0.5)), a));
+    return t;
+}
+
+static void gen_random(cd_rng *r, double a, cd_triangle *ta, cd_triangle *tb)
+{
+    *ta = rand_triangle(r, rand_box(r, 1.0), a);
+    *tb = rand_triangle(r, rand_box(r, 1.0), a);
+}
+
+// b's first vertex at distance 10^-U(3,15) from a point inside a (on either side); b's other two
+// vertices on the far side (disjoint by that distance) or, for half the pairs, across a's plane.
+static void gen_near(cd_rng *r, cd_triangle *ta, cd_triangle *tb)
+{
+    *ta = rand_triangle(r, rand_box(r, 1.0), 1.0);
+    cd_vec3 n = cd_v3_cross(cd_v3_sub(ta->v[1], ta->v[0]), cd_v3_sub(ta->v[2], ta->v[0]));
+    double len = cd_v3_len(n);
+    n = len > 0 ? cd_v3_scale(n, 1.0 / len) : cd_v3(0, 0, 1);
+    double u = cd_rng_uniform(r), v = cd_rng_uniform(r);
+    if (u + v > 1) u = 1 - u, v = 1 - v;
+    cd_vec3 x = cd_v3_add(ta->v[0], cd_v3_add(cd_v3_scale(cd_v3_sub(ta->v[1], ta->v[0]), u),
+                                              cd_v3_scale(cd_v3_sub(ta->v[2], ta->v[0]), v)));
+    double side = cd_rng_below(r, 2) ? 1.0 : -1.0;
+    double gap = side * pow(10.0, -cd_rng_range(r, 3, 15));
+    double far = cd_rng_below(r, 2) ? side : -side;
+    tb->v[0] = cd_v3_add(x, cd_v3_scale(n, gap));
+    for (int i = 1; i < 3; ++i) {
+        cd_vec3 t = cd_v3_sub(rand_box(r, 1.0), cd_v3(0.5, 0.5, 0.5));
+        tb->v[i] = cd_v3_add(tb->v[0], cd_v3_add(cd_v3_scale(n, far * cd_rng_range(r, 0.2, 1.0)), t));
+    }
+}
+
+// Both triangles on the plane o + i·u + j·v with small integer u, v: every vertex is an exact
+// double, so the pair is exactly coplanar.
+static void gen_coplanar(cd_rng *r, cd_triangle *ta, cd_triangle *tb)
+{
+    cd_vec3 o = cd_v3((double)cd_rng_below(r, 201) - 100, (double)cd_rng_below(r, 201) - 100,
+                      (double)cd_rng_below(r, 201) - 100);
+    cd_vec3 u, v;
+    do {
+        u = cd_v3((double)cd_rng_below(r, 7) - 3, (double)cd_rng_below(r, 7) - 3, (double)cd_rng_below(r, 7) - 3);
+        v = cd_v3((double)cd_rng_below(r, 7) - 3, (double)cd_rng_below(r, 7) - 3, (double)cd_rng_below(r, 7) - 3);
+    } while (cd_v3_len2(cd_v3_cross(u, v)) == 0);
+    cd_triangle *t[2] = {ta, tb};
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < 3; ++i) {
+            double a = (double)cd_rng_below(r, 11), b = (double)cd_rng_below(r, 11);
+            t[k]->v[i] = cd_v3_add(o, cd_v3_add(cd_v3_scale(u, a), cd_v3_scale(v, b)));
+        }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+typedef int (*tri_tri_fn)(const cd_triangle *, const cd_triangle *);
+typedef int (*tri_tri_explain_fn)(const cd_triangle *, const cd_triangle *, cd_tri_tri_why *);
+
+static int tri_tri_run_point(cd_run *r, const cd_point *p)
+{
+    const char *workload = cd_point_text(p, "tri_tri", "workload");
+    const char *algorithm = cd_point_text(p, "tri_tri", "algorithm");
+    double a_over_h = cd_point_num(p, "tri_tri", "a_over_h");
+    size_t n = (size_t)cd_point_num(p, "tri_tri", "pairs");
+    uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
+    uint32_t warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
+    uint32_t frames = (uint32_t)cd_point_num(p, "experiment", "frames");
+    uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
+    int is_random = strcmp(workload, "random") == 0;
+
+    cd_triangle *ta = cd_alloc(n * sizeof *ta), *tb = cd_alloc(n * sizeof *tb);
+    cd_rng rng = cd_rng_make(seed, CD_STREAM_TRIANGLES);
+    for (size_t i = 0; i < n; ++i) {
+        if (is_random)
+            gen_random(&rng, a_over_h, &ta[i], &tb[i]);
+        else if (strcmp(workload, "near") == 0)
+            gen_near(&rng, &ta[i], &tb[i]);
+        else
+            gen_coplanar(&rng, &ta[i], &tb[i]);
+    }
+    tri_tri_fn fn = cd_tri_tri_overlap;
+    tri_tri_explain_fn counted = cd_count_tri_tri_overlap_explain;
+    if (strcmp(algorithm, "float") == 0) fn = cd_tri_tri_overlap_float, counted = cd_count_tri_tri_overlap_float_explain;
+    if (strcmp(algorithm, "gd") == 0) fn = cd_tri_tri_overlap_gd, counted = cd_count_tri_tri_overlap_gd_explain;
+
+    // Counting pass: deterministic, outside the timing.
+    uint64_t sum[6] = {0}, ops_max = 0, branch_n[BRANCHES] = {0}, branch_sum[BRANCHES] = {0}, branch_max[BRANCHES] = {0};
+    int64_t hits = 0;
+    for (size_t i = 0; i < n; ++i) {
+        cd_op_tally = (cd_op_counts){0};
+        cd_tri_tri_why why;
+        hits += counted(&ta[i], &tb[i], &why);
+        const cd_op_counts *c = &cd_op_tally;
+        uint64_t ops = c->addsub + c->mul + c->div;
+        sum[0] += c->addsub, sum[1] += c->mul, sum[2] += c->div, sum[3] += c->cmp, sum[4] += c->abs, sum[5] += c->exact;
+        if (ops > ops_max) ops_max = ops;
+        branch_n[why]++, branch_sum[why] += ops;
+        if (ops > branch_max[why]) branch_max[why] = ops;
+    }
+
+    // Timed passes.
+    size_t total = (size_t)frames * repeats;
+    double *mt = cd_alloc(total * sizeof *mt), *pass = cd_alloc(total * sizeof *pass);
+    volatile int sink = 0;
+    for (uint32_t w = 0; w < warmup; ++w)
+        for (size_t i = 0; i < n; ++i) sink += fn(&ta[i], &tb[i]);
+    double *ratio = cd_alloc(total * sizeof *ratio);
+    size_t k = 0;
+    for (uint32_t rep = 0; rep < repeats; ++rep)
+        for (uint32_t f = 0; f < frames; ++f, ++k) {
+            int h = 0, hf = 0;
+            // Thread CPU time, and a float pass right after each pass: a ratio of neighbouring
+            // passes cancels most of the load of a shared machine.
+            cd_run_counters_begin(r);
+            uint64_t t0 = cd_thread_cpu_ns();
+            for (size_t i = 0; i < n; ++i) h += fn(&ta[i], &tb[i]);
+            uint64_t dt = cd_thread_cpu_ns() - t0;
+            cd_run_counters_end(r);
+            uint64_t t1 = cd_thread_cpu_ns();
+            for (size_t i = 0; i < n; ++i) hf += cd_tri_tri_overlap_float(&ta[i], &tb[i]);
+            uint64_t df = cd_thread_cpu_ns() - t1;
+            sink += h + hf;
+            ratio[k] = df > 0 ? (double)dt / (double)df : NAN;
+            if (h != hits) {
+                cd_run_fail(r, "tri_tri: pass %zu found %d hits, the counting build %lld: builds disagree", k, h,
+                            (long long)hits);
+                cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
+                return -1;
+            }
+            pass[k] = (double)dt * 1e-6;
+            double ns = (double)dt / (double)n;
+            mt[k] = ns > 0 ? 1e3 / ns : NAN;
+            cd_cell row[] = {
+                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(workload), cd_cell_text(algorithm),
+                is_random ? cd_cell_real(a_over_h) : cd_cell_na(), cd_cell_real(pass[k]), cd_cell_real(ns),
+                cd_cell_real(mt[k]), cd_cell_int(h), cd_cell_real((double)df * 1e-6), cd_cell_real(ratio[k]),
+            };
+            _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
+                           "one cell per frame column");
+            cd_run_frame_row(r, row);
+        }
+    (void)sink;
+    cd_stats ms = cd_stats_compute(mt, total), ps = cd_stats_compute(pass, total);
+    if (ps.cv > cd_run_cv_warn(r))
+        cd_run_warn(r, "point %zu (%s/%s): pass_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
+                    p->index, workload, algorithm, ps.cv, cd_run_cv_warn(r));
+    double dn = (double)n;
+    cd_cell row[20 + 3 * BRANCHES + 1];
+    size_t c = 0;
+    row[c++] = cd_cell_text(workload);
+    row[c++] = cd_cell_text(algorithm);
+    row[c++] = is_random ? cd_cell_real(a_over_h) : cd_cell_na();
+    row[c++] = cd_cell_int((int64_t)n);
+    row[c++] = cd_cell_int(hits);
+    row[c++] = cd_cell_real((double)(sum[0] + sum[1] + sum[2]) / dn);
+    row[c++] = cd_cell_int((int64_t)ops_max);
+    for (int j = 0; j < 6; ++j) row[c++] = cd_cell_real((double)sum[j] / dn);
+    row[c++] = cd_cell_real(ms.median);
+    row[c++] = cd_cell_real(ms.p05);
+    row[c++] = cd_cell_real(ms.p95);
+    row[c++] = cd_cell_real(ms.max);
+    row[c++] = cd_cell_real(ms.median > 0 ? 1e3 / ms.median : NAN);
+    row[c++] = cd_cell_real(ps.cv);
+    row[c++] = cd_cell_real(cd_stats_compute(ratio, total).median);
+    for (int b = 0; b < BRANCHES; ++b) {
+        row[c++] = cd_cell_int((int64_t)branch_n[b]);
+        row[c++] = branch_n[b] ? cd_cell_real((double)branch_sum[b] / (double)branch_n[b]) : cd_cell_na();
+        row[c++] = branch_n[b] ? cd_cell_int((int64_t)branch_max[b]) : cd_cell_na();
+    }
+    row[c++] = cd_cell_int((int64_t)seed);
+    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
+                   "one cell per summary column");
+    CD_ASSERT(c == sizeof row / sizeof row[0]);
+    cd_run_summary_row(r, row);
+    cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
+    return 0;
+}
+
+const cd_kind cd_kind_tri_tri = {
+    .name = "tri_tri",
+    .description = "triangle–triangle tests: operation counts per branch (counting build) and throughput",
+    .keys = tri_tri_keys,
+    .key_count = sizeof tri_tri_keys / sizeof tri_tri_keys[0],
+    .figures = "tri_tri_ops",
+    .validate = NULL,
+    .frame_columns = frame_columns,
+    .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
+    .summary_columns = summary_columns,
+    .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
+    .run_point = tri_tri_run_point,
+};

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// cdlab narrow phase: exact overlap tests between shapes. Pure functions, no allocation.
+// Touching counts as overlap in every test.
+#ifndef CD_NARROW_H
+#define CD_NARROW_H
+
+#include "cd_shape.h"
+
+#include <stdint.h>
+
+/// Relative tolerance added to |R| in the OBB–OBB separating-axis test (Gottschalk / Ericson) so
+/// that near-parallel edge pairs, whose cross-product axes are near zero, never report a false
+/// separation from rounding noise. It makes the test accept boxes whose gap is below about
+/// sqrt(CD_SAT_EPSILON)·(sum of half-extents); see tests/test_narrow.c for the measured band.
+#define CD_SAT_EPSILON 1e-12
+
+/// OBB–OBB overlap by the separating-axis test on all 15 axes (3 + 3 face normals, 9 edge
+/// cross products). Touching counts as overlap.
+int cd_obb_obb_overlap(const cd_obb *a, const cd_obb *b);
+/// Like cd_obb_obb_overlap; also returns in *axis the index (0..14) of the first separating
+/// axis found, or -1 when the boxes overlap: 0..2 faces of a, 3..5 faces of b, 6 + 3·i + j for
+/// a_i × b_j.
+int cd_obb_obb_overlap_axis(const cd_obb *a, const cd_obb *b, int *axis);
+/// Two OBB–OBB tests at once (pair k = (a[k], b[k]) in SIMD lane k where the CPU has SSE2): bit
+/// k of the result is set when pair k overlaps. Each lane evaluates cd_obb_obb_overlap's
+/// expressions in the same order, so each answer is that test's, bit for bit.
+unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1);
+/// Sphere–sphere overlap (|c_a − c_b| ≤ r_a + r_b, compared squared).
+int cd_sphere_sphere_overlap(const cd_sphere *a, const cd_sphere *b);
+/// Sphere–OBB overlap: distance from the sphere centre to the closest box point ≤ r.
+int cd_sphere_obb_overlap(const cd_sphere *s, const cd_obb *b);
+/// AABB–AABB overlap of closed boxes.
+static inline int cd_aabb_aabb_overlap(const cd_aabb *a, const cd_aabb *b)
+{
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
+           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+}
+
+/// Exact triangle–triangle overlap: plane-first test with filtered-exact orientation predicates
+/// (src/narrow/tri_tri.c). Contact at a point or along an edge counts; coplanar and degenerate
+/// triangles are handled. Exact whenever no product underflows or overflows (coordinate differences
+/// 0 or within about 2^-300 .. 2^300), hence invariant under vertex order, swap and 2^k scaling.
+int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b);
+
+/// Which test decided a triangle–triangle answer (`cdlab query --explain`, op counts per branch).
+typedef enum cd_tri_tri_why {
+    CD_TT_PLANE_A,              ///< all of b strictly on one side of a's plane: disjoint
+    CD_TT_PLANE_B,              ///< all of a strictly on one side of b's plane: disjoint
+    CD_TT_SLICES_DISJOINT,      ///< planes cross; the two slices on their common line are apart
+    CD_TT_SLICES_OVERLAP,       ///< planes cross; the two slices on their common line meet
+    CD_TT_COPLANAR_SEPARATED,   ///< same plane; an edge line separates the triangles
+    CD_TT_COPLANAR_OVERLAP,     ///< same plane; no edge line separates them
+    CD_TT_DEGENERATE_DISJOINT,  ///< a zero-area triangle (segment or point) misses the other
+    CD_TT_DEGENERATE_OVERLAP,   ///< a zero-area triangle (segment or point) meets the other
+    CD_TT_WHY_COUNT
+} cd_tri_tri_why;
+
+/// Short name of a cd_tri_tri_why value ("plane_a", "slices_overlap", ...).
+const char *cd_tri_tri_why_name(cd_tri_tri_why why);
+/// cd_tri_tri_overlap that also reports in *why which test decided.
+int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+/// The same plane-first algorithm in plain floating point (no filter, divided slice coordinates);
+/// the baseline of the throughput experiment, not exact. Zero normals go to the exact routines.
+int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b);
+/// cd_tri_tri_overlap_float that also reports in *why which test decided.
+int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+/// Guigue–Devillers triangle–triangle test on exact orientation signs (src/narrow/tri_tri_gd.c);
+/// same contract as cd_tri_tri_overlap.
+int cd_tri_tri_overlap_gd(const cd_triangle *a, const cd_triangle *b);
+/// cd_tri_tri_overlap_gd that also reports in *why which test decided.
+int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+
+// ---------------------------------------------------------------------------------------------
+// The counting build: the same triangle–triangle sources compiled once more with every
+// floating-point operation tallied (tri_tri_counted.c), so operation counts come from the code
+// that is timed.
+
+/// Tallies of scalar floating-point operations. fabs and max/min are sign/compare operations and are
+/// kept apart from arithmetic so that the arithmetic count can be compared with the seed's model.
+typedef struct cd_op_counts {
+    uint64_t addsub;  ///< additions and subtractions
+    uint64_t mul;     ///< multiplications
+    uint64_t div;     ///< divisions
+    uint64_t cmp;     ///< floating-point comparisons (including max/min)
+    uint64_t abs;     ///< absolute values
+    uint64_t exact;   ///< calls of an exact (expansion) predicate after the filter failed
+} cd_op_counts;
+
+/// The tally of the counting build. Owned by the benchmark: reset it, call a cd_count_* test, read
+/// it. The only global mutable state of the narrow module (single-threaded use).
+extern cd_op_counts cd_op_tally;
+
+/// Counted copy of the filtered-exact plane-first test: reset cd_op_tally, call, read it.
+int cd_count_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b);
+/// Counted plain-float plane-first test.
+int cd_count_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b);
+/// Counted Guigue–Devillers test.
+int cd_count_tri_tri_overlap_gd(const cd_triangle *a, const cd_triangle *b);
+/// Counted explain variant of the filtered-exact plane-first test.
+int cd_count_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+/// Counted explain variant of the plain-float plane-first test.
+int cd_count_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+/// Counted explain variant of the Guigue–Devillers test.
+int cd_count_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+
+#endif

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// cdlab cube scenes (DESIGN.md "Standard scenes"): N moving oriented cubes in a world cube with
+// reflecting walls, seeded; one frame exportable to and importable from CSV.
+//
+// The state is float: a pose record per cube (centre, rotation, half-extents) and arrays of the
+// motion; the motion step turns a chunk of records into arrays for loops the compiler vectorises.
+// A cube takes 92 bytes with its box. The box a cube *is* (what the narrow test sees,
+// cd_scene_obb) is the double box with centre c, axes R(q/|q|) (q normalised in double) and
+// half-extents h, all read exactly from the floats; its world AABB is a float box that encloses
+// it (computed in float with a margin that covers every rounding, about 2^-17 of the half-extents
+// and 2^-20 of |c|, or in double and rounded outward when a rotation's norm is extreme), so a
+// cull on it never drops a pair the exact test would accept.
+#ifndef CD_SCENE_H
+#define CD_SCENE_H
+
+#include "cd_shape.h"
+
+/// Parameters of the standard cube scene; cd_scene_params_default() gives DESIGN.md's values.
+typedef struct cd_scene_params {
+    uint32_t cubes;     ///< number of cubes N
+    double size;        ///< cube edge (smallest edge when size_ratio > 1)
+    double size_ratio;  ///< edges uniform in [size, size·size_ratio]; 1 = all equal
+    double density;     ///< volume fraction: world side L = cbrt(N·mean edge³ / density)
+    double speed;       ///< velocity components uniform in [−speed, speed] per frame
+    double spin;        ///< angular-velocity components uniform in [−spin, spin] rad per frame
+    uint64_t seed;      ///< seed of every random draw of the scene
+    uint32_t reorder;   ///< frames between spatial reorders of the storage (0 = never; see cd_scene)
+} cd_scene_params;
+
+/// A cube scene. pose holds each cube's state; vx..tz hold count floats each; box holds count
+/// records and one more. Write poses and motion through cd_scene_set_pose / cd_scene_set_motion,
+/// then call cd_scene_refresh.
+///
+/// Slots and cubes: every array is indexed by slot, and slot i holds cube ident[i]. With reorder
+/// > 0 the step sorts the slots along a Morton curve of the centres every reorder frames (from its
+/// first call on), so cubes near in space are near in memory: the broad and narrow steps then read
+/// a few pages instead of one line per cube, and the threads of a parallel frame each work on
+/// their own part of memory. Methods see slots; cd_broad_frame reports pairs of cubes (ident).
+typedef struct cd_scene {
+    uint32_t count;            ///< number of cubes
+    double world;              ///< world side L: walls at 0 and L on every axis
+    cd_posef *pose;            ///< centre, orientation (unit up to float rounding; see the file
+                               ///< comment) and half-extents per cube: motion, narrow-step input
+    float *vx, *vy, *vz;       ///< velocity per frame
+    float *tw, *tx, *ty, *tz;  ///< rotation over one frame: omega is constant, so its sin/cos are
+                               ///< computed once, not per frame
+    cd_aabbf *box;              ///< outward-rounded world AABB per cube (broad-phase input), then one
+                               ///< zero record, so a 32-byte load of any cube's box stays in bounds
+    uint64_t frame;            ///< frames stepped since creation
+    uint32_t *ident;           ///< cube held by each slot (the identity until the first reorder)
+    uint32_t *slot_of_prev;    ///< after a reorder: the new slot of each old slot (NULL before)
+    uint64_t layout;           ///< reorders so far: a method that keeps slots between frames
+                               ///< compares it and follows slot_of_prev (one reorder) or rebuilds
+    uint32_t reorder;          ///< frames between reorders (0 = never)
+} cd_scene;
+
+/// Frames between reorders that the harness and bench_frame use unless told otherwise.
+#define CD_SCENE_REORDER_DEFAULT 64
+
+/// DESIGN.md defaults: size 1, ratio 1, density 0.05, speed 0.05, spin 0.01, seed 42, 1000 cubes.
+cd_scene_params cd_scene_params_default(void);
+/// World side L for params p (at least the largest cube's diagonal).
+double cd_scene_world_side(const cd_scene_params *p);
+/// Build the seeded scene for p. Fresh scene; free with cd_scene_destroy.
+cd_scene *cd_scene_create(const cd_scene_params *p);
+/// An empty scene of n cubes (centres and half-extents zero, identity rotations, no motion) in a
+/// world of side world, for callers that fill it themselves; call cd_scene_refresh afterwards.
+cd_scene *cd_scene_create_empty(uint32_t n, double world);
+/// Set cube i's centre, rotation (non-zero; need not be unit) and half-extents, each rounded to
+/// the nearest float. Call cd_scene_refresh before using the boxes.
+void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half);
+/// Set cube i's velocity per frame and angular velocity (rotation vector, rad per frame).
+void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega);
+/// Recompute every cube's box from its pose. Call after cd_scene_set_pose.
+void cd_scene_refresh(cd_scene *s);
+/// One motion step: move, reflect at walls, rotate (quaternion renormalised), refresh boxes.
+void cd_scene_step(cd_scene *s);
+/// cd_scene_step on `threads` threads (OpenMP); the result is bit-identical for any count.
+void cd_scene_step_threads(cd_scene *s, int threads);
+/// The same step on cubes [first, end) only, for callers that split the scene between threads;
+/// stepping every range once is identical to cd_scene_step except that frame is not advanced and
+/// no reorder falls due (the caller calls cd_scene_reorder when it wants one).
+void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
+/// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it every
+/// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
+/// grows by one. Motion is per cube, so the cubes' trajectories do not change. The arrays are
+/// gathered into new blocks: a pointer into pose, box, vx..tz or ident does not survive a reorder
+/// (nor, with reorder > 0, a step); read them from s each frame.
+void cd_scene_reorder(cd_scene *s);
+/// After a reorder, a method's list of slot numbers names the same cubes under their new slots:
+/// each entry x becomes slot_of_prev[x & mask] | (x & ~mask) (mask UINT32_MAX for plain slots;
+/// a narrower mask keeps flag bits above the slot number).
+void cd_scene_renumber_slots(const cd_scene *s, uint32_t *slots, size_t count, uint32_t mask);
+/// After a reorder, a value kept per slot moves with its cube: by_new[slot_of_prev[i]] =
+/// by_old[i] for every slot i (the two arrays must not overlap).
+void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32_t *by_new);
+/// Free s (NULL allowed).
+void cd_scene_destroy(cd_scene *s);
+/// Bytes the scene holds per cube (all arrays).
+size_t cd_scene_bytes_per_cube(void);
+
+/// Cube held by slot i.
+static inline uint32_t cd_scene_ident(const cd_scene *s, uint32_t i) { return s->ident[i]; }
+/// Centre of cube i.
+static inline cd_vec3 cd_scene_center(const cd_scene *s, uint32_t i)
+{
+    return cd_v3(s->pose[i].c[0], s->pose[i].c[1], s->pose[i].c[2]);
+}
+/// Half-extents of cube i.
+static inline cd_vec3 cd_scene_half(const cd_scene *s, uint32_t i)
+{
+    return cd_v3(s->pose[i].h[0], s->pose[i].h[1], s->pose[i].h[2]);
+}
+/// Rotation of cube i as stored (not normalised).
+static inline cd_quat cd_scene_rot(const cd_scene *s, uint32_t i)
+{
+    const float *q = s->pose[i].q;
+    return (cd_quat){q[0], q[1], q[2], q[3]};
+}
+/// Velocity of cube i per frame.
+static inline cd_vec3 cd_scene_velocity(const cd_scene *s, uint32_t i) { return cd_v3(s->vx[i], s->vy[i], s->vz[i]); }
+
+/// Cube i as the narrow test sees it, built from its pose record.
+static inline cd_obb cd_scene_obb(const cd_scene *s, uint32_t i) { return cd_posef_obb(&s->pose[i]); }
+
+/// Cube i's outward-rounded AABB in double (exact copy of its float box).
+static inline cd_aabb cd_scene_aabb(const cd_scene *s, uint32_t i)
+{
+    const cd_aabbf *b = &s->box[i];
+    return (cd_aabb){cd_v3(b->lo[0], b->lo[1], b->lo[2]), cd_v3(b->hi[0], b->hi[1], b->hi[2])};
+}
+
+/// Write the current frame as CSV (id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz) with a header; the world
+/// side goes in a first comment line "# world=L". Returns 0, or -1 with a message in err.
+int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t err_len);
+/// Read a frame written by cd_scene_export_csv (velocities are zero; values are rounded to the
+/// nearest float, so a file cdlab wrote reads back bit for bit). Returns the scene, or NULL with
+/// "file:line: what was expected" in err.
+cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len);
+
+#endif
