@@ -5,6 +5,7 @@
 // cheapest first.
 #include "bvh_internal.h"
 #include "cd_narrow.h"
+#define CD_SAT_W 2
 #include "cd_sat_lanes.h"
 
 #include <stdlib.h>
@@ -88,31 +89,30 @@ static inline int obb_obb_node(const cd_bvh_node *na, const cd_obb *b)
     return 1;
 }
 
-#ifdef __SSE2__
-// Two OBB–OBB tests at once, pair k in SSE2 lane k (A nodes a0, a1; moved B boxes b0, b1), by the
+// Two OBB–OBB tests at once, pair k in lane k (A nodes a0, a1; moved B boxes b0, b1), by the
 // shared lane test (cd_sat_lanes.h): each lane evaluates obb_obb_node's expressions in its order,
 // so each answer has the same bits as that test (the cull stays conservative for the same
 // reason); returns bit k set when pair k overlaps.
 static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1, const cd_obb *b0, const cd_obb *b1)
 {
-#define CD_LA(f) _mm_set_pd(a1->f, a0->f)
-#define CD_LB(f) _mm_set_pd(b1->f, b0->f)
-    const __m128d ea[3] = {CD_LA(half.x), CD_LA(half.y), CD_LA(half.z)};
-    const __m128d eb[3] = {CD_LB(half.x), CD_LB(half.y), CD_LB(half.z)};
-    __m128d ax[3][3] = {{CD_LA(ax0.x), CD_LA(ax0.y), CD_LA(ax0.z)}, {CD_LA(ax1.x), CD_LA(ax1.y), CD_LA(ax1.z)}};
-    ax[2][0] = _mm_sub_pd(_mm_mul_pd(ax[0][1], ax[1][2]), _mm_mul_pd(ax[0][2], ax[1][1]));  // cd_v3_cross
-    ax[2][1] = _mm_sub_pd(_mm_mul_pd(ax[0][2], ax[1][0]), _mm_mul_pd(ax[0][0], ax[1][2]));
-    ax[2][2] = _mm_sub_pd(_mm_mul_pd(ax[0][0], ax[1][1]), _mm_mul_pd(ax[0][1], ax[1][0]));
-    __m128d bc[3][3];
+    cd_obb_lanes2 a, b;
+#define CD_LA(f) ((cd_lanes2){a0->f, a1->f})
+#define CD_LB(f) ((cd_lanes2){b0->f, b1->f})
+    a.e[0] = CD_LA(half.x), a.e[1] = CD_LA(half.y), a.e[2] = CD_LA(half.z);
+    b.e[0] = CD_LB(half.x), b.e[1] = CD_LB(half.y), b.e[2] = CD_LB(half.z);
+    a.c[0] = CD_LA(c.x), a.c[1] = CD_LA(c.y), a.c[2] = CD_LA(c.z);
+    b.c[0] = CD_LB(c.x), b.c[1] = CD_LB(c.y), b.c[2] = CD_LB(c.z);
+    a.ax[0][0] = CD_LA(ax0.x), a.ax[0][1] = CD_LA(ax0.y), a.ax[0][2] = CD_LA(ax0.z);
+    a.ax[1][0] = CD_LA(ax1.x), a.ax[1][1] = CD_LA(ax1.y), a.ax[1][2] = CD_LA(ax1.z);
+    a.ax[2][0] = a.ax[0][1] * a.ax[1][2] - a.ax[0][2] * a.ax[1][1];  // cd_v3_cross
+    a.ax[2][1] = a.ax[0][2] * a.ax[1][0] - a.ax[0][0] * a.ax[1][2];
+    a.ax[2][2] = a.ax[0][0] * a.ax[1][1] - a.ax[0][1] * a.ax[1][0];
     for (int j = 0; j < 3; ++j)
-        bc[j][0] = CD_LB(axes.col[j].x), bc[j][1] = CD_LB(axes.col[j].y), bc[j][2] = CD_LB(axes.col[j].z);
-    const __m128d d[3] = {_mm_sub_pd(CD_LB(c.x), CD_LA(c.x)), _mm_sub_pd(CD_LB(c.y), CD_LA(c.y)),
-                          _mm_sub_pd(CD_LB(c.z), CD_LA(c.z))};
+        b.ax[j][0] = CD_LB(axes.col[j].x), b.ax[j][1] = CD_LB(axes.col[j].y), b.ax[j][2] = CD_LB(axes.col[j].z);
 #undef CD_LA
 #undef CD_LB
-    return cd_sat_lanes(ea, eb, ax, bc, d);
+    return cd_sat2(&a, &b);
 }
-#endif
 
 // m (inside mb) covers the rounding of moving B's volumes and of the tests, so the cull never
 // rejects a pair that the exact triangle test on the moved vertices would accept. Cheapest test
@@ -333,12 +333,10 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
     const cd_bvh_moved *mb2 = moved_node(res, b, ib2, R, t, m);
     ++st->node_pairs;
     if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia2, tr->node_pairs[tr->nodes++][1] = ib2;
-#ifdef __SSE2__
     if (na->kind == CD_BV_OBB && na2->kind == CD_BV_OBB && nb->kind == CD_BV_OBB && nb2->kind == CD_BV_OBB) {
         st->bv_tests[CD_BVT_OBB_OBB] += 2;
         return obb_obb_two(na, na2, &mb->box, &mb2->box);
     }
-#endif
     unsigned p0 = (unsigned)overlap_moved(na, nb, mb, m, st);
     return p0 | (unsigned)overlap_moved(na2, nb2, mb2, m, st) << 1;
 }

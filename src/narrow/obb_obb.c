@@ -4,6 +4,7 @@
 // cross-product axes, which vanish for parallel edges, can never separate on rounding noise.
 #include "cd_narrow.h"
 
+#define CD_SAT_W 2
 #include "cd_sat_lanes.h"
 
 int cd_obb_obb_overlap_axis(const cd_obb *a, const cd_obb *b, int *axis)
@@ -54,25 +55,19 @@ int cd_obb_obb_overlap(const cd_obb *a, const cd_obb *b)
     return cd_obb_obb_overlap_axis(a, b, &axis);
 }
 
-#ifdef __SSE2__
+// The two pairs in the lanes of the shared lane test (each lane cd_obb_obb_overlap's expressions).
 unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1)
 {
-#define CD_L(p, f) _mm_set_pd(p##1->f, p##0->f)
-    const __m128d ea[3] = {CD_L(a, half.x), CD_L(a, half.y), CD_L(a, half.z)};
-    const __m128d eb[3] = {CD_L(b, half.x), CD_L(b, half.y), CD_L(b, half.z)};
-    __m128d ax[3][3], bx[3][3];
+    cd_obb_lanes2 a, b;
+#define CD_L(p, f) ((cd_lanes2){p##0->f, p##1->f})
     for (int i = 0; i < 3; ++i) {
-        ax[i][0] = CD_L(a, axes.col[i].x), ax[i][1] = CD_L(a, axes.col[i].y), ax[i][2] = CD_L(a, axes.col[i].z);
-        bx[i][0] = CD_L(b, axes.col[i].x), bx[i][1] = CD_L(b, axes.col[i].y), bx[i][2] = CD_L(b, axes.col[i].z);
+        a.ax[i][0] = CD_L(a, axes.col[i].x), a.ax[i][1] = CD_L(a, axes.col[i].y), a.ax[i][2] = CD_L(a, axes.col[i].z);
+        b.ax[i][0] = CD_L(b, axes.col[i].x), b.ax[i][1] = CD_L(b, axes.col[i].y), b.ax[i][2] = CD_L(b, axes.col[i].z);
     }
-    const __m128d d[3] = {_mm_sub_pd(CD_L(b, c.x), CD_L(a, c.x)), _mm_sub_pd(CD_L(b, c.y), CD_L(a, c.y)),
-                          _mm_sub_pd(CD_L(b, c.z), CD_L(a, c.z))};
+    a.c[0] = CD_L(a, c.x), a.c[1] = CD_L(a, c.y), a.c[2] = CD_L(a, c.z);
+    b.c[0] = CD_L(b, c.x), b.c[1] = CD_L(b, c.y), b.c[2] = CD_L(b, c.z);
+    a.e[0] = CD_L(a, half.x), a.e[1] = CD_L(a, half.y), a.e[2] = CD_L(a, half.z);
+    b.e[0] = CD_L(b, half.x), b.e[1] = CD_L(b, half.y), b.e[2] = CD_L(b, half.z);
 #undef CD_L
-    return cd_sat_lanes(ea, eb, ax, bx, d);
+    return cd_sat2(&a, &b);
 }
-#else
-unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1)
-{
-    return (unsigned)cd_obb_obb_overlap(a0, b0) | (unsigned)cd_obb_obb_overlap(a1, b1) << 1;
-}
-#endif

@@ -122,23 +122,13 @@ typedef struct cd_broad_part {
     uint64_t narrow_ns;
 } cd_broad_part;
 
-/// Builds of the frame's batched SAT: the same answers, bit for bit, on different instruction sets.
-typedef enum cd_sat_build {
-    CD_SAT_FRAME,         ///< whichever the frame uses in this process (the first below that runs)
-    CD_SAT_AVX512_FLOAT,  ///< sixteen pairs per test in AVX-512 float registers (cd_cpu_avx512()), a
-                          ///< certified filter: lanes within its error band get the double test
-    CD_SAT_AVX512,        ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
-    CD_SAT_AVX2,          ///< four pairs per SAT in AVX2 registers
-    CD_SAT_BASELINE,      ///< four pairs per SAT as two SSE2 halves (any x86-64)
-} cd_sat_build;
-
 /// A broad phase instance: method plus state.
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;
     cd_broad_params params;
     cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
-    cd_sat_build sat;      ///< the narrow step's SAT build, chosen at create
+    cd_sat_build sat;      ///< the narrow step's batched SAT build (cd_sat_build_default at create)
     uint64_t layout;       ///< the scene's layout the method last saw (cd_scene.layout)
 } cd_broad;
 
@@ -168,16 +158,6 @@ static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j
     cd_obb a = cd_scene_obb(s, i), b = cd_scene_obb(s, j);
     return cd_obb_obb_overlap(&a, &b);
 }
-
-/// 1 when this process can run SAT build `build` (CD_SAT_FRAME and CD_SAT_BASELINE always).
-int cd_cube_sat_runs(cd_sat_build build);
-/// The separating-axis half of cd_cube_pair_overlap (no box gate) on eight pairs, as the frame's
-/// narrow step runs it in build `build` (which must run here): bit k set when the cubes of pairs[k]
-/// overlap. Each lane has the scalar test's bits (for tests and callers batching their own pairs).
-unsigned cd_cube_pairs_sat(const cd_scene *s, const cd_pair pairs[8], cd_sat_build build);
-/// The lanes of pairs[0..8) that CD_SAT_AVX512_FLOAT's float filter leaves to the double test
-/// (bit k for pairs[k]); 0 where that build does not run. For tests of the filter's band.
-unsigned cd_cube_pairs_sat_unsure(const cd_scene *s, const cd_pair pairs[8]);
 
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
 /// pairs of cubes (a < b, as cd_scene.ident numbers them, whatever slots hold them) are appended to

@@ -21,10 +21,34 @@ int cd_obb_obb_overlap(const cd_obb *a, const cd_obb *b);
 /// axis found, or -1 when the boxes overlap: 0..2 faces of a, 3..5 faces of b, 6 + 3·i + j for
 /// a_i × b_j.
 int cd_obb_obb_overlap_axis(const cd_obb *a, const cd_obb *b, int *axis);
-/// Two OBB–OBB tests at once (pair k = (a[k], b[k]) in SIMD lane k where the CPU has SSE2): bit
-/// k of the result is set when pair k overlaps. Each lane evaluates cd_obb_obb_overlap's
-/// expressions in the same order, so each answer is that test's, bit for bit.
+/// Two OBB–OBB tests at once (pair k = (ak, bk) in vector lane k, cd_sat_lanes.h): bit k of the
+/// result is set when pair k overlaps. Each lane evaluates cd_obb_obb_overlap's expressions in
+/// the same order, so each answer is that test's, bit for bit.
 unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1);
+/// Builds of the batched test on pose records: the same answers, bit for bit, on different
+/// instruction sets.
+typedef enum cd_sat_build {
+    CD_SAT_DEFAULT,       ///< the fastest build this process runs (the first below that runs)
+    CD_SAT_AVX512_FLOAT,  ///< sixteen pairs per call in AVX-512 float registers (cd_cpu_avx512()): a
+                          ///< certified filter whose undecided lanes get the double test
+    CD_SAT_AVX512,        ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
+    CD_SAT_AVX2,          ///< four pairs per SAT in AVX2 registers
+    CD_SAT_BASELINE,      ///< four pairs per SAT as two SSE2 halves (any x86-64)
+} cd_sat_build;
+
+/// 1 when this process can run build b (CD_SAT_DEFAULT and CD_SAT_BASELINE always; the AVX-512
+/// builds not when CDLAB_NO_AVX512 is set).
+int cd_sat_build_runs(cd_sat_build b);
+/// The build CD_SAT_DEFAULT stands for in this process.
+cd_sat_build cd_sat_build_default(void);
+/// Pairs per call that build b tests at once (16, 8 or 4); other counts are padded.
+unsigned cd_sat_build_width(cd_sat_build b);
+/// OBB–OBB tests of the pose records pa[k] and pb[k], k < n ≤ 16, in build b (which must run
+/// here): bit k set when cd_obb_obb_overlap holds for cd_posef_obb(pa[k]) and cd_posef_obb(pb[k]),
+/// the scalar test's answer in every lane. *unsure (may be NULL) receives the lanes the float
+/// filter left to the double test (0 for the other builds), for tests of its band.
+unsigned cd_posef_pairs_overlap(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
+                                unsigned *unsure);
 /// Sphere–sphere overlap (|c_a − c_b| ≤ r_a + r_b, compared squared).
 int cd_sphere_sphere_overlap(const cd_sphere *a, const cd_sphere *b);
 /// Sphere–OBB overlap: distance from the sphere centre to the closest box point ≤ r.

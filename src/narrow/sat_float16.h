@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The frame's separating-axis test as a certified float filter on sixteen cube pairs at once
-// (AVX-512 registers of floats), private to broad.c. Each lane either decides what
-// cd_obb_obb_overlap (double) decides on cd_scene_obb, or is left "unsure" for the caller to run
+// The separating-axis test as a certified float filter on sixteen pairs of pose records at once
+// (AVX-512 registers of floats), private to sat_batch.c. Each lane either decides what
+// cd_obb_obb_overlap (double) decides on cd_posef_obb, or is left "unsure" for the caller to run
 // that double test itself; so the answers are the scalar test's, lane by lane.
 //
 // Why a float answer outside the band is the double one. u = 2^-24; every quantity below is
@@ -24,8 +24,8 @@
 // reference separates on that axis (so the pair is apart); every margin below −band means no
 // axis separates in the reference (the pair overlaps); anything else is unsure. Lanes with
 // |d|₁ + S above 2^100 (or NaN) are unsure too, so no product overflows.
-#ifndef CD_SAT_FLOAT16_H
-#define CD_SAT_FLOAT16_H
+#ifndef SAT_FLOAT16_H
+#define SAT_FLOAT16_H
 
 #define SATF_TARGET "avx2,avx512f,avx512vl"
 #define SATF_INLINE __attribute__((always_inline, target(SATF_TARGET))) static inline
@@ -100,7 +100,7 @@ SATF_INLINE void obb16f_of(const cd_posef *const p[16], obb16f *o, mask16f *bad)
 
 // Bit k of the result: lane k's cubes overlap, certainly; bit k of *unsure: the float cannot
 // tell, and the caller runs the double test on lane k (its result bit is then 0).
-__attribute__((target(SATF_TARGET))) static unsigned cube_sat16_float(const cd_posef *const pa[16],
+__attribute__((target(SATF_TARGET))) static unsigned posef_sat16_float(const cd_posef *const pa[16],
                                                                      const cd_posef *const pb[16], unsigned *unsure)
 {
     obb16f a, b;

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// The cube narrow step: batches of candidates, their pose records requested ahead, the boxes
+// gated where the method has not tested them, then the batched exact test (narrow's
+// cd_posef_pairs_overlap) on groups of pairs.
+#include "cube_narrow.h"
+
+// Candidates arrive in the broad phase's (spatial) order, so their ids are scattered over the
+// scene arrays and each exact test would wait on several cache misses in turn. The narrow step
+// therefore works in batches: the pose records of a batch are requested while the one before it
+// is tested (independent loads the CPU overlaps); a batch's float boxes are tested where the
+// method has not, then the batched SAT runs on groups of pairs straight from the pose records
+// (sixteen per float filter with AVX-512, else four). Same predicate as cd_cube_pair_overlap, on
+// the same bits. Batching roughly halved the time per candidate at 100 000 cubes.
+enum { SAT_MAX_LANES = 16 };  // pairs per call of the widest build
+enum { NARROW_BATCH = 64 };
+
+// Request the pose records of pair p (most candidates pass the box test: the fast methods emit
+// only overlapping boxes).
+static inline void prefetch_pair(const cd_scene *s, cd_pair p)
+{
+    CD_ASSERT(p.a != p.b && p.a < s->count && p.b < s->count);
+    __builtin_prefetch(&s->pose[p.a]);
+    __builtin_prefetch((const char *)&s->pose[p.a] + sizeof(cd_posef) - 1);  // 40-byte records may straddle lines
+    __builtin_prefetch(&s->pose[p.b]);
+    __builtin_prefetch((const char *)&s->pose[p.b] + sizeof(cd_posef) - 1);
+}
+
+// Pairs [0, m), whose records were requested before; the records of next[0, m_next) are requested
+// along the way, a group's worth per SAT, so their misses overlap this batch's arithmetic instead
+// of stalling in one burst before it (the fill buffers hold far fewer than 4 × 64 lines).
+static void narrow_batch(cube_narrow *c, const cd_pair *pairs, uint32_t m, const cd_pair *next, uint32_t m_next)
+{
+    const cd_scene *s = c->scene;
+    cd_aabbf aa[NARROW_BATCH], ab[NARROW_BATCH];
+    uint32_t keep[NARROW_BATCH + SAT_MAX_LANES - 1], nk = 0, asked = 0;
+    if (c->boxes_tested) {
+        for (uint32_t k = 0; k < m; ++k) keep[nk++] = k;
+    } else {
+        for (uint32_t k = 0; k < m; ++k) {
+            aa[k] = s->box[pairs[k].a];
+            ab[k] = s->box[pairs[k].b];
+        }
+        for (uint32_t k = 0; k < m; ++k)
+            if (cd_aabbf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
+    }
+    unsigned w = c->width;  // pairs per SAT
+    for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
+    // Only the overlapping pairs (about 4 in 10) are looked up and stored, by the set bits of each
+    // group's answer: a branch per pair would be one no predictor learns, but with sixteen lanes
+    // the loop's exit is one mispredict per group.
+    cd_pair_list *out = c->out;
+    if (out->capacity - out->count < nk) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + nk);
+    cd_pair *end = out->items + out->count;
+    for (uint32_t k = 0; k < nk; k += w) {
+        for (uint32_t e = asked + w; asked < e && asked < m_next; ++asked) prefetch_pair(s, next[asked]);
+        const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
+        for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
+        unsigned hit = cd_posef_pairs_overlap(c->sat, pa, pb, w, NULL);
+        if (nk - k < w) hit &= (1u << (nk - k)) - 1;  // a partial group's repeated lanes
+        for (; hit; hit &= hit - 1) {
+            uint32_t l = k + (uint32_t)__builtin_ctz(hit);
+            uint32_t a = cd_scene_ident(s, pairs[keep[l]].a), b = cd_scene_ident(s, pairs[keep[l]].b);
+            *end++ = (cd_pair){a < b ? a : b, a < b ? b : a};
+        }
+    }
+    out->count = (size_t)(end - out->items);
+    for (; asked < m_next; ++asked) prefetch_pair(s, next[asked]);
+}
+
+void cube_narrow_flush(cd_pair_sink *sink)
+{
+    cube_narrow *c = sink->ctx;
+    uint64_t t0 = cd_now_ns();
+    uint32_t n = sink->count;
+    for (uint32_t k = 0; k < n && k < NARROW_BATCH; ++k) prefetch_pair(c->scene, sink->buf[k]);
+    for (uint32_t k = 0; k < n; k += NARROW_BATCH) {
+        uint32_t m = n - k < NARROW_BATCH ? n - k : NARROW_BATCH, k2 = k + m;
+        narrow_batch(c, sink->buf + k, m, sink->buf + k2, n - k2 < NARROW_BATCH ? n - k2 : NARROW_BATCH);
+    }
+    c->st->candidates += sink->count;
+    c->st->narrow_tests += sink->count;
+    sink->count = 0;
+    c->narrow_ns += cd_now_ns() - t0;
+}
+

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// The frame driver every broad phase runs under: create and destroy, following the scene's
+// reorders, the serial frame or the parallel one in fixed parts, and the split of the frame's time
+// between broad phase and narrow step. The narrow step itself is cube_narrow.c.
+#include "cube_narrow.h"
+
+#include <omp.h>
+#include <string.h>
+
+// 4096 pairs = 32 KiB: the batch stays in L1/L2 while the narrow step reads it.
+enum { SINK_CAPACITY = 4096 };
+
+cd_broad_params cd_broad_params_default(void)
+{
+    return (cd_broad_params){.depth = 4, .looseness = 2.0, .update = CD_UPDATE_REBUILD, .cell_size = 0.0, .threads = 1};
+}
+
+cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s)
+{
+    cd_broad *b = cd_alloc(sizeof *b);
+    b->method = m;
+    b->params = *p;
+    b->self = m->create(p, s);
+    b->parts = m->candidates_part ? cd_alloc_zero(CD_BROAD_PARTS, sizeof *b->parts) : NULL;
+    b->sat = cd_sat_build_default();
+    b->layout = s ? s->layout : 0;
+    return b;
+}
+
+void cd_broad_destroy(cd_broad *b)
+{
+    if (!b) return;
+    b->method->destroy(b->self);
+    if (b->parts)
+        for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) cd_pair_list_free(&b->parts[k].pairs);
+    cd_free(b->parts);
+    cd_free(b);
+}
+
+// Candidates and narrow tests of one part into its own list (any thread).
+static void run_part(cd_broad *b, const cd_scene *s, uint32_t k)
+{
+    cd_broad_part *part = &b->parts[k];
+    part->pairs.count = 0;
+    memset(&part->st, 0, sizeof part->st);
+    cd_pair buf[SINK_CAPACITY];
+    cube_narrow ctx = {s, b->method->boxes_tested, &part->pairs, &part->st, 0, b->sat, cd_sat_build_width(b->sat)};
+    cd_pair_sink sink = {buf, 0, SINK_CAPACITY, cube_narrow_flush, &ctx};
+    b->method->candidates_part(b->self, s, k, CD_BROAD_PARTS, &sink, &part->st);
+    cube_narrow_flush(&sink);
+    part->narrow_ns = ctx.narrow_ns;
+}
+
+// Part k, its time into busy[k].
+static void run_part_timed(cd_broad *b, const cd_scene *s, uint32_t k, uint64_t *busy)
+{
+    uint64_t t0 = cd_now_ns();
+    run_part(b, s, k);
+    busy[k] = cd_now_ns() - t0;
+}
+
+// The parts on the configured threads, then their lists joined in part order, so the pairs and
+// their order are the same for every thread count. Returns the narrow share of the workers' time.
+static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st)
+{
+    int threads = b->params.threads > 1 ? b->params.threads : 1;
+    uint64_t busy[CD_BROAD_PARTS];
+    if (b->method->parts_by_thread) {
+        cd_part_queue queue;
+        if (threads > CD_PART_QUEUE_MAX_THREADS) threads = CD_PART_QUEUE_MAX_THREADS;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+        {
+#pragma omp single
+            cd_part_queue_deal(&queue, CD_BROAD_PARTS, (uint32_t)omp_get_num_threads());
+            uint32_t k;
+            while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) run_part_timed(b, s, k, busy);
+        }
+    } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+        for (int k = 0; k < (int)CD_BROAD_PARTS; ++k) run_part_timed(b, s, (uint32_t)k, busy);
+    }
+    uint64_t narrow = 0, total = 0;
+    for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) {
+        const cd_broad_part *part = &b->parts[k];
+        if (part->pairs.count) {  // an empty part's list may never have been allocated (memcpy from NULL)
+            if (out->count + part->pairs.count > out->capacity)
+                cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + part->pairs.count);
+            memcpy(out->items + out->count, part->pairs.items, part->pairs.count * sizeof *out->items);
+            out->count += part->pairs.count;
+        }
+        st->bv_tests += part->st.bv_tests;
+        st->candidates += part->st.candidates;
+        st->narrow_tests += part->st.narrow_tests;
+        narrow += part->narrow_ns;
+        total += busy[k];
+    }
+    return total ? (double)narrow / (double)total : 0.0;
+}
+
+// The scene reordered its slots since the method's last frame: one reorder is followed through the
+// method's remap; after several (frames the method missed), a method that keeps slots starts anew.
+static void follow_layout(cd_broad *b, const cd_scene *s)
+{
+    if (s->layout == b->layout) return;
+    if (b->method->remap && s->layout == b->layout + 1) {
+        b->method->remap(b->self, s);
+    } else if (b->method->remap) {
+        b->method->destroy(b->self);
+        b->self = b->method->create(&b->params, s);
+    }
+    b->layout = s->layout;
+}
+
+void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t)
+{
+    memset(st, 0, sizeof *st);
+    out->count = 0;
+    uint64_t t0 = cd_now_ns(), narrow_ns;
+    follow_layout(b, s);
+    b->method->update(b->self, s);
+    if (b->parts) {
+        uint64_t t1 = cd_now_ns();
+        double share = frame_parts(b, s, out, st);
+        narrow_ns = (uint64_t)(share * (double)(cd_now_ns() - t1));
+    } else {
+        cd_pair buf[SINK_CAPACITY];
+        cube_narrow ctx = {s, b->method->boxes_tested, out, st, 0, b->sat, cd_sat_build_width(b->sat)};
+        cd_pair_sink sink = {buf, 0, SINK_CAPACITY, cube_narrow_flush, &ctx};
+        b->method->candidates(b->self, s, &sink, st);
+        cube_narrow_flush(&sink);
+        narrow_ns = ctx.narrow_ns;
+    }
+    uint64_t total = cd_now_ns() - t0;
+    st->pairs = out->count;
+    if (b->method->shape_stats) b->method->shape_stats(b->self, st);
+    if (t) {
+        t->narrow_ms = (double)narrow_ns * 1e-6;
+        t->broad_ms = (double)(total - narrow_ns) * 1e-6;
+    }
+}
