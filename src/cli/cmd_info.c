@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `cdlab info`: what this machine offers the harness — CPU, topology, pinning, PAPI counters, build.
+#include "build_flags.h"
 #include "cd_build_config.h"
 #include "cli.h"
 #include "cd_harness.h"
@@ -74,8 +75,10 @@ int cd_cmd_info(int argc, char **argv)
         printf("presets_readable = %zu of %zu (cdlab info --all lists them)\n", t.live, n);
     }
 
-    printf("\n[build]\nversion = %s\nbuild_type = %s\ncompiler = %s\nc_args = %s\nsanitize = %s\nsource = %s\n",
-           CD_VERSION, CD_BUILD_TYPE, CD_COMPILER, CD_C_ARGS, CD_SANITIZE, CD_SOURCE_ROOT);
+    printf("\n[build]\nversion = %s\nbuild_type = %s\ncompiler = %s\nc_flags = %s\nc_flags_extra = %s\n"
+           "cxx_flags = %s\nsanitize = %s\nsource = %s\n",
+           CD_VERSION, CD_BUILD_TYPE, CD_COMPILER, CD_C_FLAGS, CD_C_FLAGS_EXTRA, CD_CXX_FLAGS, CD_SANITIZE,
+           CD_SOURCE_ROOT);
     char commit[128], dirty[16];
     cd_git_describe(commit, sizeof commit, dirty, sizeof dirty);
     printf("git_commit = %s\ngit_dirty = %s\n", commit, dirty);

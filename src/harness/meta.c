@@ -2,6 +2,7 @@
 // meta.ini, the provenance sidecar of a run (DESIGN.md "Reproducibility"): build, source, machine,
 // pinning, counters, config digest, plan and outcome. Written to a temporary name, then renamed.
 #include "build_commit.h"
+#include "build_flags.h"
 #include "cd_build_config.h"
 #include "cd_harness.h"
 #include "run_private.h"
@@ -106,7 +107,9 @@ int cd_meta_write(const cd_run *r)
     kv(f, "git_dirty", "%s", r->git_dirty);
     kv(f, "build_type", "%s", CD_BUILD_TYPE);
     kv(f, "compiler", "%s", CD_COMPILER);
-    kv(f, "c_args", "%s", CD_C_ARGS);
+    kv(f, "c_flags", "%s", CD_C_FLAGS);
+    kv(f, "c_flags_extra", "%s", CD_C_FLAGS_EXTRA);
+    kv(f, "cxx_flags", "%s", CD_CXX_FLAGS);
     kv(f, "sanitize", "%s", CD_SANITIZE);
 
     fprintf(f, "\n[run]\n");

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Same config twice: frames.csv and summary.csv must be identical except in the columns meta.ini
-# lists as varying (wall-clock times, memory, hardware counters).
+# lists as varying (wall-clock times, memory, hardware counters); meta.ini names the flags the
+# build compiled with.
 # usage: determinism.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -49,4 +50,12 @@ head -n 1 "$tmp/tiny/a/frames.csv" | grep -q "pairs" || { echo "FAIL: no pairs c
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pairs") c = i; next }
          c && $c > 0 { found = 1 } END { exit !found }' "$tmp/tiny/a/frames.csv" ||
     { echo "FAIL: no frame found a pair (the scene is dense: it should)"; status=1; }
+# Provenance: the flags that decide the results are those the build used, module extras included.
+flags=$(meta_list "$tmp/tiny/a/meta.ini" c_flags)
+extra=$(meta_list "$tmp/tiny/a/meta.ini" c_flags_extra)
+for f in -ffp-contract=off -fno-math-errno -std=c17; do
+    case " $flags " in *" $f "*) ;; *) echo "FAIL: meta.ini c_flags lacks $f: $flags"; status=1 ;; esac
+done
+case "$extra" in *"scene: "*-fno-trapping-math*) echo "ok meta.ini records the scene's -fno-trapping-math" ;;
+    *) echo "FAIL: meta.ini c_flags_extra lacks the scene's -fno-trapping-math: $extra"; status=1 ;; esac
 exit $status
