@@ -158,12 +158,12 @@ int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, s
     *out = NULL;
     *count = 0;
     size_t cap = 0;
-    if (spec->type == CD_KEY_TEXT) {
+    if (spec->type == CD_KEY_TEXT || spec->type == CD_KEY_PATH) {
         char *t = dup_range(text, strlen(text));
         int empty = t[0] == '\0';
         if (!empty) push(out, count, &cap, t, 0.0);
         cd_free(t);
-        if (empty) {
+        if (empty && spec->type == CD_KEY_TEXT) {
             snprintf(why, why_len, "empty value: expected text");
             return -1;
         }

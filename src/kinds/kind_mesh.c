@@ -62,8 +62,7 @@ static const cd_key_spec mesh_keys[] = {
      "faces of both meshes when a and b are bare generator names (a face-count sweep); 0: a and b say"},
     {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
     {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
-    // WORDS, not TEXT: the config writes `poses_file =` for "none", which TEXT rejects.
-    {"mesh", "poses_file", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,
+    {"mesh", "poses_file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
     {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
      "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
@@ -106,10 +105,6 @@ static int mesh_validate(const cd_config *c, char *err, size_t err_len)
     if (check_faces(c, err, err_len)) return -1;
     const cd_config_key *file = cd_config_key_get(c, "mesh", "poses_file");
     if (file->count == 0) return 0;
-    if (file->count > 1) {
-        cd_config_error(c, file, err, err_len, "poses_file: expected one path");
-        return -1;
-    }
     const cd_config_key *dist = cd_config_key_get(c, "mesh", "distance");
     if (dist->count > 1) {
         cd_config_error(c, dist, err, err_len, "distance is swept but poses_file (line %d) fixes the poses: "

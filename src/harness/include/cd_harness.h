@@ -23,6 +23,7 @@ typedef enum cd_key_type {
     CD_KEY_WORD,   ///< a word (checked by words[] or check()); list allowed when sweep is set
     CD_KEY_TEXT,   ///< free text taken whole (paths, names); never a list
     CD_KEY_WORDS,  ///< a comma list of words that is ONE value (e.g. counters); may be empty
+    CD_KEY_PATH,   ///< a file path taken whole, or empty for none (no value); never a list
 } cd_key_type;
 
 /// One config key: where it lives, what it accepts, its default and its documentation.
