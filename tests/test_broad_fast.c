@@ -291,7 +291,7 @@ static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames)
         cd_broad_frame(wide, s, &b, &sb, NULL);
         assert_int_equal(a.count, b.count);
         if (a.count) assert_memory_equal(a.items, b.items, a.count * sizeof *a.items);
-        // Software counters do not depend on the CPU (DESIGN.md): both count the boxes in each
+        // Software counters do not depend on the CPU: both count the boxes in each
         // box's x window.
         assert_true(sa.candidates == sb.candidates && sa.bv_tests == sb.bv_tests && sa.bytes == sb.bytes);
         cd_scene_step(s);

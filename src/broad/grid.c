@@ -14,8 +14,8 @@
 // array, then insertion-sorted by lo.x inside each row from last frame's order (nearly sorted):
 // no hashing, no per-frame malloc.
 //
-// Against the former 3-D grid of cells (each box against 13 neighbour cells), rows cut the
-// per-box overhead of visiting mostly empty cells: at 100 000 cubes candidates took 8 ms there.
+// Rows instead of a 3-D grid of cells (each box against 13 neighbour cells): they cut the per-box
+// overhead of visiting mostly empty cells.
 //
 // A window is tested GRID_LANES boxes at a time (SSE2 compares on the row's coordinate columns),
 // not box by box: a window holds 0–3 boxes, and finding its ends one compare-and-branch at a time

@@ -9,8 +9,8 @@
 // the lanes, see STARTS_Y).
 //
 // Against grid (each box in one row, swept against its own row and four neighbour rows), no
-// window has to find its start in another row, which cost about 20 ns per box and neighbour row
-// at 100 000 cubes; the price is about 1.5 slots per box (cell = 3.5 × the largest extent).
+// window has to find its start in another row, which was most of grid's candidate time; the price
+// is about 1.5 slots per box (cell = 3.5 × the largest extent).
 //
 // Rows keep last frame's order: a box that stays in a row keeps its place there (the scatter walks
 // last frame's rows in order), an insertion sort mends the few neighbours that swapped, and a box
@@ -43,12 +43,9 @@ enum {
 };
 
 // Cell side = GM_CELL_FACTOR × the small-box limit (the largest extent, at most 2× the mean). A
-// larger cell puts a box in fewer rows but makes windows longer. With four-lane blocks, at 100 000
-// cubes, interleaved, broad took 6.9–7.3 ms with 1.5, 6.5–6.8 with 2, 5.5–6.3 with 2.5 and 5.9–6.2
-// with 3. Eight-lane blocks (sweep_row_wide) make longer windows cheap: 3.26 / 2.98 / 2.87 / 2.87
-// ms (fastest of 10 rounds; medians 4.18 / 3.87 / 3.60 / 3.64) with 2.5 / 3 / 3.5 / 4, and at 10⁶
-// cubes 3.5 against 2.5 took broad 64–68 → 54–63 ms and the structure 75 → 65 bytes per object
-// (10 000 cubes: no difference beyond noise). A unit cube is then in about 1.5 rows.
+// larger cell puts a box in fewer rows but makes windows longer; eight-lane blocks
+// (sweep_row_wide) make long windows cheap, and 3.5 was the fastest of 1.5 .. 4 at 10⁵ and 10⁶
+// cubes (the measurements are in the commit that chose it). A unit cube is then in about 1.5 rows.
 #define GM_CELL_FACTOR 3.5
 
 // A small box's rows: y0 | z0 << 15 | (reaches y0 + 1) << 30 | (reaches z0 + 1) << 31. SPAN_BIG
@@ -65,8 +62,8 @@ enum {
 
 // One part's slots as columns, slot k of the frame at k − base: the boxes are gathered into it,
 // sorted and swept while it stays in this core's L2. The columns live only for that: next frame
-// starts again from the ids. At 100 000 cubes, frame-wide columns were 4 MB written and read
-// back every frame, and this VM's last-level cache holds about 4 MB in all.
+// starts again from the ids. Frame-wide columns would be written and read back every frame (4 MB
+// at 100 000 cubes, the size of a small last-level cache).
 typedef struct gm_scratch {
     float *col;  // six columns of col_cap / 6 slots: lo x y z, hi x y z (the ids stay in grid_multi.id)
     size_t col_cap;
@@ -278,8 +275,7 @@ static void count_share(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t 
 _Static_assert(sizeof(cd_aabbf) == 6 * sizeof(float), "count_share_wide reads the boxes as six floats each");
 // count_share for CPUs with AVX-512: the rows of sixteen objects at once (the same float operations
 // as span_of, lane by lane, so the same spans); the counters of the few objects whose rows
-// changed are then updated one by one, as in count_share. At 100 000 cubes, interleaved: broad
-// 3.12–3.48 → 2.74–2.79 ms.
+// changed are then updated one by one, as in count_share.
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_wide(grid_multi *g, const cd_scene *s,
                                                                                      uint32_t i0, uint32_t i1,
                                                                                      uint32_t *gone, uint32_t *app,
@@ -301,7 +297,7 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
         const float *b = box + (size_t)id * 6;
         // The boxes GM_COUNT_AHEAD blocks on (prefetches never fault, so past the end is fine):
         // with threads, the motion step streamed them out to memory, and the gathers alone kept
-        // too few lines in flight. Two threads, 100 000 cubes: 0.28–0.31 → 0.12 ms per thread.
+        // too few lines in flight.
         for (int l = 0; l < 6; ++l) __builtin_prefetch(b + GM_COUNT_AHEAD * 16 * 6 + l * 16);
         __m512i r[4];  // rows of lo.y, lo.z, hi.y, hi.z
         static const int offset[4] = {1, 2, 4, 5};
@@ -412,8 +408,8 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_w
 // Claim the slots of the rows that are new to this thread's moved objects (app: its next slot per
 // row) and list its bigs (bigs: its next big index), from the list count_share made (todo[0 ..
 // ntodo), in id order). Only the ids are written here; load_cols gathers their boxes with the
-// kept ones. Writing the six coordinates here as well cost a random cache line per column and
-// slot (at 100 000 cubes on two threads, 0.16–0.19 ms per thread).
+// kept ones. Writing the six coordinates here as well would cost a random cache line per column
+// and slot.
 static void place_new(grid_multi *g, const uint32_t *todo, uint32_t ntodo, uint32_t *app, uint32_t *bigs)
 {
     uint32_t dy = g->dim[0];
@@ -456,9 +452,9 @@ static void load_cols(const grid_multi *g, const cd_scene *s, const cd_row_cols 
 
 #if GM_WIDE
 // load_cols for CPUs with AVX-512: each box is one 32-byte load (the scene pads its box array by
-// one record for this), and eight loads become the six columns by the 8 × 8 transpose. Against
-// six 16-lane gathers, at 100 000 cubes, interleaved: broad 2.36–3.51 → 2.23–3.29 ms (four runs
-// over both CPUs). The boxes are requested GM_PREFETCH slots ahead (ids are random).
+// one record for this), and eight loads become the six columns by the 8 × 8 transpose, which is
+// cheaper than six 16-lane gathers. The boxes are requested GM_PREFETCH slots ahead (ids are
+// random).
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void load_cols_wide(const grid_multi *g, const cd_scene *s,
                                                                                    const cd_row_cols *e, uint32_t base,
                                                                                    size_t r0, size_t r1)
@@ -626,9 +622,9 @@ static void gm_update(void *self, const cd_scene *s)
             count_share(g, s, i0, i1, gone, app, bigs, todo, &ntodo);
         // The other threads' boxes (written by their motion step) in one sequential pass: the
         // kept placement then finds half its boxes in this core's caches instead of another's.
-        // At 100 000 cubes on two threads it took the placement from 0.74 to 0.51 ms for a 0.06
-        // ms pass. Not once the scene's slots follow space (s->layout > 0): a thread's parts then
-        // hold mostly its own slots' boxes (frame 4.14 → 3.85 ms, interleaved).
+        // The pass costs far less than the transfers it saves. Not once the scene's slots follow
+        // space (s->layout > 0): a thread's parts then hold mostly its own slots' boxes, and the
+        // pass would only cost.
         if (nt > 1 && s->layout == 0) {
             pull_lines(s->box, (size_t)i0 * sizeof *s->box);
             pull_lines(s->box + i1, (size_t)(n - i1) * sizeof *s->box);
@@ -699,9 +695,7 @@ static uint64_t sweep_row(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_
 // one block) and branch-free emission (every block stores its eight (a, b) pairs, compressed to
 // its owned hits, and moves the end by their number). The portable sweep's two branches, "any
 // hit?" and "window longer than the block?", are the ones random rows mispredict. Same pairs in
-// the same order (lanes keep their order in the compress). At 100 000 cubes, interleaved, against
-// the SSE2 sweep: broad 5.1–6.2 → 3.4–4.0 ms (four-lane blocks with the compress: 4.3–5.9 →
-// 3.6–4.5; eight lanes against those: 4.5–6.3 → 4.1–5.0, each pair measured in its own hour).
+// the same order (lanes keep their order in the compress).
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_row_wide(const cd_row_cols *cols,
                                                                                         uint32_t a0, uint32_t a1,
                                                                                         cd_pair_sink *sink)
@@ -757,8 +751,8 @@ static uint32_t scratch_take(grid_multi *g)
 static void scratch_give(grid_multi *g, uint32_t k) { atomic_store_explicit(&g->scratch_busy[k], 0, memory_order_release); }
 
 // Columns for n slots in scratch c; the id column is the frame's ids from slot base on (ids), so
-// the sort orders them in place for the next frame (a copy back cost 1.4 % of the frame at
-// 100 000 cubes), and a part's slots are its own, whichever thread sweeps it.
+// the sort orders them in place for the next frame (no copy back), and a part's slots are its
+// own, whichever thread sweeps it.
 static cd_row_cols scratch_cols(gm_scratch *c, size_t n, uint32_t *ids)
 {
     reserve_slack((void **)&c->col, sizeof *c->col, &c->col_cap, 6 * n);

@@ -423,7 +423,7 @@ void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st)
             query_node(&q, k, path);
         } else if (nd->kids) {
             // Strict tree: each object's own walk is already narrow (push_kids), and collecting
-            // measured slower (2 000 cubes, depth 4: 0.52 vs 0.44 ms CPU), so walk per object.
+            // measured slower, so walk per object.
             for (uint32_t j = nd->first; j < nd->first + nd->count; ++j)
                 query_subtree(&q, k, &t->item_box[j], t->item_obj[j]);
         }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Mesh-pair poses (DESIGN.md): seeded random rotations of B at a centre distance along x, and
+// Mesh-pair poses: seeded random rotations of B at a centre distance along x, and
 // their CSV form (qw,qx,qy,qz,tx,ty,tz) so other tools can run exactly the same queries.
 #include "cd_bvh.h"
 #include "cd_csv.h"

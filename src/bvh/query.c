@@ -366,7 +366,7 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
     cache_begin(res, b);
     // Pairs are tested two at a time only where both trees have pure OBB layers: for the other
     // kinds the scalar tests gain nothing from it and the pairing costs (sphere and AABB trees
-    // queried ~10% slower).
+    // were slower paired).
     const int pairwise = plan_has_obb_only(&a->plan) && plan_has_obb_only(&b->plan);
     uint32_t *stack = res->stack;
     size_t top = 0;

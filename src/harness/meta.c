@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// meta.ini, the provenance sidecar of a run (DESIGN.md "Reproducibility"): build, source, machine,
+// meta.ini, the provenance sidecar of a run: build, source, machine,
 // pinning, counters, config digest, plan and outcome. Written to a temporary name, then renamed.
 #include "build_commit.h"
 #include "build_flags.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The mesh kind: DESIGN.md's mesh pair. Both meshes are scaled into [-1,1]³ about their
+// The mesh kind: the standard mesh pair. Both meshes are scaled into [-1,1]³ about their
 // bounding-box centres; B is placed by seeded random rotations at centre distance `distance`
 // along x (or by poses read from CSV); each pose is one query of the pair traversal of src/bvh.
 // One frames.csv row per pose, one summary.csv row per point with the cost-model terms.

@@ -7,7 +7,7 @@
 //     plain implementation compares divided coordinates of the slice ends on a coordinate r with
 //     L_r ≠ 0, we compare the ends themselves: for an end p on edge a_i a_j and an end q on edge
 //     b_k b_l, sign(L·(q − p)) = orient3d(a_i, a_j, b_k, b_l) · sign(f_j − f_i) · sign(g_l − g_k)
-//     (f, g the plane functions of b and a; see README "Triangle–triangle"), and the order of the two
+//     (f, g the plane functions of b and a; see docs/design/tri-tri.md), and the order of the two
 //     ends of one slice follows from the sign of its lone vertex alone. So the slice test is two
 //     orientation signs and no coordinate is ever divided;
 //  3. all of b in a's plane (or the reverse): zero area → tri_tri_cases.c, else coplanar test there.
@@ -35,7 +35,7 @@ static void slice_of(const int s[3], int up, slice_end *lo, slice_end *hi)
         int b = (a + 1) % 3, c = (a + 2) % 3;
         if (s[a] != 0 && s[b] != s[a] && s[c] != s[a]) {
             // Lone vertex a: ends on edges ab and ac. With (a, b, c) cyclic, L·(end_ac − end_ab)
-            // has the sign of −up·s[a] (README derivation).
+            // has the sign of −up·s[a] (the derivation in docs/design/tri-tri.md).
             slice_end pb = {a, b, -s[a]}, pc = {a, c, -s[a]};
             if (-up * s[a] > 0) {
                 *lo = pb;

@@ -102,8 +102,7 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
 // the results go back out as records. Pose records are the scene's state (the narrow step reads
 // them in random order, one line or two per cube); columns exist only per chunk. Against keeping
 // every field in scene-wide arrays as well, a frame streams about a third fewer bytes through
-// memory, which at 100 000 cubes is most of the working set (this VM keeps only about 4 MB in its
-// last-level cache).
+// memory, which at 100 000 cubes is most of the working set.
 enum { CHUNK = 256 };
 
 typedef struct chunk_cols {
@@ -112,8 +111,7 @@ typedef struct chunk_cols {
 } chunk_cols;
 
 // Also built for AVX2 and AVX-512 (picked at load time by what the CPU has): two and four times the
-// lanes, same results, since -ffp-contract=off keeps FMA out of every build. At 100 000 cubes the
-// AVX-512 clone took the motion step from 1.7–2.0 to 1.3–1.6 ms (interleaved runs).
+// lanes, same results, since -ffp-contract=off keeps FMA out of every build.
 #define CD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // Boxes of the chunk's n cubes. The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
@@ -147,8 +145,8 @@ CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
 // error, 128u > 48u with room for roundings), and 2^-20·|c| covers the double corners' rounding
 // (4·DBL_EPSILON·|c|) and the final c ± m rounding (u·(|c| + m), the m part inside the r slack).
 // Returns 0 when some quaternion's norm is out of that range: the chunk's boxes are then the
-// double path's to redo. At 100 000 cubes the motion step went from 2.35 to 1.70 ms per frame
-// (three runs each), with 15 more candidates in 66 629 (0.02 %) from the wider margins.
+// double path's to redo. Float halves the bytes and doubles the lanes of the double bounds, for
+// about 0.02 % more candidates from the wider margins.
 CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n)
 {
     int out_of_range = 0;
@@ -363,11 +361,9 @@ static void stream_copy(void *restrict dst, const void *restrict src, size_t byt
 // Motion of cubes [first, end), a chunk at a time. The new poses and boxes are written straight
 // (stream = 0) or built in a small buffer and streamed out past the caches. With several threads,
 // the broad and narrow steps of the other threads read most of these lines, so a plain store
-// first has to take each line back from another core's cache (about 70 ns each way on this
-// 2-vCPU VM); a streaming store does not wait for that. At 100 000 cubes on two threads the
-// motion step took 0.92–0.98 → 0.50–0.54 ms. Once the slots follow space (s->layout > 0), a
-// thread's own broad and narrow steps read most of what its motion writes, and plain stores leave
-// it in its cache: frame 3.96 → 3.17 ms on two threads (an Intel VM, interleaved).
+// first has to take each line back from another core's cache; a streaming store does not wait for
+// that. Once the slots follow space (s->layout > 0), a thread's own broad and narrow steps read
+// most of what its motion writes, and plain stores leave it in its cache, which is faster still.
 static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 {
     float L = (float)s->world;  // the far walls as the largest float ≤ L
@@ -419,9 +415,8 @@ static uint32_t morton_spread(float x, float scale)
 // Each array is gathered into a fresh one in the new order and the old one freed, one array at a
 // time: the peak scratch is the largest array (poses, 40 B per cube) and the slot order (4 B), and
 // every pass reads through a nearly sorted order, so it streams. An in-place walk of the
-// permutation's cycles needed 16 B per cube but jumped across all ten arrays at once: at 10⁶
-// cubes, 64 frames after the last reorder, 302–336 ms per reorder against 91–131 (100 000 cubes:
-// 15–17 against 7.4–10.6). The `tail` records after the n cubes keep their places.
+// permutation's cycles needed 16 B per cube but jumped across all ten arrays at once and was about
+// three times slower. The `tail` records after the n cubes keep their places.
 #define GATHER_INTO(type, array, order, n, tail)                                    \
     do {                                                                            \
         type *gathered_ = cd_alloc(((size_t)(n) + (tail)) * sizeof(type));          \

@@ -117,7 +117,7 @@ typedef struct cd_pose {
 /// use it, so both test bit-identical triangles).
 static inline cd_vec3 cd_pose_apply(const cd_mat3 *R, cd_vec3 t, cd_vec3 x) { return cd_v3_add(cd_m3_mul_v(*R, x), t); }
 
-/// n poses of DESIGN.md's mesh-pair protocol: uniformly random rotations from (seed,
+/// n poses of the mesh-pair protocol: uniformly random rotations from (seed,
 /// CD_STREAM_MESH_POSES), translation (distance, 0, 0).
 void cd_poses_generate(uint64_t seed, double distance, size_t n, cd_pose *out);
 /// Write poses as CSV with the header qw,qx,qy,qz,tx,ty,tz (17 significant digits: exact round
@@ -167,7 +167,7 @@ typedef struct cd_bvh_result {
     size_t stack_capacity;
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
     // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the
-    // cost of a test (see README, "Mesh hierarchies").
+    // cost of a test (docs/design/mesh-hierarchies.md).
     struct cd_bvh_slot *slots;   ///< per node of B: stamp and index into moved; starts moved_block
     struct cd_bvh_moved *moved;  ///< moved nodes in first-visit order, after the slots
     void *moved_block;

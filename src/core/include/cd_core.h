@@ -234,8 +234,9 @@ uint64_t cd_thread_cpu_ns(void);
 /// Parts 0 .. P − 1 dealt to nt threads in contiguous runs (thread t owns ⌊P·t/nt⌋ .. ⌊P·(t+1)/nt⌋
 /// − 1). Each thread takes its own parts from the front of its run, in order; a thread whose run
 /// is empty takes the last part of the run with the most left. So data a thread's parts touched
-/// in an earlier phase stays in its caches, and a thread slowed by another job on its CPU (this
-/// VM's second vCPU sometimes runs at 60 % for minutes) hands its tail to the other threads.
+/// in an earlier phase stays in its caches, and a thread slowed by another job on its CPU (a
+/// shared machine's vCPU can run at a fraction of its speed for minutes) hands its tail to the
+/// other threads.
 typedef struct cd_part_queue {
     struct {
         _Alignas(64) _Atomic uint64_t left;  ///< next part (low 32 bits) and end (high 32 bits)

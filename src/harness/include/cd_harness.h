@@ -37,7 +37,7 @@ typedef struct cd_key_spec {
     /// For WORD/WORDS without words[]: NULL when w is acceptable, else what was expected.
     const char *(*check)(const char *w);
     int sweep;                 ///< 1 when the key may hold a list or range (a sweep dimension)
-    const char *help;          ///< one line for the README and `cdlab run --keys`
+    const char *help;          ///< one line for `cdlab run --keys` and docs/config.md
 } cd_key_spec;
 
 /// One value of a key: its text as written (ranges expanded) and, for numbers, its number.
@@ -168,7 +168,7 @@ void cd_cell_format(const cd_cell *c, char *buf, size_t len);
 typedef struct cd_column {
     const char *name;
     int varies;        ///< 1 for wall-clock columns that differ run to run (times, FPS, memory)
-    const char *help;  ///< one line for the README
+    const char *help;  ///< one line for `cdlab run --keys --markdown` (docs/config.md)
 } cd_column;
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// cdlab cube scenes (DESIGN.md "Standard scenes"): N moving oriented cubes in a world cube with
+// cdlab cube scenes (the standard scene of docs/design/scene.md): N moving oriented cubes in a world cube with
 // reflecting walls, seeded; one frame exportable to and importable from CSV.
 //
 // The state is float: a pose record per cube (centre, rotation, half-extents) and arrays of the
@@ -15,7 +15,7 @@
 
 #include "cd_shape.h"
 
-/// Parameters of the standard cube scene; cd_scene_params_default() gives DESIGN.md's values.
+/// Parameters of the standard cube scene; cd_scene_params_default() gives the standard values.
 typedef struct cd_scene_params {
     uint32_t cubes;     ///< number of cubes N
     double size;        ///< cube edge (smallest edge when size_ratio > 1)
@@ -57,7 +57,7 @@ typedef struct cd_scene {
 /// Frames between reorders that the harness and bench_frame use unless told otherwise.
 #define CD_SCENE_REORDER_DEFAULT 64
 
-/// DESIGN.md defaults: size 1, ratio 1, density 0.05, speed 0.05, spin 0.01, seed 42, 1000 cubes.
+/// The standard scene: size 1, ratio 1, density 0.05, speed 0.05, spin 0.01, seed 42, 1000 cubes.
 cd_scene_params cd_scene_params_default(void);
 /// World side L for params p (at least the largest cube's diagonal).
 double cd_scene_world_side(const cd_scene_params *p);

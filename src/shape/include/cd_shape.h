@@ -105,8 +105,8 @@ cd_sphere cd_obb_bounding_sphere(const cd_obb *b);
 /// The eight corners of b.
 void cd_obb_corners(const cd_obb *b, cd_vec3 out[8]);
 
-// Bit arithmetic instead of libm's nextafter: it is called six times per cube per frame and the
-// library call cost ~16% of the motion step at 10 000 cubes. Same results as nextafter.
+// Bit arithmetic instead of libm's nextafter: it is called six times per cube per frame, where a
+// library call is a large share of the motion step. Same results as nextafter.
 static inline double cd_bits_to_double(uint64_t u)
 {
     union { uint64_t u; double d; } b = {.u = u};
