@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cd_registry.h"
+#include "test_util.h"
 #include "cd_build_config.h"  // CD_SANITIZE
 
 #include <stdio.h>
@@ -382,12 +383,12 @@ static void method_matches_naive(void **state)
         (unsigned long long)t->missed, (unsigned long long)t->extra, (unsigned long long)t->dup_candidates,
         (unsigned long long)t->bad_candidates, (unsigned long long)t->aabb_missing, (long long)t->first_bad_scene - 1);
     assert_true(t->frames > 0);
-    assert_true(t->scenes == (run.scenes + t->stride - 1) / t->stride);
-    assert_true(t->missed == 0);
-    assert_true(t->extra == 0);
-    assert_true(t->dup_candidates == 0);
-    assert_true(t->bad_candidates == 0);
-    assert_true(t->aabb_missing == 0);
+    EXPECT_EQ(t->scenes, (run.scenes + t->stride - 1) / t->stride);
+    EXPECT_EQ(t->missed, 0);
+    EXPECT_EQ(t->extra, 0);
+    EXPECT_EQ(t->dup_candidates, 0);
+    EXPECT_EQ(t->bad_candidates, 0);
+    EXPECT_EQ(t->aabb_missing, 0);
 }
 
 // True when name is an entry of the comma-separated list.

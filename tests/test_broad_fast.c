@@ -10,6 +10,7 @@
 
 #include "cd_registry.h"
 #include "float_bounds.h"
+#include "test_util.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -59,14 +60,14 @@ static void float_rounding_is_strict_and_matches_nextafterf(void **state)
 static void next_float_steps_one_ulp(void **state)
 {
     (void)state;
-    assert_true(cd_float_next_down(1.0f) == nextafterf(1.0f, -INFINITY));
-    assert_true(cd_float_next_down(0.0f) == -FLT_TRUE_MIN);
-    assert_true(cd_float_next_down(-0.0f) == -FLT_TRUE_MIN);
-    assert_true(cd_float_next_up(0.0f) == FLT_TRUE_MIN);
-    assert_true(cd_float_next_down(-FLT_MAX) == -INFINITY);
-    assert_true(cd_float_next_down(-INFINITY) == -INFINITY);
-    assert_true(cd_float_next_down(INFINITY) == FLT_MAX);
-    assert_true(cd_float_next_up(FLT_MAX) == INFINITY);
+    EXPECT_EQ(cd_float_next_down(1.0f), nextafterf(1.0f, -INFINITY));
+    EXPECT_EQ(cd_float_next_down(0.0f), -FLT_TRUE_MIN);
+    EXPECT_EQ(cd_float_next_down(-0.0f), -FLT_TRUE_MIN);
+    EXPECT_EQ(cd_float_next_up(0.0f), FLT_TRUE_MIN);
+    EXPECT_EQ(cd_float_next_down(-FLT_MAX), -INFINITY);
+    EXPECT_EQ(cd_float_next_down(-INFINITY), -INFINITY);
+    EXPECT_EQ(cd_float_next_down(INFINITY), FLT_MAX);
+    EXPECT_EQ(cd_float_next_up(FLT_MAX), INFINITY);
 }
 
 static void radix_sort_is_a_stable_sort(void **state)
@@ -118,16 +119,13 @@ static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, s
     cd_broad_stats st;
     for (int f = 0; f < frames; ++f) {
         cd_broad_frame(naive, s, &ref, &st, NULL);
-        cd_pair_list_sort(&ref);
         for (size_t m = 0; m < nm; ++m) {
             cd_broad_frame(b[m], s, &got, &st, NULL);
-            cd_pair_list_sort(&got);
             if (strcmp(fast_methods[m], "grid") == 0 && st.per_level[1] > 0) grid_big_frames++;
             if (strcmp(fast_methods[m], "grid_multi") == 0 && st.per_level[1] > 0) grid_multi_big_frames++;
-            if (got.count != ref.count ||
-                (ref.count > 0 && memcmp(got.items, ref.items, ref.count * sizeof *ref.items) != 0))
-                fail_msg("%s (cell_size %g) frame %d: %zu pairs, naive %zu", fast_methods[m], p->cell_size, f,
-                         got.count, ref.count);
+            char what[120];
+            snprintf(what, sizeof what, "%s (cell_size %g) frame %d against naive", fast_methods[m], p->cell_size, f);
+            expect_same_pairs(&got, &ref, what);
         }
         cd_scene_step(s);
     }
@@ -235,17 +233,13 @@ static void threads_identical(const char *method, uint32_t reorder)
         for (int k = 1; k < NC; ++k) {
             assert_memory_equal(scene[k]->box, scene[0]->box, sp.cubes * sizeof *scene[0]->box);
             assert_memory_equal(scene[k]->pose, scene[0]->pose, sp.cubes * sizeof *scene[0]->pose);
-            assert_int_equal(got[k].count, got[0].count);
-            assert_memory_equal(got[k].items, got[0].items, got[0].count * sizeof *got[0].items);
+            expect_pairs_equal(&got[k], &got[0], "threads: pairs in the one-thread order");
             assert_true(st.candidates == st0.candidates && st.bv_tests == st0.bv_tests);
         }
         assert_int_equal(scene[0]->layout, reorder ? (uint64_t)f / reorder + 1 : 0);
         cd_scene_step(plain);
         cd_broad_frame(sap, plain, &ref, &st, NULL);
-        cd_pair_list_sort(&ref);
-        cd_pair_list_sort(&got[0]);
-        assert_int_equal(ref.count, got[0].count);
-        assert_memory_equal(ref.items, got[0].items, ref.count * sizeof *ref.items);
+        expect_same_pairs(&got[0], &ref, "threads against sap on a scene that never reorders");
     }
     for (int k = 0; k < NC; ++k) {
         cd_broad_destroy(b[k]);
@@ -289,8 +283,7 @@ static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames)
         cd_broad_stats sa, sb;
         cd_broad_frame(portable, s, &a, &sa, NULL);
         cd_broad_frame(wide, s, &b, &sb, NULL);
-        assert_int_equal(a.count, b.count);
-        if (a.count) assert_memory_equal(a.items, b.items, a.count * sizeof *a.items);
+        expect_pairs_equal(&b, &a, "grid_multi's AVX-512 path against its portable twin");
         // Software counters do not depend on the CPU: both count the boxes in each
         // box's x window.
         assert_true(sa.candidates == sb.candidates && sa.bv_tests == sb.bv_tests && sa.bytes == sb.bytes);
@@ -373,9 +366,7 @@ static void grid_multi_update_without_candidates(void **state)
             cd_broad_stats st = {0};
             g->method->candidates(g->self, s, &sink, &st);
             collect_flush(&sink);
-            cd_pair_list_sort(&got);
-            assert_int_equal(got.count, ref.count);
-            assert_memory_equal(got.items, ref.items, ref.count * sizeof *ref.items);
+            expect_same_pairs(&got, &ref, "grid_multi candidates against the box pairs");
         }
     }
     assert_int_equal(asked, 12);

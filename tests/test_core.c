@@ -8,6 +8,7 @@
 
 #include "cd_core.h"
 #include "cd_csv.h"
+#include "test_util.h"
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -18,7 +19,7 @@ static void splitmix64_reference_value(void **state)
     (void)state;
     uint64_t s = 0;
     // First output of splitmix64 from state 0, as in Vigna's reference implementation.
-    assert_true(cd_splitmix64(&s) == 0xe220a8397b1dcdafULL);
+    EXPECT_EQ(cd_splitmix64(&s), 0xe220a8397b1dcdafULL);
 }
 
 static void xoshiro_reference_sequence(void **state)
@@ -26,10 +27,10 @@ static void xoshiro_reference_sequence(void **state)
     (void)state;
     // xoshiro256** from state {1, 2, 3, 4}: outputs of the reference C implementation.
     cd_rng r = {{1, 2, 3, 4}};
-    assert_true(cd_rng_next(&r) == 11520ULL);
-    assert_true(cd_rng_next(&r) == 0ULL);
-    assert_true(cd_rng_next(&r) == 1509978240ULL);
-    assert_true(cd_rng_next(&r) == 1215971899390074240ULL);
+    EXPECT_EQ(cd_rng_next(&r), 11520ULL);
+    EXPECT_EQ(cd_rng_next(&r), 0ULL);
+    EXPECT_EQ(cd_rng_next(&r), 1509978240ULL);
+    EXPECT_EQ(cd_rng_next(&r), 1215971899390074240ULL);
 }
 
 static void seed_42_streams_golden(void **state)
@@ -40,11 +41,11 @@ static void seed_42_streams_golden(void **state)
                                0xa93cda9a18f0e97eULL};
     const uint64_t motion[2] = {0x52bae5da57981f0bULL, 0xa5c439fc638d6c55ULL};
     cd_rng r = cd_rng_make(42, CD_STREAM_SCENE_PLACE);
-    for (int i = 0; i < 4; ++i) assert_true(cd_rng_next(&r) == place[i]);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(cd_rng_next(&r), place[i]);
     r = cd_rng_make(42, CD_STREAM_SCENE_MOTION);
-    for (int i = 0; i < 2; ++i) assert_true(cd_rng_next(&r) == motion[i]);
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(cd_rng_next(&r), motion[i]);
     r = cd_rng_make(42, CD_STREAM_SCENE_PLACE);
-    assert_true(cd_rng_uniform(&r) == 0.093784806059727943);
+    EXPECT_EQ(cd_rng_uniform(&r), 0.093784806059727943);
 }
 
 static void streams_differ_and_repeat(void **state)
@@ -55,9 +56,9 @@ static void streams_differ_and_repeat(void **state)
     for (int i = 0; i < 100; ++i) {
         uint64_t x = cd_rng_next(&a), y = cd_rng_next(&b), z = cd_rng_next(&c);
         same += x == y;
-        assert_true(x == z);
+        EXPECT_EQ(x, z);
     }
-    assert_true(same == 0);
+    EXPECT_EQ(same, 0);
 }
 
 static void uniform_moments(void **state)
@@ -135,7 +136,7 @@ static void vector_basics(void **state)
 {
     (void)state;
     cd_vec3 a = cd_v3(1, 2, 3), b = cd_v3(-4, 5, 0.5);
-    assert_true(cd_v3_dot(a, b) == 1 * -4 + 2 * 5 + 3 * 0.5);
+    EXPECT_EQ(cd_v3_dot(a, b), 1 * -4 + 2 * 5 + 3 * 0.5);
     cd_vec3 c = cd_v3_cross(a, b);
     assert_true(cd_v3_dot(c, a) == 0.0 && cd_v3_dot(c, b) == 0.0);
     assert_true(cd_v3_get(b, 0) == -4 && cd_v3_get(b, 1) == 5 && cd_v3_get(b, 2) == 0.5);
@@ -176,11 +177,11 @@ static void csv_numbers_round_trip(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         double v = 42;
         assert_int_equal(cd_csv_parse_double(bad[i], &v), -1);
-        assert_true(v == 42);
+        EXPECT_EQ(v, 42);
     }
     double v = 0;
     assert_int_equal(cd_csv_parse_double(" 2.5 \r", &v), 0);
-    assert_true(v == 2.5);
+    EXPECT_EQ(v, 2.5);
 }
 
 // One thread drains a dealt queue: its own run from the front, then the last part of the

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Harness unit tests: SHA-256 vectors, value lists and ranges, config errors with file:line,
 // plan order, statistics, the counter NA path, pinning, and one tiny run end to end.
-#include "cd_core.h"
-#include "cd_csv.h"
-#include "cd_kinds.h"
-
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
+
+#include "cd_core.h"
+#include "cd_csv.h"
+#include "cd_kinds.h"
+#include "test_util.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cmocka.h>
 
 static void test_sha256_vectors(void **state)
 {
@@ -74,7 +75,7 @@ static void test_value_lists_and_ranges(void **state)
     cd_values_free(v, n);
     n = parse_ok(&int_sweep, "1..8", &v);
     assert_int_equal(n, 8);
-    assert_true(v[7].num == 8);
+    EXPECT_EQ(v[7].num, 8);
     cd_values_free(v, n);
     n = parse_ok(&real_sweep, "0..1 +0.25", &v);
     assert_int_equal(n, 5);
@@ -157,17 +158,6 @@ static void test_config_and_plan(void **state)
     cd_config_free(&c);
 }
 
-static void expect_config_error(const char *text, const char *where, const char *what)
-{
-    cd_config c;
-    char err[512] = "";
-    assert_int_equal(cd_config_parse(cd_kinds(), "bad.ini", text, strlen(text), &c, err, sizeof err), -1);
-    if (!strstr(err, where) || !strstr(err, what)) fprintf(stderr, "message '%s' lacks '%s' or '%s'\n", err, where, what);
-    assert_non_null(strstr(err, where));
-    assert_non_null(strstr(err, what));
-    assert_int_equal(c.key_count, 0);
-}
-
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -194,13 +184,13 @@ static void test_stats(void **state)
     for (int i = 0; i < 100; ++i) x[99 - i] = i + 1;  // unsorted input
     cd_stats s = cd_stats_compute(x, 100);
     assert_int_equal(s.n, 100);
-    assert_true(s.median == 50.5);
+    EXPECT_EQ(s.median, 50.5);
     assert_true(fabs(s.p05 - 5.95) < 1e-12);
     assert_true(fabs(s.p95 - 95.05) < 1e-12);
-    assert_true(s.mad == 25.0);
-    assert_true(s.mean == 50.5);
+    EXPECT_EQ(s.mad, 25.0);
+    EXPECT_EQ(s.mean, 50.5);
     assert_true(fabs(s.cv - 29.011491975882016 / 50.5) < 1e-12);
-    assert_true(x[0] == 100);  // input untouched
+    EXPECT_EQ(x[0], 100);  // input untouched
     double one = 7;
     s = cd_stats_compute(&one, 1);
     assert_true(s.median == 7 && s.p05 == 7 && s.p95 == 7 && s.mad == 0 && s.cv == 0);
@@ -225,7 +215,7 @@ static void test_counters_na_path(void **state)
     assert_true(strlen(k.papi_version) > 0 && strlen(k.papi_status) > 0);
     cd_counters_begin(&k);
     cd_counters_end(&k);
-    assert_true(k.last[0] == -1);  // NA events read as -1, written as NA
+    EXPECT_EQ(k.last[0], -1);  // NA events read as -1, written as NA
     cd_counters_close(&k);
 }
 
@@ -315,14 +305,6 @@ static void test_tiny_run(void **state)
     remove_tree(root);
 }
 
-// Column k of the header row of t, or -1.
-static int column_of(const cd_csv_table *t, const char *name)
-{
-    for (size_t k = 0; k < t->rows[0].count; ++k)
-        if (strcmp(t->rows[0].fields[k], name) == 0) return (int)k;
-    return -1;
-}
-
 // One run of text in root/<name>/<id>; its summary.csv and frames.csv.
 static void run_tables(const char *text, const char *root, const char *id, cd_csv_table *summary, cd_csv_table *frames)
 {
@@ -361,7 +343,7 @@ static void test_rounds_order(void **state)
     for (int p = 0; p < POINTS; ++p) rows += (size_t)repeats[p] * FRAMES;
     assert_int_equal(rf.count, 1 + rows);
     assert_int_equal(pf.count, 1 + rows);
-    int point = column_of(&rf, "point"), repeat = column_of(&rf, "repeat"), frame = column_of(&rf, "frame");
+    int point = (int)csv_column(&rf.rows[0], "point"), repeat = (int)csv_column(&rf.rows[0], "repeat"), frame = (int)csv_column(&rf.rows[0], "frame");
     assert_true(point >= 0 && repeat >= 0 && frame >= 0);
     // The expected sequence of (point, repeat) in rounds order.
     size_t row = 1;
@@ -380,12 +362,12 @@ static void test_rounds_order(void **state)
     const char *same[] = {"point", "method", "cubes", "frames", "repeats", "pairs_mean", "candidates_mean",
                           "bv_tests_mean", "narrow_tests_mean", "NOT_A_REAL_EVENT"};
     for (size_t j = 0; j < sizeof same / sizeof same[0]; ++j) {
-        int col = column_of(&rs, same[j]);
+        int col = (int)csv_column(&rs.rows[0], same[j]);
         assert_true(col >= 0);
-        assert_int_equal(col, column_of(&ps, same[j]));
+        assert_int_equal(col, (int)csv_column(&ps.rows[0], same[j]));
         for (size_t i = 1; i <= POINTS; ++i) assert_string_equal(rs.rows[i].fields[col], ps.rows[i].fields[col]);
     }
-    int rep_col = column_of(&rs, "repeats"), rss_col = column_of(&rs, "peak_rss_bytes");
+    int rep_col = (int)csv_column(&rs.rows[0], "repeats"), rss_col = (int)csv_column(&rs.rows[0], "peak_rss_bytes");
     for (int p = 0; p < POINTS; ++p) {
         assert_int_equal(atoi(rs.rows[p + 1].fields[rep_col]), repeats[p]);
         assert_true(atoll(rs.rows[p + 1].fields[rss_col]) > 0);
@@ -398,7 +380,7 @@ static void test_rounds_order(void **state)
     run_tables("[experiment]\nname = b\norder = rounds\nwarmup = 0\nframes = 2\nrepeats = 3\n"
                "[measure]\nbudget_ms = 1e-9\n[scene]\ncubes = 30, 300\n[run]\ncounters =\npin = off\ncpu = -1\n",
                root, "budget", &rs, &rf);
-    rep_col = column_of(&rs, "repeats");
+    rep_col = (int)csv_column(&rs.rows[0], "repeats");
     assert_int_equal(rs.count, 3);
     assert_string_equal(rs.rows[1].fields[rep_col], "1");
     assert_string_equal(rs.rows[2].fields[rep_col], "NA");
@@ -411,7 +393,7 @@ static void test_rounds_order(void **state)
 // The values of column `name` in rows 1.. of t, joined (a column's whole content as one string).
 static void column_text(const cd_csv_table *t, const char *name, char *buf, size_t len)
 {
-    int col = column_of(t, name);
+    int col = (int)csv_column(&t->rows[0], name);
     assert_true(col >= 0);
     size_t at = 0;
     buf[0] = '\0';
@@ -472,7 +454,7 @@ static void test_isolated_points(void **state)
         // Points 0..2 are grid_multi at 2 000, 150 000, 2 000 cubes: the 150 000 cubes take about
         // 30 MB more. A child starts with the runner's resident pages (large under ASan, whose
         // quarantine keeps freed blocks), so the check is on the difference.
-        int rss = column_of(&s[0], "peak_rss_bytes");
+        int rss = (int)csv_column(&s[0].rows[0], "peak_rss_bytes");
         long long big = atoll(s[0].rows[2].fields[rss]), small_after = atoll(s[0].rows[3].fields[rss]);
         assert_true(small_after > 0 && small_after + (10 << 20) < big);
         assert_true(atoll(s[1].rows[3].fields[rss]) >= atoll(s[1].rows[2].fields[rss]));
@@ -483,7 +465,7 @@ static void test_isolated_points(void **state)
                  "cpu = -1\nisolate = process\n", orders[o]);
         snprintf(id, sizeof id, "%s_budget", orders[o]);
         run_tables(text, root, id, &s[0], &f[0]);
-        int reps = column_of(&s[0], "repeats");
+        int reps = (int)csv_column(&s[0].rows[0], "repeats");
         assert_string_equal(s[0].rows[1].fields[reps], "1");
         assert_string_equal(s[0].rows[2].fields[reps], "NA");
         assert_true(meta_has(root, "i", id, "point 1 skipped: naive took"));

@@ -3,29 +3,19 @@
 // meets doubles from start to the limit, under either clock, and writes one summary row per probe,
 // sorted by cube count, each carrying the answer. (The target, 0.001 FPS = 1000 s per frame, is met by any
 // machine, so nothing here depends on wall-clock time.)
-#include "cd_core.h"
-#include "cd_csv.h"
-#include "cd_kinds.h"
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
+
+#include "cd_core.h"
+#include "cd_csv.h"
+#include "cd_kinds.h"
+#include "test_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cmocka.h>
-
-static void expect_config_error(const char *text, const char *where, const char *what)
-{
-    cd_config c;
-    char err[512] = "";
-    assert_int_equal(cd_config_parse(cd_kinds(), "bad.ini", text, strlen(text), &c, err, sizeof err), -1);
-    if (!strstr(err, where) || !strstr(err, what))
-        fprintf(stderr, "message '%s' lacks '%s' or '%s'\n", err, where, what);
-    assert_non_null(strstr(err, where));
-    assert_non_null(strstr(err, what));
-}
 
 static void config_errors_name_the_line(void **state)
 {
@@ -35,14 +25,6 @@ static void config_errors_name_the_line(void **state)
     expect_config_error("[experiment]\nkind = max_fps\n[search]\nstart = 500\nlimit = 100\n",
                         "bad.ini:4:", "expected start <= limit");
     expect_config_error("[experiment]\nkind = max_fps\n[search]\ntarget_fps = 0\n", "bad.ini:4:", "target_fps");
-}
-
-static int column(const cd_csv_row *header, const char *name)
-{
-    for (size_t i = 0; i < header->count; ++i)
-        if (strcmp(header->fields[i], name) == 0) return (int)i;
-    fail_msg("no column %s", name);
-    return -1;
 }
 
 static void search_doubles_to_the_limit(void **state)
@@ -67,9 +49,9 @@ static void search_doubles_to_the_limit(void **state)
     // is clamped to the limit).
     static const char *const want[] = {"3", "6", "12", "24", "30"};
     assert_int_equal(t.count, 1 + 4 * 5);
-    int cubes = column(&t.rows[0], "cubes"), max = column(&t.rows[0], "max_cubes");
-    int passes = column(&t.rows[0], "passes"), method = column(&t.rows[0], "method");
-    int clock = column(&t.rows[0], "clock"), broad = column(&t.rows[0], "broad_ms_median");
+    int cubes = (int)csv_column(&t.rows[0], "cubes"), max = (int)csv_column(&t.rows[0], "max_cubes");
+    int passes = (int)csv_column(&t.rows[0], "passes"), method = (int)csv_column(&t.rows[0], "method");
+    int clock = (int)csv_column(&t.rows[0], "clock"), broad = (int)csv_column(&t.rows[0], "broad_ms_median");
     for (size_t i = 1; i < t.count; ++i) {
         assert_string_equal(t.rows[i].fields[cubes], want[(i - 1) % 5]);
         assert_string_equal(t.rows[i].fields[max], "30");
@@ -107,8 +89,8 @@ static void start_equal_to_limit_is_one_probe(void **state)
     cd_csv_table t;
     assert_int_equal(cd_csv_read(path, &t, err, sizeof err), 0);
     assert_int_equal(t.count, 2);
-    assert_string_equal(t.rows[1].fields[column(&t.rows[0], "cubes")], "50");
-    const char *max = t.rows[1].fields[column(&t.rows[0], "max_cubes")];
+    assert_string_equal(t.rows[1].fields[(int)csv_column(&t.rows[0], "cubes")], "50");
+    const char *max = t.rows[1].fields[(int)csv_column(&t.rows[0], "max_cubes")];
     assert_true(strcmp(max, "50") == 0 || strcmp(max, "0") == 0);
     cd_csv_table_free(&t);
     cd_config_free(&c);

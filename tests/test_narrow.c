@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "cd_narrow.h"
+#include "test_util.h"
 
 #define TIGHT_BAND 2e-11
 #define GENERAL_BAND sqrt(CD_SAT_EPSILON)
@@ -989,7 +990,7 @@ static void posef_batches_match_scalar_test(void **state)
                   (unsigned long long)unsure[RANDOM], (unsigned long long)kinds[RANDOM],
                   (unsigned long long)unsure[ALIGNED_TOUCHING], (unsigned long long)kinds[ALIGNED_TOUCHING],
                   (unsigned long long)unsure[TURNED_CONTACT], (unsigned long long)kinds[TURNED_CONTACT]);
-    assert_true(agree == (uint64_t)PAIRS * ROUNDS);
+    EXPECT_EQ(agree, (uint64_t)PAIRS * ROUNDS);
     if (cd_sat_build_runs(CD_SAT_AVX512_FLOAT)) {
         // Contact sits inside the band, so every such pair goes to the double test; random poses
         // rarely do (within about 2^-13 of the sizes), so the filter decides the rest.

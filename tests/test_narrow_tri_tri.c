@@ -15,6 +15,7 @@
 #include "op_count.h"
 #include "predicates.h"
 #include "tri_tri_gen.h"
+#include "test_util.h"
 
 enum { INVARIANCE_PAIRS = 120000 };
 
@@ -290,7 +291,7 @@ static void test_grid_of_points(void **state)
         double want = INFINITY;
         for (int i = 0; i < 6; ++i) want = fmin(want, cd_grid_of(c[i]));
         double got = cd_grid_of_points(pts, 2);
-        assert_true(got == want);
+        EXPECT_EQ(got, want);
     }
 }
 

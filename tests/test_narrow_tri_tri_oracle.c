@@ -16,6 +16,7 @@
 
 #include "cd_narrow.h"
 #include "tri_tri_gen.h"
+#include "test_util.h"
 
 enum { ORACLE_PAIRS = 1200000 };
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "cd_scene.h"
+#include "test_util.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -233,7 +234,7 @@ static void records_survive_motion(void **state)
             for (int k = 0; k < 3; ++k) {  // centres away from the walls move by their velocity
                 const float *v = k == 0 ? s->vx : (k == 1 ? s->vy : s->vz);
                 float x = a->c[k] + v[i];
-                if (x > 1.0f && x < (float)s->world - 1.0f) assert_true(b->c[k] == x);
+                if (x > 1.0f && x < (float)s->world - 1.0f) EXPECT_EQ(b->c[k], x);
             }
             float tw = s->tw[i], tx = s->tx[i], ty = s->ty[i], tz = s->tz[i];
             const float *q = a->q;
@@ -342,7 +343,7 @@ static void csv_round_trip_is_exact(void **state)
     cd_scene *t = cd_scene_import_csv(path, err, sizeof err);
     assert_non_null(t);
     assert_int_equal(t->count, s->count);
-    assert_true(t->world == s->world);
+    EXPECT_EQ(t->world, s->world);
     assert_true(scene_bits_equal(s, t));
     unlink(path);
     cd_scene_destroy(s);
@@ -355,7 +356,7 @@ static void expect_import_error(const char *text, const char *needle)
     char path[] = "/tmp/cdlab_bad_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
-    assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    EXPECT_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
     char err[512] = "";
     cd_scene *s = cd_scene_import_csv(path, err, sizeof err);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cd_shape.h"
+#include "test_util.h"
 
 // 113-bit significand: a product of two doubles is exact, and a sum of four such terms carries a
 // relative error of 2^-113, far below the one-ulp (2^-53) margins the enclosures promise.
@@ -315,18 +316,18 @@ static void outward_rounding_equals_nextafter(void **state)
                               DBL_MAX, -DBL_MAX, INFINITY, -INFINITY, 0.1, -3e300, 2.0, -2.0};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; ++i) {
         double x = special[i];
-        assert_true(cd_round_up(x) == nextafter(x, INFINITY));
-        assert_true(cd_round_down(x) == nextafter(x, -INFINITY));
-        assert_true(signbit(cd_round_up(x)) == signbit(nextafter(x, INFINITY)));
-        assert_true(signbit(cd_round_down(x)) == signbit(nextafter(x, -INFINITY)));
+        EXPECT_EQ(cd_round_up(x), nextafter(x, INFINITY));
+        EXPECT_EQ(cd_round_down(x), nextafter(x, -INFINITY));
+        EXPECT_EQ(signbit(cd_round_up(x)), signbit(nextafter(x, INFINITY)));
+        EXPECT_EQ(signbit(cd_round_down(x)), signbit(nextafter(x, -INFINITY)));
     }
     assert_true(isnan(cd_round_up(NAN)) && isnan(cd_round_down(NAN)));
     cd_rng r = cd_rng_make(9, CD_STREAM_TEST + 9);
     for (int i = 0; i < 1000000; ++i) {
         union { uint64_t u; double d; } b = {.u = cd_rng_next(&r)};
         if (isnan(b.d)) continue;
-        assert_true(cd_round_up(b.d) == nextafter(b.d, INFINITY));
-        assert_true(cd_round_down(b.d) == nextafter(b.d, -INFINITY));
+        EXPECT_EQ(cd_round_up(b.d), nextafter(b.d, INFINITY));
+        EXPECT_EQ(cd_round_down(b.d), nextafter(b.d, -INFINITY));
     }
 }
 
