@@ -333,11 +333,11 @@ static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup
 {
     cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index,
                 s->method, over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
-    cd_cell row[sizeof summary_columns / sizeof summary_columns[0]];
-    for (size_t k = 0; k < sizeof row / sizeof row[0]; ++k) row[k] = cd_cell_na();
-    row[0] = cd_cell_text(s->method);
-    row[1] = cd_cell_int(s->cubes);
-    cd_run_summary_row(r, row);
+    cd_row row = cd_run_summary_begin(r);
+    cd_row_set(&row, "method", cd_cell_text(s->method));
+    cd_row_set(&row, "cubes", cd_cell_int(s->cubes));
+    cd_row_set_rest_na(&row);
+    cd_run_summary_end(r, &row);
 }
 
 // 1 when the median frame (over the frames measured so far) is over budget_ms; its series then
@@ -356,30 +356,39 @@ static int cubes_check_budget(cd_run *r, const cd_point *p, const cd_cubes_setup
 static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, uint32_t repeats,
                               const cd_cubes_result *m)
 {
-    if (m->frame_ms.cv > cd_run_cv_warn(r)) {
-        char label[300];
-        cd_point_label(p, label, sizeof label);
-        cd_run_warn(r, "point %zu (%s): frame_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
-                    p->index, label[0] ? label : s->method, m->frame_ms.cv, cd_run_cv_warn(r));
-    }
-    cd_cell row[] = {
-        cd_cell_text(s->method), cd_cell_int(s->cubes), cd_cell_int(s->depth), cd_cell_real(s->looseness),
-        cd_cell_int(s->frames), cd_cell_int(repeats), cd_cell_real(m->frame_ms.median), cd_cell_real(m->frame_ms.p05),
-        cd_cell_real(m->frame_ms.p95), cd_cell_real(m->frame_ms.mad), cd_cell_real(m->frame_ms.cv),
-        cd_cell_real(m->fps.median), cd_cell_real(m->broad_ms.median), cd_cell_real(m->narrow_ms.median),
-        cd_cell_real(m->bv_tests_mean), cd_cell_real(m->narrow_tests_mean), cd_cell_real(m->pairs_mean),
-        cd_cell_real(m->fps.p05), cd_cell_real(m->fps.p95), cd_cell_real(m->frame_ms.mean),
-        cd_cell_real(m->motion_ms.median), cd_cell_real(m->broad_ms.p05), cd_cell_real(m->broad_ms.p95),
-        cd_cell_real(m->narrow_ms.p05), cd_cell_real(m->narrow_ms.p95), cd_cell_real(m->candidates_mean),
-        cd_cell_real(m->nodes_mean), cd_cell_real(m->bytes_mean), cd_cell_int((int64_t)m->max_per_node),
-        cd_cell_int((int64_t)m->depth_reached), cd_cell_text(s->update), cd_cell_real(s->cell_size),
-        cd_cell_int(s->threads), cd_cell_real(s->size), cd_cell_real(s->size_ratio), cd_cell_real(s->density),
-        cd_cell_real(s->speed), cd_cell_real(s->spin), cd_cell_int((int64_t)s->seed), cd_cell_int(s->warmup),
-        cd_cell_int(s->reorder),
-    };
-    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
-                   "one cell per summary column");
-    cd_run_summary_row(r, row);
+    cd_run_warn_noisy(r, p, "frame_ms", m->frame_ms.cv);
+    cd_row row = cd_run_summary_begin(r);
+    cd_row_set(&row, "method", cd_cell_text(s->method));
+    cd_row_set(&row, "cubes", cd_cell_int(s->cubes));
+    cd_row_set(&row, "depth", cd_cell_int(s->depth));
+    cd_row_set(&row, "looseness", cd_cell_real(s->looseness));
+    cd_row_set(&row, "frames", cd_cell_int(s->frames));
+    cd_row_set(&row, "repeats", cd_cell_int(repeats));
+    cd_row_set_stats(&row, "frame_ms", &m->frame_ms);  // median, p05, p95, mad, cv, mean
+    cd_row_set_stats(&row, "fps", &m->fps);            // median, p05, p95
+    cd_row_set_stats(&row, "motion_ms", &m->motion_ms);
+    cd_row_set_stats(&row, "broad_ms", &m->broad_ms);  // NA on the CPU clock
+    cd_row_set_stats(&row, "narrow_ms", &m->narrow_ms);
+    cd_row_set(&row, "bv_tests_mean", cd_cell_real(m->bv_tests_mean));
+    cd_row_set(&row, "narrow_tests_mean", cd_cell_real(m->narrow_tests_mean));
+    cd_row_set(&row, "pairs_mean", cd_cell_real(m->pairs_mean));
+    cd_row_set(&row, "candidates_mean", cd_cell_real(m->candidates_mean));
+    cd_row_set(&row, "nodes_mean", cd_cell_real(m->nodes_mean));
+    cd_row_set(&row, "bytes_mean", cd_cell_real(m->bytes_mean));
+    cd_row_set(&row, "max_per_node", cd_cell_int((int64_t)m->max_per_node));
+    cd_row_set(&row, "depth_reached", cd_cell_int((int64_t)m->depth_reached));
+    cd_row_set(&row, "update", cd_cell_text(s->update));
+    cd_row_set(&row, "cell_size", cd_cell_real(s->cell_size));
+    cd_row_set(&row, "threads", cd_cell_int(s->threads));
+    cd_row_set(&row, "size", cd_cell_real(s->size));
+    cd_row_set(&row, "size_ratio", cd_cell_real(s->size_ratio));
+    cd_row_set(&row, "density", cd_cell_real(s->density));
+    cd_row_set(&row, "speed", cd_cell_real(s->speed));
+    cd_row_set(&row, "spin", cd_cell_real(s->spin));
+    cd_row_set(&row, "seed", cd_cell_int((int64_t)s->seed));
+    cd_row_set(&row, "warmup", cd_cell_int(s->warmup));
+    cd_row_set(&row, "reorder", cd_cell_int(s->reorder));
+    cd_run_summary_end(r, &row);
 }
 
 static int cubes_run_point(cd_run *r, const cd_point *p)

@@ -176,39 +176,31 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
     qsort(q.pr, q.count, sizeof *q.pr, by_cubes);
     for (size_t i = 0; i < q.count; ++i) {
         const cd_cubes_result *m = &q.pr[i].res;
-        cd_cell row[] = {
-            cd_cell_text(s.method),
-            cd_cell_int(s.depth),
-            cd_cell_real(s.looseness),
-            cd_cell_text(s.update),
-            cd_cell_int(q.pr[i].cubes),
-            cd_cell_int(q.pr[i].order),
-            cd_cell_text(statistic),
-            cd_cell_text(clock),
-            cd_cell_int(judged(&q, m) <= limit_ms),
-            cd_cell_int(lo),
-            cd_cell_real(target),
-            cd_cell_real(m->frame_ms.median),
-            cd_cell_real(m->frame_ms.p05),
-            cd_cell_real(m->frame_ms.p95),
-            cd_cell_real(m->frame_ms.cv),
-            cd_cell_real(m->fps.median),
-            cd_cell_real(m->fps.p05),
-            cd_cell_real(m->fps.p95),
-            cd_cell_real(m->motion_ms.median),
-            q.cpu ? cd_cell_na() : cd_cell_real(m->broad_ms.median),
-            q.cpu ? cd_cell_na() : cd_cell_real(m->narrow_ms.median),
-            cd_cell_real(m->bv_tests_mean),
-            cd_cell_real(m->narrow_tests_mean),
-            cd_cell_real(m->pairs_mean),
-            cd_cell_real(m->bytes_mean),
-            cd_cell_int(s.frames),
-            cd_cell_int(s.repeats),
-            cd_cell_int((int64_t)s.seed),
-        };
-        _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
-                       "one cell per summary column");
-        cd_run_summary_row(r, row);
+        cd_row row = cd_run_summary_begin(r);
+        cd_row_set(&row, "method", cd_cell_text(s.method));
+        cd_row_set(&row, "depth", cd_cell_int(s.depth));
+        cd_row_set(&row, "looseness", cd_cell_real(s.looseness));
+        cd_row_set(&row, "update", cd_cell_text(s.update));
+        cd_row_set(&row, "cubes", cd_cell_int(q.pr[i].cubes));
+        cd_row_set(&row, "probe", cd_cell_int(q.pr[i].order));
+        cd_row_set(&row, "statistic", cd_cell_text(statistic));
+        cd_row_set(&row, "clock", cd_cell_text(clock));
+        cd_row_set(&row, "passes", cd_cell_int(judged(&q, m) <= limit_ms));
+        cd_row_set(&row, "max_cubes", cd_cell_int(lo));
+        cd_row_set(&row, "target_fps", cd_cell_real(target));
+        cd_row_set_stats(&row, "frame_ms", &m->frame_ms);  // median, p05, p95, cv
+        cd_row_set_stats(&row, "fps", &m->fps);            // median, p05, p95
+        cd_row_set_stats(&row, "motion_ms", &m->motion_ms);
+        cd_row_set_stats(&row, "broad_ms", &m->broad_ms);  // NA on the CPU clock
+        cd_row_set_stats(&row, "narrow_ms", &m->narrow_ms);
+        cd_row_set(&row, "bv_tests_mean", cd_cell_real(m->bv_tests_mean));
+        cd_row_set(&row, "narrow_tests_mean", cd_cell_real(m->narrow_tests_mean));
+        cd_row_set(&row, "pairs_mean", cd_cell_real(m->pairs_mean));
+        cd_row_set(&row, "bytes_mean", cd_cell_real(m->bytes_mean));
+        cd_row_set(&row, "frames", cd_cell_int(s.frames));
+        cd_row_set(&row, "repeats", cd_cell_int(s.repeats));
+        cd_row_set(&row, "seed", cd_cell_int((int64_t)s.seed));
+        cd_run_summary_end(r, &row);
     }
     cd_free(q.pr);
     return 0;

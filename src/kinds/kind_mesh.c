@@ -323,31 +323,43 @@ static int mesh_run_point(cd_run *r, const cd_point *p)
     uint32_t nu = cd_bvh_refit(mp.hb);
     double cu_ns = (double)(cd_now_ns() - t0) / (double)nu;
     cd_stats q = cd_stats_compute(query_us, n);
-    if (repeats > 1 && rep_cv_sum / (double)n > cd_run_cv_warn(r)) {
-        char label[300];
-        cd_point_label(p, label, sizeof label);
-        cd_run_warn(r, "point %zu (%s): mean CV of a pose's repeated query times %.3f exceeds cv_warn %.3f (noisy machine)",
-                    p->index, label[0] ? label : hier, rep_cv_sum / (double)n, cd_run_cv_warn(r));
-    }
+    if (repeats > 1) cd_run_warn_noisy(r, p, "query_us (mean over poses of a pose's repeats)", rep_cv_sum / (double)n);
     double dn = (double)n;
-    cd_cell row[] = {
-        cd_cell_text(hier), cd_cell_text(mode_name(mode)), cd_cell_text(cd_point_text(p, "mesh", "a")),
-        cd_cell_text(cd_point_text(p, "mesh", "b")), cd_cell_int(mp.ma.ntris), cd_cell_int(mp.mb.ntris),
-        mp.have_distance ? cd_cell_real(distance) : cd_cell_na(), cd_cell_int(mp.ha->leaf_size),
-        cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_x")), cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_y")),
-        cd_cell_int((int64_t)n), cd_cell_int(repeats), cd_cell_real(build_ms), cd_cell_real(q.median),
-        cd_cell_real(sum_pairs / dn), cd_cell_real(sum_bv / dn), cd_cell_real(sum_tri / dn), cd_cell_real(cv),
-        cd_cell_real(cp), cd_cell_real(q.p05), cd_cell_real(q.p95), cd_cell_real(q.mad), cd_cell_real(q.cv),
-        cd_cell_real(q.median > 0 ? 1e6 / q.median : NAN), cd_cell_real(overlaps / dn),
-        cd_cell_real(sum_kind[CD_BVT_SPHERE_SPHERE] / dn), cd_cell_real(sum_kind[CD_BVT_SPHERE_OBB] / dn),
-        cd_cell_real(sum_kind[CD_BVT_OBB_OBB] / dn), cd_cell_real(sum_kind[CD_BVT_AABB_AABB] / dn),
-        cd_cell_real(sum_np / dn), cd_cell_int(nu), cd_cell_real(cu_ns), cd_cell_int(mp.ha->nnodes + mp.hb->nnodes),
-        cd_cell_int((int64_t)(cd_bvh_memory(mp.ha) + cd_bvh_memory(mp.hb))), cd_cell_int(mp.ha->depth),
-        cd_cell_int(mp.hb->depth), cd_cell_int((int64_t)seed),
-    };
-    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
-                   "one cell per summary column");
-    cd_run_summary_row(r, row);
+    cd_row row = cd_run_summary_begin(r);
+    cd_row_set(&row, "hierarchy", cd_cell_text(hier));
+    cd_row_set(&row, "mode", cd_cell_text(mode_name(mode)));
+    cd_row_set(&row, "a", cd_cell_text(cd_point_text(p, "mesh", "a")));
+    cd_row_set(&row, "b", cd_cell_text(cd_point_text(p, "mesh", "b")));
+    cd_row_set(&row, "faces_a", cd_cell_int(mp.ma.ntris));
+    cd_row_set(&row, "faces_b", cd_cell_int(mp.mb.ntris));
+    cd_row_set(&row, "distance", mp.have_distance ? cd_cell_real(distance) : cd_cell_na());
+    cd_row_set(&row, "leaf_size", cd_cell_int(mp.ha->leaf_size));
+    cd_row_set(&row, "hybrid_x", cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_x")));
+    cd_row_set(&row, "hybrid_y", cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_y")));
+    cd_row_set(&row, "poses", cd_cell_int((int64_t)n));
+    cd_row_set(&row, "repeats", cd_cell_int(repeats));
+    cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
+    cd_row_set_stats(&row, "query_us", &q);  // median, p05, p95, mad, cv
+    cd_row_set(&row, "pairs_mean", cd_cell_real(sum_pairs / dn));
+    cd_row_set(&row, "bv_tests_mean", cd_cell_real(sum_bv / dn));
+    cd_row_set(&row, "tri_tests_mean", cd_cell_real(sum_tri / dn));
+    cd_row_set(&row, "cv_ns", cd_cell_real(cv));
+    cd_row_set(&row, "cp_ns", cd_cell_real(cp));
+    cd_row_set(&row, "qps_median", cd_cell_real(q.median > 0 ? 1e6 / q.median : NAN));
+    cd_row_set(&row, "overlap_fraction", cd_cell_real(overlaps / dn));
+    cd_row_set(&row, "sphere_sphere_mean", cd_cell_real(sum_kind[CD_BVT_SPHERE_SPHERE] / dn));
+    cd_row_set(&row, "sphere_obb_mean", cd_cell_real(sum_kind[CD_BVT_SPHERE_OBB] / dn));
+    cd_row_set(&row, "obb_obb_mean", cd_cell_real(sum_kind[CD_BVT_OBB_OBB] / dn));
+    cd_row_set(&row, "aabb_aabb_mean", cd_cell_real(sum_kind[CD_BVT_AABB_AABB] / dn));
+    cd_row_set(&row, "node_pairs_mean", cd_cell_real(sum_np / dn));
+    cd_row_set(&row, "nu", cd_cell_int(nu));
+    cd_row_set(&row, "cu_ns", cd_cell_real(cu_ns));
+    cd_row_set(&row, "nodes", cd_cell_int(mp.ha->nnodes + mp.hb->nnodes));
+    cd_row_set(&row, "bytes", cd_cell_int((int64_t)(cd_bvh_memory(mp.ha) + cd_bvh_memory(mp.hb))));
+    cd_row_set(&row, "depth_a", cd_cell_int(mp.ha->depth));
+    cd_row_set(&row, "depth_b", cd_cell_int(mp.hb->depth));
+    cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
+    cd_run_summary_end(r, &row);
     cd_free(query_us);
     cd_free(rep_us);
     teardown(&mp);

@@ -234,37 +234,38 @@ static int tri_tri_run_point(cd_run *r, const cd_point *p)
         }
     (void)sink;
     cd_stats ms = cd_stats_compute(mt, total), ps = cd_stats_compute(pass, total);
-    if (ps.cv > cd_run_cv_warn(r))
-        cd_run_warn(r, "point %zu (%s/%s): pass_ms CV %.3f exceeds cv_warn %.3f (noisy machine or too few frames)",
-                    p->index, workload, algorithm, ps.cv, cd_run_cv_warn(r));
+    cd_run_warn_noisy(r, p, "pass_ms", ps.cv);
     double dn = (double)n;
-    cd_cell row[20 + 3 * BRANCHES + 1];
-    size_t c = 0;
-    row[c++] = cd_cell_text(workload);
-    row[c++] = cd_cell_text(algorithm);
-    row[c++] = is_random ? cd_cell_real(a_over_h) : cd_cell_na();
-    row[c++] = cd_cell_int((int64_t)n);
-    row[c++] = cd_cell_int(hits);
-    row[c++] = cd_cell_real((double)(sum[0] + sum[1] + sum[2]) / dn);
-    row[c++] = cd_cell_int((int64_t)ops_max);
-    for (int j = 0; j < 6; ++j) row[c++] = cd_cell_real((double)sum[j] / dn);
-    row[c++] = cd_cell_real(ms.median);
-    row[c++] = cd_cell_real(ms.p05);
-    row[c++] = cd_cell_real(ms.p95);
-    row[c++] = cd_cell_real(ms.max);
-    row[c++] = cd_cell_real(ms.median > 0 ? 1e3 / ms.median : NAN);
-    row[c++] = cd_cell_real(ps.cv);
-    row[c++] = cd_cell_real(cd_stats_compute(ratio, total).median);
+    static const char *const op_columns[6] = {"addsub_mean", "mul_mean", "div_mean", "cmp_mean", "abs_mean",
+                                              "exact_mean"};
+    cd_row row = cd_run_summary_begin(r);
+    cd_row_set(&row, "workload", cd_cell_text(workload));
+    cd_row_set(&row, "algorithm", cd_cell_text(algorithm));
+    cd_row_set(&row, "a_over_h", is_random ? cd_cell_real(a_over_h) : cd_cell_na());
+    cd_row_set(&row, "pairs", cd_cell_int((int64_t)n));
+    cd_row_set(&row, "hits", cd_cell_int(hits));
+    cd_row_set(&row, "ops_mean", cd_cell_real((double)(sum[0] + sum[1] + sum[2]) / dn));
+    cd_row_set(&row, "ops_max", cd_cell_int((int64_t)ops_max));
+    for (int j = 0; j < 6; ++j) cd_row_set(&row, op_columns[j], cd_cell_real((double)sum[j] / dn));
+    cd_row_set(&row, "mtests_per_s_median", cd_cell_real(ms.median));
+    cd_row_set(&row, "mtests_per_s_p05", cd_cell_real(ms.p05));
+    cd_row_set(&row, "mtests_per_s_p95", cd_cell_real(ms.p95));
+    cd_row_set(&row, "mtests_per_s_best", cd_cell_real(ms.max));
+    cd_row_set(&row, "ns_per_test_median", cd_cell_real(ms.median > 0 ? 1e3 / ms.median : NAN));
+    cd_row_set(&row, "pass_ms_cv", cd_cell_real(ps.cv));
+    cd_row_set(&row, "ratio_to_float_median", cd_cell_real(cd_stats_compute(ratio, total).median));
     for (int b = 0; b < BRANCHES; ++b) {
-        row[c++] = cd_cell_int((int64_t)branch_n[b]);
-        row[c++] = branch_n[b] ? cd_cell_real((double)branch_sum[b] / (double)branch_n[b]) : cd_cell_na();
-        row[c++] = branch_n[b] ? cd_cell_int((int64_t)branch_max[b]) : cd_cell_na();
+        char column[64];
+        const char *name = cd_tri_tri_why_name((cd_tri_tri_why)b);
+        snprintf(column, sizeof column, "%s_n", name);
+        cd_row_set(&row, column, cd_cell_int((int64_t)branch_n[b]));
+        snprintf(column, sizeof column, "%s_ops_mean", name);
+        cd_row_set(&row, column, branch_n[b] ? cd_cell_real((double)branch_sum[b] / (double)branch_n[b]) : cd_cell_na());
+        snprintf(column, sizeof column, "%s_ops_max", name);
+        cd_row_set(&row, column, branch_n[b] ? cd_cell_int((int64_t)branch_max[b]) : cd_cell_na());
     }
-    row[c++] = cd_cell_int((int64_t)seed);
-    _Static_assert(sizeof row / sizeof row[0] == sizeof summary_columns / sizeof summary_columns[0],
-                   "one cell per summary column");
-    CD_ASSERT(c == sizeof row / sizeof row[0]);
-    cd_run_summary_row(r, row);
+    cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
+    cd_run_summary_end(r, &row);
     cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
     return 0;
 }

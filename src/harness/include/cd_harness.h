@@ -172,6 +172,17 @@ typedef struct cd_column {
 } cd_column;
 
 // ---------------------------------------------------------------------------------------------
+// Summary rows by column name (the way kinds write them; see row.c).
+
+/// A summary row under construction: cells set by column name, in any order.
+typedef struct cd_row {
+    const cd_column *columns;  ///< the kind's summary columns
+    size_t count;
+    cd_cell *cells;            ///< one per column
+    unsigned char *set;        ///< 1 where the cell was set
+} cd_row;
+
+// ---------------------------------------------------------------------------------------------
 // Hardware counters (PAPI low-level API) and pinning (hwloc).
 
 /// Most counters one run reads.
@@ -316,6 +327,19 @@ void cd_run_counters_end(cd_run *r);
 void cd_run_frame_row(cd_run *r, const cd_cell *cells);
 /// For kinds: the point's summary.csv row (peak RSS and counter means appended by the runner).
 void cd_run_summary_row(cd_run *r, const cd_cell *cells);
+/// For kinds: a summary row of r's kind to fill with cd_row_set and write with cd_run_summary_end.
+cd_row cd_run_summary_begin(cd_run *r);
+/// Set column name's cell; the column must exist in the kind's table and not be set yet.
+void cd_row_set(cd_row *row, const char *name, cd_cell c);
+/// Set the columns name_median, name_p05, name_p95, name_mad, name_cv, name_mean, name_min and
+/// name_max that the table has (at least one) from st; NA when st holds no sample.
+void cd_row_set_stats(cd_row *row, const char *name, const cd_stats *st);
+/// Set every column not set yet to NA (a point that was skipped).
+void cd_row_set_rest_na(cd_row *row);
+/// Write the row as cd_run_summary_row does (every column must be set) and free it.
+void cd_run_summary_end(cd_run *r, cd_row *row);
+/// For kinds: warn that point p is noisy when cv (of the statistic `what`) exceeds [run] cv_warn.
+void cd_run_warn_noisy(cd_run *r, const cd_point *p, const char *what, double cv);
 /// For kinds: a warning (stderr unless quiet, and meta.ini).
 void cd_run_warn(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /// For kinds: fail the run with a message; run_point then returns -1.
