@@ -2,8 +2,8 @@
 // Private to the float-keyed broad phases (sap, grid, bvh): the float box record with its id,
 // the growable-buffer helper and the radix sort they share. The scene's boxes are already float
 // (rounded outward), so a cull on them tests exactly what the double test on their copies would.
-#ifndef CD_FLOAT_BOUNDS_H
-#define CD_FLOAT_BOUNDS_H
+#ifndef FLOAT_BOUNDS_H
+#define FLOAT_BOUNDS_H
 
 #include "cd_broad.h"
 

@@ -7,8 +7,8 @@
 // Exactness does not rest on the cell geometry: every cull uses the tight bounds of the objects
 // actually stored in a subtree (refit every frame), so objects beyond the world walls, rounding
 // of cell planes and looseness can only change the cost, never the pair set.
-#ifndef CD_OCTREE_CORE_H
-#define CD_OCTREE_CORE_H
+#ifndef OCTREE_CORE_H
+#define OCTREE_CORE_H
 
 #include "cd_broad.h"
 

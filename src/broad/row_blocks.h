@@ -3,8 +3,8 @@
 // within a row, and tested against one box CD_ROW_LANES at a time (SSE2 compares; one load fills
 // the lanes of a block), so that a window of 0–3 boxes costs one block test and no branch on
 // its length.
-#ifndef CD_ROW_BLOCKS_H
-#define CD_ROW_BLOCKS_H
+#ifndef ROW_BLOCKS_H
+#define ROW_BLOCKS_H
 
 #include "float_bounds.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Private to src/bvh: the build context shared by the builder, the refit and the fitting code.
-#ifndef CD_BVH_INTERNAL_H
-#define CD_BVH_INTERNAL_H
+#ifndef BVH_INTERNAL_H
+#define BVH_INTERNAL_H
 
 #include "cd_bvh.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cdlab subcommands: each is one function in its own file and one line in commands.c.
-#ifndef CD_CLI_H
-#define CD_CLI_H
+#ifndef CLI_H
+#define CLI_H
 
 #include <stdio.h>
 

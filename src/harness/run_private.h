@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The runner's state, shared by run.c and meta.c only (kinds see cd_run as opaque).
-#ifndef CD_RUN_PRIVATE_H
-#define CD_RUN_PRIVATE_H
+#ifndef RUN_PRIVATE_H
+#define RUN_PRIVATE_H
 
 #include "cd_harness.h"
 

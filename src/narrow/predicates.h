@@ -4,8 +4,8 @@
 // expansions of the raw coordinates. The sign returned is the sign of the exact determinant of the
 // input doubles, provided no intermediate product underflows or overflows (coordinate differences
 // either 0 or within about 2^-300 .. 2^300 in magnitude).
-#ifndef CD_PREDICATES_H
-#define CD_PREDICATES_H
+#ifndef PREDICATES_H
+#define PREDICATES_H
 
 #include "cd_core.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Exact special cases shared by the triangle–triangle algorithms (src/narrow/tri_tri_cases.c):
 // zero-area triangles (reduced to a segment or a point) and coplanar pairs. Private to narrow.
-#ifndef CD_TRI_TRI_CASES_H
-#define CD_TRI_TRI_CASES_H
+#ifndef TRI_TRI_CASES_H
+#define TRI_TRI_CASES_H
 
 #include "op_count.h"
 

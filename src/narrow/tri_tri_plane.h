@@ -2,8 +2,8 @@
 // The plane test shared by the exact triangle–triangle algorithms (private to narrow): the signs
 // of one triangle's vertices against the other's plane, N_t · (o_j − t_0) with N_t computed once,
 // certified by a semi-static filter (CD_PLANE_ERR) and decided exactly only where it cannot.
-#ifndef CD_TRI_TRI_PLANE_H
-#define CD_TRI_TRI_PLANE_H
+#ifndef TRI_TRI_PLANE_H
+#define TRI_TRI_PLANE_H
 
 #include "op_count.h"
 #include "predicates.h"

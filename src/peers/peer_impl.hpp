@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // C++ side of the peer boundary: every wrapped library derives from cd_peer.
-#ifndef CD_PEER_IMPL_HPP
-#define CD_PEER_IMPL_HPP
+#ifndef PEER_IMPL_HPP
+#define PEER_IMPL_HPP
 
 #include "peer_shim.h"
 

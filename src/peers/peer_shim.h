@@ -2,8 +2,8 @@
 // The plain C boundary between cdlab's broad-phase interface (peers.c) and the C++ wrappers of
 // the peer libraries (FCL, Bullet). Only plain types cross it, so the C++ side never includes
 // cdlab's C headers (their compound literals are not C++) and the C side never sees a template.
-#ifndef CD_PEER_H
-#define CD_PEER_H
+#ifndef PEER_SHIM_H
+#define PEER_SHIM_H
 
 #include <stdint.h>
 
