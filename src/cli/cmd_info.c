@@ -3,6 +3,7 @@
 #include "build_flags.h"
 #include "cd_build_config.h"
 #include "cli.h"
+#include "cd_core.h"
 #include "cd_harness.h"
 
 #include <string.h>
@@ -47,6 +48,8 @@ int cd_cmd_info(int argc, char **argv)
     printf("cpu_model = %s\ncpus_online = %ld\n", buf, sysconf(_SC_NPROCESSORS_ONLN));
     cd_topology_summary(buf, sizeof buf);
     printf("topology = %s\n", buf);
+    printf("simd = %s (cdlab's SIMD paths in this process; CDLAB_NO_AVX512=1 turns the AVX-512 ones off)\n",
+           cd_cpu_simd());
 
     printf("\n[pinning]\n");
     int sup = cd_pin_supported(buf, sizeof buf);

@@ -201,7 +201,7 @@ int cd_cmd_run(int argc, char **argv)
     char command[1024] = "cdlab";
     for (int i = 0; i < argc; ++i) {
         size_t n = strlen(command);
-        if (i) snprintf(command + n, sizeof command - n, " %s", argv[i]);
+        snprintf(command + n, sizeof command - n, " %s", argv[i]);  // argv[0] is "run"
     }
     o.argv0 = command;
     // Options may come before or after the configs (as with getopt's permutation); "--" ends them.

@@ -53,6 +53,15 @@ int cd_cpu_avx512(void)
 #endif
 }
 
+const char *cd_cpu_simd(void)
+{
+    if (cd_cpu_avx512()) return "avx512";
+#if CD_X86_SIMD
+    if (__builtin_cpu_supports("avx2")) return "avx2";
+#endif
+    return "sse2";
+}
+
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need)
 {
     if (need <= *capacity) return;

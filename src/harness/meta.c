@@ -4,10 +4,12 @@
 #include "build_commit.h"
 #include "build_flags.h"
 #include "cd_build_config.h"
+#include "cd_core.h"
 #include "cd_harness.h"
 #include "run_private.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -147,6 +149,8 @@ int cd_meta_write(const cd_run *r)
     fprintf(f, "\n[machine]\n");
     kv(f, "cpu_model", "%s", cpu);
     kv(f, "cpus_online", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    const char *no512 = getenv("CDLAB_NO_AVX512");
+    kv(f, "simd", "%s%s", cd_cpu_simd(), no512 && *no512 ? " (CDLAB_NO_AVX512 set)" : "");
     kv(f, "topology", "%s", topo);
 
     fprintf(f, "\n[pinning]\n");

@@ -6,23 +6,45 @@
 #include <stdio.h>
 #include <string.h>
 
+// The value of the first /proc/cpuinfo line whose key is `key` (up to the colon), or "".
+static void cpuinfo_value(const char *text, const char *key, char *out, size_t len)
+{
+    out[0] = '\0';
+    size_t klen = strlen(key);
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, key, klen) != 0) continue;
+        const char *v = line + klen;
+        while (*v == ' ' || *v == '\t') ++v;
+        if (*v != ':') continue;  // a longer key ("model name" for "model")
+        for (++v; *v == ' ' || *v == '\t'; ++v) {}
+        size_t n = strcspn(v, "\n");
+        snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), v);
+        return;
+    }
+}
+
+// The model name with the family, model and stepping numbers: virtual machines often show a
+// generic name ("AMD EPYC"), and the numbers still tell the generation.
 void cd_cpu_model(char *buf, size_t len)
 {
     snprintf(buf, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) != 0) continue;
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        colon++;
-        while (*colon == ' ' || *colon == '\t') colon++;
-        colon[strcspn(colon, "\n")] = '\0';
-        snprintf(buf, len, "%s", colon);
-        break;
-    }
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
+    text[n] = '\0';
+    char name[256], family[32], model[32], stepping[32];
+    cpuinfo_value(text, "model name", name, sizeof name);
+    cpuinfo_value(text, "cpu family", family, sizeof family);
+    cpuinfo_value(text, "model", model, sizeof model);
+    cpuinfo_value(text, "stepping", stepping, sizeof stepping);
+    if (!name[0]) return;
+    if (family[0] && model[0])
+        snprintf(buf, len, "%s (family %s, model %s%s%s)", name, family, model, stepping[0] ? ", stepping " : "",
+                 stepping);
+    else
+        snprintf(buf, len, "%s", name);
 }
 
 // First line of a shell command's output ("" when it fails).

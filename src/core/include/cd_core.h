@@ -55,6 +55,9 @@ void cd_radix_sort_bits(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t
 /// CDLAB_NO_AVX512 is unset or empty (set, it selects their portable twins, which give the same
 /// results, so both can be timed or compared on one machine).
 int cd_cpu_avx512(void);
+/// The widest instruction set cdlab's own SIMD paths use in this process: "avx512" (cd_cpu_avx512),
+/// "avx2", or "sse2" (any x86-64; also other architectures' portable code).
+const char *cd_cpu_simd(void);
 
 // ---------------------------------------------------------------------------------------------
 // vec3
