@@ -3,9 +3,10 @@
 // the runner measures each point through its experiment kind and writes frames.csv, summary.csv
 // and meta.ini; statistics, PAPI counters, hwloc pinning, SHA-256 and provenance live here too.
 //
-// An experiment kind (cubes, max_fps, tri_tri, mesh) is one file that fills cd_kind — its
-// config keys as a table, its CSV columns, a cross-key check and a run-point function — plus one
-// line in kinds.c. The runner and the config parser never name a kind's keys.
+// An experiment kind fills cd_kind — its config keys as a table, its CSV columns, a cross-key
+// check and a run-point function. cdlab's kinds (cubes, max_fps, mesh, tri_tri) live in the kinds
+// module, one file each; the parser and the runner know them only through the cd_kind_set they
+// are given, and never name a kind's keys.
 #ifndef CD_HARNESS_H
 #define CD_HARNESS_H
 
