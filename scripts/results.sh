@@ -8,6 +8,7 @@
 # usage: sh scripts/results.sh [RESULTS_DIR]      (default bench/results)
 #        sh scripts/results.sh > docs/results.md
 set -eu
+export LC_ALL=C  # the glob order and awk's number formats must not depend on the locale
 here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../bench/results}
 [ -d "$root" ] || { echo "results.sh: $root: no such directory" >&2; exit 2; }
