@@ -172,9 +172,34 @@ static void test_config_errors(void **state)
     expect_config_error("[experiment]\nkind = tri_tri\norder = rounds\n", "bad.ini:3:", "measures point by point");
     expect_config_error("[experiment]\norder = random\n", "bad.ini:2:", "points");
     expect_config_error("[run]\npin = required\n[method]\nthreads = 2\n", "bad.ini:4:", "contradicts [run] pin");
+    // Lines of up to 198 characters are read whole; 199 is an error, with or without a newline.
     char long_cfg[400];
     snprintf(long_cfg, sizeof long_cfg, "[scene]\ncubes = 1%0250d\n", 0);
-    expect_config_error(long_cfg, "bad.ini:2:", "line longer than");
+    expect_config_error(long_cfg, "bad.ini:2:", "line longer than 198 characters");
+    snprintf(long_cfg, sizeof long_cfg, "[scene]\ncubes = %0191d", 7);  // 199 characters, no newline
+    expect_config_error(long_cfg, "bad.ini:2:", "line longer than 198 characters");
+    char word[192];
+    memset(word, 'x', 191), word[191] = '\0';
+    snprintf(long_cfg, sizeof long_cfg, "[experiment]\nkind = %s\n", word);  // 198 characters: read whole
+    expect_config_error(long_cfg, "bad.ini:2:", word);
+}
+
+// A continued list: a comment after white space ends each of its lines, as on the key's line.
+static void test_config_continuation_comments(void **state)
+{
+    (void)state;
+    const char *text = "[scene]\ncubes = 100, 200,   ; first\n        300 ; second\n\t400;not a comment\n";
+    cd_config c;
+    char err[512];
+    EXPECT_EQ(cd_config_parse(cd_kinds(), "c.ini", text, strlen(text), &c, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "'400;not a comment' is not a number");  // a ; without white space stays
+    const char *good = "[scene]\ncubes = 100, 200,   ; first\n        300 ; second\n\t400\n";
+    EXPECT_EQ(cd_config_parse(cd_kinds(), "c.ini", good, strlen(good), &c, err, sizeof err), 0);
+    const cd_config_key *k = cd_config_key_get(&c, "scene", "cubes");
+    EXPECT_EQ(k->count, 4);
+    EXPECT_EQ(k->values[2].num, 300.0);
+    EXPECT_EQ(k->values[3].num, 400.0);
+    cd_config_free(&c);
 }
 
 static void test_stats(void **state)
@@ -479,6 +504,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_vectors),   cmocka_unit_test(test_value_lists_and_ranges),
         cmocka_unit_test(test_config_and_plan),  cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_config_continuation_comments),
         cmocka_unit_test(test_stats),            cmocka_unit_test(test_counters_na_path),
         cmocka_unit_test(test_pinning),          cmocka_unit_test(test_tiny_run),
         cmocka_unit_test(test_rounds_order),     cmocka_unit_test(test_isolated_points),

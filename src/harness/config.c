@@ -100,6 +100,9 @@ static char *dup_str(const char *s)
     return d;
 }
 
+// The longest line inih's buffer of INI_MAX_LINE bytes holds whole, with its newline and NUL.
+#define MAX_LINE_CHARS (INI_MAX_LINE - 2)
+
 // inih reads through this fgets-like reader so that we know the line of every callback, catch
 // lines longer than Debian inih's 200-byte buffer (it would silently truncate them) and see
 // section headers (this inih build calls the handler only for key = value lines).
@@ -112,7 +115,8 @@ static char *reader(char *str, int num, void *stream)
     size_t n = nl ? (size_t)(nl - start) + 1 : r->len - r->pos;
     r->pos += n;
     r->line++;
-    if (n + 1 > (size_t)num && !r->too_long) r->too_long = r->line;
+    size_t chars = n - (n && start[n - 1] == '\n');  // the line without its newline
+    if (chars > MAX_LINE_CHARS && !r->too_long) r->too_long = r->line;
     size_t copy = n < (size_t)num - 1 ? n : (size_t)num - 1;
     memcpy(str, start, copy);
     str[copy] = '\0';
@@ -140,10 +144,19 @@ static int handler(void *user, const char *section, const char *name, const char
     if (r->count && r->line_indented) {
         entry *last = &r->e[r->count - 1];
         if (strcmp(last->section, section) == 0 && strcmp(last->name, name) == 0) {
-            size_t a = strlen(last->value), b = strlen(value);
+            // This inih strips inline comments ("; ..." after white space) from key lines but
+            // hands continuation lines over whole: strip them here by the same rule.
+            size_t b = strlen(value);
+            for (size_t i = 1; i < b; ++i)
+                if (value[i] == ';' && (value[i - 1] == ' ' || value[i - 1] == '\t')) {
+                    b = i;
+                    break;
+                }
+            while (b && (value[b - 1] == ' ' || value[b - 1] == '\t')) --b;
+            size_t a = strlen(last->value);
             last->value = cd_realloc(last->value, a + b + 3);
             int has_comma = (a && last->value[a - 1] == ',') || value[0] == ',';
-            snprintf(last->value + a, b + 3, "%s%s", has_comma ? " " : ", ", value);
+            snprintf(last->value + a, b + 3, "%s%.*s", has_comma ? " " : ", ", (int)b, value);
             return 1;
         }
     }
@@ -353,7 +366,7 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
     int bad = ini_parse_stream(reader, &r, handler, &r);
     if (r.too_long) {
         snprintf(err, err_len, "%s:%d: line longer than %d characters: expected a shorter line (split a long "
-                 "list over indented continuation lines)", path, r.too_long, INI_MAX_LINE - 3);
+                 "list over indented continuation lines)", path, r.too_long, MAX_LINE_CHARS);
         goto fail;
     }
     if (r.bad_line) goto fail;
