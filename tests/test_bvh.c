@@ -17,15 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static cd_mesh make_mesh(const char *spec)
-{
-    cd_mesh m = {0};
-    char err[256];
-    assert_int_equal(cd_mesh_from_spec(spec, &m, err, sizeof err), 0);
-    cd_mesh_normalize(&m);
-    return m;
-}
-
 // The variants under test: every named one, hybrids whose layers all occur in small trees, and
 // leaf sizes above 1.
 typedef struct tvariant {
@@ -74,7 +65,7 @@ static int contains_pair(const cd_bvh_result *all, cd_tri_pair p)
 // poses with at least one pair (so the caller can check the cases are not all trivial).
 static int agree_on_poses(const char *sa, const char *sb, int poses, double dmax, uint64_t seed, int *checked)
 {
-    cd_mesh ma = make_mesh(sa), mb = make_mesh(sb);
+    cd_mesh ma = test_mesh(sa), mb = test_mesh(sb);
     cd_bvh *ha[NVAR], *hb[NVAR];
     for (size_t v = 0; v < NVAR; ++v) ha[v] = build_variant(&ma, &variants[v]), hb[v] = build_variant(&mb, &variants[v]);
     cd_rng rng = cd_rng_make(seed, CD_STREAM_TEST);
@@ -132,7 +123,7 @@ static void every_variant_equals_brute_force(void **state)
 static void solid_mode_finds_nesting(void **state)
 {
     (void)state;
-    cd_mesh outer = make_mesh("noisy_sphere:1500"), inner = make_mesh("torus:800");
+    cd_mesh outer = test_mesh("noisy_sphere:1500"), inner = test_mesh("torus:800");
     for (uint32_t i = 0; i < inner.nverts; ++i) inner.verts[i] = cd_v3_scale(inner.verts[i], 0.4);
     for (size_t v = 0; v < NVAR; ++v) {
         cd_bvh *ho = build_variant(&outer, &variants[v]), *hi = build_variant(&inner, &variants[v]);
@@ -152,7 +143,7 @@ static void solid_mode_finds_nesting(void **state)
             assert_false(r.overlap);
         }
         // An open mesh cannot contain anything: solid mode falls back to surface contact.
-        cd_mesh open = make_mesh("noisy_sphere:1500");
+        cd_mesh open = test_mesh("noisy_sphere:1500");
         open.ntris -= 1;
         cd_bvh *hopen = build_variant(&open, &variants[v]);
         assert_false(cd_bvh_is_closed(hopen));
@@ -173,7 +164,7 @@ static void solid_mode_finds_nesting(void **state)
 static void winding_number_inside_outside(void **state)
 {
     (void)state;
-    cd_mesh m = make_mesh("torus:1000");
+    cd_mesh m = test_mesh("torus:1000");
     // The torus' tube centre circle (radius 1/1.35 after normalisation) is inside; the hole is not.
     assert_true(fabs(cd_bvh_winding_number(&m, cd_v3(1.0 / 1.35, 0, 0)) - 1.0) < 1e-9);
     assert_true(fabs(cd_bvh_winding_number(&m, cd_v3(0, 0, 0))) < 1e-9);
@@ -210,7 +201,7 @@ static void check_enclosure(const cd_bvh *h, uint32_t ni, uint32_t *first, uint3
 static void build_structure_and_enclosure(void **state)
 {
     (void)state;
-    cd_mesh m = make_mesh("noisy_sphere:3000");
+    cd_mesh m = test_mesh("noisy_sphere:3000");
     for (size_t v = 0; v < NVAR; ++v) {
         cd_bvh *h = build_variant(&m, &variants[v]);
         if (variants[v].leaf == 1) assert_int_equal(h->nnodes, 2 * m.ntris - 1);
@@ -241,7 +232,7 @@ static void refit_of_unchanged_mesh_equals_build(void **state)
     const char *specs[] = {"icosphere:2000", "torus:3000", "noisy_sphere:3000", "pencil:2000", "pencil:500"};
     const size_t nspecs = sizeof specs / sizeof *specs;
     for (size_t s = 0; s < nspecs; ++s) {
-        cd_mesh m = make_mesh(specs[s]);
+        cd_mesh m = test_mesh(specs[s]);
         if (s == nspecs - 1)  // degenerate triangles: every 7th collapsed to a segment or a point
             for (uint32_t t = 0; t < m.ntris; t += 7) m.tris[t][2] = m.tris[t][t % 2];
         for (size_t v = 0; v < NVAR; ++v) {
@@ -260,11 +251,11 @@ static void refit_of_unchanged_mesh_equals_build(void **state)
 static void refit_follows_deformation(void **state)
 {
     (void)state;
-    cd_mesh ma = make_mesh("torus:600"), mb = make_mesh("noisy_sphere:600");
+    cd_mesh ma = test_mesh("torus:600"), mb = test_mesh("noisy_sphere:600");
     for (size_t v = 0; v < NVAR; ++v) {
         cd_bvh *ha = build_variant(&ma, &variants[v]), *hb = build_variant(&mb, &variants[v]);
         cd_mesh_free(&mb);
-        mb = make_mesh("noisy_sphere:600");
+        mb = test_mesh("noisy_sphere:600");
         // Deform B in place: a twist about z and a stretch along x.
         for (uint32_t i = 0; i < mb.nverts; ++i) {
             cd_vec3 p = mb.verts[i];
@@ -294,7 +285,7 @@ static void refit_follows_deformation(void **state)
 static void counters_are_deterministic_and_by_kind(void **state)
 {
     (void)state;
-    cd_mesh ma = make_mesh("icosphere:1280"), mb = make_mesh("torus:1000");
+    cd_mesh ma = test_mesh("icosphere:1280"), mb = test_mesh("torus:1000");
     cd_pose pose = {cd_q_normalize((cd_quat){0.9, 0.1, -0.3, 0.2}), cd_v3(1.0, 0.1, 0)};
     for (size_t v = 0; v < NVAR; ++v) {
         cd_bvh *ha = build_variant(&ma, &variants[v]), *hb = build_variant(&mb, &variants[v]);

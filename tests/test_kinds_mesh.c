@@ -16,15 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cd_mesh make_mesh(const char *spec)
-{
-    cd_mesh m = {0};
-    char err[256];
-    assert_int_equal(cd_mesh_from_spec(spec, &m, err, sizeof err), 0);
-    cd_mesh_normalize(&m);
-    return m;
-}
-
 // The mesh kind through the harness: the summary's pairs_mean is brute force's mean, and every
 // pose has a frames row.
 static void mesh_kind_runs_and_matches_brute_force(void **state)
@@ -43,7 +34,7 @@ static void mesh_kind_runs_and_matches_brute_force(void **state)
     assert_int_equal(cd_run_config(&c, &o, dir, sizeof dir, err, sizeof err), 0);
     cd_config_free(&c);
     // Brute force on the same meshes and poses.
-    cd_mesh ma = make_mesh("icosphere:300"), mb = make_mesh("torus:300");
+    cd_mesh ma = test_mesh("icosphere:300"), mb = test_mesh("torus:300");
     cd_pose poses[12];
     cd_poses_generate(3, 0.8, 12, poses);
     cd_bvh_result ref = {0};

@@ -106,4 +106,17 @@ static inline void expect_same_pairs(cd_pair_list *got, cd_pair_list *want, cons
 }
 #endif
 
+// ---------------------------------------------------------------------------------------------
+// Meshes: the mesh a spec names (generator or file), normalised into [-1,1]³.
+#ifdef CD_MESH_H
+static inline cd_mesh test_mesh(const char *spec)
+{
+    cd_mesh m = {0};
+    char err[256];
+    if (cd_mesh_from_spec(spec, &m, err, sizeof err)) fail_msg("%s: %s", spec, err);
+    cd_mesh_normalize(&m);
+    return m;
+}
+#endif
+
 #endif
