@@ -7,7 +7,7 @@ set -eu
 
 packages="meson ninja-build pkg-config gcc g++ git libhwloc-dev libpapi-dev libcsv-dev \
 libinih-dev libcmocka-dev libccd-dev gnuplot-nox python3 libassimp-dev \
-libfcl-dev libbullet-dev"
+libfcl-dev libbullet-dev clang libclang-rt-14-dev"
 
 missing=""
 for p in $packages; do

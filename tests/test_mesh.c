@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 // mesh: procedural meshes are closed, outward, near the requested face count and near their
-// analytic volume; welding, normalisation and the closedness check; the Assimp reader on OBJ,
-// OFF, PLY and STL files written here, and its errors naming the file.
+// analytic volume; welding, normalisation and the closedness check; the reader on OBJ, OFF, PLY and
+// STL files written here; its three gates (line checks, Assimp in a child process with a deadline,
+// checks of the result) on bad files and on the inputs that crashed or hung Assimp.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "cd_mesh.h"
+#include "import.h"  // the reader's gates on their own (src/mesh)
 #include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef M_PI
@@ -198,6 +202,146 @@ static void reader_errors_name_the_file(void **state)
     unlink(path);
 }
 
+// Write text to a fresh file named *.ext and return its path (static buffer).
+static const char *temp_mesh(const char *ext, const char *text, size_t len)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/cd_test_mesh_XXXXXX.%s", ext);
+    int fd = mkstemps(path, (int)strlen(ext) + 1);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+// Each bad file's message names the file and the line (text formats) and says what is wrong.
+static void reader_rejects_bad_files_with_their_line(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ext, *text, *want;
+    } cases[] = {
+        {"off", "OFF\n3 1 0\n0 0 0\nnan 0 0\n0 1 0\n3 0 1 2\n", ":4: vertex 1: 'nan' is not a finite number"},
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 -inf\n3 0 1 2\n", ":5: vertex 2: '-inf' is not a finite number"},
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 1e999\n3 0 1 2\n", ":5: vertex 2: '1e999' is not finite"},
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 4000000000\n",
+         ":6: face 0: a vertex index is 4000000000: expected 0..2"},
+        {"off", "OFF\n8 6 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n0\n",
+         ":11: face 0: its vertex count is 0: expected 3..9"},
+        {"off", "OFF\n3 1 0\n0 0 0\x01\n1 0 0\n0 1 0\n3 0 1 2\n", ":3: unexpected byte 0x01 in column 6"},
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1)0\n3 0 1 2\n", ":5: vertex 2: '1)0' is not a decimal number"},
+        {"off", "OFF\n3 4000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n", ":6: the file ends after 1 of 4000000000 faces"},
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n", ":7: text after the last of the 1 faces"},
+        {"off", "OF\n3 1 0\n", ":1: 'OF': expected the keyword OFF"},
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n2 0 0\n3 0 1 2\n", "all 1 triangles have zero area"},
+        {"txt", "OFF\n3 1 0\n0 0 0\nnan 0 0\n0 1 0\n3 0 1 2\n", ":4: vertex 1: 'nan' is not a finite number"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", ":4: f: vertex index 4: the file has 3"},
+        {"obj", "f -1 -2 -3\nv 0 0 0\nv 1 0 0\nv 0 1 0\n", ":1: f: vertex index -1: only 0 defined before this line"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", ":4: f: vertex index 0: OBJ indices start at 1"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2/1 3/1\n", ":4: f: texture coordinate index 1: the file has 0"},
+        {"obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", ":2: v: 'nan' is not a finite number"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", ":4: f has 2 vertex references: expected at least 3"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nfoo 1 2 3\n", ":4: 'foo': not an OBJ statement"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n", "no faces (f): expected at least one"},
+        {"obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\ncurv 0 1 1 2\n", ":4: 'curv': free-form curves"},
+        {"stl", "", "empty file: expected a mesh"},
+        {"ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_headr\n", ":5: 'end_headr': not a PLY"},
+        {"ply", "ply\nformat ascii 2.0\nend_header\n", ":2: expected one 'format ascii"},
+        {"ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n", ":4: the file ends inside the header"},
+        {"ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty list uchar x\nend_header\n",
+         ":4: property type 'x': expected char"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const char *path = temp_mesh(cases[i].ext, cases[i].text, strlen(cases[i].text));
+        char err[1024];
+        cd_mesh m;
+        int rc = cd_mesh_read(path, &m, err, sizeof err);
+        if (rc == 0) cd_mesh_free(&m);
+        assert_int_equal(rc, -1);
+        EXPECT_CONTAINS(err, path);
+        EXPECT_CONTAINS(err, cases[i].want);
+        unlink(path);
+    }
+    char err[1024];
+    cd_mesh m;
+    assert_int_equal(cd_mesh_read("/tmp", &m, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "/tmp: not a regular file");
+}
+
+// The files that made Assimp abort or die of a bus error (tests/fuzz/regressions/mesh_read/):
+// the line checks stop each before Assimp, and Assimp on its own, in its child, comes back as
+// an error naming the file instead of taking cdlab down.
+static void assimp_crashes_become_errors(void **state)
+{
+    (void)state;
+    const char *dir = getenv("CD_FUZZ_REGRESSIONS");
+    assert_non_null(dir);
+    int crashed = 0;
+    for (int i = 1; i <= 5; ++i) {
+        char path[4200], err[1024];
+        snprintf(path, sizeof path, "%s/mesh_read/assimp-crash%d.off", dir, i);
+        cd_mesh m;
+        assert_int_equal(cd_mesh_read(path, &m, err, sizeof err), -1);
+        EXPECT_CONTAINS(err, path);
+        assert_null(strstr(err, "Assimp"));  // stopped by the line checks
+        assert_int_equal(mesh_import_isolated(path, 200, &m, err, sizeof err), -1);
+        EXPECT_CONTAINS(err, path);
+        EXPECT_CONTAINS(err, "the mesh reader (Assimp)");
+        crashed += strstr(err, "crashed on this file") != NULL;
+    }
+    // Under ASan a crash in the child is a sanitizer report and exit status 1, not a signal.
+    fprintf(stderr, "# %d of 5 Assimp runs died of a signal\n", crashed);
+}
+
+// A reader that never finishes is stopped at the deadline: Assimp on a FIFO nobody writes, and
+// on an ASCII PLY with a broken header on which its reader loops (which the header check now
+// stops before Assimp sees it).
+static void stalled_reader_is_stopped(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cd_test_mesh_fifo_XXXXXX", fifo[64], err[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/stall.obj", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    setenv("CDLAB_MESH_READ_TIMEOUT", "0.5", 1);
+    cd_mesh m;
+    assert_int_equal(mesh_import_isolated(fifo, 0, &m, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "did not finish within 0 s");  // "%.0f" of 0.5
+    const char *regressions = getenv("CD_FUZZ_REGRESSIONS");
+    assert_non_null(regressions);
+    char ply[4200];
+    snprintf(ply, sizeof ply, "%s/mesh_read/hang-ascii-ply-bad-header.ply", regressions);
+    assert_int_equal(mesh_import_isolated(ply, 1000, &m, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "did not finish");
+    assert_int_equal(cd_mesh_read(ply, &m, err, sizeof err), -1);  // the header check stops it first
+    EXPECT_CONTAINS(err, ".ply:3: the element count: 'vertex_indices' is not an integer");
+    unsetenv("CDLAB_MESH_READ_TIMEOUT");
+    unlink(fifo);
+    rmdir(dir);
+}
+
+// What any reader returns is checked: finite coordinates, indices in range, some area.
+static void imported_meshes_are_checked(void **state)
+{
+    (void)state;
+    cd_mesh m;
+    char err[512];
+    cd_mesh_alloc(&m, 3, 1);
+    m.verts[0] = cd_v3(0, 0, 0), m.verts[1] = cd_v3(1, 0, 0), m.verts[2] = cd_v3(0, 1, 0);
+    m.tris[0][0] = 0, m.tris[0][1] = 1, m.tris[0][2] = 2;
+    assert_int_equal(mesh_check_imported("t", &m, err, sizeof err), 0);
+    m.tris[0][2] = 3;
+    assert_int_equal(mesh_check_imported("t", &m, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "t: triangle 0 names vertex 3 of 3");
+    m.tris[0][2] = 2, m.verts[1].y = NAN;
+    assert_int_equal(mesh_check_imported("t", &m, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "t: vertex 1 is not finite");
+    m.verts[1] = cd_v3(2, 2, 0), m.verts[2] = cd_v3(1, 1, 0);
+    assert_int_equal(mesh_check_imported("t", &m, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "t: all 1 triangles have zero area");
+    cd_mesh_free(&m);
+}
+
 static void spec_names_generators_and_files(void **state)
 {
     (void)state;
@@ -227,6 +371,10 @@ int main(void)
         cmocka_unit_test(normalize_fits_unit_cube),
         cmocka_unit_test(reader_reads_cube_in_four_formats),
         cmocka_unit_test(reader_errors_name_the_file),
+        cmocka_unit_test(reader_rejects_bad_files_with_their_line),
+        cmocka_unit_test(assimp_crashes_become_errors),
+        cmocka_unit_test(stalled_reader_is_stopped),
+        cmocka_unit_test(imported_meshes_are_checked),
         cmocka_unit_test(spec_names_generators_and_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

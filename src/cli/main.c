@@ -4,13 +4,6 @@
 
 #include <string.h>
 
-int cd_cli_wants_help(int argc, char **argv)
-{
-    for (int i = 1; i < argc; ++i)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
-    return 0;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cdlab <command> [options]   (cdlab <command> --help for details)\n\ncommands:\n");

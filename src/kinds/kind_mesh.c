@@ -6,6 +6,7 @@
 #include "cd_bvh.h"
 #include "cd_harness.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,14 @@ static int is_bare_generator(const char *w)
     return 0;
 }
 
+// A generator spec ("torus:5000"); anything else that is not a bare name is a file path.
+static int is_generator_spec(const char *w)
+{
+    for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k)
+        if (strncmp(w, gens[k], strlen(gens[k])) == 0) return 1;
+    return 0;
+}
+
 static const char *check_mesh(const char *w)
 {
     static const char *expected = "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), "
@@ -35,7 +44,52 @@ static const char *check_mesh(const char *w)
         return (w[len] >= '0' && w[len] <= '9' && *end == '\0' && n >= 1 && n <= 1e7 && n == floor(n)) ? NULL
                                                                                                      : expected;
     }
-    return access(w, R_OK) == 0 ? NULL : expected;
+    if (access(w, R_OK) == 0) return NULL;
+    static char why[600];  // built per message; config loading is single-threaded
+    snprintf(why, sizeof why,
+             "a readable mesh file (reading it: %s), or a generator: icosphere:N, torus:N, noisy_sphere:N or "
+             "pencil:N (N faces in 1..10000000), or a bare generator name with [mesh] faces",
+             strerror(errno));
+    return why;
+}
+
+// Mesh files named by [mesh] a and b, read when the config is checked (a file the reader rejects
+// is a config error, before any output exists) and copied from here by each point, so a file is
+// parsed once per process; a point's child process inherits the copies.
+typedef struct file_mesh {
+    char *path;
+    cd_mesh mesh;
+} file_mesh;
+static file_mesh *file_meshes;
+static size_t file_mesh_count;
+
+static const cd_mesh *file_mesh_find(const char *path)
+{
+    for (size_t i = 0; i < file_mesh_count; ++i)
+        if (strcmp(file_meshes[i].path, path) == 0) return &file_meshes[i].mesh;
+    return NULL;
+}
+
+static int check_mesh_files(const cd_config *c, char *err, size_t err_len)
+{
+    for (int b = 0; b < 2; ++b) {
+        const cd_config_key *k = cd_config_key_get(c, "mesh", b ? "b" : "a");
+        for (size_t i = 0; i < k->count; ++i) {
+            const char *path = k->values[i].text;
+            if (is_bare_generator(path) || is_generator_spec(path) || file_mesh_find(path)) continue;
+            cd_mesh m;
+            char why[1024];
+            if (cd_mesh_read(path, &m, why, sizeof why)) {
+                cd_config_error(c, k, err, err_len, "mesh %s: %s", b ? "b" : "a", why);
+                return -1;
+            }
+            file_meshes = cd_realloc(file_meshes, sizeof *file_meshes * (file_mesh_count + 1));
+            size_t len = strlen(path) + 1;
+            file_meshes[file_mesh_count].path = memcpy(cd_alloc(len), path, len);
+            file_meshes[file_mesh_count++].mesh = m;
+        }
+    }
+    return 0;
 }
 
 static const char *check_hierarchy(const char *w)
@@ -102,7 +156,7 @@ static int check_faces(const cd_config *c, char *err, size_t err_len)
 
 static int mesh_validate(const cd_config *c, char *err, size_t err_len)
 {
-    if (check_faces(c, err, err_len)) return -1;
+    if (check_faces(c, err, err_len) || check_mesh_files(c, err, err_len)) return -1;
     const cd_config_key *file = cd_config_key_get(c, "mesh", "poses_file");
     if (file->count == 0) return 0;
     const cd_config_key *dist = cd_config_key_get(c, "mesh", "distance");
@@ -188,7 +242,12 @@ static int load_mesh(cd_run *r, const char *spec, uint32_t faces, cd_mesh *m)
 {
     char err[1024], full[600];
     if (faces) snprintf(full, sizeof full, "%s:%u", spec, faces), spec = full;
-    if (cd_mesh_from_spec(spec, m, err, sizeof err)) {
+    const cd_mesh *read = file_mesh_find(spec);
+    if (read) {
+        cd_mesh_alloc(m, read->nverts, read->ntris);
+        memcpy(m->verts, read->verts, sizeof *m->verts * read->nverts);
+        memcpy(m->tris, read->tris, sizeof *m->tris * read->ntris);
+    } else if (cd_mesh_from_spec(spec, m, err, sizeof err)) {
         cd_run_fail(r, "%s", err);
         return -1;
     }

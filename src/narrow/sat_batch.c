@@ -24,7 +24,8 @@ __attribute__((always_inline)) static inline void obb4_of(const cd_posef *const 
 {
 #define CD_LANES(f) ((cd_lanes4){p[0]->f, p[1]->f, p[2]->f, p[3]->f})
     for (int k = 0; k < 3; ++k) o->c[k] = CD_LANES(c[k]), o->e[k] = CD_LANES(h[k]);
-    cd_obb_lanes4_axes(o, CD_LANES(q[0]), CD_LANES(q[1]), CD_LANES(q[2]), CD_LANES(q[3]));
+    const cd_lanes4 quat[4] = {CD_LANES(q[0]), CD_LANES(q[1]), CD_LANES(q[2]), CD_LANES(q[3])};
+    cd_obb_lanes4_axes(o, quat);
 #undef CD_LANES
 }
 
@@ -64,7 +65,8 @@ __attribute__((always_inline, target("avx2"))) static inline void obb4_of_avx2(c
     __m128 h1, h2;
     h12_of4(p, &h1, &h2);
     o->e[1] = (cd_lanes4)_mm256_cvtps_pd(h1), o->e[2] = (cd_lanes4)_mm256_cvtps_pd(h2);
-    cd_obb_lanes4_axes(o, LANES(f[3]), LANES(f[4]), LANES(f[5]), LANES(f[6]));
+    const cd_lanes4 quat[4] = {LANES(f[3]), LANES(f[4]), LANES(f[5]), LANES(f[6])};
+    cd_obb_lanes4_axes(o, quat);
 #undef LANES
 }
 
@@ -90,8 +92,9 @@ __attribute__((always_inline, target("avx2,avx512f,avx512vl"))) static inline vo
     h12_of4(p + 4, &h1[1], &h2[1]);
     o->e[1] = (cd_lanes8)_mm512_cvtps_pd(_mm256_set_m128(h1[1], h1[0]));
     o->e[2] = (cd_lanes8)_mm512_cvtps_pd(_mm256_set_m128(h2[1], h2[0]));
-    cd_obb_lanes8_axes(o, (cd_lanes8)_mm512_cvtps_pd(f[3]), (cd_lanes8)_mm512_cvtps_pd(f[4]),
-                       (cd_lanes8)_mm512_cvtps_pd(f[5]), (cd_lanes8)_mm512_cvtps_pd(f[6]));
+    const cd_lanes8 quat[4] = {(cd_lanes8)_mm512_cvtps_pd(f[3]), (cd_lanes8)_mm512_cvtps_pd(f[4]),
+                               (cd_lanes8)_mm512_cvtps_pd(f[5]), (cd_lanes8)_mm512_cvtps_pd(f[6])};
+    cd_obb_lanes8_axes(o, quat);
 }
 
 // Eight pairs per test where cd_cpu_avx512 says so. This function carries its own target: without

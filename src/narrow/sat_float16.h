@@ -85,7 +85,10 @@ SATF_INLINE void obb16f_of(const cd_posef *const p[16], obb16f *o, mask16f *bad)
     __m128 h1[4], h2[4];
     for (int g = 0; g < 4; ++g) h12_of4(p + 4 * g, &h1[g], &h2[g]);
     __m512 e1 = _mm512_castps128_ps512(h1[0]), e2 = _mm512_castps128_ps512(h2[0]);
-    for (int g = 1; g < 4; ++g) e1 = _mm512_insertf32x4(e1, h1[g], g), e2 = _mm512_insertf32x4(e2, h2[g], g);
+    // The lane index is an immediate (clang insists; gcc unrolls the loop this replaced).
+    e1 = _mm512_insertf32x4(e1, h1[1], 1), e2 = _mm512_insertf32x4(e2, h2[1], 1);
+    e1 = _mm512_insertf32x4(e1, h1[2], 2), e2 = _mm512_insertf32x4(e2, h2[2], 2);
+    e1 = _mm512_insertf32x4(e1, h1[3], 3), e2 = _mm512_insertf32x4(e2, h2[3], 3);
     o->e[1] = (lanes16f)e1, o->e[2] = (lanes16f)e2;
     obb16f_axes(o, (lanes16f)f[3], (lanes16f)f[4], (lanes16f)f[5], (lanes16f)f[6], bad);
 }

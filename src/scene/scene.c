@@ -112,7 +112,9 @@ typedef struct chunk_cols {
 
 // Also built for AVX2 and AVX-512 (picked at load time by what the CPU has): two and four times the
 // lanes, same results, since -ffp-contract=off keeps FMA out of every build.
+#ifndef CD_VECTOR_CLONES
 #define CD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 
 // Boxes of the chunk's n cubes. The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
 // (1 + 8·DBL_EPSILON)·r bounds it, and 4·DBL_EPSILON·|c| covers corners computed as

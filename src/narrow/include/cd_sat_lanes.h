@@ -69,10 +69,11 @@ CD_SAT_INLINE unsigned CD_SAT_CAT(cd_sat_none_bits, CD_SAT_W)(CD_SAT_MASK m)
 }
 #endif
 
-/// The axes of the boxes from their quaternions (w, x, y, z), as cd_quat_axes computes them.
-CD_SAT_INLINE void CD_SAT_CAT(CD_SAT_OBB, _axes)(CD_SAT_OBB *o, CD_SAT_LANES w, CD_SAT_LANES x, CD_SAT_LANES y,
-                                                 CD_SAT_LANES z)
+/// The axes of the boxes from their quaternions q = (w, x, y, z), as cd_quat_axes computes them.
+/// (By pointer: clang rejects wide vectors passed by value between functions of different targets.)
+CD_SAT_INLINE void CD_SAT_CAT(CD_SAT_OBB, _axes)(CD_SAT_OBB *o, const CD_SAT_LANES q[4])
 {
+    CD_SAT_LANES w = q[0], x = q[1], y = q[2], z = q[3];
     CD_SAT_LANES s = 2.0 / (w * w + x * x + y * y + z * z);
     CD_SAT_LANES xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
     CD_SAT_LANES wx = s * w * x, wy = s * w * y, wz = s * w * z;

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Fuzz cdlab's readers with libFuzzer (clang, ASan + UBSan): config, pose CSV, scene CSV, query
+# CSV, mesh reader, and mesh -> hierarchy -> query. Sets up BUILD (clang, -Dfuzz=true) when
+# needed, then runs each target for SECONDS on a working copy of its seed corpus and regression
+# inputs (tests/fuzz/corpus/<t>, tests/fuzz/regressions/<t>); inputs libFuzzer finds go to
+# BUILD/fuzz/<t>/corpus, crashing ones to BUILD/fuzz/<t>/artifacts. Prints one line per target
+# and exits 1 if any target crashed, leaked, hung or broke a sanitizer rule.
+# Usage: scripts/fuzz.sh [--seconds N] [--build DIR] [TARGET...]   (defaults: 30, build-fuzz, all)
+# A crash found: copy the artifact into tests/fuzz/regressions/<t>/ with a name that says what it
+# is, fix the code, and the normal test suite replays it from then on (fuzz_<t>).
+set -eu
+cd "$(dirname "$0")/.."
+src=$(pwd)
+seconds=30
+build=build-fuzz
+targets=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --seconds) seconds=$2; shift 2 ;;
+        --build) build=$2; shift 2 ;;
+        -h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
+        *) targets="$targets $1"; shift ;;
+    esac
+done
+[ -n "$targets" ] || targets="config poses_csv scene_csv query_csv mesh_read mesh_chain"
+command -v clang >/dev/null || { echo "fuzz.sh: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 2; }
+if [ ! -f "$build/build.ninja" ]; then
+    CC=clang CXX=clang++ meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined \
+        -Dbuildtype=debugoptimized -Db_lundef=false >"$build.setup.log" 2>&1 ||
+        { cat "$build.setup.log" >&2; exit 1; }
+fi
+programs=""
+for t in $targets; do programs="$programs tests/fuzz/fuzz_$t"; done
+# shellcheck disable=SC2086
+meson compile -C "$build" $programs >/dev/null
+
+# An Assimp reader that hangs is stopped by cdlab's own deadline (an error, not a finding);
+# libFuzzer's -timeout catches a hang anywhere else. The readers take paths, so each input is
+# written to a file: in memory (/dev/shm) where there is one, 15 times the inputs per second.
+export CDLAB_MESH_READ_TIMEOUT=1
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+status=0
+for t in $targets; do
+    work="$build/fuzz/$t"
+    mkdir -p "$work/corpus" "$work/artifacts"
+    for d in "$src/tests/fuzz/corpus/$t" "$src/tests/fuzz/regressions/$t"; do
+        [ -d "$d" ] && cp "$d"/* "$work/corpus/" 2>/dev/null || true
+    done
+    log="$work/fuzz.log"
+    set +e
+    "$build/tests/fuzz/fuzz_$t" "$work/corpus" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+        -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$work/artifacts/" >"$log" 2>&1
+    rc=$?
+    set -e
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    found=$(ls "$work/artifacts" | wc -l)
+    echo "fuzz $t: ${runs:-?} inputs in ${seconds} s (${speed:-?}/s), exit $rc, $found finding(s)"
+    if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
+        status=1
+        grep -m 5 -E 'ERROR|SUMMARY|runtime error' "$log" >&2 || true
+        echo "  log: $log; inputs: $work/artifacts/" >&2
+    fi
+done
+exit $status
