@@ -26,9 +26,10 @@ LAYERS = {
     "registry": {"core", "shape", "narrow", "scene", "broad", "peers"},
     "mesh": {"core"},
     "bvh": {"core", "shape", "narrow", "mesh"},
+    "bodies": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
     "harness": {"core"},
-    "kinds": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "harness"},
-    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "harness", "kinds"},
+    "kinds": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness"},
+    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "kinds"},
 }
 
 failures = []

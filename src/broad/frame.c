@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The frame driver every broad phase runs under: create and destroy, following the scene's
 // reorders, the serial frame or the parallel one in fixed parts, and the split of the frame's time
-// between broad phase and narrow step. The narrow step itself is cube_narrow.c.
+// between broad phase and narrow step. The narrow step itself is cube_narrow.c, or the caller's
+// (cd_broad_set_narrow: the mesh-body scene's hierarchy queries).
 #include "cube_narrow.h"
 
 #include <omp.h>
@@ -23,6 +24,7 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, co
     b->self = m->create(p, s);
     b->parts = m->candidates_part ? cd_alloc_zero(CD_BROAD_PARTS, sizeof *b->parts) : NULL;
     b->sat = cd_sat_build_default();
+    b->narrow = (cd_narrow_step){NULL, NULL};
     b->layout = s ? s->layout : 0;
     return b;
 }
@@ -37,18 +39,62 @@ void cd_broad_destroy(cd_broad *b)
     cd_free(b);
 }
 
+void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step) { b->narrow = *step; }
+
+// A caller's narrow step behind a sink: the box gate where the method has not tested the boxes,
+// then the step on the candidates that passed.
+typedef struct step_narrow {
+    cd_narrow_step step;
+    const cd_scene *scene;
+    uint32_t part;
+    int boxes_tested;
+    cd_pair_list *out;
+    cd_broad_stats *st;
+    uint64_t narrow_ns;
+} step_narrow;
+
+static void step_narrow_flush(cd_pair_sink *sink)
+{
+    step_narrow *c = sink->ctx;
+    uint64_t t0 = cd_now_ns();
+    uint32_t n = sink->count, kept = n;
+    if (!c->boxes_tested) {
+        kept = 0;
+        for (uint32_t k = 0; k < n; ++k)
+            if (cd_aabbf_overlap(&c->scene->box[sink->buf[k].a], &c->scene->box[sink->buf[k].b]))
+                sink->buf[kept++] = sink->buf[k];
+    }
+    c->step.test(c->step.ctx, c->scene, c->part, sink->buf, kept, c->out, c->st);
+    c->st->candidates += n;
+    sink->count = 0;
+    c->narrow_ns += cd_now_ns() - t0;
+}
+
+// The method's candidates (all of them, or part k's when part_index > 0) through the narrow step
+// into out. Returns the time spent in the narrow step.
+static uint64_t candidates_into(cd_broad *b, const cd_scene *s, uint32_t part_index, cd_pair_list *out,
+                                cd_broad_stats *st)
+{
+    cd_pair buf[SINK_CAPACITY];
+    cube_narrow cube = {s, b->method->boxes_tested, out, st, 0, b->sat, cd_sat_build_width(b->sat)};
+    step_narrow step = {b->narrow, s, part_index, b->method->boxes_tested, out, st, 0};
+    cd_pair_sink sink = {buf, 0, SINK_CAPACITY, b->narrow.test ? step_narrow_flush : cube_narrow_flush,
+                         b->narrow.test ? (void *)&step : (void *)&cube};
+    if (part_index)
+        b->method->candidates_part(b->self, s, part_index - 1, CD_BROAD_PARTS, &sink, st);
+    else
+        b->method->candidates(b->self, s, &sink, st);
+    sink.flush(&sink);
+    return b->narrow.test ? step.narrow_ns : cube.narrow_ns;
+}
+
 // Candidates and narrow tests of one part into its own list (any thread).
 static void run_part(cd_broad *b, const cd_scene *s, uint32_t k)
 {
     cd_broad_part *part = &b->parts[k];
     part->pairs.count = 0;
     memset(&part->st, 0, sizeof part->st);
-    cd_pair buf[SINK_CAPACITY];
-    cube_narrow ctx = {s, b->method->boxes_tested, &part->pairs, &part->st, 0, b->sat, cd_sat_build_width(b->sat)};
-    cd_pair_sink sink = {buf, 0, SINK_CAPACITY, cube_narrow_flush, &ctx};
-    b->method->candidates_part(b->self, s, k, CD_BROAD_PARTS, &sink, &part->st);
-    cube_narrow_flush(&sink);
-    part->narrow_ns = ctx.narrow_ns;
+    part->narrow_ns = candidates_into(b, s, k + 1, &part->pairs, &part->st);
 }
 
 // Part k, its time into busy[k].
@@ -123,12 +169,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
         double share = frame_parts(b, s, out, st);
         narrow_ns = (uint64_t)(share * (double)(cd_now_ns() - t1));
     } else {
-        cd_pair buf[SINK_CAPACITY];
-        cube_narrow ctx = {s, b->method->boxes_tested, out, st, 0, b->sat, cd_sat_build_width(b->sat)};
-        cd_pair_sink sink = {buf, 0, SINK_CAPACITY, cube_narrow_flush, &ctx};
-        b->method->candidates(b->self, s, &sink, st);
-        cube_narrow_flush(&sink);
-        narrow_ns = ctx.narrow_ns;
+        narrow_ns = candidates_into(b, s, 0, out, st);
     }
     uint64_t total = cd_now_ns() - t0;
     st->pairs = out->count;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *check_method(const char *w)
+const char *cd_kinds_check_method(const char *w)
 {
     if (cd_registry_find(w)) return NULL;
     static char known[400];  // built once per message; single-threaded config loading
@@ -28,7 +28,7 @@ static const char *const update_words[] = {"rebuild", "incremental", NULL};
 // [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
 // cube sweep runs together (one line per method in the figures).
 const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
-    {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, check_method, 1,
+    {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, cd_kinds_check_method, 1,
      "broad phase by registry name (`cdlab methods`)"},
     {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
     {"method", "looseness", CD_KEY_REAL, "2.0", 1, 1000, NULL, NULL, 1, "loose octree factor k >= 1"},

@@ -35,6 +35,8 @@ typedef struct cd_cubes_result {
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res.
 void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
+/// NULL when w names a registered broad phase, else what was expected (a [method] method check).
+const char *cd_kinds_check_method(const char *w);
 /// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
 #define CD_CUBES_KEY_COUNT 13
 /// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.

@@ -23,9 +23,10 @@ static int is_bare_generator(const char *w)
     return 0;
 }
 
-// A generator spec ("torus:5000"); anything else that is not a bare name is a file path.
+// A generator spec ("torus:5000", "box"); anything else that is not a bare name is a file path.
 static int is_generator_spec(const char *w)
 {
+    if (strcmp(w, "box") == 0) return 1;
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k)
         if (strncmp(w, gens[k], strlen(gens[k])) == 0) return 1;
     return 0;
@@ -35,7 +36,7 @@ static const char *check_mesh(const char *w)
 {
     static const char *expected = "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), "
                                   "a bare generator name with [mesh] faces, or a readable mesh file";
-    if (is_bare_generator(w)) return NULL;
+    if (is_bare_generator(w) || strcmp(w, "box") == 0) return NULL;
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
         size_t len = strlen(gens[k]);
         if (strncmp(w, gens[k], len) != 0) continue;
@@ -110,7 +111,7 @@ static const char *const mode_words[] = {"first_hit", "all_pairs", "solid", NULL
 // instead of one whole sweep after the other.
 static const cd_key_spec mesh_keys[] = {
     {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, check_mesh, 1,
-     "mesh A (at the identity): icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
+     "mesh A (at the identity): box, icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
     {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, check_mesh, 1, "mesh B (posed), same forms as a"},
     {"mesh", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
      "faces of both meshes when a and b are bare generator names (a face-count sweep); 0: a and b say"},

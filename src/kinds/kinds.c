@@ -6,12 +6,14 @@ extern const cd_kind cd_kind_cubes;
 extern const cd_kind cd_kind_mesh;
 extern const cd_kind cd_kind_tri_tri;
 extern const cd_kind cd_kind_max_fps;
+extern const cd_kind cd_kind_bodies;
 
 static const cd_kind *const kinds[] = {
     &cd_kind_cubes,
     &cd_kind_mesh,
     &cd_kind_tri_tri,
     &cd_kind_max_fps,
+    &cd_kind_bodies,
 };
 
 static const cd_kind_set kind_set = {kinds, sizeof kinds / sizeof kinds[0]};

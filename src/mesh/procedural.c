@@ -141,8 +141,25 @@ void cd_mesh_pencil(cd_mesh *m, uint32_t faces)
     orient_outward(m);
 }
 
+void cd_mesh_box(cd_mesh *m)
+{
+    cd_mesh_alloc(m, 8, 12);
+    for (uint32_t v = 0; v < 8; ++v) m->verts[v] = cd_v3(v & 1 ? 1 : -1, v & 2 ? 1 : -1, v & 4 ? 1 : -1);
+    // Two triangles per face, counter-clockwise seen from outside.
+    static const uint32_t quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int f = 0; f < 6; ++f) {
+        const uint32_t *q = quads[f];
+        m->tris[2 * f][0] = q[0], m->tris[2 * f][1] = q[1], m->tris[2 * f][2] = q[2];
+        m->tris[2 * f + 1][0] = q[0], m->tris[2 * f + 1][1] = q[2], m->tris[2 * f + 1][2] = q[3];
+    }
+}
+
 int cd_mesh_from_spec(const char *spec, cd_mesh *m, char *err, size_t err_len)
 {
+    if (strcmp(spec, "box") == 0) {
+        cd_mesh_box(m);
+        return 0;
+    }
     static const struct {
         const char *name;
         void (*make)(cd_mesh *, uint32_t);

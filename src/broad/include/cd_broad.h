@@ -122,6 +122,20 @@ typedef struct cd_broad_part {
     uint64_t narrow_ns;
 } cd_broad_part;
 
+/// A narrow step other than the cube scene's (cd_broad_set_narrow): test candidates cand[0, n)
+/// (slots of s, whose boxes overlap) and append each accepted one to out as a pair of objects
+/// (cd_scene_ident numbers, a < b); add the tests run to st->narrow_tests. part names the caller:
+/// 0 in a serial frame, 1 + k for part k of a parallel one. Parts run on several threads at once,
+/// each part on one thread at a time, so scratch kept per part needs no lock.
+typedef struct cd_narrow_step {
+    void (*test)(void *ctx, const cd_scene *s, uint32_t part, const cd_pair *cand, uint32_t n, cd_pair_list *out,
+                 cd_broad_stats *st);
+    void *ctx;
+} cd_narrow_step;
+
+/// Parts a narrow step's scratch must serve: the serial frame's and CD_BROAD_PARTS.
+#define CD_NARROW_STEP_PARTS (CD_BROAD_PARTS + 1u)
+
 /// A broad phase instance: method plus state.
 typedef struct cd_broad {
     const cd_broad_method *method;
@@ -130,6 +144,7 @@ typedef struct cd_broad {
     cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
     cd_sat_build sat;      ///< the narrow step's batched SAT build (cd_sat_build_default at create)
     uint64_t layout;       ///< the scene's layout the method last saw (cd_scene.layout)
+    cd_narrow_step narrow; ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
@@ -148,6 +163,9 @@ const cd_broad_method *const *cd_broad_builtin_methods(size_t *count);
 cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s);
 /// Free b (NULL allowed).
 void cd_broad_destroy(cd_broad *b);
+/// Run step as b's narrow step from the next frame on, instead of the cube scene's exact test
+/// (the frame still drops candidates whose boxes do not overlap before step sees them).
+void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step);
 
 /// The exact predicate of the cube scene: AABBs overlap and the OBB separating-axis test finds no
 /// separating axis. The AABB gate never changes the geometric answer (AABBs enclose the boxes,

@@ -46,11 +46,14 @@ void cd_mesh_noisy_sphere(cd_mesh *m, uint32_t faces);
 /// x = −1 and a conical tip ending at x = +1, about faces triangles. Closed; for near misses.
 void cd_mesh_pencil(cd_mesh *m, uint32_t faces);
 
+/// The cube [-1,1]³ as 12 triangles, outward: a body scene of boxes is the cube scene.
+void cd_mesh_box(cd_mesh *m);
+
 /// Read any format Assimp knows (OBJ, PLY, STL, OFF, ...): triangulated, node transforms baked
 /// in, all sub-meshes joined, identical vertices welded; points and lines are dropped. Returns 0,
 /// or -1 with "path: Assimp's message" (or what was missing) in err.
 int cd_mesh_read(const char *path, cd_mesh *m, char *err, size_t err_len);
-/// Build the mesh named by spec: "icosphere:N", "torus:N", "noisy_sphere:N", "pencil:N"
+/// Build the mesh named by spec: "box", "icosphere:N", "torus:N", "noisy_sphere:N", "pencil:N"
 /// (N faces, 1 ≤ N ≤ 10⁷), or else a file path read by cd_mesh_read. Returns 0, or -1 with a
 /// message in err. The mesh is not normalised.
 int cd_mesh_from_spec(const char *spec, cd_mesh *m, char *err, size_t err_len);

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+# Body scenes: median FPS vs faces per body (or vs bodies, when the run sweeps the body count and
+# not the faces), log–log, one panel per query mode, one line per hierarchy (with broad phase,
+# density and the other count in the label). The paper's comparison is hybrid against obb.
+# Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
+# usage: gnuplot -c plots/bodies_fps.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c bodies_fps.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/bodies_fps"
+file = dir."/summary.csv"
+here = system("dirname '".ARG0."'")
+# x = faces per body when the faces vary in the run, else bodies
+nfaces = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { s[$h[\"scene_triangles\"] / ($h[\"bodies\"] > 0 ? $h[\"bodies\"] : 1)] = 1 } END { n = 0; for (k in s) n++; print n }' '".file."'") + 0
+xaxis = nfaces > 1 ? "faces" : "bodies"
+curves(what) = system("awk -F, -v want=".what." -v x=".xaxis." -f '".here."/bodies_curves.awk' '".file."'")
+modes = curves("modes")
+labels = curves("labels")
+
+set logscale x 10
+set logscale y 10
+set grid xtics ytics mxtics mytics lc rgb "#dddddd"
+set key top right opaque box
+set xlabel (xaxis eq "faces" ? "faces per body" : "bodies")
+set ylabel "FPS (median frame: motion + broad + narrow)"
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size (words(modes) > 1 ? 1400 : 900),560 font ",10" noenhanced }
+    else { set terminal pdfcairo size (words(modes) > 1 ? 11 : 7)in,4.6in font ",9" noenhanced }
+    set output stem.".".t
+    set multiplot layout 1, words(modes) title "Moving mesh bodies: FPS per hierarchy"
+    do for [m in modes] {
+        set title "mode ".m
+        plot for [l in labels] sprintf("< awk -F, -v want=curve -v x=%s -v m=%s -v l=%s -v ycol=fps_median -f '%s/bodies_curves.awk' '%s' | sort -g", xaxis, m, l, here, file) \
+                using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l
+    }
+    unset multiplot
+    unset output
+}

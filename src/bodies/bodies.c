@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+// Body scenes: the meshes and their hierarchies, the scene of body records, the narrow step and
+// the brute-force reference.
+#include "cd_bodies.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+// Float half-extent no smaller than h, so the body's float box encloses its mesh.
+static float float_up(double h)
+{
+    float f = (float)h;
+    return (double)f < h ? nextafterf(f, FLT_MAX) : f;
+}
+
+// Read spec, centre it on its box and scale the box's largest edge to size; build its hierarchy.
+static int make_shape(const char *spec, const cd_bodies_params *p, cd_body_shape *shape, char *err, size_t err_len)
+{
+    char why[1024];
+    if (cd_mesh_from_spec(spec, &shape->mesh, why, sizeof why)) {
+        snprintf(err, err_len, "mesh %s: %s", spec, why);
+        return -1;
+    }
+    cd_mesh_normalize(&shape->mesh);  // box centred at 0, largest half-extent 1
+    double scale = 0.5 * p->scene.size, h[3] = {0, 0, 0};
+    for (uint32_t v = 0; v < shape->mesh.nverts; ++v) {
+        cd_vec3 *x = &shape->mesh.verts[v];
+        *x = cd_v3_scale(*x, scale);
+        h[0] = fmax(h[0], fabs(x->x)), h[1] = fmax(h[1], fabs(x->y)), h[2] = fmax(h[2], fabs(x->z));
+    }
+    shape->half = cd_v3(float_up(h[0]), float_up(h[1]), float_up(h[2]));
+    shape->bvh = cd_bvh_build(&shape->mesh, &p->plan, p->leaf_size);
+    return 0;
+}
+
+cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len)
+{
+    if (p->mesh_count == 0) {
+        snprintf(err, err_len, "no meshes: expected at least one mesh spec");
+        return NULL;
+    }
+    if (p->scene.size_ratio != 1.0) {
+        snprintf(err, err_len, "size_ratio %g: bodies share their mesh's hierarchy, which has one scale: expected 1",
+                 p->scene.size_ratio);
+        return NULL;
+    }
+    uint64_t t0 = cd_now_ns();
+    cd_bodies *b = cd_alloc_zero(1, sizeof *b);
+    b->shapes = cd_alloc_zero(p->mesh_count, sizeof *b->shapes);
+    for (uint32_t k = 0; k < p->mesh_count; ++k) {
+        if (make_shape(p->meshes[k], p, &b->shapes[k], err, err_len)) {
+            cd_bodies_destroy(b);
+            return NULL;
+        }
+        b->shape_count = k + 1;
+    }
+    b->build_ms = (double)(cd_now_ns() - t0) * 1e-6;
+    uint32_t n = p->scene.cubes;
+    b->shape_of = cd_alloc(sizeof *b->shape_of * (n ? n : 1));
+    cd_rng rng = cd_rng_make(p->scene.seed, CD_STREAM_BODY_MESHES);
+    double volume = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+        b->shape_of[i] = p->assign_cycle ? i % p->mesh_count : (uint32_t)cd_rng_below(&rng, p->mesh_count);
+        cd_vec3 h = b->shapes[b->shape_of[i]].half;
+        volume += 8.0 * h.x * h.y * h.z;
+    }
+    // The cube scene places cubes of edge e in a world sized by N·e³ / density; a cube of the same
+    // volume as the bodies' mean box sizes the world by their volume. Boxes of edge size give back
+    // size itself, so a scene of boxes is the cube scene to the bit.
+    cd_scene_params sp = p->scene;
+    double mean = n ? volume / n : sp.size * sp.size * sp.size;
+    if (mean != sp.size * sp.size * sp.size) sp.size = cbrt(mean);
+    b->scene = cd_scene_create(&sp);
+    for (uint32_t i = 0; i < n; ++i)  // a fresh scene: slot i holds body i
+        cd_scene_set_pose(b->scene, i, cd_scene_center(b->scene, i), cd_scene_rot(b->scene, i),
+                          b->shapes[b->shape_of[i]].half);
+    cd_scene_refresh(b->scene);
+    return b;
+}
+
+void cd_bodies_destroy(cd_bodies *b)
+{
+    if (!b) return;
+    for (uint32_t k = 0; k < b->shape_count; ++k) {
+        cd_bvh_destroy(b->shapes[k].bvh);
+        cd_mesh_free(&b->shapes[k].mesh);
+    }
+    cd_free(b->shapes);
+    cd_free(b->shape_of);
+    cd_scene_destroy(b->scene);
+    cd_free(b);
+}
+
+size_t cd_bodies_bytes_per_body(void) { return cd_scene_bytes_per_cube() + sizeof(uint32_t); }
+
+size_t cd_bodies_shared_bytes(const cd_bodies *b)
+{
+    size_t bytes = 0;
+    for (uint32_t k = 0; k < b->shape_count; ++k) {
+        const cd_mesh *m = &b->shapes[k].mesh;
+        bytes += cd_bvh_memory(b->shapes[k].bvh) + sizeof *m->verts * m->nverts + sizeof *m->tris * m->ntris;
+    }
+    return bytes;
+}
+
+cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j)
+{
+    const cd_scene *s = b->scene;
+    cd_quat qa = cd_q_normalize(cd_scene_rot(s, i)), qb = cd_q_normalize(cd_scene_rot(s, j));
+    cd_quat inv = {qa.w, -qa.x, -qa.y, -qa.z};
+    return (cd_pose){cd_q_mul(inv, qb), cd_q_rotate(inv, cd_v3_sub(cd_scene_center(s, j), cd_scene_center(s, i)))};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The narrow step
+
+typedef struct narrow_part {
+    cd_bvh_result res;
+    cd_bodies_stats st;
+    char pad[64];  // parts run on different threads: no shared cache line between their counters
+} narrow_part;
+
+struct cd_bodies_narrow {
+    const cd_bodies *bodies;
+    cd_bvh_mode mode;
+    narrow_part parts[CD_NARROW_STEP_PARTS];
+};
+
+// Candidates are queried with the lower-numbered body as A, so the counters do not depend on the
+// order in which a broad phase reports a pair.
+static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pair *cand, uint32_t n, cd_pair_list *out,
+                        cd_broad_stats *st)
+{
+    cd_bodies_narrow *nw = ctx;
+    const cd_bodies *b = nw->bodies;
+    narrow_part *np = &nw->parts[part];
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t i = cand[k].a, j = cand[k].b, bi = cd_scene_ident(s, i), bj = cd_scene_ident(s, j);
+        if (bi > bj) {
+            uint32_t t = i;
+            i = j, j = t, t = bi, bi = bj, bj = t;
+        }
+        cd_pose pose = cd_bodies_relative_pose(b, i, j);
+        cd_bvh_query(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, nw->mode, &np->res);
+        np->st.queries++;
+        np->st.tri_pairs += np->res.count;
+        np->st.bv_tests += cd_bvh_stats_bv_total(&np->res.stats);
+        np->st.tri_tests += np->res.stats.tri_tests;
+        if (np->res.overlap) cd_pair_list_push(out, (cd_pair){bi, bj});
+    }
+    st->narrow_tests += n;
+}
+
+cd_bodies_narrow *cd_bodies_narrow_create(const cd_bodies *b, cd_bvh_mode mode)
+{
+    cd_bodies_narrow *n = cd_alloc_zero(1, sizeof *n);
+    n->bodies = b;
+    n->mode = mode;
+    return n;
+}
+
+void cd_bodies_narrow_destroy(cd_bodies_narrow *n)
+{
+    if (!n) return;
+    for (uint32_t k = 0; k < CD_NARROW_STEP_PARTS; ++k) cd_bvh_result_free(&n->parts[k].res);
+    cd_free(n);
+}
+
+cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n) { return (cd_narrow_step){bodies_test, n}; }
+
+cd_bodies_stats cd_bodies_narrow_take_stats(cd_bodies_narrow *n)
+{
+    cd_bodies_stats sum = {0, 0, 0, 0};
+    for (uint32_t k = 0; k < CD_NARROW_STEP_PARTS; ++k) {
+        cd_bodies_stats *p = &n->parts[k].st;
+        sum.queries += p->queries, sum.tri_pairs += p->tri_pairs, sum.bv_tests += p->bv_tests,
+            sum.tri_tests += p->tri_tests;
+        memset(p, 0, sizeof *p);
+    }
+    return sum;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference
+
+void cd_bodies_brute_force(const cd_bodies *b, cd_pair_list *pairs, uint64_t *tri_pairs)
+{
+    const cd_scene *s = b->scene;
+    uint32_t n = s->count;
+    uint32_t *slot = cd_alloc(sizeof *slot * (n ? n : 1));
+    for (uint32_t i = 0; i < n; ++i) slot[cd_scene_ident(s, i)] = i;
+    pairs->count = 0;
+    *tri_pairs = 0;
+    cd_bvh_result res = {0};
+    for (uint32_t bi = 0; bi < n; ++bi)
+        for (uint32_t bj = bi + 1; bj < n; ++bj) {
+            // Each mesh lies in its box (the exact double box of its record), so bodies whose boxes
+            // are apart cannot touch: the exact OBB test only saves the triangle loops.
+            cd_obb oa = cd_scene_obb(s, slot[bi]), ob = cd_scene_obb(s, slot[bj]);
+            if (!cd_obb_obb_overlap(&oa, &ob)) continue;
+            cd_pose pose = cd_bodies_relative_pose(b, slot[bi], slot[bj]);
+            cd_bvh_brute_force(&b->shapes[b->shape_of[bi]].mesh, &b->shapes[b->shape_of[bj]].mesh, &pose, &res);
+            if (res.count) cd_pair_list_push(pairs, (cd_pair){bi, bj});
+            *tri_pairs += res.count;
+        }
+    cd_bvh_result_free(&res);
+    cd_free(slot);
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+// The bodies kind: N moving rigid mesh bodies (cd_bodies.h) through any broad phase, the mesh
+// hierarchies as the narrow step. A frame is motion + broad phase + hierarchy queries on the
+// candidates; frame_ms is their sum. The summary measures the cost model's Cv and Cp on touching
+// pairs of the last frame and sets model_ms = Nv·Cv + Np·Cp beside the measured narrow time.
+#include "cd_bodies.h"
+#include "cd_core.h"
+#include "cd_harness.h"
+#include "cd_registry.h"
+#include "kind_cubes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_MESHES = 16 };
+
+// [bodies] meshes: a comma-separated list of mesh specs, split in place into specs[].
+static uint32_t split_meshes(char *text, const char *specs[MAX_MESHES])
+{
+    uint32_t n = 0;
+    for (char *tok = strtok(text, ","); tok && n < MAX_MESHES; tok = strtok(NULL, ",")) {
+        while (*tok == ' ' || *tok == '\t') ++tok;
+        char *end = tok + strlen(tok);
+        while (end > tok && (end[-1] == ' ' || end[-1] == '\t')) *--end = '\0';
+        specs[n++] = tok;
+    }
+    return n;
+}
+
+static const char *check_hierarchy(const char *w)
+{
+    return cd_bvh_variant_find(w) ? NULL : "a hierarchy variant: sphere, aabb, obb, obb_sphere or hybrid";
+}
+
+static const char *const mode_words[] = {"first_hit", "all_pairs", NULL};
+static const char *const assign_words[] = {"random", "cycle", NULL};
+
+static const cd_key_spec bodies_keys[] = {
+    {"method", "method", CD_KEY_WORD, "grid_multi", 0, 0, NULL, cd_kinds_check_method, 1,
+     "broad phase by registry name (`cdlab methods`), with its default parameters"},
+    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
+     "hierarchy variant of every mesh: sphere, aabb, obb (RAPID), obb_sphere, hybrid"},
+    {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
+     "narrow query: first_hit (do the bodies touch) or all_pairs (every intersecting triangle pair)"},
+    {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf"},
+    {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
+    {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: OBB+sphere layers below X (layer Y)"},
+    {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
+    {"scene", "bodies", CD_KEY_INT, "100", 0, 10000000, NULL, NULL, 1, "number of bodies N"},
+    {"bodies", "meshes", CD_KEY_TEXT, "icosphere:500", 0, 0, NULL, NULL, 0,
+     "comma-separated mesh specs the bodies are instances of: box, icosphere:N, torus:N, noisy_sphere:N, "
+     "pencil:N, a bare generator name with [bodies] faces, or a mesh file (at most 16)"},
+    {"bodies", "assign", CD_KEY_WORD, "random", 0, 0, assign_words, NULL, 0,
+     "which mesh each body is: random (a seeded stream of its own) or cycle (body i: mesh i mod count)"},
+    {"bodies", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
+     "faces of the meshes named by a bare generator name (a face-count sweep); 0: the specs say"},
+    {"bodies", "size", CD_KEY_REAL, "1.0", 1e-9, 1e9, NULL, NULL, 1, "largest edge of every body's box"},
+    {"bodies", "size_ratio", CD_KEY_REAL, "1.0", 1, 1, NULL, NULL, 0,
+     "1 only: the bodies of one mesh share its hierarchy, which has one scale"},
+    {"bodies", "density", CD_KEY_REAL, "0.05", 1e-12, 1, NULL, NULL, 1,
+     "the bodies' box volume over the world's volume"},
+    {"bodies", "speed", CD_KEY_REAL, "0.05", 0, 1e9, NULL, NULL, 1, "velocity components uniform in [-speed, speed]"},
+    {"bodies", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
+     "angular velocity components uniform in [-spin, spin] rad/frame"},
+};
+
+static int is_bare(const char *spec)
+{
+    static const char *const bare[] = {"icosphere", "torus", "noisy_sphere", "pencil"};
+    for (size_t k = 0; k < sizeof bare / sizeof bare[0]; ++k)
+        if (strcmp(spec, bare[k]) == 0) return 1;
+    return 0;
+}
+
+// The specs of a point: bare generator names get [bodies] faces.
+static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MESHES][600], const char *specs[MAX_MESHES])
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s", meshes);
+    const char *raw[MAX_MESHES];
+    uint32_t n = split_meshes(text, raw);
+    for (uint32_t k = 0; k < n; ++k) {
+        if (is_bare(raw[k]) && faces)
+            snprintf(buf[k], sizeof buf[k], "%s:%u", raw[k], faces);
+        else
+            snprintf(buf[k], sizeof buf[k], "%s", raw[k]);
+        specs[k] = buf[k];
+    }
+    return n;
+}
+
+// Every mesh of the list is read (files through the reader's checks) when the config is checked.
+static int bodies_validate(const cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
+    const cd_config_key *faces = cd_config_key_get(c, "bodies", "faces");
+    char text[4096];
+    snprintf(text, sizeof text, "%s", meshes->values[0].text);
+    const char *specs[MAX_MESHES];
+    uint32_t n = split_meshes(text, specs);
+    if (n == 0) {
+        cd_config_error(c, meshes, err, err_len, "no mesh: expected comma-separated mesh specs");
+        return -1;
+    }
+    if (strchr(meshes->values[0].text, ',') && n == MAX_MESHES && strtok(NULL, ",")) {
+        cd_config_error(c, meshes, err, err_len, "more than %d meshes", MAX_MESHES);
+        return -1;
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+        if (specs[k][0] == '\0') {
+            cd_config_error(c, meshes, err, err_len, "an empty item in the mesh list");
+            return -1;
+        }
+        int bare = is_bare(specs[k]);
+        for (size_t f = 0; f < faces->count; ++f) {
+            char spec[600];
+            if (bare && faces->values[f].num == 0) {
+                cd_config_error(c, meshes, err, err_len,
+                                "'%s' is a bare generator name: expected [bodies] faces > 0 to give its face count",
+                                specs[k]);
+                return -1;
+            }
+            snprintf(spec, sizeof spec, bare ? "%s:%.0f" : "%s", specs[k], faces->values[f].num);
+            cd_mesh m;
+            char why[1024];
+            if (cd_mesh_from_spec(spec, &m, why, sizeof why)) {
+                cd_config_error(c, meshes, err, err_len, "mesh '%s': %s", specs[k], why);
+                return -1;
+            }
+            cd_mesh_free(&m);
+            if (!bare) break;  // faces does not change it
+        }
+    }
+    return 0;
+}
+
+static const cd_column frame_columns[] = {
+    {"repeat", 0, "repeat number, 0-based"},
+    {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
+    {"method", 0, "broad phase"},
+    {"hierarchy", 0, "[method] hierarchy"},
+    {"mode", 0, "[method] mode"},
+    {"bodies", 0, "number of bodies"},
+    {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms"},
+    {"fps", 1, "1000 / frame_ms (collision only)"},
+    {"motion_ms", 1, "motion step (move, reflect, rotate, refresh the bodies' boxes)"},
+    {"broad_ms", 1, "broad-phase update and candidate generation"},
+    {"narrow_ms", 1, "hierarchy pair queries on the candidates whose boxes overlap"},
+    {"candidates", 0, "candidate pairs handed to the narrow step"},
+    {"queries", 0, "hierarchy pair queries (candidates whose boxes overlap)"},
+    {"pairs", 0, "touching body pairs"},
+    {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
+    {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},
+    {"tri_tests", 0, "triangle-triangle tests of the queries (Np)"},
+    {"seed", 0, "[experiment] seed"},
+};
+
+static const cd_column summary_columns[] = {
+    {"method", 0, "broad phase"},
+    {"hierarchy", 0, "[method] hierarchy"},
+    {"mode", 0, "[method] mode"},
+    {"bodies", 0, "number of bodies"},
+    {"meshes", 0, "[bodies] meshes (with faces applied)"},
+    {"faces", 0, "[bodies] faces"},
+    {"scene_triangles", 0, "triangles of all bodies together"},
+    {"frames", 0, "measured frames per repeat"},
+    {"repeats", 0, "repeats"},
+    {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
+    {"frame_ms_p05", 1, "5th percentile of frame_ms"},
+    {"frame_ms_p95", 1, "95th percentile of frame_ms"},
+    {"frame_ms_mad", 1, "median absolute deviation of frame_ms"},
+    {"frame_ms_cv", 1, "coefficient of variation of frame_ms"},
+    {"frame_ms_mean", 1, "mean frame_ms"},
+    {"fps_median", 1, "median of per-frame FPS"},
+    {"fps_p05", 1, "5th percentile of per-frame FPS"},
+    {"fps_p95", 1, "95th percentile of per-frame FPS"},
+    {"motion_ms_median", 1, "median motion_ms"},
+    {"broad_ms_median", 1, "median broad_ms"},
+    {"narrow_ms_median", 1, "median narrow_ms"},
+    {"candidates_mean", 0, "mean candidates per frame"},
+    {"queries_mean", 0, "mean hierarchy queries per frame"},
+    {"pairs_mean", 0, "mean touching body pairs per frame"},
+    {"tri_pairs_mean", 0, "mean triangle pairs reported per frame"},
+    {"bv_tests_mean", 0, "mean Nv per frame"},
+    {"tri_tests_mean", 0, "mean Np per frame"},
+    {"cv_ns", 1, "measured cost of one BV test (Cv), on touching pairs of the last frame"},
+    {"cp_ns", 1, "measured cost of one triangle test (Cp), on the same pairs"},
+    {"model_ms", 1, "Nv·Cv + Np·Cp with the means above, beside narrow_ms_median"},
+    {"bytes_per_body", 0, "scene bytes per body (the shared meshes and hierarchies not counted)"},
+    {"shared_bytes", 0, "bytes of the distinct meshes and their hierarchies"},
+    {"build_ms", 1, "reading the meshes and building their hierarchies"},
+    {"threads", 0, "[method] threads"},
+    {"size", 0, "[bodies] size"},
+    {"density", 0, "[bodies] density"},
+    {"speed", 0, "[bodies] speed"},
+    {"spin", 0, "[bodies] spin"},
+    {"seed", 0, "[experiment] seed"},
+};
+
+// Cv and Cp averaged over up to 16 touching pairs of the frame (pairs of body numbers).
+static void measure_costs(const cd_bodies *b, const cd_pair_list *pairs, double *cv, double *cp)
+{
+    const cd_scene *s = b->scene;
+    uint32_t n = s->count, used = 0;
+    uint32_t *slot = cd_alloc(sizeof *slot * (n ? n : 1));
+    for (uint32_t i = 0; i < n; ++i) slot[cd_scene_ident(s, i)] = i;
+    double sv = 0, sp = 0;
+    for (size_t k = 0; k < pairs->count && used < 16; ++k) {
+        uint32_t i = pairs->items[k].a, j = pairs->items[k].b;
+        cd_pose pose = cd_bodies_relative_pose(b, slot[i], slot[j]);
+        double v, p;
+        cd_bvh_measure_costs(b->shapes[b->shape_of[i]].bvh, b->shapes[b->shape_of[j]].bvh, &pose, &v, &p);
+        if (isfinite(v) && isfinite(p)) sv += v, sp += p, ++used;
+    }
+    cd_free(slot);
+    *cv = used ? sv / used : NAN;
+    *cp = used ? sp / used : NAN;
+}
+
+static int bodies_run_point(cd_run *r, const cd_point *p)
+{
+    const char *method = cd_point_text(p, "method", "method"), *hierarchy = cd_point_text(p, "method", "hierarchy");
+    const char *mode_name = cd_point_text(p, "method", "mode");
+    uint32_t faces = (uint32_t)cd_point_num(p, "bodies", "faces");
+    int threads = (int)cd_point_num(p, "method", "threads");
+    uint32_t frames = (uint32_t)cd_point_num(p, "experiment", "frames"),
+             repeats = (uint32_t)cd_point_num(p, "experiment", "repeats"),
+             warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
+    uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
+    char buf[MAX_MESHES][600];
+    const char *specs[MAX_MESHES];
+    uint32_t nspecs = point_specs(cd_point_text(p, "bodies", "meshes"), faces, buf, specs);
+    char mesh_list[2048] = "";
+    for (uint32_t k = 0; k < nspecs; ++k)
+        snprintf(mesh_list + strlen(mesh_list), sizeof mesh_list - strlen(mesh_list), "%s%s", k ? " " : "", specs[k]);
+
+    cd_bodies_params bp = {0};
+    bp.scene = cd_scene_params_default();
+    bp.scene.cubes = (uint32_t)cd_point_num(p, "scene", "bodies");
+    bp.scene.size = cd_point_num(p, "bodies", "size");
+    bp.scene.size_ratio = 1.0;
+    bp.scene.density = cd_point_num(p, "bodies", "density");
+    bp.scene.speed = cd_point_num(p, "bodies", "speed");
+    bp.scene.spin = cd_point_num(p, "bodies", "spin");
+    bp.scene.seed = seed;
+    bp.meshes = specs;
+    bp.mesh_count = nspecs;
+    bp.assign_cycle = strcmp(cd_point_text(p, "bodies", "assign"), "cycle") == 0;
+    cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
+    bp.plan = cd_bvh_variant_find(hierarchy)->plan(&vp);
+    bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
+    cd_bvh_mode mode = strcmp(mode_name, "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
+    cd_broad_params brp = cd_broad_params_default();
+    brp.threads = threads;
+    if (threads > 1) cd_pin_workers(threads, cd_run_pinned_cpu(r));
+
+    size_t n = (size_t)frames * repeats;
+    double *frame_ms = cd_alloc(sizeof(double) * (n ? n : 1)), *fps = cd_alloc(sizeof(double) * (n ? n : 1));
+    double *motion = cd_alloc(sizeof(double) * (n ? n : 1)), *broad = cd_alloc(sizeof(double) * (n ? n : 1));
+    double *narrow = cd_alloc(sizeof(double) * (n ? n : 1));
+    double sums[6] = {0};  // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
+    double cv = NAN, cp = NAN, build_ms = 0;
+    size_t shared = 0;
+    uint64_t triangles = 0;
+    size_t k = 0;
+    cd_pair_list pairs = {0};
+    for (uint32_t rep = 0; rep < repeats; ++rep) {
+        char err[1024];
+        cd_bodies *b = cd_bodies_create(&bp, err, sizeof err);
+        if (!b) {
+            cd_run_fail(r, "%s", err);
+            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow);
+            return -1;
+        }
+        build_ms = b->build_ms;
+        shared = cd_bodies_shared_bytes(b);
+        triangles = 0;
+        for (uint32_t i = 0; i < b->scene->count; ++i) triangles += b->shapes[b->shape_of[i]].mesh.ntris;
+        cd_broad *broad_phase = cd_registry_create(method, &brp, b->scene);
+        CD_ASSERT(broad_phase);  // the config check accepted only registered methods
+        cd_bodies_narrow *nw = cd_bodies_narrow_create(b, mode);
+        cd_narrow_step step = cd_bodies_narrow_step(nw);
+        cd_broad_set_narrow(broad_phase, &step);
+        cd_broad_stats st;
+        cd_frame_times t;
+        for (uint32_t w = 0; w < warmup; ++w) {
+            cd_scene_step_threads(b->scene, threads);
+            cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
+        }
+        cd_bodies_narrow_take_stats(nw);
+        for (uint32_t f = 0; f < frames; ++f, ++k) {
+            cd_run_counters_begin(r);
+            uint64_t t0 = cd_now_ns();
+            cd_scene_step_threads(b->scene, threads);
+            uint64_t t1 = cd_now_ns();
+            cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
+            cd_run_counters_end(r);
+            cd_bodies_stats bs = cd_bodies_narrow_take_stats(nw);
+            motion[k] = (double)(t1 - t0) * 1e-6;
+            broad[k] = t.broad_ms, narrow[k] = t.narrow_ms;
+            frame_ms[k] = motion[k] + broad[k] + narrow[k];
+            fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
+            double v[6] = {(double)st.candidates, (double)bs.queries, (double)st.pairs, (double)bs.tri_pairs,
+                           (double)bs.bv_tests, (double)bs.tri_tests};
+            for (int q = 0; q < 6; ++q) sums[q] += v[q];
+            cd_cell row[] = {
+                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(method), cd_cell_text(hierarchy), cd_cell_text(mode_name),
+                cd_cell_int(bp.scene.cubes), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]), cd_cell_real(motion[k]),
+                cd_cell_real(broad[k]), cd_cell_real(narrow[k]), cd_cell_int((int64_t)st.candidates),
+                cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)bs.tri_pairs),
+                cd_cell_int((int64_t)bs.bv_tests), cd_cell_int((int64_t)bs.tri_tests), cd_cell_int((int64_t)seed),
+            };
+            _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
+                           "one cell per frame column");
+            cd_run_frame_row(r, row);
+        }
+        if (rep + 1 == repeats) measure_costs(b, &pairs, &cv, &cp);
+        cd_bodies_narrow_destroy(nw);
+        cd_broad_destroy(broad_phase);
+        cd_bodies_destroy(b);
+    }
+    cd_pair_list_free(&pairs);
+    double dn = n ? (double)n : 1.0;
+    for (int q = 0; q < 6; ++q) sums[q] /= dn;
+    cd_stats fs = cd_stats_compute(frame_ms, n), ps = cd_stats_compute(fps, n), ms = cd_stats_compute(motion, n),
+             bs = cd_stats_compute(broad, n), ns = cd_stats_compute(narrow, n);
+    cd_run_warn_noisy(r, p, "frame_ms", fs.cv);
+    cd_row row = cd_run_summary_begin(r);
+    cd_row_set(&row, "method", cd_cell_text(method));
+    cd_row_set(&row, "hierarchy", cd_cell_text(hierarchy));
+    cd_row_set(&row, "mode", cd_cell_text(mode_name));
+    cd_row_set(&row, "bodies", cd_cell_int(bp.scene.cubes));
+    cd_row_set(&row, "meshes", cd_cell_text(mesh_list));
+    cd_row_set(&row, "faces", cd_cell_int(faces));
+    cd_row_set(&row, "scene_triangles", cd_cell_int((int64_t)triangles));
+    cd_row_set(&row, "frames", cd_cell_int(frames));
+    cd_row_set(&row, "repeats", cd_cell_int(repeats));
+    cd_row_set_stats(&row, "frame_ms", &fs);
+    cd_row_set_stats(&row, "fps", &ps);
+    cd_row_set_stats(&row, "motion_ms", &ms);
+    cd_row_set_stats(&row, "broad_ms", &bs);
+    cd_row_set_stats(&row, "narrow_ms", &ns);
+    static const char *const mean_names[6] = {"candidates_mean", "queries_mean", "pairs_mean", "tri_pairs_mean",
+                                              "bv_tests_mean", "tri_tests_mean"};
+    for (int q = 0; q < 6; ++q) cd_row_set(&row, mean_names[q], cd_cell_real(sums[q]));
+    cd_row_set(&row, "cv_ns", cd_cell_real(cv));
+    cd_row_set(&row, "cp_ns", cd_cell_real(cp));
+    cd_row_set(&row, "model_ms", cd_cell_real((sums[4] * cv + sums[5] * cp) * 1e-6));
+    cd_row_set(&row, "bytes_per_body", cd_cell_int((int64_t)cd_bodies_bytes_per_body()));
+    cd_row_set(&row, "shared_bytes", cd_cell_int((int64_t)shared));
+    cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
+    cd_row_set(&row, "threads", cd_cell_int(threads));
+    cd_row_set(&row, "size", cd_cell_real(bp.scene.size));
+    cd_row_set(&row, "density", cd_cell_real(bp.scene.density));
+    cd_row_set(&row, "speed", cd_cell_real(bp.scene.speed));
+    cd_row_set(&row, "spin", cd_cell_real(bp.scene.spin));
+    cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
+    cd_run_summary_end(r, &row);
+    cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow);
+    return 0;
+}
+
+const cd_kind cd_kind_bodies = {
+    .name = "bodies",
+    .description = "moving rigid mesh bodies: any broad phase, then the mesh hierarchies as the narrow step",
+    .keys = bodies_keys,
+    .key_count = sizeof bodies_keys / sizeof bodies_keys[0],
+    .figures = "bodies_fps",
+    .validate = bodies_validate,
+    .frame_columns = frame_columns,
+    .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
+    .summary_columns = summary_columns,
+    .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
+    .run_point = bodies_run_point,
+};
