@@ -26,13 +26,23 @@ static void each_preset(const char *name, const char *description, void *ctx)
     if (t->print) printf("  %-14s %-4s %-40.40s %s\n", name, live ? "yes" : "NA", description, live ? "" : reason);
 }
 
+// A Linux software event: `name = ok`, `name = ok (perf_event_open; PAPI: why not)` or `name = NA: why`.
+static void each_software(const char *name, const char *description, void *ctx)
+{
+    (void)description, (void)ctx;
+    char reason[256];
+    int live = cd_counters_probe(name, reason, sizeof reason);
+    printf("%s = %s%s\n", name, live ? "" : "NA: ", reason);
+}
+
 int cd_cmd_info(int argc, char **argv)
 {
     if (cd_cli_wants_help(argc, argv)) {
         printf("usage: cdlab info [--all]\n\n"
                "Print the machine (CPU model, hwloc topology), whether threads can be pinned (and a trial\n"
-               "pin to PU 0), the PAPI version and which counters can be read here and why not, and the\n"
-               "build options. --all lists every PAPI preset instead of the default events.\n");
+               "pin to PU 0), the PAPI version and which counters can be read here and why not (the default\n"
+               "presets and Linux's software events, e.g. perf::TASK-CLOCK, with where they are read from),\n"
+               "and the build options. --all lists every PAPI preset instead of the default presets.\n");
         return 0;
     }
     int all = argc > 1 && strcmp(argv[1], "--all") == 0;
@@ -77,6 +87,9 @@ int cd_cmd_info(int argc, char **argv)
         size_t n = cd_counters_presets(each_preset, &t);
         printf("presets_readable = %zu of %zu (cdlab info --all lists them)\n", t.live, n);
     }
+    printf("; Linux software events under PAPI's names: PAPI's when it has them, else cdlab opens them\n"
+           "; itself with perf_event_open (this thread, user mode, as PAPI counts)\n");
+    cd_counters_software(each_software, NULL);
 
     printf("\n[build]\nversion = %s\nbuild_type = %s\ncompiler = %s\nc_flags = %s\nc_flags_extra = %s\n"
            "cxx_flags = %s\nsanitize = %s\nsource = %s\n",

@@ -189,34 +189,52 @@ typedef struct cd_row {
 /// Most counters one run reads.
 #define CD_COUNTERS_MAX 16
 
-/// The counters of a run: each requested event is either live or NA with a reason.
+/// Where a counter's values come from.
+typedef enum cd_counter_source {
+    CD_COUNTER_NA = 0,  ///< nowhere: NA in every row
+    CD_COUNTER_PAPI,    ///< PAPI's event set
+    CD_COUNTER_PERF,    ///< perf_event_open, for a Linux software event PAPI cannot provide here
+} cd_counter_source;
+
+/// The counters of a run: each requested event is either live or NA with a reason. PAPI is asked
+/// first; a Linux software event under PAPI's name (perf::TASK-CLOCK, perf::PAGE-FAULTS, ...) that
+/// PAPI cannot provide is opened with perf_event_open, counting like PAPI would (this thread only,
+/// user mode) between the same begin and end.
 typedef struct cd_counters {
     size_t count;                        ///< requested events
     char names[CD_COUNTERS_MAX][64];     ///< as requested
-    int live[CD_COUNTERS_MAX];           ///< 1 when added to the event set
-    char reason[CD_COUNTERS_MAX][160];   ///< "ok", or why the event is NA
-    int slot[CD_COUNTERS_MAX];           ///< index in the event set when live
-    int live_count;
+    int live[CD_COUNTERS_MAX];           ///< 1 when counted (by either source)
+    int source[CD_COUNTERS_MAX];         ///< cd_counter_source
+    char reason[CD_COUNTERS_MAX][224];   ///< "ok", "ok (perf_event_open; PAPI: why not)", or why NA
+    int slot[CD_COUNTERS_MAX];           ///< index in the PAPI event set or in the perf group
+    int live_count;                      ///< live events of both sources
+    int papi_count;                      ///< events in the PAPI event set
     int event_set;                       ///< PAPI event set (PAPI_NULL when none)
-    int running;
+    int running;                         ///< the PAPI event set is started
+    int perf_count;                      ///< events in the perf_event group
+    int perf_fd[CD_COUNTERS_MAX];        ///< their descriptors; perf_fd[0] leads the group
+    int perf_running;                    ///< the group is enabled
     char papi_version[32];               ///< "7.0.0.0", or "unavailable"
     char papi_status[200];               ///< library/component state in one line
-    long long last[CD_COUNTERS_MAX];     ///< values of the last begin/end interval
+    long long last[CD_COUNTERS_MAX];     ///< values of the last begin/end interval; -1 when NA
 } cd_counters;
 
 /// Set up the named events, adding them one at a time; never fails — unusable events are NA with
-/// a reason. Call after pinning so the event set belongs to the pinned thread.
+/// a reason. Call after pinning, on the thread to be measured: both sources count that thread only.
 void cd_counters_open(cd_counters *k, const char *const *names, size_t n);
 /// Start counting from zero (no-op when no event is live).
 void cd_counters_begin(cd_counters *k);
 /// Stop and read into k->last.
 void cd_counters_end(cd_counters *k);
-/// Release the event set.
+/// Release the event set and the perf_event descriptors.
 void cd_counters_close(cd_counters *k);
-/// 1 when event name can be counted here; reason gets "ok" or why not.
+/// 1 when event name can be counted here; reason gets "ok" (or "ok (perf_event_open; ...)") or why not.
 int cd_counters_probe(const char *name, char *reason, size_t len);
 /// Call each(name, description, ctx) for every PAPI preset this PAPI knows; returns how many.
 size_t cd_counters_presets(void (*each)(const char *name, const char *description, void *ctx), void *ctx);
+/// Call each(name, description, ctx) for every Linux software event cdlab can open itself when PAPI
+/// cannot (PAPI's perf:: names); returns how many.
+size_t cd_counters_software(void (*each)(const char *name, const char *description, void *ctx), void *ctx);
 /// PAPI version and the CPU component's state in one line (why counters are missing, if they are).
 void cd_counters_library(char *version, size_t version_len, char *status, size_t status_len);
 
