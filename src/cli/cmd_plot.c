@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `cdlab plot RUN_DIR...`: render the figures a run lists in meta.ini ([config] figures) with
-// gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp.
+// gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp. A directory that is not
+// a complete run (cd_run_dir_check) is refused before anything is drawn.
 #include "cd_build_config.h"
+#include "cd_harness.h"
 #include "cli.h"
 
 #include <ini.h>
@@ -47,6 +49,11 @@ static int run_gnuplot(const char *script, const char *dir, const char *stem)
 
 static int plot_dir(const char *plots, const char *dir)
 {
+    char why[1024];
+    if (cd_run_dir_check(dir, why, sizeof why)) {
+        fprintf(stderr, "cdlab plot: %s: %s; nothing to plot\n", dir, why);
+        return 2;
+    }
     char meta[4200];
     snprintf(meta, sizeof meta, "%s/meta.ini", dir);
     meta_figures m = {{0}, 0};
@@ -87,6 +94,7 @@ int cd_cmd_plot(int argc, char **argv)
         printf("usage: cdlab plot [--plots DIR] RUN_DIR...\n\n"
                "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
                "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
+               "A run that did not finish (an INCOMPLETE file, or no meta.ini) is refused (exit 2).\n"
                "Scripts come from DIR, else $CDLAB_PLOTS, else %s/plots.\n"
                "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n",
                CD_SOURCE_ROOT);

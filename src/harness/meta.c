@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// meta.ini, the provenance sidecar of a run: build, source, machine,
-// pinning, counters, config digest, plan and outcome. Written to a temporary name, then renamed.
+// meta.ini, the provenance sidecar of a run: build, source, machine, pinning, counters, config
+// digest, plan and outcome, written as meta.ini.part (the runner renames it once the run is
+// complete); and cd_run_dir_check, which every reader of a run directory asks first.
 #include "build_commit.h"
 #include "build_flags.h"
 #include "cd_build_config.h"
@@ -8,9 +9,12 @@
 #include "cd_harness.h"
 #include "run_private.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // key = value on one line; newlines in values become spaces so the INI stays parseable.
@@ -90,15 +94,13 @@ static void write_values(FILE *f, const cd_config *c)
 
 int cd_meta_write(const cd_run *r)
 {
-    char path[4600], final[4600];
+    char path[4600];
     snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
-    snprintf(final, sizeof final, "%s/meta.ini", r->dir);
     FILE *f = fopen(path, "w");
-    if (!f) return -1;
+    if (!f) return errno ? errno : EIO;
+    errno = 0;  // so that after a failed write it is that write's
     const cd_config *c = r->cfg;
-    char host[256] = "unknown", cpu[256], topo[512];
-    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
-    host[sizeof host - 1] = '\0';
+    char cpu[256], topo[512];
     cd_cpu_model(cpu, sizeof cpu);
     cd_topology_summary(topo, sizeof topo);
 
@@ -121,7 +123,7 @@ int cd_meta_write(const cd_run *r)
     kv(f, "date_start", "%s", r->date_start);
     kv(f, "date_end", "%s", r->date_end);
     kv(f, "duration_s", "%.3f", r->duration_s);
-    kv(f, "host", "%s", host);
+    kv(f, "host", "%s", r->host);
     kv(f, "command", "%s", r->argv0 ? r->argv0 : "");
     kv(f, "points_planned", "%zu", r->points_planned);
     kv(f, "points_done", "%zu", r->points_done);
@@ -130,7 +132,9 @@ int cd_meta_write(const cd_run *r)
     kv(f, "isolate_why", "%s", r->isolate_why ? r->isolate_why : "");
     kv(f, "complete", "%s", r->status == 0 && r->points_done == r->points_planned ? "true" : "false");
     kv(f, "status", "%s", r->status == 0 ? "ok" : r->status == 130 ? "interrupted" : "failed");
-    if (r->failure[0]) kv(f, "failure", "%s", r->failure);
+    // A failed run's reason names the point (or the file that could not be written).
+    const char *failure = r->status == 1 && r->reason[0] ? r->reason : r->failure;
+    if (failure[0]) kv(f, "failure", "%s", failure);
 
     fprintf(f, "\n[config]\n");
     kv(f, "path", "%s", c->path);
@@ -182,6 +186,98 @@ int cd_meta_write(const cd_run *r)
         snprintf(key, sizeof key, "w%zu", i + 1);
         kv(f, key, "%s", r->warnings[i]);
     }
-    if (fclose(f) != 0) return -1;
-    return rename(path, final);
+    int e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
+    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
+    return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Is a directory a complete run?
+
+static int exists(const char *dir, const char *name)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+// A marker that still says "run in progress" outlives a runner that was killed: say so when the
+// runner was on this host and its process is gone.
+static void progress_hint(const char *line, char *hint, size_t len)
+{
+    char date[64], host[256], here[256];
+    long pid;
+    hint[0] = '\0';
+    if (sscanf(line, "run in progress: started %63s by pid %ld on %255s", date, &pid, host) != 3 || pid <= 0) return;
+    if (gethostname(here, sizeof here) != 0) return;
+    here[sizeof here - 1] = '\0';
+    if (strcmp(host, here) == 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        snprintf(hint, len, "; no such process now: it was killed or crashed");
+}
+
+int cd_run_dir_check(const char *dir, char *err, size_t len)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, len, "%s", strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, len, "not a directory: expected a run directory");
+        return -1;
+    }
+    char path[4600], line[600];
+    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, dir);
+    FILE *f = fopen(path, "r");
+    if (f || errno != ENOENT) {
+        if (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            char hint[80];
+            progress_hint(line, hint, sizeof hint);
+            snprintf(err, len, "incomplete run (%s%s)", line, hint);
+        } else if (f) {
+            snprintf(err, len, "incomplete run (" CD_RUN_INCOMPLETE " is empty)");
+        } else {
+            snprintf(err, len, "incomplete run (" CD_RUN_INCOMPLETE ": %s)", strerror(errno));
+        }
+        if (f) fclose(f);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        if (e != ENOENT)
+            snprintf(err, len, "meta.ini: %s", strerror(e));
+        else if (exists(dir, "meta.ini.part") || exists(dir, "frames.csv.part") || exists(dir, "summary.csv.part"))
+            snprintf(err, len, "incomplete run (no meta.ini, only .part files)");
+        else
+            snprintf(err, len, "no meta.ini: not a run directory");
+        return -1;
+    }
+    // [run] complete and status (runs from before the INCOMPLETE marker said it only here).
+    char complete[32] = "", status[64] = "";
+    int in_run = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '[') in_run = strcmp(line, "[run]") == 0;
+        if (!in_run) continue;
+        if (strncmp(line, "complete = ", 11) == 0) snprintf(complete, sizeof complete, "%.31s", line + 11);
+        if (strncmp(line, "status = ", 9) == 0) snprintf(status, sizeof status, "%.63s", line + 9);
+    }
+    fclose(f);
+    if (strcmp(complete, "true") != 0) {
+        snprintf(err, len, "incomplete run (meta.ini: complete = %s, status = %s)", complete[0] ? complete : "(none)",
+                 status[0] ? status : "(none)");
+        return -1;
+    }
+    static const char *const files[] = {"frames.csv", "summary.csv", "config.ini"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i)
+        if (!exists(dir, files[i])) {
+            snprintf(err, len, "incomplete run (no %s)", files[i]);
+            return -1;
+        }
+    return 0;
 }

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The runner: pin, open counters, make the run directory (only after every check passed), measure
-// each point through its kind, write frames.csv / summary.csv / meta.ini under temporary names and
-// rename them when closed, so a file that looks whole is whole. SIGINT stops after the current point.
+// The runner: pin, open counters, make the run directory (only after every check passed) with an
+// INCOMPLETE marker in it, measure each point through its kind into frames.csv.part and
+// summary.csv.part, checking every write, and only when every point ran and every byte is written
+// give the files their final names (meta.ini last), drop the marker and move `latest`. A run that
+// stops short keeps its .part files as evidence and the marker says why, so a file that looks
+// whole is whole, in a directory that looks complete only when it is. SIGINT stops after the
+// current point.
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness.h"
 #include "run_private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -48,6 +53,12 @@ static void write_cells(FILE *f, const cd_cell *cells, size_t n, int first)
     }
 }
 
+// A stream's first write error, seen right after the row that hit it (errno is then that write's).
+static void note_write_error(FILE *f, int *err)
+{
+    if (!*err && ferror(f)) *err = errno ? errno : EIO;
+}
+
 void cd_run_frame_row(cd_run *r, const cd_cell *cells)
 {
     cd_cell point = cd_cell_int((int64_t)r->point_index);
@@ -64,6 +75,7 @@ void cd_run_frame_row(cd_run *r, const cd_cell *cells)
         write_cells(r->frames, &c, 1, 0);
     }
     fputc('\n', r->frames);
+    note_write_error(r->frames, &r->frames_errno);
     r->counters_fresh = 0;
 }
 
@@ -86,6 +98,7 @@ void cd_run_summary_row(cd_run *r, const cd_cell *cells)
         write_cells(r->summary, &c, 1, 0);
     }
     fputc('\n', r->summary);
+    note_write_error(r->summary, &r->summary_errno);
     // A kind that writes several summary rows per point (a search) gets per-row counter means.
     memset(r->counter_sum, 0, sizeof r->counter_sum);
     memset(r->counter_n, 0, sizeof r->counter_n);
@@ -148,19 +161,74 @@ int cd_run_series_noted(const cd_run *r, const char *series, double below, doubl
 }
 
 // ---------------------------------------------------------------------------------------------
+// Output errors: the first one stops the run and names what was done to which file, and why.
+
+static const char FRAMES_PART[] = "frames.csv.part", SUMMARY_PART[] = "summary.csv.part";
+
+// Keep the run's first output error (op: "writing", "creating", ...; file: in the run directory,
+// a string that outlives the run). Returns -1.
+static int output_error(cd_run *r, const char *op, const char *file, int e)
+{
+    if (!r->write_errno) r->write_errno = e ? e : EIO, r->write_op = op, r->write_file = file;
+    return -1;
+}
+
+// Flush a row stream; its first write error becomes the run's. 0 or -1.
+static int flush_stream(cd_run *r, FILE *f, int *err, const char *file)
+{
+    if (!*err && fflush(f) != 0) *err = errno ? errno : EIO;
+    if (!*err && ferror(f)) *err = EIO;
+    return *err ? output_error(r, "writing", file, *err) : 0;
+}
+
+static int flush_rows(cd_run *r)
+{
+    int a = flush_stream(r, r->frames, &r->frames_errno, FRAMES_PART);
+    int b = flush_stream(r, r->summary, &r->summary_errno, SUMMARY_PART);
+    return a | b;
+}
+
+// fsync errors that only say the file system has nothing to sync.
+static int sync_unsupported(int e) { return e == EINVAL || e == EROFS || e == ENOTSUP; }
+
+// The output error as the run's reason (INCOMPLETE's first line) and as err, which gives the
+// file's path. where: "point 2", "point 2, round 3", or NULL at the end of the run.
+static void output_reason(cd_run *r, const char *where, char *err, size_t err_len)
+{
+    const char *w = where ? where : "", *sep = where ? ": " : "", *why = strerror(r->write_errno);
+    snprintf(r->reason, sizeof r->reason, "%s%s%s %s: %s", w, sep, r->write_op, r->write_file, why);
+    snprintf(err, err_len, "%s: %s%s%s %s/%s: %s", r->cfg->path, w, sep, r->write_op, r->dir, r->write_file, why);
+    r->output_reported = 1;
+}
+
+// A point (or round) that failed: its failure, or the output error that stopped it. Returns 1.
+static int point_failed(cd_run *r, const char *where, char *err, size_t err_len)
+{
+    if (!r->failure[0] && r->write_errno) {
+        output_reason(r, where, err, err_len);
+        return 1;
+    }
+    snprintf(r->reason, sizeof r->reason, "%s: %s", where, r->failure[0] ? r->failure : "failed");
+    snprintf(err, err_len, "%s: %s", r->cfg->path, r->reason);
+    return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Points in child processes ([run] isolate = process)
 //
 // A point's child starts from the runner's memory as it was before any measurement (the runner
 // itself measures nothing), so every point gets a fresh heap and its own peak RSS: in one process,
 // FCL's managers ran up to 1.6× slower after the 10⁶-cube points of other methods had been through
 // the heap, and ru_maxrss only ever grows. The child writes its frame and summary rows to the
-// runner's files (flushed before the fork, so the shared file offset is where it continues) and
-// sends back over a pipe what the runner keeps: status, failure, its new warnings and series notes,
-// its peak RSS and, for rounds, the kind's packed state. The runner itself starts no OpenMP threads
-// (libgomp's pool does not survive a fork): every frame runs in a child.
+// runner's files (flushed before the fork, so the shared file offset is where it continues),
+// flushes and checks them, and sends back over a pipe what the runner keeps: status, failure, the
+// cause of a write error, its new warnings and series notes, its peak RSS and, for rounds, the
+// kind's packed state. The runner itself starts no OpenMP threads (libgomp's pool does not survive
+// a fork): every frame runs in a child.
 
 typedef struct child_report {
     int32_t status, summary_written;
+    int32_t write_errno, write_file;  // the first write error (errno) of frames (1) or summary (2)
     int64_t rss;
     uint32_t warnings, notes;
     uint64_t state_bytes;
@@ -200,7 +268,10 @@ static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, v
 {
     size_t w0 = r->warning_count, n0 = r->note_count;
     child_report h = {.status = point_work(r, p, round, state)};
-    int ok = fflush(r->frames) == 0 && fflush(r->summary) == 0;
+    flush_rows(r);
+    h.write_errno = r->write_errno;
+    h.write_file = r->write_file == FRAMES_PART ? 1 : 2;
+    int ok = 1;
     h.summary_written = r->summary_written;
     h.rss = peak_rss_bytes();
     h.warnings = (uint32_t)(r->warning_count - w0);
@@ -224,6 +295,7 @@ static int runner_side(cd_run *r, void **state, int fd)
 {
     child_report h;
     if (read_all(fd, &h, sizeof h)) return -1;
+    if (h.write_errno) output_error(r, "writing", h.write_file == 1 ? FRAMES_PART : SUMMARY_PART, h.write_errno);
     for (uint32_t i = 0; i < h.warnings; ++i) {
         uint32_t len;
         char msg[512];
@@ -316,22 +388,110 @@ static int mkdir_p(const char *path, char *err, size_t err_len)
     return 0;
 }
 
-static FILE *open_part(const cd_run *r, const char *name)
+// The files of a complete run, each written as <name>.part first; meta.ini is renamed last.
+static const char *const final_names[] = {"frames.csv", "summary.csv", "config.ini", "meta.ini"};
+static const char *const part_names[] = {FRAMES_PART, SUMMARY_PART, "config.ini.part", "meta.ini.part"};
+enum { PART_COUNT = sizeof final_names / sizeof final_names[0] };
+
+// Open part file name (one of part_names) for writing; NULL after output_error.
+static FILE *open_part(cd_run *r, const char *name)
 {
     char path[4600];
-    snprintf(path, sizeof path, "%s/%s.part", r->dir, name);
-    return fopen(path, "w");
+    snprintf(path, sizeof path, "%s/%s", r->dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) output_error(r, "creating", name, errno);
+    return f;
 }
 
-static int finish_part(const cd_run *r, const char *name)
+// Write INCOMPLETE in place: its first write took a block, so a rewrite that is no longer needs no
+// new space and the reason still lands on a full disk. Not synced: after a crash a run directory
+// without it still has no meta.ini. 0 or the errno of the failure.
+static int write_marker(const cd_run *r, const char *text)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r->dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return errno;
+    size_t n = strlen(text);
+    errno = 0;
+    int e = write_all(fd, text, n) ? (errno ? errno : EIO) : 0;
+    if (!e && ftruncate(fd, (off_t)n) != 0) e = errno;
+    if (close(fd) != 0 && !e) e = errno;
+    return e;
+}
+
+// Flush and close the row files (sync: and fsync them first, for a run about to be renamed
+// complete). 0, or -1 with the first error kept.
+static int close_rows(cd_run *r, int sync)
+{
+    FILE **files[] = {&r->frames, &r->summary};
+    int *errs[] = {&r->frames_errno, &r->summary_errno};
+    int bad = 0;
+    for (size_t k = 0; k < 2; ++k) {
+        FILE *f = *files[k];
+        if (!f) continue;
+        if (flush_stream(r, f, errs[k], part_names[k]))
+            bad = 1;
+        else if (sync && fsync(fileno(f)) != 0 && !sync_unsupported(errno))
+            bad = output_error(r, "syncing", part_names[k], errno);
+        if (fclose(f) != 0 && !bad) bad = output_error(r, "closing", part_names[k], errno);
+        *files[k] = NULL;
+    }
+    return bad ? -1 : 0;
+}
+
+// config.ini.part, a byte copy of the config, written before the first point so that even a run
+// killed at once says what it was running. 0 or -1 after output_error.
+static int copy_config(cd_run *r)
+{
+    FILE *f = open_part(r, part_names[2]);
+    if (!f) return -1;
+    errno = 0;
+    int e = 0;
+    if (fwrite(r->cfg->text, 1, r->cfg->text_len, f) != r->cfg->text_len || fflush(f) != 0) e = errno ? errno : EIO;
+    if (!e && fsync(fileno(f)) != 0 && !sync_unsupported(errno)) e = errno;
+    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
+    return e ? output_error(r, "writing", part_names[2], e) : 0;
+}
+
+// Every part file to its final name, meta.ini last, then the marker goes. On a failure the renamed
+// files go back to their .part names: final names only ever stand for a complete run. 0 or -1.
+static int rename_parts(cd_run *r)
 {
     char from[4600], to[4600];
-    snprintf(from, sizeof from, "%s/%s.part", r->dir, name);
-    snprintf(to, sizeof to, "%s/%s", r->dir, name);
-    return rename(from, to);
+    size_t done = 0;
+    int bad = 0;
+    for (; done < PART_COUNT; ++done) {
+        snprintf(from, sizeof from, "%s/%s", r->dir, part_names[done]);
+        snprintf(to, sizeof to, "%s/%s", r->dir, final_names[done]);
+        if (rename(from, to) != 0) {
+            bad = output_error(r, "renaming", part_names[done], errno);
+            break;
+        }
+    }
+    if (!bad) {
+        snprintf(from, sizeof from, "%s/" CD_RUN_INCOMPLETE, r->dir);
+        if (unlink(from) != 0) bad = output_error(r, "removing", CD_RUN_INCOMPLETE, errno);
+    }
+    if (!bad) return 0;
+    while (done-- > 0) {
+        snprintf(from, sizeof from, "%s/%s", r->dir, final_names[done]);
+        snprintf(to, sizeof to, "%s/%s", r->dir, part_names[done]);
+        rename(from, to);
+    }
+    return -1;
 }
 
-static void write_headers(cd_run *r)
+// The renames and the marker's removal, on disk before `latest` points at the run.
+static void sync_dir(const cd_run *r)
+{
+    int fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    fsync(fd);
+    close(fd);
+}
+
+static int write_headers(cd_run *r)
 {
     const cd_kind *kind = r->cfg->kind;
     cd_csv_write_field(r->frames, "point", 1);
@@ -344,6 +504,7 @@ static void write_headers(cd_run *r)
     cd_csv_write_field(r->summary, "peak_rss_bytes", 0);
     for (size_t i = 0; i < r->counters.count; ++i) cd_csv_write_field(r->summary, r->counters.names[i], 0);
     fputc('\n', r->summary);
+    return flush_rows(r);
 }
 
 static void utc_stamp(char *buf, size_t len, const char *fmt)
@@ -378,24 +539,19 @@ static int make_run_dir(cd_run *r, const char *root, const char *name, const cha
     return -1;
 }
 
-// results/<name>/latest -> <run-id>, replaced atomically so scripts can follow the newest run.
-static void link_latest(const cd_run *r, const char *root, const char *name)
+// results/<name>/latest -> <run-id>, replaced atomically so scripts can follow the newest run;
+// for complete runs only. 0 or the errno of the failure.
+static int link_latest(const cd_run *r, const char *root, const char *name)
 {
     char tmp[4600], dst[4600];
     snprintf(tmp, sizeof tmp, "%s/%s/.latest.%ld", root, name, (long)getpid());
     snprintf(dst, sizeof dst, "%s/%s/latest", root, name);
     unlink(tmp);
-    if (symlink(r->run_id, tmp) == 0 && rename(tmp, dst) != 0) unlink(tmp);
-}
-
-static int copy_config(const cd_run *r)
-{
-    FILE *f = open_part(r, "config.ini");
-    if (!f) return -1;
-    size_t n = fwrite(r->cfg->text, 1, r->cfg->text_len, f);
-    int rc = fclose(f);
-    if (n != r->cfg->text_len || rc) return -1;
-    return finish_part(r, "config.ini");
+    if (symlink(r->run_id, tmp) != 0) return errno;
+    if (rename(tmp, dst) == 0) return 0;
+    int e = errno;
+    unlink(tmp);
+    return e;
 }
 
 // "point i/n" (what: "" or "round k/R, ") with the elapsed time and an ETA from the steps done.
@@ -451,14 +607,16 @@ static int run_points(cd_run *r, size_t n, char *err, size_t err_len)
         r->summary_written = 0;
         memset(r->counter_sum, 0, sizeof r->counter_sum);
         memset(r->counter_n, 0, sizeof r->counter_n);
-        if (run_work(r, &p, 0, NULL) != 0) {
-            snprintf(err, err_len, "%s: point %zu: %s", c->path, i, r->failure[0] ? r->failure : "failed");
+        char where[64];
+        snprintf(where, sizeof where, "point %zu", i);
+        if (run_work(r, &p, 0, NULL) != 0) return point_failed(r, where, err, err_len);
+        // Every point's rows are on disk, or the run stops here, naming the file and the cause.
+        if (r->write_errno || flush_rows(r)) {
+            output_reason(r, where, err, err_len);
             return 1;
         }
         CD_ASSERT(r->summary_written);
         cd_alloc_release_freed();  // the next point starts without this one's freed blocks
-        fflush(r->frames);
-        fflush(r->summary);
         r->points_done++;
     }
     return 0;
@@ -504,16 +662,18 @@ static int run_rounds(cd_run *r, size_t n, char *err, size_t err_len)
             r->point_index = i;
             memcpy(r->counter_sum, slot[i].counter_sum, sizeof r->counter_sum);
             memcpy(r->counter_n, slot[i].counter_n, sizeof r->counter_n);
+            char where[64];
+            snprintf(where, sizeof where, "point %zu, round %u", i, k + 1);
             if (run_work(r, &p, k, &slot[i].state) != 0) {
-                snprintf(err, err_len, "%s: point %zu, round %u: %s", c->path, i, k + 1,
-                         r->failure[0] ? r->failure : "failed");
+                status = point_failed(r, where, err, err_len);
+            } else if (r->write_errno || flush_stream(r, r->frames, &r->frames_errno, FRAMES_PART)) {
+                output_reason(r, where, err, err_len);
                 status = 1;
             }
             memcpy(slot[i].counter_sum, r->counter_sum, sizeof r->counter_sum);
             memcpy(slot[i].counter_n, r->counter_n, sizeof r->counter_n);
             if (status == 0 && ++slot[i].rounds_done == 1) slot[i].rss = r->child_rss;
             cd_alloc_release_freed();  // the next point starts without this one's freed blocks
-            fflush(r->frames);
         }
     for (size_t i = 0; i < n; ++i) {
         if (!slot[i].state) continue;
@@ -528,8 +688,9 @@ static int run_rounds(cd_run *r, size_t n, char *err, size_t err_len)
             cd_run_warn(r, "point %zu: %u of %u repeats measured (run stopped)", i, slot[i].rounds_done,
                         slot[i].repeats);
         if (c->kind->finish_point(r, &p, slot[i].state, slot[i].rounds_done) != 0 && status == 0) {
-            snprintf(err, err_len, "%s: point %zu: %s", c->path, i, r->failure[0] ? r->failure : "failed");
-            status = 1;
+            char where[64];
+            snprintf(where, sizeof where, "point %zu", i);
+            status = point_failed(r, where, err, err_len);
         }
         CD_ASSERT(r->summary_written == (slot[i].rounds_done > 0));  // no row when its first round failed
         if (slot[i].rounds_done == slot[i].repeats)
@@ -538,9 +699,69 @@ static int run_rounds(cd_run *r, size_t n, char *err, size_t err_len)
             r->points_short++;
     }
     r->point_rss = 0;
-    fflush(r->summary);
+    if (flush_stream(r, r->summary, &r->summary_errno, SUMMARY_PART) && status == 0) {
+        output_reason(r, NULL, err, err_len);
+        status = 1;
+    }
     cd_free(slot);
     return status;
+}
+
+// printf at buf + *n, advancing *n; nothing once buf is full.
+static void appendf(char *buf, size_t cap, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    if (*n >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0) *n += (size_t)k;
+}
+
+// A run that stopped short: its rows stay in the .part files (the evidence), meta.ini.part says
+// what ran, and INCOMPLETE says why in its first line, then what is left; `latest` is not touched.
+// Best effort: a full disk may refuse meta.ini.part, and INCOMPLETE then says so.
+static void keep_incomplete(cd_run *r)
+{
+    if (r->status == 130) {
+        int k = snprintf(r->reason, sizeof r->reason, "interrupted (SIGINT) after %zu of %zu points", r->points_done,
+                         r->points_planned);
+        if (r->points_short && k > 0 && (size_t)k < sizeof r->reason)
+            snprintf(r->reason + k, sizeof r->reason - (size_t)k, " (%zu more with fewer repeats)", r->points_short);
+    } else if (!r->reason[0]) {
+        snprintf(r->reason, sizeof r->reason, "failed");
+    }
+    close_rows(r, 0);
+    int meta = cd_meta_write(r);
+    if (meta) {  // an empty meta.ini.part (a full disk) is no evidence of anything
+        char path[4600];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", r->dir, part_names[3]);
+        if (stat(path, &st) == 0 && st.st_size == 0) unlink(path);
+    }
+    char text[2048];
+    size_t n = 0;
+#define ADD(...) appendf(text, sizeof text, &n, __VA_ARGS__)
+    ADD("%s\n", r->reason);
+    ADD("run %s of %s: started %s by pid %ld on %s, stopped %s; %zu of %zu points done\n", r->run_id, r->cfg->path,
+        r->date_start, r->pid, r->host, r->date_end, r->points_done, r->points_planned);
+    if (r->write_errno && !r->output_reported)
+        ADD("also: %s %s: %s\n", r->write_op, r->write_file, strerror(r->write_errno));
+    if (meta) ADD("also: writing meta.ini.part: %s\n", strerror(meta));
+    ADD("kept as written (rows of the points done, and of the point that stopped):");
+    for (size_t i = 0; i < PART_COUNT; ++i) {
+        char path[4600];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", r->dir, part_names[i]);
+        if (stat(path, &st) == 0) ADD(" %s", part_names[i]);
+    }
+    ADD("\n");
+#undef ADD
+    int e = write_marker(r, text);
+    if (e)
+        fprintf(stderr, "cdlab: %s/" CD_RUN_INCOMPLETE ": cannot write why the run stopped: %s\n", r->dir,
+                strerror(e));
 }
 
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
@@ -588,49 +809,79 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
         free_run(&r);
         return 2;
     }
-    snprintf(dir, dir_len, "%s", r.dir);
-    r.frames = open_part(&r, "frames.csv");
-    r.summary = open_part(&r, "summary.csv");
-    if (!r.frames || !r.summary) {
-        snprintf(err, err_len, "%s: cannot write: %s", r.dir, strerror(errno));
-        if (r.frames) fclose(r.frames);
-        if (r.summary) fclose(r.summary);
+    // The marker first, so that a run killed at any moment after is marked.
+    r.pid = (long)getpid();
+    if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
+    r.host[sizeof r.host - 1] = '\0';
+    char text[2048];
+    snprintf(text, sizeof text,
+             "run in progress: started %s by pid %ld on %s\n"
+             "This directory is not a complete run while this file is here; rows go to the .part files.\n",
+             r.date_start, r.pid, r.host);
+    int e = write_marker(&r, text);
+    if (e) {
+        snprintf(err, err_len, "%s/" CD_RUN_INCOMPLETE ": cannot write: %s; nothing was run", r.dir, strerror(e));
+        char path[4600];
+        snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r.dir);
+        unlink(path);
+        rmdir(r.dir);
         cd_counters_close(&r.counters);
         free_run(&r);
         return 1;
     }
-    write_headers(&r);
+    snprintf(dir, dir_len, "%s", r.dir);
 
-    struct sigaction sa = {0}, old;
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
-    stop_requested = 0;
+    // A file size limit (RLIMIT_FSIZE) fails the write with EFBIG, which is then named like any
+    // other write error, instead of killing the process.
+    struct sigaction sa = {0}, old_int, ign = {0}, old_xfsz;
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, &old_xfsz);
 
     size_t n = cd_plan_size(c);
     r.points_planned = n;
     r.pick = cd_alloc_zero(c->key_count, sizeof *r.pick);
     r.start_ns = cd_now_ns();
-    int status = rounds ? run_rounds(&r, n, err, err_len) : run_points(&r, n, err, err_len);
-    if (stop_requested && status == 0 && r.points_done < n) status = 130;
-    sigaction(SIGINT, &old, NULL);
+    int status = 0;
+    if (copy_config(&r) || !(r.frames = open_part(&r, FRAMES_PART)) || !(r.summary = open_part(&r, SUMMARY_PART)) ||
+        write_headers(&r)) {
+        output_reason(&r, NULL, err, err_len);
+        status = 1;
+    } else {
+        sa.sa_handler = on_sigint;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        stop_requested = 0;
+        status = rounds ? run_rounds(&r, n, err, err_len) : run_points(&r, n, err, err_len);
+        if (stop_requested && status == 0 && r.points_done < n) status = 130;
+        sigaction(SIGINT, &old_int, NULL);
+    }
     r.duration_s = (double)(cd_now_ns() - r.start_ns) * 1e-9;
     utc_stamp(r.date_end, sizeof r.date_end, "%Y-%m-%dT%H:%M:%SZ");
-    if (status == 130 && !r.quiet)
-        fprintf(stderr, "cdlab: interrupted: kept %zu of %zu points (%zu more with fewer repeats) in %s\n",
-                r.points_done, n, r.points_short, r.dir);
-    r.status = status;
-
-    int io = fclose(r.frames) | fclose(r.summary);
-    io |= finish_part(&r, "frames.csv") | finish_part(&r, "summary.csv") | copy_config(&r);
     cd_counters_close(&r.counters);
-    io |= cd_meta_write(&r);
-    if (io && status == 0) {
-        snprintf(err, err_len, "%s: writing results failed: %s", r.dir, strerror(errno));
-        status = 1;
+
+    // Complete: every row on disk, meta.ini.part, then the final names and no marker.
+    r.status = status;
+    if (status == 0) {
+        if (close_rows(&r, 1) == 0 && (e = cd_meta_write(&r)) != 0) output_error(&r, "writing", part_names[3], e);
+        if (r.write_errno || rename_parts(&r)) {
+            output_reason(&r, NULL, err, err_len);
+            r.status = status = 1;
+        } else {
+            sync_dir(&r);
+            if ((e = link_latest(&r, root, r.name)) != 0)
+                cd_run_warn(&r, "%s/%s/latest: cannot point it at %s: %s", root, r.name, r.run_id, strerror(e));
+        }
     }
-    link_latest(&r, root, r.name);
+    if (status != 0) keep_incomplete(&r);
+    if (status == 130)
+        fprintf(stderr, "cdlab: %s: %s; incomplete run left in %s\n", r.name, r.reason, r.dir);
+    else if (status != 0) {
+        size_t k = strlen(err);
+        snprintf(err + k, err_len - k, "; incomplete run left in %s", r.dir);
+    }
+    sigaction(SIGXFSZ, &old_xfsz, NULL);
     free_run(&r);
     return status;
 }

@@ -24,7 +24,12 @@ struct cd_run {
     char dir[4096 + 400];
     char date_start[32], date_end[32];
     char git_commit[128], git_dirty[16];  // the source tree when the run started
-    FILE *frames, *summary;
+    FILE *frames, *summary;              // frames.csv.part, summary.csv.part
+    int frames_errno, summary_errno;     // the first write error of each (0: none)
+    int write_errno;                     // the run's first output error (0: none) ...
+    const char *write_op, *write_file;   // ... "writing", "creating", ... and which file
+    char host[256];
+    long pid;                            // the runner's, for INCOMPLETE
     cd_pin_result pin;
     int keeps_freed;                     // cd_alloc_keep_freed succeeded
     cd_counters counters;
@@ -40,6 +45,8 @@ struct cd_run {
     double duration_s;
     int status;
     char failure[512];
+    char reason[1024];      // why the run is incomplete: INCOMPLETE's first line, meta.ini failure
+    int output_reported;    // reason is the output error (write_errno)
     char *warnings[CD_RUN_MAX_WARNINGS];
     size_t warning_count;
     cd_series_note *notes;  // cd_run_note_series
@@ -49,7 +56,8 @@ struct cd_run {
     int64_t child_rss;      // the last child's peak RSS
 };
 
-/// Write meta.ini (through meta.ini.part); 0 or -1.
+/// Write meta.ini.part (fsynced; the runner renames it once the run is complete); 0 or the errno
+/// of the failure.
 int cd_meta_write(const cd_run *r);
 
 #endif

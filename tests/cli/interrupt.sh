@@ -1,21 +1,51 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Ctrl-C (SIGINT) stops after the current point: exit 130, the finished points are in complete
-# files (no .part left), and meta.ini says the run is incomplete. With order = rounds it stops
-# after the current repeat, and every point measured in a finished round keeps its summary row,
-# with the repeats it ran.
+# Ctrl-C (SIGINT) stops after the current point: exit 130, and the run directory never looks
+# finished. The rows measured stay in frames.csv.part and summary.csv.part (no final
+# frames.csv, summary.csv or meta.ini), INCOMPLETE says "interrupted (SIGINT) after K of N
+# points", meta.ini.part says status = interrupted, `latest` still points at the previous complete
+# run, and `cdlab plot` refuses the directory. With order = rounds it stops after the current
+# repeat, and every point measured in a finished round keeps its summary row, with the repeats it
+# ran. A run killed with SIGKILL is marked too: INCOMPLETE was written when the directory was made.
 # usage: interrupt.sh CDLAB FIXTURE_DIR
 set -u
 cdlab=$1
 case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# A complete run of experiment NAME (a one-point, few-frame version of it) as run id `prev`:
+# `latest` must still point there after the interrupted run.
+complete_run() {
+    sed -e 's/^cubes = .*/cubes = 100/' -e 's/^repeats = .*/repeats = 1/' "$tmp/$1.ini" >"$tmp/$1-small.ini"
+    "$cdlab" run --quiet --output "$tmp" --run-id prev "$tmp/$1-small.ini" >/dev/null 2>&1 || fail "$1: small run failed"
+    [ "$(readlink "$tmp/$1/latest")" = prev ] || fail "$1: latest is not prev after a complete run"
+}
+
+# What every run that did not finish must show in directory $1 (experiment $2): no final name,
+# the marker, .part files, latest untouched, plot refuses.
+check_incomplete() {
+    d=$1 name=$2
+    for f in frames.csv summary.csv meta.ini config.ini; do
+        [ ! -e "$d/$f" ] || fail "$name: final $f in an incomplete run: $(ls "$d")"
+    done
+    [ -s "$d/INCOMPLETE" ] || fail "$name: no INCOMPLETE marker: $(ls "$d")"
+    [ -s "$d/frames.csv.part" ] && [ -s "$d/summary.csv.part" ] || fail "$name: .part files not kept: $(ls "$d")"
+    [ "$(readlink "$tmp/$name/latest")" = prev ] || fail "$name: latest moved to $(readlink "$tmp/$name/latest")"
+    "$cdlab" plot "$d" >/dev/null 2>"$tmp/plot.err"
+    prc=$?
+    [ "$prc" -eq 2 ] || fail "$name: plot of an incomplete run exited $prc, expected 2"
+    grep -qF "$d: incomplete run ($(head -n 1 "$d/INCOMPLETE")" "$tmp/plot.err" ||
+        fail "$name: plot message: $(cat "$tmp/plot.err")"
+    grep -q '); nothing to plot$' "$tmp/plot.err" || fail "$name: plot message: $(cat "$tmp/plot.err")"
+}
+
 # Run NAME.ini as run id ID in the background, interrupt it once `ready` (a function of the run
-# directory) says so, and check what every interrupted run must show: exit 130, no .part file,
-# meta.ini status = interrupted.
+# directory) says so, and check what every interrupted run must show.
 interrupt_when() {
     name=$1 id=$2 ready=$3
-    "$cdlab" run --quiet --output "$tmp" --run-id "$id" "$tmp/$name.ini" >/dev/null 2>&1 &
+    "$cdlab" run --quiet --output "$tmp" --run-id "$id" "$tmp/$name.ini" >/dev/null 2>"$tmp/run.err" &
     pid=$!
     d="$tmp/$name/$id"
     n=0
@@ -27,10 +57,13 @@ interrupt_when() {
     kill -INT "$pid"
     wait "$pid"
     rc=$?
-    [ "$rc" -eq 130 ] || { echo "FAIL: $name: exit $rc, expected 130"; exit 1; }
-    [ -z "$(ls "$d" | grep '\.part$')" ] || { echo "FAIL: $name: .part files left: $(ls "$d")"; exit 1; }
-    grep -q '^complete = false' "$d/meta.ini" || { echo "FAIL: $name: meta.ini does not say incomplete"; exit 1; }
-    grep -q '^status = interrupted' "$d/meta.ini" || { echo "FAIL: $name: status not interrupted"; exit 1; }
+    [ "$rc" -eq 130 ] || fail "$name: exit $rc, expected 130"
+    check_incomplete "$d" "$name"
+    head -n 1 "$d/INCOMPLETE" | grep -q '^interrupted (SIGINT) after [0-9]* of [0-9]* points' ||
+        fail "$name: INCOMPLETE: $(head -n 1 "$d/INCOMPLETE")"
+    grep -q "incomplete run left in $d" "$tmp/run.err" || fail "$name: message: $(cat "$tmp/run.err")"
+    grep -q '^complete = false' "$d/meta.ini.part" || fail "$name: meta.ini.part does not say incomplete"
+    grep -q '^status = interrupted' "$d/meta.ini.part" || fail "$name: status not interrupted"
 }
 
 # The first point has landed in summary.csv.part.
@@ -51,11 +84,15 @@ counters =
 pin = off
 cpu = -1
 INI
+complete_run long
 interrupt_when long i first_point_done
-done_points=$(sed -n 's/^points_done = //p' "$d/meta.ini")
-rows=$(($(wc -l <"$d/summary.csv") - 1))
-[ "$rows" -eq "$done_points" ] && [ "$rows" -ge 1 ] || { echo "FAIL: $rows summary rows, $done_points points done"; exit 1; }
-echo "ok: interrupted after $done_points of 12 points, files complete"
+done_points=$(sed -n 's/^points_done = //p' "$d/meta.ini.part")
+rows=$(($(wc -l <"$d/summary.csv.part") - 1))
+[ "$rows" -eq "$done_points" ] && [ "$rows" -ge 1 ] || fail "$rows summary rows, $done_points points done"
+planned=$(sed -n 's/^points_planned = //p' "$d/meta.ini.part")
+head -n 1 "$d/INCOMPLETE" | grep -q "^interrupted (SIGINT) after $done_points of $planned points" ||
+    fail "INCOMPLETE: $(head -n 1 "$d/INCOMPLETE"), meta.ini.part: $done_points of $planned points done"
+echo "ok: interrupted after $done_points of $planned points: marked INCOMPLETE, .part files kept, latest unchanged"
 
 # order = rounds, stopped in round 2 or later.
 cat >"$tmp/rounds.ini" <<'INI'
@@ -72,14 +109,34 @@ counters =
 pin = off
 cpu = -1
 INI
+complete_run rounds
 interrupt_when rounds r second_round_started
-rows=$(($(wc -l <"$d/summary.csv") - 1))
-[ "$rows" -eq 3 ] || { echo "FAIL: rounds: $rows summary rows, expected all 3 points"; exit 1; }
+rows=$(($(wc -l <"$d/summary.csv.part") - 1))
+[ "$rows" -eq 3 ] || fail "rounds: $rows summary rows, expected all 3 points"
 # The repeats column (7th) holds what each point ran: at least 1, fewer than 50 for some.
 awk -F, 'NR > 1 && ($7 < 1 || $7 > 50) { bad = 1 } NR > 1 && $7 < 50 { short = 1 } END { exit bad || !short }' \
-    "$d/summary.csv" || { echo "FAIL: rounds: repeats column wrong: $(cut -d, -f1-7 "$d/summary.csv")"; exit 1; }
-frames=$(($(wc -l <"$d/frames.csv") - 1))
-want=$(awk -F, 'NR > 1 { s += $7 * 20 } END { print s }' "$d/summary.csv")
-[ "$frames" -eq "$want" ] || { echo "FAIL: rounds: $frames frame rows, summary says $want"; exit 1; }
-grep -q 'repeats measured (run stopped)' "$d/meta.ini" || { echo "FAIL: rounds: no warning about short points"; exit 1; }
+    "$d/summary.csv.part" || fail "rounds: repeats column wrong: $(cut -d, -f1-7 "$d/summary.csv.part")"
+frames=$(($(wc -l <"$d/frames.csv.part") - 1))
+want=$(awk -F, 'NR > 1 { s += $7 * 20 } END { print s }' "$d/summary.csv.part")
+[ "$frames" -eq "$want" ] || fail "rounds: $frames frame rows, summary says $want"
+grep -q 'repeats measured (run stopped)' "$d/meta.ini.part" || fail "rounds: no warning about short points"
 echo "ok: rounds interrupted, 3 summary rows with the repeats they ran, frames match"
+
+# SIGKILL: nothing runs after it, yet the directory is marked from its start, and plot says the
+# process is gone.
+"$cdlab" run --quiet --output "$tmp" --run-id k "$tmp/long.ini" >/dev/null 2>&1 &
+pid=$!
+d="$tmp/long/k"
+n=0
+while [ "$n" -lt 600 ] && ! first_point_done "$d"; do
+    sleep 0.1
+    n=$((n + 1))
+done
+kill -KILL "$pid"
+{ wait "$pid"; } 2>/dev/null
+check_incomplete "$d" long
+head -n 1 "$d/INCOMPLETE" | grep -q "^run in progress: started .* by pid $pid on " ||
+    fail "SIGKILL: INCOMPLETE: $(head -n 1 "$d/INCOMPLETE")"
+grep -q 'no such process now' "$tmp/plot.err" || fail "SIGKILL: plot does not say the process is gone: $(cat "$tmp/plot.err")"
+[ -s "$d/config.ini.part" ] || fail "SIGKILL: no config.ini.part"
+echo "ok: SIGKILL: marked 'run in progress' from the start, plot refuses and says the process is gone"

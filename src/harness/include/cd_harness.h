@@ -326,12 +326,25 @@ typedef struct cd_run_options {
     const char *argv0;   ///< command line for meta.ini
 } cd_run_options;
 
-/// Run every point of c. Creates <output>/<name>/<run-id>/ only after every check passed. With
-/// [run] isolate = process the points run in forked children: call it before this process
-/// starts OpenMP threads (libgomp's pool does not survive a fork).
-/// Returns 0 when all points ran, 1 on a run failure, 130 when interrupted (finished points
-/// kept), 2 when the output directory cannot be made. The run directory's path goes to dir.
+/// The marker file of a run directory that is not (yet) a complete run.
+#define CD_RUN_INCOMPLETE "INCOMPLETE"
+
+/// Run every point of c. Creates <output>/<name>/<run-id>/ only after every check passed, with
+/// an INCOMPLETE marker in it at once; rows go to frames.csv.part and summary.csv.part. Only a
+/// complete run (every point done, every write checked) gets the final names (meta.ini last),
+/// loses the marker and becomes <output>/<name>/latest; any other run keeps its .part files, the
+/// marker says why (first line) and latest is left alone. With [run] isolate = process the points
+/// run in forked children: call it before this process starts OpenMP threads (libgomp's pool
+/// does not survive a fork). Returns 0 when all points ran, 1 on a run failure or an output
+/// error (err names the file and the cause), 130 when interrupted, 2 when the output directory
+/// cannot be made. The run directory's path goes to dir (empty when none was left behind).
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len);
+
+/// Whether dir holds a complete run: no INCOMPLETE marker, meta.ini with [run] complete = true,
+/// frames.csv, summary.csv and config.ini. 0, or -1 with the reason in err, e.g. "incomplete run
+/// (interrupted (SIGINT) after 3 of 8 points)" or "no meta.ini: not a run directory". Every
+/// reader of run directories asks this first.
+int cd_run_dir_check(const char *dir, char *err, size_t len);
 
 /// Request a stop after the current point (the SIGINT handler calls this).
 void cd_run_request_stop(void);
