@@ -2,7 +2,7 @@
 # Helper of the bodies figures, reading a bodies-kind summary.csv by header name.
 #   want=modes   the distinct modes, on one line
 #   want=labels  the distinct curve labels (hierarchy, with method, density and the count not on
-#                the x axis), on one line
+#                the x axis: bodies, or [bodies] faces), on one line
 #   want=curve   "x y" lines of the rows with mode m and label l; x is faces per body
 #                (x=faces) or bodies (x=bodies), y is column ycol
 # usage: awk -F, -v want=modes|labels|curve -v x=faces|bodies [-v m=MODE -v l=LABEL -v ycol=C]
@@ -12,7 +12,7 @@ NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
     if ($h["fps_median"] == "NA") next
     lab = $h["hierarchy"] "@" $h["method"] "@d" $h["density"]
     if (x == "faces") lab = lab "@" $h["bodies"] "b"
-    else lab = lab "@" int($h["scene_triangles"] / ($h["bodies"] > 0 ? $h["bodies"] : 1) + 0.5) "f"
+    else lab = lab "@" ($h["faces"] > 0 ? $h["faces"] "f" : "specs")
     if (want == "curve") {
         if ($h["mode"] == m && lab == l)
             print (x == "faces" ? $h["scene_triangles"] / ($h["bodies"] > 0 ? $h["bodies"] : 1) : $h["bodies"]), $h[ycol]

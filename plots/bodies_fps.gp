@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Body scenes: median FPS vs faces per body (or vs bodies, when the run sweeps the body count and
-# not the faces), log–log, one panel per query mode, one line per hierarchy (with broad phase,
+# not the meshes), log–log, one panel per query mode, one line per hierarchy (with broad phase,
 # density and the other count in the label). The paper's comparison is hybrid against obb.
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/bodies_fps.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
@@ -9,9 +9,9 @@ dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/bodies_fps"
 file = dir."/summary.csv"
 here = system("dirname '".ARG0."'")
-# x = faces per body when the faces vary in the run, else bodies
-nfaces = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { s[$h[\"scene_triangles\"] / ($h[\"bodies\"] > 0 ? $h[\"bodies\"] : 1)] = 1 } END { n = 0; for (k in s) n++; print n }' '".file."'") + 0
-xaxis = nfaces > 1 ? "faces" : "bodies"
+# x = faces per body when the run sweeps the meshes ([bodies] faces or meshes), else bodies
+nmeshes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { s[$h[\"meshes\"]] = 1 } END { n = 0; for (k in s) n++; print n }' '".file."'") + 0
+xaxis = nmeshes > 1 ? "faces" : "bodies"
 curves(what) = system("awk -F, -v want=".what." -v x=".xaxis." -f '".here."/bodies_curves.awk' '".file."'")
 modes = curves("modes")
 labels = curves("labels")
