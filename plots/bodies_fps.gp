@@ -19,13 +19,13 @@ labels = curves("labels")
 set logscale x 10
 set logscale y 10
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set key top right opaque box
+set key below
 set xlabel (xaxis eq "faces" ? "faces per body" : "bodies")
 set ylabel "FPS (median frame: motion + broad + narrow)"
 
 do for [t in "png pdf"] {
-    if (t eq "png") { set terminal pngcairo size (words(modes) > 1 ? 1400 : 900),560 font ",10" noenhanced }
-    else { set terminal pdfcairo size (words(modes) > 1 ? 11 : 7)in,4.6in font ",9" noenhanced }
+    if (t eq "png") { set terminal pngcairo size (words(modes) > 1 ? 1400 : 900),720 font ",10" noenhanced }
+    else { set terminal pdfcairo size (words(modes) > 1 ? 11 : 7)in,6in font ",9" noenhanced }
     set output stem.".".t
     set multiplot layout 1, words(modes) title "Moving mesh bodies: FPS per hierarchy"
     do for [m in modes] {
