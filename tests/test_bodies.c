@@ -3,12 +3,15 @@
 // pairs); on seeded small scenes of mixed meshes, every hierarchy variant under several broad
 // phases, serial and threaded, reports exactly the body pairs and the triangle pairs of brute
 // force, frame after frame, with and without spatial reorders; first_hit's pairs are all_pairs'.
+// The bodies peers (FCL's manager over BVHModel<OBB> and <OBBRSS>), when built, report the same
+// body pairs and triangle pairs as cdlab's obb variant and brute force.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "cd_bodies.h"
+#include "cd_bodies_peers.h"
 #include "cd_registry.h"
 #include "test_util.h"
 
@@ -144,6 +147,160 @@ static void every_variant_matches_brute_force(void **state)
     assert_true(touching > 100);
 }
 
+// Seeded scenes of 20 to 200 bodies of mixed meshes, sparse and crowded, with and without reorders:
+// each bodies peer (FCL's manager + BVHModel) reports, frame after frame, cdlab's obb variant's
+// body pairs in first_hit (one contact each) and its triangle pair count in all_pairs, and both
+// equal brute force. Without peers there is nothing to compare: the test says so and passes.
+static void fcl_peers_match_obb_and_brute_force(void **state)
+{
+    (void)state;
+    size_t npeers;
+    const char *const *peers = cd_bodies_peer_names(&npeers);
+    if (npeers == 0) {  // cmocka's skip() is "not ok # SKIP" in TAP, which meson counts as failed
+        fprintf(stderr, "# built without peers: no bodies peers to compare\n");
+        return;
+    }
+    static const char *const pool[] = {"icosphere:80", "torus:200", "noisy_sphere:320", "box"};
+    enum { SCENES = 12, FRAMES = 4 };
+    uint64_t frames = 0, touching = 0, tri_total = 0;
+    for (uint64_t seed = 1; seed <= SCENES; ++seed) {
+        cd_rng r = cd_rng_make(seed, CD_STREAM_TEST + 8);
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 20 + (uint32_t)cd_rng_below(&r, 181);
+        sp.density = seed % 2 ? 0.05 : 0.3;
+        sp.seed = seed;
+        sp.speed = 0.1;
+        sp.spin = 0.05;
+        sp.reorder = seed % 4 < 2 ? 2 : 0;
+        uint32_t count = 2 + (uint32_t)cd_rng_below(&r, 3), first = (uint32_t)cd_rng_below(&r, 4);
+        const char *meshes[4];
+        for (uint32_t k = 0; k < count; ++k) meshes[k] = pool[(first + k) % 4];
+        cd_bodies *b = make_bodies(&sp, meshes, count, cd_bvh_variant_find("obb"));
+        cd_broad_params bpar = cd_broad_params_default();
+        cd_broad *first_bp = cd_registry_create("grid_multi", &bpar, b->scene);
+        cd_broad *all_bp = cd_registry_create("grid_multi", &bpar, b->scene);
+        cd_bodies_narrow *first_nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
+        cd_bodies_narrow *all_nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
+        cd_bodies_peer *first_peer[2], *all_peer[2];
+        assert_true(npeers <= 2);
+        for (size_t k = 0; k < npeers; ++k) {
+            first_peer[k] = cd_bodies_peer_create(peers[k], b, CD_BVH_FIRST_HIT);
+            all_peer[k] = cd_bodies_peer_create(peers[k], b, CD_BVH_ALL_PAIRS);
+            assert_non_null(first_peer[k]);
+            assert_non_null(all_peer[k]);
+        }
+        cd_pair_list want = {0}, ours = {0}, ours_all = {0}, got = {0};
+        for (int f = 0; f < FRAMES; ++f) {
+            uint64_t want_tris;
+            cd_bodies_brute_force(b, &want, &want_tris);
+            body_frame(first_bp, b, first_nw, &ours);
+            uint64_t our_tris = body_frame(all_bp, b, all_nw, &ours_all);
+            char what[200];
+            snprintf(what, sizeof what, "seed %llu (%u bodies, density %g), frame %d, cdlab obb",
+                     (unsigned long long)seed, sp.cubes, sp.density, f);
+            expect_same_pairs(&ours, &want, what);
+            expect_same_pairs(&ours_all, &want, what);
+            if (our_tris != want_tris)
+                fail_msg("%s: %llu triangle pairs, brute force %llu", what, (unsigned long long)our_tris,
+                         (unsigned long long)want_tris);
+            for (size_t k = 0; k < npeers; ++k) {
+                uint64_t tris;
+                snprintf(what, sizeof what, "seed %llu (%u bodies, density %g), frame %d, %s first_hit",
+                         (unsigned long long)seed, sp.cubes, sp.density, f, peers[k]);
+                cd_bodies_peer_frame(first_peer[k], b, &got, &tris);
+                for (size_t q = 0; q < got.count; ++q) assert_true(got.items[q].a < got.items[q].b);
+                if (tris != got.count)
+                    fail_msg("%s: %llu contacts for %zu pairs", what, (unsigned long long)tris, got.count);
+                assert_true(cd_bodies_peer_candidates(first_peer[k]) >= got.count);
+                expect_same_pairs(&got, &ours, what);
+                snprintf(what, sizeof what, "seed %llu (%u bodies, density %g), frame %d, %s all_pairs",
+                         (unsigned long long)seed, sp.cubes, sp.density, f, peers[k]);
+                cd_bodies_peer_frame(all_peer[k], b, &got, &tris);
+                expect_same_pairs(&got, &ours, what);
+                if (tris != our_tris)
+                    fail_msg("%s: %llu triangle pairs, cdlab obb %llu", what, (unsigned long long)tris,
+                             (unsigned long long)our_tris);
+            }
+            frames++, touching += want.count, tri_total += want_tris;
+            cd_scene_step(b->scene);
+        }
+        cd_pair_list_free(&want);
+        cd_pair_list_free(&ours);
+        cd_pair_list_free(&ours_all);
+        cd_pair_list_free(&got);
+        for (size_t k = 0; k < npeers; ++k) {
+            cd_bodies_peer_destroy(first_peer[k]);
+            cd_bodies_peer_destroy(all_peer[k]);
+        }
+        cd_bodies_narrow_destroy(first_nw);
+        cd_bodies_narrow_destroy(all_nw);
+        cd_broad_destroy(first_bp);
+        cd_broad_destroy(all_bp);
+        cd_bodies_destroy(b);
+    }
+    fprintf(stderr, "# %zu peers, %llu frames: %llu touching body pairs, %llu triangle pairs\n", npeers,
+            (unsigned long long)frames, (unsigned long long)touching, (unsigned long long)tri_total);
+    assert_true(touching > 100);
+}
+
+// Exactly touching boxes (faces, edges and a corner meeting; rotations the floats hold exactly,
+// one of them not unit): FCL's triangle test is closed like cdlab's exact one, and every pose here
+// is exact, so both count the same touching triangle pairs as brute force.
+static void fcl_peers_on_exact_contact(void **state)
+{
+    (void)state;
+    size_t npeers;
+    const char *const *peers = cd_bodies_peer_names(&npeers);
+    if (npeers == 0) return;  // built without peers (see above)
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 5;
+    static const char *const box[] = {"box"};
+    cd_bodies *b = make_bodies(&sp, box, 1, cd_bvh_variant_find("obb"));
+    static const double at[5][3] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {3, 1, 2}, {3, 3, 2}};
+    static const cd_quat rot[5] = {{1, 0, 0, 0}, {2, 0, 0, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}, {0, 0, -3, 0}};
+    for (uint32_t i = 0; i < 5; ++i)
+        cd_scene_set_pose(b->scene, i, cd_v3(at[i][0], at[i][1], at[i][2]), rot[i], b->shapes[0].half);
+    cd_scene_refresh(b->scene);
+    cd_pair_list want = {0}, got = {0};
+    uint64_t want_tris, tris;
+    cd_bodies_brute_force(b, &want, &want_tris);
+    // 0-1 and 1-2 share a face, 0-2 and 1-3 an edge, 2-3 and 2-4 a corner; 3-4 are a unit apart.
+    assert_int_equal(want.count, 6);
+    for (size_t k = 0; k < npeers; ++k) {
+        cd_bodies_peer *first = cd_bodies_peer_create(peers[k], b, CD_BVH_FIRST_HIT);
+        cd_bodies_peer *all = cd_bodies_peer_create(peers[k], b, CD_BVH_ALL_PAIRS);
+        cd_bodies_peer_frame(first, b, &got, &tris);
+        expect_same_pairs(&got, &want, peers[k]);
+        cd_bodies_peer_frame(all, b, &got, &tris);
+        expect_same_pairs(&got, &want, peers[k]);
+        if (tris != want_tris)
+            fail_msg("%s: %llu touching triangle pairs, brute force %llu", peers[k], (unsigned long long)tris,
+                     (unsigned long long)want_tris);
+        cd_bodies_peer_destroy(first);
+        cd_bodies_peer_destroy(all);
+    }
+    fprintf(stderr, "# exact contact: %zu body pairs, %llu triangle pairs\n", want.count, (unsigned long long)want_tris);
+    cd_pair_list_free(&want);
+    cd_pair_list_free(&got);
+    cd_bodies_destroy(b);
+}
+
+// A name that is not a peer gives NULL, in any build.
+static void unknown_peer_is_null(void **state)
+{
+    (void)state;
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 5;
+    static const char *const box[] = {"box"};
+    cd_bodies *b = make_bodies(&sp, box, 1, cd_bvh_variant_find("obb"));
+    assert_null(cd_bodies_peer_create("grid_multi", b, CD_BVH_FIRST_HIT));
+    assert_false(cd_bodies_peer_known("fcl_dynamic_tree"));
+    size_t n;
+    const char *const *names = cd_bodies_peer_names(&n);
+    for (size_t k = 0; k < n; ++k) assert_true(cd_bodies_peer_known(names[k]));
+    cd_bodies_destroy(b);
+}
+
 // A mesh the reader rejects, or a size ratio other than 1, is an error naming it.
 static void bad_params_are_errors(void **state)
 {
@@ -170,6 +327,9 @@ int main(void)
         cmocka_unit_test(boxes_are_the_cube_scene),
         cmocka_unit_test(every_variant_matches_brute_force),
         cmocka_unit_test(bad_params_are_errors),
+        cmocka_unit_test(fcl_peers_match_obb_and_brute_force),
+        cmocka_unit_test(fcl_peers_on_exact_contact),
+        cmocka_unit_test(unknown_peer_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

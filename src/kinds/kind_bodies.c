@@ -3,7 +3,10 @@
 // hierarchies as the narrow step. A frame is motion + broad phase + hierarchy queries on the
 // candidates; frame_ms is their sum. The summary measures the cost model's Cv and Cp on touching
 // pairs of the last frame and sets model_ms = Nv·Cv + Np·Cp beside the measured narrow time.
+// A bodies peer as the method (fcl_obb, fcl_obbrss: cd_bodies_peers.h) replaces broad phase and
+// narrow step: the frame is motion + the peer's whole collide, timed as broad_ms.
 #include "cd_bodies.h"
+#include "cd_bodies_peers.h"
 #include "cd_core.h"
 #include "cd_harness.h"
 #include "cd_registry.h"
@@ -34,14 +37,31 @@ static const char *check_hierarchy(const char *w)
     return cd_bvh_variant_find(w) ? NULL : "a hierarchy variant: sphere, aabb, obb, obb_sphere or hybrid";
 }
 
+// [method] method: a registered broad phase or a bodies peer.
+static const char *check_method(const char *w)
+{
+    const char *why = cd_kinds_check_method(w);
+    if (!why || cd_bodies_peer_known(w)) return NULL;
+    static char known[1024];  // built once per message; single-threaded config loading
+    size_t n, len = (size_t)snprintf(known, sizeof known, "%s or a bodies peer (", why);
+    const char *const *names = cd_bodies_peer_names(&n);
+    for (size_t i = 0; i < n && len < sizeof known; ++i)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", names[i]);
+    if (len < sizeof known) snprintf(known + len, sizeof known - len, "%s", n ? ")" : "none in this build)");
+    return known;
+}
+
 static const char *const mode_words[] = {"first_hit", "all_pairs", NULL};
 static const char *const assign_words[] = {"random", "cycle", NULL};
 
 static const cd_key_spec bodies_keys[] = {
-    {"method", "method", CD_KEY_WORD, "grid_multi", 0, 0, NULL, cd_kinds_check_method, 1,
-     "broad phase by registry name (`cdlab methods`), with its default parameters"},
+    {"method", "method", CD_KEY_WORD, "grid_multi", 0, 0, NULL, check_method, 1,
+     "broad phase by registry name (`cdlab methods`), with its default parameters; or, in a build with "
+     "the peers, a bodies peer: fcl_obb, fcl_obbrss (FCL's DynamicAABBTree manager over BVHModel<OBB> or "
+     "<OBBRSS>, the whole collide timed as broad_ms)"},
     {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
-     "hierarchy variant of every mesh: sphere, aabb, obb (RAPID), obb_sphere, hybrid"},
+     "hierarchy variant of every mesh: sphere, aabb, obb (RAPID), obb_sphere, hybrid; ignored by the bodies "
+     "peers, which build their own BVHModels"},
     {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
      "narrow query: first_hit (do the bodies touch) or all_pairs (every intersecting triangle pair)"},
     {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf"},
@@ -140,16 +160,19 @@ static const cd_column frame_columns[] = {
     {"repeat", 0, "repeat number, 0-based"},
     {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
     {"method", 0, "broad phase"},
-    {"hierarchy", 0, "[method] hierarchy"},
+    {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
     {"mode", 0, "[method] mode"},
     {"bodies", 0, "number of bodies"},
-    {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms"},
+    {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms)"},
     {"fps", 1, "1000 / frame_ms (collision only)"},
     {"motion_ms", 1, "motion step (move, reflect, rotate, refresh the bodies' boxes)"},
-    {"broad_ms", 1, "broad-phase update and candidate generation"},
-    {"narrow_ms", 1, "hierarchy pair queries on the candidates whose boxes overlap"},
-    {"candidates", 0, "candidate pairs handed to the narrow step"},
-    {"queries", 0, "hierarchy pair queries (candidates whose boxes overlap)"},
+    {"broad_ms", 1, "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
+                    "update and collide)"},
+    {"narrow_ms", 1, "hierarchy pair queries on the candidates whose boxes overlap (NA for a bodies peer)"},
+    {"candidates", 0, "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
+                      "callback)"},
+    {"queries", 0, "hierarchy pair queries (candidates whose boxes overlap; NA for a bodies peer, as bv_tests and "
+                   "tri_tests)"},
     {"pairs", 0, "touching body pairs"},
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
     {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},
@@ -159,7 +182,7 @@ static const cd_column frame_columns[] = {
 
 static const cd_column summary_columns[] = {
     {"method", 0, "broad phase"},
-    {"hierarchy", 0, "[method] hierarchy"},
+    {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
     {"mode", 0, "[method] mode"},
     {"bodies", 0, "number of bodies"},
     {"meshes", 0, "[bodies] meshes (with faces applied)"},
@@ -252,6 +275,8 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     bp.plan = cd_bvh_variant_find(hierarchy)->plan(&vp);
     bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
     cd_bvh_mode mode = strcmp(mode_name, "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
+    int is_peer = cd_bodies_peer_known(method);
+    const char *hierarchy_col = hierarchy;  // a peer's: its bounding volume
     cd_broad_params brp = cd_broad_params_default();
     brp.threads = threads;
     if (threads > 1) cd_pin_workers(threads, cd_run_pinned_cpu(r));
@@ -278,45 +303,68 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
         shared = cd_bodies_shared_bytes(b);
         triangles = 0;
         for (uint32_t i = 0; i < b->scene->count; ++i) triangles += b->shapes[b->shape_of[i]].mesh.ntris;
-        cd_broad *broad_phase = cd_registry_create(method, &brp, b->scene);
-        CD_ASSERT(broad_phase);  // the config check accepted only registered methods
-        cd_bodies_narrow *nw = cd_bodies_narrow_create(b, mode);
-        cd_narrow_step step = cd_bodies_narrow_step(nw);
-        cd_broad_set_narrow(broad_phase, &step);
-        cd_broad_stats st;
+        // A peer: FCL's manager and BVHModels instead of broad phase + narrow step (no broad_phase, nw).
+        cd_bodies_peer *peer = is_peer ? cd_bodies_peer_create(method, b, mode) : NULL;
+        if (is_peer && !peer) {
+            cd_run_fail(r, "%s: FCL did not build a BVHModel of the meshes", method);
+            cd_bodies_destroy(b);
+            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow);
+            return -1;
+        }
+        if (peer) hierarchy_col = cd_bodies_peer_bv(peer);
+        cd_broad *broad_phase = peer ? NULL : cd_registry_create(method, &brp, b->scene);
+        CD_ASSERT(peer || broad_phase);  // the config check accepted only registered methods and peers
+        cd_bodies_narrow *nw = peer ? NULL : cd_bodies_narrow_create(b, mode);
+        cd_narrow_step step = {NULL, NULL};
+        if (nw) step = cd_bodies_narrow_step(nw), cd_broad_set_narrow(broad_phase, &step);
+        cd_broad_stats st = {0};
         cd_frame_times t;
+        uint64_t peer_tris = 0;
         for (uint32_t w = 0; w < warmup; ++w) {
             cd_scene_step_threads(b->scene, threads);
-            cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
+            if (peer)
+                cd_bodies_peer_frame(peer, b, &pairs, &peer_tris);
+            else
+                cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
         }
-        cd_bodies_narrow_take_stats(nw);
+        if (nw) cd_bodies_narrow_take_stats(nw);
         for (uint32_t f = 0; f < frames; ++f, ++k) {
             cd_run_counters_begin(r);
             uint64_t t0 = cd_now_ns();
             cd_scene_step_threads(b->scene, threads);
             uint64_t t1 = cd_now_ns();
-            cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
+            if (peer) {
+                cd_bodies_peer_frame(peer, b, &pairs, &peer_tris);
+                t.broad_ms = (double)(cd_now_ns() - t1) * 1e-6, t.narrow_ms = NAN;
+            } else {
+                cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
+            }
             cd_run_counters_end(r);
-            cd_bodies_stats bs = cd_bodies_narrow_take_stats(nw);
+            cd_bodies_stats bs = {0, peer_tris, 0, 0};
+            if (peer) st.candidates = cd_bodies_peer_candidates(peer), st.pairs = pairs.count;
+            else bs = cd_bodies_narrow_take_stats(nw);
             motion[k] = (double)(t1 - t0) * 1e-6;
             broad[k] = t.broad_ms, narrow[k] = t.narrow_ms;
-            frame_ms[k] = motion[k] + broad[k] + narrow[k];
+            frame_ms[k] = motion[k] + broad[k] + (peer ? 0.0 : narrow[k]);
             fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
-            double v[6] = {(double)st.candidates, (double)bs.queries, (double)st.pairs, (double)bs.tri_pairs,
-                           (double)bs.bv_tests, (double)bs.tri_tests};
+            double na = peer ? NAN : 0.0;  // a peer's queries, Nv and Np are not visible
+            double v[6] = {(double)st.candidates, (double)bs.queries + na, (double)st.pairs, (double)bs.tri_pairs,
+                           (double)bs.bv_tests + na, (double)bs.tri_tests + na};
             for (int q = 0; q < 6; ++q) sums[q] += v[q];
             cd_cell row[] = {
-                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(method), cd_cell_text(hierarchy), cd_cell_text(mode_name),
+                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(method), cd_cell_text(hierarchy_col), cd_cell_text(mode_name),
                 cd_cell_int(bp.scene.cubes), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]), cd_cell_real(motion[k]),
                 cd_cell_real(broad[k]), cd_cell_real(narrow[k]), cd_cell_int((int64_t)st.candidates),
-                cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)bs.tri_pairs),
-                cd_cell_int((int64_t)bs.bv_tests), cd_cell_int((int64_t)bs.tri_tests), cd_cell_int((int64_t)seed),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
+                cd_cell_int((int64_t)bs.tri_pairs), peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests), cd_cell_int((int64_t)seed),
             };
             _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                            "one cell per frame column");
             cd_run_frame_row(r, row);
         }
-        if (rep + 1 == repeats) measure_costs(b, &pairs, &cv, &cp);
+        if (rep + 1 == repeats && !peer) measure_costs(b, &pairs, &cv, &cp);
+        cd_bodies_peer_destroy(peer);
         cd_bodies_narrow_destroy(nw);
         cd_broad_destroy(broad_phase);
         cd_bodies_destroy(b);
@@ -325,11 +373,11 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     double dn = n ? (double)n : 1.0;
     for (int q = 0; q < 6; ++q) sums[q] /= dn;
     cd_stats fs = cd_stats_compute(frame_ms, n), ps = cd_stats_compute(fps, n), ms = cd_stats_compute(motion, n),
-             bs = cd_stats_compute(broad, n), ns = cd_stats_compute(narrow, n);
+             bs = cd_stats_compute(broad, n), ns = cd_stats_compute(narrow, is_peer ? 0 : n);
     cd_run_warn_noisy(r, p, "frame_ms", fs.cv);
     cd_row row = cd_run_summary_begin(r);
     cd_row_set(&row, "method", cd_cell_text(method));
-    cd_row_set(&row, "hierarchy", cd_cell_text(hierarchy));
+    cd_row_set(&row, "hierarchy", cd_cell_text(hierarchy_col));
     cd_row_set(&row, "mode", cd_cell_text(mode_name));
     cd_row_set(&row, "bodies", cd_cell_int(bp.scene.cubes));
     cd_row_set(&row, "meshes", cd_cell_text(mesh_list));
