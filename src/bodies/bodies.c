@@ -142,6 +142,11 @@ static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pa
             uint32_t t = i;
             i = j, j = t, t = bi, bi = bj, bj = t;
         }
+        // Each mesh lies in its box, so bodies whose boxes are apart cannot touch: the cube
+        // scene's exact box test spares their queries (a third to a half of the candidates whose
+        // world AABBs overlap).
+        cd_obb oa = cd_posef_obb(&s->pose[i]), ob = cd_posef_obb(&s->pose[j]);
+        if (!cd_obb_obb_overlap(&oa, &ob)) continue;
         cd_pose pose = cd_bodies_relative_pose(b, i, j);
         cd_bvh_query(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, nw->mode, &np->res);
         np->st.queries++;

@@ -168,10 +168,10 @@ static const cd_column frame_columns[] = {
     {"motion_ms", 1, "motion step (move, reflect, rotate, refresh the bodies' boxes)"},
     {"broad_ms", 1, "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
                     "update and collide)"},
-    {"narrow_ms", 1, "hierarchy pair queries on the candidates whose boxes overlap (NA for a bodies peer)"},
+    {"narrow_ms", 1, "exact box tests and hierarchy pair queries on the candidates (NA for a bodies peer)"},
     {"candidates", 0, "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
                       "callback)"},
-    {"queries", 0, "hierarchy pair queries (candidates whose boxes overlap; NA for a bodies peer, as bv_tests and "
+    {"queries", 0, "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; NA for a bodies peer, as bv_tests and "
                    "tri_tests)"},
     {"pairs", 0, "touching body pairs"},
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},

@@ -62,7 +62,7 @@ cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j);
 
 /// Counters of a body frame's narrow step, summed over its parts.
 typedef struct cd_bodies_stats {
-    uint64_t queries;    ///< hierarchy pair queries (candidates whose boxes overlap)
+    uint64_t queries;    ///< hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test)
     uint64_t tri_pairs;  ///< intersecting triangle pairs reported (all_pairs; first_hit: ≤ 1 per query)
     uint64_t bv_tests;   ///< Nv: bounding-volume tests of the queries
     uint64_t tri_tests;  ///< Np: triangle tests of the queries
