@@ -15,21 +15,29 @@
 #include "cd_registry.h"
 #include "test_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static cd_bodies *make_bodies(const cd_scene_params *sp, const char *const *meshes, uint32_t count,
-                              const cd_bvh_variant *variant)
+static cd_bodies *make_bodies_deforming(const cd_scene_params *sp, const char *const *meshes, uint32_t count,
+                                        const cd_bvh_variant *variant, double deform)
 {
-    cd_bodies_params p = {*sp, meshes, count, 0, {0}, 1};
+    cd_bodies_params p = {*sp, meshes, count, 0, {0}, 1, deform};
     cd_bvh_variant_params vp = cd_bvh_variant_params_default();
     p.plan = variant->plan(&vp);
     char err[1024];
     cd_bodies *b = cd_bodies_create(&p, err, sizeof err);
     if (!b) fprintf(stderr, "%s\n", err);
     assert_non_null(b);
+    cd_bodies_deform(b);
     return b;
+}
+
+static cd_bodies *make_bodies(const cd_scene_params *sp, const char *const *meshes, uint32_t count,
+                              const cd_bvh_variant *variant)
+{
+    return make_bodies_deforming(sp, meshes, count, variant, 0.0);
 }
 
 // One frame of a body scene under broad phase bp: its body pairs, and the triangle pairs counted.
@@ -109,7 +117,8 @@ static void every_variant_matches_brute_force(void **state)
         for (const cd_bvh_variant *v = cd_bvh_variants; v->name; ++v)
             for (size_t m = 0; m < sizeof methods / sizeof methods[0]; ++m)
                 for (int threads = 1; threads <= 2; ++threads) {
-                    cd_bodies *b = make_bodies(&sp, meshes, count, v);
+                    // Every third scene deforms half its bodies: refit hierarchies, following boxes.
+                    cd_bodies *b = make_bodies_deforming(&sp, meshes, count, v, seed % 3 == 0 ? 0.5 : 0.0);
                     cd_broad_params bpar = cd_broad_params_default();
                     bpar.threads = threads;
                     cd_broad *first_bp = cd_registry_create(methods[m], &bpar, b->scene);
@@ -131,6 +140,7 @@ static void every_variant_matches_brute_force(void **state)
                                                         (unsigned long long)tris, (unsigned long long)want_tris);
                         checked++, touching += want.count, tri_total += want_tris;
                         cd_scene_step(b->scene);
+                        cd_bodies_deform(b);
                     }
                     cd_pair_list_free(&got_first);
                     cd_pair_list_free(&got_all);
@@ -301,6 +311,41 @@ static void unknown_peer_is_null(void **state)
     cd_bodies_destroy(b);
 }
 
+// Deforming bodies move their own copies' vertices (within the amplitude), refit every node and
+// keep their boxes around their meshes; the shared meshes stay at rest.
+static void deforming_bodies_refit_and_stay_boxed(void **state)
+{
+    (void)state;
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 40, sp.seed = 11;
+    static const char *const meshes[] = {"torus:200"};
+    cd_bodies *b = make_bodies_deforming(&sp, meshes, 1, cd_bvh_variant_find("hybrid"), 0.5);
+    assert_true(b->deform_count > 5 && b->deform_count < 35);
+    const cd_mesh *shared = &b->shapes[0].mesh;
+    uint64_t nodes = 0;
+    for (uint32_t d = 0; d < b->deform_count; ++d) nodes += b->shapes[b->shape_count + d].bvh->nnodes;
+    for (int f = 0; f < 5; ++f) {
+        cd_scene_step(b->scene);
+        EXPECT_EQ(cd_bodies_deform(b), nodes);
+        double moved = 0;
+        for (uint32_t d = 0; d < b->deform_count; ++d) {
+            const cd_mesh *m = &b->shapes[b->shape_count + d].mesh;
+            uint32_t slot = 0;
+            while (cd_scene_ident(b->scene, slot) != b->deform_body[d]) ++slot;
+            cd_vec3 h = cd_scene_half(b->scene, slot);
+            for (uint32_t v = 0; v < m->nverts; ++v) {
+                cd_vec3 dv = cd_v3_sub(m->verts[v], shared->verts[v]);
+                double a = CD_BODIES_DEFORM_AMPLITUDE * sp.size * (1 + 1e-12);
+                assert_true(fabs(dv.x) <= a && fabs(dv.y) <= a && fabs(dv.z) <= a);
+                assert_true(fabs(m->verts[v].x) <= h.x && fabs(m->verts[v].y) <= h.y && fabs(m->verts[v].z) <= h.z);
+                moved = fmax(moved, fabs(dv.x));
+            }
+        }
+        assert_true(moved > 0.2 * CD_BODIES_DEFORM_AMPLITUDE * sp.size);
+    }
+    cd_bodies_destroy(b);
+}
+
 // A mesh the reader rejects, or a size ratio other than 1, is an error naming it.
 static void bad_params_are_errors(void **state)
 {
@@ -308,7 +353,7 @@ static void bad_params_are_errors(void **state)
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = 10;
     static const char *const bad[] = {"torus:0"};
-    cd_bodies_params p = {sp, bad, 1, 0, {0}, 1};
+    cd_bodies_params p = {sp, bad, 1, 0, {0}, 1, 0.0};
     cd_bvh_variant_params vp = cd_bvh_variant_params_default();
     p.plan = cd_bvh_variant_find("obb")->plan(&vp);
     char err[1024];
@@ -326,6 +371,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(boxes_are_the_cube_scene),
         cmocka_unit_test(every_variant_matches_brute_force),
+        cmocka_unit_test(deforming_bodies_refit_and_stay_boxed),
         cmocka_unit_test(bad_params_are_errors),
         cmocka_unit_test(fcl_peers_match_obb_and_brute_force),
         cmocka_unit_test(fcl_peers_on_exact_contact),

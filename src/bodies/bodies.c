@@ -46,29 +46,59 @@ cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len
                  p->scene.size_ratio);
         return NULL;
     }
-    uint64_t t0 = cd_now_ns();
     cd_bodies *b = cd_alloc_zero(1, sizeof *b);
-    b->shapes = cd_alloc_zero(p->mesh_count, sizeof *b->shapes);
+    uint32_t n = p->scene.cubes;
+    b->shape_of = cd_alloc(sizeof *b->shape_of * (n ? n : 1));
+    cd_rng rng = cd_rng_make(p->scene.seed, CD_STREAM_BODY_MESHES);
+    for (uint32_t i = 0; i < n; ++i)
+        b->shape_of[i] = p->assign_cycle ? i % p->mesh_count : (uint32_t)cd_rng_below(&rng, p->mesh_count);
+    // Deforming bodies: drawn after the mesh assignment, each with its own copy of its mesh.
+    for (uint32_t i = 0; i < n && p->deform > 0; ++i)
+        if (cd_rng_uniform(&rng) < p->deform) {
+            uint32_t d = b->deform_count++;
+            b->deform_body = cd_realloc(b->deform_body, sizeof *b->deform_body * b->deform_count);
+            b->deform_body[d] = i;
+        }
+    // One block for the shared meshes and the copies: a hierarchy points at its mesh, so the
+    // array never moves once built.
+    uint64_t t0 = cd_now_ns();
+    b->shapes = cd_alloc_zero(p->mesh_count + b->deform_count, sizeof *b->shapes);
     for (uint32_t k = 0; k < p->mesh_count; ++k) {
         if (make_shape(p->meshes[k], p, &b->shapes[k], err, err_len)) {
+            b->deform_count = 0;  // no copies built yet
             cd_bodies_destroy(b);
             return NULL;
         }
         b->shape_count = k + 1;
     }
-    b->build_ms = (double)(cd_now_ns() - t0) * 1e-6;
-    uint32_t n = p->scene.cubes;
-    b->shape_of = cd_alloc(sizeof *b->shape_of * (n ? n : 1));
-    cd_rng rng = cd_rng_make(p->scene.seed, CD_STREAM_BODY_MESHES);
-    double volume = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-        b->shape_of[i] = p->assign_cycle ? i % p->mesh_count : (uint32_t)cd_rng_below(&rng, p->mesh_count);
-        cd_vec3 h = b->shapes[b->shape_of[i]].half;
-        volume += 8.0 * h.x * h.y * h.z;
+    if (b->deform_count) {
+        b->rest = cd_alloc_zero(b->deform_count, sizeof *b->rest);
+        b->phase = cd_alloc(sizeof *b->phase * 3 * b->deform_count);
+        for (uint32_t d = 0; d < b->deform_count; ++d) {
+            uint32_t i = b->deform_body[d];
+            const cd_body_shape *from = &b->shapes[b->shape_of[i]];
+            cd_body_shape *own = &b->shapes[b->shape_count + d];
+            cd_mesh_alloc(&own->mesh, from->mesh.nverts, from->mesh.ntris);
+            memcpy(own->mesh.verts, from->mesh.verts, sizeof *own->mesh.verts * from->mesh.nverts);
+            memcpy(own->mesh.tris, from->mesh.tris, sizeof *own->mesh.tris * from->mesh.ntris);
+            b->rest[d] = cd_alloc(sizeof *b->rest[d] * from->mesh.nverts);
+            memcpy(b->rest[d], from->mesh.verts, sizeof *b->rest[d] * from->mesh.nverts);
+            own->bvh = cd_bvh_build(&own->mesh, &p->plan, p->leaf_size);
+            own->half = from->half;
+            for (int k = 0; k < 3; ++k) b->phase[3 * d + k] = cd_rng_range(&rng, 0.0, 6.283185307179586);
+            b->shape_of[i] = b->shape_count + d;
+        }
     }
+    b->build_ms = (double)(cd_now_ns() - t0) * 1e-6;
     // The cube scene places cubes of edge e in a world sized by N·e³ / density; a cube of the same
     // volume as the bodies' mean box sizes the world by their volume. Boxes of edge size give back
     // size itself, so a scene of boxes is the cube scene to the bit.
+    double volume = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+        cd_vec3 h = b->shapes[b->shape_of[i]].half;
+        volume += 8.0 * h.x * h.y * h.z;
+    }
+    b->size = p->scene.size;
     cd_scene_params sp = p->scene;
     double mean = n ? volume / n : sp.size * sp.size * sp.size;
     if (mean != sp.size * sp.size * sp.size) sp.size = cbrt(mean);
@@ -83,14 +113,49 @@ cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len
 void cd_bodies_destroy(cd_bodies *b)
 {
     if (!b) return;
-    for (uint32_t k = 0; k < b->shape_count; ++k) {
+    for (uint32_t k = 0; k < b->shape_count + b->deform_count; ++k) {
         cd_bvh_destroy(b->shapes[k].bvh);
         cd_mesh_free(&b->shapes[k].mesh);
     }
+    for (uint32_t d = 0; d < b->deform_count && b->rest; ++d) cd_free(b->rest[d]);
+    cd_free(b->rest);
+    cd_free(b->phase);
+    cd_free(b->deform_body);
     cd_free(b->shapes);
     cd_free(b->shape_of);
     cd_scene_destroy(b->scene);
     cd_free(b);
+}
+
+uint64_t cd_bodies_deform(cd_bodies *b)
+{
+    if (!b->deform_count) return 0;
+    cd_scene *s = b->scene;
+    uint32_t n = s->count;
+    uint32_t *slot = cd_alloc(sizeof *slot * (n ? n : 1));
+    for (uint32_t i = 0; i < n; ++i) slot[cd_scene_ident(s, i)] = i;
+    double amp = CD_BODIES_DEFORM_AMPLITUDE * b->size, k = 6.0 / b->size, t = 0.1 * (double)s->frame;
+    uint64_t nu = 0;
+    for (uint32_t d = 0; d < b->deform_count; ++d) {
+        cd_body_shape *own = &b->shapes[b->shape_count + d];
+        const cd_vec3 *rest = b->rest[d];
+        const double *ph = &b->phase[3 * d];
+        double h[3] = {0, 0, 0};
+        for (uint32_t v = 0; v < own->mesh.nverts; ++v) {
+            cd_vec3 r = rest[v];
+            cd_vec3 x = cd_v3(r.x + amp * sin(k * r.y + t + ph[0]), r.y + amp * sin(k * r.z + t + ph[1]),
+                              r.z + amp * sin(k * r.x + t + ph[2]));
+            own->mesh.verts[v] = x;
+            h[0] = fmax(h[0], fabs(x.x)), h[1] = fmax(h[1], fabs(x.y)), h[2] = fmax(h[2], fabs(x.z));
+        }
+        nu += cd_bvh_refit(own->bvh);
+        own->half = cd_v3(float_up(h[0]), float_up(h[1]), float_up(h[2]));
+        uint32_t i = slot[b->deform_body[d]];
+        cd_scene_set_pose(s, i, cd_scene_center(s, i), cd_scene_rot(s, i), own->half);
+    }
+    cd_scene_refresh(s);
+    cd_free(slot);
+    return nu;
 }
 
 size_t cd_bodies_bytes_per_body(void) { return cd_scene_bytes_per_cube() + sizeof(uint32_t); }

@@ -44,7 +44,8 @@ int cd_bodies_peer_known(const char *name) { return name_index(name) < NAME_COUN
 cd_bodies_peer *cd_bodies_peer_create(const char *name, const cd_bodies *b, cd_bvh_mode mode)
 {
     size_t k = name_index(name);
-    if (k == NAME_COUNT || mode == CD_BVH_SOLID) return NULL;
+    // The peers share each mesh's BVHModel between its instances; deforming copies are cdlab's own.
+    if (k == NAME_COUNT || mode == CD_BVH_SOLID || b->deform_count) return NULL;
     cd_fcl_mesh *meshes = cd_alloc(sizeof *meshes * (b->shape_count ? b->shape_count : 1));
     for (uint32_t m = 0; m < b->shape_count; ++m) {
         const cd_mesh *mesh = &b->shapes[m].mesh;

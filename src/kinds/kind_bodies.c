@@ -82,6 +82,10 @@ static const cd_key_spec bodies_keys[] = {
     {"bodies", "density", CD_KEY_REAL, "0.05", 1e-12, 1, NULL, NULL, 1,
      "the bodies' box volume over the world's volume"},
     {"bodies", "speed", CD_KEY_REAL, "0.05", 0, 1e9, NULL, NULL, 1, "velocity components uniform in [-speed, speed]"},
+    {"bodies", "deform", CD_KEY_REAL, "0", 0, 1, NULL, NULL, 1,
+     "fraction of bodies that deform: each gets its own copy of its mesh and hierarchy, whose vertices move "
+     "every frame by a seeded smooth displacement (at most 0.03 size per coordinate); the hierarchy is refit "
+     "and the body's box follows (not with the peers)"},
     {"bodies", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
      "angular velocity components uniform in [-spin, spin] rad/frame"},
 };
@@ -114,6 +118,16 @@ static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MES
 // Every mesh of the list is read (files through the reader's checks) when the config is checked.
 static int bodies_validate(const cd_config *c, char *err, size_t err_len)
 {
+    const cd_config_key *deform = cd_config_key_get(c, "bodies", "deform"), *method = cd_config_key_get(c, "method", "method");
+    for (size_t i = 0; i < method->count; ++i)
+        for (size_t j = 0; j < deform->count; ++j)
+            if (cd_bodies_peer_known(method->values[i].text) && deform->values[j].num > 0) {
+                cd_config_error(c, deform, err, err_len,
+                                "deform = %s with the peer %s (line %d), which shares one BVHModel per mesh: expected "
+                                "deform = 0 or cdlab's methods only",
+                                deform->values[j].text, method->values[i].text, method->line);
+                return -1;
+            }
     const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
     const cd_config_key *faces = cd_config_key_get(c, "bodies", "faces");
     char text[4096];
@@ -163,12 +177,13 @@ static const cd_column frame_columns[] = {
     {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
     {"mode", 0, "[method] mode"},
     {"bodies", 0, "number of bodies"},
-    {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms)"},
+    {"frame_ms", 1, "motion_ms + refit_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms)"},
     {"fps", 1, "1000 / frame_ms (collision only)"},
     {"motion_ms", 1, "motion step (move, reflect, rotate, refresh the bodies' boxes)"},
     {"broad_ms", 1, "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
                     "update and collide)"},
     {"narrow_ms", 1, "exact box tests and hierarchy pair queries on the candidates (NA for a bodies peer)"},
+    {"refit_ms", 1, "deforming the bodies of [bodies] deform, refitting their hierarchies, their boxes following"},
     {"candidates", 0, "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
                       "callback)"},
     {"queries", 0, "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; NA for a bodies peer, as bv_tests and "
@@ -177,6 +192,7 @@ static const cd_column frame_columns[] = {
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
     {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},
     {"tri_tests", 0, "triangle-triangle tests of the queries (Np)"},
+    {"nu", 0, "hierarchy nodes refitted (Nu)"},
     {"seed", 0, "[experiment] seed"},
 };
 
@@ -202,6 +218,7 @@ static const cd_column summary_columns[] = {
     {"motion_ms_median", 1, "median motion_ms"},
     {"broad_ms_median", 1, "median broad_ms"},
     {"narrow_ms_median", 1, "median narrow_ms"},
+    {"refit_ms_median", 1, "median refit_ms"},
     {"candidates_mean", 0, "mean candidates per frame"},
     {"queries_mean", 0, "mean hierarchy queries per frame"},
     {"pairs_mean", 0, "mean touching body pairs per frame"},
@@ -210,7 +227,10 @@ static const cd_column summary_columns[] = {
     {"tri_tests_mean", 0, "mean Np per frame"},
     {"cv_ns", 1, "measured cost of one BV test (Cv), on touching pairs of the last frame"},
     {"cp_ns", 1, "measured cost of one triangle test (Cp), on the same pairs"},
-    {"model_ms", 1, "Nv·Cv + Np·Cp with the means above, beside narrow_ms_median"},
+    {"nu_mean", 0, "mean Nu per frame"},
+    {"cu_ns", 1, "refit time per node refitted (Cu): all frames' refit time over their Nu"},
+    {"model_ms", 1, "Nv·Cv + Np·Cp + Nu·Cu with the means above, beside narrow_ms_median + refit_ms_median"},
+    {"deform", 0, "[bodies] deform"},
     {"bytes_per_body", 0, "scene bytes per body (the shared meshes and hierarchies not counted)"},
     {"shared_bytes", 0, "bytes of the distinct meshes and their hierarchies"},
     {"build_ms", 1, "reading the meshes and building their hierarchies"},
@@ -274,6 +294,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
     bp.plan = cd_bvh_variant_find(hierarchy)->plan(&vp);
     bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
+    bp.deform = cd_point_num(p, "bodies", "deform");
     cd_bvh_mode mode = strcmp(mode_name, "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
     int is_peer = cd_bodies_peer_known(method);
     const char *hierarchy_col = hierarchy;  // a peer's: its bounding volume
@@ -284,8 +305,9 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     size_t n = (size_t)frames * repeats;
     double *frame_ms = cd_alloc(sizeof(double) * (n ? n : 1)), *fps = cd_alloc(sizeof(double) * (n ? n : 1));
     double *motion = cd_alloc(sizeof(double) * (n ? n : 1)), *broad = cd_alloc(sizeof(double) * (n ? n : 1));
-    double *narrow = cd_alloc(sizeof(double) * (n ? n : 1));
+    double *narrow = cd_alloc(sizeof(double) * (n ? n : 1)), *refit = cd_alloc(sizeof(double) * (n ? n : 1));
     double sums[6] = {0};  // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
+    double nu_sum = 0, refit_ns = 0;
     double cv = NAN, cp = NAN, build_ms = 0;
     size_t shared = 0;
     uint64_t triangles = 0;
@@ -296,7 +318,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
         cd_bodies *b = cd_bodies_create(&bp, err, sizeof err);
         if (!b) {
             cd_run_fail(r, "%s", err);
-            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow);
+            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
             return -1;
         }
         build_ms = b->build_ms;
@@ -308,7 +330,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
         if (is_peer && !peer) {
             cd_run_fail(r, "%s: FCL did not build a BVHModel of the meshes", method);
             cd_bodies_destroy(b);
-            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow);
+            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
             return -1;
         }
         if (peer) hierarchy_col = cd_bodies_peer_bv(peer);
@@ -320,8 +342,10 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
         cd_broad_stats st = {0};
         cd_frame_times t;
         uint64_t peer_tris = 0;
+        cd_bodies_deform(b);  // the first frame's shapes
         for (uint32_t w = 0; w < warmup; ++w) {
             cd_scene_step_threads(b->scene, threads);
+            cd_bodies_deform(b);
             if (peer)
                 cd_bodies_peer_frame(peer, b, &pairs, &peer_tris);
             else
@@ -332,6 +356,8 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
             cd_run_counters_begin(r);
             uint64_t t0 = cd_now_ns();
             cd_scene_step_threads(b->scene, threads);
+            uint64_t tm = cd_now_ns();
+            uint64_t nu = cd_bodies_deform(b);
             uint64_t t1 = cd_now_ns();
             if (peer) {
                 cd_bodies_peer_frame(peer, b, &pairs, &peer_tris);
@@ -343,9 +369,11 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
             cd_bodies_stats bs = {0, peer_tris, 0, 0};
             if (peer) st.candidates = cd_bodies_peer_candidates(peer), st.pairs = pairs.count;
             else bs = cd_bodies_narrow_take_stats(nw);
-            motion[k] = (double)(t1 - t0) * 1e-6;
+            motion[k] = (double)(tm - t0) * 1e-6;
+            refit[k] = (double)(t1 - tm) * 1e-6;
+            nu_sum += (double)nu, refit_ns += (double)(t1 - tm);
             broad[k] = t.broad_ms, narrow[k] = t.narrow_ms;
-            frame_ms[k] = motion[k] + broad[k] + (peer ? 0.0 : narrow[k]);
+            frame_ms[k] = motion[k] + refit[k] + broad[k] + (peer ? 0.0 : narrow[k]);
             fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
             double na = peer ? NAN : 0.0;  // a peer's queries, Nv and Np are not visible
             double v[6] = {(double)st.candidates, (double)bs.queries + na, (double)st.pairs, (double)bs.tri_pairs,
@@ -354,10 +382,10 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
             cd_cell row[] = {
                 cd_cell_int(rep), cd_cell_int(f), cd_cell_text(method), cd_cell_text(hierarchy_col), cd_cell_text(mode_name),
                 cd_cell_int(bp.scene.cubes), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]), cd_cell_real(motion[k]),
-                cd_cell_real(broad[k]), cd_cell_real(narrow[k]), cd_cell_int((int64_t)st.candidates),
+                cd_cell_real(broad[k]), cd_cell_real(narrow[k]), cd_cell_real(refit[k]), cd_cell_int((int64_t)st.candidates),
                 peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
                 cd_cell_int((int64_t)bs.tri_pairs), peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests), cd_cell_int((int64_t)seed),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests), cd_cell_int((int64_t)nu), cd_cell_int((int64_t)seed),
             };
             _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                            "one cell per frame column");
@@ -390,12 +418,18 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     cd_row_set_stats(&row, "motion_ms", &ms);
     cd_row_set_stats(&row, "broad_ms", &bs);
     cd_row_set_stats(&row, "narrow_ms", &ns);
+    cd_stats rs = cd_stats_compute(refit, n);
+    cd_row_set_stats(&row, "refit_ms", &rs);
     static const char *const mean_names[6] = {"candidates_mean", "queries_mean", "pairs_mean", "tri_pairs_mean",
                                               "bv_tests_mean", "tri_tests_mean"};
     for (int q = 0; q < 6; ++q) cd_row_set(&row, mean_names[q], cd_cell_real(sums[q]));
     cd_row_set(&row, "cv_ns", cd_cell_real(cv));
     cd_row_set(&row, "cp_ns", cd_cell_real(cp));
-    cd_row_set(&row, "model_ms", cd_cell_real((sums[4] * cv + sums[5] * cp) * 1e-6));
+    double nu_mean = nu_sum / dn, cu = nu_sum > 0 ? refit_ns / nu_sum : 0.0;
+    cd_row_set(&row, "nu_mean", cd_cell_real(nu_mean));
+    cd_row_set(&row, "cu_ns", nu_sum > 0 ? cd_cell_real(cu) : cd_cell_na());
+    cd_row_set(&row, "model_ms", cd_cell_real((sums[4] * cv + sums[5] * cp + nu_mean * cu) * 1e-6));
+    cd_row_set(&row, "deform", cd_cell_real(bp.deform));
     cd_row_set(&row, "bytes_per_body", cd_cell_int((int64_t)cd_bodies_bytes_per_body()));
     cd_row_set(&row, "shared_bytes", cd_cell_int((int64_t)shared));
     cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
@@ -406,7 +440,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     cd_row_set(&row, "spin", cd_cell_real(bp.scene.spin));
     cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
     cd_run_summary_end(r, &row);
-    cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow);
+    cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
     return 0;
 }
 

@@ -26,7 +26,12 @@ typedef struct cd_bodies_params {
     int assign_cycle;           ///< 1: body i is mesh i mod mesh_count; 0: drawn from its own seeded stream
     cd_bvh_plan plan;           ///< hierarchy variant of every mesh
     uint32_t leaf_size;         ///< most triangles per leaf
+    double deform;              ///< fraction of bodies (drawn from a seeded stream) that deform, 0..1
 } cd_bodies_params;
+
+/// Amplitude of a deforming body's vertex displacement, as a fraction of [bodies] size: each
+/// coordinate moves by at most this times size (cd_bodies_deform).
+#define CD_BODIES_DEFORM_AMPLITUDE 0.03
 
 /// One distinct mesh: scaled so its box's largest edge is the scene's size, centred on its box.
 typedef struct cd_body_shape {
@@ -38,9 +43,15 @@ typedef struct cd_body_shape {
 /// A body scene.
 typedef struct cd_bodies {
     cd_scene *scene;        ///< one record per body (cd_scene_ident numbers the bodies)
-    cd_body_shape *shapes;  ///< the distinct meshes, in the order of cd_bodies_params.meshes
-    uint32_t shape_count;
+    cd_body_shape *shapes;  ///< the distinct meshes, in the order of cd_bodies_params.meshes, then
+                            ///< one copy per deforming body (its own mesh and hierarchy)
+    uint32_t shape_count;   ///< distinct meshes (the shared ones)
     uint32_t *shape_of;     ///< mesh of each body (by body number)
+    uint32_t deform_count;  ///< deforming bodies: shapes[shape_count + d] is body deform_body[d]'s
+    uint32_t *deform_body;
+    cd_vec3 **rest;         ///< rest vertices of each deforming copy
+    double *phase;          ///< three phases per deforming body
+    double size;            ///< [bodies] size (the displacement's scale)
     double build_ms;        ///< time to read, scale and build the hierarchies
 } cd_bodies;
 
@@ -50,6 +61,11 @@ typedef struct cd_bodies {
 cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len);
 /// Free b (NULL allowed).
 void cd_bodies_destroy(cd_bodies *b);
+/// Move the vertices of every deforming body to their displacement at the scene's current frame f:
+/// coordinate k of vertex v becomes v0_k + A·size·sin(3·v0_{k+1}/size·2 + 0.1·f + φ_k) (A =
+/// CD_BODIES_DEFORM_AMPLITUDE, φ per body and axis from the seed), refit its hierarchy, and let
+/// its record's half-extents follow the mesh's box. Returns the nodes refitted (Nu).
+uint64_t cd_bodies_deform(cd_bodies *b);
 /// Bytes per body: the scene's arrays and the mesh number (the shared meshes and hierarchies not
 /// counted).
 size_t cd_bodies_bytes_per_body(void);

@@ -27,7 +27,8 @@ int cd_bodies_peer_known(const char *name);
 /// A bodies peer for the scene b (its meshes, its bodies' meshes and current records) in mode:
 /// CD_BVH_FIRST_HIT asks each pair for one contact (do they touch), CD_BVH_ALL_PAIRS for every
 /// intersecting triangle pair (enable_contact off, num_max_contacts above any pair's count).
-/// NULL for an unknown name (or CD_BVH_SOLID, which FCL's mesh test does not answer).
+/// NULL for an unknown name, CD_BVH_SOLID (which FCL's mesh test does not answer) or a scene with
+/// deforming bodies (the peers share one BVHModel per mesh).
 typedef struct cd_bodies_peer cd_bodies_peer;
 cd_bodies_peer *cd_bodies_peer_create(const char *name, const cd_bodies *b, cd_bvh_mode mode);
 /// The peer's bounding volume as FCL names it: "OBB" or "OBBRSS".
