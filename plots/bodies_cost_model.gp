@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Body scenes: the cost model against the measurement. Per point (hierarchy, mode, density), the
-# measured median narrow time beside model_ms = Nv·Cv + Np·Cp (Cv, Cp measured on touching pairs of
-# the last frame), log y. The gap is what the model leaves out (queries of pairs that do not touch,
+# Body scenes: the cost model against the measurement. Per point (hierarchy, mode, density,
+# deform), the measured median narrow + refit time beside model_ms = Nv·Cv + Np·Cp + Nu·Cu (Cv, Cp
+# measured on touching pairs of the last frame, Cu over every refit), log y. The gap is what the model leaves out (queries of pairs that do not touch,
 # each query's setup).
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/bodies_cost_model.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
@@ -9,7 +9,7 @@ if (ARGC < 1) { print "usage: gnuplot -c bodies_cost_model.gp RUN_DIR [OUTPUT_ST
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/bodies_cost_model"
 file = dir."/summary.csv"
-rows = "< awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h[\"model_ms\"] != \"NA\" { print $h[\"hierarchy\"] \"/\" $h[\"mode\"] \"@d\" $h[\"density\"], $h[\"narrow_ms_median\"], $h[\"model_ms\"] }' '".file."'"
+rows = "< awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h[\"model_ms\"] != \"NA\" { print $h[\"hierarchy\"] \"/\" $h[\"mode\"] \"@d\" $h[\"density\"] \"@def\" $h[\"deform\"], $h[\"narrow_ms_median\"] + $h[\"refit_ms_median\"], $h[\"model_ms\"] }' '".file."'"
 
 set datafile separator whitespace
 set style data histograms
@@ -17,15 +17,15 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set logscale y 10
 set grid ytics mytics lc rgb "#dddddd"
-set key top left opaque box
+set key above
 set ylabel "ms per frame"
 set xtics rotate by -35 left
 
 do for [t in "png pdf"] {
-    if (t eq "png") { set terminal pngcairo size 1200,600 font ",10" noenhanced }
-    else { set terminal pdfcairo size 9in,4.6in font ",9" noenhanced }
+    if (t eq "png") { set terminal pngcairo size 1600,640 font ",10" noenhanced }
+    else { set terminal pdfcairo size 12in,4.8in font ",9" noenhanced }
     set output stem.".".t
-    set title "Narrow step: measured median vs cost model Nv·Cv + Np·Cp"
-    plot rows using 2:xtic(1) title "narrow_ms (measured)", '' using 3 title "model_ms"
+    set title "Narrow step and refit: measured medians vs cost model Nv·Cv + Np·Cp + Nu·Cu"
+    plot rows using 2:xtic(1) title "narrow_ms + refit_ms (measured)", '' using 3 title "model_ms"
     unset output
 }
