@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "cd_core.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 _Noreturn void cd_assert_fail(const char *expr, const char *file, int line)
 {
@@ -158,4 +160,26 @@ void cd_radix_sort_bits(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t
         memcpy(key, k_in, n * sizeof *key);
         memcpy(id, i_in, n * sizeof *id);
     }
+}
+
+int cd_write_all(int fd, const void *p, size_t n)
+{
+    for (const char *c = p; n;) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+int cd_read_all(int fd, void *p, size_t n)
+{
+    for (char *c = p; n;) {
+        ssize_t k = read(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k, n -= (size_t)k;
+    }
+    return 0;
 }

@@ -235,28 +235,6 @@ typedef struct child_report {
     char failure[512];
 } child_report;
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    for (const char *c = p; n;) {
-        ssize_t k = write(fd, c, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        c += k, n -= (size_t)k;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *p, size_t n)
-{
-    for (char *c = p; n;) {
-        ssize_t k = read(fd, c, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        c += k, n -= (size_t)k;
-    }
-    return 0;
-}
-
 // The kind's work for point p: run_point, or round `round` of run_round when state is not NULL.
 static int point_work(cd_run *r, const cd_point *p, uint32_t round, void **state)
 {
@@ -280,13 +258,13 @@ static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, v
     size_t bytes = 0;
     void *block = state && *state ? r->cfg->kind->pack_state(*state, &bytes) : NULL;
     h.state_bytes = bytes;
-    ok &= write_all(fd, &h, sizeof h) == 0;
+    ok &= cd_write_all(fd, &h, sizeof h) == 0;
     for (size_t i = w0; ok && i < r->warning_count; ++i) {
         uint32_t len = (uint32_t)strlen(r->warnings[i]);
-        ok = write_all(fd, &len, sizeof len) == 0 && write_all(fd, r->warnings[i], len) == 0;
+        ok = cd_write_all(fd, &len, sizeof len) == 0 && cd_write_all(fd, r->warnings[i], len) == 0;
     }
-    if (ok && h.notes) ok = write_all(fd, r->notes + n0, h.notes * sizeof *r->notes) == 0;
-    if (ok && bytes) ok = write_all(fd, block, bytes) == 0;
+    if (ok && h.notes) ok = cd_write_all(fd, r->notes + n0, h.notes * sizeof *r->notes) == 0;
+    if (ok && bytes) ok = cd_write_all(fd, block, bytes) == 0;
     _exit(ok ? 0 : 1);
 }
 
@@ -294,24 +272,24 @@ static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, v
 static int runner_side(cd_run *r, void **state, int fd)
 {
     child_report h;
-    if (read_all(fd, &h, sizeof h)) return -1;
+    if (cd_read_all(fd, &h, sizeof h)) return -1;
     if (h.write_errno) output_error(r, "writing", h.write_file == 1 ? FRAMES_PART : SUMMARY_PART, h.write_errno);
     for (uint32_t i = 0; i < h.warnings; ++i) {
         uint32_t len;
         char msg[512];
-        if (read_all(fd, &len, sizeof len) || len >= sizeof msg || read_all(fd, msg, len)) return -1;
+        if (cd_read_all(fd, &len, sizeof len) || len >= sizeof msg || cd_read_all(fd, msg, len)) return -1;
         msg[len] = '\0';
         keep_warning(r, msg);  // the child printed it
     }
     for (uint32_t i = 0; i < h.notes; ++i) {
         cd_series_note n;
-        if (read_all(fd, &n, sizeof n)) return -1;
+        if (cd_read_all(fd, &n, sizeof n)) return -1;
         n.series[sizeof n.series - 1] = '\0';
         cd_run_note_series(r, n.series, n.at, n.value);
     }
     if (h.state_bytes) {
         void *block = cd_alloc(h.state_bytes);
-        int bad = read_all(fd, block, h.state_bytes);
+        int bad = cd_read_all(fd, block, h.state_bytes);
         if (!bad) *state = r->cfg->kind->unpack_state(*state, block, h.state_bytes);
         cd_free(block);
         if (bad) return -1;
@@ -414,7 +392,7 @@ static int write_marker(const cd_run *r, const char *text)
     if (fd < 0) return errno;
     size_t n = strlen(text);
     errno = 0;
-    int e = write_all(fd, text, n) ? (errno ? errno : EIO) : 0;
+    int e = cd_write_all(fd, text, n) ? (errno ? errno : EIO) : 0;
     if (!e && ftruncate(fd, (off_t)n) != 0) e = errno;
     if (close(fd) != 0 && !e) e = errno;
     return e;

@@ -46,17 +46,6 @@ typedef struct import_header {
     char message[500];
 } import_header;
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    for (const char *c = p; n;) {
-        ssize_t k = write(fd, c, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        c += k, n -= (size_t)k;
-    }
-    return 0;
-}
-
 // The child's side: Assimp, then the joined triangles down fd. Never returns.
 static _Noreturn void import_child(const char *path, long long file_size, int fd)
 {
@@ -82,7 +71,7 @@ static _Noreturn void import_child(const char *path, long long file_size, int fd
     const struct aiScene *sc = aiImportFile(path, flags);
     if (!sc) {
         snprintf(h.message, sizeof h.message, "%s", aiGetErrorString());
-        _exit(write_all(fd, &h, sizeof h) ? 1 : 0);
+        _exit(cd_write_all(fd, &h, sizeof h) ? 1 : 0);
     }
     uint64_t nv = 0, nt = 0;
     for (unsigned i = 0; i < sc->mNumMeshes; ++i) {
@@ -94,7 +83,7 @@ static _Noreturn void import_child(const char *path, long long file_size, int fd
                 if (af->mIndices[k] >= am->mNumVertices) {
                     snprintf(h.message, sizeof h.message, "Assimp returned face %u of mesh %u with vertex %u of %u", f,
                              i, af->mIndices[k], am->mNumVertices);
-                    _exit(write_all(fd, &h, sizeof h) ? 1 : 0);
+                    _exit(cd_write_all(fd, &h, sizeof h) ? 1 : 0);
                 }
             ++nt;
         }
@@ -103,10 +92,10 @@ static _Noreturn void import_child(const char *path, long long file_size, int fd
     if (nt == 0 || nv > UINT32_MAX || nt > UINT32_MAX) {
         snprintf(h.message, sizeof h.message, "expected between 1 and 2^32-1 triangles and vertices, found %llu triangles",
                  (unsigned long long)nt);
-        _exit(write_all(fd, &h, sizeof h) ? 1 : 0);
+        _exit(cd_write_all(fd, &h, sizeof h) ? 1 : 0);
     }
     h.ok = 1, h.nverts = (uint32_t)nv, h.ntris = (uint32_t)nt;
-    int bad = write_all(fd, &h, sizeof h);
+    int bad = cd_write_all(fd, &h, sizeof h);
     enum { CHUNK = 4096 };
     double xyz[CHUNK][3];
     uint32_t tri[CHUNK][3];
@@ -118,7 +107,7 @@ static _Noreturn void import_child(const char *path, long long file_size, int fd
                 struct aiVector3D p = am->mVertices[v0 + v];
                 xyz[v][0] = p.x, xyz[v][1] = p.y, xyz[v][2] = p.z;
             }
-            bad = write_all(fd, xyz, sizeof xyz[0] * n);
+            bad = cd_write_all(fd, xyz, sizeof xyz[0] * n);
         }
     }
     uint32_t vbase = 0, n = 0;
@@ -128,11 +117,11 @@ static _Noreturn void import_child(const char *path, long long file_size, int fd
             const struct aiFace *af = &am->mFaces[f];
             if (af->mNumIndices != 3) continue;
             for (int k = 0; k < 3; ++k) tri[n][k] = vbase + af->mIndices[k];
-            if (++n == CHUNK) bad = write_all(fd, tri, sizeof tri), n = 0;
+            if (++n == CHUNK) bad = cd_write_all(fd, tri, sizeof tri), n = 0;
         }
         vbase += am->mNumVertices;
     }
-    if (!bad && n) bad = write_all(fd, tri, sizeof tri[0] * n);
+    if (!bad && n) bad = cd_write_all(fd, tri, sizeof tri[0] * n);
     _exit(bad ? 1 : 0);
 }
 

@@ -225,6 +225,14 @@ cd_vec3 cd_rng_unit_vector(cd_rng *r);
 
 /// Monotonic time in nanoseconds (CLOCK_MONOTONIC).
 uint64_t cd_now_ns(void);
+
+// ---------------------------------------------------------------------------------------------
+// Pipes between a process and its child
+
+/// Write all n bytes of p to fd, retrying after signals and short writes. 0, or -1 (errno set).
+int cd_write_all(int fd, const void *p, size_t n);
+/// Read exactly n bytes from fd into p. 0, or -1 on an error or an end of file before n bytes.
+int cd_read_all(int fd, void *p, size_t n);
 /// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID): on a machine shared
 /// with other jobs it is what the work cost, blind to preemption.
 uint64_t cd_thread_cpu_ns(void);
