@@ -15,7 +15,7 @@ static void usage(FILE *f)
                "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
                "complete run of an experiment is also reachable as <output>/<experiment>/latest.\n"
                "All configs are checked before the first point runs; a bad config exits 2 with\n"
-               "file:line and writes nothing. Ctrl-C stops after the current point (exit 130).\n"
+               "file:line and writes nothing. Ctrl-C or SIGTERM stops after the current point (exit 130 or 143).\n"
                "Until a run is complete its rows are in *.part files and the file INCOMPLETE marks the\n"
                "directory; a run that stops short (interrupted, a failed point, a write error such as a\n"
                "full disk: exit 1, naming the file and the cause) keeps them, INCOMPLETE says why, and\n"
@@ -283,7 +283,7 @@ int cd_cmd_run(int argc, char **argv)
         int rc = cd_run_config(&cfg[k], &o, dir, sizeof dir, err, sizeof err);
         if (dir[0]) printf("%s\n", dir);
         if (rc) {
-            if (rc != 130) fprintf(stderr, "cdlab run: %s\n", err);
+            if (rc != 130 && rc != 143) fprintf(stderr, "cdlab run: %s\n", err);  // SIGINT, SIGTERM: said already
             status = rc;
         }
     }

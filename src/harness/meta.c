@@ -131,7 +131,7 @@ int cd_meta_write(const cd_run *r)
     kv(f, "isolate", "%s", r->isolate ? "process" : "none");
     kv(f, "isolate_why", "%s", r->isolate_why ? r->isolate_why : "");
     kv(f, "complete", "%s", r->status == 0 && r->points_done == r->points_planned ? "true" : "false");
-    kv(f, "status", "%s", r->status == 0 ? "ok" : r->status == 130 ? "interrupted" : "failed");
+    kv(f, "status", "%s", r->status == 0 ? "ok" : r->status == 130 || r->status == 143 ? "interrupted" : "failed");
     // A failed run's reason names the point (or the file that could not be written).
     const char *failure = r->status == 1 && r->reason[0] ? r->reason : r->failure;
     if (failure[0]) kv(f, "failure", "%s", failure);

@@ -25,13 +25,19 @@
 
 static volatile sig_atomic_t stop_requested;
 
-void cd_run_request_stop(void) { stop_requested = 1; }
+void cd_run_request_stop(void) { stop_requested = SIGINT; }
 
-static void on_sigint(int sig)
+// SIGINT (Ctrl-C) and SIGTERM (what a batch system sends before it preempts a job) both stop the
+// run after the current point; stop_requested holds the signal.
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;  // SA_RESETHAND restores the default, so a second Ctrl-C kills at once
+    stop_requested = sig;  // SA_RESETHAND restores the default, so a second one kills at once
 }
+
+// The exit status of a run stopped by a signal: 128 + its number, as a shell reports it.
+static int stop_status(void) { return 128 + (stop_requested ? (int)stop_requested : SIGINT); }
+
+static int is_stop_status(int status) { return status == 128 + SIGINT || status == 128 + SIGTERM; }
 
 // ---------------------------------------------------------------------------------------------
 // Kind-facing API
@@ -577,7 +583,7 @@ static int run_points(cd_run *r, size_t n, char *err, size_t err_len)
 {
     const cd_config *c = r->cfg;
     for (size_t i = 0; i < n; ++i) {
-        if (stop_requested) return 130;
+        if (stop_requested) return stop_status();
         cd_point p = {.pick = r->pick};
         cd_point_at(c, i, &p);
         progress(r, i, n, &p);
@@ -631,7 +637,7 @@ static int run_rounds(cd_run *r, size_t n, char *err, size_t err_len)
         for (size_t i = 0; i < n && !status; ++i) {
             if (k >= slot[i].repeats) continue;
             if (stop_requested) {
-                status = 130;
+                status = stop_status();
                 break;
             }
             cd_point p = {.pick = r->pick};
@@ -702,9 +708,9 @@ static void appendf(char *buf, size_t cap, size_t *n, const char *fmt, ...)
 // Best effort: a full disk may refuse meta.ini.part, and INCOMPLETE then says so.
 static void keep_incomplete(cd_run *r)
 {
-    if (r->status == 130) {
-        int k = snprintf(r->reason, sizeof r->reason, "interrupted (SIGINT) after %zu of %zu points", r->points_done,
-                         r->points_planned);
+    if (is_stop_status(r->status)) {
+        int k = snprintf(r->reason, sizeof r->reason, "interrupted (%s) after %zu of %zu points",
+                         r->status == 128 + SIGTERM ? "SIGTERM" : "SIGINT", r->points_done, r->points_planned);
         if (r->points_short && k > 0 && (size_t)k < sizeof r->reason)
             snprintf(r->reason + k, sizeof r->reason - (size_t)k, " (%zu more with fewer repeats)", r->points_short);
     } else if (!r->reason[0]) {
@@ -811,7 +817,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
 
     // A file size limit (RLIMIT_FSIZE) fails the write with EFBIG, which is then named like any
     // other write error, instead of killing the process.
-    struct sigaction sa = {0}, old_int, ign = {0}, old_xfsz;
+    struct sigaction sa = {0}, old_int, old_term, ign = {0}, old_xfsz;
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGXFSZ, &ign, &old_xfsz);
@@ -826,14 +832,16 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
         output_reason(&r, NULL, err, err_len);
         status = 1;
     } else {
-        sa.sa_handler = on_sigint;
+        sa.sa_handler = on_stop_signal;
         sa.sa_flags = SA_RESETHAND;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
         stop_requested = 0;
         status = rounds ? run_rounds(&r, n, err, err_len) : run_points(&r, n, err, err_len);
-        if (stop_requested && status == 0 && r.points_done < n) status = 130;
+        if (stop_requested && status == 0 && r.points_done < n) status = stop_status();
         sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
     }
     r.duration_s = (double)(cd_now_ns() - r.start_ns) * 1e-9;
     utc_stamp(r.date_end, sizeof r.date_end, "%Y-%m-%dT%H:%M:%SZ");
@@ -853,7 +861,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
         }
     }
     if (status != 0) keep_incomplete(&r);
-    if (status == 130)
+    if (is_stop_status(status))
         fprintf(stderr, "cdlab: %s: %s; incomplete run left in %s\n", r.name, r.reason, r.dir);
     else if (status != 0) {
         size_t k = strlen(err);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Ctrl-C (SIGINT) stops after the current point: exit 130, and the run directory never looks
-# finished. The rows measured stay in frames.csv.part and summary.csv.part (no final
+# Ctrl-C (SIGINT) or SIGTERM stops after the current point: exit 130 (143), and the run directory
+# never looks finished. The rows measured stay in frames.csv.part and summary.csv.part (no final
 # frames.csv, summary.csv or meta.ini), INCOMPLETE says "interrupted (SIGINT) after K of N
 # points", meta.ini.part says status = interrupted, `latest` still points at the previous complete
 # run, and `cdlab plot` refuses the directory. With order = rounds it stops after the current
@@ -41,10 +41,13 @@ check_incomplete() {
     grep -q '); nothing to plot$' "$tmp/plot.err" || fail "$name: plot message: $(cat "$tmp/plot.err")"
 }
 
-# Run NAME.ini as run id ID in the background, interrupt it once `ready` (a function of the run
-# directory) says so, and check what every interrupted run must show.
+# Run NAME.ini as run id ID in the background, interrupt it with SIG (INT unless given) once
+# `ready` (a function of the run directory) says so, and check what every interrupted run must
+# show.
 interrupt_when() {
-    name=$1 id=$2 ready=$3
+    name=$1 id=$2 ready=$3 sig=${4:-INT}
+    want=130
+    [ "$sig" = TERM ] && want=143
     "$cdlab" run --quiet --output "$tmp" --run-id "$id" "$tmp/$name.ini" >/dev/null 2>"$tmp/run.err" &
     pid=$!
     d="$tmp/$name/$id"
@@ -54,12 +57,12 @@ interrupt_when() {
         sleep 0.1
         n=$((n + 1))
     done
-    kill -INT "$pid"
+    kill -"$sig" "$pid"
     wait "$pid"
     rc=$?
-    [ "$rc" -eq 130 ] || fail "$name: exit $rc, expected 130"
+    [ "$rc" -eq "$want" ] || fail "$name: exit $rc, expected $want (SIG$sig)"
     check_incomplete "$d" "$name"
-    head -n 1 "$d/INCOMPLETE" | grep -q '^interrupted (SIGINT) after [0-9]* of [0-9]* points' ||
+    head -n 1 "$d/INCOMPLETE" | grep -q "^interrupted (SIG$sig) after [0-9]* of [0-9]* points" ||
         fail "$name: INCOMPLETE: $(head -n 1 "$d/INCOMPLETE")"
     grep -q "incomplete run left in $d" "$tmp/run.err" || fail "$name: message: $(cat "$tmp/run.err")"
     grep -q '^complete = false' "$d/meta.ini.part" || fail "$name: meta.ini.part does not say incomplete"
@@ -93,6 +96,9 @@ planned=$(sed -n 's/^points_planned = //p' "$d/meta.ini.part")
 head -n 1 "$d/INCOMPLETE" | grep -q "^interrupted (SIGINT) after $done_points of $planned points" ||
     fail "INCOMPLETE: $(head -n 1 "$d/INCOMPLETE"), meta.ini.part: $done_points of $planned points done"
 echo "ok: interrupted after $done_points of $planned points: marked INCOMPLETE, .part files kept, latest unchanged"
+# SIGTERM, what a batch system sends before it preempts a job, stops the run the same way.
+interrupt_when long t first_point_done TERM
+echo "ok: SIGTERM: exit 143, marked INCOMPLETE with the reason"
 
 # order = rounds, stopped in round 2 or later.
 cat >"$tmp/rounds.ini" <<'INI'
