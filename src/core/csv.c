@@ -57,6 +57,12 @@ int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len)
     // hold quoted newlines, and a '#' line is a comment.
     while ((n = getline(&line, &cap, f)) >= 0) {
         r.line++;
+        // A NUL byte would end the field early and let the rest of it pass unread.
+        if (memchr(line, '\0', (size_t)n)) {
+            snprintf(err, err_len, "%s:%zu: a NUL byte: expected text", path, r.line);
+            rc = -1;
+            break;
+        }
         size_t lead = strspn(line, " \t");
         if (line[lead] == '#' || line[lead] == '\n' || line[lead] == '\r' || line[lead] == '\0') continue;
         if (csv_parse(&p, line, (size_t)n, on_field, on_row, &r) != (size_t)n) {

@@ -37,11 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cd_bvh *h = cd_bvh_build(&m, &plan, 1 + (uint32_t)(seed % 4));
         cd_bvh_query(h, h, &pose, CD_BVH_ALL_PAIRS, &got);
         cd_bvh_result_sort(&got);
-        if (small && (got.count != want.count ||
-                      (got.count && memcmp(got.pairs, want.pairs, got.count * sizeof *got.pairs) != 0))) {
-            fprintf(stderr, "%s: %zu pairs, brute force %zu\n", v->name, got.count, want.count);
-            abort();
-        }
+        FUZZ_CHECK(!small || (got.count == want.count &&
+                              (!got.count || memcmp(got.pairs, want.pairs, got.count * sizeof *got.pairs) == 0)),
+                   "%s: %zu pairs, brute force %zu", v->name, got.count, want.count);
         cd_bvh_destroy(h);
     }
     cd_bvh_result_free(&want);

@@ -9,6 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/// What a reader promises, checked on every input: a broken promise aborts, which libFuzzer and
+/// the replay tests report as a failure with the message.
+#define FUZZ_CHECK(cond, ...)                                                  \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: %s failed: ", __FILE__, __LINE__, #cond);  \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+            abort();                                                           \
+        }                                                                      \
+    } while (0)
+
 /// Write data to a per-process file ending in ext ("csv", "off", ...) and return its path
 /// (a static buffer, reused by the next call). Aborts when the file cannot be written, which is
 /// the harness's failure, not the reader's.
