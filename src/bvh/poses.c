@@ -5,6 +5,7 @@
 #include "cd_csv.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,8 +65,10 @@ int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, siz
         if (!ok) {
             snprintf(err, err_len, "%s:%zu: expected 7 finite numbers qw,qx,qy,qz,tx,ty,tz", path, row->line);
             rc = -1;
-        } else if (!(cd_q_norm(q) > 1e-12)) {
-            snprintf(err, err_len, "%s:%zu: expected a non-zero quaternion (it is normalised on use)", path, row->line);
+        } else if (!(cd_q_norm(q) > 1e-12 && isfinite(cd_q_norm(q)))) {
+            // Components past 1e154 overflow the norm, and normalising would give a zero rotation.
+            snprintf(err, err_len, "%s:%zu: expected a non-zero quaternion of finite norm (it is normalised on use)",
+                     path, row->line);
             rc = -1;
         } else {
             (*out)[(*n)++] = (cd_pose){q, cd_v3(v[4], v[5], v[6])};
