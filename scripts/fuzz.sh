@@ -50,6 +50,7 @@ for t in $targets; do
         [ -d "$d" ] && cp "$d"/* "$work/corpus/" 2>/dev/null || true
     done
     log="$work/fuzz.log"
+    : >"$work/.started"  # findings of earlier runs stay in artifacts/; count only this run's
     set +e
     "$build/tests/fuzz/fuzz_$t" "$work/corpus" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
         -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$work/artifacts/" >"$log" 2>&1
@@ -57,7 +58,7 @@ for t in $targets; do
     set -e
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-    found=$(ls "$work/artifacts" | wc -l)
+    found=$(find "$work/artifacts" -type f -newer "$work/.started" | wc -l)
     echo "fuzz $t: ${runs:-?} inputs in ${seconds} s (${speed:-?}/s), exit $rc, $found finding(s)"
     if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
         status=1
