@@ -208,10 +208,9 @@ static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pa
             i = j, j = t, t = bi, bi = bj, bj = t;
         }
         // Each mesh lies in its box, so bodies whose boxes are apart cannot touch: the cube
-        // scene's exact box test spares their queries (a third to a half of the candidates whose
+        // scene's exact predicate spares their queries (a third to a half of the candidates whose
         // world AABBs overlap).
-        cd_obb oa = cd_posef_obb(&s->pose[i]), ob = cd_posef_obb(&s->pose[j]);
-        if (!cd_obb_obb_overlap(&oa, &ob)) continue;
+        if (!cd_cube_pair_overlap(s, i, j)) continue;
         cd_pose pose = cd_bodies_relative_pose(b, i, j);
         cd_bvh_query(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, nw->mode, &np->res);
         np->st.queries++;
@@ -267,9 +266,8 @@ void cd_bodies_brute_force(const cd_bodies *b, cd_pair_list *pairs, uint64_t *tr
     for (uint32_t bi = 0; bi < n; ++bi)
         for (uint32_t bj = bi + 1; bj < n; ++bj) {
             // Each mesh lies in its box (the exact double box of its record), so bodies whose boxes
-            // are apart cannot touch: the exact OBB test only saves the triangle loops.
-            cd_obb oa = cd_scene_obb(s, slot[bi]), ob = cd_scene_obb(s, slot[bj]);
-            if (!cd_obb_obb_overlap(&oa, &ob)) continue;
+            // are apart cannot touch: the cube scene's exact predicate only saves the triangle loops.
+            if (!cd_cube_pair_overlap(s, slot[bi], slot[bj])) continue;
             cd_pose pose = cd_bodies_relative_pose(b, slot[bi], slot[bj]);
             cd_bvh_brute_force(&b->shapes[b->shape_of[bi]].mesh, &b->shapes[b->shape_of[bj]].mesh, &pose, &res);
             if (res.count) cd_pair_list_push(pairs, (cd_pair){bi, bj});

@@ -11,6 +11,7 @@
 #include "cd_harness.h"
 #include "cd_registry.h"
 #include "kind_cubes.h"
+#include "kind_mesh.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,11 +31,6 @@ static uint32_t split_meshes(char *text, const char *specs[MAX_MESHES])
         specs[n++] = tok;
     }
     return n;
-}
-
-static const char *check_hierarchy(const char *w)
-{
-    return cd_bvh_variant_find(w) ? NULL : "a hierarchy variant: sphere, aabb, obb, obb_sphere or hybrid";
 }
 
 // [method] method: a registered broad phase or a bodies peer.
@@ -59,7 +55,7 @@ static const cd_key_spec bodies_keys[] = {
      "broad phase by registry name (`cdlab methods`), with its default parameters; or, in a build with "
      "the peers, a bodies peer: fcl_obb, fcl_obbrss (FCL's DynamicAABBTree manager over BVHModel<OBB> or "
      "<OBBRSS>, the whole collide timed as broad_ms)"},
-    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
+    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, kinds_check_hierarchy, 1,
      "hierarchy variant of every mesh: sphere, aabb, obb (RAPID), obb_sphere, hybrid; ignored by the bodies "
      "peers, which build their own BVHModels"},
     {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
@@ -90,14 +86,6 @@ static const cd_key_spec bodies_keys[] = {
      "angular velocity components uniform in [-spin, spin] rad/frame"},
 };
 
-static int is_bare(const char *spec)
-{
-    static const char *const bare[] = {"icosphere", "torus", "noisy_sphere", "pencil"};
-    for (size_t k = 0; k < sizeof bare / sizeof bare[0]; ++k)
-        if (strcmp(spec, bare[k]) == 0) return 1;
-    return 0;
-}
-
 // The specs of a point: bare generator names get [bodies] faces.
 static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MESHES][600], const char *specs[MAX_MESHES])
 {
@@ -106,7 +94,7 @@ static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MES
     const char *raw[MAX_MESHES];
     uint32_t n = split_meshes(text, raw);
     for (uint32_t k = 0; k < n; ++k) {
-        if (is_bare(raw[k]) && faces)
+        if (kinds_is_bare_generator(raw[k]) && faces)
             snprintf(buf[k], sizeof buf[k], "%s:%u", raw[k], faces);
         else
             snprintf(buf[k], sizeof buf[k], "%s", raw[k]);
@@ -115,7 +103,8 @@ static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MES
     return n;
 }
 
-// Every mesh of the list is read (files through the reader's checks) when the config is checked.
+// Every mesh of the list is checked with the config: generator specs by their syntax (as [mesh] a),
+// files by reading them through the reader's checks.
 static int bodies_validate(const cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *deform = cd_config_key_get(c, "bodies", "deform"), *method = cd_config_key_get(c, "method", "method");
@@ -147,25 +136,29 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
             cd_config_error(c, meshes, err, err_len, "an empty item in the mesh list");
             return -1;
         }
-        int bare = is_bare(specs[k]);
-        for (size_t f = 0; f < faces->count; ++f) {
-            char spec[600];
-            if (bare && faces->values[f].num == 0) {
-                cd_config_error(c, meshes, err, err_len,
-                                "'%s' is a bare generator name: expected [bodies] faces > 0 to give its face count",
-                                specs[k]);
-                return -1;
-            }
-            snprintf(spec, sizeof spec, bare ? "%s:%.0f" : "%s", specs[k], faces->values[f].num);
-            cd_mesh m;
-            char why[1024];
-            if (cd_mesh_from_spec(spec, &m, why, sizeof why)) {
-                cd_config_error(c, meshes, err, err_len, "mesh '%s': %s", specs[k], why);
-                return -1;
-            }
-            cd_mesh_free(&m);
-            if (!bare) break;  // faces does not change it
+        if (kinds_is_bare_generator(specs[k])) {  // its face counts are [bodies] faces, 0..10^7 by its key
+            for (size_t f = 0; f < faces->count; ++f)
+                if (faces->values[f].num == 0) {
+                    cd_config_error(c, meshes, err, err_len,
+                                    "'%s' is a bare generator name: expected [bodies] faces > 0 to give its face count",
+                                    specs[k]);
+                    return -1;
+                }
+            continue;
         }
+        const char *expected = kinds_check_mesh(specs[k]);
+        if (expected) {
+            cd_config_error(c, meshes, err, err_len, "mesh '%s': expected %s", specs[k], expected);
+            return -1;
+        }
+        if (kinds_is_generator_spec(specs[k])) continue;
+        cd_mesh m;
+        char why[1024];
+        if (cd_mesh_read(specs[k], &m, why, sizeof why)) {
+            cd_config_error(c, meshes, err, err_len, "mesh '%s': %s", specs[k], why);
+            return -1;
+        }
+        cd_mesh_free(&m);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 // One frames.csv row per pose, one summary.csv row per point with the cost-model terms.
 #include "cd_bvh.h"
 #include "cd_harness.h"
+#include "kind_mesh.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +17,7 @@
 static const char *const gens[] = {"icosphere:", "torus:", "noisy_sphere:", "pencil:"};
 
 // A bare generator name ("torus"): its face count comes from [mesh] faces.
-static int is_bare_generator(const char *w)
+int kinds_is_bare_generator(const char *w)
 {
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k)
         if (strncmp(w, gens[k], strlen(w)) == 0 && strlen(w) + 1 == strlen(gens[k])) return 1;
@@ -24,7 +25,7 @@ static int is_bare_generator(const char *w)
 }
 
 // A generator spec ("torus:5000", "box"); anything else that is not a bare name is a file path.
-static int is_generator_spec(const char *w)
+int kinds_is_generator_spec(const char *w)
 {
     if (strcmp(w, "box") == 0) return 1;
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k)
@@ -32,11 +33,11 @@ static int is_generator_spec(const char *w)
     return 0;
 }
 
-static const char *check_mesh(const char *w)
+const char *kinds_check_mesh(const char *w)
 {
     static const char *expected = "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), "
                                   "a bare generator name with [mesh] faces, or a readable mesh file";
-    if (is_bare_generator(w) || strcmp(w, "box") == 0) return NULL;
+    if (kinds_is_bare_generator(w) || strcmp(w, "box") == 0) return NULL;
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
         size_t len = strlen(gens[k]);
         if (strncmp(w, gens[k], len) != 0) continue;
@@ -77,7 +78,7 @@ static int check_mesh_files(const cd_config *c, char *err, size_t err_len)
         const cd_config_key *k = cd_config_key_get(c, "mesh", b ? "b" : "a");
         for (size_t i = 0; i < k->count; ++i) {
             const char *path = k->values[i].text;
-            if (is_bare_generator(path) || is_generator_spec(path) || file_mesh_find(path)) continue;
+            if (kinds_is_bare_generator(path) || kinds_is_generator_spec(path) || file_mesh_find(path)) continue;
             cd_mesh m;
             char why[1024];
             if (cd_mesh_read(path, &m, why, sizeof why)) {
@@ -93,7 +94,7 @@ static int check_mesh_files(const cd_config *c, char *err, size_t err_len)
     return 0;
 }
 
-static const char *check_hierarchy(const char *w)
+const char *kinds_check_hierarchy(const char *w)
 {
     if (cd_bvh_variant_find(w)) return NULL;
     static char known[300];  // built per message; config loading is single-threaded
@@ -110,16 +111,16 @@ static const char *const mode_words[] = {"first_hit", "all_pairs", "solid", NULL
 // mesh pair and distance run back to back; on a loaded machine drifting load then hits them alike
 // instead of one whole sweep after the other.
 static const cd_key_spec mesh_keys[] = {
-    {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, check_mesh, 1,
+    {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, kinds_check_mesh, 1,
      "mesh A (at the identity): box, icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
-    {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, check_mesh, 1, "mesh B (posed), same forms as a"},
+    {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, kinds_check_mesh, 1, "mesh B (posed), same forms as a"},
     {"mesh", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
      "faces of both meshes when a and b are bare generator names (a face-count sweep); 0: a and b say"},
     {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
     {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
     {"mesh", "poses_file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
-    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, check_hierarchy, 1,
+    {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, kinds_check_hierarchy, 1,
      "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
     {"method", "mode", CD_KEY_WORD, "all_pairs", 0, 0, mode_words, NULL, 1,
      "query: first_hit, all_pairs, or solid (adds point-in-mesh for closed meshes)"},
@@ -137,7 +138,7 @@ static int check_faces(const cd_config *c, char *err, size_t err_len)
     for (int m = 0; m < 2; ++m) {
         const cd_config_key *k = cd_config_key_get(c, "mesh", m ? "b" : "a");
         for (size_t i = 0; i < k->count; ++i) {
-            int bare = is_bare_generator(k->values[i].text);
+            int bare = kinds_is_bare_generator(k->values[i].text);
             if (bare == want_bare) continue;
             cd_config_error(c, bare ? k : faces, err, err_len,
                             bare ? "'%s' is a bare generator name: expected [mesh] faces > 0 to give its face count"
