@@ -21,6 +21,11 @@ extern const cd_cli_command cd_cli_commands[];
 
 /// True when argv holds -h or --help.
 int cd_cli_wants_help(int argc, char **argv);
+/// The directory of the program's data `what` (plots, configs, experiments) in out: an installed
+/// program's <prefix>/<datadir>/cdlab/<what>, found from the program's own path; a program run
+/// from its build tree reads the source tree's. Returns 0, or -1 with the installed path it
+/// expected in out.
+int cd_cli_data_dir(const char *what, char *out, size_t len);
 
 int cd_cmd_methods(int argc, char **argv);
 int cd_cmd_version(int argc, char **argv);

@@ -2,7 +2,6 @@
 // `cdlab plot RUN_DIR...`: render the figures a run lists in meta.ini ([config] figures) with
 // gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp. A directory that is not
 // a complete run (cd_run_dir_check) is refused before anything is drawn.
-#include "cd_build_config.h"
 #include "cd_harness.h"
 #include "cli.h"
 
@@ -95,18 +94,28 @@ int cd_cmd_plot(int argc, char **argv)
                "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
                "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
                "A run that did not finish (an INCOMPLETE file, or no meta.ini) is refused (exit 2).\n"
-               "Scripts come from DIR, else $CDLAB_PLOTS, else %s/plots.\n"
-               "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n",
-               CD_SOURCE_ROOT);
+               "Scripts come from DIR, else $CDLAB_PLOTS, else the installed <prefix>/share/cdlab/plots\n"
+               "found from this program's own path (a program in its build tree: the sources' plots/).\n"
+               "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n");
         return 0;
     }
     char plots[4096];
     const char *env = getenv("CDLAB_PLOTS");
-    snprintf(plots, sizeof plots, "%s", env && env[0] ? env : CD_SOURCE_ROOT "/plots");
+    int found = 1;
+    if (env && env[0])
+        snprintf(plots, sizeof plots, "%s", env);
+    else
+        found = cd_cli_data_dir("plots", plots, sizeof plots) == 0;
     int i = 1;
     if (i + 1 < argc && strcmp(argv[i], "--plots") == 0) {
         snprintf(plots, sizeof plots, "%s", argv[i + 1]);
+        found = 1;
         i += 2;
+    }
+    if (!found) {
+        fprintf(stderr, "cdlab plot: no plot scripts: expected %s (an installed cdlab), --plots DIR or $CDLAB_PLOTS\n",
+                plots);
+        return 2;
     }
     if (i >= argc) {
         fprintf(stderr, "cdlab plot: no run directory given\n");
