@@ -9,8 +9,8 @@
 // therefore works in batches: the pose records of a batch are requested while the one before it
 // is tested (independent loads the CPU overlaps); a batch's float boxes are tested where the
 // method has not, then the batched SAT runs on groups of pairs straight from the pose records
-// (sixteen per float filter with AVX-512, else four). Same predicate as cd_cube_pair_overlap, on
-// the same bits. Batching roughly halved the time per candidate at 100 000 cubes.
+// (sixteen per float filter with AVX-512, eight with AVX2, else four). Same predicate as
+// cd_cube_pair_overlap, on the same bits. Batching roughly halved the time per candidate at 100 000 cubes.
 enum { SAT_MAX_LANES = 16 };  // pairs per call of the widest build
 enum { NARROW_BATCH = 64 };
 

@@ -43,12 +43,28 @@ void *cd_realloc(void *p, size_t bytes)
 
 void cd_free(void *p) { free(p); }
 
-int cd_cpu_avx512(void)
+// The environment variable name is set to a non-empty value.
+static int env_set(const char *name)
 {
-    const char *off = getenv("CDLAB_NO_AVX512");
-    if (off && *off) return 0;
+    const char *v = getenv(name);
+    return v && *v;
+}
+
+int cd_cpu_avx2(void)
+{
+    if (env_set("CDLAB_NO_AVX2")) return 0;
 #if CD_X86_SIMD
     __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+int cd_cpu_avx512(void)
+{
+    if (env_set("CDLAB_NO_AVX512") || !cd_cpu_avx2()) return 0;
+#if CD_X86_SIMD
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
     return 0;
@@ -58,10 +74,15 @@ int cd_cpu_avx512(void)
 const char *cd_cpu_simd(void)
 {
     if (cd_cpu_avx512()) return "avx512";
-#if CD_X86_SIMD
-    if (__builtin_cpu_supports("avx2")) return "avx2";
-#endif
+    if (cd_cpu_avx2()) return "avx2";
     return "sse2";
+}
+
+const char *cd_cpu_simd_switch(void)
+{
+    if (env_set("CDLAB_NO_AVX2")) return "CDLAB_NO_AVX2";
+    if (env_set("CDLAB_NO_AVX512")) return "CDLAB_NO_AVX512";
+    return NULL;
 }
 
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need)

@@ -153,8 +153,9 @@ int cd_meta_write(const cd_run *r)
     fprintf(f, "\n[machine]\n");
     kv(f, "cpu_model", "%s", cpu);
     kv(f, "cpus_online", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-    const char *no512 = getenv("CDLAB_NO_AVX512");
-    kv(f, "simd", "%s%s", cd_cpu_simd(), no512 && *no512 ? " (CDLAB_NO_AVX512 set)" : "");
+    const char *simd_switch = cd_cpu_simd_switch();
+    kv(f, "simd", "%s%s%s%s", cd_cpu_simd(), simd_switch ? " (" : "", simd_switch ? simd_switch : "",
+       simd_switch ? " set)" : "");
     kv(f, "topology", "%s", topo);
 
     fprintf(f, "\n[pinning]\n");

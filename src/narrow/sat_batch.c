@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The batched OBB–OBB test on pose records (cd_posef_pairs_overlap), in one build per instruction
-// set: a certified float filter on sixteen pairs (AVX-512), eight double lanes (AVX-512), four
-// double lanes (AVX2, records loaded whole and transposed) and four double lanes on any x86-64
-// (SSE2 halves). Every build answers each lane as cd_obb_obb_overlap does on cd_posef_obb; the
-// float filter by deciding only outside its proven error band (sat_float16.h) and leaving the rest
-// to that double test. tests/test_narrow.c checks every build the CPU runs, lane by lane.
+// set: a certified float filter on sixteen pairs (AVX-512), eight double lanes (AVX-512), the float
+// filter on eight pairs (AVX2), four double lanes (AVX2, records loaded whole and transposed) and
+// four double lanes on any x86-64 (SSE2 halves). Every build answers each lane as
+// cd_obb_obb_overlap does on cd_posef_obb; the float filters by deciding only outside their proven
+// error band (sat_float.h) and leaving the rest to that double test. tests/test_narrow.c checks
+// every build the CPU runs, lane by lane.
 #include "cd_narrow.h"
 
 #include <string.h>
@@ -108,7 +109,10 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static unsigned sat8_avx512(con
     return cd_sat8(&a, &b);
 }
 
-#include "sat_float16.h"
+#define SATF_W 16
+#include "sat_float.h"
+#define SATF_W 8
+#include "sat_float.h"
 #endif
 
 int cd_sat_build_runs(cd_sat_build build)
@@ -117,7 +121,8 @@ int cd_sat_build_runs(cd_sat_build build)
     case CD_SAT_DEFAULT:
     case CD_SAT_BASELINE: return 1;
 #if CD_X86_SIMD
-    case CD_SAT_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
+    case CD_SAT_AVX2_FLOAT:
+    case CD_SAT_AVX2: return cd_cpu_avx2();
     case CD_SAT_AVX512_FLOAT:
     case CD_SAT_AVX512: return cd_cpu_avx512();
 #endif
@@ -127,19 +132,32 @@ int cd_sat_build_runs(cd_sat_build build)
 
 cd_sat_build cd_sat_build_default(void)
 {
-    return cd_sat_build_runs(CD_SAT_AVX512_FLOAT) ? CD_SAT_AVX512_FLOAT
-                                                  : (cd_sat_build_runs(CD_SAT_AVX2) ? CD_SAT_AVX2 : CD_SAT_BASELINE);
+    return cd_sat_build_runs(CD_SAT_AVX512_FLOAT)
+               ? CD_SAT_AVX512_FLOAT
+               : (cd_sat_build_runs(CD_SAT_AVX2_FLOAT) ? CD_SAT_AVX2_FLOAT : CD_SAT_BASELINE);
 }
 
 // Pairs per call of a build other than CD_SAT_DEFAULT.
 static inline unsigned width_of(cd_sat_build build)
 {
-    return build == CD_SAT_AVX512_FLOAT ? 16 : (build == CD_SAT_AVX512 ? 8 : 4);
+    return build == CD_SAT_AVX512_FLOAT ? 16 : (build == CD_SAT_AVX512 || build == CD_SAT_AVX2_FLOAT ? 8 : 4);
 }
 
 unsigned cd_sat_build_width(cd_sat_build build)
 {
     return width_of(build == CD_SAT_DEFAULT ? cd_sat_build_default() : build);
+}
+
+// The lanes of *unsure (a float filter's undecided ones) decided by the double test, added to bits.
+static inline unsigned settle_unsure(const cd_posef *const pa[], const cd_posef *const pb[], unsigned unsure,
+                                     unsigned bits)
+{
+    for (; unsure; unsure &= unsure - 1) {
+        unsigned l = (unsigned)__builtin_ctz(unsure);
+        cd_obb oa = cd_posef_obb(pa[l]), ob = cd_posef_obb(pb[l]);
+        bits |= (unsigned)cd_obb_obb_overlap(&oa, &ob) << l;
+    }
+    return bits;
 }
 
 // Pairs [0, n) of build b, n a multiple of its width.
@@ -151,10 +169,13 @@ __attribute__((always_inline)) static inline unsigned pairs_overlap(cd_sat_build
 #if CD_X86_SIMD
     if (b == CD_SAT_AVX512_FLOAT) {
         bits = posef_sat16_float(pa, pb, unsure);
-        for (unsigned m = *unsure; m; m &= m - 1) {
-            unsigned l = (unsigned)__builtin_ctz(m);
-            cd_obb oa = cd_posef_obb(pa[l]), ob = cd_posef_obb(pb[l]);
-            bits |= (unsigned)cd_obb_obb_overlap(&oa, &ob) << l;
+        return settle_unsure(pa, pb, *unsure, bits);
+    }
+    if (b == CD_SAT_AVX2_FLOAT) {
+        for (unsigned k = 0; k < n; k += 8) {
+            unsigned left, sure = posef_sat8_float(pa + k, pb + k, &left);
+            bits |= settle_unsure(pa + k, pb + k, left, sure) << k;
+            *unsure |= left << k;
         }
         return bits;
     }

@@ -51,13 +51,19 @@ void cd_radix_sort_bits(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t
 #define CD_X86_SIMD 0
 #endif
 
-/// 1 when cdlab's own AVX-512 paths run: the CPU has AVX-512 F and VL and the environment variable
-/// CDLAB_NO_AVX512 is unset or empty (set, it selects their portable twins, which give the same
-/// results, so both can be timed or compared on one machine).
+/// 1 when cdlab's own AVX2 paths run: the CPU has AVX2 and the environment variable CDLAB_NO_AVX2
+/// is unset or empty (set, every path takes its portable SSE2 twin, as on a CPU without AVX2).
+int cd_cpu_avx2(void);
+/// 1 when cdlab's own AVX-512 paths run: the CPU has AVX-512 F and VL, cd_cpu_avx2() holds and the
+/// environment variable CDLAB_NO_AVX512 is unset or empty (set, it selects their AVX2 or portable
+/// twins, which give the same results, so every path can be timed or compared on one machine).
 int cd_cpu_avx512(void);
 /// The widest instruction set cdlab's own SIMD paths use in this process: "avx512" (cd_cpu_avx512),
-/// "avx2", or "sse2" (any x86-64; also other architectures' portable code).
+/// "avx2" (cd_cpu_avx2), or "sse2" (any x86-64; also other architectures' portable code).
 const char *cd_cpu_simd(void);
+/// The switch that narrowed cd_cpu_simd() in this process ("CDLAB_NO_AVX2" or "CDLAB_NO_AVX512"),
+/// or NULL when neither is set.
+const char *cd_cpu_simd_switch(void);
 
 // ---------------------------------------------------------------------------------------------
 // vec3

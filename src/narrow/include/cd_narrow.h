@@ -32,12 +32,14 @@ typedef enum cd_sat_build {
     CD_SAT_AVX512_FLOAT,  ///< sixteen pairs per call in AVX-512 float registers (cd_cpu_avx512()): a
                           ///< certified filter whose undecided lanes get the double test
     CD_SAT_AVX512,        ///< eight pairs per SAT in AVX-512 registers (cd_cpu_avx512())
-    CD_SAT_AVX2,          ///< four pairs per SAT in AVX2 registers
+    CD_SAT_AVX2_FLOAT,    ///< eight pairs per call in AVX2 float registers (cd_cpu_avx2()): the same
+                          ///< certified filter, its undecided lanes to the double test
+    CD_SAT_AVX2,          ///< four pairs per SAT in AVX2 registers (cd_cpu_avx2())
     CD_SAT_BASELINE,      ///< four pairs per SAT as two SSE2 halves (any x86-64)
 } cd_sat_build;
 
 /// 1 when this process can run build b (CD_SAT_DEFAULT and CD_SAT_BASELINE always; the AVX-512
-/// builds not when CDLAB_NO_AVX512 is set).
+/// builds not when CDLAB_NO_AVX512 is set, the AVX2 and AVX-512 ones not when CDLAB_NO_AVX2 is).
 int cd_sat_build_runs(cd_sat_build b);
 /// The build CD_SAT_DEFAULT stands for in this process.
 cd_sat_build cd_sat_build_default(void);

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The separating-axis test as a certified float filter on sixteen pairs of pose records at once
-// (AVX-512 registers of floats), private to sat_batch.c. Each lane either decides what
-// cd_obb_obb_overlap (double) decides on cd_posef_obb, or is left "unsure" for the caller to run
-// that double test itself; so the answers are the scalar test's, lane by lane.
+// The separating-axis test as a certified float filter on SATF_W pairs of pose records at once
+// (16 in AVX-512 registers, 8 in AVX2 registers), private to sat_batch.c. Each lane either decides
+// what cd_obb_obb_overlap (double) decides on cd_posef_obb, or is left "unsure" for the caller to
+// run that double test itself; so the answers are the scalar test's, lane by lane.
+//
+// A template: define SATF_W (8 or 16) before each inclusion. Both widths evaluate the same float
+// expressions in the same order in every lane (GCC's generic vectors; -ffp-contract=off keeps
+// fused multiply-adds out, and division, the one other operation, is correctly rounded in every
+// instruction set), so a lane's float values, and hence the proof below, do not depend on the
+// width: only the number of lanes and the loads of the records differ.
 //
 // Why a float answer outside the band is the double one. u = 2^-24; every quantity below is
 // compared with the exact real value of the reference formulas (the double test is within about
@@ -24,47 +30,71 @@
 // reference separates on that axis (so the pair is apart); every margin below −band means no
 // axis separates in the reference (the pair overlaps); anything else is unsure. Lanes with
 // |d|₁ + S above 2^100 (or NaN) are unsure too, so no product overflows.
-#ifndef SAT_FLOAT16_H
-#define SAT_FLOAT16_H
+#ifndef SATF_W
+#error "define SATF_W (8 or 16) before including sat_float.h"
+#endif
 
+#define SATF_CAT2(a, b, c) a##b##c
+#define SATF_CAT(a, b, c) SATF_CAT2(a, b, c)
+#define SATF_NAME(prefix, suffix) SATF_CAT(prefix, SATF_W, suffix)  // e.g. obb16f, posef_sat8_float
+#define lanesf SATF_NAME(lanes, f)
+#define maskf SATF_NAME(mask, f)
+#define obbf SATF_NAME(obb, f)
+#define obbf_of SATF_NAME(obb, f_of)
+#define obbf_axes SATF_NAME(obb, f_axes)
+#define satf_bits SATF_NAME(satf, _bits)
+#define posef_sat_float SATF_NAME(posef_sat, _float)
+
+#if SATF_W == 16
 #define SATF_TARGET "avx2,avx512f,avx512vl"
+#elif SATF_W == 8
+#define SATF_TARGET "avx2"
+#else
+#error "SATF_W is 8 or 16"
+#endif
 #define SATF_INLINE __attribute__((always_inline, target(SATF_TARGET))) static inline
+#define SATF_ALL ((1u << SATF_W) - 1)  // every lane's bit
 
-typedef float lanes16f __attribute__((vector_size(64)));
-typedef int32_t mask16f __attribute__((vector_size(64)));
+typedef float lanesf __attribute__((vector_size(4 * SATF_W)));
+typedef int32_t maskf __attribute__((vector_size(4 * SATF_W)));
 
-typedef struct obb16f {
-    lanes16f c[3], ax[3][3], e[3];
-} obb16f;
+typedef struct obbf {
+    lanesf c[3], ax[3][3], e[3];
+} obbf;
 
-#define SATF_ABS(x) ((lanes16f)((mask16f)(x) & ((mask16f){0} + INT32_MAX)))
-#define SATF_SPLAT(v) ((lanes16f){0} + (v))
+#define SATF_ABS(x) ((lanesf)((maskf)(x) & ((maskf){0} + INT32_MAX)))
+#define SATF_SPLAT(v) ((lanesf){0} + (v))
 
 // Lane bits of mask m (each lane 0 or −1).
-SATF_INLINE unsigned satf_bits(mask16f m)
+SATF_INLINE unsigned satf_bits(maskf m)
 {
+#if SATF_W == 16
     return (unsigned)_mm512_test_epi32_mask((__m512i)m, (__m512i)m);
+#else
+    return (unsigned)_mm256_movemask_ps((__m256)m);
+#endif
 }
 
 // The axes of the cubes from their quaternions, as cd_quat_axes computes them but in float;
 // lanes whose squared norm is outside [2^-60, 2^60] are set in *bad.
-SATF_INLINE void obb16f_axes(obb16f *o, lanes16f w, lanes16f x, lanes16f y, lanes16f z, mask16f *bad)
+SATF_INLINE void obbf_axes(obbf *o, lanesf w, lanesf x, lanesf y, lanesf z, maskf *bad)
 {
-    lanes16f norm = w * w + x * x + y * y + z * z;
+    lanesf norm = w * w + x * x + y * y + z * z;
     *bad |= ~((norm >= SATF_SPLAT(0x1p-60f)) & (norm <= SATF_SPLAT(0x1p60f)));
-    lanes16f s = SATF_SPLAT(2.0f) / norm;
-    lanes16f xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
-    lanes16f wx = s * w * x, wy = s * w * y, wz = s * w * z;
-    const lanes16f one = SATF_SPLAT(1.0f);
+    lanesf s = SATF_SPLAT(2.0f) / norm;
+    lanesf xx = s * x * x, yy = s * y * y, zz = s * z * z, xy = s * x * y, xz = s * x * z, yz = s * y * z;
+    lanesf wx = s * w * x, wy = s * w * y, wz = s * w * z;
+    const lanesf one = SATF_SPLAT(1.0f);
     o->ax[0][0] = one - (yy + zz), o->ax[0][1] = xy + wz, o->ax[0][2] = xz - wy;
     o->ax[1][0] = xy - wz, o->ax[1][1] = one - (xx + zz), o->ax[1][2] = yz + wx;
     o->ax[2][0] = xz + wy, o->ax[2][1] = yz - wx, o->ax[2][2] = one - (xx + yy);
 }
 
+#if SATF_W == 16
 // The lanes of sixteen pose records: records l and l + 8 share a register, so one 8 × 8 transpose
 // (its last step across 128-bit lanes by two-source permutes) gives fields 0–7 of all sixteen;
 // h1 and h2 come in 64-bit loads.
-SATF_INLINE void obb16f_of(const cd_posef *const p[16], obb16f *o, mask16f *bad)
+SATF_INLINE void obbf_of(const cd_posef *const p[16], obbf *o, maskf *bad)
 {
     __m512 r[8], t[8], u[8], f[8];
     for (int l = 0; l < 8; ++l)
@@ -80,8 +110,8 @@ SATF_INLINE void obb16f_of(const cd_posef *const p[16], obb16f *o, mask16f *bad)
     const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
                   hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
     for (int j = 0; j < 4; ++j) f[j] = _mm512_permutex2var_ps(u[j], lo, u[j + 4]), f[j + 4] = _mm512_permutex2var_ps(u[j], hi, u[j + 4]);
-    for (int k = 0; k < 3; ++k) o->c[k] = (lanes16f)f[k];
-    o->e[0] = (lanes16f)f[7];
+    for (int k = 0; k < 3; ++k) o->c[k] = (lanesf)f[k];
+    o->e[0] = (lanesf)f[7];
     __m128 h1[4], h2[4];
     for (int g = 0; g < 4; ++g) h12_of4(p + 4 * g, &h1[g], &h2[g]);
     __m512 e1 = _mm512_castps128_ps512(h1[0]), e2 = _mm512_castps128_ps512(h2[0]);
@@ -89,34 +119,51 @@ SATF_INLINE void obb16f_of(const cd_posef *const p[16], obb16f *o, mask16f *bad)
     e1 = _mm512_insertf32x4(e1, h1[1], 1), e2 = _mm512_insertf32x4(e2, h2[1], 1);
     e1 = _mm512_insertf32x4(e1, h1[2], 2), e2 = _mm512_insertf32x4(e2, h2[2], 2);
     e1 = _mm512_insertf32x4(e1, h1[3], 3), e2 = _mm512_insertf32x4(e2, h2[3], 3);
-    o->e[1] = (lanes16f)e1, o->e[2] = (lanes16f)e2;
-    obb16f_axes(o, (lanes16f)f[3], (lanes16f)f[4], (lanes16f)f[5], (lanes16f)f[6], bad);
+    o->e[1] = (lanesf)e1, o->e[2] = (lanesf)e2;
+    obbf_axes(o, (lanesf)f[3], (lanesf)f[4], (lanesf)f[5], (lanesf)f[6], bad);
 }
+#else
+// The lanes of eight pose records: each record's first eight floats in one load, the 8 × 8
+// transpose (as for the double AVX2 build), h1 and h2 in 64-bit loads.
+SATF_INLINE void obbf_of(const cd_posef *const p[8], obbf *o, maskf *bad)
+{
+    __m256 r[8], f[8];
+    for (int l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(&p[l]->c[0]);
+    cd_transpose8(r, f);
+    for (int k = 0; k < 3; ++k) o->c[k] = (lanesf)f[k];
+    o->e[0] = (lanesf)f[7];
+    __m128 h1[2], h2[2];
+    h12_of4(p, &h1[0], &h2[0]);
+    h12_of4(p + 4, &h1[1], &h2[1]);
+    o->e[1] = (lanesf)_mm256_set_m128(h1[1], h1[0]), o->e[2] = (lanesf)_mm256_set_m128(h2[1], h2[0]);
+    obbf_axes(o, (lanesf)f[3], (lanesf)f[4], (lanesf)f[5], (lanesf)f[6], bad);
+}
+#endif
 
 // One axis: margin m = |T| − radius; apart |= m > band, open |= !(m < −band).
 #define SATF_AXIS(T, radius)                                \
     do {                                                    \
-        lanes16f m_ = SATF_ABS(T) - (radius);               \
+        lanesf m_ = SATF_ABS(T) - (radius);                 \
         apart |= m_ > band;                                 \
         open |= ~(m_ < -band);                              \
     } while (0)
 
 // Bit k of the result: lane k's cubes overlap, certainly; bit k of *unsure: the float cannot
 // tell, and the caller runs the double test on lane k (its result bit is then 0).
-__attribute__((target(SATF_TARGET))) static unsigned posef_sat16_float(const cd_posef *const pa[16],
-                                                                     const cd_posef *const pb[16], unsigned *unsure)
+__attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_posef *const pa[SATF_W],
+                                                                   const cd_posef *const pb[SATF_W], unsigned *unsure)
 {
-    obb16f a, b;
-    mask16f bad = {0};
-    obb16f_of(pa, &a, &bad);
-    obb16f_of(pb, &b, &bad);
-    lanes16f R[3][3], AR[3][3], t[3], d[3];
+    obbf a, b;
+    maskf bad = {0};
+    obbf_of(pa, &a, &bad);
+    obbf_of(pb, &b, &bad);
+    lanesf R[3][3], AR[3][3], t[3], d[3];
     for (int k = 0; k < 3; ++k) d[k] = b.c[k] - a.c[k];
-    lanes16f scale = (SATF_ABS(d[0]) + SATF_ABS(d[1]) + SATF_ABS(d[2])) +
-                     ((SATF_ABS(a.e[0]) + SATF_ABS(a.e[1]) + SATF_ABS(a.e[2])) +
-                      (SATF_ABS(b.e[0]) + SATF_ABS(b.e[1]) + SATF_ABS(b.e[2])));
+    lanesf scale = (SATF_ABS(d[0]) + SATF_ABS(d[1]) + SATF_ABS(d[2])) +
+                   ((SATF_ABS(a.e[0]) + SATF_ABS(a.e[1]) + SATF_ABS(a.e[2])) +
+                    (SATF_ABS(b.e[0]) + SATF_ABS(b.e[1]) + SATF_ABS(b.e[2])));
     bad |= ~(scale <= SATF_SPLAT(0x1p100f));
-    const lanes16f band = scale * SATF_SPLAT(0x1p-13f) + SATF_SPLAT(0x1p-100f);
+    const lanesf band = scale * SATF_SPLAT(0x1p-13f) + SATF_SPLAT(0x1p-100f);
     for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) {
             R[i][j] = a.ax[i][0] * b.ax[j][0] + a.ax[i][1] * b.ax[j][1] + a.ax[i][2] * b.ax[j][2];
@@ -124,35 +171,46 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat16_float(const cd_
         }
         t[i] = d[0] * a.ax[i][0] + d[1] * a.ax[i][1] + d[2] * a.ax[i][2];
     }
-    mask16f apart = {0}, open = bad;  // a bad lane is never certain either way
+    maskf apart = {0}, open = bad;  // a bad lane is never certain either way
     for (int i = 0; i < 3; ++i)  // faces of a
         SATF_AXIS(t[i], a.e[i] + (b.e[0] * AR[i][0] + b.e[1] * AR[i][1] + b.e[2] * AR[i][2]));
     unsigned sure_apart = satf_bits(apart & ~bad);
-    if (sure_apart == 0xFFFFu) return *unsure = 0, 0;
+    if (sure_apart == SATF_ALL) return *unsure = 0, 0;
     for (int j = 0; j < 3; ++j) {  // faces of b
-        lanes16f ra = a.e[0] * AR[0][j] + a.e[1] * AR[1][j] + a.e[2] * AR[2][j];
+        lanesf ra = a.e[0] * AR[0][j] + a.e[1] * AR[1][j] + a.e[2] * AR[2][j];
         SATF_AXIS(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j], ra + b.e[j]);
     }
     sure_apart = satf_bits(apart & ~bad);
-    if (sure_apart == 0xFFFFu) return *unsure = 0, 0;
+    if (sure_apart == SATF_ALL) return *unsure = 0, 0;
     for (int i = 0; i < 3; ++i) {  // edge cross products a_i × b_j
         int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
         for (int j = 0; j < 3; ++j) {
             int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            lanes16f ra = a.e[i1] * AR[i2][j] + a.e[i2] * AR[i1][j];
-            lanes16f rb = b.e[j1] * AR[i][j2] + b.e[j2] * AR[i][j1];
+            lanesf ra = a.e[i1] * AR[i2][j] + a.e[i2] * AR[i1][j];
+            lanesf rb = b.e[j1] * AR[i][j2] + b.e[j2] * AR[i][j1];
             SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
         }
     }
     sure_apart = satf_bits(apart & ~bad);
-    unsigned sure_overlap = ~satf_bits(open) & 0xFFFFu;
-    *unsure = ~(sure_apart | sure_overlap) & 0xFFFFu;
+    unsigned sure_overlap = ~satf_bits(open) & SATF_ALL;
+    *unsure = ~(sure_apart | sure_overlap) & SATF_ALL;
     return sure_overlap;
 }
 
 #undef SATF_AXIS
 #undef SATF_SPLAT
 #undef SATF_ABS
+#undef SATF_ALL
 #undef SATF_INLINE
 #undef SATF_TARGET
-#endif
+#undef lanesf
+#undef maskf
+#undef obbf
+#undef obbf_of
+#undef obbf_axes
+#undef satf_bits
+#undef posef_sat_float
+#undef SATF_NAME
+#undef SATF_CAT
+#undef SATF_CAT2
+#undef SATF_W
