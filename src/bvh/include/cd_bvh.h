@@ -178,7 +178,18 @@ typedef struct cd_bvh_result {
 /// Total BV tests of s (Nv).
 uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s);
 /// Test mesh B at pose against mesh A. Resets res's output and counters, then fills them.
+/// Runs the AVX-512 build of the traversal where cd_cpu_avx512 says so, else the baseline one.
 void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res);
+
+/// The instruction sets of the traversal: the same code compiled for the baseline ISA and for AVX-512
+/// (whose 32 vector registers hold the paired box test without spills). Every build gives the
+/// same answers, pairs and counters.
+typedef enum cd_bvh_isa { CD_BVH_ISA_BASELINE, CD_BVH_ISA_AVX512, CD_BVH_ISA_COUNT } cd_bvh_isa;
+/// 1 when this CPU runs isa (CDLAB_NO_AVX512=1 turns AVX-512 off).
+int cd_bvh_isa_runs(cd_bvh_isa isa);
+/// cd_bvh_query compiled for isa, which must run here (for tests comparing them).
+void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode,
+                        cd_bvh_result *res);
 /// Reference: every triangle of A against every triangle of B (moved by cd_pose_apply), pairs in
 /// (a, b) lexicographic order. Same output fields as cd_bvh_query in all-pairs mode.
 void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res);
