@@ -3,7 +3,8 @@
 # The README's main job: install what is missing, configure and build `build` (the cdlab binary
 # only, so the job stays short), run every config of a suite and render each run's figures.
 # Usage: scripts/reproduce.sh [SUITE]     (default experiments/default.suite)
-# Output: results/<experiment>/<run-id>/{frames.csv,summary.csv,meta.ini,config.ini,*.png,*.pdf}
+# Output: results/<experiment>/<run-id>/{frames.csv,summary.csv,meta.ini,config.ini,*.png,*.pdf},
+# then results/report.html: every run of the suite on one self-contained page (cdlab report).
 set -eu
 cd "$(dirname "$0")/.."
 suite=${1:-experiments/default.suite}
@@ -33,3 +34,6 @@ for d in $runs; do
     echo "  $d"
     ls "$d"/*.png "$d"/*.pdf | sed 's/^/    /'
 done
+# shellcheck disable=SC2086
+report=$("$cdlab" report -o results/report.html $runs)
+echo "reproduce: the report of the suite: $report"

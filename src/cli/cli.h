@@ -36,6 +36,16 @@ int cd_cmd_info(int argc, char **argv);
 /// `cdlab plot`: render a run directory's figures (cmd_plot.c).
 int cd_cmd_plot(int argc, char **argv);
 
+/// Run `gnuplot -c script arg1 arg2` headless; 0 when it exits 0 (cmd_plot.c).
+int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2);
+/// The gnuplot scripts' directory: given (--plots), else $CDLAB_PLOTS, else the data directory's
+/// plots/ (cd_cli_data_dir). 0, or -1 with the path looked for in buf.
+int cd_cli_plots_dir(char *buf, size_t len, const char *given);
+/// `cdlab report`: one self-contained HTML page of run directories (cmd_report.c).
+int cd_cmd_report(int argc, char **argv);
+/// `cdlab compare`: two runs point by point, with confidence intervals (cmd_compare.c).
+int cd_cmd_compare(int argc, char **argv);
+
 /// `cdlab query`: overlap answers for CSV rows of shape pairs (cmd_query.c).
 int cd_cmd_query(int argc, char **argv);
 /// `cdlab poses`: export seeded mesh-pair poses as CSV (cmd_poses.c).

@@ -36,9 +36,9 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
-static int run_gnuplot(const char *script, const char *dir, const char *stem)
+int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2)
 {
-    char *args[] = {"gnuplot", "-c", (char *)script, (char *)dir, (char *)stem, NULL};
+    char *args[] = {"gnuplot", "-c", (char *)script, (char *)arg1, (char *)arg2, NULL};
     pid_t pid;
     if (posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ) != 0) return -1;
     int status;
@@ -77,7 +77,7 @@ static int plot_dir(const char *plots, const char *dir)
         }
         remove(png);
         remove(pdf);
-        if (run_gnuplot(script, dir, stem) != 0 || !file_exists(png) || !file_exists(pdf)) {
+        if (cd_cli_gnuplot(script, dir, stem) != 0 || !file_exists(png) || !file_exists(pdf)) {
             fprintf(stderr, "cdlab plot: %s failed for %s (is gnuplot with cairo installed?)\n", script, dir);
             rc = 1;
             continue;
@@ -85,6 +85,16 @@ static int plot_dir(const char *plots, const char *dir)
         printf("%s\n%s\n", png, pdf);
     }
     return rc;
+}
+
+int cd_cli_plots_dir(char *buf, size_t len, const char *given)
+{
+    const char *env = getenv("CDLAB_PLOTS");
+    if (given || (env && env[0])) {
+        snprintf(buf, len, "%s", given ? given : env);
+        return 0;
+    }
+    return cd_cli_data_dir("plots", buf, len);
 }
 
 int cd_cmd_plot(int argc, char **argv)
@@ -100,19 +110,10 @@ int cd_cmd_plot(int argc, char **argv)
         return 0;
     }
     char plots[4096];
-    const char *env = getenv("CDLAB_PLOTS");
-    int found = 1;
-    if (env && env[0])
-        snprintf(plots, sizeof plots, "%s", env);
-    else
-        found = cd_cli_data_dir("plots", plots, sizeof plots) == 0;
     int i = 1;
-    if (i + 1 < argc && strcmp(argv[i], "--plots") == 0) {
-        snprintf(plots, sizeof plots, "%s", argv[i + 1]);
-        found = 1;
-        i += 2;
-    }
-    if (!found) {
+    const char *given = i + 1 < argc && strcmp(argv[i], "--plots") == 0 ? argv[i + 1] : NULL;
+    if (given) i += 2;
+    if (cd_cli_plots_dir(plots, sizeof plots, given) != 0) {
         fprintf(stderr, "cdlab plot: no plot scripts: expected %s (an installed cdlab), --plots DIR or $CDLAB_PLOTS\n",
                 plots);
         return 2;

@@ -204,6 +204,7 @@ enum cd_rng_stream {
     CD_STREAM_MESH_POSES = 3,    ///< mesh-pair poses
     CD_STREAM_TRIANGLES = 4,     ///< random triangle experiments
     CD_STREAM_BODY_MESHES = 5,   ///< which mesh each body of a body scene is
+    CD_STREAM_BOOTSTRAP = 6,     ///< `cdlab compare`'s bootstrap resamples
     CD_STREAM_TEST = 100,        ///< tests; add the case number for more
 };
 

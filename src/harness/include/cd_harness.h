@@ -143,6 +143,20 @@ typedef struct cd_stats {
 /// statistics (Hyndman–Fan type 7, as R and numpy default). n = 0 gives all zeros.
 cd_stats cd_stats_compute(const double *x, size_t n);
 
+/// A ratio of two medians with its confidence interval.
+typedef struct cd_ratio_ci {
+    double ratio;   ///< median(b) / median(a)
+    double lo, hi;  ///< percentile bootstrap interval
+} cd_ratio_ci;
+
+/// median(b) / median(a) (type-7 medians, as cd_stats_compute) and its percentile bootstrap
+/// interval at `level` (e.g. 0.95): `resamples` times, both samples are redrawn with replacement
+/// from seed's CD_STREAM_BOOTSTRAP and the ratio of the redrawn medians taken; lo and hi are the
+/// (1 - level)/2 and (1 + level)/2 quantiles of those ratios. The same inputs and seed give the same
+/// interval. na, nb > 0, median(a) > 0.
+cd_ratio_ci cd_bootstrap_median_ratio(const double *a, size_t na, const double *b, size_t nb, size_t resamples,
+                                      double level, uint64_t seed);
+
 // ---------------------------------------------------------------------------------------------
 // CSV rows: typed cells written through cd_csv.
 

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+// `cdlab compare BASE NEW`: two runs of one kind, point by point. Points are joined by their
+// parameters (the summary columns that carry config keys, `repeats` aside: every repeat starts
+// from the seeded scene). Per joined point: the ratio NEW/BASE of the median of a frames.csv time
+// column with a 95 % percentile bootstrap interval over the frames, and a verdict; the
+// deterministic columns (meta.ini [columns] lists the others) must be equal, in summary.csv and
+// frame by frame, or the point raises a correctness alarm. Differences of machine, CPU, build,
+// pinning or measurement settings are warnings: the times may then differ for those reasons.
+#include "cd_core.h"
+#include "cd_harness.h"
+#include "cli.h"
+#include "rundir.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESAMPLES 2000
+#define LEVEL 0.95
+
+typedef struct side {
+    cd_rundir r;
+    const char *name;  // "BASE" or "NEW"
+    int metric;        // frames.csv column of the time
+    int point_col;     // frames.csv `point`
+    int *matched;      // per summary row: joined
+} side;
+
+typedef struct options {
+    double threshold;  // 0.05 for 5 %
+    int csv;
+    uint64_t seed;
+    const char *metric;
+    const char *ignore;  // deterministic columns not to check
+} options;
+
+typedef struct tally {
+    int faster, slower, same, within, skipped, alarms, only_base, only_new;
+} tally;
+
+static int word_in(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list ? list : ""; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t k = strcspn(p, ", ");
+        if (k == n && strncmp(p, w, n) == 0) return 1;
+        p += k;
+    }
+    return 0;
+}
+
+// A parameter column that identifies a point.
+static int join_param(const side *s, size_t j)
+{
+    return s->r.summary_role[j] == CD_COL_PARAM && strcmp(s->r.summary.rows[0].fields[j], "repeats") != 0;
+}
+
+// Does BASE row i name the same point as NEW row k? Every join parameter of either run must be a
+// column of both with the same text.
+static int same_point(const side *b, size_t i, const side *n, size_t k)
+{
+    const side *s[2] = {b, n};
+    const size_t row[2] = {i, k};
+    for (int t = 0; t < 2; ++t) {
+        const cd_csv_row *h = &s[t]->r.summary.rows[0];
+        for (size_t j = 0; j < h->count; ++j) {
+            if (!join_param(s[t], j)) continue;
+            int o = cd_table_column(&s[1 - t]->r.summary, h->fields[j]);
+            if (o < 0) return 0;
+            if (strcmp(cd_table_field(&s[t]->r.summary, row[t], (int)j),
+                       cd_table_field(&s[1 - t]->r.summary, row[1 - t], o)) != 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+// The columns shown for a point: parameters that take more than one value in either run.
+static int shown_param(const side *b, const side *n, const char *name)
+{
+    int jb = cd_table_column(&b->r.summary, name), jn = cd_table_column(&n->r.summary, name);
+    return (jb >= 0 && b->r.summary_role[jb] == CD_COL_PARAM && cd_rundir_distinct(&b->r, jb) > 1) ||
+           (jn >= 0 && n->r.summary_role[jn] == CD_COL_PARAM && cd_rundir_distinct(&n->r, jn) > 1);
+}
+
+static void point_label(char *buf, size_t len, const side *b, const side *n, const side *s, size_t i)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    const cd_csv_row *h = &s->r.summary.rows[0];
+    for (size_t j = 0; j < h->count; ++j)
+        if (join_param(s, j) && shown_param(b, n, h->fields[j]) && k < len)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s=%s", k ? " " : "", h->fields[j],
+                                  cd_table_field(&s->r.summary, i, (int)j));
+    if (!buf[0]) snprintf(buf, len, "point %s", cd_table_field(&s->r.summary, i, 0));
+}
+
+// For --format csv: the shown parameters of row i of s as fields, one per shown parameter of
+// either run (empty where s lacks the column), each followed by a comma. Returns how many.
+static int csv_params(FILE *f, const side *b, const side *n, const side *s, size_t i)
+{
+    const side *t[2] = {b, n};
+    int k = 0;
+    for (int u = 0; u < 2; ++u) {
+        const cd_csv_row *h = &t[u]->r.summary.rows[0];
+        for (size_t j = 0; j < h->count; ++j) {
+            if (!join_param(t[u], j) || !shown_param(b, n, h->fields[j])) continue;
+            if (u == 1 && cd_table_column(&b->r.summary, h->fields[j]) >= 0) continue;  // listed with BASE's
+            int c = cd_table_column(&s->r.summary, h->fields[j]);
+            cd_csv_write_field(f, c >= 0 ? cd_table_field(&s->r.summary, i, c) : "", 1);
+            fputc(',', f);
+            k++;
+        }
+    }
+    return k;
+}
+
+// The first fields of a CSV row: the shown parameters, or the point index when none is shown.
+static void csv_row_start(FILE *f, const side *b, const side *n, const side *s, size_t i)
+{
+    if (csv_params(f, b, n, s, i) == 0) fprintf(f, "%s,", cd_table_field(&s->r.summary, i, 0));
+}
+
+// The metric's values over the frames of summary row i (NA frames left out).
+static double *frames_of(const side *s, size_t i, size_t *count, size_t **rows)
+{
+    const char *point = cd_table_field(&s->r.summary, i, cd_table_column(&s->r.summary, "point"));
+    double *v = NULL;
+    size_t n = 0, cap = 0, rcap = 0;
+    *rows = NULL;
+    for (size_t f = 1; f < s->r.frames.count; ++f) {
+        if (strcmp(cd_table_field(&s->r.frames, f, s->point_col), point) != 0) continue;
+        double x;
+        if (cd_csv_parse_double(cd_table_field(&s->r.frames, f, s->metric), &x) != 0) continue;
+        cd_grow((void **)&v, sizeof *v, &cap, n + 1);
+        cd_grow((void **)rows, sizeof **rows, &rcap, n + 1);
+        (*rows)[n] = f;
+        v[n++] = x;
+    }
+    *count = n;
+    return v;
+}
+
+// Deterministic columns of a joined point: summary cells, then frame by frame over the frames
+// both runs have. Writes the first difference into why; 1 when there is one.
+static int alarm(const side *b, size_t i, const side *n, size_t k, const size_t *fb, size_t nfb, const size_t *fn,
+                 size_t nfn, const options *o, char *why, size_t len)
+{
+    const cd_csv_row *h = &b->r.summary.rows[0];
+    for (size_t j = 0; j < h->count; ++j) {
+        if (b->r.summary_role[j] != CD_COL_EXACT || word_in(o->ignore, h->fields[j])) continue;
+        int m = cd_table_column(&n->r.summary, h->fields[j]);
+        if (m < 0 || n->r.summary_role[m] != CD_COL_EXACT) continue;
+        const char *x = cd_table_field(&b->r.summary, i, (int)j), *y = cd_table_field(&n->r.summary, k, m);
+        if (strcmp(x, y) != 0) {
+            snprintf(why, len, "summary %s: %s (BASE) vs %s (NEW)", h->fields[j], x, y);
+            return 1;
+        }
+    }
+    const cd_csv_row *fh = &b->r.frames.rows[0];
+    size_t rows = nfb < nfn ? nfb : nfn;
+    for (size_t j = 0; j < fh->count; ++j) {
+        if (b->r.frames_role[j] != CD_COL_EXACT || word_in(o->ignore, fh->fields[j])) continue;
+        int m = cd_table_column(&n->r.frames, fh->fields[j]);
+        if (m < 0 || n->r.frames_role[m] != CD_COL_EXACT) continue;
+        for (size_t r = 0; r < rows; ++r) {
+            const char *x = cd_table_field(&b->r.frames, fb[r], (int)j), *y = cd_table_field(&n->r.frames, fn[r], m);
+            if (strcmp(x, y) != 0) {
+                snprintf(why, len, "frames.csv %s at the point's frame %zu: %s (BASE line %zu) vs %s (NEW line %zu)",
+                         fh->fields[j], r, x, b->r.frames.rows[fb[r]].line, y, n->r.frames.rows[fn[r]].line);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warnings: what makes the two runs' times incomparable.
+
+static void warn_diff(FILE *f, int csv, int *count, const side *b, const side *n, const char *sec, const char *key,
+                      const char *what)
+{
+    const char *x = cd_rundir_meta(&b->r, sec, key, "(none)"), *y = cd_rundir_meta(&n->r, sec, key, "(none)");
+    if (strcmp(x, y) == 0) return;
+    ++*count;
+    if (csv) fprintf(stderr, "cdlab compare: warning: %s differs: [%s] %s = %s (BASE) vs %s (NEW)\n", what, sec, key, x, y);
+    else fprintf(f, "- **%s differs**: `[%s] %s` = `%s` (BASE) vs `%s` (NEW)\n", what, sec, key, x, y);
+}
+
+static int warnings(FILE *f, int csv, const side *b, const side *n)
+{
+    static const char *const keys[][3] = {
+        {"run", "host", "host"},
+        {"machine", "cpu_model", "CPU"},
+        {"machine", "cpus_online", "CPU count"},
+        {"machine", "topology", "topology"},
+        {"machine", "simd", "SIMD paths"},
+        {"cdlab", "build_type", "build"},
+        {"cdlab", "compiler", "compiler"},
+        {"cdlab", "c_flags", "build flags"},
+        {"cdlab", "c_flags_extra", "build flags"},
+        {"cdlab", "cxx_flags", "build flags"},
+        {"cdlab", "sanitize", "sanitizers"},
+        {"pinning", "status", "pinning"},
+        {"pinning", "actual_cpu", "pinned CPU"},
+        {"pinning", "allocator", "allocator"},
+        {"run", "isolate", "isolation"},
+    };
+    int count = 0;
+    if (!csv) fprintf(f, "\n## Warnings\n\n");
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+        warn_diff(f, csv, &count, b, n, keys[i][0], keys[i][1], keys[i][2]);
+    // Every config value that is not a point's parameter (clock, order, warm-up, ...).
+    for (size_t i = 0; i < b->r.meta.count; ++i) {
+        const cd_ini_entry *e = &b->r.meta.items[i];
+        if (strcmp(e->section, "values") != 0) continue;
+        const char *dot = strchr(e->key, '.');
+        if (dot && cd_table_column(&b->r.summary, dot + 1) >= 0) continue;
+        if (strcmp(e->key, "run.output") == 0) continue;
+        warn_diff(f, csv, &count, b, n, "values", e->key, "setting");
+    }
+    if (!csv && count == 0) fprintf(f, "None: same host, CPU, build, flags, pinning and settings.\n");
+    return count;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+static const char *verdict(const cd_ratio_ci *c, double t, tally *s)
+{
+    if (c->lo > 1 + t) return s->slower++, "slower";
+    if (c->hi < 1 / (1 + t)) return s->faster++, "faster";
+    if (c->lo > 1 || c->hi < 1) return s->within++, "within_threshold";
+    return s->same++, "no_change";
+}
+
+static const char *verdict_md(const char *v)
+{
+    if (strcmp(v, "no_change") == 0) return "no significant change";
+    if (strcmp(v, "within_threshold") == 0) return "changed, within threshold";
+    if (strcmp(v, "slower") == 0) return "**slower**";
+    if (strcmp(v, "faster") == 0) return "faster";
+    return v;
+}
+
+static void header(FILE *f, const options *o, const side *b, const side *n)
+{
+    if (o->csv) {
+        const side *t[2] = {b, n};
+        int any = 0;
+        for (int u = 0; u < 2; ++u) {
+            const cd_csv_row *h = &t[u]->r.summary.rows[0];
+            for (size_t j = 0; j < h->count; ++j) {
+                if (!join_param(t[u], j) || !shown_param(b, n, h->fields[j])) continue;
+                if (u == 1 && cd_table_column(&b->r.summary, h->fields[j]) >= 0) continue;
+                fprintf(f, "%s,", h->fields[j]);
+                any = 1;
+            }
+        }
+        if (!any) fprintf(f, "point,");
+        fprintf(f, "base_median,new_median,ratio,ci_low,ci_high,verdict,alarm\n");
+        return;
+    }
+    fprintf(f, "# cdlab compare\n\n");
+    const side *s[2] = {b, n};
+    for (int t = 0; t < 2; ++t)
+        fprintf(f, "- %s: `%s` (%s, kind %s, commit %.12s%s, %s)\n", s[t]->name, s[t]->r.dir,
+                cd_rundir_meta(&s[t]->r, "run", "experiment", "?"), cd_rundir_meta(&s[t]->r, "run", "kind", "?"),
+                cd_rundir_meta(&s[t]->r, "cdlab", "git_commit", "?"),
+                strcmp(cd_rundir_meta(&s[t]->r, "cdlab", "git_dirty", "false"), "true") == 0 ? " dirty" : "",
+                cd_rundir_meta(&s[t]->r, "run", "date_start", "?"));
+    fprintf(f,
+            "- metric: `%s` of frames.csv; ratio = NEW median / BASE median; 95 %% percentile bootstrap interval "
+            "over the frames (%d resamples, seed %llu); threshold %g %%: slower when the whole interval is above "
+            "%.4g, faster when below %.4g\n",
+            b->r.frames.rows[0].fields[b->metric], RESAMPLES, (unsigned long long)o->seed, o->threshold * 100,
+            1 + o->threshold, 1 / (1 + o->threshold));
+}
+
+static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
+{
+    warnings(o->csv ? stderr : f, o->csv, b, n);
+    const char *metric = b->r.frames.rows[0].fields[b->metric];
+    if (!o->csv)
+        fprintf(f, "\n## Points\n\n| point | BASE %s | NEW %s | ratio | 95 %% CI | verdict |\n|---|---|---|---|---|---|\n",
+                metric, metric);
+    char **alarms = NULL;
+    size_t nal = 0, cap = 0;
+    for (size_t i = 1; i < b->r.summary.count; ++i) {
+        size_t k = 1;
+        while (k < n->r.summary.count && (n->matched[k] || !same_point(b, i, n, k))) k++;
+        if (k == n->r.summary.count) continue;
+        b->matched[i] = n->matched[k] = 1;
+        char label[1024], why[1200];
+        point_label(label, sizeof label, b, n, b, i);
+        size_t nb, nn, *rb, *rn;
+        double *vb = frames_of(b, i, &nb, &rb), *vn = frames_of(n, k, &nn, &rn);
+        int bad = alarm(b, i, n, k, rb, nb, rn, nn, o, why, sizeof why);
+        if (bad) {
+            t->alarms++;
+            cd_grow((void **)&alarms, sizeof *alarms, &cap, nal + 1);
+            size_t len = strlen(label) + strlen(why) + 4;
+            alarms[nal] = cd_alloc(len);
+            snprintf(alarms[nal++], len, "%s: %s", label, why);
+        }
+        if (nb == 0 || nn == 0) {
+            t->skipped++;
+            if (o->csv) {
+                csv_row_start(f, b, n, b, i);
+                fprintf(f, "NA,NA,NA,NA,NA,skipped_in_%s,%d\n", nb ? "new" : "base", bad);
+            } else {
+                fprintf(f, "| %s | %s | %s | | | skipped in %s%s |\n", label, nb ? "" : "skipped", nn ? "" : "skipped",
+                        nb ? "NEW" : "BASE", bad ? ", **correctness alarm**" : "");
+            }
+        } else {
+            cd_stats sb = cd_stats_compute(vb, nb), sn = cd_stats_compute(vn, nn);
+            cd_ratio_ci c = sb.median > 0 ? cd_bootstrap_median_ratio(vb, nb, vn, nn, RESAMPLES, LEVEL, o->seed)
+                                          : (cd_ratio_ci){NAN, NAN, NAN};
+            const char *v = sb.median > 0 ? verdict(&c, o->threshold, t) : (t->same++, "no_change");
+            if (o->csv) {
+                csv_row_start(f, b, n, b, i);
+                fprintf(f, "%.6g,%.6g,%.4f,%.4f,%.4f,%s,%d\n", sb.median, sn.median, c.ratio, c.lo, c.hi, v, bad);
+            } else
+                fprintf(f, "| %s | %.4g | %.4g | %.3f | %.3f – %.3f | %s%s |\n", label, sb.median, sn.median, c.ratio,
+                        c.lo, c.hi, verdict_md(v), bad ? ", **correctness alarm**" : "");
+        }
+        cd_free(vb);
+        cd_free(vn);
+        cd_free(rb);
+        cd_free(rn);
+    }
+    // Points of one run only.
+    const side *s[2] = {b, n};
+    for (int u = 0; u < 2; ++u)
+        for (size_t i = 1; i < s[u]->r.summary.count; ++i) {
+            if (s[u]->matched[i]) continue;
+            u ? t->only_new++ : t->only_base++;
+            char label[1024];
+            point_label(label, sizeof label, b, n, s[u], i);
+            if (o->csv) {
+                csv_row_start(f, b, n, s[u], i);
+                fprintf(f, "NA,NA,NA,NA,NA,only_in_%s,0\n", u ? "new" : "base");
+            } else fprintf(f, "| %s | %s | %s | | | only in %s |\n", label, u ? "" : "yes", u ? "yes" : "", s[u]->name);
+        }
+    if (!o->csv) {
+        fprintf(f, "\n## Correctness\n\n");
+        if (!nal) fprintf(f, "The deterministic columns (pairs, candidates, tests, ...) of every joined point are equal.\n");
+        for (size_t a = 0; a < nal; ++a) fprintf(f, "- **correctness alarm**: %s\n", alarms[a]);
+    } else {
+        for (size_t a = 0; a < nal; ++a) fprintf(stderr, "cdlab compare: correctness alarm: %s\n", alarms[a]);
+    }
+    for (size_t a = 0; a < nal; ++a) cd_free(alarms[a]);
+    cd_free(alarms);
+    int joined = t->faster + t->slower + t->same + t->within + t->skipped;
+    FILE *sf = o->csv ? stderr : f;
+    fprintf(sf, "%s%d joined point(s): %d slower, %d faster, %d no significant change, %d changed within the "
+                "threshold, %d skipped; %d only in BASE, %d only in NEW; %d correctness alarm(s)\n",
+            o->csv ? "cdlab compare: " : "\n## Result\n\n", joined, t->slower, t->faster, t->same, t->within, t->skipped,
+            t->only_base, t->only_new, t->alarms);
+    if (joined == 0) {
+        fprintf(stderr, "cdlab compare: the runs share no point: their parameters differ (see `[values]` in each "
+                        "meta.ini)\n");
+        return 2;
+    }
+    if (t->alarms) return 3;
+    return t->slower ? 1 : 0;
+}
+
+static int open_side(side *s, const char *dir, const char *name, const char *metric, char *err, size_t len)
+{
+    s->name = name;
+    if (cd_rundir_read(dir, &s->r, err, len)) return -1;
+    s->point_col = cd_table_column(&s->r.frames, "point");
+    if (strcmp(cd_rundir_meta(&s->r, "run", "kind", ""), "max_fps") == 0) {
+        snprintf(err, len, "%s: a max_fps run: its frames belong to the probes of a search, not to one point; "
+                           "compare the cubes runs of the answers instead", dir);
+        return -1;
+    }
+    if (metric) {
+        s->metric = cd_table_column(&s->r.frames, metric);
+        if (s->metric < 0 || s->r.frames_role[s->metric] != CD_COL_VARYING) {
+            snprintf(err, len, "%s/frames.csv: no time column '%s': expected one of [columns] frames_varying in meta.ini",
+                     dir, metric);
+            return -1;
+        }
+    } else {
+        // The kind's first varying frames column is its time (frame_ms, query_us, pass_ms, ...).
+        s->metric = -1;
+        for (size_t j = 0; j < s->r.frames.rows[0].count && s->metric < 0; ++j)
+            if (s->r.frames_role[j] == CD_COL_VARYING) s->metric = (int)j;
+    }
+    if (s->metric < 0 || s->point_col < 0) {
+        snprintf(err, len, "%s/frames.csv: no `point` column or no time column: expected a run of cdlab run", dir);
+        return -1;
+    }
+    s->matched = cd_alloc_zero(s->r.summary.count, sizeof *s->matched);
+    return 0;
+}
+
+int cd_cmd_compare(int argc, char **argv)
+{
+    if (cd_cli_wants_help(argc, argv)) {
+        printf("usage: cdlab compare [--threshold 5%%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
+               "                     [--ignore COLUMN,...] BASE NEW\n\n"
+               "Compare two runs point by point. Points are joined by their parameters (the summary columns\n"
+               "named after config keys, repeats aside); per point the ratio NEW/BASE of the median time over\n"
+               "the frames (default: the kind's first varying frames.csv column, e.g. frame_ms) with a 95 %%\n"
+               "percentile bootstrap interval (2000 resamples of the frames, seeded), and a verdict:\n"
+               "slower (the whole interval above 1 + threshold), faster (below 1 / (1 + threshold)), changed\n"
+               "within the threshold, or no significant change (the interval holds 1). Points of one run only\n"
+               "are listed. The deterministic columns (pairs, candidates, BV and narrow tests, ...: every\n"
+               "column meta.ini does not list as varying) must be equal in summary.csv and frame by frame;\n"
+               "a difference is a correctness alarm. Differences of host, CPU, build, flags, pinning or\n"
+               "settings are warnings.\n\n"
+               "  --threshold T   relative change that counts, as 5%% or 0.05 (default 5%%)\n"
+               "  --format F      md (default: Markdown report) or csv (one row per point; warnings, alarms\n"
+               "                  and the tally on stderr)\n"
+               "  --metric C      the frames.csv time column to compare\n"
+               "  --seed S        bootstrap seed (default 42)\n"
+               "  --ignore C,...  deterministic columns not to check (e.g. bytes_mean after a layout change)\n\n"
+               "Exit 0: no point slower; 1: a point significantly slower beyond the threshold; 3: a\n"
+               "correctness alarm (deterministic columns differ); 2: bad usage, a directory that is not a\n"
+               "complete run, runs of different kinds, or no point in common.\n");
+        return 0;
+    }
+    options o = {.threshold = 0.05, .seed = 42};
+    const char *dirs[2];
+    int nd = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (strcmp(a, "--threshold") == 0 && has) {
+            char *end;
+            double t = strtod(argv[++i], &end);
+            if (*end == '%') t /= 100, end++;
+            if (*end || !(t >= 0 && t < 10)) {
+                fprintf(stderr, "cdlab compare: --threshold %s: expected a percentage such as 5%% or a fraction such as 0.05\n",
+                        argv[i]);
+                return 2;
+            }
+            o.threshold = t;
+        } else if (strcmp(a, "--format") == 0 && has) {
+            const char *v = argv[++i];
+            if (strcmp(v, "md") != 0 && strcmp(v, "csv") != 0) {
+                fprintf(stderr, "cdlab compare: --format %s: expected md or csv\n", v);
+                return 2;
+            }
+            o.csv = strcmp(v, "csv") == 0;
+        } else if (strcmp(a, "--metric") == 0 && has) {
+            o.metric = argv[++i];
+        } else if (strcmp(a, "--ignore") == 0 && has) {
+            o.ignore = argv[++i];
+        } else if (strcmp(a, "--seed") == 0 && has) {
+            char *end;
+            o.seed = strtoull(argv[++i], &end, 10);
+            if (*end || !argv[i][0]) {
+                fprintf(stderr, "cdlab compare: --seed %s: expected an integer\n", argv[i]);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "cdlab compare: unknown option or missing value: %s (see cdlab compare --help)\n", a);
+            return 2;
+        } else if (nd < 2) {
+            dirs[nd++] = a;
+        } else {
+            fprintf(stderr, "cdlab compare: more than two run directories: expected BASE NEW\n");
+            return 2;
+        }
+    }
+    if (nd != 2) {
+        fprintf(stderr, "cdlab compare: expected two run directories, BASE and NEW (see cdlab compare --help)\n");
+        return 2;
+    }
+    side b = {0}, n = {0};
+    char err[4600];
+    int rc = 0;
+    if (open_side(&b, dirs[0], "BASE", o.metric, err, sizeof err) ||
+        open_side(&n, dirs[1], "NEW", o.metric, err, sizeof err)) {
+        fprintf(stderr, "cdlab compare: %s\n", err);
+        rc = 2;
+    } else if (strcmp(cd_rundir_meta(&b.r, "run", "kind", ""), cd_rundir_meta(&n.r, "run", "kind", "")) != 0) {
+        fprintf(stderr, "cdlab compare: %s is a %s run, %s a %s run: expected two runs of one kind\n", dirs[0],
+                cd_rundir_meta(&b.r, "run", "kind", "?"), dirs[1], cd_rundir_meta(&n.r, "run", "kind", "?"));
+        rc = 2;
+    } else if (strcmp(b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]) != 0) {
+        fprintf(stderr, "cdlab compare: the time columns differ: %s (BASE) vs %s (NEW)\n",
+                b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]);
+        rc = 2;
+    } else {
+        tally t = {0};
+        header(stdout, &o, &b, &n);
+        rc = compare(stdout, &b, &n, &o, &t);
+    }
+    cd_rundir_free(&b.r);
+    cd_rundir_free(&n.r);
+    cd_free(b.matched);
+    cd_free(n.matched);
+    return rc;
+}

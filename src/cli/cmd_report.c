@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: MIT
+// `cdlab report RUN_DIR... [-o FILE.html]`: one self-contained HTML page for a set of runs — per
+// run its provenance (meta.ini), warnings, figures (PNG inlined as base64; rendered from
+// plots/<figure>.gp into a scratch directory when the run has none), summary table, and the seed
+// documents' results that the experiment reproduces (experiments/reference/*.csv, drawn with
+// gnuplot's svg terminal and inlined). The page loads nothing: no network, no other file.
+//
+// The page is written as well-formed XML (void elements closed, script and style in CDATA
+// sections) so that `xmllint --noout` checks it strictly; browsers read it as HTML5. Its script
+// sorts tables by a click on a header and, once loaded, sets data-figures-ok="N" on <html> when
+// all N figures decoded with a non-zero size (else data-figures-broken lists the bad ones): the
+// browser test reads that marker.
+#include "cd_build_config.h"
+#include "cd_core.h"
+#include "cli.h"
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+// ---------------------------------------------------------------------------------------------
+// Files and encodings.
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = cd_alloc(cap);
+    size_t k;
+    while ((k = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n - 1 == 0) b = cd_realloc(b, cap *= 2);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        cd_free(b);
+        return NULL;
+    }
+    b[n] = '\0';
+    *len = n;
+    return b;
+}
+
+static void base64(FILE *out, const unsigned char *p, size_t n)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        fputc(a[v >> 18 & 63], out);
+        fputc(a[v >> 12 & 63], out);
+        fputc(i + 1 < n ? a[v >> 6 & 63] : '=', out);
+        fputc(i + 2 < n ? a[v & 63] : '=', out);
+    }
+}
+
+static void esc(FILE *f, const char *s) { cd_html_escape(f, s ? s : ""); }
+
+// ---------------------------------------------------------------------------------------------
+// Reference results of the seed documents (experiments/reference/*.csv).
+
+/// A reference file: `# key: value` header lines (title, source, quote, experiments, plot, ylabel,
+/// note), then a CSV table whose first column labels the rows.
+typedef struct reference {
+    char path[4200];
+    char title[512], source[1024], quote[1024], experiments[512], plot[32], ylabel[128], note[1024];
+    cd_csv_table table;
+} reference;
+
+static void header_value(const char *line, const char *key, char *out, size_t len)
+{
+    size_t k = strlen(key);
+    if (strncmp(line, key, k) != 0 || line[k] != ':') return;
+    const char *v = line + k + 1;
+    while (*v == ' ') v++;
+    size_t n = strcspn(v, "\r\n");
+    size_t have = strlen(out);
+    if (have && have + 1 < len) out[have++] = ' ';  // a key given twice continues its value
+    snprintf(out + have, len - have, "%.*s", (int)n, v);
+}
+
+// Read one reference file; its header must name a title, a source and the experiments it serves.
+static int reference_read(const char *path, reference *r, char *err, size_t err_len)
+{
+    *r = (reference){0};
+    snprintf(r->path, sizeof r->path, "%s", path);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[2048];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] != '#') continue;
+        const char *s = line + 1;
+        while (*s == ' ') s++;
+        header_value(s, "title", r->title, sizeof r->title);
+        header_value(s, "source", r->source, sizeof r->source);
+        header_value(s, "quote", r->quote, sizeof r->quote);
+        header_value(s, "experiments", r->experiments, sizeof r->experiments);
+        header_value(s, "plot", r->plot, sizeof r->plot);
+        header_value(s, "ylabel", r->ylabel, sizeof r->ylabel);
+        header_value(s, "note", r->note, sizeof r->note);
+    }
+    fclose(f);
+    const char *missing = !r->title[0] ? "title" : !r->source[0] ? "source" : !r->experiments[0] ? "experiments" : NULL;
+    if (missing) {
+        snprintf(err, err_len, "%s:1: no '# %s:' line: expected title, source and experiments in the header", path,
+                 missing);
+        return -1;
+    }
+    if (cd_csv_read(path, &r->table, err, err_len)) return -1;
+    if (r->table.count < 2) {
+        snprintf(err, err_len, "%s: expected a header row and at least one data row", path);
+        cd_csv_table_free(&r->table);
+        return -1;
+    }
+    return 0;
+}
+
+static int word_in(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t k = strcspn(p, ", ");
+        if (k == n && strncmp(p, w, n) == 0) return 1;
+        p += k;
+    }
+    return 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+// Every reference file of dir, sorted by name (none when dir does not exist).
+static int references_load(const char *dir, reference **out, size_t *count, char *err, size_t err_len)
+{
+    *out = NULL;
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d) return errno == ENOENT ? 0 : (snprintf(err, err_len, "%s: %s", dir, strerror(errno)), -1);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t k = strlen(e->d_name);
+        if (k < 5 || strcmp(e->d_name + k - 4, ".csv") != 0) continue;
+        cd_grow((void **)&names, sizeof *names, &cap, n + 1);
+        names[n] = cd_alloc(k + 1);
+        memcpy(names[n++], e->d_name, k + 1);
+    }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, by_name);
+    reference *refs = cd_alloc_zero(n ? n : 1, sizeof *refs);
+    int rc = 0;
+    for (size_t i = 0; i < n; ++i) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!rc && reference_read(path, &refs[*count], err, err_len) == 0) ++*count;
+        else rc = -1;
+        cd_free(names[i]);
+    }
+    cd_free(names);
+    *out = refs;
+    return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures.
+
+typedef struct page {
+    FILE *f;
+    char plots[4096], scratch[4200];
+    int figures;  // figures written so far: ids of inlined SVGs
+} page;
+
+static void png_figure(page *p, const char *png, const char *caption)
+{
+    size_t n;
+    char *data = slurp(png, &n);
+    fprintf(p->f, "<figure class=\"fig\"><img alt=\"");
+    esc(p->f, caption);
+    fprintf(p->f, "\" src=\"data:image/png;base64,");
+    base64(p->f, (const unsigned char *)data, n);
+    fprintf(p->f, "\"/><figcaption>");
+    esc(p->f, caption);
+    fprintf(p->f, "</figcaption></figure>\n");
+    cd_free(data);
+    p->figures++;
+}
+
+// Inline gnuplot's SVG: drop the XML prolog, and give its ids (gnuplot_canvas, gpDot, gpPt0, ...)
+// a per-figure prefix so that two figures in one page never share an id.
+static void svg_figure(page *p, const char *svg, const char *caption)
+{
+    size_t n;
+    char *data = slurp(svg, &n);
+    const char *s = strstr(data, "<svg");
+    char prefix[24];
+    snprintf(prefix, sizeof prefix, "f%d_", p->figures);
+    fprintf(p->f, "<figure class=\"fig\">");
+    while (*s) {
+        const char *id = strstr(s, "gp");
+        const char *canvas = strstr(s, "gnuplot_canvas");
+        if (canvas && (!id || canvas < id)) id = canvas;
+        if (!id) {
+            fputs(s, p->f);
+            break;
+        }
+        // Only ids and references: preceded by a quote or '#'.
+        fwrite(s, 1, (size_t)(id - s), p->f);
+        if (id > data && (id[-1] == '\'' || id[-1] == '"' || id[-1] == '#')) fputs(prefix, p->f);
+        fputc(*id, p->f);
+        s = id + 1;
+    }
+    fprintf(p->f, "<figcaption>");
+    esc(p->f, caption);
+    fprintf(p->f, "</figcaption></figure>\n");
+    cd_free(data);
+    p->figures++;
+}
+
+static int nonempty(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+// The run's own PNG when `cdlab plot` made one, else one rendered into the scratch directory.
+// 0, or 2 when the run names a figure without a script.
+static int run_figure(page *p, const cd_rundir *r, const char *fig, char *err, size_t err_len)
+{
+    char png[4500], script[4300], stem[4400];
+    snprintf(png, sizeof png, "%s/%s.png", r->dir, fig);
+    if (!nonempty(png)) {
+        snprintf(script, sizeof script, "%s/%s.gp", p->plots, fig);
+        snprintf(stem, sizeof stem, "%s/fig%d", p->scratch, p->figures);
+        snprintf(png, sizeof png, "%s.png", stem);
+        if (!nonempty(script)) {
+            snprintf(err, err_len, "%s/meta.ini: figure '%s' has no script: expected %s", r->dir, fig, script);
+            return 2;
+        }
+        if (cd_cli_gnuplot(script, r->dir, stem) != 0 || !nonempty(png)) {
+            // A figure the data cannot make (e.g. a log axis over one value) is said, not fatal.
+            fprintf(stderr, "cdlab report: warning: %s failed for %s; the page says so\n", script, r->dir);
+            fprintf(p->f, "<p class=\"warn\">Figure ");
+            esc(p->f, fig);
+            fprintf(p->f, " could not be drawn: gnuplot -c ");
+            esc(p->f, script);
+            fprintf(p->f, " failed on this run (its messages went to stderr).</p>\n");
+            return 0;
+        }
+    }
+    png_figure(p, png, fig);
+    return 0;
+}
+
+static int reference_figure(page *p, const reference *ref, char *err, size_t err_len)
+{
+    char script[4300], svg[4400];
+    snprintf(script, sizeof script, "%s/reference.gp", p->plots);
+    snprintf(svg, sizeof svg, "%s/ref%d.svg", p->scratch, p->figures);
+    if (cd_cli_gnuplot(script, ref->path, svg) != 0 || !nonempty(svg)) {
+        snprintf(err, err_len, "%s failed for %s", script, ref->path);
+        return 1;
+    }
+    svg_figure(p, svg, ref->title);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables.
+
+static int is_na(const char *v) { return !v[0] || strcmp(v, "NA") == 0; }
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+// The summary columns worth reading: the swept parameters, then each varying statistic's median
+// and CV (and varying columns that are not statistics, e.g. a search's answer), then the
+// deterministic columns. The full table stays in summary.csv.
+static int shown(const cd_rundir *r, int j)
+{
+    const char *name = r->summary.rows[0].fields[j];
+    switch (r->summary_role[j]) {
+    case CD_COL_POINT: return 0;
+    case CD_COL_PARAM: return cd_rundir_distinct(r, j) > 1;
+    case CD_COL_VARYING: {
+        static const char *const stat[] = {"_p05", "_p95", "_mad", "_mean", "_min", "_max"};
+        for (size_t k = 0; k < sizeof stat / sizeof stat[0]; ++k)
+            if (ends_with(name, stat[k])) return 0;
+        return 1;
+    }
+    case CD_COL_EXACT: return 1;
+    }
+    return 0;
+}
+
+// A point the run skipped: every varying median is NA.
+static int skipped_row(const cd_rundir *r, size_t i)
+{
+    int any = 0;
+    for (size_t j = 0; j < r->summary.rows[0].count; ++j) {
+        if (r->summary_role[j] != CD_COL_VARYING || !ends_with(r->summary.rows[0].fields[j], "_median")) continue;
+        any = 1;
+        if (!is_na(cd_table_field(&r->summary, i, (int)j))) return 0;
+    }
+    return any;
+}
+
+static void point_name(FILE *f, const cd_rundir *r, size_t i)
+{
+    int first = 1;
+    for (size_t j = 0; j < r->summary.rows[0].count; ++j) {
+        if (r->summary_role[j] != CD_COL_PARAM || cd_rundir_distinct(r, (int)j) < 2) continue;
+        fprintf(f, "%s", first ? "" : " ");
+        esc(f, r->summary.rows[0].fields[j]);
+        fputc('=', f);
+        esc(f, cd_table_field(&r->summary, i, (int)j));
+        first = 0;
+    }
+    if (first) fprintf(f, "point %s", cd_table_field(&r->summary, i, 0));
+}
+
+static void summary_table(FILE *f, const cd_rundir *r)
+{
+    const cd_csv_row *h = &r->summary.rows[0];
+    fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr>");
+    for (size_t j = 0; j < h->count; ++j) {
+        if (!shown(r, (int)j)) continue;
+        fprintf(f, "<th class=\"%s\">", r->summary_role[j] == CD_COL_PARAM ? "param" : "num");
+        esc(f, h->fields[j]);
+        fprintf(f, "</th>");
+    }
+    fprintf(f, "</tr></thead><tbody>\n");
+    for (size_t i = 1; i < r->summary.count; ++i) {
+        fprintf(f, "<tr%s>", skipped_row(r, i) ? " class=\"skipped\"" : "");
+        for (size_t j = 0; j < h->count; ++j) {
+            if (!shown(r, (int)j)) continue;
+            const char *v = cd_table_field(&r->summary, i, (int)j);
+            double x;
+            // Numbers shown with 4 significant digits, the exact value in the cell's title.
+            if (r->summary_role[j] != CD_COL_PARAM && cd_csv_parse_double(v, &x) == 0) {
+                fprintf(f, "<td title=\"");
+                esc(f, v);
+                fprintf(f, "\" data-v=\"%.17g\">%.4g</td>", x, x);
+            } else {
+                fprintf(f, "<td>");
+                esc(f, v);
+                fprintf(f, "</td>");
+            }
+        }
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</tbody></table></div>\n");
+}
+
+static void kv_row(FILE *f, const char *label, const char *value)
+{
+    fprintf(f, "<tr><th>");
+    esc(f, label);
+    fprintf(f, "</th><td>");
+    esc(f, value && value[0] ? value : "(not recorded)");
+    fprintf(f, "</td></tr>\n");
+}
+
+static void provenance(FILE *f, const cd_rundir *r)
+{
+    fprintf(f, "<h3>Provenance</h3><table class=\"kv\">\n");
+    static const char *const rows[][3] = {
+        {"experiment", "run", "experiment"},  {"kind", "run", "kind"},
+        {"run id", "run", "id"},              {"started", "run", "date_start"},
+        {"duration (s)", "run", "duration_s"}, {"host", "run", "host"},
+        {"command", "run", "command"},        {"points", "run", "points_done"},
+        {"isolation", "run", "isolate_why"},  {"CPU", "machine", "cpu_model"},
+        {"CPUs online", "machine", "cpus_online"}, {"topology", "machine", "topology"},
+        {"SIMD paths", "machine", "simd"},    {"pinning", "pinning", "status"},
+        {"pin mode", "pinning", "mode"},      {"requested CPU", "pinning", "requested_cpu"},
+        {"actual CPU", "pinning", "actual_cpu"}, {"allocator", "pinning", "allocator"},
+        {"PAPI", "papi", "version"},          {"PAPI status", "papi", "status"},
+        {"counters live", "papi", "events_live"}, {"cdlab", "cdlab", "version"},
+        {"git commit", "cdlab", "git_commit"}, {"dirty tree", "cdlab", "git_dirty"},
+        {"build type", "cdlab", "build_type"}, {"compiler", "cdlab", "compiler"},
+        {"C flags", "cdlab", "c_flags"},      {"per-module flags", "cdlab", "c_flags_extra"},
+        {"sanitizers", "cdlab", "sanitize"},  {"config", "config", "path"},
+        {"config SHA-256", "config", "sha256"}, {"seed", "config", "seed"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+        kv_row(f, rows[i][0], cd_rundir_meta(r, rows[i][1], rows[i][2], NULL));
+    // Each requested counter: ok, or NA with the reason.
+    for (size_t i = 0; i < r->meta.count; ++i) {
+        const cd_ini_entry *e = &r->meta.items[i];
+        if (strcmp(e->section, "counters") != 0) continue;
+        char label[160];
+        snprintf(label, sizeof label, "counter %s", e->key);
+        kv_row(f, label, e->value);
+    }
+    fprintf(f, "</table>\n<details><summary>Every config value as used</summary><table class=\"kv\">\n");
+    for (size_t i = 0; i < r->meta.count; ++i)
+        if (strcmp(r->meta.items[i].section, "values") == 0) kv_row(f, r->meta.items[i].key, r->meta.items[i].value);
+    fprintf(f, "</table></details>\n");
+}
+
+static void warnings(FILE *f, const cd_rundir *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->meta.count; ++i)
+        n += strcmp(r->meta.items[i].section, "warnings") == 0 && strcmp(r->meta.items[i].key, "count") != 0;
+    size_t skipped = 0;
+    for (size_t i = 1; i < r->summary.count; ++i) skipped += skipped_row(r, i);
+    fprintf(f, "<h3>Warnings</h3>\n");
+    if (!n && !skipped) {
+        fprintf(f, "<p>None: no noisy point, no skipped point, pinning as asked.</p>\n");
+        return;
+    }
+    fprintf(f, "<ul class=\"warn\">\n");
+    for (size_t i = 0; i < r->meta.count; ++i) {
+        const cd_ini_entry *e = &r->meta.items[i];
+        if (strcmp(e->section, "warnings") != 0 || strcmp(e->key, "count") == 0) continue;
+        fprintf(f, "<li>");
+        esc(f, e->value);
+        fprintf(f, "</li>\n");
+    }
+    for (size_t i = 1; i < r->summary.count; ++i) {
+        if (!skipped_row(r, i)) continue;
+        fprintf(f, "<li>skipped: ");
+        point_name(f, r, i);
+        fprintf(f, " (no measurement: see the warnings above for why)</li>\n");
+    }
+    fprintf(f, "</ul>\n");
+}
+
+static void reference_table(FILE *f, const reference *ref)
+{
+    fprintf(f, "<table class=\"ref\"><thead><tr>");
+    for (size_t j = 0; j < ref->table.rows[0].count; ++j) {
+        fprintf(f, "<th>");
+        esc(f, ref->table.rows[0].fields[j]);
+        fprintf(f, "</th>");
+    }
+    fprintf(f, "</tr></thead><tbody>\n");
+    for (size_t i = 1; i < ref->table.count; ++i) {
+        fprintf(f, "<tr>");
+        for (size_t j = 0; j < ref->table.rows[i].count; ++j) {
+            fprintf(f, "<td>");
+            esc(f, ref->table.rows[i].fields[j]);
+            fprintf(f, "</td>");
+        }
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</tbody></table>\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page.
+
+static const char style[] =
+    "body{font:14px/1.45 sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}"
+    "h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;margin-top:2.2em}h3{margin-bottom:.3em}"
+    "table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:2px 6px;"
+    "text-align:left;vertical-align:top}th{background:#f3f3f3}table.sortable th{cursor:pointer}"
+    "table.sortable td[data-v]{text-align:right;font-variant-numeric:tabular-nums}"
+    "tr.skipped td{color:#999;font-style:italic}table.kv th{width:12em;font-weight:normal}"
+    ".scroll{overflow-x:auto}.figs{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}"
+    ".fig{margin:0;flex:1 1 480px;max-width:100%}.fig img,.fig svg{max-width:100%;height:auto;"
+    "border:1px solid #eee}figcaption{font-size:.9em;color:#555}ul.warn li,p.warn{color:#8a4b00}"
+    ".cite{font-size:.9em;color:#444}";
+
+// Sort on a header click (numbers by data-v, text otherwise); then the figure check the browser
+// test reads: every <img> decoded with a non-zero size, every inline <svg> laid out non-empty.
+static const char script[] =
+    "(function(){\n"
+    "function key(td){var v=td.getAttribute('data-v');return v===null?td.textContent:parseFloat(v);}\n"
+    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
+    " t.querySelectorAll('th').forEach(function(th,c){th.addEventListener('click',function(){\n"
+    "  var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows),up=th.getAttribute('data-up')!=='1';\n"
+    "  rows.sort(function(x,y){var a=key(x.cells[c]),d=key(y.cells[c]);\n"
+    "   var r=(typeof a==='number'&&typeof d==='number')?a-d:String(a).localeCompare(String(d));return up?r:-r;});\n"
+    "  rows.forEach(function(r){b.appendChild(r);});th.setAttribute('data-up',up?'1':'0');});});});\n"
+    "window.addEventListener('load',function(){\n"
+    " var bad=[],n=0;\n"
+    " document.querySelectorAll('figure.fig').forEach(function(fig){n++;\n"
+    "  var img=fig.querySelector('img'),svg=fig.querySelector('svg'),ok=false;\n"
+    "  if(img)ok=img.complete&&img.naturalWidth>0&&img.naturalHeight>0;\n"
+    "  else if(svg){var b=svg.getBoundingClientRect();ok=b.width>0&&b.height>0&&svg.childElementCount>0;}\n"
+    "  if(!ok)bad.push(fig.querySelector('figcaption').textContent);});\n"
+    " var h=document.documentElement;\n"
+    " if(bad.length)h.setAttribute('data-figures-broken',bad.join(', '));else h.setAttribute('data-figures-ok',String(n));\n"
+    "});\n"
+    "})();\n";
+
+static void run_section(page *p, const cd_rundir *r, int index, const reference *refs, size_t nref, int *rc,
+                        char *err, size_t err_len)
+{
+    FILE *f = p->f;
+    const char *exp = cd_rundir_meta(r, "run", "experiment", "?");
+    fprintf(f, "<section id=\"run%d\"><h2>", index);
+    esc(f, exp);
+    fprintf(f, " <small>");
+    esc(f, r->dir);
+    fprintf(f, "</small></h2>\n");
+    provenance(f, r);
+    warnings(f, r);
+    fprintf(f, "<h3>Figures</h3>\n<div class=\"figs\">\n");
+    char list[1024];
+    snprintf(list, sizeof list, "%s", cd_rundir_meta(r, "config", "figures", ""));
+    char *save = NULL;
+    int any = 0;
+    for (char *fig = strtok_r(list, ", ", &save); fig && !*rc; fig = strtok_r(NULL, ", ", &save)) {
+        *rc = run_figure(p, r, fig, err, err_len);
+        any = 1;
+    }
+    if (!any) fprintf(f, "<p>The run lists no figure.</p>\n");
+    fprintf(f, "</div>\n");
+    for (size_t k = 0; k < nref && !*rc; ++k) {
+        if (!word_in(refs[k].experiments, exp)) continue;
+        fprintf(f, "<h3>The seed's result: ");
+        esc(f, refs[k].title);
+        fprintf(f, "</h3>\n<p class=\"cite\">Source: ");
+        esc(f, refs[k].source);
+        if (refs[k].quote[0]) {
+            fprintf(f, "; ");
+            esc(f, refs[k].quote);
+        }
+        fprintf(f, ". Data: ");
+        esc(f, refs[k].path);
+        fprintf(f, ".</p>\n");
+        if (refs[k].note[0]) {
+            fprintf(f, "<p class=\"cite\">");
+            esc(f, refs[k].note);
+            fprintf(f, "</p>\n");
+        }
+        fprintf(f, "<div class=\"figs\">\n");
+        if (strcmp(refs[k].plot, "none") != 0) *rc = reference_figure(p, &refs[k], err, err_len);
+        fprintf(f, "<div class=\"fig\">");
+        reference_table(f, &refs[k]);
+        fprintf(f, "</div></div>\n");
+    }
+    fprintf(f, "<h3>Summary</h3>\n<p>One row per point; medians over frames × repeats. Click a header to sort; "
+               "every column is in ");
+    esc(f, r->dir);
+    fprintf(f, "/summary.csv.</p>\n");
+    summary_table(f, r);
+    fprintf(f, "</section>\n");
+}
+
+static int write_page(page *p, cd_rundir *runs, int n, const reference *refs, size_t nref, char *err,
+                      size_t err_len)
+{
+    FILE *f = p->f;
+    char now[64];
+    time_t t = time(NULL);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n"
+               "<meta charset=\"utf-8\"/>\n<title>cdlab report</title>\n<style>/*<![CDATA[*/%s/*]]>*/</style>\n"
+               "</head>\n<body>\n<h1>cdlab report</h1>\n<p>%d run%s, written %s by cdlab %s. Times are "
+               "medians; compare methods within one run (same machine, same minutes).</p>\n<ul>\n",
+            style, n, n == 1 ? "" : "s", now, CD_VERSION);
+    for (int i = 0; i < n; ++i) {
+        fprintf(f, "<li><a href=\"#run%d\">", i);
+        esc(f, cd_rundir_meta(&runs[i], "run", "experiment", "?"));
+        fprintf(f, "</a> — ");
+        esc(f, runs[i].dir);
+        fprintf(f, "</li>\n");
+    }
+    fprintf(f, "</ul>\n");
+    int rc = 0;
+    for (int i = 0; i < n && !rc; ++i) run_section(p, &runs[i], i, refs, nref, &rc, err, err_len);
+    fprintf(f, "<script>//<![CDATA[\n%s//]]></script>\n</body>\n</html>\n", script);
+    return rc;
+}
+
+static void remove_scratch(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[4600];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            remove(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+int cd_cmd_report(int argc, char **argv)
+{
+    if (cd_cli_wants_help(argc, argv)) {
+        printf("usage: cdlab report [-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...\n\n"
+               "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
+               "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
+               "compiler and flags, config hash, seed), its warnings (noisy and skipped points), its figures\n"
+               "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64), the\n"
+               "seed documents' result the experiment reproduces (experiments/reference/*.csv, drawn as\n"
+               "inline SVG beside its table), and its summary table (click a header to sort).\n\n"
+               "  -o FILE         output file (default report.html); written whole or not at all\n"
+               "  --plots DIR     gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
+               "                  <prefix>/share/cdlab/plots; a program in its build tree: the sources')\n"
+               "  --reference DIR reference results (default: experiments/reference beside the plots'\n"
+               "                  directory, i.e. <prefix>/share/cdlab or the sources)\n\n"
+               "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
+               "page and on stderr. Exit 0; 1 when the page cannot be written or a reference cannot be\n"
+               "drawn; 2 on bad usage, a directory that is not a complete run, or a bad reference file.\n");
+        return 0;
+    }
+    const char *out = "report.html", *plots = NULL, *refdir = NULL;
+    const char **dirs = cd_alloc_zero((size_t)argc, sizeof *dirs);
+    int n = 0;
+    for (int i = 1; i < argc; ++i) {
+        int has = i + 1 < argc;
+        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has) out = argv[++i];
+        else if (strcmp(argv[i], "--plots") == 0 && has) plots = argv[++i];
+        else if (strcmp(argv[i], "--reference") == 0 && has) refdir = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "cdlab report: unknown option or missing value: %s (see cdlab report --help)\n", argv[i]);
+            cd_free(dirs);
+            return 2;
+        } else dirs[n++] = argv[i];
+    }
+    if (n == 0) {
+        fprintf(stderr, "cdlab report: no run directory given (see cdlab report --help)\n");
+        cd_free(dirs);
+        return 2;
+    }
+    char err[4600] = "";
+    int rc = 0;
+    cd_rundir *runs = cd_alloc_zero((size_t)n, sizeof *runs);
+    for (int i = 0; i < n; ++i)
+        if (cd_rundir_read(dirs[i], &runs[i], err, sizeof err)) {
+            rc = 2;
+            break;
+        }
+    page p = {0};
+    if (!rc && cd_cli_plots_dir(p.plots, sizeof p.plots, plots) != 0) {
+        snprintf(err, sizeof err, "no plot scripts: expected %s (an installed cdlab), --plots DIR or $CDLAB_PLOTS",
+                 p.plots);
+        rc = 2;
+    }
+    // The shipped reference results; none when the data directory has no experiments/.
+    char refbuf[4200];
+    if (!refdir && cd_cli_data_dir("experiments", refbuf, sizeof refbuf - 16) == 0) {
+        strcat(refbuf, "/reference");
+        refdir = refbuf;
+    }
+    reference *refs = NULL;
+    size_t nref = 0;
+    if (!rc && refdir && references_load(refdir, &refs, &nref, err, sizeof err)) rc = 2;
+    char part[4200];
+    snprintf(part, sizeof part, "%s.part", out);
+    snprintf(p.scratch, sizeof p.scratch, "%s", "/tmp/cdlab-report-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && tmp[0]) snprintf(p.scratch, sizeof p.scratch, "%s/cdlab-report-XXXXXX", tmp);
+    if (!rc && !mkdtemp(p.scratch)) {
+        snprintf(err, sizeof err, "%s: cannot make a scratch directory: %s", p.scratch, strerror(errno));
+        rc = 1;
+        p.scratch[0] = '\0';
+    }
+    if (!rc && !(p.f = fopen(part, "w"))) {
+        snprintf(err, sizeof err, "%s: cannot write: %s", part, strerror(errno));
+        rc = 2;
+    }
+    if (!rc) {
+        rc = write_page(&p, runs, n, refs, nref, err, sizeof err);
+        int bad = ferror(p.f);
+        if (fclose(p.f) != 0 || bad) {
+            if (!rc) snprintf(err, sizeof err, "%s: write failed: %s", part, strerror(errno ? errno : EIO));
+            rc = rc ? rc : 1;
+        }
+        if (rc) remove(part);
+        else if (rename(part, out) != 0) {
+            snprintf(err, sizeof err, "%s: cannot rename to %s: %s", part, out, strerror(errno));
+            remove(part);
+            rc = 1;
+        }
+    }
+    if (p.scratch[0]) remove_scratch(p.scratch);
+    for (int i = 0; i < n; ++i) cd_rundir_free(&runs[i]);
+    for (size_t k = 0; k < nref; ++k) cd_csv_table_free(&refs[k].table);
+    cd_free(refs);
+    cd_free(runs);
+    cd_free(dirs);
+    if (rc) {
+        fprintf(stderr, "cdlab report: %s\n", err);
+        return rc;
+    }
+    printf("%s\n", out);
+    return 0;
+}

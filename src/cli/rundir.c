@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// Reading a run directory back: meta.ini, summary.csv, frames.csv and what each column is.
+#include "rundir.h"
+
+#include "cd_core.h"
+#include "cd_harness.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_range(const char *s, size_t n)
+{
+    char *d = cd_alloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = '\0';
+    return s;
+}
+
+int cd_ini_read(const char *path, cd_ini *ini, char *err, size_t err_len)
+{
+    *ini = (cd_ini){0};
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL, *section = dup_range("", 0);
+    size_t cap = 0, lineno = 0;
+    int rc = 0, last_key = 0;  // last_key: the previous line was a key or its continuation
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        int indented = line[0] == ' ' || line[0] == '\t';
+        char *s = trim(line);
+        if (*s == '\0' || *s == ';' || *s == '#') {
+            last_key = last_key && *s != '\0';
+            continue;
+        }
+        if (indented && last_key) {  // a continuation of the value above
+            cd_ini_entry *e = &ini->items[ini->count - 1];
+            size_t a = strlen(e->value), b = strlen(s);
+            e->value = cd_realloc(e->value, a + b + 2);
+            if (a) e->value[a++] = ' ';
+            memcpy(e->value + a, s, b + 1);
+            continue;
+        }
+        if (*s == '[') {
+            char *end = strchr(s, ']');
+            if (!end) {
+                snprintf(err, err_len, "%s:%zu: expected [section]", path, lineno);
+                rc = -1;
+                break;
+            }
+            cd_free(section);
+            section = dup_range(s + 1, (size_t)(end - s - 1));
+            last_key = 0;
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, err_len, "%s:%zu: expected key = value", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        cd_grow((void **)&ini->items, sizeof *ini->items, &ini->capacity, ini->count + 1);
+        ini->items[ini->count++] = (cd_ini_entry){
+            .section = dup_range(section, strlen(section)),
+            .key = dup_range(trim(s), strlen(trim(s))),
+            .value = dup_range(trim(eq + 1), strlen(trim(eq + 1))),
+            .line = lineno,
+        };
+        last_key = 1;
+    }
+    free(line);
+    cd_free(section);
+    fclose(f);
+    if (rc) cd_ini_free(ini);
+    return rc;
+}
+
+const char *cd_ini_get(const cd_ini *ini, const char *section, const char *key)
+{
+    for (size_t i = 0; i < ini->count; ++i)
+        if (strcmp(ini->items[i].section, section) == 0 && strcmp(ini->items[i].key, key) == 0)
+            return ini->items[i].value;
+    return NULL;
+}
+
+void cd_ini_free(cd_ini *ini)
+{
+    for (size_t i = 0; i < ini->count; ++i) {
+        cd_free(ini->items[i].section);
+        cd_free(ini->items[i].key);
+        cd_free(ini->items[i].value);
+    }
+    cd_free(ini->items);
+    *ini = (cd_ini){0};
+}
+
+int cd_table_column(const cd_csv_table *t, const char *name)
+{
+    if (t->count == 0) return -1;
+    for (size_t j = 0; j < t->rows[0].count; ++j)
+        if (strcmp(t->rows[0].fields[j], name) == 0) return (int)j;
+    return -1;
+}
+
+const char *cd_table_field(const cd_csv_table *t, size_t i, int col)
+{
+    if (i >= t->count || col < 0 || (size_t)col >= t->rows[i].count) return "";
+    return t->rows[i].fields[col];
+}
+
+const char *cd_rundir_meta(const cd_rundir *r, const char *section, const char *key, const char *def)
+{
+    const char *v = cd_ini_get(&r->meta, section, key);
+    return v ? v : def;
+}
+
+size_t cd_rundir_distinct(const cd_rundir *r, int col)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < r->summary.count; ++i) {
+        const char *v = cd_table_field(&r->summary, i, col);
+        size_t j = 1;
+        while (j < i && strcmp(cd_table_field(&r->summary, j, col), v) != 0) j++;
+        n += j == i;
+    }
+    return n;
+}
+
+// Is name one of the comma-separated words of list?
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t w = strcspn(p, ", ");
+        if (w == n && strncmp(p, name, n) == 0) return 1;
+        p += w;
+    }
+    return 0;
+}
+
+// A column is a parameter when it carries a config key's name ([values] holds section.key for
+// every key of the kind); a varying one when meta.ini [columns] lists it; else deterministic.
+static cd_col_role *roles(const cd_rundir *r, const cd_csv_table *t, const char *varying)
+{
+    size_t n = t->count ? t->rows[0].count : 0;
+    cd_col_role *role = cd_alloc_zero(n ? n : 1, sizeof *role);
+    for (size_t j = 0; j < n; ++j) {
+        const char *name = t->rows[0].fields[j];
+        if (strcmp(name, "point") == 0) {
+            role[j] = CD_COL_POINT;
+            continue;
+        }
+        role[j] = in_list(varying, name) ? CD_COL_VARYING : CD_COL_EXACT;
+        for (size_t i = 0; i < r->meta.count; ++i) {
+            const cd_ini_entry *e = &r->meta.items[i];
+            const char *dot = strchr(e->key, '.');
+            if (strcmp(e->section, "values") == 0 && dot && strcmp(dot + 1, name) == 0) role[j] = CD_COL_PARAM;
+        }
+    }
+    return role;
+}
+
+int cd_rundir_read(const char *dir, cd_rundir *r, char *err, size_t err_len)
+{
+    *r = (cd_rundir){0};
+    char why[1024], path[4200];
+    if (cd_run_dir_check(dir, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", dir, why);
+        return -1;
+    }
+    r->dir = dup_range(dir, strlen(dir));
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    if (cd_ini_read(path, &r->meta, err, err_len)) goto fail;
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    if (cd_csv_read(path, &r->summary, err, err_len)) goto fail;
+    snprintf(path, sizeof path, "%s/frames.csv", dir);
+    if (cd_csv_read(path, &r->frames, err, err_len)) goto fail;
+    if (r->summary.count == 0 || r->frames.count == 0) {
+        snprintf(err, err_len, "%s: %s is empty: expected a header row", dir, r->summary.count ? "frames.csv" : "summary.csv");
+        goto fail;
+    }
+    for (size_t i = 1; i < r->summary.count; ++i)
+        if (r->summary.rows[i].count != r->summary.rows[0].count) {
+            snprintf(err, err_len, "%s/summary.csv:%zu: %zu fields: expected %zu as in the header", dir,
+                     r->summary.rows[i].line, r->summary.rows[i].count, r->summary.rows[0].count);
+            goto fail;
+        }
+    r->summary_role = roles(r, &r->summary, cd_rundir_meta(r, "columns", "summary_varying", ""));
+    r->frames_role = roles(r, &r->frames, cd_rundir_meta(r, "columns", "frames_varying", ""));
+    return 0;
+fail:
+    cd_rundir_free(r);
+    return -1;
+}
+
+void cd_rundir_free(cd_rundir *r)
+{
+    cd_free(r->dir);
+    cd_ini_free(&r->meta);
+    cd_csv_table_free(&r->summary);
+    cd_csv_table_free(&r->frames);
+    cd_free(r->summary_role);
+    cd_free(r->frames_role);
+    *r = (cd_rundir){0};
+}
+
+void cd_html_escape(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}

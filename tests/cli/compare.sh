@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `cdlab compare` on runs whose times are set by the test, not measured (no assertion on a clock):
+# a run against its own copy (ratio exactly 1, an interval around it: no change, exit 0), against a copy with every frame
+# time doubled (slower, exit 1) or halved (faster, exit 0), with one frame's pair count changed
+# (correctness alarm, exit 3), with a point removed (listed as in one run only) and with another
+# CPU in meta.ini (a warning); CSV output; and bad input (exit 2).
+# usage: compare.sh CDLAB FIXTURE_DIR
+set -eu
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+fix=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$cdlab" run --quiet --output "$tmp" --run-id base "$fix/tiny.ini" >/dev/null
+base=$tmp/tiny/base
+
+# A copy of the base run whose frames.csv column COL is rewritten by the awk expression EXPR.
+variant() {
+    rm -rf "$tmp/$1"
+    cp -r "$base" "$tmp/$1"
+    awk -F, -v OFS=, -v col="$2" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == col) c = i; print; next }
+        { $3; print }" "$base/frames.csv" >"$tmp/$1/frames.csv"
+}
+expect() {  # expect RC NAME ARGS...: run compare, check its exit status
+    want=$1 name=$2
+    shift 2
+    set +e
+    "$cdlab" compare "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    rc=$?
+    set -e
+    [ "$rc" -eq "$want" ] || { echo "FAIL: $name: exit $rc, expected $want"; cat "$tmp/$name.out" "$tmp/$name.err"; exit 1; }
+}
+
+variant same frame_ms '$c = $c'
+expect 0 same "$base" "$tmp/same"
+grep -q '| cubes=30 | .* | 1.000 | 0\.[0-9]* – 1\.[0-9]* | no significant change |' "$tmp/same.out" || {
+    echo "FAIL: a run against its copy is not a ratio of 1"; cat "$tmp/same.out"; exit 1; }
+grep -q '^None: same host' "$tmp/same.out" || { echo "FAIL: warnings for identical runs"; exit 1; }
+
+variant slow frame_ms '$c = $c * 2'
+expect 1 slow "$base" "$tmp/slow"
+[ "$(grep -c '| \*\*slower\*\* |' "$tmp/slow.out")" -eq 2 ] || { echo "FAIL: doubled times not slower"; cat "$tmp/slow.out"; exit 1; }
+grep -q '| 2.000 |' "$tmp/slow.out" || { echo "FAIL: the ratio of doubled times is not 2"; exit 1; }
+# A threshold above the change: no point is slower beyond it.
+expect 0 slow_threshold --threshold 150% "$base" "$tmp/slow"
+grep -q 'changed, within threshold' "$tmp/slow_threshold.out" || { echo "FAIL: threshold ignored"; exit 1; }
+
+variant fast frame_ms '$c = $c / 2'
+expect 0 fast "$base" "$tmp/fast"
+[ "$(grep -c '| faster |' "$tmp/fast.out")" -eq 2 ] || { echo "FAIL: halved times not faster"; exit 1; }
+
+# Deterministic columns: one frame's pairs differ.
+variant alarm pairs 'if (NR == 4) $c = $c + 1'
+expect 3 alarm "$base" "$tmp/alarm"
+grep -q 'correctness alarm.*frames.csv pairs' "$tmp/alarm.out" || { echo "FAIL: no alarm for pairs"; cat "$tmp/alarm.out"; exit 1; }
+# A summary mean that differs is an alarm too; --ignore skips the column.
+variant alarm2 frame_ms '$c = $c'
+sed '2s/^\(\([^,]*,\)\{15\}\)[^,]*/\19999/' "$base/summary.csv" >"$tmp/alarm2/summary.csv"
+col=$(head -n 1 "$base/summary.csv" | cut -d, -f16)
+expect 3 alarm2 "$base" "$tmp/alarm2"
+grep -q "summary $col: .* vs 9999" "$tmp/alarm2.out" || { echo "FAIL: no alarm for summary $col"; cat "$tmp/alarm2.out"; exit 1; }
+expect 0 alarm2_ignored --ignore "$col" "$base" "$tmp/alarm2"
+
+# A point in one run only, and a different CPU: listed and warned, the rest still compared.
+variant one frame_ms '$c = $c'
+sed -i '3d' "$tmp/one/summary.csv"
+sed -i 's/^cpu_model = .*/cpu_model = Another CPU/' "$tmp/one/meta.ini"
+expect 0 one "$base" "$tmp/one"
+grep -q '| cubes=120 | yes |  | | | only in BASE |' "$tmp/one.out" || { echo "FAIL: point of one run not listed"; cat "$tmp/one.out"; exit 1; }
+grep -q 'CPU differs.*Another CPU' "$tmp/one.out" || { echo "FAIL: no warning for another CPU"; exit 1; }
+
+# CSV: one row per point with its parameters; the tally on stderr.
+expect 1 csv --format csv "$base" "$tmp/slow"
+[ "$(head -n 1 "$tmp/csv.out")" = "cubes,base_median,new_median,ratio,ci_low,ci_high,verdict,alarm" ] || {
+    echo "FAIL: CSV header"; cat "$tmp/csv.out"; exit 1; }
+grep -q '^120,.*,2.0000,.*,slower,0$' "$tmp/csv.out" || { echo "FAIL: CSV row"; cat "$tmp/csv.out"; exit 1; }
+grep -q '2 slower' "$tmp/csv.err" || { echo "FAIL: CSV tally"; exit 1; }
+
+# Bad input: exit 2 with a message.
+expect 2 notrun "$base" "$tmp"
+expect 2 threshold --threshold five "$base" "$tmp/same"
+expect 2 format --format xml "$base" "$tmp/same"
+expect 2 metric --metric pairs "$base" "$tmp/same"
+expect 2 onedir "$base"
+"$cdlab" run --quiet --output "$tmp" --run-id tt "$fix/tri_tri.ini" >/dev/null
+expect 2 kinds "$base" "$tmp/tri_tri_cli/tt"
+grep -q 'expected two runs of one kind' "$tmp/kinds.err" || { echo "FAIL: kinds message"; exit 1; }
+echo "ok: same, slower, faster, threshold, alarms, one-run points, warnings, CSV, bad input"
