@@ -111,6 +111,7 @@ static void every_variant_matches_brute_force(void **state)
         sp.speed = 0.1;
         sp.spin = 0.05;
         sp.reorder = seed % 2 ? 2 : 0;
+        sp.size_ratio = seed % 2 ? 1.0 : 3.0;  // half the scenes of bodies at several scales
         uint32_t count = 1 + (uint32_t)cd_rng_below(&r, 4), first = (uint32_t)cd_rng_below(&r, 6);
         const char *meshes[4];
         for (uint32_t k = 0; k < count; ++k) meshes[k] = mesh_pool[(first + k) % 6];
@@ -346,7 +347,7 @@ static void deforming_bodies_refit_and_stay_boxed(void **state)
     cd_bodies_destroy(b);
 }
 
-// A mesh the reader rejects, or a size ratio other than 1, is an error naming it.
+// A mesh the reader rejects is an error naming it; no meshes is an error.
 static void bad_params_are_errors(void **state)
 {
     (void)state;
@@ -359,11 +360,101 @@ static void bad_params_are_errors(void **state)
     char err[1024];
     assert_null(cd_bodies_create(&p, err, sizeof err));
     EXPECT_CONTAINS(err, "mesh torus:0");
-    static const char *const box[] = {"box"};
-    p.meshes = box;
-    p.scene.size_ratio = 2;
+    p.mesh_count = 0;
     assert_null(cd_bodies_create(&p, err, sizeof err));
-    EXPECT_CONTAINS(err, "size_ratio 2");
+    EXPECT_CONTAINS(err, "no meshes");
+}
+
+// Body i's mesh in world space, built independently of cd_bodies_relative_pose: each vertex x at
+// c_i + R_i·(s_i·x), in double.
+static cd_vec3 *world_vertices(const cd_bodies *b, uint32_t slot)
+{
+    uint32_t body = cd_scene_ident(b->scene, slot);
+    const cd_mesh *m = &b->shapes[b->shape_of[body]].mesh;
+    cd_mat3 R = cd_q_to_m3(cd_q_normalize(cd_scene_rot(b->scene, slot)));
+    cd_vec3 c = cd_scene_center(b->scene, slot);
+    cd_vec3 *w = malloc(sizeof *w * m->nverts);
+    for (uint32_t v = 0; v < m->nverts; ++v) w[v] = cd_v3_add(c, cd_m3_mul_v(R, cd_v3_scale(m->verts[v], b->scale[body])));
+    return w;
+}
+
+// size_ratio > 1: bodies of one mesh at several scales share its hierarchy. Their largest edges
+// lie in [size, size·size_ratio], every box encloses its scaled mesh, and the touching pairs are
+// those of an independent world-space brute force (every triangle pair of every two bodies,
+// placed by c + R·(s·x)); the narrow step under two broad phases reports them.
+static void scaled_bodies_match_world_brute_force(void **state)
+{
+    (void)state;
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 40, sp.density = 0.3, sp.seed = 11, sp.size_ratio = 4.0, sp.speed = 0.1, sp.spin = 0.05;
+    static const char *const meshes[] = {"icosphere:80", "torus:200", "pencil:120"};
+    cd_bodies *b = make_bodies(&sp, meshes, 3, cd_bvh_variant_find("obb"));
+    double smin = INFINITY, smax = 0;
+    for (uint32_t i = 0; i < sp.cubes; ++i) {
+        double si = b->scale[i];
+        smin = fmin(smin, si), smax = fmax(smax, si);
+        // The body's box encloses its scaled mesh.
+        cd_vec3 h = cd_scene_half(b->scene, i);
+        const cd_mesh *m = &b->shapes[b->shape_of[i]].mesh;
+        for (uint32_t v = 0; v < m->nverts; ++v) {
+            cd_vec3 x = cd_v3_scale(m->verts[v], si);
+            assert_true(fabs(x.x) <= h.x && fabs(x.y) <= h.y && fabs(x.z) <= h.z);
+        }
+    }
+    assert_true(smin >= 1.0 && smax <= 4.0 && smax > 2.5 * smin);  // sizes spread over the range
+    assert_null(cd_bodies_peer_create("fcl_obb", b, CD_BVH_FIRST_HIT));  // FCL places rigid instances only
+    cd_broad_params bpar = cd_broad_params_default();
+    cd_broad *grid = cd_registry_create("grid_multi", &bpar, b->scene), *naive = cd_registry_create("naive", &bpar, b->scene);
+    cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
+    cd_pair_list got = {0}, got2 = {0}, want = {0}, world = {0};
+    uint64_t touching = 0, scaled_touching = 0;
+    for (int f = 0; f < 3; ++f) {
+        uint64_t want_tris;
+        cd_bodies_brute_force(b, &want, &want_tris);
+        uint64_t tris = body_frame(grid, b, nw, &got);
+        body_frame(naive, b, nw, &got2);
+        expect_same_pairs(&got, &want, "scaled bodies, grid_multi");
+        expect_same_pairs(&got2, &want, "scaled bodies, naive");
+        assert_int_equal(tris, want_tris);
+        world.count = 0;
+        uint32_t n = b->scene->count;
+        cd_vec3 **w = malloc(sizeof *w * n);
+        uint32_t *body_of = malloc(sizeof *body_of * n);
+        for (uint32_t i = 0; i < n; ++i) w[i] = world_vertices(b, i), body_of[i] = cd_scene_ident(b->scene, i);
+        for (uint32_t i = 0; i < n; ++i)
+            for (uint32_t j = i + 1; j < n; ++j) {
+                const cd_mesh *mi = &b->shapes[b->shape_of[body_of[i]]].mesh, *mj = &b->shapes[b->shape_of[body_of[j]]].mesh;
+                int hit = 0;
+                for (uint32_t ti = 0; ti < mi->ntris && !hit; ++ti) {
+                    cd_triangle A = {{w[i][mi->tris[ti][0]], w[i][mi->tris[ti][1]], w[i][mi->tris[ti][2]]}};
+                    for (uint32_t tj = 0; tj < mj->ntris && !hit; ++tj) {
+                        cd_triangle B = {{w[j][mj->tris[tj][0]], w[j][mj->tris[tj][1]], w[j][mj->tris[tj][2]]}};
+                        hit = cd_tri_tri_overlap(&A, &B);
+                    }
+                }
+                if (!hit) continue;
+                uint32_t lo = body_of[i] < body_of[j] ? body_of[i] : body_of[j], hi = body_of[i] ^ body_of[j] ^ lo;
+                cd_pair_list_push(&world, (cd_pair){lo, hi});
+                scaled_touching += b->scale[lo] != b->scale[hi];
+            }
+        expect_same_pairs(&want, &world, "scaled bodies, world-space brute force");
+        touching += world.count;
+        for (uint32_t i = 0; i < n; ++i) free(w[i]);
+        free(w);
+        free(body_of);
+        cd_scene_step(b->scene);
+    }
+    fprintf(stderr, "# scaled bodies: %llu touching pairs over 3 frames, %llu of bodies of different sizes\n",
+            (unsigned long long)touching, (unsigned long long)scaled_touching);
+    assert_true(scaled_touching > 10);
+    cd_pair_list_free(&got);
+    cd_pair_list_free(&got2);
+    cd_pair_list_free(&want);
+    cd_pair_list_free(&world);
+    cd_bodies_narrow_destroy(nw);
+    cd_broad_destroy(grid);
+    cd_broad_destroy(naive);
+    cd_bodies_destroy(b);
 }
 
 int main(void)
@@ -373,6 +464,7 @@ int main(void)
         cmocka_unit_test(every_variant_matches_brute_force),
         cmocka_unit_test(deforming_bodies_refit_and_stay_boxed),
         cmocka_unit_test(bad_params_are_errors),
+        cmocka_unit_test(scaled_bodies_match_world_brute_force),
         cmocka_unit_test(fcl_peers_match_obb_and_brute_force),
         cmocka_unit_test(fcl_peers_on_exact_contact),
         cmocka_unit_test(unknown_peer_is_null),

@@ -305,7 +305,7 @@ static void counters_are_deterministic_and_by_kind(void **state)
         // Every popped pair costs at least one volume test.
         assert_true(cd_bvh_stats_bv_total(s) >= s->node_pairs);
         double cv, cp;
-        cd_bvh_measure_costs(ha, hb, &pose, &cv, &cp);
+        cd_bvh_measure_costs(ha, hb, &pose, 1.0, &cv, &cp);
         assert_true(cv > 0 && cp > 0);
         cd_bvh_result_free(&r1);
         cd_bvh_result_free(&r2);
@@ -333,12 +333,12 @@ static void every_isa_gives_the_same_bits(void **state)
             cd_pose pose = random_pose(&rng, 2.4);
             for (size_t mo = 0; mo < sizeof modes / sizeof modes[0]; ++mo) {
                 cd_bvh_result ref = {0};
-                cd_bvh_query_isa(CD_BVH_ISA_BASELINE, ha, hb, &pose, modes[mo], &ref);
+                cd_bvh_query_isa(CD_BVH_ISA_BASELINE, ha, hb, &pose, 1.0, modes[mo], &ref);
                 hits += ref.overlap;
                 for (int isa = 1; isa < CD_BVH_ISA_COUNT; ++isa) {
                     if (!cd_bvh_isa_runs((cd_bvh_isa)isa)) continue;
                     cd_bvh_result r = {0};
-                    cd_bvh_query_isa((cd_bvh_isa)isa, ha, hb, &pose, modes[mo], &r);
+                    cd_bvh_query_isa((cd_bvh_isa)isa, ha, hb, &pose, 1.0, modes[mo], &r);
                     assert_int_equal(r.overlap, ref.overlap);
                     assert_int_equal(r.inside, ref.inside);
                     assert_int_equal(r.count, ref.count);

@@ -15,6 +15,14 @@ static float float_up(double h)
     return (double)f < h ? nextafterf(f, FLT_MAX) : f;
 }
 
+// Half-extents of body i's box: its mesh's box half scaled by the body's scale, rounded up.
+static cd_vec3 body_half(const cd_bodies *b, uint32_t i, cd_vec3 half)
+{
+    double s = b->scale[i];
+    if (s == 1.0) return half;
+    return cd_v3(float_up(s * half.x), float_up(s * half.y), float_up(s * half.z));
+}
+
 // Read spec, centre it on its box and scale the box's largest edge to size; build its hierarchy.
 static int make_shape(const char *spec, const cd_bodies_params *p, cd_body_shape *shape, char *err, size_t err_len)
 {
@@ -39,11 +47,6 @@ cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len
 {
     if (p->mesh_count == 0) {
         snprintf(err, err_len, "no meshes: expected at least one mesh spec");
-        return NULL;
-    }
-    if (p->scene.size_ratio != 1.0) {
-        snprintf(err, err_len, "size_ratio %g: bodies share their mesh's hierarchy, which has one scale: expected 1",
-                 p->scene.size_ratio);
         return NULL;
     }
     cd_bodies *b = cd_alloc_zero(1, sizeof *b);
@@ -103,9 +106,15 @@ cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len
     double mean = n ? volume / n : sp.size * sp.size * sp.size;
     if (mean != sp.size * sp.size * sp.size) sp.size = cbrt(mean);
     b->scene = cd_scene_create(&sp);
+    // Sizes: with size_ratio 1 every body has its mesh's size (scale exactly 1, so the pose and
+    // every query keep the bits of an unscaled one); else body i takes the scale of cube i's
+    // edge, drawn by the scene in [size, size·size_ratio], over size.
+    b->scale = cd_alloc(sizeof *b->scale * (n ? n : 1));
     for (uint32_t i = 0; i < n; ++i)  // a fresh scene: slot i holds body i
+        b->scale[i] = sp.size_ratio == 1.0 ? 1.0 : 2.0 * (double)cd_scene_half(b->scene, i).x / sp.size;
+    for (uint32_t i = 0; i < n; ++i)
         cd_scene_set_pose(b->scene, i, cd_scene_center(b->scene, i), cd_scene_rot(b->scene, i),
-                          b->shapes[b->shape_of[i]].half);
+                          body_half(b, i, b->shapes[b->shape_of[i]].half));
     cd_scene_refresh(b->scene);
     return b;
 }
@@ -123,6 +132,7 @@ void cd_bodies_destroy(cd_bodies *b)
     cd_free(b->deform_body);
     cd_free(b->shapes);
     cd_free(b->shape_of);
+    cd_free(b->scale);
     cd_scene_destroy(b->scene);
     cd_free(b);
 }
@@ -151,14 +161,14 @@ uint64_t cd_bodies_deform(cd_bodies *b)
         nu += cd_bvh_refit(own->bvh);
         own->half = cd_v3(float_up(h[0]), float_up(h[1]), float_up(h[2]));
         uint32_t i = slot[b->deform_body[d]];
-        cd_scene_set_pose(s, i, cd_scene_center(s, i), cd_scene_rot(s, i), own->half);
+        cd_scene_set_pose(s, i, cd_scene_center(s, i), cd_scene_rot(s, i), body_half(b, b->deform_body[d], own->half));
     }
     cd_scene_refresh(s);
     cd_free(slot);
     return nu;
 }
 
-size_t cd_bodies_bytes_per_body(void) { return cd_scene_bytes_per_cube() + sizeof(uint32_t); }
+size_t cd_bodies_bytes_per_body(void) { return cd_scene_bytes_per_cube() + sizeof(uint32_t) + sizeof(double); }
 
 size_t cd_bodies_shared_bytes(const cd_bodies *b)
 {
@@ -170,12 +180,16 @@ size_t cd_bodies_shared_bytes(const cd_bodies *b)
     return bytes;
 }
 
-cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j)
+cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j, double *scale)
 {
     const cd_scene *s = b->scene;
     cd_quat qa = cd_q_normalize(cd_scene_rot(s, i)), qb = cd_q_normalize(cd_scene_rot(s, j));
     cd_quat inv = {qa.w, -qa.x, -qa.y, -qa.z};
-    return (cd_pose){cd_q_mul(inv, qb), cd_q_rotate(inv, cd_v3_sub(cd_scene_center(s, j), cd_scene_center(s, i)))};
+    cd_vec3 t = cd_q_rotate(inv, cd_v3_sub(cd_scene_center(s, j), cd_scene_center(s, i)));
+    double si = b->scale[cd_scene_ident(s, i)], sj = b->scale[cd_scene_ident(s, j)];
+    *scale = sj / si;
+    if (si != 1.0) t = cd_v3_scale(t, 1.0 / si);
+    return (cd_pose){cd_q_mul(inv, qb), t};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,8 +225,10 @@ static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pa
         // scene's exact predicate spares their queries (a third to a half of the candidates whose
         // world AABBs overlap).
         if (!cd_cube_pair_overlap(s, i, j)) continue;
-        cd_pose pose = cd_bodies_relative_pose(b, i, j);
-        cd_bvh_query(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, nw->mode, &np->res);
+        double scale;
+        cd_pose pose = cd_bodies_relative_pose(b, i, j, &scale);
+        cd_bvh_query_scaled(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, scale, nw->mode,
+                            &np->res);
         np->st.queries++;
         np->st.tri_pairs += np->res.count;
         np->st.bv_tests += cd_bvh_stats_bv_total(&np->res.stats);
@@ -268,8 +284,10 @@ void cd_bodies_brute_force(const cd_bodies *b, cd_pair_list *pairs, uint64_t *tr
             // Each mesh lies in its box (the exact double box of its record), so bodies whose boxes
             // are apart cannot touch: the cube scene's exact predicate only saves the triangle loops.
             if (!cd_cube_pair_overlap(s, slot[bi], slot[bj])) continue;
-            cd_pose pose = cd_bodies_relative_pose(b, slot[bi], slot[bj]);
-            cd_bvh_brute_force(&b->shapes[b->shape_of[bi]].mesh, &b->shapes[b->shape_of[bj]].mesh, &pose, &res);
+            double scale;
+            cd_pose pose = cd_bodies_relative_pose(b, slot[bi], slot[bj], &scale);
+            cd_bvh_brute_force_scaled(&b->shapes[b->shape_of[bi]].mesh, &b->shapes[b->shape_of[bj]].mesh, &pose, scale,
+                                      &res);
             if (res.count) cd_pair_list_push(pairs, (cd_pair){bi, bj});
             *tri_pairs += res.count;
         }

@@ -41,11 +41,20 @@ static size_t name_index(const char *name)
 
 int cd_bodies_peer_known(const char *name) { return name_index(name) < NAME_COUNT; }
 
+// Some body is not at its mesh's scale (size_ratio > 1).
+static int bodies_scaled(const cd_bodies *b)
+{
+    for (uint32_t i = 0; i < b->scene->count; ++i)
+        if (b->scale[i] != 1.0) return 1;
+    return 0;
+}
+
 cd_bodies_peer *cd_bodies_peer_create(const char *name, const cd_bodies *b, cd_bvh_mode mode)
 {
     size_t k = name_index(name);
-    // The peers share each mesh's BVHModel between its instances; deforming copies are cdlab's own.
-    if (k == NAME_COUNT || mode == CD_BVH_SOLID || b->deform_count) return NULL;
+    // The peers share each mesh's BVHModel between its instances, at one scale (FCL's objects
+    // carry rigid transforms only); deforming copies and scaled instances are cdlab's own.
+    if (k == NAME_COUNT || mode == CD_BVH_SOLID || b->deform_count || bodies_scaled(b)) return NULL;
     cd_fcl_mesh *meshes = cd_alloc(sizeof *meshes * (b->shape_count ? b->shape_count : 1));
     for (uint32_t m = 0; m < b->shape_count; ++m) {
         const cd_mesh *mesh = &b->shapes[m].mesh;

@@ -24,17 +24,23 @@ int cd_bvh_isa_runs(cd_bvh_isa isa)
     }
 }
 
-void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode,
-                      cd_bvh_result *res)
+void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                      cd_bvh_mode mode, cd_bvh_result *res)
 {
     CD_ASSERT(cd_bvh_isa_runs(isa));
+    CD_ASSERT(scale > 0);
 #if CD_X86_SIMD
     if (isa == CD_BVH_ISA_AVX512) {
-        cd_bvh_traverse_avx512(a, b, pose, mode, res);
+        cd_bvh_traverse_avx512(a, b, pose, scale, mode, res);
         return;
     }
 #endif
-    cd_bvh_traverse_baseline(a, b, pose, mode, res);
+    cd_bvh_traverse_baseline(a, b, pose, scale, mode, res);
+}
+
+double cd_bvh_pair_margin(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale)
+{
+    return a->margin + scale * b->margin + 1e-12 * cd_v3_len(pose->t);
 }
 
 // The build cd_bvh_query runs, chosen once per process.
@@ -51,19 +57,31 @@ static cd_bvh_isa query_isa(void)
 
 void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res)
 {
-    cd_bvh_query_isa(query_isa(), a, b, pose, mode, res);
+    cd_bvh_query_isa(query_isa(), a, b, pose, 1.0, mode, res);
+}
+
+void cd_bvh_query_scaled(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                         cd_bvh_result *res)
+{
+    cd_bvh_query_isa(query_isa(), a, b, pose, scale, mode, res);
+}
+
+void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res)
+{
+    cd_bvh_brute_force_scaled(a, b, pose, 1.0, res);
 }
 
 // The replays run in the build the queries run, so the costs are those of the measured frames.
-void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double *cv_ns, double *cp_ns)
+void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
+                          double *cp_ns)
 {
 #if CD_X86_SIMD
     if (query_isa() == CD_BVH_ISA_AVX512) {
-        cd_bvh_measure_costs_avx512(a, b, pose, cv_ns, cp_ns);
+        cd_bvh_measure_costs_avx512(a, b, pose, scale, cv_ns, cp_ns);
         return;
     }
 #endif
-    cd_bvh_measure_costs_baseline(a, b, pose, cv_ns, cp_ns);
+    cd_bvh_measure_costs_baseline(a, b, pose, scale, cv_ns, cp_ns);
 }
 
 static int cmp_pair(const void *pa, const void *pb)

@@ -30,7 +30,7 @@
 // taking a read-for-ownership miss on two random lines of a node-indexed array per node.
 typedef struct cd_bvh_moved {
     cd_obb box;
-    uint64_t pad;
+    double r;  ///< the node's sphere radius, scaled and enlarged: s·r + m
 } cd_bvh_moved;
 _Static_assert(sizeof(cd_bvh_moved) == 128, "a moved node is two cache lines");
 
@@ -46,13 +46,15 @@ typedef struct cd_bvh_moved_vert {
     uint32_t stamp, pad;
 } cd_bvh_moved_vert;
 
-static inline void move_node(const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m, cd_bvh_moved *out)
+static inline void move_node(const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double s, double m,
+                             cd_bvh_moved *out)
 {
-    out->box.c = cd_pose_apply(R, t, nb->c);
+    out->box.c = cd_pose_apply_scaled(R, t, s, nb->c);
+    out->r = s * nb->r + m;
     if (nb->kind & (CD_BV_OBB | CD_BV_AABB)) {
         cd_vec3 a0 = cd_m3_mul_v(*R, nb->ax0), a1 = cd_m3_mul_v(*R, nb->ax1);
         out->box.axes = (cd_mat3){{a0, a1, cd_m3_mul_v(*R, cd_v3_cross(nb->ax0, nb->ax1))}};
-        out->box.half = cd_v3_add(nb->half, cd_v3(m, m, m));
+        out->box.half = cd_v3_add(cd_v3_scale(nb->half, s), cd_v3(m, m, m));
     }
 }
 
@@ -129,7 +131,7 @@ static inline int overlap_moved(const cd_bvh_node *na, const cd_bvh_node *nb, co
     uint8_t ka = na->kind, kb = nb->kind;
     if (ka & kb & CD_BV_SPHERE) {
         ++s->bv_tests[CD_BVT_SPHERE_SPHERE];
-        cd_sphere sa = cd_bvh_node_sphere(na), sb = {mb->box.c, nb->r + m};
+        cd_sphere sa = cd_bvh_node_sphere(na), sb = {mb->box.c, mb->r};
         if (!cd_sphere_sphere_overlap(&sa, &sb)) return 0;
     }
     const uint8_t boxes = CD_BV_OBB | CD_BV_AABB;
@@ -154,7 +156,7 @@ static inline int overlap_moved(const cd_bvh_node *na, const cd_bvh_node *nb, co
     if (ka & boxes) {  // b carries only a sphere
         ++s->bv_tests[CD_BVT_SPHERE_OBB];
         cd_obb ba = cd_bvh_node_box(na);
-        cd_sphere sb = {mb->box.c, nb->r + m};
+        cd_sphere sb = {mb->box.c, mb->r};
         return cd_sphere_obb_overlap(&sb, &ba);
     }
     if (kb & boxes) {  // a carries only a sphere
@@ -176,10 +178,11 @@ static inline cd_triangle tri_of(const cd_mesh *m, uint32_t t)
     return (cd_triangle){{m->verts[m->tris[t][0]], m->verts[m->tris[t][1]], m->verts[m->tris[t][2]]}};
 }
 
-static inline cd_triangle moved_tri(const cd_mesh *m, uint32_t t, const cd_mat3 *R, cd_vec3 tr)
+static inline cd_triangle moved_tri(const cd_mesh *m, uint32_t t, const cd_mat3 *R, cd_vec3 tr, double s)
 {
-    return (cd_triangle){{cd_pose_apply(R, tr, m->verts[m->tris[t][0]]), cd_pose_apply(R, tr, m->verts[m->tris[t][1]]),
-                          cd_pose_apply(R, tr, m->verts[m->tris[t][2]])}};
+    return (cd_triangle){{cd_pose_apply_scaled(R, tr, s, m->verts[m->tris[t][0]]),
+                          cd_pose_apply_scaled(R, tr, s, m->verts[m->tris[t][1]]),
+                          cd_pose_apply_scaled(R, tr, s, m->verts[m->tris[t][2]])}};
 }
 
 // Start a query against b: size the caches for b and invalidate them by a new epoch.
@@ -210,28 +213,28 @@ static void cache_begin(cd_bvh_result *res, const cd_bvh *b)
 }
 
 static inline const cd_bvh_moved *moved_node(cd_bvh_result *res, const cd_bvh *b, uint32_t ib, const cd_mat3 *R,
-                                             cd_vec3 t, double m)
+                                             cd_vec3 t, double s, double m)
 {
     cd_bvh_slot *sl = &res->slots[ib];
     if (sl->stamp != res->epoch) {
         sl->stamp = res->epoch;
         sl->idx = res->nmoved++;
-        move_node(&b->nodes[ib], R, t, m, &res->moved[sl->idx]);
+        move_node(&b->nodes[ib], R, t, s, m, &res->moved[sl->idx]);
     }
     return &res->moved[sl->idx];
 }
 
-// B's triangle t in A's frame; each vertex is moved by cd_pose_apply once per query, giving the
-// same bits as brute force's per-triangle moves.
+// B's triangle t in A's frame; each vertex is moved by cd_pose_apply_scaled once per query, giving
+// the same bits as brute force's per-triangle moves.
 static inline cd_triangle moved_tri_cached(cd_bvh_result *res, const cd_mesh *mb, const uint32_t vi[3],
-                                           const cd_mat3 *R, cd_vec3 tr)
+                                           const cd_mat3 *R, cd_vec3 tr, double s)
 {
     cd_triangle out;
     for (int k = 0; k < 3; ++k) {
         uint32_t v = vi[k];
         cd_bvh_moved_vert *mv = &res->moved_verts[v];
         if (mv->stamp != res->epoch) {
-            mv->v = cd_pose_apply(R, tr, mb->verts[v]);
+            mv->v = cd_pose_apply_scaled(R, tr, s, mb->verts[v]);
             mv->stamp = res->epoch;
         }
         out.v[k] = mv->v;
@@ -263,11 +266,12 @@ static int contains_point(const cd_bvh *h, cd_vec3 p, cd_bvh_stats *s)
     return cd_bvh_winding_number(h->mesh, p) > 0.5;
 }
 
-static void solid_check(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R, cd_vec3 t, cd_bvh_result *res)
+static void solid_check(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R, cd_vec3 t, double s, cd_bvh_result *res)
 {
     if (!cd_bvh_is_closed(a) || !cd_bvh_is_closed(b)) return;
-    cd_vec3 pb = cd_pose_apply(R, t, b->mesh->verts[b->mesh->tris[0][0]]);
-    cd_vec3 pa = cd_m3_tmul_v(*R, cd_v3_sub(a->mesh->verts[a->mesh->tris[0][0]], t));  // into B's frame
+    cd_vec3 pb = cd_pose_apply_scaled(R, t, s, b->mesh->verts[b->mesh->tris[0][0]]);
+    // Into B's frame: Rᵀ·(x − t) / s.
+    cd_vec3 pa = cd_v3_scale(cd_m3_tmul_v(*R, cd_v3_sub(a->mesh->verts[a->mesh->tris[0][0]], t)), 1.0 / s);
     if (contains_point(a, pb, &res->stats) || contains_point(b, pa, &res->stats)) res->overlap = res->inside = 1;
 }
 
@@ -283,18 +287,18 @@ static int plan_has_obb_only(const cd_bvh_plan *p)
 // and found overlapping.
 #define CD_BVH_KNOWN 0x80000000u
 
-// The descent rule: descend A's node (else B's) of a pair that is not two leaves. The larger node
-// (by enclosing radius) goes down, so the two volumes tested next stay of comparable size; a leaf
-// is never descended.
-static inline int descend_a(const cd_bvh_node *na, const cd_bvh_node *nb)
+// The descent rule: descend A's node (else B's, scaled by s) of a pair that is not two leaves. The
+// larger node (by enclosing radius) goes down, so the two volumes tested next stay of comparable
+// size; a leaf is never descended.
+static inline int descend_a(const cd_bvh_node *na, const cd_bvh_node *nb, double s)
 {
-    return nb->count || (!na->count && na->r >= nb->r);
+    return nb->count || (!na->count && na->r >= s * nb->r);
 }
 
 // The pair that comes after a passing test is known before the test: the children of the node
 // the descent rule picks. Fetching them now overlaps their misses with the test.
 static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_bvh_result *res,
-                                     const cd_bvh_node *na, const cd_bvh_node *nb)
+                                     const cd_bvh_node *na, const cd_bvh_node *nb, double s)
 {
     if (na->count && nb->count) {
         // Two leaves: a passing test is followed by the triangle test, which reads their vertices.
@@ -306,7 +310,7 @@ static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_
             }
         return;
     }
-    if (descend_a(na, nb)) {
+    if (descend_a(na, nb, s)) {
         const char *p = (const char *)&a->nodes[na->first];
         for (int l = 0; l < 4; ++l) __builtin_prefetch(p + 64 * l);
     } else {
@@ -319,16 +323,17 @@ static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_
 // Volume test of pair (ia, ib), and of (ia2, ib2) when two: bit k of the result is set when
 // pair k overlaps. Two pure OBB pairs run in the two lanes of obb_obb_two.
 static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, cd_bvh_stats *st,
-                                  const cd_mat3 *R, cd_vec3 t, double m, cd_bvh_trace *tr, uint32_t ia, uint32_t ib,
+                                  const cd_mat3 *R, cd_vec3 t, double s, double m, cd_bvh_trace *tr, uint32_t ia,
+                                  uint32_t ib,
                                   uint32_t ia2, uint32_t ib2, int two)
 {
     const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
-    const cd_bvh_moved *mb = moved_node(res, b, ib, R, t, m);
+    const cd_bvh_moved *mb = moved_node(res, b, ib, R, t, s, m);
     ++st->node_pairs;
     if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia, tr->node_pairs[tr->nodes++][1] = ib;
     if (!two) return (unsigned)overlap_moved(na, nb, mb, m, st);
     const cd_bvh_node *na2 = &a->nodes[ia2], *nb2 = &b->nodes[ib2];
-    const cd_bvh_moved *mb2 = moved_node(res, b, ib2, R, t, m);
+    const cd_bvh_moved *mb2 = moved_node(res, b, ib2, R, t, s, m);
     ++st->node_pairs;
     if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia2, tr->node_pairs[tr->nodes++][1] = ib2;
     if (na->kind == CD_BV_OBB && na2->kind == CD_BV_OBB && nb->kind == CD_BV_OBB && nb2->kind == CD_BV_OBB) {
@@ -346,12 +351,13 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
 // while the volume tests run two at a time. Inlined into its two callers so that the query's
 // copy carries no trace code; counts go to a local copy of the stats, which stays in registers.
 static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
-                                                          cd_bvh_mode mode, cd_bvh_result *res, cd_bvh_trace *tr)
+                                                          double s, cd_bvh_mode mode, cd_bvh_result *res,
+                                                          cd_bvh_trace *tr)
 {
     reset(res);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
     const cd_vec3 t = pose->t;
-    const double m = a->margin + b->margin + 1e-12 * cd_v3_len(t);
+    const double m = cd_bvh_pair_margin(a, b, pose, s);
     CD_ASSERT(a->nnodes <= CD_BVH_KNOWN);
     // Each descent pops one pair and pushes at most two, plus the known pair put back, so the
     // stack never holds more than depth(a) + depth(b) + 2 pairs.
@@ -388,9 +394,9 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
                 __builtin_prefetch(&b->nodes[stack[top - 1]]);
                 __builtin_prefetch(&res->slots[stack[top - 1]]);
             }
-            prefetch_children(a, b, res, na, nb);
-            if (two) prefetch_children(a, b, res, &a->nodes[ia2], &b->nodes[ib2]);
-            unsigned pass = test_pairs(a, b, res, &st, &R, t, m, tr, ia, ib, ia2, ib2, two);
+            prefetch_children(a, b, res, na, nb, s);
+            if (two) prefetch_children(a, b, res, &a->nodes[ia2], &b->nodes[ib2], s);
+            unsigned pass = test_pairs(a, b, res, &st, &R, t, s, m, tr, ia, ib, ia2, ib2, two);
             // Both pairs overlap: a query that stops at its first hit goes first into the pair
             // whose centres are closer (B's moved centre to A's), where the surfaces more likely
             // cross. This cut the volume tests of touching bodies by 45 % (137 to 75 per touching
@@ -411,7 +417,7 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
         if (na->count == 1 && nb->count == 1) {  // one triangle each (RAPID's leaves): indices in the nodes
             const uint32_t *va = na->tri;
             cd_triangle A = {{ma->verts[va[0]], ma->verts[va[1]], ma->verts[va[2]]}};
-            cd_triangle B = moved_tri_cached(res, mb, nb->tri, &R, t);
+            cd_triangle B = moved_tri_cached(res, mb, nb->tri, &R, t, s);
             ++st.tri_tests;
             if (tr && tr->tris < tr->max)
                 tr->tri_pairs[tr->tris][0] = a->order[na->first], tr->tri_pairs[tr->tris++][1] = b->order[nb->first];
@@ -427,7 +433,7 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
                 cd_triangle A = tri_of(ma, ta);
                 for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
                     uint32_t tb = b->order[j];
-                    cd_triangle B = moved_tri_cached(res, mb, mb->tris[tb], &R, t);
+                    cd_triangle B = moved_tri_cached(res, mb, mb->tris[tb], &R, t, s);
                     ++st.tri_tests;
                     if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
                     if (!cd_tri_tri_overlap(&A, &B)) continue;
@@ -438,7 +444,7 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
             }
             continue;
         }
-        if (descend_a(na, nb)) {
+        if (descend_a(na, nb, s)) {
             stack[top++] = na->first + 1, stack[top++] = ib;
             stack[top++] = na->first, stack[top++] = ib;
         } else {
@@ -448,32 +454,33 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
     }
 done:
     res->stats = st;
-    if (mode == CD_BVH_SOLID && !res->overlap) solid_check(a, b, &R, t, res);  // no surface contact found
+    if (mode == CD_BVH_SOLID && !res->overlap) solid_check(a, b, &R, t, s, res);  // no surface contact found
 }
-void CD_BVH_ISA_NAME(cd_bvh_traverse)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode,
-                                      cd_bvh_result *res)
+void CD_BVH_ISA_NAME(cd_bvh_traverse)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double s,
+                                      cd_bvh_mode mode, cd_bvh_result *res)
 {
-    traverse(a, b, pose, mode, res, NULL);
+    traverse(a, b, pose, s, mode, res, NULL);
 }
 
 // Not on the hot path: in the baseline build only.
 #ifdef CD_BVH_TRAVERSE_BASELINE
-int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m,
-                        cd_bvh_stats *s)
+int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double scale,
+                        double m, cd_bvh_stats *s)
 {
     cd_bvh_moved mb;
-    move_node(nb, R, t, m, &mb);
+    move_node(nb, R, t, scale, m, &mb);
     return overlap_moved(na, nb, &mb, m, s);
 }
 
-void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res)
+void cd_bvh_brute_force_scaled(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, double scale,
+                               cd_bvh_result *res)
 {
     reset(res);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
     for (uint32_t i = 0; i < a->ntris; ++i) {
         cd_triangle A = tri_of(a, i);
         for (uint32_t j = 0; j < b->ntris; ++j) {
-            cd_triangle B = moved_tri(b, j, &R, pose->t);
+            cd_triangle B = moved_tri(b, j, &R, pose->t, scale);
             ++res->stats.tri_tests;
             if (cd_tri_tri_overlap(&A, &B)) res->overlap = 1, push_pair(res, i, j);
         }
@@ -483,17 +490,17 @@ void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose,
 
 // Replays of the visited node and triangle pairs, each loop repeated until it lasts ≥ 2 ms, so the
 // per-test cost includes moving B's volume or triangle into A's frame, as in the traversal.
-void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double *cv_ns,
-                                           double *cp_ns)
+void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                                           double *cv_ns, double *cp_ns)
 {
     cd_bvh_trace tr = {0};
     tr.max = 1u << 16;
     tr.node_pairs = cd_alloc(sizeof *tr.node_pairs * tr.max);
     tr.tri_pairs = cd_alloc(sizeof *tr.tri_pairs * tr.max);
     cd_bvh_result res = {0};
-    traverse(a, b, pose, CD_BVH_ALL_PAIRS, &res, &tr);
+    traverse(a, b, pose, scale, CD_BVH_ALL_PAIRS, &res, &tr);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
-    const double m = a->margin + b->margin + 1e-12 * cd_v3_len(pose->t);
+    const double m = cd_bvh_pair_margin(a, b, pose, scale);
     volatile int sink = 0;
     *cv_ns = *cp_ns = 0;
     // Seven blocks of ≥ 1 ms each and the fastest one kept: preemption and cache pollution by
@@ -502,7 +509,8 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
         // A node pair costs one to three volume tests depending on the kinds; count them once.
         cd_bvh_stats once = {0};
         for (size_t k = 0; k < tr.nodes; ++k)
-            cd_bvh_node_overlap(&a->nodes[tr.node_pairs[k][0]], &b->nodes[tr.node_pairs[k][1]], &R, pose->t, m, &once);
+            cd_bvh_node_overlap(&a->nodes[tr.node_pairs[k][0]], &b->nodes[tr.node_pairs[k][1]], &R, pose->t, scale, m,
+                                &once);
         uint64_t per_replay = cd_bvh_stats_bv_total(&once);
         double best = INFINITY;
         for (int block = 0; block < 7 && per_replay; ++block) {
@@ -512,7 +520,7 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
                 // Two pairs at a time through test_pairs, as the traversal tests them.
                 for (size_t k = 0; k < tr.nodes; k += 2) {
                     int two = k + 1 < tr.nodes;
-                    sink += (int)test_pairs(a, b, &res, &res.stats, &R, pose->t, m, NULL, tr.node_pairs[k][0],
+                    sink += (int)test_pairs(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, tr.node_pairs[k][0],
                                             tr.node_pairs[k][1], two ? tr.node_pairs[k + 1][0] : 0,
                                             two ? tr.node_pairs[k + 1][1] : 0, two);
                 }
@@ -530,7 +538,8 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
                 cache_begin(&res, b);
                 for (size_t k = 0; k < tr.tris; ++k) {
                     cd_triangle A = tri_of(a->mesh, tr.tri_pairs[k][0]);
-                    cd_triangle B = moved_tri_cached(&res, b->mesh, b->mesh->tris[tr.tri_pairs[k][1]], &R, pose->t);
+                    cd_triangle B = moved_tri_cached(&res, b->mesh, b->mesh->tris[tr.tri_pairs[k][1]], &R, pose->t,
+                                                    scale);
                     sink += cd_tri_tri_overlap(&A, &B);
                 }
                 ++reps;

@@ -73,8 +73,8 @@ static const cd_key_spec bodies_keys[] = {
     {"bodies", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
      "faces of the meshes named by a bare generator name (a face-count sweep); 0: the specs say"},
     {"bodies", "size", CD_KEY_REAL, "1.0", 1e-9, 1e9, NULL, NULL, 1, "largest edge of every body's box"},
-    {"bodies", "size_ratio", CD_KEY_REAL, "1.0", 1, 1, NULL, NULL, 0,
-     "1 only: the bodies of one mesh share its hierarchy, which has one scale"},
+    {"bodies", "size_ratio", CD_KEY_REAL, "1.0", 1, 1e6, NULL, NULL, 1,
+     "largest edges uniform in [size, size*size_ratio]; the bodies of one mesh share its hierarchy at every scale"},
     {"bodies", "density", CD_KEY_REAL, "0.05", 1e-12, 1, NULL, NULL, 1,
      "the bodies' box volume over the world's volume"},
     {"bodies", "speed", CD_KEY_REAL, "0.05", 0, 1e9, NULL, NULL, 1, "velocity components uniform in [-speed, speed]"},
@@ -115,6 +115,16 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
                                 "deform = %s with the peer %s (line %d), which shares one BVHModel per mesh: expected "
                                 "deform = 0 or cdlab's methods only",
                                 deform->values[j].text, method->values[i].text, method->line);
+                return -1;
+            }
+    const cd_config_key *ratio = cd_config_key_get(c, "bodies", "size_ratio");
+    for (size_t i = 0; i < method->count; ++i)
+        for (size_t j = 0; j < ratio->count; ++j)
+            if (cd_bodies_peer_known(method->values[i].text) && ratio->values[j].num != 1.0) {
+                cd_config_error(c, ratio, err, err_len,
+                                "size_ratio = %s with the peer %s (line %d), whose objects carry rigid transforms "
+                                "over one BVHModel per mesh: expected size_ratio = 1 or cdlab's methods only",
+                                ratio->values[j].text, method->values[i].text, method->line);
                 return -1;
             }
     const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
@@ -229,6 +239,7 @@ static const cd_column summary_columns[] = {
     {"build_ms", 1, "reading the meshes and building their hierarchies"},
     {"threads", 0, "[method] threads"},
     {"size", 0, "[bodies] size"},
+    {"size_ratio", 0, "[bodies] size_ratio"},
     {"density", 0, "[bodies] density"},
     {"speed", 0, "[bodies] speed"},
     {"spin", 0, "[bodies] spin"},
@@ -245,9 +256,9 @@ static void measure_costs(const cd_bodies *b, const cd_pair_list *pairs, double 
     double sv = 0, sp = 0;
     for (size_t k = 0; k < pairs->count && used < 16; ++k) {
         uint32_t i = pairs->items[k].a, j = pairs->items[k].b;
-        cd_pose pose = cd_bodies_relative_pose(b, slot[i], slot[j]);
-        double v, p;
-        cd_bvh_measure_costs(b->shapes[b->shape_of[i]].bvh, b->shapes[b->shape_of[j]].bvh, &pose, &v, &p);
+        double scale, v, p;
+        cd_pose pose = cd_bodies_relative_pose(b, slot[i], slot[j], &scale);
+        cd_bvh_measure_costs(b->shapes[b->shape_of[i]].bvh, b->shapes[b->shape_of[j]].bvh, &pose, scale, &v, &p);
         if (isfinite(v) && isfinite(p)) sv += v, sp += p, ++used;
     }
     cd_free(slot);
@@ -276,7 +287,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     bp.scene = cd_scene_params_default();
     bp.scene.cubes = (uint32_t)cd_point_num(p, "scene", "bodies");
     bp.scene.size = cd_point_num(p, "bodies", "size");
-    bp.scene.size_ratio = 1.0;
+    bp.scene.size_ratio = cd_point_num(p, "bodies", "size_ratio");
     bp.scene.density = cd_point_num(p, "bodies", "density");
     bp.scene.speed = cd_point_num(p, "bodies", "speed");
     bp.scene.spin = cd_point_num(p, "bodies", "spin");
@@ -428,6 +439,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
     cd_row_set(&row, "threads", cd_cell_int(threads));
     cd_row_set(&row, "size", cd_cell_real(bp.scene.size));
+    cd_row_set(&row, "size_ratio", cd_cell_real(bp.scene.size_ratio));
     cd_row_set(&row, "density", cd_cell_real(bp.scene.density));
     cd_row_set(&row, "speed", cd_cell_real(bp.scene.speed));
     cd_row_set(&row, "spin", cd_cell_real(bp.scene.spin));

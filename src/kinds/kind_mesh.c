@@ -379,7 +379,7 @@ static int mesh_run_point(cd_run *r, const cd_point *p)
     // Cost model terms: Cv and Cp replayed on the pose with the most triangle tests; Cu from one
     // refit of B (its vertices are unchanged, so the volumes come out the same).
     double cv = 0, cp = 0;
-    cd_bvh_measure_costs(mp.ha, mp.hb, &mp.poses[busiest], &cv, &cp);
+    cd_bvh_measure_costs(mp.ha, mp.hb, &mp.poses[busiest], 1.0, &cv, &cp);
     uint64_t t0 = cd_now_ns();
     uint32_t nu = cd_bvh_refit(mp.hb);
     double cu_ns = (double)(cd_now_ns() - t0) / (double)nu;

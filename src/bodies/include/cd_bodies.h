@@ -17,7 +17,9 @@
 #include "cd_scene.h"
 
 /// What a body scene is made of. scene.cubes is the body count; scene.size is the largest edge of
-/// every body's box (size_ratio must be 1: instances share one hierarchy, which has one scale);
+/// every body's box, or the smallest one with scene.size_ratio > 1 (largest edges uniform in
+/// [size, size·size_ratio], drawn as the cube scene draws its edges; instances of one mesh share
+/// its hierarchy at every scale, cd_bvh_query_scaled);
 /// scene.density is the bodies' box volume over the world's.
 typedef struct cd_bodies_params {
     cd_scene_params scene;
@@ -47,6 +49,7 @@ typedef struct cd_bodies {
                             ///< one copy per deforming body (its own mesh and hierarchy)
     uint32_t shape_count;   ///< distinct meshes (the shared ones)
     uint32_t *shape_of;     ///< mesh of each body (by body number)
+    double *scale;          ///< each body's size over its mesh's (by body number; all 1 when size_ratio is 1)
     uint32_t deform_count;  ///< deforming bodies: shapes[shape_count + d] is body deform_body[d]'s
     uint32_t *deform_body;
     cd_vec3 **rest;         ///< rest vertices of each deforming copy
@@ -57,7 +60,7 @@ typedef struct cd_bodies {
 
 /// Build the scene for p: the meshes (each read and its hierarchy built once), then placement and
 /// motion as the cube scene with the same seed draws them. Returns the scene, or NULL with "what
-/// went wrong" in err (a mesh the reader rejects, size_ratio != 1, no meshes).
+/// went wrong" in err (a mesh the reader rejects, no meshes).
 cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len);
 /// Free b (NULL allowed).
 void cd_bodies_destroy(cd_bodies *b);
@@ -73,8 +76,10 @@ size_t cd_bodies_bytes_per_body(void);
 size_t cd_bodies_shared_bytes(const cd_bodies *b);
 
 /// The relative pose of body j's mesh in body i's frame (slots i, j of b->scene), as the narrow
-/// step and the brute-force reference both compute it.
-cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j);
+/// step and the brute-force reference both compute it: a point x of j's mesh lies at
+/// cd_pose_apply_scaled(R, t, *scale, x) in i's mesh frame (*scale = scale_j / scale_i, exactly 1
+/// when both are 1).
+cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j, double *scale);
 
 /// Counters of a body frame's narrow step, summed over its parts.
 typedef struct cd_bodies_stats {

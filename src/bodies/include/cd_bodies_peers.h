@@ -28,7 +28,7 @@ int cd_bodies_peer_known(const char *name);
 /// CD_BVH_FIRST_HIT asks each pair for one contact (do they touch), CD_BVH_ALL_PAIRS for every
 /// intersecting triangle pair (enable_contact off, num_max_contacts above any pair's count).
 /// NULL for an unknown name, CD_BVH_SOLID (which FCL's mesh test does not answer) or a scene with
-/// deforming bodies (the peers share one BVHModel per mesh).
+/// deforming or scaled bodies (the peers share one BVHModel per mesh, placed by rigid transforms).
 typedef struct cd_bodies_peer cd_bodies_peer;
 cd_bodies_peer *cd_bodies_peer_create(const char *name, const cd_bodies *b, cd_bvh_mode mode);
 /// The peer's bounding volume as FCL names it: "OBB" or "OBBRSS".

@@ -116,6 +116,12 @@ typedef struct cd_pose {
 /// R·x + t: the one place a vertex of B is moved into A's frame (traversal leaves and brute force
 /// use it, so both test bit-identical triangles).
 static inline cd_vec3 cd_pose_apply(const cd_mat3 *R, cd_vec3 t, cd_vec3 x) { return cd_v3_add(cd_m3_mul_v(*R, x), t); }
+/// R·(s·x) + t: B scaled uniformly by s > 0, then posed (body scenes with size_ratio > 1). With
+/// s = 1 it gives cd_pose_apply's bits (x·1 is x).
+static inline cd_vec3 cd_pose_apply_scaled(const cd_mat3 *R, cd_vec3 t, double s, cd_vec3 x)
+{
+    return cd_v3_add(cd_m3_mul_v(*R, cd_v3_scale(x, s)), t);
+}
 
 /// n poses of the mesh-pair protocol: uniformly random rotations from (seed,
 /// CD_STREAM_MESH_POSES), translation (distance, 0, 0).
@@ -180,6 +186,14 @@ uint64_t cd_bvh_stats_bv_total(const cd_bvh_stats *s);
 /// Test mesh B at pose against mesh A. Resets res's output and counters, then fills them.
 /// Runs the AVX-512 build of the traversal where cd_cpu_avx512 says so, else the baseline one.
 void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res);
+/// cd_bvh_query with B scaled uniformly by scale > 0 before the pose (cd_pose_apply_scaled): one
+/// hierarchy serves instances of several sizes. scale 1 is cd_bvh_query.
+void cd_bvh_query_scaled(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                         cd_bvh_result *res);
+/// The outward margin a query of (a, b) at pose and scale adds to B's moved volumes: both trees'
+/// fitting margins (B's scaled) and 1e-12 of the translation, which cover the rounding of moving
+/// and testing, so the cull never rejects a pair the triangle test on the moved vertices accepts.
+double cd_bvh_pair_margin(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale);
 
 /// The instruction sets of the traversal: the same code compiled for the baseline ISA and for AVX-512
 /// (whose 32 vector registers hold the paired box test without spills). Every build gives the
@@ -188,20 +202,24 @@ typedef enum cd_bvh_isa { CD_BVH_ISA_BASELINE, CD_BVH_ISA_AVX512, CD_BVH_ISA_COU
 /// 1 when this CPU runs isa (CDLAB_NO_AVX512=1 turns AVX-512 off).
 int cd_bvh_isa_runs(cd_bvh_isa isa);
 /// cd_bvh_query compiled for isa, which must run here (for tests comparing them).
-void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode,
-                        cd_bvh_result *res);
+void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                      cd_bvh_mode mode, cd_bvh_result *res);
 /// Reference: every triangle of A against every triangle of B (moved by cd_pose_apply), pairs in
 /// (a, b) lexicographic order. Same output fields as cd_bvh_query in all-pairs mode.
 void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res);
+/// cd_bvh_brute_force with B scaled by scale before the pose (cd_pose_apply_scaled).
+void cd_bvh_brute_force_scaled(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, double scale,
+                               cd_bvh_result *res);
 /// Sort res's pairs lexicographically (for comparing pair sets).
 void cd_bvh_result_sort(cd_bvh_result *res);
 /// Free res's arrays.
 void cd_bvh_result_free(cd_bvh_result *res);
 
 /// The node-pair volume test of the traversal on its own: node na of A against node nb of B, which
-/// it moves into A's frame by R, t and enlarges by the outward margin m; counts into s.
-int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double m,
-                        cd_bvh_stats *s);
+/// it scales by scale, moves into A's frame by R, t and enlarges by the outward margin m; counts
+/// into s.
+int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double scale,
+                        double m, cd_bvh_stats *s);
 
 /// Generalised winding number of closed mesh m about p (≈1 inside, ≈0 outside; Jacobson et al.
 /// 2013): the sum of the triangles' signed solid angles over 4π. Robust for p on no triangle.
@@ -210,7 +228,8 @@ double cd_bvh_winding_number(const cd_mesh *m, cd_vec3 p);
 /// Measured mean cost in ns of one BV test (Cv) and one triangle test (Cp) for this pair of
 /// hierarchies at pose: replays the node pairs and triangle pairs that one all-pairs query visits
 /// (at most 2¹⁶ of each) in seven blocks of ≥ 1 ms, keeping the fastest block. Zero when none
-/// was visited.
-void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double *cv_ns, double *cp_ns);
+/// was visited. B is scaled by scale as in cd_bvh_query_scaled.
+void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
+                          double *cp_ns);
 
 #endif
