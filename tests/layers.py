@@ -14,7 +14,8 @@ import shlex
 import sys
 
 # What each module may see (besides itself), as in docs/design: core knows nothing, narrow
-# knows shapes, broad the scene and narrow tests, the registry joins broad and peers, kinds sit
+# knows shapes, broad the scene and narrow tests, the registry joins broad, peers and bvh's
+# variants, the plugin loader adds to the registry, kinds sit
 # on the generic harness and everything they measure, cli on top.
 LAYERS = {
     "core": set(),
@@ -23,13 +24,14 @@ LAYERS = {
     "scene": {"core", "shape"},
     "broad": {"core", "shape", "narrow", "scene"},
     "peers": {"core", "shape", "narrow", "scene", "broad"},
-    "registry": {"core", "shape", "narrow", "scene", "broad", "peers"},
     "mesh": {"core"},
     "bvh": {"core", "shape", "narrow", "mesh"},
+    "registry": {"core", "shape", "narrow", "scene", "broad", "peers", "mesh", "bvh"},
     "bodies": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
     "harness": {"core"},
-    "kinds": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness"},
-    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "kinds"},
+    "plugin": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh", "registry", "harness"},
+    "kinds": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin"},
+    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin", "kinds"},
 }
 
 failures = []

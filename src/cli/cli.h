@@ -27,6 +27,10 @@ int cd_cli_wants_help(int argc, char **argv);
 /// expected in out.
 int cd_cli_data_dir(const char *what, char *out, size_t len);
 
+/// Load the plugin at path for subcommand cmd: 0, or -1 after printing why (the caller exits 2).
+int cd_cli_load_plugin(const char *cmd, const char *path);
+
+/// `cdlab methods [--plugin FILE]...`: broad phases and hierarchy variants (cmd_basic.c).
 int cd_cmd_methods(int argc, char **argv);
 int cd_cmd_version(int argc, char **argv);
 /// `cdlab run`: run experiment configs (cmd_run.c).

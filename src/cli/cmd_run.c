@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `cdlab run CONFIG...`: check every config first (exit 2 before anything is written), then run.
 #include "cd_kinds.h"
+#include "cd_plugins.h"
 #include "cli.h"
 
 #include <ctype.h>
@@ -19,7 +20,9 @@ static void usage(FILE *f)
                "Until a run is complete its rows are in *.part files and the file INCOMPLETE marks the\n"
                "directory; a run that stops short (interrupted, a failed point, a write error such as a\n"
                "full disk: exit 1, naming the file and the cause) keeps them, INCOMPLETE says why, and\n"
-               "latest stays where it was. cdlab plot refuses such a directory.\n\n"
+               "latest stays where it was. cdlab plot refuses such a directory.\n"
+               "[method] plugin = lib.so loads a plugin's broad phases and hierarchy variants while the\n"
+               "config is checked; meta.ini's [plugins] records each one's path, size and SHA-256.\n\n"
                "options (before or after the configs; everything after -- is a config):\n"
                "  --output DIR   results root (overrides [run] output)\n"
                "  --run-id ID    name of the run directory (default: UTC time, e.g. 20260101T120000Z)\n"
@@ -178,6 +181,34 @@ static void list_keys_markdown(void)
     }
 }
 
+// meta.ini's [plugins]: each plugin the config's [method] plugin names, as loaded, so a run says
+// exactly which code it measured.
+static void meta_plugins(FILE *f, const cd_config *c, void *ctx)
+{
+    (void)ctx;
+    const cd_config_key *k = cd_config_key_find(c, "method", "plugin");
+    if (!k || k->count == 0) return;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", c->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    fprintf(f, "\n[plugins]\n; the shared objects [method] plugin loaded: path, bytes, SHA-256, what each provides\n");
+    for (size_t i = 0; i < k->count; ++i) {
+        const cd_plugin_file *p = cd_plugins_find(k->values[i].text, dir);
+        CD_ASSERT(p);  // the config loaded it
+        fprintf(f, "p%zu_path = %s\np%zu_size = %llu\np%zu_sha256 = %s\np%zu_name = %s\np%zu_provides = ", i + 1,
+                p->path, i + 1, (unsigned long long)p->size, i + 1, p->sha256, i + 1, p->plugin->name, i + 1);
+        for (size_t m = 0; m < p->plugin->method_count; ++m)
+            fprintf(f, "%s%s", m ? ", " : "", p->plugin->methods[m]->name);
+        for (size_t v = 0; v < p->plugin->variant_count; ++v)
+            fprintf(f, "%s%s (hierarchy)", v || p->plugin->method_count ? ", " : "", p->plugin->variants[v].name);
+        fprintf(f, "\n");
+    }
+}
+
 static void print_plan(const cd_config *c)
 {
     size_t n = cd_plan_size(c);
@@ -200,7 +231,7 @@ int cd_cmd_run(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    cd_run_options o = {.argv0 = NULL};
+    cd_run_options o = {.argv0 = NULL, .meta_extra = meta_plugins};
     int dry = 0;
     char command[1024] = "cdlab";
     for (int i = 0; i < argc; ++i) {
@@ -262,7 +293,7 @@ int cd_cmd_run(int argc, char **argv)
         return 2;
     }
     cd_config *cfg = calloc((size_t)n, sizeof *cfg);
-    char err[1024];
+    char err[2400];
     int bad = 0;
     for (int k = 0; k < n; ++k)
         if (cd_config_load(cd_kinds(), paths[k], &cfg[k], err, sizeof err)) {

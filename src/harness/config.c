@@ -403,8 +403,18 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
                      r.sec[i].line, r.sec[i].name, kind->name, secs);
             goto fail;
         }
+    // The kind's preload key first: what it loads decides what the other keys may hold.
+    cd_config_key *pre = kind->preload ? find_key(c, kind->preload_section, kind->preload_name) : NULL;
+    CD_ASSERT(!kind->preload || pre);
+    for (size_t i = 0; pre && i < r.count; ++i)
+        if (strcmp(r.e[i].section, pre->spec->section) == 0 && strcmp(r.e[i].name, pre->spec->name) == 0) {
+            if (set_key(c, pre, r.e[i].value, r.e[i].line, err, err_len) || kind->preload(c, pre, err, err_len))
+                goto fail;
+        }
     for (size_t i = 0; i < r.count; ++i) {
         entry *e = &r.e[i];
+        if (pre && strcmp(e->section, pre->spec->section) == 0 && strcmp(e->name, pre->spec->name) == 0)
+            continue;  // set above
         if (e->section[0] == '\0') {
             snprintf(err, err_len, "%s:%d: key '%s' before any section: expected a [section] header first", path,
                      e->line, e->name);
@@ -486,6 +496,11 @@ void cd_config_free(cd_config *c)
     cd_free(c->path);
     cd_free(c->text);
     *c = (cd_config){0};
+}
+
+const cd_config_key *cd_config_key_find(const cd_config *c, const char *section, const char *name)
+{
+    return find_key((cd_config *)c, section, name);
 }
 
 const cd_config_key *cd_config_key_get(const cd_config *c, const char *section, const char *name)

@@ -149,6 +149,7 @@ int cd_meta_write(const cd_run *r)
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", fig->values[i].text);
         kv(f, "figures", "%s", list);
     }
+    if (r->meta_extra) r->meta_extra(f, c, r->meta_ctx);
 
     fprintf(f, "\n[machine]\n");
     kv(f, "cpu_model", "%s", cpu);

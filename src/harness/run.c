@@ -750,7 +750,7 @@ static void keep_incomplete(cd_run *r)
 
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
 {
-    cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0};
+    cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0, .meta_extra = o->meta_extra, .meta_ctx = o->meta_ctx};
     dir[0] = '\0';
     const char *root = o->output ? o->output : cd_config_text(c, "run", "output");
     snprintf(r.name, sizeof r.name, "%s", cd_config_text(c, "experiment", "name"));

@@ -19,6 +19,8 @@ struct cd_run {
     const cd_config *cfg;
     int quiet;
     const char *argv0;
+    void (*meta_extra)(FILE *f, const cd_config *c, void *ctx);  // cd_run_options
+    void *meta_ctx;
     char name[128];
     char run_id[96];
     char dir[4096 + 400];

@@ -51,6 +51,7 @@ static const char *const mode_words[] = {"first_hit", "all_pairs", NULL};
 static const char *const assign_words[] = {"random", "cycle", NULL};
 
 static const cd_key_spec bodies_keys[] = {
+    CD_KINDS_PLUGIN_KEY,
     {"method", "method", CD_KEY_WORD, "grid_multi", 0, 0, NULL, check_method, 1,
      "broad phase by registry name (`cdlab methods`), with its default parameters; or, in a build with "
      "the peers, a bodies peer: fcl_obb, fcl_obbrss (FCL's DynamicAABBTree manager over BVHModel<OBB> or "
@@ -296,7 +297,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     bp.mesh_count = nspecs;
     bp.assign_cycle = strcmp(cd_point_text(p, "bodies", "assign"), "cycle") == 0;
     cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
-    bp.plan = cd_bvh_variant_find(hierarchy)->plan(&vp);
+    bp.plan = cd_registry_variant_find(hierarchy)->plan(&vp);
     bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
     bp.deform = cd_point_num(p, "bodies", "deform");
     cd_bvh_mode mode = strcmp(mode_name, "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
@@ -456,6 +457,7 @@ const cd_kind cd_kind_bodies = {
     .key_count = sizeof bodies_keys / sizeof bodies_keys[0],
     .figures = "bodies_fps",
     .validate = bodies_validate,
+    CD_KINDS_PLUGIN_PRELOAD,
     .frame_columns = frame_columns,
     .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
     .summary_columns = summary_columns,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The cubes kind: the standard moving-cube scene under one broad phase. A frame is motion step +
 // broad-phase update + candidates + exact narrow tests; frame_ms is the sum of the three phases.
+#include "cd_plugins.h"
 #include "cd_registry.h"
 #include "kind_cubes.h"
 #include "cd_core.h"
@@ -23,11 +24,29 @@ const char *cd_kinds_check_method(const char *w)
     return known;
 }
 
+int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err, size_t err_len)
+{
+    char dir[4096], why[1200];
+    snprintf(dir, sizeof dir, "%s", c->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    for (size_t i = 0; i < k->count; ++i)
+        if (cd_plugins_load(k->values[i].text, dir, why, sizeof why)) {
+            cd_config_error(c, k, err, err_len, "[method] plugin: %s", why);
+            return -1;
+        }
+    return 0;
+}
+
 static const char *const update_words[] = {"rebuild", "incremental", NULL};
 
 // [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
 // cube sweep runs together (one line per method in the figures).
 const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
+    CD_KINDS_PLUGIN_KEY,
     {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, cd_kinds_check_method, 1,
      "broad phase by registry name (`cdlab methods`)"},
     {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
@@ -506,6 +525,7 @@ const cd_kind cd_kind_cubes = {
     .more_key_count = CD_CUBES_KEY_COUNT,
     .figures = "fps_vs_cubes, frame_ms_series",
     .validate = cubes_validate,
+    CD_KINDS_PLUGIN_PRELOAD,
     .frame_columns = cd_cubes_frame_columns,
     .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
     .summary_columns = summary_columns,

@@ -37,8 +37,18 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
 /// NULL when w names a registered broad phase, else what was expected (a [method] method check).
 const char *cd_kinds_check_method(const char *w);
+/// The [method] plugin key every kind with broad phases or hierarchies has (CD_KINDS_PLUGIN_KEY in
+/// its table, cd_kinds_load_plugins as its preload): the plugins load while the config is checked,
+/// relative paths against the config's directory.
+#define CD_KINDS_PLUGIN_KEY                                                                              \
+    {"method", "plugin", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,                                          \
+     "plugin shared objects (a comma list; relative to the config file's directory) whose broad phases and " \
+     "hierarchy variants [method] method and hierarchy may name (docs/extending.md#plugins)"}
+int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err, size_t err_len);
+/// The preload fields of a cd_kind initializer with CD_KINDS_PLUGIN_KEY.
+#define CD_KINDS_PLUGIN_PRELOAD .preload_section = "method", .preload_name = "plugin", .preload = cd_kinds_load_plugins
 /// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
-#define CD_CUBES_KEY_COUNT 13
+#define CD_CUBES_KEY_COUNT 14
 /// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
 extern const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT];
 /// Number of cd_cubes_frame_columns.

@@ -215,6 +215,7 @@ const cd_kind cd_kind_max_fps = {
     .more_key_count = CD_CUBES_KEY_COUNT,
     .figures = "max_fps",
     .validate = max_fps_validate,
+    CD_KINDS_PLUGIN_PRELOAD,
     .frame_columns = cd_cubes_frame_columns,
     .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
     .summary_columns = summary_columns,

@@ -4,6 +4,8 @@
 // along x (or by poses read from CSV); each pose is one query of the pair traversal of src/bvh.
 // One frames.csv row per pose, one summary.csv row per point with the cost-model terms.
 #include "cd_bvh.h"
+#include "cd_registry.h"
+#include "kind_cubes.h"
 #include "cd_harness.h"
 #include "kind_mesh.h"
 
@@ -96,11 +98,12 @@ static int check_mesh_files(const cd_config *c, char *err, size_t err_len)
 
 const char *kinds_check_hierarchy(const char *w)
 {
-    if (cd_bvh_variant_find(w)) return NULL;
-    static char known[300];  // built per message; config loading is single-threaded
-    size_t len = (size_t)snprintf(known, sizeof known, "a hierarchy variant (");
-    for (const cd_bvh_variant *v = cd_bvh_variants; v->name && len < sizeof known; ++v)
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", v == cd_bvh_variants ? "" : ", ", v->name);
+    if (cd_registry_variant_find(w)) return NULL;
+    static char known[600];  // built per message; config loading is single-threaded
+    size_t len = (size_t)snprintf(known, sizeof known, "a hierarchy variant ("), n;
+    const cd_bvh_variant *const *v = cd_registry_variants(&n);
+    for (size_t i = 0; i < n && len < sizeof known; ++i)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", v[i]->name);
     if (len < sizeof known) snprintf(known + len, sizeof known - len, ")");
     return known;
 }
@@ -120,6 +123,7 @@ static const cd_key_spec mesh_keys[] = {
     {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
     {"mesh", "poses_file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
+    CD_KINDS_PLUGIN_KEY,
     {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, kinds_check_hierarchy, 1,
      "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
     {"method", "mode", CD_KEY_WORD, "all_pairs", 0, 0, mode_words, NULL, 1,
@@ -277,7 +281,7 @@ static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
     if (load_mesh(r, cd_point_text(p, "mesh", "a"), faces, &mp->ma) ||
         load_mesh(r, cd_point_text(p, "mesh", "b"), faces, &mp->mb))
         return -1;
-    const cd_bvh_variant *v = cd_bvh_variant_find(cd_point_text(p, "method", "hierarchy"));
+    const cd_bvh_variant *v = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"));
     CD_ASSERT(v);  // the config check accepted only registered variants
     cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
     cd_bvh_plan plan = v->plan(&vp);
@@ -434,6 +438,7 @@ const cd_kind cd_kind_mesh = {
     .key_count = sizeof mesh_keys / sizeof mesh_keys[0],
     .figures = "mesh_qps_vs_faces",
     .validate = mesh_validate,
+    CD_KINDS_PLUGIN_PRELOAD,
     .frame_columns = frame_columns,
     .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
     .summary_columns = summary_columns,

@@ -86,6 +86,8 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
                     char *err, size_t err_len);
 /// Free everything c holds.
 void cd_config_free(cd_config *c);
+/// The configured key section.name, or NULL when c's kind has no such key.
+const cd_config_key *cd_config_key_find(const cd_config *c, const char *section, const char *name);
 /// The configured key section.name (CD_ASSERT that the kind declares it).
 const cd_config_key *cd_config_key_get(const cd_config *c, const char *section, const char *name);
 /// First value's number / text of section.name (for keys that are not swept).
@@ -311,6 +313,12 @@ typedef struct cd_kind {
     /// Cross-key checks after every key parsed (contradicting values); 0 or -1 with err set
     /// through cd_config_error. May be NULL.
     int (*validate)(const cd_config *c, char *err, size_t err_len);
+    /// Optional: the key preload_section.preload_name is set before every other key and handed
+    /// to preload when the config gives it (e.g. [method] plugin: the plugins it loads add the
+    /// names that [method] method is then checked against). 0, or -1 with err set through
+    /// cd_config_error.
+    const char *preload_section, *preload_name;
+    int (*preload)(const cd_config *c, const cd_config_key *k, char *err, size_t err_len);
     const cd_column *frame_columns;    ///< frames.csv columns after `point`
     size_t frame_column_count;
     const cd_column *summary_columns;  ///< summary.csv columns after `point`, before peak_rss
@@ -338,6 +346,10 @@ typedef struct cd_run_options {
     const char *run_id;  ///< run directory name; NULL: UTC timestamp
     int quiet;           ///< no progress on stderr
     const char *argv0;   ///< command line for meta.ini
+    /// Optional: write more sections into meta.ini (after [config]), e.g. the plugins a config
+    /// loaded; f is meta.ini's stream.
+    void (*meta_extra)(FILE *f, const cd_config *c, void *ctx);
+    void *meta_ctx;
 } cd_run_options;
 
 /// The marker file of a run directory that is not (yet) a complete run.

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Every broad phase of this build by name: cdlab's own (cd_broad_builtin_methods), then the peers
-// when they are built. The runner, `cdlab methods`, the differential test and the benchmarks find
-// methods here, so a method added to either list needs no other line.
+// Every broad phase and hierarchy variant of this process by name: cdlab's own broad phases
+// (cd_broad_builtin_methods), then the peers when they are built, then those that plugins added
+// (cd_registry_add_method); cdlab's hierarchy variants (cd_bvh_variants), then the plugins'. The
+// runner, `cdlab methods`, `cdlab verify`, the differential test and the benchmarks find methods
+// here, so a method added to any list needs no other line.
 #ifndef CD_REGISTRY_H
 #define CD_REGISTRY_H
 
 #include "cd_broad.h"
+#include "cd_bvh.h"
 
 /// The registered methods, cdlab's first; *count receives their number.
 const cd_broad_method *const *cd_registry_methods(size_t *count);
@@ -13,5 +16,20 @@ const cd_broad_method *const *cd_registry_methods(size_t *count);
 const cd_broad_method *cd_registry_find(const char *name);
 /// cd_broad_create of the method called name (NULL when no method has that name).
 cd_broad *cd_registry_create(const char *name, const cd_broad_params *p, const cd_scene *s);
+/// Number of methods built into this program (cdlab's and the peers'): the first of
+/// cd_registry_methods; the rest came from plugins.
+size_t cd_registry_builtin_count(void);
+
+/// The registered hierarchy variants, cdlab's first; *count receives their number.
+const cd_bvh_variant *const *cd_registry_variants(size_t *count);
+/// The variant registered under name, or NULL.
+const cd_bvh_variant *cd_registry_variant_find(const char *name);
+
+/// Add methods m[0, nm) and variants v[0, nv) (a plugin's; they must outlive the process's use of
+/// the registry), all or none: -1 with the reason in why when a name is taken (by a built-in or
+/// an earlier addition, or twice in the lists) or the registry is full. Not thread-safe: add
+/// before any thread reads the registry.
+int cd_registry_add(const cd_broad_method *const *m, size_t nm, const cd_bvh_variant *v, size_t nv, char *why,
+                    size_t why_len);
 
 #endif

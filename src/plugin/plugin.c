@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+// The plugin loader. Every check runs before anything is registered, so a bad plugin leaves the
+// registry as it was; the caller reports err (naming its config line) and exits 2.
+#include "cd_plugins.h"
+#include "cd_registry.h"
+#include "cd_harness.h"  // cd_sha256_hex
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { PLUGINS_MAX = 32 };
+
+// Loaded plugins: process-wide, like the registry they feed (loaded before any thread starts).
+static cd_plugin_file loaded[PLUGINS_MAX];
+static size_t loaded_count;
+
+// path resolved against base_dir when relative, into out.
+static void join_path(const char *path, const char *base_dir, char *out, size_t len)
+{
+    if (path[0] == '/' || !base_dir || !base_dir[0])
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s/%s", base_dir, path);
+}
+
+// A name usable as a config word and a CSV cell: letters, digits and _.
+static int good_name(const char *s)
+{
+    if (!s || !s[0]) return 0;
+    for (const char *c = s; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) return 0;
+    return 1;
+}
+
+static int check_method(const cd_broad_method *m, size_t i, char *why, size_t len)
+{
+    if (!m) return snprintf(why, len, "methods[%zu] is NULL: expected a cd_broad_method", i), -1;
+    if (!good_name(m->name))
+        return snprintf(why, len, "methods[%zu] has name '%s': expected letters, digits and _", i,
+                        m->name ? m->name : "(NULL)"), -1;
+    const char *missing = !m->description ? "description" : !m->create ? "create" : !m->update ? "update"
+                        : !m->candidates ? "candidates" : !m->destroy ? "destroy" : NULL;
+    if (missing)
+        return snprintf(why, len, "method '%s' has a NULL %s: expected name, description, create, update, candidates "
+                        "and destroy", m->name, missing), -1;
+    return 0;
+}
+
+static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t len)
+{
+    if (!good_name(v->name))
+        return snprintf(why, len, "variants[%zu] has name '%s': expected letters, digits and _", i,
+                        v->name ? v->name : "(NULL)"), -1;
+    if (!v->summary || !v->plan)
+        return snprintf(why, len, "hierarchy variant '%s' has a NULL %s: expected name, summary and plan", v->name,
+                        v->summary ? "plan" : "summary"), -1;
+    cd_bvh_variant_params p = cd_bvh_variant_params_default();
+    cd_bvh_plan plan = v->plan(&p);
+    int ok = plan.count >= 1 && plan.count <= CD_BVH_PLAN_MAX;
+    for (int k = 0; ok && k < plan.count; ++k) {
+        uint8_t kind = plan.kind[k];
+        ok = kind == CD_BV_SPHERE || kind == CD_BV_OBB || kind == CD_BV_OBB_SPHERE || kind == CD_BV_AABB;
+        if (k > 0 && k < plan.count - 1) ok = ok && plan.until[k] >= plan.until[k - 1];
+    }
+    if (!ok)
+        return snprintf(why, len, "hierarchy variant '%s': its plan (default parameters) has %d segments or a kind "
+                        "that is no enum cd_bv_kind: expected 1 to %d segments of those kinds, depths increasing",
+                        v->name, plan.count, CD_BVH_PLAN_MAX), -1;
+    return 0;
+}
+
+static int check_plugin(const cd_plugin *p, char *why, size_t len)
+{
+    if (!p) return snprintf(why, len, CD_PLUGIN_ENTRY "() returned NULL: expected a cd_plugin"), -1;
+    if (p->abi != CD_PLUGIN_ABI)
+        return snprintf(why, len, "plugin ABI %u, this cdlab's is %d: expected the plugin rebuilt against this "
+                        "cdlab's headers (pkg-config cdlab)", p->abi, CD_PLUGIN_ABI), -1;
+    if (p->method_size != sizeof(cd_broad_method) || p->scene_size != sizeof(cd_scene) ||
+        p->variant_size != sizeof(cd_bvh_variant))
+        return snprintf(why, len, "built with other headers of ABI %d (cd_broad_method %u bytes, cd_scene %u, "
+                        "cd_bvh_variant %u; here %zu, %zu, %zu): expected the plugin rebuilt against this cdlab's "
+                        "headers", CD_PLUGIN_ABI, p->method_size, p->scene_size, p->variant_size,
+                        sizeof(cd_broad_method), sizeof(cd_scene), sizeof(cd_bvh_variant)), -1;
+    if (!good_name(p->name))
+        return snprintf(why, len, "plugin name '%s': expected letters, digits and _", p->name ? p->name : "(NULL)"),
+               -1;
+    if ((p->method_count && !p->methods) || (p->variant_count && !p->variants))
+        return snprintf(why, len, "a count without its array: expected methods for method_count and variants for "
+                        "variant_count"), -1;
+    if (p->method_count + p->variant_count == 0)
+        return snprintf(why, len, "provides no method and no hierarchy variant: expected at least one"), -1;
+    for (size_t i = 0; i < p->method_count; ++i)
+        if (check_method(p->methods[i], i, why, len)) return -1;
+    for (size_t i = 0; i < p->variant_count; ++i)
+        if (check_variant(&p->variants[i], i, why, len)) return -1;
+    return 0;
+}
+
+// Size and SHA-256 of the file at path.
+static int digest(const char *path, uint64_t *size, char sha[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char *buf = NULL;
+    size_t n = 0, cap = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        cd_grow((void **)&buf, 1, &cap, n + got);
+        memcpy(buf + n, chunk, got);
+        n += got;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!bad) cd_sha256_hex(buf ? buf : "", n, sha);
+    cd_free(buf);
+    *size = n;
+    return bad ? -1 : 0;
+}
+
+const cd_plugin_file *cd_plugins_find(const char *path, const char *base_dir)
+{
+    char joined[PATH_MAX + 256], real[PATH_MAX];
+    join_path(path, base_dir, joined, sizeof joined);
+    if (!realpath(joined, real)) return NULL;
+    for (size_t i = 0; i < loaded_count; ++i)
+        if (strcmp(loaded[i].path, real) == 0) return &loaded[i];
+    return NULL;
+}
+
+int cd_plugins_load(const char *path, const char *base_dir, char *err, size_t err_len)
+{
+    char joined[PATH_MAX + 256], real[PATH_MAX], why[700];
+    join_path(path, base_dir, joined, sizeof joined);
+    struct stat st;
+    if (stat(joined, &st) != 0 || !realpath(joined, real)) {
+        snprintf(err, err_len, "%s: %s: expected a plugin shared object", joined, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, err_len, "%s: not a regular file: expected a plugin shared object", joined);
+        return -1;
+    }
+    if (cd_plugins_find(real, NULL)) return 0;
+    if (loaded_count == PLUGINS_MAX) {
+        snprintf(err, err_len, "%s: %d plugins are loaded already: expected at most %d", joined, PLUGINS_MAX,
+                 PLUGINS_MAX);
+        return -1;
+    }
+    // RTLD_NOW: a symbol the plugin needs and this program lacks fails here, not mid-run.
+    // RTLD_LOCAL: two plugins' own helper functions never bind to each other.
+    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(err, err_len, "%s: cannot load: %s: expected a shared object built for this machine", joined,
+                 e ? e : "unknown error");
+        return -1;
+    }
+    dlerror();
+    void *sym = dlsym(h, CD_PLUGIN_ENTRY);
+    if (!sym) {
+        snprintf(err, err_len, "%s: no entry point " CD_PLUGIN_ENTRY ": expected a cdlab plugin exporting "
+                 "const cd_plugin *" CD_PLUGIN_ENTRY "(void) (cd_plugin.h)", joined);
+        dlclose(h);
+        return -1;
+    }
+    const cd_plugin *(*entry)(void);
+    memcpy(&entry, &sym, sizeof entry);  // ISO C has no object-to-function pointer cast
+    const cd_plugin *p = entry();
+    cd_plugin_file *f = &loaded[loaded_count];
+    if (check_plugin(p, why, sizeof why) ||
+        cd_registry_add(p->methods, p->method_count, p->variants, p->variant_count, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", joined, why);
+        dlclose(h);
+        return -1;
+    }
+    // Registered: from here on the plugin stays (its methods are in the registry).
+    *f = (cd_plugin_file){.plugin = p};
+    snprintf(f->path, sizeof f->path, "%s", real);
+    if (digest(real, &f->size, f->sha256)) snprintf(f->sha256, sizeof f->sha256, "unreadable");
+    loaded_count++;
+    return 0;
+}
+
+const cd_plugin_file *cd_plugins_loaded(size_t *count)
+{
+    *count = loaded_count;
+    return loaded;
+}
+
+const cd_plugin_file *cd_plugins_method_owner(const cd_broad_method *m)
+{
+    for (size_t i = 0; i < loaded_count; ++i)
+        for (size_t k = 0; k < loaded[i].plugin->method_count; ++k)
+            if (loaded[i].plugin->methods[k] == m) return &loaded[i];
+    return NULL;
+}
+
+const cd_plugin_file *cd_plugins_variant_owner(const cd_bvh_variant *v)
+{
+    for (size_t i = 0; i < loaded_count; ++i)
+        for (size_t k = 0; k < loaded[i].plugin->variant_count; ++k)
+            if (&loaded[i].plugin->variants[k] == v) return &loaded[i];
+    return NULL;
+}

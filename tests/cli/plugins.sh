@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Plugins through the cdlab program: a good plugin's method runs beside cdlab's own (same pairs as
+# naive) and meta.ini records the file's path, size and SHA-256; every bad plugin is refused with
+# exit 2, the config's file:line and the plugin's path, and nothing written; `cdlab methods
+# --plugin` lists what a plugin adds and refuses a bad one the same way.
+# usage: plugins.sh CDLAB GOOD.so NAIVE_COPY.so NO_ENTRY.so WRONG_ABI.so CLASH.so NULL_CALLBACK.so
+set -u
+abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+cdlab=$(abs "$1") good=$(abs "$2") naive=$(abs "$3") no_entry=$(abs "$4") abi=$(abs "$5") clash=$(abs "$6")
+null_cb=$(abs "$7")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+mkdir -p "$tmp/cfg" "$tmp/lib" "$tmp/out"
+cp "$naive" "$tmp/lib/libnaive_a.so"
+cp "$naive" "$tmp/lib/libnaive_b.so"
+echo "not a shared object" > "$tmp/lib/libtext.so"
+
+config() {  # name plugin-line methods: a tiny cubes config in $tmp/cfg; [method] plugin on line 9
+    cat > "$tmp/cfg/$1.ini" <<INI
+[experiment]
+seed = 7
+warmup = 1
+frames = 3
+repeats = 1
+[scene]
+cubes = 40, 300
+[method]
+plugin = $2
+method = $3
+[run]
+counters =
+isolate = none
+INI
+}
+
+refused() {  # name plugin phrase: cdlab run refuses the config naming the plugin
+    config "$1" "$2" naive
+    "$cdlab" run --output "$tmp/out" "$tmp/cfg/$1.ini" >"$tmp/stdout" 2>"$tmp/err"
+    rc=$?
+    msg=$(cat "$tmp/err")
+    if [ "$rc" -ne 2 ]; then
+        echo "FAIL $1: exit $rc, expected 2 ($msg)"; fail=1
+    elif ! grep -qF -- "$tmp/cfg/$1.ini:9: [method] plugin:" "$tmp/err"; then
+        echo "FAIL $1: message lacks the config's file:line: $msg"; fail=1
+    elif ! grep -qF -- "$4" "$tmp/err"; then
+        echo "FAIL $1: message lacks the plugin path '$4': $msg"; fail=1
+    elif ! grep -qF -- "$3" "$tmp/err"; then
+        echo "FAIL $1: message lacks '$3': $msg"; fail=1
+    elif [ -n "$(ls -A "$tmp/out")" ]; then
+        echo "FAIL $1: wrote $(ls -A "$tmp/out")"; fail=1
+    else
+        echo "ok $1 -> $msg"
+    fi
+}
+
+refused missing ../lib/libnone.so "No such file" "$tmp/cfg/../lib/libnone.so"
+refused not_elf ../lib/libtext.so "cannot load" "$tmp/cfg/../lib/libtext.so"
+refused no_entry "$no_entry" "no entry point cdlab_plugin_v1" "$no_entry"
+refused abi "$abi" "plugin ABI 2, this cdlab's is 1" "$abi"
+refused clash_builtin "$clash" "method 'grid' clashes with the built-in method of that name" "$clash"
+refused clash_plugin "../lib/libnaive_a.so, ../lib/libnaive_b.so" \
+    "method 'plugin_naive' clashes with the method of that name of a plugin loaded before" "$tmp/cfg/../lib/libnaive_b.so"
+refused null_callback "$null_cb" "method 'plugin_naive' has a NULL candidates" "$null_cb"
+
+# A good plugin, by a path relative to the config's directory, run beside naive.
+cp "$good" "$tmp/lib/libgood.so"
+config good ../lib/libgood.so "naive, example_grid"
+if ! "$cdlab" run --quiet --output "$tmp/out" --run-id r "$tmp/cfg/good.ini" >"$tmp/stdout" 2>"$tmp/err"; then
+    echo "FAIL good: cdlab run failed: $(cat "$tmp/err")"; fail=1
+else
+    dir=$tmp/out/good/r
+    real=$(cd "$tmp/lib" && pwd -P)/libgood.so
+    sed -n '/^\[plugins\]/,/^\[/p' "$dir/meta.ini"
+    for want in "p1_path = $real" "p1_size = $(wc -c < "$real" | tr -d ' ')" \
+                "p1_sha256 = $(sha256sum "$real" | cut -d' ' -f1)" "p1_provides = example_grid"; do
+        grep -qxF -- "$want" "$dir/meta.ini" || { echo "FAIL good: meta.ini lacks '$want'"; fail=1; }
+    done
+    # pairs_mean of each cube count: the plugin's equals naive's.
+    pairs=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+                     { print $col["cubes"], $col["method"], $col["pairs_mean"] }' "$dir/summary.csv")
+    echo "$pairs"
+    n=$(echo "$pairs" | awk '{ p[$1 " " $2] = $3 } END { for (k in p) { split(k, a, " ");
+        if (a[2] == "example_grid" && p[a[1] " naive"] == p[k] && p[k] > 0) ok++ } print ok + 0 }')
+    [ "$n" -eq 2 ] || { echo "FAIL good: example_grid's pairs differ from naive's at some cube count"; fail=1; }
+fi
+
+# A plugin's hierarchy variant in a mesh config, beside a built-in one: the same triangle pairs.
+cat > "$tmp/cfg/mesh.ini" <<INI
+[experiment]
+kind = mesh
+seed = 3
+warmup = 0
+frames = 1
+repeats = 1
+[mesh]
+a = icosphere:200
+b = torus:200
+poses = 20
+[method]
+plugin = $naive
+hierarchy = obb, plugin_sphere_obb
+[run]
+counters =
+isolate = none
+INI
+if ! "$cdlab" run --quiet --output "$tmp/out" --run-id r "$tmp/cfg/mesh.ini" >"$tmp/stdout" 2>"$tmp/err"; then
+    echo "FAIL mesh: cdlab run failed: $(cat "$tmp/err")"; fail=1
+else
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+             { print $col["hierarchy"], $col["pairs_mean"] }' "$tmp/out/mesh/r/summary.csv" > "$tmp/pairs"
+    cat "$tmp/pairs"
+    [ "$(cut -d' ' -f2 "$tmp/pairs" | sort -u | wc -l)" -eq 1 ] && grep -q "^plugin_sphere_obb [1-9]" "$tmp/pairs" ||
+        { echo "FAIL mesh: the plugin's variant found other triangle pairs than obb"; fail=1; }
+fi
+
+# cdlab methods --plugin
+"$cdlab" methods --plugin "$good" > "$tmp/methods" 2>&1
+grep -q "^example_grid .*(plugin $(cd "$(dirname "$good")" && pwd -P)/" "$tmp/methods" ||
+    { echo "FAIL methods --plugin: $(cat "$tmp/methods")"; fail=1; }
+"$cdlab" methods --plugin "$abi" > "$tmp/methods" 2>&1
+rc=$?
+{ [ "$rc" -eq 2 ] && grep -qF "$abi: plugin ABI" "$tmp/methods"; } ||
+    { echo "FAIL methods --plugin bad: exit $rc: $(cat "$tmp/methods")"; fail=1; }
+[ "$fail" -eq 0 ] && echo "ok: 7 bad plugins refused, a good one run and recorded"
+exit "$fail"
