@@ -267,43 +267,64 @@ static void threads_identical_on_reordering_scenes(void **state)
     threads_identical("grid_multi", 2);
 }
 
-// grid_multi's AVX-512 paths (row sweep, rows of sixteen objects, gathered placement of kept
-// boxes) and its portable ones (CDLAB_NO_AVX512=1) give the same pairs in the same order: the
-// standard scene with boxes that change rows, one crowded cell whose candidates overflow the pair
-// buffer mid-row, and boxes beyond the walls. On a CPU without AVX-512 both are the portable
-// paths (said in a comment).
-static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames)
+// grid_multi's paths — AVX-512 and AVX2 (row map, placement of kept boxes, row sweep) and their
+// portable SSE2 twins — give the same pairs in the same order and the same counters: the standard
+// scene with boxes that change rows, one crowded cell whose candidates overflow the pair buffer
+// mid-row, and boxes beyond the walls. The environment switches pick the path of each instance
+// (CDLAB_NO_AVX2=1: SSE2; CDLAB_NO_AVX512=1: AVX2 where the CPU has it; neither: the widest); a
+// path the CPU lacks falls back to a narrower one (said in a comment).
+enum { PATHS = 3 };
+static const char *const path_switch[PATHS] = {"CDLAB_NO_AVX2", "CDLAB_NO_AVX512", NULL};
+static const char *const path_name[PATHS] = {"SSE2", "AVX2", "AVX-512"};
+
+static cd_broad *create_on_path(int path, const cd_broad_params *p, const cd_scene *s)
 {
-    setenv("CDLAB_NO_AVX512", "1", 1);
-    cd_broad *portable = cd_registry_create("grid_multi", p, s);
-    unsetenv("CDLAB_NO_AVX512");
-    cd_broad *wide = cd_registry_create("grid_multi", p, s);
-    cd_pair_list a = {0}, b = {0};
-    for (int f = 0; f < frames; ++f) {
-        cd_broad_stats sa, sb;
-        cd_broad_frame(portable, s, &a, &sa, NULL);
-        cd_broad_frame(wide, s, &b, &sb, NULL);
-        expect_pairs_equal(&b, &a, "grid_multi's AVX-512 path against its portable twin");
-        // Software counters do not depend on the CPU: both count the boxes in each
-        // box's x window.
-        assert_true(sa.candidates == sb.candidates && sa.bv_tests == sb.bv_tests && sa.bytes == sb.bytes);
-        cd_scene_step(s);
-    }
-    cd_broad_destroy(portable);
-    cd_broad_destroy(wide);
-    cd_pair_list_free(&a);
-    cd_pair_list_free(&b);
+    if (path_switch[path]) setenv(path_switch[path], "1", 1);
+    cd_broad *b = cd_registry_create("grid_multi", p, s);
+    if (path_switch[path]) unsetenv(path_switch[path]);
+    return b;
 }
 
-static void wide_and_portable_paths_agree(void **state)
+static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames)
+{
+    cd_broad *b[PATHS];
+    cd_pair_list out[PATHS] = {{0}};
+    for (int k = 0; k < PATHS; ++k) b[k] = create_on_path(k, p, s);
+    for (int f = 0; f < frames; ++f) {
+        cd_broad_stats st[PATHS];
+        for (int k = 0; k < PATHS; ++k) cd_broad_frame(b[k], s, &out[k], &st[k], NULL);
+        for (int k = 1; k < PATHS; ++k) {
+            char what[96];
+            snprintf(what, sizeof what, "grid_multi's %s path against its SSE2 twin", path_name[k]);
+            expect_pairs_equal(&out[k], &out[0], what);
+            // Software counters do not depend on the path: each counts the boxes in each box's
+            // x window.
+            EXPECT_EQ(st[k].candidates, st[0].candidates);
+            EXPECT_EQ(st[k].bv_tests, st[0].bv_tests);
+            EXPECT_EQ(st[k].narrow_tests, st[0].narrow_tests);
+            EXPECT_EQ(st[k].pairs, st[0].pairs);
+            EXPECT_EQ(st[k].bytes, st[0].bytes);
+        }
+        cd_scene_step(s);
+    }
+    for (int k = 0; k < PATHS; ++k) {
+        cd_broad_destroy(b[k]);
+        cd_pair_list_free(&out[k]);
+    }
+}
+
+static void simd_paths_agree(void **state)
 {
     (void)state;
-    // CDLAB_NO_AVX512 turns the wide paths off; without it they run where the CPU has AVX-512.
+    // The switches turn the paths off; without them they run where the CPU has them.
     setenv("CDLAB_NO_AVX512", "1", 1);
     assert_int_equal(cd_cpu_avx512(), 0);
     unsetenv("CDLAB_NO_AVX512");
-    int wide_cpu = cd_cpu_avx512();
-    print_message("# grid_multi: %s\n", wide_cpu ? "AVX-512 paths against portable ones" : "no AVX-512 here: portable twice");
+    setenv("CDLAB_NO_AVX2", "1", 1);
+    assert_true(cd_cpu_avx2() == 0 && cd_cpu_avx512() == 0 && strcmp(cd_cpu_simd(), "sse2") == 0);
+    unsetenv("CDLAB_NO_AVX2");
+    print_message("# grid_multi: SSE2 against AVX2 (%s here) and AVX-512 (%s here)\n", cd_cpu_avx2() ? "runs" : "SSE2",
+                  cd_cpu_avx512() ? "runs" : cd_cpu_avx2() ? "AVX2" : "SSE2");
     cd_broad_params p = cd_broad_params_default();
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = 20000;
@@ -386,7 +407,7 @@ int main(void)
         cmocka_unit_test(tiny_and_dense_scenes_match_naive),
         cmocka_unit_test(threads_give_identical_pairs_in_identical_order),
         cmocka_unit_test(threads_identical_on_reordering_scenes),
-        cmocka_unit_test(wide_and_portable_paths_agree),
+        cmocka_unit_test(simd_paths_agree),
         cmocka_unit_test(grid_multi_update_without_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

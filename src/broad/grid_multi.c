@@ -25,15 +25,20 @@
 #include <omp.h>
 #include <stdatomic.h>
 
-#define GM_WIDE CD_X86_SIMD  // the *_wide functions are built (and used where the CPU has AVX-512)
+// The *_avx2 and *_wide (AVX-512) functions are built; each runs where grid_multi.simd says so,
+// else its portable twin. Every twin computes the same spans, ids, columns, pairs (in the same
+// order) and box tests, so the software counters do not depend on the path.
+#define GM_WIDE CD_X86_SIMD
 #if GM_WIDE
 #include "cd_transpose.h"
 #endif
 
+enum { GM_SSE2, GM_AVX2, GM_AVX512 };  // grid_multi.simd
+
 enum {
-    GM_WIDE_LANES = 8,       // boxes per block of sweep_row_wide
-    GM_PAD = GM_WIDE_LANES,  // pads after a row: enough for either sweep's blocks
-    GM_MOVED_PAD = 3,        // bytes after moved[]: place_kept_wide reads four bytes per object
+    GM_WIDE_LANES = 8,       // boxes per block of sweep_row_wide and sweep_row_avx2
+    GM_PAD = GM_WIDE_LANES,  // pads after a row: enough for every sweep's blocks
+    GM_MOVED_PAD = 3,        // bytes after moved[]: place_kept_wide and _avx2 read four bytes per object
     GM_MIN_ROWS = 1024,
     GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
     GM_PARALLEL_MIN = 20000,
@@ -77,7 +82,8 @@ typedef struct grid_multi {
     double world;
     size_t nrows;
     int threads;
-    int wide;                     // the *_wide functions (cd_cpu_avx512), else their portable twins
+    int simd;                     // GM_AVX512: the *_wide functions (cd_cpu_avx512); GM_AVX2: the
+                                  // *_avx2 ones (cd_cpu_avx2); GM_SSE2: their portable twins
     int ordered;                  // this frame: old_* hold last frame's rows of the same objects
     int rows_made;                // rows exist for the current layout (next frame's old_*)
     uint32_t *start, *old_start;  // nrows + 1 slot offsets: a row's boxes, then GM_PAD pads if any
@@ -110,7 +116,7 @@ static void *gm_create(const cd_broad_params *p, const cd_scene *s)
     g->cell_param = p->cell_size;
     g->threads = p->threads > GM_MAX_THREADS ? GM_MAX_THREADS : p->threads;
     g->n = UINT32_MAX;
-    g->wide = GM_WIDE && cd_cpu_avx512();
+    g->simd = !GM_WIDE ? GM_SSE2 : cd_cpu_avx512() ? GM_AVX512 : cd_cpu_avx2() ? GM_AVX2 : GM_SSE2;
     return g;
 }
 
@@ -323,6 +329,71 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
     }
     if (id < i1) count_share(g, s, id, i1, gone, app, bigs, todo, ntodo);
 }
+
+// count_share for CPUs with AVX2: the rows of eight objects at once. Each box is one 32-byte load
+// (its six floats and two of the next record; the scene pads its box array by one record) and the
+// 8 × 8 transpose gives the columns, for fewer cycles than AVX2's gathers on most CPUs. The same
+// float operations as span_of, lane by lane, so the same spans; the rows are at most 2^15, so
+// signed compares order them.
+__attribute__((target("avx2,popcnt"))) static void count_share_avx2(grid_multi *g, const cd_scene *s, uint32_t i0,
+                                                                   uint32_t i1, uint32_t *gone, uint32_t *app,
+                                                                   uint32_t *bigs, uint32_t *todo, uint32_t *ntodo)
+{
+    uint32_t dy = g->dim[0];
+    const cd_aabbf *box = s->box;
+    uint32_t *span = g->span;
+    uint8_t *moved = g->moved;
+    const uint32_t *old_span = g->old_span;
+    const __m256 inv = _mm256_set1_ps(g->inv_cell), zero = _mm256_setzero_ps(),
+                 top = _mm256_set1_ps((float)(g->dim[0] - 1));
+    const __m256i one = _mm256_set1_epi32(1), big = _mm256_set1_epi32((int)SPAN_BIG);
+    uint32_t id = i0;
+    for (; id + 8 <= i1; id += 8) {
+        // The boxes GM_COUNT_AHEAD blocks of sixteen on, as count_share_wide: eight boxes, 3 lines.
+        for (int l = 0; l < 3; ++l) __builtin_prefetch((const char *)(box + id + GM_COUNT_AHEAD * 16) + 64 * l);
+        __m256 b[8], c[8];  // c: lo x y z, hi x y z, two floats of the next records
+        for (int l = 0; l < 8; ++l) b[l] = _mm256_loadu_ps(box[id + l].lo);
+        cd_transpose8(b, c);
+        __m256i r[4];  // rows of lo.y, lo.z, hi.y, hi.z
+        static const int column[4] = {1, 2, 4, 5};
+        for (int k = 0; k < 4; ++k)
+            r[k] = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(c[column[k]], inv), zero), top));
+        __m256i ey = _mm256_sub_epi32(r[2], r[0]), ez = _mm256_sub_epi32(r[3], r[1]);
+        __m256i is_big = _mm256_or_si256(_mm256_cmpgt_epi32(ey, one), _mm256_cmpgt_epi32(ez, one));
+        __m256i sp = _mm256_or_si256(_mm256_or_si256(r[0], _mm256_slli_epi32(r[1], 15)),
+                                     _mm256_or_si256(_mm256_slli_epi32(ey, 30), _mm256_slli_epi32(ez, 31)));
+        sp = _mm256_blendv_epi8(sp, big, is_big);
+        __m256i old = g->ordered ? _mm256_loadu_si256((const __m256i *)(const void *)(old_span + id)) : big;
+        _mm256_storeu_si256((__m256i *)(void *)(span + id), sp);
+        __m256i same = _mm256_cmpeq_epi32(sp, old);
+        // moved[]: 1 where the rows changed (same lanes are −1, so −1 + 1 = 0), as bytes
+        __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(same), _mm256_extracti128_si256(same, 1));
+        _mm_storel_epi64((__m128i *)(void *)(moved + id), _mm_add_epi8(_mm_packs_epi16(w, w), _mm_set1_epi8(1)));
+        unsigned big_bits = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(is_big)),
+                 changed = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(same)) ^ 0xFFu;
+        *bigs += (uint32_t)__builtin_popcount(big_bits);
+        for (unsigned c2 = changed | big_bits; c2; c2 &= c2 - 1) {
+            uint32_t i = id + (uint32_t)__builtin_ctz(c2);
+            if (changed >> (i - id) & 1) count_moved(dy, g->ordered ? old_span[i] : SPAN_BIG, span[i], gone, app);
+            todo[(*ntodo)++] = i;
+        }
+    }
+    if (id < i1) count_share(g, s, id, i1, gone, app, bigs, todo, ntodo);
+}
+
+// Lane indices of the set bits of a 4-bit mask, one byte each in order, the unused bytes 0.
+static const uint32_t gm_nibble_lanes[16] = {0x0,   0x0,     0x1,     0x100,   0x2,     0x200,   0x201,     0x20100,
+                                             0x3,   0x300,   0x301,   0x30100, 0x302,   0x30200, 0x30201,   0x3020100};
+
+// The lanes of the set bits of bits (8 lanes) in order, as the indices of a 32-bit permute that
+// moves them to the front (AVX2's stand-in for AVX-512's compress); the indices past the count are
+// any lanes.
+__attribute__((always_inline, target("avx2,popcnt"))) static inline __m256i front_lanes(unsigned bits)
+{
+    unsigned lo = bits & 15;
+    uint64_t b = gm_nibble_lanes[lo] | (uint64_t)(gm_nibble_lanes[bits >> 4] + 0x04040404u) << (8 * __builtin_popcount(lo));
+    return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)b));
+}
 #endif
 
 // Last frame's slots [k, k1) of row (ry, rz): the ids of those that stay written from slot at on;
@@ -403,6 +474,60 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_w
         keep_ids(g, ry, rz, k, k1, at);
     }
 }
+
+// place_kept for CPUs with AVX2: eight slots at a time, as place_kept_wide (the moved objects'
+// spans decide in the lanes which stay in this row and with which flags); the kept lanes go to
+// the front by a permute and a masked store.
+__attribute__((target("avx2,popcnt"))) static void place_kept_avx2(grid_multi *g, size_t r0, size_t r1)
+{
+    if (!g->ordered) return;
+    uint32_t dy = g->dim[0];
+    const uint32_t *old_id = g->old_id, *span = g->span;
+    const uint8_t *moved = g->moved;
+    uint32_t *out = g->id;
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), low_byte = _mm256_set1_epi32(0xFF),
+                  coord_mask = _mm256_set1_epi32(0x7FFF), one = _mm256_set1_epi32(1),
+                  big = _mm256_set1_epi32((int)SPAN_BIG), zero = _mm256_setzero_si256(),
+                  lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t ry = (uint32_t)(r % dy), rz = (uint32_t)(r / dy), k = g->old_start[r],
+                 k1 = k + row_len(g->old_start, r), at = g->start[r];
+        const __m256i vry = _mm256_set1_epi32((int)ry), vrz = _mm256_set1_epi32((int)rz);
+        for (; k + 8 <= k1; k += 8) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(old_id + k)), id = _mm256_and_si256(v, id_mask);
+            // moved[] has GM_MOVED_PAD bytes beyond the objects, so each lane may read four.
+            __m256i mv = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)moved, id, 1), low_byte);
+            __m256i was_moved = _mm256_cmpgt_epi32(mv, zero);
+            if (_mm256_testz_si256(was_moved, was_moved)) {
+                _mm256_storeu_si256((__m256i *)(void *)(out + at), v);
+                at += 8;
+                continue;
+            }
+            // span_has and slot_id in the lanes, on the moved objects' new spans (x ≤ y unsigned
+            // as min(x, y) = x)
+            __m256i sp = _mm256_mask_i32gather_epi32(big, (const int *)(const void *)span, id, was_moved, 4);
+            __m256i y0 = _mm256_and_si256(sp, coord_mask), z0 = _mm256_and_si256(_mm256_srli_epi32(sp, 15), coord_mask);
+            __m256i dy_ = _mm256_sub_epi32(vry, y0), dz = _mm256_sub_epi32(vrz, z0);
+            __m256i reach_y = _mm256_and_si256(_mm256_srli_epi32(sp, 30), one), reach_z = _mm256_srli_epi32(sp, 31);
+            __m256i has = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, big),
+                                              _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(dy_, reach_y), dy_),
+                                                               _mm256_cmpeq_epi32(_mm256_min_epu32(dz, reach_z), dz)));
+            __m256i flags = _mm256_or_si256(
+                _mm256_and_si256(_mm256_cmpeq_epi32(y0, vry), _mm256_set1_epi32((int)STARTS_Y)),
+                _mm256_and_si256(_mm256_cmpeq_epi32(z0, vrz), _mm256_set1_epi32((int)STARTS_Z)));
+            v = _mm256_blendv_epi8(v, _mm256_or_si256(id, flags), was_moved);
+            unsigned keep = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(
+                                _mm256_xor_si256(was_moved, _mm256_set1_epi32(-1)), has)));
+            // The kept lanes to the front, in order; a masked store, since the slots after a row's
+            // kept boxes already hold its new ones.
+            unsigned kept = (unsigned)__builtin_popcount(keep);
+            _mm256_maskstore_epi32((int *)(void *)(out + at), _mm256_cmpgt_epi32(_mm256_set1_epi32((int)kept), lane),
+                                   _mm256_permutevar8x32_epi32(v, front_lanes(keep)));
+            at += kept;
+        }
+        keep_ids(g, ry, rz, k, k1, at);
+    }
+}
 #endif
 
 // Claim the slots of the rows that are new to this thread's moved objects (app: its next slot per
@@ -451,13 +576,12 @@ static void load_cols(const grid_multi *g, const cd_scene *s, const cd_row_cols 
 }
 
 #if GM_WIDE
-// load_cols for CPUs with AVX-512: each box is one 32-byte load (the scene pads its box array by
-// one record for this), and eight loads become the six columns by the 8 × 8 transpose, which is
-// cheaper than six 16-lane gathers. The boxes are requested GM_PREFETCH slots ahead (ids are
-// random).
-__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void load_cols_wide(const grid_multi *g, const cd_scene *s,
-                                                                                   const cd_row_cols *e, uint32_t base,
-                                                                                   size_t r0, size_t r1)
+// load_cols for CPUs with AVX2 (also those with AVX-512): each box is one 32-byte load (the scene
+// pads its box array by one record for this), and eight loads become the six columns by the 8 × 8
+// transpose, which is cheaper than six gathers. The boxes are requested GM_PREFETCH slots ahead
+// (ids are random).
+__attribute__((target("avx2"))) static void load_cols_avx2(const grid_multi *g, const cd_scene *s, const cd_row_cols *e,
+                                                           uint32_t base, size_t r0, size_t r1)
 {
     const uint32_t *ids = g->id, ahead_end = g->start[r1];  // any slot holds an id (see grid_multi.id)
     const cd_aabbf *box = s->box;
@@ -615,8 +739,10 @@ static void gm_update(void *self, const cd_scene *s)
         uint32_t *todo = g->todo + i0, ntodo = 0;
         memset(gone, 0, stride * sizeof *gone);
 #if GM_WIDE
-        if (g->wide)
+        if (g->simd == GM_AVX512)
             count_share_wide(g, s, i0, i1, gone, app, bigs, todo, &ntodo);
+        else if (g->simd == GM_AVX2)
+            count_share_avx2(g, s, i0, i1, gone, app, bigs, todo, &ntodo);
         else
 #endif
             count_share(g, s, i0, i1, gone, app, bigs, todo, &ntodo);
@@ -738,6 +864,52 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
+
+// sweep_row_wide for CPUs with AVX2: the same blocks, counts and branch-free emission; the owned
+// hits' ids go to the front by a permute (front_lanes) instead of a compress, and the eight pairs
+// are stored as two interleaves of (a, b).
+__attribute__((target("avx2,popcnt"))) static uint64_t sweep_row_avx2(const cd_row_cols *cols, uint32_t a0, uint32_t a1,
+                                                                     cd_pair_sink *sink)
+{
+    const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
+    const uint32_t *ids = e.id;
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    // Locals: the pair stores could alias the sink's fields, which the loop would then reload.
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
+    uint64_t tests = 0;
+    for (uint32_t p = a0; p + 1 < a1; ++p) {
+        __m256 lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
+        float reach = e.hi[0][p];
+        __m256i aflags = _mm256_set1_epi32((int)(ids[p] & ~ID_MASK)), aid = _mm256_set1_epi32((int)(ids[p] & ID_MASK));
+        for (uint32_t q = p + 1;; q += GM_WIDE_LANES) {
+            __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e.lo[0] + q), hi[0], _CMP_LE_OQ);
+            tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
+            __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e.hi[0] + q), _CMP_LE_OQ));
+            for (int k = 1; k < 3; ++k)
+                m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e.lo[k] + q), hi[k], _CMP_LE_OQ),
+                                                   _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e.hi[k] + q), _CMP_LE_OQ)));
+            __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
+            __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
+            unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+            if (out > last) {  // fewer than a block's pairs of room left
+                sink->count = (uint32_t)(out - sink->buf);
+                sink->flush(sink);
+                out = sink->buf + sink->count;
+            }
+            // The hits' ids b0 .. b7 in front, their 64-bit halves reordered (b0 b1 b4 b5 | b2 b3 b6
+            // b7) so that the in-lane interleaves with a give the pairs (a, b0) .. (a, b7) in order.
+            __m256i b = _mm256_permutevar8x32_epi32(_mm256_and_si256(bid, id_mask), front_lanes(hits));
+            b = _mm256_permute4x64_epi64(b, 0xD8);
+            _mm256_storeu_si256((__m256i *)(void *)out, _mm256_unpacklo_epi32(aid, b));
+            _mm256_storeu_si256((__m256i *)(void *)(out + 4), _mm256_unpackhi_epi32(aid, b));
+            out += __builtin_popcount(hits);
+            if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
+        }
+    }
+    sink->count = (uint32_t)(out - sink->buf);
+    return tests;
+}
 #endif
 
 // A free scratch for this call (there are as many as threads can call at once).
@@ -773,16 +945,18 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
     int first = !g->part_ready[k];
     if (first) {
 #if GM_WIDE
-        if (g->wide)
+        if (g->simd == GM_AVX512)
             place_kept_wide(g, r0, r1);
+        else if (g->simd == GM_AVX2)
+            place_kept_avx2(g, r0, r1);
         else
 #endif
             place_kept(g, r0, r1);
     }
     cd_row_cols e = scratch_cols(c, n, g->id + base);
 #if GM_WIDE
-    if (g->wide)
-        load_cols_wide(g, s, &e, base, r0, r1);
+    if (g->simd != GM_SSE2)
+        load_cols_avx2(g, s, &e, base, r0, r1);
     else
 #endif
         load_cols(g, s, &e, base, r0, r1);
@@ -795,8 +969,10 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
         uint32_t a0 = g->start[r] - base, len = row_len(g->start, r);
         if (!len) continue;
 #if GM_WIDE
-        if (g->wide)
+        if (g->simd == GM_AVX512)
             tests += sweep_row_wide(&e, a0, a0 + len, sink);
+        else if (g->simd == GM_AVX2)
+            tests += sweep_row_avx2(&e, a0, a0 + len, sink);
         else
 #endif
             tests += sweep_row(&e, a0, a0 + len, sink);

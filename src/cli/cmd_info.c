@@ -58,7 +58,8 @@ int cd_cmd_info(int argc, char **argv)
     printf("cpu_model = %s\ncpus_online = %ld\n", buf, sysconf(_SC_NPROCESSORS_ONLN));
     cd_topology_summary(buf, sizeof buf);
     printf("topology = %s\n", buf);
-    printf("simd = %s (cdlab's SIMD paths in this process; CDLAB_NO_AVX512=1 turns the AVX-512 ones off)\n",
+    printf("simd = %s (cdlab's SIMD paths in this process; CDLAB_NO_AVX512=1 turns the AVX-512 ones off, "
+           "CDLAB_NO_AVX2=1 the AVX2 ones too)\n",
            cd_cpu_simd());
 
     printf("\n[pinning]\n");
