@@ -26,12 +26,13 @@ LAYERS = {
     "peers": {"core", "shape", "narrow", "scene", "broad"},
     "mesh": {"core"},
     "bvh": {"core", "shape", "narrow", "mesh"},
+    "verify": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
     "registry": {"core", "shape", "narrow", "scene", "broad", "peers", "mesh", "bvh"},
     "bodies": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
     "harness": {"core"},
     "plugin": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh", "registry", "harness"},
     "kinds": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin"},
-    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin", "kinds"},
+    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin", "kinds", "verify"},
 }
 
 failures = []

@@ -49,6 +49,8 @@ int cd_cli_plots_dir(char *buf, size_t len, const char *given);
 int cd_cmd_report(int argc, char **argv);
 /// `cdlab compare`: two runs point by point, with confidence intervals (cmd_compare.c).
 int cd_cmd_compare(int argc, char **argv);
+/// `cdlab verify`: broad phases against naive, hierarchies against brute force (cmd_verify.c).
+int cd_cmd_verify(int argc, char **argv);
 
 /// `cdlab query`: overlap answers for CSV rows of shape pairs (cmd_query.c).
 int cd_cmd_query(int argc, char **argv);

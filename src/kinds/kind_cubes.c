@@ -74,6 +74,10 @@ static const char *const clock_words[] = {"wall", "cpu", NULL};
 
 // Keys of the cubes kind alone (max_fps has its own [search] clock and searches N itself).
 static const cd_key_spec measure_keys[] = {
+    {"scene", "file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
+     "a scene CSV (cd_scene_export_csv's columns; `cdlab verify` writes them) measured instead of the seeded "
+     "scene, relative to the config's directory: its cubes and world, frozen (no motion step, motion_ms ~0); "
+     "[scene] cubes, size, density, speed, spin and reorder are then not used"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
      "machine; broad/narrow split NA; points with threads > 1 always use the wall clock)"},
@@ -82,8 +86,29 @@ static const cd_key_spec measure_keys[] = {
      "skipped (summary row NA, a warning); 0 = never"},
 };
 
+// [scene] file's path as the config names it, resolved against the config's directory.
+static void scene_file_path(const cd_config *c, const char *file, char *out, size_t len)
+{
+    const char *slash = strrchr(c->path, '/');
+    if (file[0] == '/' || !slash)
+        snprintf(out, len, "%s", file);
+    else
+        snprintf(out, len, "%.*s/%s", (int)(slash - c->path), c->path, file);
+}
+
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
+    const cd_config_key *file = cd_config_key_get(c, "scene", "file");
+    if (file->count) {
+        char path[4096], why[4400];
+        scene_file_path(c, file->values[0].text, path, sizeof path);
+        cd_scene *s = cd_scene_import_csv(path, why, sizeof why);
+        if (!s) {
+            cd_config_error(c, file, err, err_len, "[scene] file: %s", why);
+            return -1;
+        }
+        cd_scene_destroy(s);
+    }
     // Workers inherit the runner's binding, so a required single-PU pin would stack every
     // thread on one core and measure nothing but contention.
     const cd_config_key *threads = cd_config_key_get(c, "method", "threads");
@@ -212,7 +237,7 @@ static void cubes_samples_init(cubes_samples *m, const cd_cubes_setup *s)
 
 // Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
 // frames appended to m (frames.csv rows as they come).
-static void cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
+static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
 {
     // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
     uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
@@ -227,21 +252,27 @@ static void cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t re
     // Every repeat binds its workers: in rounds, the point before may have used other threads.
     if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));
     cd_pair_list pairs = {0};
-    cd_scene *scene = cd_scene_create(&sp);
+    char why[4400];
+    cd_scene *scene = s->scene_file[0] ? cd_scene_import_csv(s->scene_file, why, sizeof why) : cd_scene_create(&sp);
+    if (!scene) {
+        cd_run_fail(r, "[scene] file: %s", why);
+        return -1;
+    }
+    int frozen = s->scene_file[0] != '\0';
     cd_broad *b = cd_registry_create(s->method, &bp, scene);
     CD_ASSERT(b);  // the config check accepted only registered methods
     cd_broad_stats st;
     cd_frame_times t;
     cd_cubes_result *res = &m->sums;
     for (uint32_t w = 0; w < s->warmup; ++w) {
-        cd_scene_step_threads(scene, s->threads);
+        if (!frozen) cd_scene_step_threads(scene, s->threads);
         cd_broad_frame(b, scene, &pairs, &st, &t);
     }
     for (uint32_t f = 0; f < s->frames; ++f) {
         size_t k = m->count++;
         cd_run_counters_begin(r);
         uint64_t t0 = clock_ns();
-        cd_scene_step_threads(scene, s->threads);
+        if (!frozen) cd_scene_step_threads(scene, s->threads);
         uint64_t t1 = clock_ns();
         cd_broad_frame(b, scene, &pairs, &st, &t);
         uint64_t t2 = clock_ns();
@@ -277,6 +308,7 @@ static void cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t re
     cd_scene_destroy(scene);
     cd_pair_list_free(&pairs);
     m->repeats_done++;
+    return 0;
 }
 
 // The statistics of every frame measured so far; frees the samples.
@@ -307,12 +339,14 @@ static void cubes_samples_finish(cubes_samples *m, const cd_cubes_setup *s, cd_c
     cd_free(m->narrow);
 }
 
-void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
+int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 {
     cubes_samples m;
     cubes_samples_init(&m, s);
-    for (uint32_t rep = 0; rep < s->repeats; ++rep) cubes_measure_repeat(r, s, rep, &m);
+    int rc = 0;
+    for (uint32_t rep = 0; rep < s->repeats && rc == 0; ++rep) rc = cubes_measure_repeat(r, s, rep, &m);
     cubes_samples_finish(&m, s, res);
+    return rc;
 }
 
 // A point's series: every key but cubes (the runner keeps the notes of series over budget).
@@ -333,6 +367,15 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
 {
     cd_cubes_setup s = cd_cubes_setup_from_point(p);
     s.cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0;
+    const char *file = cd_point_text(p, "scene", "file");
+    if (file[0]) {
+        char why[4400];
+        scene_file_path(p->cfg, file, s.scene_file, sizeof s.scene_file);
+        cd_scene *scene = cd_scene_import_csv(s.scene_file, why, sizeof why);
+        s.cubes = scene ? scene->count : 0;  // read at the config check; cubes_measure_repeat reports a change
+        s.reorder = 0;
+        cd_scene_destroy(scene);
+    }
     return s;
 }
 
@@ -419,7 +462,7 @@ static int cubes_run_point(cd_run *r, const cd_point *p)
         return 0;
     }
     cd_cubes_result m;
-    cd_cubes_measure(r, &s, &m);
+    if (cd_cubes_measure(r, &s, &m)) return -1;
     cubes_check_budget(r, p, &s, m.frame_ms.median);
     cubes_summary_row(r, p, &s, s.repeats, &m);
     return 0;
@@ -443,7 +486,7 @@ static int cubes_run_round(cd_run *r, const cd_point *p, uint32_t round, void **
         if (!cp->over.skip) cubes_samples_init(&cp->samples, &cp->setup);
     }
     if (cp->over.skip || cp->slow) return 0;
-    cubes_measure_repeat(r, &cp->setup, round, &cp->samples);
+    if (cubes_measure_repeat(r, &cp->setup, round, &cp->samples)) return -1;
     // Round 0 runs the points in plan order, as order = points does, so the budget decides on the
     // first repeat: a larger cube count of the series comes later in the same round. A point over
     // budget measures no more rounds: it is the slow end of its series, and one repeat of it

@@ -18,6 +18,9 @@ typedef struct cd_cubes_setup {
     uint32_t cubes;
     double size, size_ratio, density, speed, spin;
     uint32_t reorder;  ///< frames between the scene's spatial reorders (cd_scene.reorder)
+    /// The cubes kind's [scene] file, resolved against the config's directory; empty: the seeded
+    /// scene. A file's scene is frozen: no motion step, every frame measures the same state.
+    char scene_file[4096];
     uint64_t seed;
     uint32_t warmup, frames, repeats;
     int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)
@@ -33,8 +36,9 @@ typedef struct cd_cubes_result {
 
 /// The setup of a cubes-kind point.
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
-/// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res.
-void cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
+/// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res. 0, or -1 after
+/// cd_run_fail.
+int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
 /// NULL when w names a registered broad phase, else what was expected (a [method] method check).
 const char *cd_kinds_check_method(const char *w);
 /// The [method] plugin key every kind with broad phases or hierarchies has (CD_KINDS_PLUGIN_KEY in

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// The differential exactness check, as a library: every broad phase against naive on seeded
+// scenes built to break broad phases, every hierarchy variant against brute force on small mesh
+// pairs. tests/test_broad_differential.c and `cdlab verify` both run it, so what a user runs on
+// their own method is exactly what cdlab's test runs on cdlab's.
+//
+// Broad-phase scenes (cd_verify_broad): N from 0 to 3 000 (mostly small; 0..7 explicitly),
+// density 0.005..0.5 and touching unit-cube lattices, edge ratios up to 10 within a scene, cubes
+// moved onto octree split planes, onto and beyond the walls, depth 0..8, looseness 1/1.5/2/4,
+// both update modes, 1..4 motion frames; in a quarter of the scenes box faces are grown onto split
+// planes (exact ties of closed boxes). Per scene-frame and method: the sorted pair list of
+// cd_broad_frame must equal naive's, and a second instance driven through a recording sink must
+// report every AABB-overlapping pair exactly once (no duplicates, no self pairs, no candidate that
+// a boxes_tested method did not test). A third of the scenes reorder their slots at every step
+// (cd_scene_reorder), half of those once more between two steps: the framed instance follows
+// through the method's remap (or a rebuild after two), the recorded one sees only permuted slots.
+// Peers (description "peer:") see every 4th scene: they wrap other libraries and cost far more.
+#ifndef CD_VERIFY_H
+#define CD_VERIFY_H
+
+#include "cd_broad.h"
+#include "cd_bvh.h"
+
+/// What one broad-phase method did over a verification.
+typedef struct cd_verify_tally {
+    const cd_broad_method *method;
+    uint32_t stride;  ///< checked on scenes index % stride == 0 (4 for peers, else 1)
+    uint64_t scenes, frames, pairs_compared;
+    uint64_t missed, extra;     ///< pairs of naive missing from the frame's list; pairs beyond them
+    uint64_t dup_candidates;    ///< candidates reported twice in one frame
+    uint64_t bad_candidates;    ///< self pairs, slots out of range, untested boxes of a boxes_tested method
+    uint64_t aabb_missing;      ///< AABB-overlapping pairs never reported as candidates
+    int64_t first_bad;          ///< first failing scene, -1 none
+    int first_bad_frame;        ///< its frame
+    /// First failing scene whose failing frame fails again alone: the frame's poses, in cube
+    /// order, as a fresh scene (what its scene CSV reads back as) under a fresh instance. -1 none
+    /// (the failures needed the frames before, the slot order or boxes grown onto split planes).
+    int64_t repro;
+    int repro_frame;
+} cd_verify_tally;
+
+/// 1 when t found nothing wrong.
+int cd_verify_tally_ok(const cd_verify_tally *t);
+
+/// Options of a broad-phase verification.
+typedef struct cd_verify_options {
+    uint32_t scenes;  ///< scenes 0 .. scenes-1
+    uint64_t seed;    ///< 0: the scenes of tests/test_broad_differential.c
+    int threads;      ///< scenes checked at once (OpenMP); the tallies do not depend on it
+    /// Optional: called on the calling thread now and then with the scenes done so far.
+    void (*progress)(uint32_t done, uint32_t total, void *ctx);
+    void *ctx;
+} cd_verify_options;
+
+/// Totals over every method of a verification.
+typedef struct cd_verify_totals {
+    uint32_t scenes;
+    uint64_t frames;  ///< scene-frames
+    uint64_t max_n;   ///< most cubes in a scene
+} cd_verify_totals;
+
+/// Set t[0..count) up for methods m[0..count) (stride 4 for peers).
+void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count);
+/// Check methods t[0..count) (from cd_verify_tallies_init) against naive on o's scenes.
+void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals);
+/// Scene index of seed as the check saw it at frame (0 = before any step): the frame's poses in
+/// cube order as a fresh scene (what cd_scene_export_csv then cd_scene_import_csv give), and the
+/// broad-phase parameters of that scene in *p. cd_scene_destroy it.
+cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_broad_params *p);
+
+/// A mesh pair of the hierarchy check: two procedural meshes (cd_mesh_procedural names).
+typedef struct cd_verify_mesh_pair {
+    const char *a, *b;
+    double distance;  ///< centre distance of the posed B
+} cd_verify_mesh_pair;
+
+/// What one hierarchy variant did: poses checked in all-pairs and first-hit mode at leaf sizes
+/// 1 and 4, triangle pairs compared with brute force.
+typedef struct cd_verify_bvh_tally {
+    const cd_bvh_variant *variant;
+    uint64_t queries, pairs_compared, missed, extra, first_hit_wrong;
+    int64_t first_bad;      ///< first failing pose index, -1 none
+    int first_bad_pair;     ///< its mesh pair (index into cd_verify_mesh_pairs)
+    int first_bad_leaf;     ///< its leaf size
+} cd_verify_bvh_tally;
+
+/// The mesh pairs of the hierarchy check; *count receives their number.
+const cd_verify_mesh_pair *cd_verify_mesh_pairs(size_t *count);
+/// Check variants t[k].variant, k < count, against brute force on `poses` seeded poses of each mesh
+/// pair (cd_poses_generate(seed + pair, distance, poses)).
+void cd_verify_bvh(cd_verify_bvh_tally *t, size_t count, uint32_t poses, uint64_t seed, int threads);
+
+#endif

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+// Broad phases against naive on seeded scenes (cd_verify.h says what the scenes hold and what is
+// checked per frame).
+#include "cd_verify.h"
+
+#include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+// ---------------------------------------------------------------------------------------------
+// Scenes
+
+static uint32_t draw_count(cd_rng *r, uint32_t idx)
+{
+    if (idx < 8) return idx;  // 0, 1, 2, ... explicitly
+    uint64_t u = cd_rng_below(r, 1000);
+    if (u < 450) return (uint32_t)cd_rng_below(r, 17);
+    if (u < 800) return 17 + (uint32_t)cd_rng_below(r, 84);
+    if (u < 950) return 101 + (uint32_t)cd_rng_below(r, 400);
+    if (u < 994) return 501 + (uint32_t)cd_rng_below(r, 1000);
+    return 1501 + (uint32_t)cd_rng_below(r, 1500);  // up to 3 000
+}
+
+// Axis-aligned unit cubes on a lattice of pitch 1: faces touch exactly (ties of closed boxes).
+static cd_scene *lattice_scene(cd_rng *r, uint32_t n)
+{
+    uint32_t m = 1;
+    while (m * m * m < n) ++m;
+    cd_scene *s = cd_scene_create_empty(n, (double)m);
+    for (uint32_t i = 0; i < n; ++i) {
+        cd_scene_set_pose(s, i, cd_v3(0.5 + i % m, 0.5 + (i / m) % m, 0.5 + i / (m * m)), cd_q_identity(),
+                          cd_v3(0.5, 0.5, 0.5));
+        cd_vec3 v = cd_v3(cd_rng_range(r, -0.1, 0.1), cd_rng_range(r, -0.1, 0.1), cd_rng_range(r, -0.1, 0.1));
+        cd_scene_set_motion(s, i, v, cd_v3(0, 0, 0));
+    }
+    return s;
+}
+
+// A world side of 12 significant bits at least L, so the octrees' split planes down to level 8
+// (L·k/256) are floats and float boxes can tie on them exactly.
+static double short_world(double L)
+{
+    int e;
+    frexp(L, &e);
+    double u = ldexp(1.0, e - 12);
+    return ceil(L / u) * u;
+}
+
+// Smallest float ≥ d.
+static float float_at_least(double d)
+{
+    float f = (float)d;
+    return (double)f < d ? nextafterf(f, INFINITY) : f;
+}
+
+// Move some cubes onto split planes of the octree levels and some to / beyond the walls.
+static void perturb(cd_rng *r, cd_scene *s)
+{
+    double L = s->world;
+    uint64_t mode = cd_rng_below(r, 4);  // 0: none, 1: planes, 2: walls, 3: both
+    for (uint32_t i = 0; i < s->count && mode; ++i) {
+        if (cd_rng_below(r, 3) != 0) continue;
+        float *x = &s->pose[i].c[cd_rng_below(r, 3)];
+        double h = s->pose[i].h[0];
+        if ((mode & 1) && cd_rng_below(r, 2)) {
+            int level = 1 + (int)cd_rng_below(r, 8);
+            double cells = ldexp(1.0, level);
+            *x = (float)(L * (double)cd_rng_below(r, (uint64_t)cells + 1) / cells);  // a split plane or wall
+        } else if (mode & 2) {
+            switch (cd_rng_below(r, 6)) {
+            case 0:
+                *x = 0.0f;
+                break;
+            case 1:
+                *x = (float)L;
+                break;
+            case 2:
+                *x = (float)-h;
+                break;  // touching a wall from outside
+            case 3:
+                *x = (float)(L + h);
+                break;
+            case 4:
+                *x = (float)(-cd_rng_range(r, 0.0, 0.6) * L - h);
+                break;  // wholly outside
+            default:
+                *x = (float)(L * (1.0 + cd_rng_range(r, 0.0, 0.6)) + h);
+                break;
+            }
+        }
+    }
+}
+
+// The split plane of the level-`level` cell holding x on one axis, computed exactly as the octrees
+// compute their cell centres (centre ± half/2 from the root centre L/2).
+static double split_plane(double L, double x, int level)
+{
+    double c = 0.5 * L, h = 0.5 * L;
+    for (int k = 0; k < level; ++k) {
+        double q = 0.5 * h;
+        c = x >= c ? c + q : c - q;
+        h = q;
+    }
+    return c;
+}
+
+// Grow the near face of every third box onto a split plane when it lies within the box's extent:
+// exact ties of closed boxes on the planes (A.hi == B.lo == plane). Boxes only grow, so they still
+// enclose their cubes and naive's answer stays the geometric one.
+static void snap_to_planes(cd_scene *s, uint32_t salt)
+{
+    for (uint32_t i = 0; i < s->count; i += 3) {
+        cd_aabbf *b = &s->box[i];
+        int level = (int)((i / 3 + salt) % 9);
+        for (int a = 0; a < 3; ++a) {
+            float *lo = &b->lo[a], *hi = &b->hi[a];
+            double ext = (double)*hi - *lo, p = split_plane(s->world, 0.5 * ((double)*lo + *hi), level);
+            if (*hi < p && p - *hi < ext)
+                *hi = float_at_least(p);  // p itself whenever the world is short (make_scene)
+            else if (*lo > p && *lo - p < ext)
+                *lo = -float_at_least(-p);
+        }
+    }
+}
+
+// Scene idx of seed: seed 0 gives the scenes the differential test always checked.
+static cd_rng scene_rng(uint64_t seed, uint32_t idx) { return cd_rng_make(idx + (seed << 32), CD_STREAM_TEST + 4); }
+
+static cd_scene *make_scene(cd_rng *r, uint64_t seed, uint32_t idx)
+{
+    uint32_t n = draw_count(r, idx);
+    cd_scene *s;
+    if (n > 0 && cd_rng_below(r, 12) == 0) {
+        s = lattice_scene(r, n);
+    } else {
+        cd_scene_params p = cd_scene_params_default();
+        p.cubes = n;
+        p.seed = 1000003ULL * idx + 17 + seed * 0x9E3779B97F4A7C15ULL;
+        p.density = exp(cd_rng_range(r, log(0.005), log(0.5)));
+        static const double ratios[] = {1.0, 1.0, 2.0, 10.0};
+        p.size_ratio = ratios[cd_rng_below(r, 4)];
+        p.size = cd_rng_range(r, 0.2, 3.0);
+        p.speed = p.size * cd_rng_range(r, 0.0, 1.5);  // large steps force relocations
+        p.spin = cd_rng_range(r, 0.0, 0.5);
+        s = cd_scene_create(&p);
+        s->world = short_world(s->world);
+    }
+    perturb(r, s);
+    cd_scene_refresh(s);
+    return s;
+}
+
+// Everything drawn for scene idx besides the cubes.
+typedef struct scene_plan {
+    cd_broad_params params;
+    int frames, snap, reorder;
+} scene_plan;
+
+static cd_scene *plan_scene(uint64_t seed, uint32_t idx, scene_plan *sp)
+{
+    cd_rng r = scene_rng(seed, idx);
+    cd_scene *s = make_scene(&r, seed, idx);
+    static const double loose[] = {1.0, 1.5, 2.0, 4.0};
+    sp->params = cd_broad_params_default();
+    sp->params.depth = (int)(idx % 9);
+    sp->params.looseness = loose[(idx / 9) % 4];
+    sp->params.update = (idx / 36) % 2 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
+    sp->frames = 1 + (int)cd_rng_below(&r, 4);
+    sp->snap = cd_rng_below(&r, 4) == 0;
+    if (sp->snap) snap_to_planes(s, idx);
+    sp->reorder = idx % 3 == 1;  // from idx, so every other draw stays as it was
+    s->reorder = sp->reorder ? 1 : 0;
+    return s;
+}
+
+// Advance scene idx to frame f (> 0) as the check does.
+static void advance(cd_scene *s, const scene_plan *sp, uint32_t idx, int f)
+{
+    if (f == 2 && sp->reorder && idx % 2 == 0) cd_scene_reorder(s);  // two reorders before this frame
+    cd_scene_step(s);
+    if (sp->snap) snap_to_planes(s, idx + (uint32_t)f);
+}
+
+// The frame's poses in cube order as a fresh scene: what its scene CSV reads back as.
+static cd_scene *frozen_copy(const cd_scene *s)
+{
+    cd_scene *c = cd_scene_create_empty(s->count, s->world);
+    uint32_t *slot_of = cd_alloc((s->count ? s->count : 1) * sizeof *slot_of);
+    for (uint32_t i = 0; i < s->count; ++i) slot_of[s->ident[i]] = i;
+    for (uint32_t id = 0; id < s->count; ++id) {
+        uint32_t i = slot_of[id];
+        cd_scene_set_pose(c, id, cd_scene_center(s, i), cd_scene_rot(s, i), cd_scene_half(s, i));
+    }
+    cd_free(slot_of);
+    cd_scene_refresh(c);
+    return c;
+}
+
+cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_broad_params *p)
+{
+    scene_plan sp;
+    cd_scene *s = plan_scene(seed, index, &sp);
+    for (int f = 1; f <= frame; ++f) advance(s, &sp, index, f);
+    *p = sp.params;
+    cd_scene *c = frozen_copy(s);
+    cd_scene_destroy(s);
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recording sink: all candidates of one candidates() call, normalised to a < b.
+
+typedef struct recorder {
+    cd_pair_list all;
+    uint64_t bad;  // self pairs, out-of-range indices, or (boxes_tested methods) apart boxes
+    uint32_t n;
+    const cd_scene *scene;
+    int boxes_tested;  // the method claims every candidate's boxes overlap
+} recorder;
+
+static void record_flush(cd_pair_sink *sink)
+{
+    recorder *rec = sink->ctx;
+    for (uint32_t k = 0; k < sink->count; ++k) {
+        uint32_t a = sink->buf[k].a, b = sink->buf[k].b;
+        if (a == b || a >= rec->n || b >= rec->n ||
+            (rec->boxes_tested && !cd_aabbf_overlap(&rec->scene->box[a], &rec->scene->box[b]))) {
+            rec->bad++;
+            continue;
+        }
+        cd_pair_list_push(&rec->all, a < b ? (cd_pair){a, b} : (cd_pair){b, a});
+    }
+    sink->count = 0;
+}
+
+static int pair_eq(cd_pair p, cd_pair q) { return p.a == q.a && p.b == q.b; }
+static int pair_lt(cd_pair p, cd_pair q) { return p.a < q.a || (p.a == q.a && p.b < q.b); }
+
+// Pairs of want missing from have (both sorted, want without duplicates).
+static uint64_t count_missing(const cd_pair_list *want, const cd_pair_list *have)
+{
+    uint64_t miss = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < want->count; ++i) {
+        while (j < have->count && pair_lt(have->items[j], want->items[i])) ++j;
+        if (j < have->count && pair_eq(have->items[j], want->items[i]))
+            ++j;
+        else
+            ++miss;
+    }
+    return miss;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One frame of one method.
+
+typedef struct instance {
+    cd_broad *framed;    // driven by cd_broad_frame
+    cd_broad *recorded;  // driven through the recording sink
+} instance;
+
+// One worker's scratch.
+typedef struct scratch {
+    cd_pair_list ref, aabb, got;
+    recorder rec;
+} scratch;
+
+static void aabb_pairs(const cd_scene *s, cd_pair_list *out)
+{
+    out->count = 0;
+    for (uint32_t i = 0; i < s->count; ++i)
+        for (uint32_t j = i + 1; j < s->count; ++j)
+            if (cd_aabbf_overlap(&s->box[i], &s->box[j])) cd_pair_list_push(out, (cd_pair){i, j});
+}
+
+// What one frame of one method got wrong.
+typedef struct frame_faults {
+    uint64_t missed, extra, dups, bad, aabb_missing;
+} frame_faults;
+
+static int faulty(const frame_faults *f) { return (f->missed | f->extra | f->dups | f->bad | f->aabb_missing) != 0; }
+
+// ref: naive's sorted pairs of s; aabb: s's AABB-overlapping slot pairs.
+static frame_faults check_frame(instance *in, const cd_scene *s, scratch *w)
+{
+    frame_faults ff = {0};
+    cd_broad_stats st;
+    cd_broad_frame(in->framed, s, &w->got, &st, NULL);
+    cd_pair_list_sort(&w->got);
+    ff.missed = count_missing(&w->ref, &w->got);
+    // Everything in got beyond the matched reference pairs is extra or duplicated.
+    ff.extra = w->got.count - (w->ref.count - ff.missed);
+
+    recorder *rec = &w->rec;
+    cd_pair buf[512];
+    rec->all.count = 0;
+    rec->bad = 0;
+    rec->n = s->count;
+    rec->scene = s;
+    rec->boxes_tested = in->recorded->method->boxes_tested;
+    cd_pair_sink sink = {buf, 0, 512, record_flush, rec};
+    cd_broad_stats st2 = {0};
+    in->recorded->method->update(in->recorded->self, s);
+    in->recorded->method->candidates(in->recorded->self, s, &sink, &st2);
+    record_flush(&sink);
+    cd_pair_list_sort(&rec->all);
+    for (size_t k = 1; k < rec->all.count; ++k) ff.dups += pair_eq(rec->all.items[k - 1], rec->all.items[k]);
+    ff.bad = rec->bad;
+    ff.aabb_missing = count_missing(&w->aabb, &rec->all);
+    return ff;
+}
+
+// Naive's pairs and the AABB pairs of s into w.
+static void reference(cd_broad *naive, const cd_scene *s, scratch *w)
+{
+    cd_broad_stats st;
+    cd_broad_frame(naive, s, &w->ref, &st, NULL);
+    cd_pair_list_sort(&w->ref);
+    aabb_pairs(s, &w->aabb);
+}
+
+// The reference: cdlab's naive, first of its built-in methods.
+static const cd_broad_method *naive_method(void)
+{
+    size_t n;
+    const cd_broad_method *m = cd_broad_builtin_methods(&n)[0];
+    CD_ASSERT(strcmp(m->name, "naive") == 0);
+    return m;
+}
+
+// Does the failing frame s fail again alone: its poses as a fresh scene, fresh instances?
+static int fails_alone(const cd_broad_method *m, const cd_scene *s, const cd_broad_params *p)
+{
+    cd_scene *c = frozen_copy(s);
+    scratch w = {0};
+    cd_broad *naive = cd_broad_create(naive_method(), p, c);
+    reference(naive, c, &w);
+    instance in = {cd_broad_create(m, p, c), cd_broad_create(m, p, c)};
+    frame_faults ff = check_frame(&in, c, &w);
+    cd_broad_destroy(in.framed);
+    cd_broad_destroy(in.recorded);
+    cd_broad_destroy(naive);
+    cd_scene_destroy(c);
+    cd_pair_list_free(&w.ref);
+    cd_pair_list_free(&w.aabb);
+    cd_pair_list_free(&w.got);
+    cd_pair_list_free(&w.rec.all);
+    return faulty(&ff);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sweep.
+
+int cd_verify_tally_ok(const cd_verify_tally *t)
+{
+    return t->frames > 0 && (t->missed | t->extra | t->dup_candidates | t->bad_candidates | t->aabb_missing) == 0;
+}
+
+void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count)
+{
+    for (size_t k = 0; k < count; ++k)
+        // Peers wrap other libraries (FCL, Bullet) and some cost 10-30x ours per scene (e.g. a
+        // fixed-size sweep-and-prune allocated per create): they see every 4th scene.
+        t[k] = (cd_verify_tally){.method = m[k], .stride = strncmp(m[k]->description, "peer:", 5) == 0 ? 4 : 1,
+                                 .first_bad = -1, .repro = -1};
+}
+
+static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t count, scratch *w, cd_verify_totals *tot)
+{
+    scene_plan sp;
+    cd_scene *s = plan_scene(seed, idx, &sp);
+    cd_broad *naive = cd_broad_create(naive_method(), &sp.params, s);
+    instance *in = cd_alloc_zero(count ? count : 1, sizeof *in);
+    for (size_t m = 0; m < count; ++m) {
+        if (idx % t[m].stride) continue;
+        in[m].framed = cd_broad_create(t[m].method, &sp.params, s);
+        in[m].recorded = cd_broad_create(t[m].method, &sp.params, s);
+        t[m].scenes++;
+    }
+    for (int f = 0; f < sp.frames; ++f) {
+        if (f > 0) advance(s, &sp, idx, f);
+        reference(naive, s, w);
+        for (size_t m = 0; m < count; ++m) {
+            if (!in[m].framed) continue;
+            frame_faults ff = check_frame(&in[m], s, w);
+            cd_verify_tally *tm = &t[m];
+            tm->frames++;
+            tm->pairs_compared += w->ref.count;
+            tm->missed += ff.missed;
+            tm->extra += ff.extra;
+            tm->dup_candidates += ff.dups;
+            tm->bad_candidates += ff.bad;
+            tm->aabb_missing += ff.aabb_missing;
+            if (!faulty(&ff)) continue;
+            if (tm->first_bad < 0 || (int64_t)idx < tm->first_bad) tm->first_bad = idx, tm->first_bad_frame = f;
+            if ((tm->repro < 0 || (int64_t)idx < tm->repro) && fails_alone(tm->method, s, &sp.params))
+                tm->repro = idx, tm->repro_frame = f;
+        }
+        tot->frames++;
+    }
+    if (s->count > tot->max_n) tot->max_n = s->count;
+    for (size_t m = 0; m < count; ++m) {
+        cd_broad_destroy(in[m].framed);
+        cd_broad_destroy(in[m].recorded);
+    }
+    cd_free(in);
+    cd_broad_destroy(naive);
+    cd_scene_destroy(s);
+}
+
+// Fold a worker's tallies into the caller's: sums, and the earliest failures.
+static void merge(cd_verify_tally *into, const cd_verify_tally *t)
+{
+    into->scenes += t->scenes;
+    into->frames += t->frames;
+    into->pairs_compared += t->pairs_compared;
+    into->missed += t->missed;
+    into->extra += t->extra;
+    into->dup_candidates += t->dup_candidates;
+    into->bad_candidates += t->bad_candidates;
+    into->aabb_missing += t->aabb_missing;
+    if (t->first_bad >= 0 && (into->first_bad < 0 || t->first_bad < into->first_bad))
+        into->first_bad = t->first_bad, into->first_bad_frame = t->first_bad_frame;
+    if (t->repro >= 0 && (into->repro < 0 || t->repro < into->repro))
+        into->repro = t->repro, into->repro_frame = t->repro_frame;
+}
+
+void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals)
+{
+    int threads = o->threads > 0 ? o->threads : 1;
+    *totals = (cd_verify_totals){0};
+    uint32_t next = 0, done = 0;
+#pragma omp parallel num_threads(threads)
+    {
+        cd_verify_tally *mine = cd_alloc((count ? count : 1) * sizeof *mine);
+        for (size_t m = 0; m < count; ++m) {
+            mine[m] = t[m];
+            mine[m].scenes = mine[m].frames = mine[m].pairs_compared = 0;
+            mine[m].missed = mine[m].extra = mine[m].dup_candidates = mine[m].bad_candidates = mine[m].aabb_missing = 0;
+            mine[m].first_bad = mine[m].repro = -1;
+        }
+        cd_verify_totals tot = {0};
+        scratch w = {0};
+        // Scenes in increasing order, one at a time per worker: a worker's failures come in order.
+        for (;;) {
+            uint32_t idx;
+#pragma omp atomic capture
+            idx = next++;
+            if (idx >= o->scenes) break;
+            run_scene(o->seed, idx, mine, count, &w, &tot);
+            uint32_t now;
+#pragma omp atomic capture
+            now = ++done;
+#ifdef _OPENMP
+            int master = omp_get_thread_num() == 0;
+#else
+            int master = 1;
+#endif
+            if (o->progress && master) o->progress(now, o->scenes, o->ctx);
+        }
+#pragma omp critical(cd_verify_merge)
+        {
+            for (size_t m = 0; m < count; ++m) merge(&t[m], &mine[m]);
+            totals->frames += tot.frames;
+            if (tot.max_n > totals->max_n) totals->max_n = tot.max_n;
+        }
+        cd_free(mine);
+        cd_pair_list_free(&w.ref);
+        cd_pair_list_free(&w.aabb);
+        cd_pair_list_free(&w.got);
+        cd_pair_list_free(&w.rec.all);
+    }
+    totals->scenes = o->scenes;
+    if (o->progress) o->progress(o->scenes, o->scenes, o->ctx);
+}
