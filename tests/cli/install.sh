@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# cdlab as an outside user gets it: `meson install` into a temporary destdir, then, against the
+# installed cdlab.pc only, build examples/plugin_broad (a plugin) and examples/embed (a program
+# linked with libcdlab). The installed cdlab must: pass the example grid in `cdlab verify`; fail
+# its twin that drops pairs at cell borders with a reproducer that `cdlab run` shows; run the grid
+# beside grid_multi and an FCL peer (when built) with the same pairs, record the plugin in
+# meta.ini, and plot the run from its own share/cdlab/plots. Every installed header compiles alone.
+# usage: install.sh BUILD_DIR SOURCE_DIR B_SANITIZE
+set -u
+build=$1 src=$2 sanitize=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+die() { echo "FAIL $*"; exit 1; }
+
+meson install -C "$build" --no-rebuild --destdir "$tmp/dest" --quiet >"$tmp/log" 2>&1 || die "meson install: $(cat "$tmp/log")"
+cdlab=$(find "$tmp/dest" -path '*/bin/cdlab' -type f | head -n 1)
+pc=$(find "$tmp/dest" -name cdlab.pc | head -n 1)
+[ -x "$cdlab" ] && [ -f "$pc" ] || die "no bin/cdlab or cdlab.pc installed: $(cd "$tmp/dest" && find . -type f | head -20)"
+prefix=$(dirname "$(dirname "$cdlab")")
+for f in include/cdlab/cd_plugin.h share/cdlab/plots/fps_vs_cubes.gp share/cdlab/configs/quick.ini \
+         share/cdlab/experiments/default.suite; do
+    [ -f "$prefix/$f" ] || { echo "FAIL not installed: $f"; fail=1; }
+done
+ls "$(dirname "$(dirname "$pc")")"/libcdlab.so "$(dirname "$(dirname "$pc")")"/libcdlab.a >/dev/null ||
+    { echo "FAIL libcdlab.so and libcdlab.a not next to pkgconfig/"; fail=1; }
+# The .pc names the configured prefix; the destdir relocates it.
+export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/dest"
+
+# Each public header on its own: the API needs no header that was not installed.
+for h in "$prefix"/include/cdlab/*.h; do
+    printf '#include <%s>\n' "$(basename "$h")" |
+        cc -std=c17 -Wall -Wextra -Werror -fsyntax-only $(pkg-config --cflags cdlab) -x c - 2>"$tmp/log" ||
+        { echo "FAIL $(basename "$h") does not compile alone: $(cat "$tmp/log")"; fail=1; }
+done
+
+# The examples, built as outside projects (sanitized like cdlab when it is, or libcdlab's ASan
+# runtime would not load first).
+opts=""
+[ "$sanitize" != "none" ] && opts="-Db_sanitize=$sanitize"
+for ex in plugin_broad embed; do
+    # shellcheck disable=SC2086
+    { meson setup "$tmp/$ex" "$src/examples/$ex" $opts && meson compile -C "$tmp/$ex"; } >"$tmp/log" 2>&1 ||
+        die "building examples/$ex against the installed cdlab.pc: $(tail -30 "$tmp/log")"
+done
+"$tmp/embed/embed" 500 3 >"$tmp/embed.out" 2>&1 || { echo "FAIL embed: $(cat "$tmp/embed.out")"; fail=1; }
+cat "$tmp/embed.out"
+[ "$(grep -c 'naive agrees$' "$tmp/embed.out")" -eq 3 ] || { echo "FAIL embed: 3 agreeing frames expected"; fail=1; }
+
+cd "$tmp" || exit 1
+grid=$tmp/plugin_broad/libexample_grid.so
+broken=$tmp/plugin_broad/libexample_grid_border_bug.so
+"$cdlab" verify --plugin "$grid" --scenes 300 >out 2>err
+rc=$?
+cat out
+{ [ "$rc" -eq 0 ] && grep -q '^ok    example_grid ' out; } || { echo "FAIL verify grid: exit $rc: $(cat out err)"; fail=1; }
+"$cdlab" verify --plugin "$broken" --scenes 300 --out repro >out 2>err
+rc=$?
+cat out
+{ [ "$rc" -eq 1 ] && grep -q '^FAIL  example_grid_border_bug ' out && [ -f repro/example_grid_border_bug/repro.ini ]; } ||
+    { echo "FAIL verify broken grid: exit $rc, expected 1 and a reproducer: $(cat out err)"; fail=1; }
+if "$cdlab" run --quiet --output res --run-id repro repro/example_grid_border_bug/repro.ini >/dev/null 2>err; then
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["method"], $col["pairs_mean"] }' \
+        res/verify_example_grid_border_bug/repro/summary.csv > pairs
+    awk '$1 == "naive" { n = $2 } $1 == "example_grid_border_bug" { b = $2 } END { exit !(n > b) }' pairs ||
+        { echo "FAIL reproducer: expected fewer pairs than naive: $(cat pairs)"; fail=1; }
+else
+    echo "FAIL reproducer: $(cat err)"; fail=1
+fi
+
+# A short run: the plugin beside cdlab's fastest method and FCL's tree.
+methods="example_grid, grid_multi"
+"$cdlab" methods | grep -q '^fcl_dynamic_tree ' && methods="$methods, fcl_dynamic_tree"
+cat > short.ini <<INI
+[experiment]
+name = plugin_short
+frames = 20
+repeats = 2
+warmup = 3
+[scene]
+cubes = 1000, 4000
+[method]
+plugin = $grid
+method = $methods
+[run]
+counters =
+INI
+if "$cdlab" run --quiet --output res --run-id short short.ini >/dev/null 2>err; then
+    dir=res/plugin_short/short
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; print "method cubes frame_ms_median broad_ms_median pairs_mean"; next }
+             { print $col["method"], $col["cubes"], $col["frame_ms_median"], $col["broad_ms_median"], $col["pairs_mean"] }' \
+        "$dir/summary.csv" > rows
+    cat rows
+    [ "$(awk 'NR > 1 { print $2, $5 }' rows | sort -u | wc -l)" -eq 2 ] ||
+        { echo "FAIL short run: the methods' pairs differ at a cube count"; fail=1; }
+    grep -q "^p1_sha256 = $(sha256sum "$grid" | cut -d' ' -f1)$" "$dir/meta.ini" ||
+        { echo "FAIL short run: meta.ini lacks the plugin's SHA-256"; fail=1; }
+    # Plotted with the installed scripts, found from the program's own prefix.
+    "$cdlab" plot "$dir" >/dev/null 2>err && [ -s "$dir/fps_vs_cubes.png" ] ||
+        { echo "FAIL cdlab plot with the installed scripts: $(cat err)"; fail=1; }
+else
+    echo "FAIL short run: $(cat err)"; fail=1
+fi
+[ "$fail" -eq 0 ] && echo "ok: installed, examples built against cdlab.pc, verify and run with the plugin"
+exit "$fail"
