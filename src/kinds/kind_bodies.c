@@ -204,6 +204,9 @@ static const cd_column summary_columns[] = {
     {"method", 0, "broad phase"},
     {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
     {"mode", 0, "[method] mode"},
+    {"hybrid_x", 0, "[method] hybrid_x (NA unless hierarchy = hybrid)"},
+    {"hybrid_y", 0, "[method] hybrid_y (NA unless hierarchy = hybrid)"},
+    {"leaf_size", 0, "[method] leaf_size (NA for a bodies peer)"},
     {"bodies", 0, "number of bodies"},
     {"meshes", 0, "[bodies] meshes (with faces applied)"},
     {"faces", 0, "[bodies] faces"},
@@ -412,6 +415,10 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     cd_row_set(&row, "method", cd_cell_text(method));
     cd_row_set(&row, "hierarchy", cd_cell_text(hierarchy_col));
     cd_row_set(&row, "mode", cd_cell_text(mode_name));
+    const int hybrid = !is_peer && !strcmp(hierarchy, "hybrid");
+    cd_row_set(&row, "hybrid_x", hybrid ? cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_x")) : cd_cell_na());
+    cd_row_set(&row, "hybrid_y", hybrid ? cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_y")) : cd_cell_na());
+    cd_row_set(&row, "leaf_size", is_peer ? cd_cell_na() : cd_cell_int(bp.leaf_size));
     cd_row_set(&row, "bodies", cd_cell_int(bp.scene.cubes));
     cd_row_set(&row, "meshes", cd_cell_text(mesh_list));
     cd_row_set(&row, "faces", cd_cell_int(faces));
