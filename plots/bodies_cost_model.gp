@@ -20,6 +20,7 @@ set grid ytics mytics lc rgb "#dddddd"
 set key above
 set ylabel "ms per frame"
 set xtics rotate by -35 left
+set rmargin 20  # room for the last rotated label
 
 do for [t in "png pdf"] {
     if (t eq "png") { set terminal pngcairo size 1600,640 font ",10" noenhanced }

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Body scenes: median FPS vs faces per body (or vs bodies, when the run sweeps the body count and
 # not the meshes), log–log, one panel per query mode, one line per hierarchy (with broad phase,
-# density and the other count in the label). The paper's comparison is hybrid against obb.
+# density and the other count in the label). The paper's comparison is hybrid against obb: each
+# panel's title gives the range of hybrid / obb here beside the paper's 1.8-2.9.
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/bodies_fps.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c bodies_fps.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
@@ -14,6 +15,7 @@ nmeshes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 xaxis = nmeshes > 1 ? "faces" : "bodies"
 curves(what) = system("awk -F, -v want=".what." -v x=".xaxis." -f '".here."/bodies_curves.awk' '".file."'")
 modes = curves("modes")
+ratio(m) = system("awk -F, -v m=".m." -f '".here."/bodies_ratio.awk' '".file."'")
 labels = curves("labels")
 
 set logscale x 10
@@ -29,7 +31,7 @@ do for [t in "png pdf"] {
     set output stem.".".t
     set multiplot layout 1, words(modes) title "Moving mesh bodies: FPS per hierarchy"
     do for [m in modes] {
-        set title "mode ".m
+        set title "mode ".m."  (hybrid / obb FPS here: ".ratio(m)."; Zhu et al. 2008: 1.8-2.9)"
         plot for [l in labels] sprintf("< awk -F, -v want=curve -v x=%s -v m=%s -v l=%s -v ycol=fps_median -f '%s/bodies_curves.awk' '%s' | sort -g", xaxis, m, l, here, file) \
                 using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l
     }
