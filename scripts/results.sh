@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # docs/results.md from the committed runs under bench/results/<machine>/<experiment>/ (each a run
-# directory as cdlab run writes it: meta.ini, config.ini, summary.csv, frames.csv). For a cubes
-# run: the machine and build from meta.ini, the ratio of every peer to cdlab's fastest method
-# (scripts/ratio-table.sh) and the median ms per frame of every method at every cube count.
+# directory as cdlab run writes it: meta.ini, config.ini, summary.csv, frames.csv): the machine and
+# build from meta.ini, then a table per kind — cubes: the ratio of every peer to cdlab's fastest
+# method (scripts/ratio-table.sh) and every method's median ms per frame per cube count; max_fps:
+# each method's largest cube count at 60 FPS; tri_tri: mean operations per test against a/H;
+# bodies: each variant's median frame.
 # Markdown on stdout; the docs_results test checks that docs/results.md is this output.
 # usage: sh scripts/results.sh [RESULTS_DIR]      (default bench/results)
 #        sh scripts/results.sh > docs/results.md
@@ -21,6 +23,88 @@ ini() {
         on && /^[ \t]/ { s = $0; sub(/^[ \t]+/, "", s); v = v (v == "" ? "" : " ") s; next }
         { on = 0 }
         END { print v }' "$1"
+}
+
+# A cubes run: the peers against cdlab's fastest method, then every method's median ms per frame
+# at every cube count (a method run on several thread counts is one row per count).
+cubes_tables() {
+    if awk -F, 'NR > 1 && $0 ~ /,(fcl|bullet)_/ { found = 1 } END { exit !found }' "$1/summary.csv"; then
+        printf '\nPeers against cdlab'"'"'s fastest method (median ms per frame; × = how many times slower):\n\n'
+        sh "$here/ratio-table.sh" "$1"
+    fi
+    printf '\nMedian ms per frame (motion + broad phase + narrow step), every method:\n\n'
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        {
+            m = $h["method"]; th = ("threads" in h) ? $h["threads"] : "1"  # NA in the row of a skipped point
+            if (th != "NA" && th != 1) m = m " (" th " threads)"
+            n = $h["cubes"] + 0; t = $h["frame_ms_median"]
+            if (!(m in seen_m)) { seen_m[m] = 1; ms[++nm] = m }
+            if (!(n in seen_n)) { seen_n[n] = 1; ns[++nn] = n }
+            v[m, n] = (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
+        }
+        END {
+            for (i = 1; i <= nn; i++) for (j = i + 1; j <= nn; j++) if (ns[j] < ns[i]) { x = ns[i]; ns[i] = ns[j]; ns[j] = x }
+            printf "| method |"; for (j = 1; j <= nn; j++) printf " %d |", ns[j]; printf "\n|---|"
+            for (j = 1; j <= nn; j++) printf "---|"; printf "\n"
+            for (i = 1; i <= nm; i++) {
+                printf "| %s |", ms[i]
+                for (j = 1; j <= nn; j++) printf " %s |", ((ms[i], ns[j]) in v) ? v[ms[i], ns[j]] : ""
+                printf "\n"
+            }
+        }' "$1/summary.csv"
+}
+
+# A max_fps run: each search's answer (every probe row of a search carries it), fastest first.
+max_fps_table() {
+    printf '\nLargest cube count at which the median frame (%s clock) stays within 1/60 s, per method:\n\n' \
+        "$(ini "$1/meta.ini" values search.clock)"
+    printf '| method | max cubes at %s FPS | probes |\n|---|---|---|\n' "$(ini "$1/meta.ini" values search.target_fps)"
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        { m = $h["method"]; if (!(m in a)) order[++n] = m; a[m] = $h["max_cubes"]; p[m]++ }
+        END { for (i = 1; i <= n; i++) printf "%s %s %d\n", a[order[i]], order[i], p[order[i]] }' "$1/summary.csv" |
+        sort -k1,1nr -k2,2 | awk '{ printf "| %s | %s | %s |\n", $2, $1, $3 }'
+}
+
+# A tri_tri run: mean arithmetic operations per test (+, -, *, /) of each algorithm and workload
+# against a/H; deterministic, the same on every machine.
+tri_tri_table() {
+    printf '\nMean arithmetic operations per test (additions, subtractions, multiplications, divisions) against a/H:\n\n'
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        {
+            r = $h["workload"] ", " $h["algorithm"]; x = $h["a_over_h"]
+            if (!(r in seen_r)) { seen_r[r] = 1; rs[++nr] = r }
+            if (!(x in seen_x)) { seen_x[x] = 1; xs[++nx] = x }
+            v[r, x] = sprintf("%.6g", $h["ops_mean"])
+        }
+        END {
+            for (i = 1; i <= nx; i++) for (j = i + 1; j <= nx; j++) if (xs[j] + 0 < xs[i] + 0) { t = xs[i]; xs[i] = xs[j]; xs[j] = t }
+            printf "| workload, algorithm |"; for (j = 1; j <= nx; j++) printf " %s |", xs[j]; printf "\n|---|"
+            for (j = 1; j <= nx; j++) printf "---|"; printf "\n"
+            for (i = 1; i <= nr; i++) {
+                printf "| %s |", rs[i]
+                for (j = 1; j <= nx; j++) printf " %s |", ((rs[i], xs[j]) in v) ? v[rs[i], xs[j]] : ""
+                printf "\n"
+            }
+        }' "$1/summary.csv"
+}
+
+# A bodies run: per method, hierarchy and mode the median frame, its narrow step and the body pairs
+# (the same for every variant). FCL's methods ignore [method] hierarchy: their rows repeat per value.
+bodies_table() {
+    printf '\nMedian ms per frame of the body scene (broad phase + hierarchy queries), every variant:\n\n'
+    printf '| method | hierarchy | mode | bodies | ms/frame | narrow ms | body pairs |\n'
+    printf '|---|---|---|---|---|---|---|\n'
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        {
+            t = $h["frame_ms_median"]; nm = $h["narrow_ms_median"]
+            printf "| %s | %s | %s | %s | %s | %s | %.6g |\n", $h["method"], $h["hierarchy"], $h["mode"],
+                $h["bodies"], (t == "NA" ? "skipped" : sprintf("%.4g", t)), (nm == "NA" ? "NA" : sprintf("%.4g", nm)),
+                $h["pairs_mean"]
+        }' "$1/summary.csv"
 }
 
 cat <<'EOF'
@@ -55,28 +139,10 @@ for dir in "$root"/*/*/; do
         "$(ini "$dir/meta.ini" run date_start)"
     printf 'Data: [bench/results/%s](../bench/results/%s), config [%s](../bench/results/%s/config.ini).\n' \
         "$rel" "$rel" "$(ini "$dir/meta.ini" config path)" "$rel"
-    [ "$kind" = cubes ] || continue
-    if awk -F, 'NR > 1 && $0 ~ /,(fcl|bullet)_/ { found = 1 } END { exit !found }' "$dir/summary.csv"; then
-        printf '\nPeers against cdlab'"'"'s fastest method (median ms per frame; × = how many times slower):\n\n'
-        sh "$here/ratio-table.sh" "$dir"
-    fi
-    printf '\nMedian ms per frame (motion + broad phase + narrow step), every method:\n\n'
-    awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-        {
-            m = $h["method"]; n = $h["cubes"] + 0; t = $h["frame_ms_median"]
-            if (!(m in seen_m)) { seen_m[m] = 1; ms[++nm] = m }
-            if (!(n in seen_n)) { seen_n[n] = 1; ns[++nn] = n }
-            v[m, n] = (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
-        }
-        END {
-            for (i = 1; i <= nn; i++) for (j = i + 1; j <= nn; j++) if (ns[j] < ns[i]) { x = ns[i]; ns[i] = ns[j]; ns[j] = x }
-            printf "| method |"; for (j = 1; j <= nn; j++) printf " %d |", ns[j]; printf "\n|---|"
-            for (j = 1; j <= nn; j++) printf "---|"; printf "\n"
-            for (i = 1; i <= nm; i++) {
-                printf "| %s |", ms[i]
-                for (j = 1; j <= nn; j++) printf " %s |", ((ms[i], ns[j]) in v) ? v[ms[i], ns[j]] : ""
-                printf "\n"
-            }
-        }' "$dir/summary.csv"
+    case $kind in
+    cubes) cubes_tables "$dir" ;;
+    max_fps) max_fps_table "$dir" ;;
+    tri_tri) tri_tri_table "$dir" ;;
+    bodies) bodies_table "$dir" ;;
+    esac
 done
