@@ -145,6 +145,78 @@ static void frame_times_are_reported(void **state)
     cd_scene_destroy(s);
 }
 
+typedef struct cell_list {
+    cd_aabb box[4096];
+    int level[4096];
+    size_t count;
+} cell_list;
+
+static void collect_cell(void *ctx, const cd_aabb *box, int level)
+{
+    cell_list *c = ctx;
+    assert_true(c->count < 4096);
+    c->box[c->count] = *box;
+    c->level[c->count++] = level;
+}
+
+static int boxes_touch(const cd_aabb *a, const cd_aabb *b)
+{
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
+           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+}
+
+// The cells a method shows (cdlab snapshot) are where its objects are: every cube's box touches a
+// cell, every cell touches a cube's box (none empty, none misplaced), levels lie in [0, depth],
+// and the octrees and the grid have them; after moving frames too.
+static void cells_cover_the_objects(void **state)
+{
+    (void)state;
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 2000;
+    size_t n;
+    const cd_broad_method *const *m = cd_registry_methods(&n);
+    int with_cells = 0;
+    static cell_list c;
+    for (size_t k = 0; k < n; ++k) {
+        if (!m[k]->cells) continue;
+        with_cells++;
+        cd_scene *s = cd_scene_create(&p);
+        cd_broad_params bp = cd_broad_params_default();
+        cd_broad *b = cd_broad_create(m[k], &bp, s);
+        cd_pair_list l = {0};
+        cd_broad_stats st;
+        for (int f = 0; f < 3; ++f) {
+            cd_scene_step(s);
+            cd_broad_frame(b, s, &l, &st, NULL);
+            c.count = 0;
+            m[k]->cells(b->self, s, collect_cell, &c);
+            assert_true(c.count > 0);
+            for (size_t i = 0; i < c.count; ++i) assert_true(c.level[i] >= 0 && c.level[i] <= bp.depth);
+            for (uint32_t i = 0; i < s->count; ++i) {
+                cd_aabb a = cd_scene_aabb(s, i);
+                size_t j = 0;
+                while (j < c.count && !boxes_touch(&a, &c.box[j])) j++;
+                assert_true(j < c.count);
+            }
+            for (size_t j = 0; j < c.count; ++j) {
+                uint32_t i = 0;
+                for (; i < s->count; ++i) {
+                    cd_aabb a = cd_scene_aabb(s, i);
+                    if (boxes_touch(&a, &c.box[j])) break;
+                }
+                assert_true(i < s->count);
+            }
+        }
+        cd_broad_destroy(b);
+        cd_pair_list_free(&l);
+        cd_scene_destroy(s);
+    }
+    assert_ptr_not_equal(cd_registry_find("octree")->cells, NULL);
+    assert_ptr_not_equal(cd_registry_find("loose_octree")->cells, NULL);
+    assert_ptr_not_equal(cd_registry_find("grid")->cells, NULL);
+    assert_true(with_cells >= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +225,7 @@ int main(void)
         cmocka_unit_test(registry_lookup),
         cmocka_unit_test(touching_cubes_count_and_empty_scene),
         cmocka_unit_test(frame_times_are_reported),
+        cmocka_unit_test(cells_cover_the_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -326,6 +326,30 @@ static void grid_shape_stats(void *self, cd_broad_stats *st)
     st->per_level[1] = g->nbig;    // objects scanned linearly
 }
 
+// Each row holding a small box: its (y, z) cell (border rows reach as far as their boxes do) over
+// the x range of its boxes. Big boxes are in no row.
+static void grid_cells(void *self, const cd_scene *s, cd_broad_cell_fn each, void *ctx)
+{
+    (void)s;
+    const grid *g = self;
+    if (g->n == UINT32_MAX) return;
+    for (size_t r = 0; r < g->nrows; ++r) {
+        uint32_t a = g->start[r], b = g->start[r + 1];
+        if (a == b) continue;
+        uint32_t y = (uint32_t)(r % g->dim[0]), z = (uint32_t)(r / g->dim[0]);
+        cd_aabb box = {cd_v3(INFINITY, y * g->cell, z * g->cell), cd_v3(-INFINITY, (y + 1) * g->cell, (z + 1) * g->cell)};
+        for (uint32_t i = a; i < b; ++i) {
+            box.lo.x = fmin(box.lo.x, g->e.lo[0][i]);
+            box.hi.x = fmax(box.hi.x, g->e.hi[0][i]);
+            if (y == 0) box.lo.y = fmin(box.lo.y, g->e.lo[1][i]);
+            if (y + 1 == g->dim[0]) box.hi.y = fmax(box.hi.y, g->e.hi[1][i]);
+            if (z == 0) box.lo.z = fmin(box.lo.z, g->e.lo[2][i]);
+            if (z + 1 == g->dim[1]) box.hi.z = fmax(box.hi.z, g->e.hi[2][i]);
+        }
+        each(ctx, &box, 0);
+    }
+}
+
 const cd_broad_method cd_broad_grid = {
     .name = "grid",
     .description = "uniform grid of rows on low corners (y, z cells, each row swept along x), cell from the object "
@@ -336,5 +360,6 @@ const cd_broad_method cd_broad_grid = {
     .boxes_tested = 1,
     .candidates_part = grid_candidates_part,
     .shape_stats = grid_shape_stats,
+    .cells = grid_cells,
     .destroy = grid_destroy,
 };

@@ -115,5 +115,6 @@ const cd_broad_method cd_broad_loose_octree = {
     .candidates = cd_otree_method_candidates,
     .remap = cd_otree_method_remap,
     .shape_stats = cd_otree_method_shape_stats,
+    .cells = cd_otree_method_cells,
     .destroy = cd_otree_method_destroy,
 };

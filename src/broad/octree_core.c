@@ -466,6 +466,25 @@ void cd_otree_method_remap(void *self, const cd_scene *s)
 
 void cd_otree_method_shape_stats(void *self, cd_broad_stats *st) { cd_otree_shape_stats((const cd_otree *)self, st); }
 
+void cd_otree_method_cells(void *self, const cd_scene *s, cd_broad_cell_fn each, void *ctx)
+{
+    (void)s;
+    const cd_otree *t = self;
+    for (size_t k = 0; k < t->nodes; ++k) {
+        if (!(t->node[k].sub.lo.x <= t->node[k].sub.hi.x)) continue;  // empty subtree
+        const cd_otree_cell *c = &t->cell[k];
+        cd_aabb b = c->bounds;
+        double lo[3] = {b.lo.x, b.lo.y, b.lo.z}, hi[3] = {b.hi.x, b.hi.y, b.hi.z};
+        double mid[3] = {c->centre.x, c->centre.y, c->centre.z};
+        for (int a = 0; a < 3; ++a) {
+            if (!isfinite(lo[a])) lo[a] = mid[a] - c->half;
+            if (!isfinite(hi[a])) hi[a] = mid[a] + c->half;
+        }
+        cd_aabb box = {cd_v3(lo[0], lo[1], lo[2]), cd_v3(hi[0], hi[1], hi[2])};
+        each(ctx, &box, (int)c->level);
+    }
+}
+
 void cd_otree_method_destroy(void *self)
 {
     cd_otree_free((cd_otree *)self);

@@ -88,6 +88,9 @@ void cd_otree_method_candidates(void *self, const cd_scene *s, cd_pair_sink *sin
 void cd_otree_method_remap(void *self, const cd_scene *s);
 /// cd_broad_method.shape_stats for a state that begins with a cd_otree.
 void cd_otree_method_shape_stats(void *self, cd_broad_stats *st);
+/// cd_broad_method.cells for a state that begins with a packed cd_otree: every node whose subtree
+/// holds an object, as its cell bounds (infinite sides cut at the cell, centre ± half).
+void cd_otree_method_cells(void *self, const cd_scene *s, cd_broad_cell_fn each, void *ctx);
 /// cd_broad_method.destroy for a cd_alloc'ed state that begins with a cd_otree.
 void cd_otree_method_destroy(void *self);
 

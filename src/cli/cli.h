@@ -40,6 +40,8 @@ int cd_cmd_info(int argc, char **argv);
 /// `cdlab plot`: render a run directory's figures (cmd_plot.c).
 int cd_cmd_plot(int argc, char **argv);
 
+/// Run argv[0] (found on PATH) with argv and wait: 1 when it exited 0 (cmd_plot.c).
+int cd_cli_spawn_ok(char *const argv[]);
 /// Run `gnuplot -c script arg1 arg2` headless; 0 when it exits 0 (cmd_plot.c).
 int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2);
 /// The gnuplot scripts' directory: given (--plots), else $CDLAB_PLOTS, else the data directory's
@@ -51,6 +53,9 @@ int cd_cmd_report(int argc, char **argv);
 int cd_cmd_compare(int argc, char **argv);
 /// `cdlab verify`: broad phases against naive, hierarchies against brute force (cmd_verify.c).
 int cd_cmd_verify(int argc, char **argv);
+
+/// `cdlab snapshot`: draw a cubes point's scene and broad-phase cells (cmd_snapshot.c).
+int cd_cmd_snapshot(int argc, char **argv);
 
 /// `cdlab query`: overlap answers for CSV rows of shape pairs (cmd_query.c).
 int cd_cmd_query(int argc, char **argv);

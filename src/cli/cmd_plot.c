@@ -36,14 +36,19 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+int cd_cli_spawn_ok(char *const argv[])
+{
+    pid_t pid;
+    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0) return 0;
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2)
 {
     char *args[] = {"gnuplot", "-c", (char *)script, (char *)arg1, (char *)arg2, NULL};
-    pid_t pid;
-    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ) != 0) return -1;
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return cd_cli_spawn_ok(args) ? 0 : -1;
 }
 
 static int plot_dir(const char *plots, const char *dir)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `cdlab report RUN_DIR... [-o FILE.html]`: one self-contained HTML page for a set of runs — per
 // run its provenance (meta.ini), warnings, figures (PNG inlined as base64; rendered from
-// plots/<figure>.gp into a scratch directory when the run has none), summary table, and the seed
+// plots/<figure>.gp into a scratch directory when the run has none; the scene pictures
+// `cdlab snapshot RUN_DIR` left in it), summary table, and the seed
 // documents' results that the experiment reproduces (experiments/reference/*.csv, drawn with
 // gnuplot's svg terminal and inlined). The page loads nothing: no network, no other file.
 //
@@ -519,6 +520,27 @@ static void run_section(page *p, const cd_rundir *r, int index, const reference 
         *rc = run_figure(p, r, fig, err, err_len);
         any = 1;
     }
+    // Scene pictures made with `cdlab snapshot RUN_DIR` (snapshot_*.png), in name order.
+    char **snaps = NULL;
+    size_t nsnap = 0, cap = 0;
+    DIR *d = opendir(r->dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t k = strlen(e->d_name);
+        if (strncmp(e->d_name, "snapshot_", 9) != 0 || k < 13 || strcmp(e->d_name + k - 4, ".png") != 0) continue;
+        cd_grow((void **)&snaps, sizeof *snaps, &cap, nsnap + 1);
+        snaps[nsnap] = cd_alloc(k + 1);
+        memcpy(snaps[nsnap++], e->d_name, k + 1);
+    }
+    if (d) closedir(d);
+    if (nsnap) qsort(snaps, nsnap, sizeof *snaps, by_name);
+    for (size_t k = 0; k < nsnap; ++k) {
+        char png[4600];
+        snprintf(png, sizeof png, "%s/%s", r->dir, snaps[k]);
+        if (!*rc) png_figure(p, png, snaps[k]);
+        cd_free(snaps[k]);
+        any = 1;
+    }
+    cd_free(snaps);
     if (!any) fprintf(f, "<p>The run lists no figure.</p>\n");
     fprintf(f, "</div>\n");
     for (size_t k = 0; k < nref && !*rc; ++k) {

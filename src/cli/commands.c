@@ -11,6 +11,7 @@ const cd_cli_command cd_cli_commands[] = {
     {"report", "one self-contained HTML page of runs: figures, summaries, provenance", cd_cmd_report},
     {"compare", "compare two runs point by point: ratios with 95% CIs, correctness alarms", cd_cmd_compare},
     {"verify", "check broad phases against naive and hierarchy variants against brute force", cd_cmd_verify},
+    {"snapshot", "draw a cubes point's scene at frame K with the broad phase's cells (PNG, SVG)", cd_cmd_snapshot},
     {"query", "answer overlap questions (tri-tri, obb-obb, sphere-obb, sphere-sphere) from a CSV", cd_cmd_query},
     {"poses", "export seeded mesh-pair poses as CSV (qw,qx,qy,qz,tx,ty,tz)", cd_cmd_poses},
     {NULL, NULL, NULL},

@@ -3,6 +3,7 @@
 // broad-phase update + candidates + exact narrow tests; frame_ms is the sum of the three phases.
 #include "cd_plugins.h"
 #include "cd_registry.h"
+#include "cd_kinds.h"
 #include "kind_cubes.h"
 #include "cd_core.h"
 #include "cd_harness.h"
@@ -235,12 +236,10 @@ static void cubes_samples_init(cubes_samples *m, const cd_cubes_setup *s)
     m->narrow = cd_alloc(n * sizeof *m->narrow);
 }
 
-// Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
-// frames appended to m (frames.csv rows as they come).
-static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
+// The scene of setup s (seeded, or read from [scene] file) and its broad phase, before any frame.
+// 0, or -1 with why the scene file cannot be read.
+static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **broad, char *why, size_t why_len)
 {
-    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
-    uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
     cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
                           .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder};
     cd_broad_params bp = cd_broad_params_default();
@@ -249,18 +248,31 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
     bp.update = strcmp(s->update, "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
     bp.cell_size = s->cell_size;
     bp.threads = s->threads;
+    *broad = NULL;
+    *scene = s->scene_file[0] ? cd_scene_import_csv(s->scene_file, why, why_len) : cd_scene_create(&sp);
+    if (!*scene) return -1;
+    *broad = cd_registry_create(s->method, &bp, *scene);
+    CD_ASSERT(*broad);  // the config check accepted only registered methods
+    return 0;
+}
+
+// Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
+// frames appended to m (frames.csv rows as they come).
+static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
+{
+    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
+    uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
     // Every repeat binds its workers: in rounds, the point before may have used other threads.
     if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));
     cd_pair_list pairs = {0};
     char why[4400];
-    cd_scene *scene = s->scene_file[0] ? cd_scene_import_csv(s->scene_file, why, sizeof why) : cd_scene_create(&sp);
-    if (!scene) {
+    cd_scene *scene;
+    cd_broad *b;
+    if (cubes_start(s, &scene, &b, why, sizeof why)) {
         cd_run_fail(r, "[scene] file: %s", why);
         return -1;
     }
     int frozen = s->scene_file[0] != '\0';
-    cd_broad *b = cd_registry_create(s->method, &bp, scene);
-    CD_ASSERT(b);  // the config check accepted only registered methods
     cd_broad_stats st;
     cd_frame_times t;
     cd_cubes_result *res = &m->sums;
@@ -377,6 +389,14 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
         cd_scene_destroy(scene);
     }
     return s;
+}
+
+int cd_kinds_cubes_start(const cd_point *p, cd_scene **scene, cd_broad **broad, int *frozen, char *err,
+                         size_t err_len)
+{
+    cd_cubes_setup s = cubes_point_setup(p);
+    *frozen = s.scene_file[0] != '\0';
+    return cubes_start(&s, scene, broad, err, err_len);
 }
 
 // Whether point p is skipped (a smaller cube count of its series took longer than budget_ms).

@@ -58,7 +58,9 @@ refused() {  # name plugin phrase: cdlab run refuses the config naming the plugi
 refused missing ../lib/libnone.so "No such file" "$tmp/cfg/../lib/libnone.so"
 refused not_elf ../lib/libtext.so "cannot load" "$tmp/cfg/../lib/libtext.so"
 refused no_entry "$no_entry" "no entry point cdlab_plugin_v1" "$no_entry"
-refused abi "$abi" "plugin ABI 2, this cdlab's is 1" "$abi"
+# bad_plugin.c declares CD_PLUGIN_ABI + 1.
+abi_now=$(sed -n 's/^#define CD_PLUGIN_ABI \([0-9]*\).*/\1/p' "$(dirname "$0")/../../src/plugin/include/cd_plugin.h")
+refused abi "$abi" "plugin ABI $((abi_now + 1)), this cdlab's is $abi_now" "$abi"
 refused clash_builtin "$clash" "method 'grid' clashes with the built-in method of that name" "$clash"
 refused clash_plugin "../lib/libnaive_a.so, ../lib/libnaive_b.so" \
     "method 'plugin_naive' clashes with the method of that name of a plugin loaded before" "$tmp/cfg/../lib/libnaive_b.so"

@@ -73,6 +73,10 @@ static inline void cd_sink_push(cd_pair_sink *s, uint32_t a, uint32_t b)
     s->count++;
 }
 
+/// Receives one cell of a method's structure (cd_broad_method.cells): its box in world
+/// coordinates and its level (0 = the root, or the only level of a flat structure).
+typedef void (*cd_broad_cell_fn)(void *ctx, const cd_aabb *box, int level);
+
 /// One broad-phase method. self is the method's own state.
 typedef struct cd_broad_method {
     const char *name;         ///< config/CSV name, e.g. "naive"
@@ -107,6 +111,11 @@ typedef struct cd_broad_method {
     void (*remap)(void *self, const cd_scene *s);
     /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
     void (*shape_stats)(void *self, cd_broad_stats *st);
+    /// Optional, for pictures (`cdlab snapshot`): pass each cell of the structure as the last
+    /// update() left it to each(ctx, box, level) once — octree nodes whose subtree holds an object
+    /// (the loose octree's loose bounds), grid rows that hold a box (the row's (y, z) cell over the
+    /// x range of its boxes). Sides open to infinity are cut at the cell. NULL: nothing to show.
+    void (*cells)(void *self, const cd_scene *s, cd_broad_cell_fn each, void *ctx);
     /// Free self.
     void (*destroy)(void *self);
 } cd_broad_method;

@@ -205,6 +205,7 @@ enum cd_rng_stream {
     CD_STREAM_TRIANGLES = 4,     ///< random triangle experiments
     CD_STREAM_BODY_MESHES = 5,   ///< which mesh each body of a body scene is
     CD_STREAM_BOOTSTRAP = 6,     ///< `cdlab compare`'s bootstrap resamples
+    CD_STREAM_SNAPSHOT = 7,      ///< `cdlab snapshot`'s sample of the boxes it draws
     CD_STREAM_TEST = 100,        ///< tests; add the case number for more
 };
 

@@ -30,7 +30,7 @@
 
 /// The interface's ABI version. It changes whenever a structure a plugin fills or reads changes
 /// incompatibly (cd_plugin, cd_broad_method, cd_scene, cd_bvh_variant and what they point to).
-#define CD_PLUGIN_ABI 1
+#define CD_PLUGIN_ABI 2  // 2: cd_broad_method.cells
 /// The exported entry point's name.
 #define CD_PLUGIN_ENTRY "cdlab_plugin_v1"
 

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `cdlab snapshot`: PNG and SVG of a cubes point at frame K. The overlapping pairs it draws are the
+# pairs `cdlab run` counted in the same frame (frames.csv, frame f of repeat 0 = warmup + f + 1
+# steps); the loose octree, the strict octree and the grid list cells, naive none; the SVG is
+# well-formed; a run directory stands for its config and `cdlab report` then shows the picture;
+# bad input exits 2 and writes nothing. Skips (77) without gnuplot.
+# usage: snapshot.sh CDLAB FIXTURE_DIR
+set -eu
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+fix=$2
+case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
+command -v gnuplot >/dev/null 2>&1 || { echo "skip: no gnuplot"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+sed 's/^method = .*/method = naive, loose_octree, octree, grid/' "$fix/tiny.ini" >tiny.ini
+grep -q '^method = naive, loose_octree, octree, grid' tiny.ini || { echo "FAIL: fixture has no method line"; exit 1; }
+"$cdlab" run --quiet --output "$tmp" --run-id r tiny.ini >/dev/null
+
+fail() { echo "FAIL: $*"; exit 1; }
+for m in loose_octree octree grid naive; do
+    "$cdlab" snapshot --where method=$m --where cubes=120 --frame 4 -o "$tmp/$m" tiny.ini >out 2>err ||
+        fail "snapshot $m: $(cat err)"
+    [ "$(cat out)" = "$(printf '%s\n%s' "$tmp/$m.png" "$tmp/$m.svg")" ] || fail "snapshot $m printed $(cat out)"
+    [ "$(head -c 8 "$m.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$m.png is not a PNG"
+    xmllint --noout "$m.svg" 2>/dev/null || ! command -v xmllint >/dev/null || fail "$m.svg is not well formed"
+    # Frame 4 = warmup 2 + frame 1 + 1: the run's pairs at repeat 0, frame 1 of the point.
+    want=$(awk -F, -v m=$m 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        $h["method"] == m && $h["cubes"] == 120 && $h["repeat"] == 0 && $h["frame"] == 1 { print $h["pairs"] }' \
+        tiny/r/frames.csv)
+    got=$(sed -n 's/.* in \([0-9]*\) overlapping pairs.*/\1/p' err)
+    [ -n "$want" ] && [ "$got" = "$want" ] || fail "$m: $got pairs drawn, the run counted $want"
+    cells=$(sed -n 's/.*), \([0-9]*\) cells.*/\1/p' err)
+    if [ $m = naive ]; then
+        [ "$cells" = 0 ] || fail "naive listed $cells cells"
+    else
+        [ "$cells" -gt 0 ] || fail "$m listed no cells"
+    fi
+done
+# A sample above --max-boxes: fewer cubes drawn, all those of pairs still.
+"$cdlab" snapshot --where method=grid --where cubes=120 --frame 4 --max-boxes 10 -o small tiny.ini >/dev/null 2>err
+grep -q '120 cubes (\([0-9]*\) drawn' err || fail "no summary line"
+drawn=$(sed -n 's/.*120 cubes (\([0-9]*\) drawn, \([0-9]*\) in.*/\1 \2/p' err)
+set -- $drawn
+[ "$1" -eq $(($2 + 10)) ] || fail "--max-boxes 10 drew $1 cubes with $2 in pairs"
+
+# A run directory: its config.ini; the picture lands in the run and the report shows it.
+"$cdlab" snapshot --point 0 tiny/r >out 2>/dev/null || fail "snapshot of a run directory"
+[ -s tiny/r/snapshot_p0_f0.png ] && [ -s tiny/r/snapshot_p0_f0.svg ] || fail "no snapshot in the run directory"
+"$cdlab" report -o page.html tiny/r >/dev/null 2>&1 || fail "report with a snapshot"
+grep -q '<figcaption>snapshot_p0_f0.png</figcaption>' page.html || fail "the report does not show the snapshot"
+
+# Bad input: exit 2, nothing written.
+for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method=sap tiny.ini" \
+            "--frame -1 tiny.ini" "--point 0 --where cubes=30 tiny.ini" "$fix/tri_tri.ini" "missing.ini" ""; do
+    set +e
+    # shellcheck disable=SC2086
+    "$cdlab" snapshot -o bad $args >/dev/null 2>err
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "snapshot $args exited $rc, expected 2"
+    grep -q 'cdlab snapshot: ' err || fail "snapshot $args: no message"
+    [ ! -e bad.png ] && [ ! -e bad.svg ] || fail "snapshot $args wrote a file"
+done
+echo "ok: pairs as counted by the run, cells of four methods, sample, run directory in the report, bad input"
