@@ -141,9 +141,7 @@ uint64_t cd_bodies_deform(cd_bodies *b)
 {
     if (!b->deform_count) return 0;
     cd_scene *s = b->scene;
-    uint32_t n = s->count;
-    uint32_t *slot = cd_alloc(sizeof *slot * (n ? n : 1));
-    for (uint32_t i = 0; i < n; ++i) slot[cd_scene_ident(s, i)] = i;
+    uint32_t *slot = cd_scene_slots(s);
     double amp = CD_BODIES_DEFORM_AMPLITUDE * b->size, k = 6.0 / b->size, t = 0.1 * (double)s->frame;
     uint64_t nu = 0;
     for (uint32_t d = 0; d < b->deform_count; ++d) {
@@ -274,8 +272,7 @@ void cd_bodies_brute_force(const cd_bodies *b, cd_pair_list *pairs, uint64_t *tr
 {
     const cd_scene *s = b->scene;
     uint32_t n = s->count;
-    uint32_t *slot = cd_alloc(sizeof *slot * (n ? n : 1));
-    for (uint32_t i = 0; i < n; ++i) slot[cd_scene_ident(s, i)] = i;
+    uint32_t *slot = cd_scene_slots(s);
     pairs->count = 0;
     *tri_pairs = 0;
     cd_bvh_result res = {0};

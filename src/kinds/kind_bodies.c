@@ -254,9 +254,8 @@ static const cd_column summary_columns[] = {
 static void measure_costs(const cd_bodies *b, const cd_pair_list *pairs, double *cv, double *cp)
 {
     const cd_scene *s = b->scene;
-    uint32_t n = s->count, used = 0;
-    uint32_t *slot = cd_alloc(sizeof *slot * (n ? n : 1));
-    for (uint32_t i = 0; i < n; ++i) slot[cd_scene_ident(s, i)] = i;
+    uint32_t used = 0;
+    uint32_t *slot = cd_scene_slots(s);
     double sv = 0, sp = 0;
     for (size_t k = 0; k < pairs->count && used < 16; ++k) {
         uint32_t i = pairs->items[k].a, j = pairs->items[k].b;

@@ -523,3 +523,10 @@ void cd_scene_destroy(cd_scene *s)
     cd_free(s->slot_of_prev);
     cd_free(s);
 }
+
+uint32_t *cd_scene_slots(const cd_scene *s)
+{
+    uint32_t *slot = cd_alloc(sizeof *slot * (s->count ? s->count : 1));
+    for (uint32_t i = 0; i < s->count; ++i) slot[s->ident[i]] = i;
+    return slot;
+}

@@ -24,8 +24,7 @@ int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t e
     char buf[NCOL][40];
     const char *fields[NCOL];
     // Rows in cube order whatever the storage order (cd_scene_reorder), so the file is the frame's.
-    uint32_t *slot_of = cd_alloc(s->count ? s->count * sizeof *slot_of : 1);
-    for (uint32_t i = 0; i < s->count; ++i) slot_of[s->ident[i]] = i;
+    uint32_t *slot_of = cd_scene_slots(s);
     for (uint32_t id = 0; id < s->count; ++id) {
         uint32_t i = slot_of[id];
         cd_vec3 c = cd_scene_center(s, i), h = cd_scene_half(s, i);

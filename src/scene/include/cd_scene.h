@@ -101,6 +101,9 @@ size_t cd_scene_bytes_per_cube(void);
 
 /// Cube held by slot i.
 static inline uint32_t cd_scene_ident(const cd_scene *s, uint32_t i) { return s->ident[i]; }
+/// The inverse of cd_scene_ident, newly allocated (free with cd_free): element c is the slot that
+/// holds cube c.
+uint32_t *cd_scene_slots(const cd_scene *s);
 /// Centre of cube i.
 static inline cd_vec3 cd_scene_center(const cd_scene *s, uint32_t i)
 {
