@@ -50,6 +50,8 @@ static const char *check_method(const char *w)
 static const char *const mode_words[] = {"first_hit", "all_pairs", NULL};
 static const char *const assign_words[] = {"random", "cycle", NULL};
 
+static const char *const clock_words[] = {"wall", "cpu", NULL};
+
 static const cd_key_spec bodies_keys[] = {
     CD_KINDS_PLUGIN_KEY,
     {"method", "method", CD_KEY_WORD, "grid_multi", 0, 0, NULL, check_method, 1,
@@ -65,6 +67,10 @@ static const cd_key_spec bodies_keys[] = {
     {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
     {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: OBB+sphere layers below X (layer Y)"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
+    {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
+     "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
+     "machine, for the peers too; motion/refit/broad/narrow split NA; points with threads > 1 always use "
+     "the wall clock)"},
     {"scene", "bodies", CD_KEY_INT, "100", 0, 10000000, NULL, NULL, 1, "number of bodies N"},
     {"bodies", "meshes", CD_KEY_TEXT, "icosphere:500", 0, 0, NULL, NULL, 0,
      "comma-separated mesh specs the bodies are instances of: box, icosphere:N, torus:N, noisy_sphere:N, "
@@ -181,7 +187,8 @@ static const cd_column frame_columns[] = {
     {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
     {"mode", 0, "[method] mode"},
     {"bodies", 0, "number of bodies"},
-    {"frame_ms", 1, "motion_ms + refit_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms)"},
+    {"frame_ms", 1, "motion_ms + refit_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms); with "
+                    "[measure] clock = cpu the frame's thread CPU time"},
     {"fps", 1, "1000 / frame_ms (collision only)"},
     {"motion_ms", 1, "motion step (move, reflect, rotate, refresh the bodies' boxes)"},
     {"broad_ms", 1, "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
@@ -304,6 +311,8 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     bp.deform = cd_point_num(p, "bodies", "deform");
     cd_bvh_mode mode = strcmp(mode_name, "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
     int is_peer = cd_bodies_peer_known(method);
+    // The thread CPU clock sees only this thread, so it measures serial frames alone.
+    const int cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0 && threads <= 1;
     const char *hierarchy_col = hierarchy;  // a peer's: its bounding volume
     cd_broad_params brp = cd_broad_params_default();
     brp.threads = threads;
@@ -361,6 +370,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
         if (nw) cd_bodies_narrow_take_stats(nw);
         for (uint32_t f = 0; f < frames; ++f, ++k) {
             cd_run_counters_begin(r);
+            uint64_t c0 = cpu_clock ? cd_thread_cpu_ns() : 0;
             uint64_t t0 = cd_now_ns();
             cd_scene_step_threads(b->scene, threads);
             uint64_t tm = cd_now_ns();
@@ -372,6 +382,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
             } else {
                 cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
             }
+            uint64_t c1 = cpu_clock ? cd_thread_cpu_ns() : 0;
             cd_run_counters_end(r);
             cd_bodies_stats bs = {0, peer_tris, 0, 0};
             if (peer) st.candidates = cd_bodies_peer_candidates(peer), st.pairs = pairs.count;
@@ -381,6 +392,10 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
             nu_sum += (double)nu, refit_ns += (double)(t1 - tm);
             broad[k] = t.broad_ms, narrow[k] = t.narrow_ms;
             frame_ms[k] = motion[k] + refit[k] + broad[k] + (peer ? 0.0 : narrow[k]);
+            if (cpu_clock) {  // the split is on the wall clock: not a part of a CPU-time frame
+                frame_ms[k] = (double)(c1 - c0) * 1e-6;
+                motion[k] = refit[k] = broad[k] = narrow[k] = NAN;
+            }
             fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
             double na = peer ? NAN : 0.0;  // a peer's queries, Nv and Np are not visible
             double v[6] = {(double)st.candidates, (double)bs.queries + na, (double)st.pairs, (double)bs.tri_pairs,
