@@ -10,7 +10,7 @@
 int cd_cli_load_plugin(const char *cmd, const char *path)
 {
     char err[1200];
-    if (cd_plugins_load(path, NULL, err, sizeof err) == 0) return 0;
+    if (cd_plugins_load(path, err, sizeof err) == 0) return 0;
     fprintf(stderr, "cdlab %s: --plugin %s\n", cmd, err);
     return -1;
 }

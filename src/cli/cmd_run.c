@@ -188,16 +188,11 @@ static void meta_plugins(FILE *f, const cd_config *c, void *ctx)
     (void)ctx;
     const cd_config_key *k = cd_config_key_find(c, "method", "plugin");
     if (!k || k->count == 0) return;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", c->path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
     fprintf(f, "\n[plugins]\n; the shared objects [method] plugin loaded: path, bytes, SHA-256, what each provides\n");
     for (size_t i = 0; i < k->count; ++i) {
-        const cd_plugin_file *p = cd_plugins_find(k->values[i].text, dir);
+        char path[4096];
+        cd_config_resolve(c, k->values[i].text, path, sizeof path);
+        const cd_plugin_file *p = cd_plugins_find(path);
         CD_ASSERT(p);  // the config loaded it
         fprintf(f, "p%zu_path = %s\np%zu_size = %llu\np%zu_sha256 = %s\np%zu_name = %s\np%zu_provides = ", i + 1,
                 p->path, i + 1, (unsigned long long)p->size, i + 1, p->sha256, i + 1, p->plugin->name, i + 1);

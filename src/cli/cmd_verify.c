@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +72,31 @@ static int make_dir(const char *path)
     return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+// OUT/<name>/ for a reproducer, into dir; 0, or -1 after saying why.
+static int reproducer_dir(const char *out, const char *name, char *dir, size_t len)
+{
+    snprintf(dir, len, "%s/%s", out, name);
+    if (make_dir(out) == 0 && make_dir(dir) == 0) return 0;
+    fprintf(stderr, "cdlab verify: cannot make %s: %s\n", dir, strerror(errno));
+    return -1;
+}
+
+// A reproducer's config, printf-style; 0, or -1 after saying why.
+static int write_config(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int write_config(const char *path, const char *fmt, ...)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        if (fclose(f) == 0) return 0;
+    }
+    fprintf(stderr, "cdlab verify: %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
 // "[method] plugin = PATH" for a method or variant a plugin provides, else "".
 static void plugin_line(const cd_plugin_file *p, char *buf, size_t len)
 {
@@ -100,24 +126,19 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     uint32_t idx = (uint32_t)(alone ? t->repro : t->first_bad);
     int frame = alone ? t->repro_frame : t->first_bad_frame;
     char dir[4200], csv[4300], ini[4300], err[4600], plug[4200];
-    snprintf(dir, sizeof dir, "%s/%s", out, t->method->name);
+    if (reproducer_dir(out, t->method->name, dir, sizeof dir)) return;
     snprintf(csv, sizeof csv, "%s/scene.csv", dir);
     snprintf(ini, sizeof ini, "%s/repro.ini", dir);
     cd_broad_params p;
     cd_scene *s = cd_verify_broad_scene(seed, idx, frame, &p);
-    if (make_dir(out) || make_dir(dir) || cd_scene_export_csv(s, csv, err, sizeof err)) {
-        fprintf(stderr, "cdlab verify: cannot write the reproducer in %s: %s\n", dir, strerror(errno));
-        cd_scene_destroy(s);
-        return;
-    }
+    int bad = cd_scene_export_csv(s, csv, err, sizeof err);
     cd_scene_destroy(s);
-    plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
-    FILE *f = fopen(ini, "w");
-    if (!f) {
-        fprintf(stderr, "cdlab verify: %s: %s\n", ini, strerror(errno));
+    if (bad) {
+        fprintf(stderr, "cdlab verify: %s\n", err);
         return;
     }
-    fprintf(f,
+    plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
+    if (write_config(ini,
             "; cdlab verify: %s disagrees with naive on this frame (seed %llu, scene %u, frame %d).\n"
             "; cdlab run this file: summary.csv's pairs_mean of naive and of %s differ.\n"
             "[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
@@ -125,11 +146,8 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
             "[method]\n%smethod = naive, %s\ndepth = %d\nlooseness = %.17g\nupdate = %s\n\n"
             "[run]\ncounters =\n",
             t->method->name, (unsigned long long)seed, idx, frame, t->method->name, t->method->name, plug,
-            t->method->name, p.depth, p.looseness, p.update == CD_UPDATE_INCREMENTAL ? "incremental" : "rebuild");
-    if (fclose(f) != 0) {
-        fprintf(stderr, "cdlab verify: %s: %s\n", ini, strerror(errno));
+            t->method->name, p.depth, p.looseness, p.update == CD_UPDATE_INCREMENTAL ? "incremental" : "rebuild"))
         return;
-    }
     // What `cdlab run` will see: the scene read back from the file, naive beside the method.
     cd_scene *back = cd_scene_import_csv(csv, err, sizeof err);
     if (!back) {
@@ -151,23 +169,18 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
     cd_pose *all = cd_alloc((size_t)poses * sizeof *all);
     cd_poses_generate(seed + (uint64_t)t->first_bad_pair, mp->distance, poses, all);
     char dir[4200], csv[4300], ini[4300], err[4600], plug[4200], real[4300];
-    snprintf(dir, sizeof dir, "%s/%s", out, t->variant->name);
+    int bad = reproducer_dir(out, t->variant->name, dir, sizeof dir);
     snprintf(csv, sizeof csv, "%s/pose.csv", dir);
     snprintf(ini, sizeof ini, "%s/repro.ini", dir);
-    int bad = make_dir(out) || make_dir(dir) || cd_poses_write_csv(csv, &all[t->first_bad], 1, err, sizeof err);
-    cd_free(all);
-    if (bad || !realpath(csv, real)) {
-        fprintf(stderr, "cdlab verify: cannot write the reproducer in %s: %s\n", dir, strerror(errno));
-        return;
+    if (!bad && cd_poses_write_csv(csv, &all[t->first_bad], 1, err, sizeof err)) {
+        fprintf(stderr, "cdlab verify: %s\n", err);
+        bad = 1;
     }
+    cd_free(all);
+    if (bad || !realpath(csv, real)) return;
     plugin_line(cd_plugins_variant_owner(t->variant), plug, sizeof plug);
     const char *ref = strcmp(t->variant->name, "obb") == 0 ? "sphere" : "obb";
-    FILE *f = fopen(ini, "w");
-    if (!f) {
-        fprintf(stderr, "cdlab verify: %s: %s\n", ini, strerror(errno));
-        return;
-    }
-    fprintf(f,
+    if (write_config(ini,
             "; cdlab verify: hierarchy %s disagrees with brute force on this pose (seed %llu, mesh pair %d,\n"
             "; pose %lld, leaf size %d). cdlab run this file: summary.csv's pairs_mean of %s and of %s differ.\n"
             "[experiment]\nkind = mesh\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
@@ -175,8 +188,8 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
             "[method]\n%shierarchy = %s, %s\nmode = all_pairs\nleaf_size = %d\n\n[run]\ncounters =\n",
             t->variant->name, (unsigned long long)seed, t->first_bad_pair, (long long)t->first_bad, t->first_bad_leaf,
             ref, t->variant->name, t->variant->name, mp->a, mp->b, real, plug, ref, t->variant->name,
-            t->first_bad_leaf);
-    if (fclose(f) != 0) fprintf(stderr, "cdlab verify: %s: %s\n", ini, strerror(errno));
+            t->first_bad_leaf))
+        return;
     printf("      reproduce: cdlab run %s   (%s against %s, one pose)\n", ini, mp->a, mp->b);
 }
 

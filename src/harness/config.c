@@ -498,6 +498,15 @@ void cd_config_free(cd_config *c)
     *c = (cd_config){0};
 }
 
+void cd_config_resolve(const cd_config *c, const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(c->path, '/');
+    if (path[0] == '/' || !slash)
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%.*s/%s", (int)(slash - c->path), c->path, path);
+}
+
 const cd_config_key *cd_config_key_find(const cd_config *c, const char *section, const char *name)
 {
     return find_key((cd_config *)c, section, name);

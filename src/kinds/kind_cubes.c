@@ -27,18 +27,14 @@ const char *cd_kinds_check_method(const char *w)
 
 int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err, size_t err_len)
 {
-    char dir[4096], why[1200];
-    snprintf(dir, sizeof dir, "%s", c->path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    for (size_t i = 0; i < k->count; ++i)
-        if (cd_plugins_load(k->values[i].text, dir, why, sizeof why)) {
+    char path[4096], why[1200];
+    for (size_t i = 0; i < k->count; ++i) {
+        cd_config_resolve(c, k->values[i].text, path, sizeof path);
+        if (cd_plugins_load(path, why, sizeof why)) {
             cd_config_error(c, k, err, err_len, "[method] plugin: %s", why);
             return -1;
         }
+    }
     return 0;
 }
 
@@ -87,22 +83,12 @@ static const cd_key_spec measure_keys[] = {
      "skipped (summary row NA, a warning); 0 = never"},
 };
 
-// [scene] file's path as the config names it, resolved against the config's directory.
-static void scene_file_path(const cd_config *c, const char *file, char *out, size_t len)
-{
-    const char *slash = strrchr(c->path, '/');
-    if (file[0] == '/' || !slash)
-        snprintf(out, len, "%s", file);
-    else
-        snprintf(out, len, "%.*s/%s", (int)(slash - c->path), c->path, file);
-}
-
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *file = cd_config_key_get(c, "scene", "file");
     if (file->count) {
         char path[4096], why[4400];
-        scene_file_path(c, file->values[0].text, path, sizeof path);
+        cd_config_resolve(c, file->values[0].text, path, sizeof path);
         cd_scene *s = cd_scene_import_csv(path, why, sizeof why);
         if (!s) {
             cd_config_error(c, file, err, err_len, "[scene] file: %s", why);
@@ -382,7 +368,7 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
     const char *file = cd_point_text(p, "scene", "file");
     if (file[0]) {
         char why[4400];
-        scene_file_path(p->cfg, file, s.scene_file, sizeof s.scene_file);
+        cd_config_resolve(p->cfg, file, s.scene_file, sizeof s.scene_file);
         cd_scene *scene = cd_scene_import_csv(s.scene_file, why, sizeof why);
         s.cubes = scene ? scene->count : 0;  // read at the config check; cubes_measure_repeat reports a change
         s.reorder = 0;

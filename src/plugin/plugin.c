@@ -19,15 +19,6 @@ enum { PLUGINS_MAX = 32 };
 static cd_plugin_file loaded[PLUGINS_MAX];
 static size_t loaded_count;
 
-// path resolved against base_dir when relative, into out.
-static void join_path(const char *path, const char *base_dir, char *out, size_t len)
-{
-    if (path[0] == '/' || !base_dir || !base_dir[0])
-        snprintf(out, len, "%s", path);
-    else
-        snprintf(out, len, "%s/%s", base_dir, path);
-}
-
 // A name usable as a config word and a CSV cell: letters, digits and _.
 static int good_name(const char *s)
 {
@@ -122,32 +113,30 @@ static int digest(const char *path, uint64_t *size, char sha[65])
     return bad ? -1 : 0;
 }
 
-const cd_plugin_file *cd_plugins_find(const char *path, const char *base_dir)
+const cd_plugin_file *cd_plugins_find(const char *path)
 {
-    char joined[PATH_MAX + 256], real[PATH_MAX];
-    join_path(path, base_dir, joined, sizeof joined);
-    if (!realpath(joined, real)) return NULL;
+    char real[PATH_MAX];
+    if (!realpath(path, real)) return NULL;
     for (size_t i = 0; i < loaded_count; ++i)
         if (strcmp(loaded[i].path, real) == 0) return &loaded[i];
     return NULL;
 }
 
-int cd_plugins_load(const char *path, const char *base_dir, char *err, size_t err_len)
+int cd_plugins_load(const char *path, char *err, size_t err_len)
 {
-    char joined[PATH_MAX + 256], real[PATH_MAX], why[700];
-    join_path(path, base_dir, joined, sizeof joined);
+    char real[PATH_MAX], why[700];
     struct stat st;
-    if (stat(joined, &st) != 0 || !realpath(joined, real)) {
-        snprintf(err, err_len, "%s: %s: expected a plugin shared object", joined, strerror(errno));
+    if (stat(path, &st) != 0 || !realpath(path, real)) {
+        snprintf(err, err_len, "%s: %s: expected a plugin shared object", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, err_len, "%s: not a regular file: expected a plugin shared object", joined);
+        snprintf(err, err_len, "%s: not a regular file: expected a plugin shared object", path);
         return -1;
     }
-    if (cd_plugins_find(real, NULL)) return 0;
+    if (cd_plugins_find(real)) return 0;
     if (loaded_count == PLUGINS_MAX) {
-        snprintf(err, err_len, "%s: %d plugins are loaded already: expected at most %d", joined, PLUGINS_MAX,
+        snprintf(err, err_len, "%s: %d plugins are loaded already: expected at most %d", path, PLUGINS_MAX,
                  PLUGINS_MAX);
         return -1;
     }
@@ -156,7 +145,7 @@ int cd_plugins_load(const char *path, const char *base_dir, char *err, size_t er
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
-        snprintf(err, err_len, "%s: cannot load: %s: expected a shared object built for this machine", joined,
+        snprintf(err, err_len, "%s: cannot load: %s: expected a shared object built for this machine", path,
                  e ? e : "unknown error");
         return -1;
     }
@@ -164,7 +153,7 @@ int cd_plugins_load(const char *path, const char *base_dir, char *err, size_t er
     void *sym = dlsym(h, CD_PLUGIN_ENTRY);
     if (!sym) {
         snprintf(err, err_len, "%s: no entry point " CD_PLUGIN_ENTRY ": expected a cdlab plugin exporting "
-                 "const cd_plugin *" CD_PLUGIN_ENTRY "(void) (cd_plugin.h)", joined);
+                 "const cd_plugin *" CD_PLUGIN_ENTRY "(void) (cd_plugin.h)", path);
         dlclose(h);
         return -1;
     }
@@ -174,7 +163,7 @@ int cd_plugins_load(const char *path, const char *base_dir, char *err, size_t er
     cd_plugin_file *f = &loaded[loaded_count];
     if (check_plugin(p, why, sizeof why) ||
         cd_registry_add(p->methods, p->method_count, p->variants, p->variant_count, why, sizeof why)) {
-        snprintf(err, err_len, "%s: %s", joined, why);
+        snprintf(err, err_len, "%s: %s", path, why);
         dlclose(h);
         return -1;
     }

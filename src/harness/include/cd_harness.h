@@ -86,6 +86,9 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
                     char *err, size_t err_len);
 /// Free everything c holds.
 void cd_config_free(cd_config *c);
+/// A path as c names it (a plugin, a scene file): a relative one is resolved against the
+/// directory of c's file, into out.
+void cd_config_resolve(const cd_config *c, const char *path, char *out, size_t len);
 /// The configured key section.name, or NULL when c's kind has no such key.
 const cd_config_key *cd_config_key_find(const cd_config *c, const char *section, const char *name);
 /// The configured key section.name (CD_ASSERT that the kind declares it).

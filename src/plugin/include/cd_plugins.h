@@ -17,14 +17,13 @@ typedef struct cd_plugin_file {
     const cd_plugin *plugin;
 } cd_plugin_file;
 
-/// Load the plugin at path (resolved against base_dir when relative and base_dir is not NULL) and
-/// register its methods. Loading a file already loaded does nothing. Returns 0, or -1 with
-/// "path: what is wrong: what was expected" in err, and nothing registered.
-int cd_plugins_load(const char *path, const char *base_dir, char *err, size_t err_len);
+/// Load the plugin at path and register its methods. Loading a file already loaded does nothing.
+/// Returns 0, or -1 with "path: what is wrong: what was expected" in err, and nothing registered.
+int cd_plugins_load(const char *path, char *err, size_t err_len);
 /// The plugins loaded so far, in load order; *count receives their number.
 const cd_plugin_file *cd_plugins_loaded(size_t *count);
-/// The loaded plugin file whose absolute path (as cd_plugins_load resolves it) is path, or NULL.
-const cd_plugin_file *cd_plugins_find(const char *path, const char *base_dir);
+/// The loaded plugin that is the file at path (symbolic links resolved), or NULL.
+const cd_plugin_file *cd_plugins_find(const char *path);
 /// The loaded plugin that provides method m, or NULL (a built-in).
 const cd_plugin_file *cd_plugins_method_owner(const cd_broad_method *m);
 /// The loaded plugin that provides variant v, or NULL (a built-in).
