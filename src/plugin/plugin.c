@@ -135,6 +135,12 @@ int cd_plugins_load(const char *path, char *err, size_t err_len)
         return -1;
     }
     if (cd_plugins_find(real)) return 0;
+    uint64_t size;
+    char sha[65];
+    if (digest(real, &size, sha)) {
+        snprintf(err, err_len, "%s: cannot read: %s: expected a readable plugin shared object", path, strerror(errno));
+        return -1;
+    }
     if (loaded_count == PLUGINS_MAX) {
         snprintf(err, err_len, "%s: %d plugins are loaded already: expected at most %d", path, PLUGINS_MAX,
                  PLUGINS_MAX);
@@ -168,9 +174,9 @@ int cd_plugins_load(const char *path, char *err, size_t err_len)
         return -1;
     }
     // Registered: from here on the plugin stays (its methods are in the registry).
-    *f = (cd_plugin_file){.plugin = p};
+    *f = (cd_plugin_file){.plugin = p, .size = size};
     snprintf(f->path, sizeof f->path, "%s", real);
-    if (digest(real, &f->size, f->sha256)) snprintf(f->sha256, sizeof f->sha256, "unreadable");
+    memcpy(f->sha256, sha, sizeof sha);
     loaded_count++;
     return 0;
 }
