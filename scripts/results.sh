@@ -25,6 +25,27 @@ ini() {
         END { print v }' "$1"
 }
 
+# A Markdown table from tab-separated "row, column, value" lines: rows in the order they come,
+# columns sorted by number (as printed), an empty cell where a pair is missing; $1 heads the rows.
+pivot() {
+    awk -F'\t' -v corner="$1" '
+        {
+            if (!($1 in seen_r)) { seen_r[$1] = 1; rs[++nr] = $1 }
+            if (!($2 in seen_c)) { seen_c[$2] = 1; cs[++nc] = $2 }
+            v[$1, $2] = $3
+        }
+        END {
+            for (i = 1; i <= nc; i++) for (j = i + 1; j <= nc; j++) if (cs[j] + 0 < cs[i] + 0) { t = cs[i]; cs[i] = cs[j]; cs[j] = t }
+            printf "| %s |", corner; for (j = 1; j <= nc; j++) printf " %s |", cs[j]; printf "\n|---|"
+            for (j = 1; j <= nc; j++) printf "---|"; printf "\n"
+            for (i = 1; i <= nr; i++) {
+                printf "| %s |", rs[i]
+                for (j = 1; j <= nc; j++) printf " %s |", ((rs[i], cs[j]) in v) ? v[rs[i], cs[j]] : ""
+                printf "\n"
+            }
+        }'
+}
+
 # A cubes run: the peers against cdlab's fastest method, then every method's median ms per frame
 # at every cube count (a method run on several thread counts is one row per count).
 cubes_tables() {
@@ -33,26 +54,14 @@ cubes_tables() {
         sh "$here/ratio-table.sh" "$1"
     fi
     printf '\nMedian ms per frame (motion + broad phase + narrow step), every method:\n\n'
-    awk -F, '
+    awk -F, -v OFS='\t' '
         NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
         {
             m = $h["method"]; th = ("threads" in h) ? $h["threads"] : "1"  # NA in the row of a skipped point
             if (th != "NA" && th != 1) m = m " (" th " threads)"
-            n = $h["cubes"] + 0; t = $h["frame_ms_median"]
-            if (!(m in seen_m)) { seen_m[m] = 1; ms[++nm] = m }
-            if (!(n in seen_n)) { seen_n[n] = 1; ns[++nn] = n }
-            v[m, n] = (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
-        }
-        END {
-            for (i = 1; i <= nn; i++) for (j = i + 1; j <= nn; j++) if (ns[j] < ns[i]) { x = ns[i]; ns[i] = ns[j]; ns[j] = x }
-            printf "| method |"; for (j = 1; j <= nn; j++) printf " %d |", ns[j]; printf "\n|---|"
-            for (j = 1; j <= nn; j++) printf "---|"; printf "\n"
-            for (i = 1; i <= nm; i++) {
-                printf "| %s |", ms[i]
-                for (j = 1; j <= nn; j++) printf " %s |", ((ms[i], ns[j]) in v) ? v[ms[i], ns[j]] : ""
-                printf "\n"
-            }
-        }' "$1/summary.csv"
+            t = $h["frame_ms_median"]
+            print m, $h["cubes"] + 0, (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
+        }' "$1/summary.csv" | pivot method
 }
 
 # A max_fps run: each search's answer (every probe row of a search carries it), fastest first.
@@ -71,24 +80,10 @@ max_fps_table() {
 # against a/H; deterministic, the same on every machine.
 tri_tri_table() {
     printf '\nMean arithmetic operations per test (additions, subtractions, multiplications, divisions) against a/H:\n\n'
-    awk -F, '
+    awk -F, -v OFS='\t' '
         NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-        {
-            r = $h["workload"] ", " $h["algorithm"]; x = $h["a_over_h"]
-            if (!(r in seen_r)) { seen_r[r] = 1; rs[++nr] = r }
-            if (!(x in seen_x)) { seen_x[x] = 1; xs[++nx] = x }
-            v[r, x] = sprintf("%.6g", $h["ops_mean"])
-        }
-        END {
-            for (i = 1; i <= nx; i++) for (j = i + 1; j <= nx; j++) if (xs[j] + 0 < xs[i] + 0) { t = xs[i]; xs[i] = xs[j]; xs[j] = t }
-            printf "| workload, algorithm |"; for (j = 1; j <= nx; j++) printf " %s |", xs[j]; printf "\n|---|"
-            for (j = 1; j <= nx; j++) printf "---|"; printf "\n"
-            for (i = 1; i <= nr; i++) {
-                printf "| %s |", rs[i]
-                for (j = 1; j <= nx; j++) printf " %s |", ((rs[i], xs[j]) in v) ? v[rs[i], xs[j]] : ""
-                printf "\n"
-            }
-        }' "$1/summary.csv"
+        { print $h["workload"] ", " $h["algorithm"], $h["a_over_h"], sprintf("%.6g", $h["ops_mean"]) }' "$1/summary.csv" |
+        pivot "workload, algorithm"
 }
 
 # A bodies run: per method, hierarchy and mode the median frame, its narrow step and the body pairs

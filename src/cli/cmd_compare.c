@@ -84,34 +84,45 @@ static int shown_param(const side *b, const side *n, const char *name)
            (jn >= 0 && n->r.summary_role[jn] == CD_COL_PARAM && cd_rundir_distinct(&n->r, jn) > 1);
 }
 
+// The parameters shown for a point: those with more than one value in either run, BASE's in its
+// column order, then NEW's own. At most max names; returns how many.
+static size_t shown_names(const side *b, const side *n, const char **names, size_t max)
+{
+    const side *t[2] = {b, n};
+    size_t k = 0;
+    for (int u = 0; u < 2; ++u) {
+        const cd_csv_row *h = &t[u]->r.summary.rows[0];
+        for (size_t j = 0; j < h->count && k < max; ++j) {
+            if (!join_param(t[u], j) || !shown_param(b, n, h->fields[j])) continue;
+            if (u == 1 && cd_table_column(&b->r.summary, h->fields[j]) >= 0) continue;  // listed with BASE's
+            names[k++] = h->fields[j];
+        }
+    }
+    return k;
+}
+
 static void point_label(char *buf, size_t len, const side *b, const side *n, const side *s, size_t i)
 {
-    size_t k = 0;
+    const char *names[256];
+    size_t k = shown_names(b, n, names, 256), o = 0;
     buf[0] = '\0';
-    const cd_csv_row *h = &s->r.summary.rows[0];
-    for (size_t j = 0; j < h->count; ++j)
-        if (join_param(s, j) && shown_param(b, n, h->fields[j]) && k < len)
-            k += (size_t)snprintf(buf + k, len - k, "%s%s=%s", k ? " " : "", h->fields[j],
-                                  cd_table_field(&s->r.summary, i, (int)j));
+    for (size_t j = 0; j < k && o < len; ++j) {
+        int c = cd_table_column(&s->r.summary, names[j]);
+        if (c >= 0) o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", names[j], cd_table_field(&s->r.summary, i, c));
+    }
     if (!buf[0]) snprintf(buf, len, "point %s", cd_table_field(&s->r.summary, i, 0));
 }
 
-// For --format csv: the shown parameters of row i of s as fields, one per shown parameter of
-// either run (empty where s lacks the column), each followed by a comma. Returns how many.
-static int csv_params(FILE *f, const side *b, const side *n, const side *s, size_t i)
+// For --format csv: the shown parameters of row i of s as fields (empty where s lacks the
+// column), each followed by a comma. Returns how many.
+static size_t csv_params(FILE *f, const side *b, const side *n, const side *s, size_t i)
 {
-    const side *t[2] = {b, n};
-    int k = 0;
-    for (int u = 0; u < 2; ++u) {
-        const cd_csv_row *h = &t[u]->r.summary.rows[0];
-        for (size_t j = 0; j < h->count; ++j) {
-            if (!join_param(t[u], j) || !shown_param(b, n, h->fields[j])) continue;
-            if (u == 1 && cd_table_column(&b->r.summary, h->fields[j]) >= 0) continue;  // listed with BASE's
-            int c = cd_table_column(&s->r.summary, h->fields[j]);
-            cd_csv_write_field(f, c >= 0 ? cd_table_field(&s->r.summary, i, c) : "", 1);
-            fputc(',', f);
-            k++;
-        }
+    const char *names[256];
+    size_t k = shown_names(b, n, names, 256);
+    for (size_t j = 0; j < k; ++j) {
+        int c = cd_table_column(&s->r.summary, names[j]);
+        cd_csv_write_field(f, c >= 0 ? cd_table_field(&s->r.summary, i, c) : "", 1);
+        fputc(',', f);
     }
     return k;
 }
@@ -247,18 +258,10 @@ static const char *verdict_md(const char *v)
 static void header(FILE *f, const options *o, const side *b, const side *n)
 {
     if (o->csv) {
-        const side *t[2] = {b, n};
-        int any = 0;
-        for (int u = 0; u < 2; ++u) {
-            const cd_csv_row *h = &t[u]->r.summary.rows[0];
-            for (size_t j = 0; j < h->count; ++j) {
-                if (!join_param(t[u], j) || !shown_param(b, n, h->fields[j])) continue;
-                if (u == 1 && cd_table_column(&b->r.summary, h->fields[j]) >= 0) continue;
-                fprintf(f, "%s,", h->fields[j]);
-                any = 1;
-            }
-        }
-        if (!any) fprintf(f, "point,");
+        const char *names[256];
+        size_t k = shown_names(b, n, names, 256);
+        for (size_t j = 0; j < k; ++j) fprintf(f, "%s,", names[j]);
+        if (!k) fprintf(f, "point,");
         fprintf(f, "base_median,new_median,ratio,ci_low,ci_high,verdict,alarm\n");
         return;
     }
