@@ -53,6 +53,8 @@ int cd_cmd_report(int argc, char **argv);
 int cd_cmd_compare(int argc, char **argv);
 /// `cdlab verify`: broad phases against naive, hierarchies against brute force (cmd_verify.c).
 int cd_cmd_verify(int argc, char **argv);
+/// `cdlab merge`: join the shards of a sweep into one run directory (cmd_merge.c).
+int cd_cmd_merge(int argc, char **argv);
 
 /// `cdlab snapshot`: draw a cubes point's scene and broad-phase cells (cmd_snapshot.c).
 int cd_cmd_snapshot(int argc, char **argv);

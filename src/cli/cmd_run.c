@@ -28,6 +28,12 @@ static void usage(FILE *f)
                "  --run-id ID    name of the run directory (default: UTC time, e.g. 20260101T120000Z)\n"
                "  --quiet, -q    no progress or warnings on stderr\n"
                "  --dry-run      check the configs and print the plan, run nothing\n"
+               "  --shard I/N    run only shard I (0 <= I < N) of the configs' points: the points split\n"
+               "                 into N shards of similar estimated cost, the same split on every machine;\n"
+               "                 meta.ini [shard] names the points; `cdlab merge` joins the N shards\n"
+               "  --resume       continue the incomplete run --run-id names (without --run-id: the newest\n"
+               "                 incomplete run of the same config and shard), keeping its finished points;\n"
+               "                 with no such run, start one; a complete one is left as it is\n"
                "  --keys         list every config key of every kind with its default, then exit\n"
                "  --markdown     with --keys: the config reference as Markdown (docs/config.md), with\n"
                "                 every kind's frames.csv and summary.csv columns\n"
@@ -204,15 +210,23 @@ static void meta_plugins(FILE *f, const cd_config *c, void *ctx)
     }
 }
 
-static void print_plan(const cd_config *c)
+// The plan of c, or with a shard plan (sp, config k) only shard's points with their costs.
+static void print_plan(const cd_config *c, const cd_shard_plan *sp, size_t k, uint32_t shard)
 {
     size_t n = cd_plan_size(c);
     printf("%s: experiment %s, kind %s, %zu point(s), sha256 %s\n", c->path, cd_config_text(c, "experiment", "name"),
            c->kind->name, n, c->sha256);
     size_t *pick = calloc(c->key_count, sizeof *pick);
     for (size_t i = 0; i < n && pick; ++i) {
+        if (sp && sp->owner[k][i] != shard) continue;
         cd_point p = {.pick = pick};
         cd_point_at(c, i, &p);
+        if (sp) {
+            char label[400];
+            cd_point_label(&p, label, sizeof label);
+            printf("  point %zu: %s  (cost %.4g)\n", i, label[0] ? label : "(no sweep)", cd_point_cost(&p));
+            continue;
+        }
         char label[400];
         cd_point_label(&p, label, sizeof label);
         printf("  point %zu: %s\n", i, label[0] ? label : "(no sweep)");
@@ -228,6 +242,7 @@ int cd_cmd_run(int argc, char **argv)
     }
     cd_run_options o = {.argv0 = NULL, .meta_extra = meta_plugins};
     int dry = 0;
+    const char *shard = NULL;
     char command[1024] = "cdlab";
     for (int i = 0; i < argc; ++i) {
         size_t n = strlen(command);
@@ -244,6 +259,10 @@ int cd_cmd_run(int argc, char **argv)
             o.quiet = 1;
         } else if (strcmp(argv[i], "--dry-run") == 0) {
             dry = 1;
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            o.resume = 1;
+        } else if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
+            shard = argv[++i];
         } else if (strcmp(argv[i], "--keys") == 0) {
             keys = 1;
         } else if (strcmp(argv[i], "--markdown") == 0) {
@@ -281,6 +300,11 @@ int cd_cmd_run(int argc, char **argv)
         free(paths);
         return 2;
     }
+    if (shard && cd_shard_parse(shard, &o.shard_index, &o.shard_count)) {
+        fprintf(stderr, "cdlab run: --shard '%s': expected I/N with 0 <= I < N <= %u\n", shard, CD_SHARD_MAX);
+        free(paths);
+        return 2;
+    }
     if (o.run_id && (!o.run_id[0] || strchr(o.run_id, '/') || strcmp(o.run_id, ".") == 0 ||
                      strcmp(o.run_id, "..") == 0)) {
         fprintf(stderr, "cdlab run: --run-id '%s': expected a non-empty name without '/'\n", o.run_id);
@@ -296,13 +320,27 @@ int cd_cmd_run(int argc, char **argv)
             bad = 1;
         }
     int status = bad ? 2 : 0;
-    if (!bad && o.run_id && n > 1) {
-        fprintf(stderr, "cdlab run: --run-id names one run: expected a single config\n");
-        status = 2;
+    // --run-id names one run per experiment: configs of one experiment would share the directory.
+    for (int k = 0; !bad && o.run_id && k < n && status == 0; ++k)
+        for (int j = 0; j < k; ++j)
+            if (strcmp(cd_config_text(&cfg[j], "experiment", "name"), cd_config_text(&cfg[k], "experiment", "name")) == 0) {
+                fprintf(stderr, "cdlab run: --run-id with %s and %s, both experiment %s: expected one config per experiment\n",
+                        paths[j], paths[k], cd_config_text(&cfg[k], "experiment", "name"));
+                status = 2;
+                break;
+            }
+    cd_shard_plan sp = {0};
+    if (status == 0 && o.shard_count) {
+        cd_shard_plan_make(cfg, (size_t)n, o.shard_count, &sp);
+        o.shard_cost = sp.cost[o.shard_index], o.shard_total = sp.total;
+        if (dry)
+            printf("shard %u/%u: estimated cost %.4g of %.4g (%.1f %%)\n", o.shard_index, o.shard_count,
+                   o.shard_cost, sp.total, sp.total > 0 ? 100.0 * o.shard_cost / sp.total : 0.0);
     }
     for (int k = 0; k < n && status == 0; ++k) {
+        o.shard_owner = sp.count ? sp.owner[k] : NULL;
         if (dry) {
-            print_plan(&cfg[k]);
+            print_plan(&cfg[k], sp.count ? &sp : NULL, (size_t)k, o.shard_index);
             continue;
         }
         char dir[4600];
@@ -313,6 +351,7 @@ int cd_cmd_run(int argc, char **argv)
             status = rc;
         }
     }
+    cd_shard_plan_free(&sp);
     for (int k = 0; k < n; ++k) cd_config_free(&cfg[k]);
     free(cfg);
     free(paths);

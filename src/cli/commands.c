@@ -6,6 +6,7 @@ const cd_cli_command cd_cli_commands[] = {
     {"methods", "list the registered broad phases", cd_cmd_methods},
     {"version", "print the version", cd_cmd_version},
     {"run", "run experiment configs: frames.csv, summary.csv, meta.ini", cd_cmd_run},
+    {"merge", "join the shard runs of a sweep (run --shard I/N) into one run directory", cd_cmd_merge},
     {"info", "machine, topology, pinning, PAPI counters, build options", cd_cmd_info},
     {"plot", "render the figures of run directories with gnuplot", cd_cmd_plot},
     {"report", "one self-contained HTML page of runs: figures, summaries, provenance", cd_cmd_report},

@@ -18,14 +18,10 @@
 #include <unistd.h>
 
 // key = value on one line; newlines in values become spaces so the INI stays parseable.
-static void kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void kv(FILE *f, const char *key, const char *fmt, ...)
+static void vkv(FILE *f, const char *key, const char *fmt, va_list ap)
 {
     char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     for (char *p = buf; *p; ++p)
         if (*p == '\n' || *p == '\r') *p = ' ';
     // Long lists continue on indented lines after a ", " so that every line stays inside inih's
@@ -46,6 +42,45 @@ static void kv(FILE *f, const char *key, const char *fmt, ...)
             p++;  // the space after the comma
             if (*p) fputc(' ', f), col++;
         }
+    }
+    fputc('\n', f);
+}
+
+static void kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kv(FILE *f, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vkv(f, key, fmt, ap);
+    va_end(ap);
+}
+
+void cd_meta_kv(FILE *f, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vkv(f, key, fmt, ap);
+    va_end(ap);
+}
+
+void cd_meta_index_list(FILE *f, const char *key, const size_t *v, size_t n)
+{
+    fprintf(f, "%s =", key);
+    size_t col = strlen(key) + 2;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1) ++j;
+        char item[64];
+        int k = j > i ? snprintf(item, sizeof item, "%zu-%zu", v[i], v[j]) : snprintf(item, sizeof item, "%zu", v[i]);
+        if (col + (size_t)k + 2 > 150) {
+            fputs(i ? ",\n   " : "\n   ", f);
+            col = 3;
+        } else if (i) {
+            fputc(',', f), col++;
+        }
+        fprintf(f, " %s", item);
+        col += (size_t)k + 1;
+        i = j + 1;
     }
     fputc('\n', f);
 }
@@ -127,6 +162,10 @@ int cd_meta_write(const cd_run *r)
     kv(f, "command", "%s", r->argv0 ? r->argv0 : "");
     kv(f, "points_planned", "%zu", r->points_planned);
     kv(f, "points_done", "%zu", r->points_done);
+    if (r->points_resumed) {  // --resume
+        kv(f, "points_resumed", "%zu", r->points_resumed);
+        kv(f, "resumed_from", "%s", r->resumed_from);
+    }
     if (r->points_short) kv(f, "points_short", "%zu", r->points_short);  // order = rounds, stopped
     kv(f, "isolate", "%s", r->isolate ? "process" : "none");
     kv(f, "isolate_why", "%s", r->isolate_why ? r->isolate_why : "");
@@ -135,6 +174,17 @@ int cd_meta_write(const cd_run *r)
     // A failed run's reason names the point (or the file that could not be written).
     const char *failure = r->status == 1 && r->reason[0] ? r->reason : r->failure;
     if (failure[0]) kv(f, "failure", "%s", failure);
+
+    if (r->shard_count) {
+        fprintf(f, "\n[shard]\n%s\n", CD_META_SHARD_COMMENT);
+        kv(f, "index", "%u", r->shard_index);
+        kv(f, "count", "%u", r->shard_count);
+        kv(f, "plan_points", "%zu", cd_plan_size(c));
+        kv(f, "cost", "%.6g", r->shard_cost);
+        kv(f, "cost_total", "%.6g", r->shard_total);
+        kv(f, "assignment", "longest estimated cost first, each to the cheapest shard so far");
+        cd_meta_index_list(f, "points", r->shard_points, r->shard_point_count);
+    }
 
     fprintf(f, "\n[config]\n");
     kv(f, "path", "%s", c->path);

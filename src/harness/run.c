@@ -378,11 +378,11 @@ static const char *const part_names[] = {FRAMES_PART, SUMMARY_PART, "config.ini.
 enum { PART_COUNT = sizeof final_names / sizeof final_names[0] };
 
 // Open part file name (one of part_names) for writing; NULL after output_error.
-static FILE *open_part(cd_run *r, const char *name)
+static FILE *open_part(cd_run *r, const char *name, const char *mode)
 {
     char path[4600];
     snprintf(path, sizeof path, "%s/%s", r->dir, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, mode);
     if (!f) output_error(r, "creating", name, errno);
     return f;
 }
@@ -428,7 +428,7 @@ static int close_rows(cd_run *r, int sync)
 // killed at once says what it was running. 0 or -1 after output_error.
 static int copy_config(cd_run *r)
 {
-    FILE *f = open_part(r, part_names[2]);
+    FILE *f = open_part(r, part_names[2], "w");
     if (!f) return -1;
     errno = 0;
     int e = 0;
@@ -475,19 +475,28 @@ static void sync_dir(const cd_run *r)
     close(fd);
 }
 
-static int write_headers(cd_run *r)
+const char **cd_run_header_fields(const cd_run *r, int frames, size_t *n)
 {
     const cd_kind *kind = r->cfg->kind;
-    cd_csv_write_field(r->frames, "point", 1);
-    for (size_t i = 0; i < kind->frame_column_count; ++i) cd_csv_write_field(r->frames, kind->frame_columns[i].name, 0);
-    for (size_t i = 0; i < r->counters.count; ++i) cd_csv_write_field(r->frames, r->counters.names[i], 0);
-    fputc('\n', r->frames);
-    cd_csv_write_field(r->summary, "point", 1);
-    for (size_t i = 0; i < kind->summary_column_count; ++i)
-        cd_csv_write_field(r->summary, kind->summary_columns[i].name, 0);
-    cd_csv_write_field(r->summary, "peak_rss_bytes", 0);
-    for (size_t i = 0; i < r->counters.count; ++i) cd_csv_write_field(r->summary, r->counters.names[i], 0);
-    fputc('\n', r->summary);
+    size_t cols = frames ? kind->frame_column_count : kind->summary_column_count;
+    const char **f = cd_alloc((cols + 2 + r->counters.count) * sizeof *f);
+    size_t k = 0;
+    f[k++] = "point";
+    for (size_t i = 0; i < cols; ++i) f[k++] = frames ? kind->frame_columns[i].name : kind->summary_columns[i].name;
+    if (!frames) f[k++] = "peak_rss_bytes";
+    for (size_t i = 0; i < r->counters.count; ++i) f[k++] = r->counters.names[i];
+    *n = k;
+    return f;
+}
+
+static int write_headers(cd_run *r)
+{
+    for (int frames = 1; frames >= 0; --frames) {
+        size_t n;
+        const char **f = cd_run_header_fields(r, frames, &n);
+        cd_csv_write_row(frames ? r->frames : r->summary, f, n);
+        cd_free(f);
+    }
     return flush_rows(r);
 }
 
@@ -576,23 +585,52 @@ static void free_run(cd_run *r)
     for (size_t i = 0; i < r->warning_count; ++i) cd_free(r->warnings[i]);
     cd_free(r->pick);
     cd_free(r->notes);
+    if (r->todo != r->shard_points) cd_free(r->todo);
+    cd_free(r->shard_points);
+    if (r->progress) fclose(r->progress);
+}
+
+// The points this run measures, in plan order: the shard's (o->shard_count > 0) or all; *n of them.
+static size_t *run_points_of(const cd_config *c, const cd_run_options *o, size_t *n)
+{
+    size_t plan = cd_plan_size(c), k = 0;
+    size_t *v = cd_alloc((plan ? plan : 1) * sizeof *v);
+    for (size_t i = 0; i < plan; ++i)
+        if (!o->shard_count || o->shard_owner[i] == o->shard_index) v[k++] = i;
+    *n = k;
+    return v;
+}
+
+// progress.part, the points done so far (for --resume): "note AT VALUE SERIES" for the series
+// notes the point made (from note `notes_from` on), then "done POINT", flushed. A line that
+// cannot be written costs a resume only that point: no error.
+static void journal_point(cd_run *r, size_t point, size_t notes_from)
+{
+    if (!r->progress) return;
+    for (size_t k = notes_from; k < r->note_count; ++k)
+        fprintf(r->progress, "note %.17g %.17g %s\n", r->notes[k].at, r->notes[k].value, r->notes[k].series);
+    fprintf(r->progress, "done %zu\n", point);
+    fflush(r->progress);
 }
 
 // order = points: each point's repeats back to back (the kind's run_point).
-static int run_points(cd_run *r, size_t n, char *err, size_t err_len)
+static int run_points(cd_run *r, char *err, size_t err_len)
 {
     const cd_config *c = r->cfg;
-    for (size_t i = 0; i < n; ++i) {
+    size_t n = r->todo_count;
+    for (size_t j = 0; j < n; ++j) {
         if (stop_requested) return stop_status();
+        size_t i = r->todo[j];
         cd_point p = {.pick = r->pick};
         cd_point_at(c, i, &p);
-        progress(r, i, n, &p);
+        progress(r, j, n, &p);
         r->point_index = i;
         r->summary_written = 0;
         memset(r->counter_sum, 0, sizeof r->counter_sum);
         memset(r->counter_n, 0, sizeof r->counter_n);
         char where[64];
         snprintf(where, sizeof where, "point %zu", i);
+        size_t notes = r->note_count;
         if (run_work(r, &p, 0, NULL) != 0) return point_failed(r, where, err, err_len);
         // Every point's rows are on disk, or the run stops here, naming the file and the cause.
         if (r->write_errno || flush_rows(r)) {
@@ -600,6 +638,7 @@ static int run_points(cd_run *r, size_t n, char *err, size_t err_len)
             return 1;
         }
         CD_ASSERT(r->summary_written);
+        journal_point(r, i, notes);
         cd_alloc_release_freed();  // the next point starts without this one's freed blocks
         r->points_done++;
     }
@@ -619,73 +658,83 @@ typedef struct round_slot {
 // kind's run_round), then the summary rows in point order (finish_point). A point with fewer
 // repeats sits out the later rounds. Interrupted or failed, every point with a finished round
 // still gets its summary row (repeats = the rounds it ran); it counts as done only when all ran.
-static int run_rounds(cd_run *r, size_t n, char *err, size_t err_len)
+static int run_rounds(cd_run *r, char *err, size_t err_len)
 {
     const cd_config *c = r->cfg;
+    size_t n = r->todo_count;  // slot[j] is point r->todo[j]
     round_slot *slot = cd_alloc_zero(n ? n : 1, sizeof *slot);
     uint32_t rounds = 0;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
         cd_point p = {.pick = r->pick};
-        cd_point_at(c, i, &p);
-        slot[i].repeats = (uint32_t)cd_point_num(&p, "experiment", "repeats");
-        if (slot[i].repeats > rounds) rounds = slot[i].repeats;
+        cd_point_at(c, r->todo[j], &p);
+        slot[j].repeats = (uint32_t)cd_point_num(&p, "experiment", "repeats");
+        if (slot[j].repeats > rounds) rounds = slot[j].repeats;
     }
-    size_t steps = 0, step = 0;
-    for (size_t i = 0; i < n; ++i) steps += slot[i].repeats;
+    size_t steps = 0, step = 0, notes = r->note_count;
+    for (size_t j = 0; j < n; ++j) steps += slot[j].repeats;
     int status = 0;
     for (uint32_t k = 0; k < rounds && !status; ++k)
-        for (size_t i = 0; i < n && !status; ++i) {
-            if (k >= slot[i].repeats) continue;
+        for (size_t j = 0; j < n && !status; ++j) {
+            round_slot *sl = &slot[j];
+            size_t i = r->todo[j];
+            if (k >= sl->repeats) continue;
             if (stop_requested) {
                 status = stop_status();
                 break;
             }
             cd_point p = {.pick = r->pick};
             cd_point_at(c, i, &p);
-            progress_round(r, step++, steps, k, rounds, i, n, &p);
+            progress_round(r, step++, steps, k, rounds, j, n, &p);
             r->point_index = i;
-            memcpy(r->counter_sum, slot[i].counter_sum, sizeof r->counter_sum);
-            memcpy(r->counter_n, slot[i].counter_n, sizeof r->counter_n);
+            memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
+            memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
             char where[64];
             snprintf(where, sizeof where, "point %zu, round %u", i, k + 1);
-            if (run_work(r, &p, k, &slot[i].state) != 0) {
+            if (run_work(r, &p, k, &sl->state) != 0) {
                 status = point_failed(r, where, err, err_len);
             } else if (r->write_errno || flush_stream(r, r->frames, &r->frames_errno, FRAMES_PART)) {
                 output_reason(r, where, err, err_len);
                 status = 1;
             }
-            memcpy(slot[i].counter_sum, r->counter_sum, sizeof r->counter_sum);
-            memcpy(slot[i].counter_n, r->counter_n, sizeof r->counter_n);
-            if (status == 0 && ++slot[i].rounds_done == 1) slot[i].rss = r->child_rss;
+            memcpy(sl->counter_sum, r->counter_sum, sizeof r->counter_sum);
+            memcpy(sl->counter_n, r->counter_n, sizeof r->counter_n);
+            if (status == 0 && ++sl->rounds_done == 1) sl->rss = r->child_rss;
             cd_alloc_release_freed();  // the next point starts without this one's freed blocks
         }
-    for (size_t i = 0; i < n; ++i) {
-        if (!slot[i].state) continue;
+    for (size_t j = 0; j < n; ++j) {
+        round_slot *sl = &slot[j];
+        size_t i = r->todo[j];
+        if (!sl->state) continue;
         cd_point p = {.pick = r->pick};
         cd_point_at(c, i, &p);
         r->point_index = i;
         r->summary_written = 0;
-        r->point_rss = slot[i].rss;
-        memcpy(r->counter_sum, slot[i].counter_sum, sizeof r->counter_sum);
-        memcpy(r->counter_n, slot[i].counter_n, sizeof r->counter_n);
-        if (slot[i].rounds_done < slot[i].repeats && slot[i].rounds_done > 0)
-            cd_run_warn(r, "point %zu: %u of %u repeats measured (run stopped)", i, slot[i].rounds_done,
-                        slot[i].repeats);
-        if (c->kind->finish_point(r, &p, slot[i].state, slot[i].rounds_done) != 0 && status == 0) {
+        r->point_rss = sl->rss;
+        memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
+        memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
+        if (sl->rounds_done < sl->repeats && sl->rounds_done > 0)
+            cd_run_warn(r, "point %zu: %u of %u repeats measured (run stopped)", i, sl->rounds_done, sl->repeats);
+        if (c->kind->finish_point(r, &p, sl->state, sl->rounds_done) != 0 && status == 0) {
             char where[64];
             snprintf(where, sizeof where, "point %zu", i);
             status = point_failed(r, where, err, err_len);
         }
-        CD_ASSERT(r->summary_written == (slot[i].rounds_done > 0));  // no row when its first round failed
-        if (slot[i].rounds_done == slot[i].repeats)
+        CD_ASSERT(r->summary_written == (sl->rounds_done > 0));  // no row when its first round failed
+        if (sl->rounds_done == sl->repeats)
             r->points_done++;
-        else if (slot[i].rounds_done)
+        else if (sl->rounds_done)
             r->points_short++;
     }
     r->point_rss = 0;
     if (flush_stream(r, r->summary, &r->summary_errno, SUMMARY_PART) && status == 0) {
         output_reason(r, NULL, err, err_len);
         status = 1;
+    } else if (!r->write_errno) {  // every row is out: the points that ran every round are done
+        for (size_t j = 0; j < n; ++j)
+            if (slot[j].rounds_done == slot[j].repeats) {
+                journal_point(r, r->todo[j], notes);
+                notes = r->note_count;
+            }
     }
     cd_free(slot);
     return status;
@@ -733,6 +782,9 @@ static void keep_incomplete(cd_run *r)
     if (r->write_errno && !r->output_reported)
         ADD("also: %s %s: %s\n", r->write_op, r->write_file, strerror(r->write_errno));
     if (meta) ADD("also: writing meta.ini.part: %s\n", strerror(meta));
+    char shard[64];
+    cd_run_shard_line(r, shard, sizeof shard);
+    ADD("%s", shard);
     ADD("kept as written (rows of the points done, and of the point that stopped):");
     for (size_t i = 0; i < PART_COUNT; ++i) {
         char path[4600];
@@ -788,32 +840,59 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     else
         r.isolate = 1, r.isolate_why = "isolate = auto";
 
-    if (make_run_dir(&r, root, r.name, o->run_id, err, err_len)) {
-        cd_counters_close(&r.counters);
-        free_run(&r);
-        return 2;
+    r.shard_index = o->shard_index, r.shard_count = o->shard_count;
+    r.shard_cost = o->shard_cost, r.shard_total = o->shard_total;
+    size_t npoints;
+    size_t *points = run_points_of(c, o, &npoints);
+    if (r.shard_count) r.shard_points = points, r.shard_point_count = npoints;
+    r.points_planned = npoints;
+    int found = o->resume ? cd_resume_find(&r, root, o->run_id, err, err_len) : 1;
+    if (found == 2) {  // complete already: nothing to do
+        snprintf(dir, dir_len, "%s", r.dir);
+        if (!r.quiet) fprintf(stderr, "cdlab: %s: %s is complete; nothing to resume\n", r.name, r.dir);
     }
-    // The marker first, so that a run killed at any moment after is marked.
+    if (found < 0 || found == 2 || (found == 1 && make_run_dir(&r, root, r.name, o->run_id, err, err_len))) {
+        cd_counters_close(&r.counters);
+        if (!r.shard_count) cd_free(points);
+        free_run(&r);
+        return found == 2 ? 0 : 2;
+    }
+    r.pick = cd_alloc_zero(c->key_count, sizeof *r.pick);
     r.pid = (long)getpid();
     if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
     r.host[sizeof r.host - 1] = '\0';
-    char text[2048];
+    if (found == 0 && cd_resume_prepare(&r, points, npoints, err, err_len)) {
+        cd_counters_close(&r.counters);
+        if (!r.shard_count) cd_free(points);
+        free_run(&r);
+        return 1;
+    }
+    if (found == 1) r.todo = points, r.todo_count = npoints;
+    else if (!r.shard_count) cd_free(points);
+    // The marker first, so that a run killed at any moment after is marked.
+    char text[2048], shard[64];
+    cd_run_shard_line(&r, shard, sizeof shard);
     snprintf(text, sizeof text,
              "run in progress: started %s by pid %ld on %s\n"
-             "This directory is not a complete run while this file is here; rows go to the .part files.\n",
-             r.date_start, r.pid, r.host);
+             "This directory is not a complete run while this file is here; rows go to the .part files.\n%s",
+             r.date_start, r.pid, r.host, shard);
     int e = write_marker(&r, text);
     if (e) {
         snprintf(err, err_len, "%s/" CD_RUN_INCOMPLETE ": cannot write: %s; nothing was run", r.dir, strerror(e));
-        char path[4600];
-        snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r.dir);
-        unlink(path);
-        rmdir(r.dir);
+        if (found == 1) {
+            char path[4600];
+            snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r.dir);
+            unlink(path);
+            rmdir(r.dir);
+        }
         cd_counters_close(&r.counters);
         free_run(&r);
         return 1;
     }
     snprintf(dir, dir_len, "%s", r.dir);
+    if (r.points_resumed && !r.quiet)
+        fprintf(stderr, "cdlab: %s: resuming %s: %zu of %zu points done already (%s)\n", r.name, r.dir,
+                r.points_resumed, r.points_planned, r.resumed_from);
 
     // A file size limit (RLIMIT_FSIZE) fails the write with EFBIG, which is then named like any
     // other write error, instead of killing the process.
@@ -822,24 +901,27 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     sigemptyset(&ign.sa_mask);
     sigaction(SIGXFSZ, &ign, &old_xfsz);
 
-    size_t n = cd_plan_size(c);
-    r.points_planned = n;
-    r.pick = cd_alloc_zero(c->key_count, sizeof *r.pick);
     r.start_ns = cd_now_ns();
     int status = 0;
-    if (copy_config(&r) || !(r.frames = open_part(&r, FRAMES_PART)) || !(r.summary = open_part(&r, SUMMARY_PART)) ||
-        write_headers(&r)) {
+    const char *open_mode = found == 0 ? "a" : "w";
+    if ((found == 1 && copy_config(&r)) || !(r.frames = open_part(&r, FRAMES_PART, open_mode)) ||
+        !(r.summary = open_part(&r, SUMMARY_PART, open_mode)) || (found == 1 && write_headers(&r))) {
         output_reason(&r, NULL, err, err_len);
         status = 1;
     } else {
+        if (!r.progress) {  // a resume has reopened its own
+            char path[4600];
+            snprintf(path, sizeof path, "%s/progress.part", r.dir);
+            r.progress = fopen(path, "w");
+        }
         sa.sa_handler = on_stop_signal;
         sa.sa_flags = SA_RESETHAND;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         stop_requested = 0;
-        status = rounds ? run_rounds(&r, n, err, err_len) : run_points(&r, n, err, err_len);
-        if (stop_requested && status == 0 && r.points_done < n) status = stop_status();
+        status = rounds ? run_rounds(&r, err, err_len) : run_points(&r, err, err_len);
+        if (stop_requested && status == 0 && r.points_done < r.points_planned) status = stop_status();
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
     }
@@ -856,7 +938,11 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
             r.status = status = 1;
         } else {
             sync_dir(&r);
-            if ((e = link_latest(&r, root, r.name)) != 0)
+            char path[4600];
+            snprintf(path, sizeof path, "%s/progress.part", r.dir);
+            unlink(path);  // a complete run needs no resume
+            // A shard is a part of a sweep, not a run of the experiment: `latest` stays.
+            if (!r.shard_count && (e = link_latest(&r, root, r.name)) != 0)
                 cd_run_warn(&r, "%s/%s/latest: cannot point it at %s: %s", root, r.name, r.run_id, strerror(e));
         }
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The runner's state, shared by run.c and meta.c only (kinds see cd_run as opaque).
+// The runner's state, shared by run.c, meta.c, resume.c and merge.c only (kinds see cd_run as
+// opaque).
 #ifndef RUN_PRIVATE_H
 #define RUN_PRIVATE_H
 
@@ -56,7 +57,40 @@ struct cd_run {
     int isolate;            // points (rounds) in child processes
     const char *isolate_why;
     int64_t child_rss;      // the last child's peak RSS
+    size_t *todo;           // the points this run measures (global plan indices, in plan order)
+    size_t todo_count;
+    uint32_t shard_index, shard_count;  // shard_count > 0: a shard run (cd_run_options)
+    double shard_cost, shard_total;
+    size_t *shard_points;   // a shard's points in plan order (for meta.ini)
+    size_t shard_point_count;
+    FILE *progress;         // progress.part: the points done so far, for --resume
+    size_t points_resumed;  // done by an earlier attempt (--resume)
+    char resumed_from[600]; // the earlier attempt's INCOMPLETE, first line
 };
+
+/// The header of frames.csv (frames = 1) or summary.csv: *n names in a cd_alloc'ed array.
+const char **cd_run_header_fields(const cd_run *r, int frames, size_t *n);
+/// INCOMPLETE's line that names the run's shard: "shard: I/N\n" or "shard: none\n".
+void cd_run_shard_line(const cd_run *r, char *buf, size_t len);
+/// --resume: the directory to continue. 0: r->dir (and run_id) is an incomplete run of r's config
+/// and shard; 1: none (run_id given: r->run_id and r->dir name it); 2: r->dir is already a
+/// complete run; -1: run_id names a run that cannot be continued (err says why).
+int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, size_t len);
+/// --resume in r->dir: keep the rows of the points progress.part lists as done (of points[0..n),
+/// the run's points), set r->todo to the rest, reload the series notes, reopen progress.part.
+/// 0, or -1 with err set.
+int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size_t len);
+
+/// The line after meta.ini's [shard].
+#define CD_META_SHARD_COMMENT "; this run is one shard of a sweep (cdlab run --shard); cdlab merge joins the shards"
+
+/// Write "key = value" into an INI file (meta.ini): newlines become spaces, and a long value
+/// continues on indented lines after a ", " so that inih reads every line.
+void cd_meta_kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/// Write "key = a, b-c, ..." for the sorted indices v[0..n) (runs of consecutive indices as
+/// ranges), continuing on indented lines so that inih reads every line.
+void cd_meta_index_list(FILE *f, const char *key, const size_t *v, size_t n);
 
 /// Write meta.ini.part (fsynced; the runner renames it once the run is complete); 0 or the errno
 /// of the failure.

@@ -471,6 +471,9 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     return 0;
 }
 
+// Shards: a frame's work grows with the bodies (the balance needs no more than that).
+static double bodies_cost(const cd_point *p) { return cd_point_num(p, "scene", "bodies"); }
+
 const cd_kind cd_kind_bodies = {
     .name = "bodies",
     .description = "moving rigid mesh bodies: any broad phase, then the mesh hierarchies as the narrow step",
@@ -484,4 +487,5 @@ const cd_kind cd_kind_bodies = {
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = bodies_run_point,
+    .cost = bodies_cost,
 };

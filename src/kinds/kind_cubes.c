@@ -565,6 +565,18 @@ static void *cubes_unpack_state(void *old, const void *block, size_t bytes)
     return cp;
 }
 
+// Shards: a frame's work grows with the cube count (the balance needs no more than that).
+static double cubes_cost(const cd_point *p) { return cd_point_num(p, "scene", "cubes"); }
+
+// With a budget, a point is skipped when a smaller cube count of its series went over it, which
+// only the run that measured that count knows: a series stays in one shard.
+static void cubes_chain(const cd_point *p, char *buf, size_t len)
+{
+    if (cd_point_num(p, "measure", "budget_ms") <= 0) return;
+    cd_cubes_setup s = cubes_point_setup(p);
+    series_key(&s, buf, len);
+}
+
 const cd_kind cd_kind_cubes = {
     .name = "cubes",
     .description = "moving oriented cubes under one broad phase: frame times, counters, pairs",
@@ -584,4 +596,6 @@ const cd_kind cd_kind_cubes = {
     .finish_point = cubes_finish_point,
     .pack_state = cubes_pack_state,
     .unpack_state = cubes_unpack_state,
+    .cost = cubes_cost,
+    .chain = cubes_chain,
 };

@@ -431,6 +431,23 @@ static int mesh_run_point(cd_run *r, const cd_point *p)
     return 0;
 }
 
+// Shards: a point's work grows with its poses and the faces of both meshes: [mesh] faces, or the N
+// of a generator spec ("torus:20000"); a mesh file counts as 10 000 faces (its size is not known
+// from the config; the balance is an estimate anyway).
+static double mesh_faces(const cd_point *p, const char *key)
+{
+    double faces = cd_point_num(p, "mesh", "faces");
+    if (faces > 0) return faces;
+    const char *spec = cd_point_text(p, "mesh", key), *colon = strrchr(spec, ':');
+    double n = colon ? strtod(colon + 1, NULL) : 0;
+    return n > 0 ? n : 10000;
+}
+
+static double mesh_cost(const cd_point *p)
+{
+    return cd_point_num(p, "mesh", "poses") * (mesh_faces(p, "a") + mesh_faces(p, "b"));
+}
+
 const cd_kind cd_kind_mesh = {
     .name = "mesh",
     .description = "mesh pair under a hierarchy variant: build, per-pose query time, BV/triangle tests, Cv/Cp/Cu",
@@ -444,4 +461,5 @@ const cd_kind cd_kind_mesh = {
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = mesh_run_point,
+    .cost = mesh_cost,
 };

@@ -270,6 +270,9 @@ static int tri_tri_run_point(cd_run *r, const cd_point *p)
     return 0;
 }
 
+// Shards: a pass's work is its pairs.
+static double tri_tri_cost(const cd_point *p) { return cd_point_num(p, "tri_tri", "pairs"); }
+
 const cd_kind cd_kind_tri_tri = {
     .name = "tri_tri",
     .description = "triangle–triangle tests: operation counts per branch (counting build) and throughput",
@@ -282,4 +285,5 @@ const cd_kind cd_kind_tri_tri = {
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = tri_tri_run_point,
+    .cost = tri_tri_cost,
 };

@@ -341,7 +341,51 @@ typedef struct cd_kind {
     /// runner's copy from before the round, or NULL; the result replaces it, old is freed).
     void *(*pack_state)(const void *state, size_t *bytes);
     void *(*unpack_state)(void *old, const void *block, size_t bytes);
+    /// Optional: the work of one frame of point p relative to the kind's other points (e.g. its
+    /// cube count), for balancing shards (cd_point_cost). NULL: 1.
+    double (*cost)(const cd_point *p);
+    /// Optional: when what point p measures depends on earlier points of the same run (notes of
+    /// cd_run_note_series), the key of its chain in buf; points with the same key stay in one
+    /// shard. buf[0] = '\0' (as given): no chain. NULL: no chains.
+    void (*chain)(const cd_point *p, char *buf, size_t len);
 } cd_kind;
+
+// ---------------------------------------------------------------------------------------------
+// Shards: a sweep split over N runs (shard.c), merged back into one run (merge.c).
+
+/// Most shards of one sweep.
+#define CD_SHARD_MAX 100000u
+
+/// Which shard each point of a set of configs goes to.
+typedef struct cd_shard_plan {
+    uint32_t count;    ///< shards
+    size_t configs;    ///< configs in the set
+    uint32_t **owner;  ///< owner[k][i]: the shard of point i of config k
+    double *cost;      ///< cost[s]: the estimated cost of shard s's points (cd_point_cost)
+    double total;      ///< of every point
+} cd_shard_plan;
+
+/// The estimated cost of point p: the kind's cost (1 without one) × (warmup + frames) × repeats.
+double cd_point_cost(const cd_point *p);
+/// Split the points of configs c[0..n) into `count` shards balanced by cd_point_cost: longest
+/// first, each to the cheapest shard so far; a kind's chain goes whole to one shard. A pure
+/// function of the configs' values and count. 0, or -1 when count is 0.
+int cd_shard_plan_make(const cd_config *c, size_t n, uint32_t count, cd_shard_plan *p);
+/// Free what cd_shard_plan_make allocated.
+void cd_shard_plan_free(cd_shard_plan *p);
+/// Parse "I/N" (0 <= I < N <= CD_SHARD_MAX, decimal). 0, or -1.
+int cd_shard_parse(const char *text, uint32_t *index, uint32_t *count);
+
+/// Merge the shard run directories dirs[0..n) (cdlab run --shard, every shard of one sweep of one
+/// config) into the new run directory out: frames.csv, summary.csv (plus the columns shard and
+/// host), config.ini and meta.ini as an unsharded run writes them, points in plan order, every
+/// row as its shard wrote it. Checks first (each a complete shard run; one config, build, commit,
+/// shard count and plan; every point in exactly one shard; equal headers) and writes nothing
+/// when one fails; warns (stderr unless quiet, and meta.ini) when the shards' CPU models differ.
+/// command goes to meta.ini. 0; 2 when the shards cannot be merged or out exists; 1 when out
+/// cannot be written (nothing is left there); err says why.
+int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
+                 size_t err_len);
 
 /// Options of one `cdlab run`.
 typedef struct cd_run_options {
@@ -353,6 +397,14 @@ typedef struct cd_run_options {
     /// loaded; f is meta.ini's stream.
     void (*meta_extra)(FILE *f, const cd_config *c, void *ctx);
     void *meta_ctx;
+    /// shard_count > 0: run only the points of shard shard_index (shard_owner[i] == shard_index,
+    /// from cd_shard_plan), record the shard in meta.ini and leave `latest` alone.
+    uint32_t shard_index, shard_count;
+    const uint32_t *shard_owner;
+    double shard_cost, shard_total;  ///< the shard's and the whole plan's estimated cost, for meta.ini
+    /// Continue the incomplete run in the run directory (run_id, or the newest incomplete run of
+    /// this config and shard): keep the points it finished, run the rest.
+    int resume;
 } cd_run_options;
 
 /// The marker file of a run directory that is not (yet) a complete run.

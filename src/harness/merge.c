@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+// `cdlab merge`: the shards of a sweep (cdlab run --shard I/N) joined into one run directory as
+// an unsharded run writes it: frames.csv and summary.csv with the points in plan order (each
+// point's rows as its shard wrote them, byte for byte through the one CSV reader and writer),
+// config.ini, and meta.ini. summary.csv gains two columns, shard and host: where each point ran.
+//
+// Refused, before anything is written: a directory that is not a complete shard run; shards of
+// different configs (config SHA-256), builds or source trees; different shard counts or plans;
+// a shard given twice; points missing or measured twice; rows that disagree with their shard's
+// meta.ini or headers that differ. Shards measured on different CPU models are merged with a
+// warning: their times are not comparable across shards.
+#include "cd_core.h"
+#include "cd_csv.h"
+#include "cd_harness.h"
+#include "run_private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+// ---------------------------------------------------------------------------------------------
+// meta.ini as a list of entries (inih; continuation lines joined with a space).
+
+typedef struct entry {
+    char section[64], key[96];
+    char *value;
+} entry;
+
+typedef struct meta {
+    entry *e;
+    size_t n, cap;
+} meta;
+
+static int on_entry(void *user, const char *section, const char *name, const char *value)
+{
+    meta *m = user;
+    entry *last = m->n ? &m->e[m->n - 1] : NULL;
+    if (last && strcmp(last->section, section) == 0 && strcmp(last->key, name) == 0) {  // a continuation
+        size_t a = strlen(last->value), b = strlen(value);
+        last->value = cd_realloc(last->value, a + b + 2);
+        last->value[a] = ' ';
+        memcpy(last->value + a + 1, value, b + 1);
+        return 1;
+    }
+    cd_grow((void **)&m->e, sizeof *m->e, &m->cap, m->n + 1);
+    entry *e = &m->e[m->n++];
+    snprintf(e->section, sizeof e->section, "%s", section);
+    snprintf(e->key, sizeof e->key, "%s", name);
+    size_t len = strlen(value);
+    e->value = cd_alloc(len + 1);
+    memcpy(e->value, value, len + 1);
+    return 1;
+}
+
+static void meta_free(meta *m)
+{
+    for (size_t i = 0; i < m->n; ++i) cd_free(m->e[i].value);
+    cd_free(m->e);
+    memset(m, 0, sizeof *m);
+}
+
+// The value of section.key, or NULL.
+static const char *meta_get(const meta *m, const char *section, const char *key)
+{
+    for (size_t i = 0; i < m->n; ++i)
+        if (strcmp(m->e[i].section, section) == 0 && strcmp(m->e[i].key, key) == 0) return m->e[i].value;
+    return NULL;
+}
+
+static const char *meta_str(const meta *m, const char *section, const char *key)
+{
+    const char *v = meta_get(m, section, key);
+    return v ? v : "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shards as read.
+
+typedef struct shard {
+    const char *dir;
+    meta m;
+    uint32_t index;
+    size_t *points, npoints;  // [shard] points
+    cd_csv_table frames, summary;
+} shard;
+
+// Parse "a, b-c, ..." into sorted indices. 0, or -1.
+static int parse_points(const char *text, size_t **out, size_t *n)
+{
+    size_t cap = 0;
+    *out = NULL, *n = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ' || *p == ',') ++p;
+        if (!*p) break;
+        char *end;
+        if (*p < '0' || *p > '9') return -1;
+        unsigned long long a = strtoull(p, &end, 10), b = a;
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9') return -1;
+            b = strtoull(end + 1, &end, 10);
+        }
+        if (b < a || (*end && *end != ',' && *end != ' ')) return -1;
+        for (unsigned long long i = a; i <= b; ++i) {
+            if (*n && i <= (*out)[*n - 1]) return -1;  // sorted, each once
+            cd_grow((void **)out, sizeof **out, &cap, *n + 1);
+            (*out)[(*n)++] = (size_t)i;
+        }
+        p = end;
+    }
+    return 0;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+// Read shard s (its directory's meta.ini). 0, or -1 with err.
+static int read_shard(shard *s, char *err, size_t len)
+{
+    char why[700], path[4600];
+    if (cd_run_dir_check(s->dir, why, sizeof why)) return fail(err, len, "%s: %s: not a shard to merge", s->dir, why);
+    snprintf(path, sizeof path, "%s/meta.ini", s->dir);
+    int line = ini_parse(path, on_entry, &s->m);
+    if (line) return fail(err, len, "%s:%d: cannot read meta.ini", path, line < 0 ? 0 : line);
+    const char *index = meta_get(&s->m, "shard", "index"), *points = meta_get(&s->m, "shard", "points");
+    if (!index || !meta_get(&s->m, "shard", "count") || !points)
+        return fail(err, len, "%s: not a shard: meta.ini has no [shard] (a run of cdlab run without --shard)", s->dir);
+    s->index = (uint32_t)strtoul(index, NULL, 10);
+    if (parse_points(points, &s->points, &s->npoints))
+        return fail(err, len, "%s: meta.ini [shard] points: expected sorted indices and ranges, got '%.80s'", path, points);
+    return 0;
+}
+
+// Keys that must be equal in every shard: same config, same build, same source tree, same plan.
+static const struct {
+    const char *section, *key, *what;
+} same_keys[] = {
+    {"config", "sha256", "different configs"},
+    {"run", "experiment", "different experiments"},
+    {"run", "kind", "different kinds"},
+    {"cdlab", "version", "different builds"},
+    {"cdlab", "build_commit", "different builds"},
+    {"cdlab", "git_commit", "different commits"},
+    {"cdlab", "git_dirty", "different source trees"},
+    {"cdlab", "build_type", "different builds"},
+    {"cdlab", "compiler", "different builds"},
+    {"cdlab", "c_flags", "different builds"},
+    {"cdlab", "c_flags_extra", "different builds"},
+    {"cdlab", "cxx_flags", "different builds"},
+    {"cdlab", "sanitize", "different builds"},
+    {"shard", "count", "different shard counts"},
+    {"shard", "plan_points", "different plans"},
+};
+
+static int check_same(const shard *s, size_t n, char *err, size_t len)
+{
+    for (size_t k = 0; k < sizeof same_keys / sizeof same_keys[0]; ++k)
+        for (size_t i = 1; i < n; ++i) {
+            const char *a = meta_str(&s[0].m, same_keys[k].section, same_keys[k].key);
+            const char *b = meta_str(&s[i].m, same_keys[k].section, same_keys[k].key);
+            if (strcmp(a, b) != 0)
+                return fail(err, len, "%s: %s has [%s] %s = %.100s, %s has %.100s", same_keys[k].what, s[0].dir,
+                            same_keys[k].section, same_keys[k].key, a, s[i].dir, b);
+        }
+    return 0;
+}
+
+// Every point of the plan in exactly one shard, and the shards 0..N-1 each once; owner[p] = the
+// shard (index into s) of point p.
+static int check_cover(const shard *s, size_t n, size_t plan, uint32_t count, size_t *owner, char *err, size_t len)
+{
+    size_t *by_index = cd_alloc_zero(count, sizeof *by_index);  // 1 + position in s
+    int bad = 0;
+    for (size_t i = 0; i < n && !bad; ++i) {
+        if (s[i].index >= count)
+            bad = fail(err, len, "%s: [shard] index %u is not below count %u", s[i].dir, s[i].index, count);
+        else if (by_index[s[i].index])
+            bad = fail(err, len, "duplicate shard %u/%u: %s and %s", s[i].index, count, s[by_index[s[i].index] - 1].dir,
+                       s[i].dir);
+        else
+            by_index[s[i].index] = i + 1;
+    }
+    for (size_t p = 0; p < plan; ++p) owner[p] = SIZE_MAX;
+    for (size_t i = 0; i < n && !bad; ++i)
+        for (size_t j = 0; j < s[i].npoints && !bad; ++j) {
+            size_t p = s[i].points[j];
+            if (p >= plan)
+                bad = fail(err, len, "%s: point %zu of [shard] points is beyond the plan's %zu points", s[i].dir, p, plan);
+            else if (owner[p] != SIZE_MAX)
+                bad = fail(err, len, "point %zu measured twice: by %s and by %s", p, s[owner[p]].dir, s[i].dir);
+            else
+                owner[p] = i;
+        }
+    if (!bad) {
+        char missing[600] = "", shards[300] = "";
+        size_t k = 0, m = 0, ks = 0;
+        for (size_t p = 0; p < plan; ++p)
+            if (owner[p] == SIZE_MAX && m++ < 12) k += (size_t)snprintf(missing + k, sizeof missing - k, "%s%zu", m > 1 ? ", " : "", p);
+        for (uint32_t i = 0; i < count && ks < sizeof shards; ++i)
+            if (!by_index[i]) ks += (size_t)snprintf(shards + ks, sizeof shards - ks, "%s%u", ks ? ", " : "", i);
+        if (m)
+            bad = fail(err, len, "missing %zu of %zu points (%s%s)%s%s%s", m, plan, missing, m > 12 ? ", ..." : "",
+                       ks ? ": shard(s) " : "", shards, ks ? " not given" : "");
+        else if (ks)
+            bad = fail(err, len, "missing shard(s) %s of %u (they hold no points, but the sweep had them)", shards, count);
+    }
+    cd_free(by_index);
+    return bad;
+}
+
+static int same_header(const cd_csv_row *a, const cd_csv_row *b)
+{
+    if (a->count != b->count) return 0;
+    for (size_t i = 0; i < a->count; ++i)
+        if (strcmp(a->fields[i], b->fields[i]) != 0) return 0;
+    return 1;
+}
+
+// Read shard i's CSVs and check them: the same header as shard 0's, every row's point one of the
+// shard's, and a summary row for each of its points. rows[p] counts the summary rows of point p.
+static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_t *rows, char *err, size_t len)
+{
+    static const char *const names[] = {"frames.csv", "summary.csv"};
+    for (int k = 0; k < 2; ++k) {
+        char path[4600];
+        snprintf(path, sizeof path, "%s/%s", s[i].dir, names[k]);
+        cd_csv_table *t = k ? &s[i].summary : &s[i].frames;
+        if (cd_csv_read(path, t, err, len)) return -1;
+        if (t->count == 0) return fail(err, len, "%s: empty: expected a header", path);
+        const cd_csv_table *t0 = k ? &s[0].summary : &s[0].frames;
+        if (i && !same_header(&t->rows[0], &t0->rows[0]))
+            return fail(err, len, "%s:1: the header differs from %s/%s's", path, s[0].dir, names[k]);
+        for (size_t r = 1; r < t->count; ++r) {
+            const cd_csv_row *row = &t->rows[r];
+            char *end;
+            unsigned long long p = strtoull(row->fields[0], &end, 10);
+            if (!row->fields[0][0] || *end || p >= plan || owner[p] != i)
+                return fail(err, len, "%s:%zu: point '%s' is not one of this shard's (meta.ini [shard] points)", path,
+                            row->line, row->fields[0]);
+            if (k) rows[p]++;
+        }
+    }
+    for (size_t j = 0; j < s[i].npoints; ++j)
+        if (!rows[s[i].points[j]])
+            return fail(err, len, "%s/summary.csv: no row of point %zu, which meta.ini [shard] points lists", s[i].dir,
+                        s[i].points[j]);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing the merged run.
+
+typedef struct row_ref {
+    size_t point, shard, row;
+} row_ref;
+
+static int by_point(const void *a, const void *b)
+{
+    const row_ref *x = a, *y = b;
+    if (x->point != y->point) return x->point < y->point ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;  // one shard per point: its file order
+}
+
+// The rows of every shard's table (frames = 1: frames.csv) in plan order; *n of them.
+static row_ref *plan_order(const shard *s, size_t n, int frames, size_t *count)
+{
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < n; ++i) total += (frames ? s[i].frames.count : s[i].summary.count) - 1;
+    row_ref *v = cd_alloc((total ? total : 1) * sizeof *v);
+    for (size_t i = 0; i < n; ++i) {
+        const cd_csv_table *t = frames ? &s[i].frames : &s[i].summary;
+        for (size_t r = 1; r < t->count; ++r) v[k++] = (row_ref){strtoull(t->rows[r].fields[0], NULL, 10), i, r};
+    }
+    qsort(v, total, sizeof *v, by_point);
+    *count = total;
+    return v;
+}
+
+// Write one merged CSV to path: frames.csv as the shards wrote it, summary.csv with the columns
+// shard and host. 0 or an errno.
+static int write_csv(const char *path, const shard *s, size_t n, int frames, char (*hosts)[256])
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return errno ? errno : EIO;
+    errno = 0;
+    const cd_csv_row *h = frames ? &s[0].frames.rows[0] : &s[0].summary.rows[0];
+    for (size_t i = 0; i < h->count; ++i) cd_csv_write_field(f, h->fields[i], i == 0);
+    if (!frames) cd_csv_write_field(f, "shard", 0), cd_csv_write_field(f, "host", 0);
+    fputc('\n', f);
+    size_t count;
+    row_ref *v = plan_order(s, n, frames, &count);
+    for (size_t k = 0; k < count; ++k) {
+        const cd_csv_row *row = &(frames ? &s[v[k].shard].frames : &s[v[k].shard].summary)->rows[v[k].row];
+        for (size_t i = 0; i < row->count; ++i) cd_csv_write_field(f, row->fields[i], i == 0);
+        if (!frames) {
+            char index[16];
+            snprintf(index, sizeof index, "%u", s[v[k].shard].index);
+            cd_csv_write_field(f, index, 0);
+            cd_csv_write_field(f, hosts[v[k].shard], 0);
+        }
+        fputc('\n', f);
+    }
+    cd_free(v);
+    int e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
+    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
+    return e;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb");
+    if (!a) return errno;
+    FILE *b = fopen(to, "wb");
+    if (!b) {
+        int e = errno;
+        fclose(a);
+        return e;
+    }
+    char buf[65536];
+    size_t k;
+    errno = 0;
+    int e = 0;
+    while ((k = fread(buf, 1, sizeof buf, a)) > 0)
+        if (fwrite(buf, 1, k, b) != k) e = errno ? errno : EIO;
+    if (ferror(a)) e = EIO;
+    fclose(a);
+    if (fflush(b) != 0 && !e) e = errno ? errno : EIO;
+    if (fclose(b) != 0 && !e) e = errno ? errno : EIO;
+    return e;
+}
+
+// mkdir -p of path's parent. 0 or an errno.
+static int mkdir_parents(const char *path)
+{
+    char buf[4600];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *last = strrchr(buf, '/');
+    if (!last || last == buf) return 0;
+    *last = '\0';
+    for (char *p = buf + 1;; ++p) {
+        if (*p && *p != '/') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return errno;
+        if (!c) return 0;
+        *p = c;
+    }
+}
+
+// Is key a value of one shard's own ([run] keys that the merge sets itself)?
+static int merge_sets(const char *section, const char *key)
+{
+    static const char *const run_keys[] = {"id", "date_start", "date_end", "duration_s", "host", "command",
+                                           "points_planned", "points_done", "points_short", "points_resumed",
+                                           "resumed_from", "complete", "status", "failure", NULL};
+    if (strcmp(section, "shard") == 0 || strcmp(section, "warnings") == 0) return 1;
+    if (strcmp(section, "run") != 0) return 0;
+    for (const char *const *k = run_keys; *k; ++k)
+        if (strcmp(key, *k) == 0) return 1;
+    return 0;
+}
+
+// Append s to a ", "-separated list unless it is there already.
+static void add_distinct(char *list, size_t cap, const char *s)
+{
+    size_t n = strlen(list), k = strlen(s);
+    for (const char *p = list; (p = strstr(p, s)) != NULL; p += k)
+        if ((p == list || p[-1] == ' ') && (p[k] == ',' || p[k] == '\0')) return;
+    snprintf(list + n, cap - n, "%s%s", n ? ", " : "", s);
+}
+
+static int write_meta(const char *path, const shard *s, size_t n, const char *id, const char *command,
+                      char *const *warnings, size_t nwarnings)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return errno ? errno : EIO;
+    errno = 0;
+    const meta *m0 = &s[0].m;
+    char start[64], end[64], hosts[2048] = "";
+    snprintf(start, sizeof start, "%s", meta_str(m0, "run", "date_start"));
+    snprintf(end, sizeof end, "%s", meta_str(m0, "run", "date_end"));
+    double duration = 0;
+    for (size_t i = 0; i < n; ++i) {  // ISO 8601 UTC times order as strings
+        const char *a = meta_str(&s[i].m, "run", "date_start"), *b = meta_str(&s[i].m, "run", "date_end");
+        if (strcmp(a, start) < 0) snprintf(start, sizeof start, "%s", a);
+        if (strcmp(b, end) > 0) snprintf(end, sizeof end, "%s", b);
+        duration += strtod(meta_str(&s[i].m, "run", "duration_s"), NULL);
+        add_distinct(hosts, sizeof hosts, meta_str(&s[i].m, "run", "host"));
+    }
+    const char *plan = meta_str(m0, "shard", "plan_points");
+    fprintf(f, "; cdlab run metadata (provenance of frames.csv and summary.csv), merged from %zu shards by cdlab merge\n",
+            n);
+    const char *section = "";
+    for (size_t k = 0; k < m0->n; ++k) {
+        const entry *e = &m0->e[k];
+        if (strcmp(e->section, section) != 0) {
+            if (strcmp(e->section, "shard") != 0) fprintf(f, "%s[%s]\n", k ? "\n" : "", e->section);
+            section = e->section;
+        }
+        if (strcmp(e->section, "run") == 0 && strcmp(e->key, "id") == 0) {
+            cd_meta_kv(f, "id", "%s", id);
+        } else if (strcmp(e->section, "run") == 0 && strcmp(e->key, "date_start") == 0) {
+            cd_meta_kv(f, "date_start", "%s", start);
+            cd_meta_kv(f, "date_end", "%s", end);
+            cd_meta_kv(f, "duration_s", "%.3f", duration);  // the shards' together
+            cd_meta_kv(f, "host", "%s", hosts);
+            cd_meta_kv(f, "command", "%s", command);
+            cd_meta_kv(f, "points_planned", "%s", plan);
+            cd_meta_kv(f, "points_done", "%s", plan);
+            cd_meta_kv(f, "complete", "true");
+            cd_meta_kv(f, "status", "ok");
+        } else if (strcmp(e->section, "columns") == 0 && strcmp(e->key, "summary_varying") == 0) {
+            cd_meta_kv(f, e->key, "%s, shard, host", e->value);  // where a point ran is no result
+        } else if (strcmp(e->section, "warnings") == 0 && strcmp(e->key, "count") == 0) {
+            cd_meta_kv(f, "count", "%zu", nwarnings);
+            for (size_t w = 0; w < nwarnings; ++w) {
+                char key[32];
+                snprintf(key, sizeof key, "w%zu", w + 1);
+                cd_meta_kv(f, key, "%s", warnings[w]);
+            }
+        } else if (!merge_sets(e->section, e->key)) {
+            int same = 1;
+            for (size_t i = 1; i < n && same; ++i) {
+                const char *v = meta_get(&s[i].m, e->section, e->key);
+                same = v && strcmp(v, e->value) == 0;
+            }
+            if (same)
+                cd_meta_kv(f, e->key, "%s", e->value);
+            else
+                cd_meta_kv(f, e->key, "differs between shards (see [merge])");
+        }
+    }
+    fprintf(f, "\n[merge]\n; the shards this run was merged from, and where each ran\n");
+    cd_meta_kv(f, "shards", "%zu", n);
+    for (size_t i = 0; i < n; ++i) {
+        const meta *m = &s[i].m;
+        char key[64];
+        snprintf(key, sizeof key, "shard%u", s[i].index);
+        cd_meta_kv(f, key, "%s | host %s | cpu %s | pinned %s cpu %s | %s | %s s | %zu points%s%s", s[i].dir,
+                   meta_str(m, "run", "host"), meta_str(m, "machine", "cpu_model"), meta_str(m, "pinning", "pinned"),
+                   meta_str(m, "pinning", "actual_cpu"), meta_str(m, "run", "date_start"),
+                   meta_str(m, "run", "duration_s"), s[i].npoints, meta_get(m, "run", "points_resumed") ? " | resumed " : "",
+                   meta_str(m, "run", "points_resumed"));
+    }
+    int e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
+    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
+    return e;
+}
+
+// Keep a warning for meta.ini and say it (unless quiet).
+static void merge_warn(char **w, size_t *n, int quiet, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void merge_warn(char **w, size_t *n, int quiet, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!quiet) fprintf(stderr, "cdlab merge: warning: %s\n", msg);
+    if (*n == CD_RUN_MAX_WARNINGS) return;
+    size_t k = strlen(msg);
+    w[*n] = cd_alloc(k + 1);
+    memcpy(w[(*n)++], msg, k + 1);
+}
+
+// The shards' warnings (prefixed by their shard) and the merge's own.
+static size_t collect_warnings(const shard *s, size_t n, int quiet, char **w)
+{
+    size_t k = 0;
+    char models[1024] = "";
+    for (size_t i = 0; i < n; ++i) add_distinct(models, sizeof models, meta_str(&s[i].m, "machine", "cpu_model"));
+    if (strcmp(models, meta_str(&s[0].m, "machine", "cpu_model")) != 0)
+        merge_warn(w, &k, quiet,
+                   "the shards ran on different CPU models (%s): times are comparable within a shard, not across "
+                   "(the summary's shard column says which)",
+                   models);
+    for (size_t i = 0; i < n; ++i)
+        if (meta_get(&s[i].m, "run", "points_resumed"))
+            merge_warn(w, &k, quiet, "shard %u was resumed: %s of its points were measured by an earlier attempt (%s)",
+                       s[i].index, meta_str(&s[i].m, "run", "points_resumed"), meta_str(&s[i].m, "run", "resumed_from"));
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < s[i].m.n; ++j) {
+            const entry *e = &s[i].m.e[j];
+            if (strcmp(e->section, "warnings") == 0 && strcmp(e->key, "count") != 0 && k < CD_RUN_MAX_WARNINGS) {
+                char msg[1100];
+                snprintf(msg, sizeof msg, "shard %u: %s", s[i].index, e->value);
+                size_t len = strlen(msg);
+                w[k] = cd_alloc(len + 1);
+                memcpy(w[k++], msg, len + 1);
+            }
+        }
+    return k;
+}
+
+int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
+                 size_t err_len)
+{
+    if (n == 0) return fail(err, err_len, "no shard directories given"), 2;
+    shard *s = cd_alloc_zero(n, sizeof *s);
+    int bad = 0;
+    for (size_t i = 0; i < n && !bad; ++i) {
+        s[i].dir = dirs[i];
+        bad = read_shard(&s[i], err, err_len);
+    }
+    if (!bad) bad = check_same(s, n, err, err_len);
+    size_t plan = bad ? 0 : (size_t)strtoull(meta_str(&s[0].m, "shard", "plan_points"), NULL, 10);
+    uint32_t count = bad ? 0 : (uint32_t)strtoul(meta_str(&s[0].m, "shard", "count"), NULL, 10);
+    size_t *owner = cd_alloc((plan ? plan : 1) * sizeof *owner), *rows = cd_alloc_zero(plan ? plan : 1, sizeof *rows);
+    if (!bad) bad = check_cover(s, n, plan, count ? count : 1, owner, err, err_len);
+    for (size_t i = 0; i < n && !bad; ++i) bad = read_rows(s, i, plan, owner, rows, err, err_len);
+    struct stat st;
+    if (!bad && lstat(out, &st) == 0) bad = fail(err, err_len, "%s: exists: expected a new run directory", out);
+
+    int status = bad ? 2 : 0;
+    char *warnings[CD_RUN_MAX_WARNINGS] = {NULL};
+    size_t nwarnings = 0;
+    if (!bad) {
+        nwarnings = collect_warnings(s, n, quiet, warnings);
+        status = 1;
+        char(*hosts)[256] = cd_alloc(n * sizeof *hosts);
+        for (size_t i = 0; i < n; ++i) snprintf(hosts[i], sizeof hosts[i], "%s", meta_str(&s[i].m, "run", "host"));
+        char path[4600], from[4600], marker[4600];
+        snprintf(marker, sizeof marker, "%s/" CD_RUN_INCOMPLETE, out);
+        const char *id = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
+        const char *step = "creating the directory";
+        int e = mkdir_parents(out), made = 0;
+        if (!e) e = mkdir(out, 0777) != 0 ? errno : 0;
+        made = !e;
+        if (!e) {  // the marker first, as for a run: nothing here looks complete until it is
+            step = "writing " CD_RUN_INCOMPLETE;
+            FILE *m = fopen(marker, "w");
+            e = !m ? errno : fprintf(m, "merge in progress: cdlab merge of %zu shards\n", n) < 0 ? EIO : 0;
+            if (m && fclose(m) != 0 && !e) e = errno;
+        }
+        static const char *const names[] = {"frames.csv", "summary.csv", "config.ini", "meta.ini"};
+        for (int k = 0; k < 4 && !e; ++k) {
+            snprintf(path, sizeof path, "%s/%s.part", out, names[k]);
+            step = names[k];
+            if (k < 2)
+                e = write_csv(path, s, n, k == 0, hosts);
+            else if (k == 2)
+                snprintf(from, sizeof from, "%s/config.ini", s[0].dir), e = copy_file(from, path);
+            else
+                e = write_meta(path, s, n, id, command, warnings, nwarnings);
+        }
+        for (int k = 0; k < 4 && !e; ++k) {
+            snprintf(from, sizeof from, "%s/%s.part", out, names[k]);
+            snprintf(path, sizeof path, "%s/%s", out, names[k]);
+            if (rename(from, path) != 0) e = errno, step = "renaming the .part files";
+        }
+        if (!e && unlink(marker) != 0) e = errno, step = "removing " CD_RUN_INCOMPLETE;
+        cd_free(hosts);
+        if (e && !made) {
+            snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
+        } else if (e) {  // nothing half-written: what was made goes again
+            snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
+            for (int k = 0; k < 4; ++k) {
+                snprintf(path, sizeof path, "%s/%s.part", out, names[k]);
+                unlink(path);
+                snprintf(path, sizeof path, "%s/%s", out, names[k]);
+                unlink(path);
+            }
+            unlink(marker);
+            rmdir(out);
+        } else {
+            status = 0;
+        }
+    }
+    for (size_t i = 0; i < nwarnings; ++i) cd_free(warnings[i]);
+    for (size_t i = 0; i < n; ++i) {
+        meta_free(&s[i].m);
+        cd_free(s[i].points);
+        cd_csv_table_free(&s[i].frames);
+        cd_csv_table_free(&s[i].summary);
+    }
+    cd_free(s);
+    cd_free(owner);
+    cd_free(rows);
+    return status;
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+// `cdlab run --resume`: continue an incomplete run in its own directory. The runner appends a line
+// to progress.part after each point whose rows are flushed ("done POINT", after the series notes
+// the point made), so the points listed there are whole in frames.csv.part and summary.csv.part.
+// A resume keeps exactly those points' rows (a killed point may have left some rows, or half a
+// line), rewrites the .part files with them, and runs the rest of the plan (or of the shard)
+// appending to them. The directory must hold the same config (byte for byte) and the same shard.
+#include "cd_core.h"
+#include "cd_csv.h"
+#include "cd_harness.h"
+#include "run_private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// The file's bytes (NUL-terminated, *len without it), or NULL.
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = cd_alloc(cap);
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n - 1 == 0) buf = cd_realloc(buf, cap *= 2);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        cd_free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+void cd_run_shard_line(const cd_run *r, char *buf, size_t len)
+{
+    if (r->shard_count)
+        snprintf(buf, len, "shard: %u/%u\n", r->shard_index, r->shard_count);
+    else
+        snprintf(buf, len, "shard: none\n");
+}
+
+// Why dir cannot be resumed by r ("" when it can); dir is incomplete.
+static void resume_refusal(const cd_run *r, const char *dir, char *why, size_t len)
+{
+    char path[4600];
+    size_t n;
+    why[0] = '\0';
+    snprintf(path, sizeof path, "%s/config.ini.part", dir);
+    char *text = slurp(path, &n);
+    if (!text) {
+        snprintf(why, len, "no config.ini.part: not a run cdlab can resume");
+        return;
+    }
+    int same = n == r->cfg->text_len && memcmp(text, r->cfg->text, n) == 0;
+    cd_free(text);
+    if (!same) {
+        snprintf(why, len, "it ran a different config (config.ini.part differs from %s)", r->cfg->path);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, dir);
+    char *marker = slurp(path, &n);
+    if (!marker) {
+        snprintf(why, len, CD_RUN_INCOMPLETE ": %s", strerror(errno));
+        return;
+    }
+    char want[64];
+    cd_run_shard_line(r, want, sizeof want);
+    const char *have = strstr(marker, "shard: ");
+    if (!have) have = "shard: none\n";
+    if (strncmp(have, want, strlen(want)) != 0) {
+        const char *end = strchr(have, '\n');
+        snprintf(why, len, "it is %.*s, this run is %.*s", (int)(end ? end - have : 20), have, (int)strlen(want) - 1,
+                 want);
+    } else {  // a runner that still writes it, on this host
+        char date[64], host[256], here[256];
+        long pid;
+        if (sscanf(marker, "run in progress: started %63s by pid %ld on %255s", date, &pid, host) == 3 && pid > 0 &&
+            gethostname(here, sizeof here) == 0 && strcmp(host, here) == 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            snprintf(why, len, "its runner (pid %ld) is still running", pid);
+    }
+    cd_free(marker);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, size_t len)
+{
+    char parent[4096 + 200], why[800];
+    snprintf(parent, sizeof parent, "%s/%s", root, r->name);
+    if (run_id) {
+        snprintf(r->run_id, sizeof r->run_id, "%s", run_id);
+        snprintf(r->dir, sizeof r->dir, "%s/%s", parent, run_id);
+        if (!is_dir(r->dir)) return 1;
+        char check[600];
+        if (cd_run_dir_check(r->dir, check, sizeof check) == 0) {
+            char path[4600];
+            size_t n;
+            snprintf(path, sizeof path, "%s/config.ini", r->dir);
+            char *text = slurp(path, &n);
+            int same = text && n == r->cfg->text_len && memcmp(text, r->cfg->text, n) == 0;
+            cd_free(text);
+            if (!same) {
+                snprintf(err, len, "--resume: %s: a complete run of a different config (config.ini differs from %s)",
+                         r->dir, r->cfg->path);
+                return -1;
+            }
+            // The same shard: meta.ini's [shard] index and count, or no [shard].
+            snprintf(path, sizeof path, "%s/meta.ini", r->dir);
+            char *meta = slurp(path, &n), want[256] = "";
+            if (r->shard_count)
+                snprintf(want, sizeof want, "\n[shard]\n%s\nindex = %u\ncount = %u\n", CD_META_SHARD_COMMENT,
+                         r->shard_index, r->shard_count);
+            same = meta && (r->shard_count ? strstr(meta, want) != NULL : strstr(meta, "\n[shard]\n") == NULL);
+            cd_free(meta);
+            if (same) return 2;
+            cd_run_shard_line(r, want, sizeof want);
+            want[strcspn(want, "\n")] = '\0';
+            snprintf(err, len, "--resume: %s: a complete run of another shard (this run is %s)", r->dir, want);
+            return -1;
+        }
+        resume_refusal(r, r->dir, why, sizeof why);
+        if (why[0]) {
+            snprintf(err, len, "--resume: %s: cannot continue this run: %s", r->dir, why);
+            return -1;
+        }
+        return 0;
+    }
+    // The newest (by name: run ids are UTC times) incomplete run of this config and shard.
+    DIR *d = opendir(parent);
+    if (!d) return 1;
+    char best[256] = "";
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char dir[4600], marker[4700];
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof best) continue;
+        snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name);
+        snprintf(marker, sizeof marker, "%s/" CD_RUN_INCOMPLETE, dir);
+        if (!is_dir(dir) || access(marker, F_OK) != 0 || strcmp(e->d_name, best) <= 0) continue;
+        resume_refusal(r, dir, why, sizeof why);
+        if (!why[0]) snprintf(best, sizeof best, "%s", e->d_name);
+    }
+    closedir(d);
+    if (!best[0]) return 1;
+    snprintf(r->run_id, sizeof r->run_id, "%s", best);
+    snprintf(r->dir, sizeof r->dir, "%s/%s", parent, best);
+    return 0;
+}
+
+// progress.part: the points done (done[i] = 1 for plan index i) and the series notes.
+static void read_progress(cd_run *r, unsigned char *done, size_t plan)
+{
+    char path[4600], line[1024];
+    snprintf(path, sizeof path, "%s/progress.part", r->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        if (n == 0 || line[n - 1] != '\n') break;  // a cut line ends what was written
+        line[n - 1] = '\0';
+        size_t point;
+        double at, value;
+        int off = 0;
+        if (sscanf(line, "done %zu", &point) == 1 && point < plan)
+            done[point] = 1;
+        else if (sscanf(line, "note %lf %lf %n", &at, &value, &off) == 2 && off > 0)
+            cd_run_note_series(r, line + off, at, value);
+    }
+    fclose(f);
+}
+
+// Cut path at its last newline (a killed writer may have left half a line). 0 or an errno.
+static int cut_partial_line(const char *path)
+{
+    size_t n;
+    char *text = slurp(path, &n);
+    if (!text) return errno == ENOENT ? 0 : (errno ? errno : EIO);
+    size_t keep = n;
+    while (keep > 0 && text[keep - 1] != '\n') --keep;
+    cd_free(text);
+    return keep < n && truncate(path, (off_t)keep) != 0 ? errno : 0;
+}
+
+// Rewrite part file `name` with its header and the rows of the points marked in keep; rows[i]
+// (when not NULL) counts the rows kept of point i. 0, or -1 with err set.
+static int filter_part(cd_run *r, const char *name, int frames, const unsigned char *keep, size_t plan, size_t *rows,
+                       char *err, size_t len)
+{
+    char path[4600], tmp[4700];
+    snprintf(path, sizeof path, "%s/%s", r->dir, name);
+    snprintf(tmp, sizeof tmp, "%s.resume", path);
+    int e = cut_partial_line(path);
+    if (e) {
+        snprintf(err, len, "--resume: %s: %s", path, strerror(e));
+        return -1;
+    }
+    cd_csv_table t = {0};
+    size_t hn;
+    const char **header = cd_run_header_fields(r, frames, &hn);
+    int bad = 0;
+    if (access(path, F_OK) == 0 && cd_csv_read(path, &t, err, len) != 0) {
+        bad = -1;
+    } else if (t.count > 0) {  // an empty file (killed before its header) is rewritten whole
+        int same = t.rows[0].count == hn;
+        for (size_t i = 0; same && i < hn; ++i) same = strcmp(t.rows[0].fields[i], header[i]) == 0;
+        if (!same) {
+            snprintf(err, len, "--resume: %s:1: the header differs from this run's columns", path);
+            bad = -1;
+        }
+    }
+    FILE *f = bad ? NULL : fopen(tmp, "w");
+    if (!bad && !f) {
+        snprintf(err, len, "--resume: %s: %s", tmp, strerror(errno));
+        bad = -1;
+    }
+    if (f) {
+        cd_csv_write_row(f, header, hn);
+        for (size_t i = 1; i < t.count; ++i) {
+            char *end;
+            const cd_csv_row *row = &t.rows[i];
+            unsigned long long p = row->count ? strtoull(row->fields[0], &end, 10) : 0;
+            if (!row->count || *end || p >= plan || !keep[p]) continue;
+            cd_csv_write_row(f, (const char *const *)row->fields, row->count);
+            if (rows) rows[p]++;
+        }
+        if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) bad = -1;
+        if (fclose(f) != 0) bad = -1;
+        if (bad || rename(tmp, path) != 0) {
+            snprintf(err, len, "--resume: writing %s: %s", tmp, strerror(errno ? errno : EIO));
+            unlink(tmp);
+            bad = -1;
+        }
+    }
+    cd_free(header);
+    cd_csv_table_free(&t);
+    return bad;
+}
+
+int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size_t len)
+{
+    size_t plan = cd_plan_size(r->cfg);
+    unsigned char *done = cd_alloc_zero(plan ? plan : 1, 1);
+    unsigned char *mine = cd_alloc_zero(plan ? plan : 1, 1);
+    size_t *rows = cd_alloc_zero(plan ? plan : 1, sizeof *rows);
+    for (size_t j = 0; j < n; ++j) mine[points[j]] = 1;
+    char path[4600];
+    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r->dir);
+    FILE *m = fopen(path, "r");
+    if (m) {
+        if (fgets(r->resumed_from, sizeof r->resumed_from, m)) r->resumed_from[strcspn(r->resumed_from, "\r\n")] = '\0';
+        fclose(m);
+    }
+    read_progress(r, done, plan);
+    for (size_t i = 0; i < plan; ++i) done[i] &= mine[i];  // the marker's shard matched: a no-op but for damage
+    int bad = filter_part(r, "summary.csv.part", 0, done, plan, rows, err, len);
+    for (size_t i = 0; i < plan; ++i) done[i] &= rows[i] > 0;  // listed, and its summary row is there
+    if (!bad) bad = filter_part(r, "frames.csv.part", 1, done, plan, NULL, err, len);
+    if (!bad) bad = filter_part(r, "summary.csv.part", 0, done, plan, NULL, err, len);
+    size_t k = 0;
+    r->todo = cd_alloc((n ? n : 1) * sizeof *r->todo);
+    for (size_t j = 0; j < n; ++j) {
+        if (done[points[j]])
+            r->points_resumed++;
+        else
+            r->todo[k++] = points[j];
+    }
+    r->todo_count = k;
+    r->points_done = r->points_resumed;
+    // progress.part again, from what was kept: the notes, then the points.
+    snprintf(path, sizeof path, "%s/progress.part", r->dir);
+    FILE *f = bad ? NULL : fopen(path, "w");
+    if (f) {
+        for (size_t i = 0; i < r->note_count; ++i)
+            fprintf(f, "note %.17g %.17g %s\n", r->notes[i].at, r->notes[i].value, r->notes[i].series);
+        for (size_t i = 0; i < plan; ++i)
+            if (done[i]) fprintf(f, "done %zu\n", i);
+        r->progress = f;
+    }
+    snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
+    unlink(path);  // the earlier attempt's; this run writes its own
+    cd_free(done);
+    cd_free(mine);
+    cd_free(rows);
+    return bad;
+}
