@@ -31,6 +31,8 @@ static void usage(FILE *f)
                "  --shard I/N    run only shard I (0 <= I < N) of the configs' points: the points split\n"
                "                 into N shards of similar estimated cost, the same split on every machine;\n"
                "                 meta.ini [shard] names the points; `cdlab merge` joins the N shards\n"
+               "  --cpu N|auto   pin to PU N instead of [run] cpu; auto: the first PU of this process's\n"
+               "                 CPU binding (a batch job's allocation), found with hwloc\n"
                "  --resume       continue the incomplete run --run-id names (without --run-id: the newest\n"
                "                 incomplete run of the same config and shard), keeping its finished points;\n"
                "                 with no such run, start one; a complete one is left as it is\n"
@@ -242,7 +244,7 @@ int cd_cmd_run(int argc, char **argv)
     }
     cd_run_options o = {.argv0 = NULL, .meta_extra = meta_plugins};
     int dry = 0;
-    const char *shard = NULL;
+    const char *shard = NULL, *cpu = NULL;
     char command[1024] = "cdlab";
     for (int i = 0; i < argc; ++i) {
         size_t n = strlen(command);
@@ -263,6 +265,8 @@ int cd_cmd_run(int argc, char **argv)
             o.resume = 1;
         } else if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
             shard = argv[++i];
+        } else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+            cpu = argv[++i];
         } else if (strcmp(argv[i], "--keys") == 0) {
             keys = 1;
         } else if (strcmp(argv[i], "--markdown") == 0) {
@@ -304,6 +308,21 @@ int cd_cmd_run(int argc, char **argv)
         fprintf(stderr, "cdlab run: --shard '%s': expected I/N with 0 <= I < N <= %u\n", shard, CD_SHARD_MAX);
         free(paths);
         return 2;
+    }
+    if (cpu) {
+        char *end;
+        long v = strtol(cpu, &end, 10);
+        if (strcmp(cpu, "auto") == 0) {
+            o.cpu = cd_pin_first_allowed();
+            if (o.cpu < 0) fprintf(stderr, "cdlab run: --cpu auto: hwloc cannot tell this process's CPUs; not pinning\n");
+        } else if (*cpu && !*end && v >= 0 && v <= 65535) {
+            o.cpu = (int)v;
+        } else {
+            fprintf(stderr, "cdlab run: --cpu '%s': expected a PU's OS index (0..65535) or auto\n", cpu);
+            free(paths);
+            return 2;
+        }
+        o.cpu_set = 1;
     }
     if (o.run_id && (!o.run_id[0] || strchr(o.run_id, '/') || strcmp(o.run_id, ".") == 0 ||
                      strcmp(o.run_id, "..") == 0)) {

@@ -71,6 +71,23 @@ int cd_pin_thread(cd_pin_mode mode, int cpu, cd_pin_result *r)
     return mode == CD_PIN_REQUIRED && !r->ok ? -1 : 0;
 }
 
+int cd_pin_first_allowed(void)
+{
+    hwloc_topology_t t;
+    if (load(&t)) return -1;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    int first = -1;
+    // The process's binding (a batch system's allocation: its cgroup or affinity mask) within the
+    // PUs this process may use at all.
+    if (set && hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS) == 0) {
+        hwloc_bitmap_and(set, set, hwloc_topology_get_allowed_cpuset(t));
+        first = hwloc_bitmap_first(set);
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(t);
+    return first;
+}
+
 static size_t cache_kb(hwloc_topology_t t, hwloc_obj_type_t type)
 {
     hwloc_obj_t o = hwloc_get_obj_by_type(t, type, 0);

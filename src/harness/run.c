@@ -813,7 +813,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     // leaves no directory behind.
     const char *pin = cd_config_text(c, "run", "pin");
     cd_pin_mode mode = strcmp(pin, "off") == 0 ? CD_PIN_OFF : strcmp(pin, "required") == 0 ? CD_PIN_REQUIRED : CD_PIN_OPTIONAL;
-    if (cd_pin_thread(mode, (int)cd_config_num(c, "run", "cpu"), &r.pin)) {
+    if (cd_pin_thread(mode, o->cpu_set ? o->cpu : (int)cd_config_num(c, "run", "cpu"), &r.pin)) {
         snprintf(err, err_len, "%s: pin = required but pinning failed: %s", c->path, r.pin.status);
         return 1;
     }

@@ -272,6 +272,9 @@ typedef struct cd_pin_result {
 /// Bind the calling thread to PU cpu (OS index) and verify with the last CPU location.
 /// Returns 0, or -1 when mode is REQUIRED and it failed (r->status says why).
 int cd_pin_thread(cd_pin_mode mode, int cpu, cd_pin_result *r);
+/// The first PU (OS index) of the calling process's CPU binding, i.e. of the allocation a batch
+/// system gave it, or -1 when hwloc cannot tell.
+int cd_pin_first_allowed(void);
 /// Spread the `threads` OpenMP workers of later parallel regions over PUs: worker w is bound to
 /// the w-th PU (in OS-index order, wrapping) counted from PU first_cpu, or, when first_cpu < 0,
 /// to the whole machine. Workers otherwise inherit the main thread's single-PU binding and all
@@ -402,6 +405,8 @@ typedef struct cd_run_options {
     uint32_t shard_index, shard_count;
     const uint32_t *shard_owner;
     double shard_cost, shard_total;  ///< the shard's and the whole plan's estimated cost, for meta.ini
+    /// cpu_set: pin to cpu instead of [run] cpu (cdlab run --cpu).
+    int cpu_set, cpu;
     /// Continue the incomplete run in the run directory (run_id, or the newest incomplete run of
     /// this config and shard): keep the points it finished, run the rest.
     int resume;
