@@ -554,7 +554,8 @@ static void run_section(page *p, const cd_rundir *r, int index, const reference 
             esc(f, refs[k].quote);
         }
         fprintf(f, ". Data: ");
-        esc(f, refs[k].path);
+        const char *in_tree = strstr(refs[k].path, "/experiments/reference/");
+        esc(f, in_tree ? in_tree + 1 : refs[k].path);
         fprintf(f, ".</p>\n");
         if (refs[k].note[0]) {
             fprintf(f, "<p class=\"cite\">");
