@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,9 @@
 #include <unistd.h>
 
 // ---------------------------------------------------------------------------------------------
-// meta.ini as a list of entries (inih; continuation lines joined with a space).
+// meta.ini as a list of entries, continuation lines joined with a space. Read here line by line
+// without a length limit: inih's 200-byte lines would cut a long value (c_flags_extra has no ", "
+// for the writer to wrap at).
 
 typedef struct entry {
     char section[64], key[96];
@@ -37,16 +38,16 @@ typedef struct meta {
     size_t n, cap;
 } meta;
 
-static int on_entry(void *user, const char *section, const char *name, const char *value)
+static void on_entry(void *user, const char *section, const char *name, const char *value)
 {
     meta *m = user;
     entry *last = m->n ? &m->e[m->n - 1] : NULL;
-    if (last && strcmp(last->section, section) == 0 && strcmp(last->key, name) == 0) {  // a continuation
-        size_t a = strlen(last->value), b = strlen(value);
+    if (last && name[0] && strcmp(last->section, section) == 0 && strcmp(last->key, name) == 0) {  // a continuation
+        size_t a = strlen(last->value), b = strlen(value), sep = a > 0;  // "key =" then the value below
         last->value = cd_realloc(last->value, a + b + 2);
-        last->value[a] = ' ';
-        memcpy(last->value + a + 1, value, b + 1);
-        return 1;
+        if (sep) last->value[a] = ' ';
+        memcpy(last->value + a + sep, value, b + 1);
+        return;
     }
     cd_grow((void **)&m->e, sizeof *m->e, &m->cap, m->n + 1);
     entry *e = &m->e[m->n++];
@@ -55,7 +56,54 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     size_t len = strlen(value);
     e->value = cd_alloc(len + 1);
     memcpy(e->value, value, len + 1);
-    return 1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') ++s;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n')) *--e = '\0';
+    return s;
+}
+
+// Read path into m. 0, or the 1-based line that is not INI (-1: cannot open).
+static int meta_read(const char *path, meta *m)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char *line = NULL, section[64] = "", key[96] = "";
+    size_t cap = 0;
+    int n = 0, bad = 0;
+    while (!bad && getline(&line, &cap, f) >= 0) {
+        ++n;
+        int indented = line[0] == ' ' || line[0] == '\t';
+        char *t = trim(line), *eq;
+        if (!*t || ((*t == ';' || *t == '#') && indented)) continue;
+        if (*t == ';' || *t == '#') {  // a comment line, kept as an entry without a key
+            on_entry(m, section, "", t);
+            key[0] = '\0';
+        } else if (indented && key[0]) {
+            on_entry(m, section, key, t);
+        } else if (*t == '[') {
+            char *close = strchr(t, ']');
+            if (!close) {
+                bad = n;
+                continue;
+            }
+            *close = '\0';
+            snprintf(section, sizeof section, "%s", t + 1);
+            key[0] = '\0';
+        } else if ((eq = strchr(t, '=')) != NULL) {
+            *eq = '\0';
+            snprintf(key, sizeof key, "%s", trim(t));
+            on_entry(m, section, key, trim(eq + 1));
+        } else {
+            bad = n;
+        }
+    }
+    free(line);
+    fclose(f);
+    return bad;
 }
 
 static void meta_free(meta *m)
@@ -132,7 +180,7 @@ static int read_shard(shard *s, char *err, size_t len)
     char why[700], path[4600];
     if (cd_run_dir_check(s->dir, why, sizeof why)) return fail(err, len, "%s: %s: not a shard to merge", s->dir, why);
     snprintf(path, sizeof path, "%s/meta.ini", s->dir);
-    int line = ini_parse(path, on_entry, &s->m);
+    int line = meta_read(path, &s->m);
     if (line) return fail(err, len, "%s:%d: cannot read meta.ini", path, line < 0 ? 0 : line);
     const char *index = meta_get(&s->m, "shard", "index"), *points = meta_get(&s->m, "shard", "points");
     if (!index || !meta_get(&s->m, "shard", "count") || !points)
@@ -407,10 +455,14 @@ static int write_meta(const char *path, const shard *s, size_t n, const char *id
     for (size_t k = 0; k < m0->n; ++k) {
         const entry *e = &m0->e[k];
         if (strcmp(e->section, section) != 0) {
-            if (strcmp(e->section, "shard") != 0) fprintf(f, "%s[%s]\n", k ? "\n" : "", e->section);
+            if (strcmp(e->section, "shard") != 0) fprintf(f, "%s[%s]\n", section[0] ? "\n" : "", e->section);
             section = e->section;
         }
-        if (strcmp(e->section, "run") == 0 && strcmp(e->key, "id") == 0) {
+        if (k == 0 && !e->key[0] && !e->section[0]) {
+            continue;  // the file's first comment: written above
+        } else if (!e->key[0]) {
+            if (strcmp(e->section, "shard") != 0) fprintf(f, "%s\n", e->value);
+        } else if (strcmp(e->section, "run") == 0 && strcmp(e->key, "id") == 0) {
             cd_meta_kv(f, "id", "%s", id);
         } else if (strcmp(e->section, "run") == 0 && strcmp(e->key, "date_start") == 0) {
             cd_meta_kv(f, "date_start", "%s", start);

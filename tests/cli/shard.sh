@@ -66,6 +66,10 @@ shards="out/sweep/shard0 out/sweep/shard1 out/sweep/shard2"
 "$cdlab" merge $shards -o merged >/dev/null 2>err.txt || fail "merge failed: $(cat err.txt)"
 grep -q '^complete = true$' merged/meta.ini || fail "merged meta.ini is not complete"
 head -n 1 merged/summary.csv | grep -q ',shard,host$' || fail "merged summary.csv lacks shard,host"
+for sec in cdlab config values; do  # whole, long values too
+    [ "$(sed -n "/^\[$sec\]/,/^\$/p" merged/meta.ini)" = "$(sed -n "/^\[$sec\]/,/^\$/p" out/sweep/full/meta.ini)" ] ||
+        fail "merged meta.ini [$sec] differs from the unsharded run's"
+done
 for f in frames.csv summary.csv; do
     sh "$det" out/sweep/full $f >full.txt && sh "$det" merged $f >merged.txt || fail "$f: no deterministic columns"
     [ "$(wc -l <full.txt)" -gt 8 ] || fail "$f: too few rows"
