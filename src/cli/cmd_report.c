@@ -27,28 +27,6 @@
 // ---------------------------------------------------------------------------------------------
 // Files and encodings.
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = cd_alloc(cap);
-    size_t k;
-    while ((k = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (cap - n - 1 == 0) b = cd_realloc(b, cap *= 2);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        cd_free(b);
-        return NULL;
-    }
-    b[n] = '\0';
-    *len = n;
-    return b;
-}
-
 static void base64(FILE *out, const unsigned char *p, size_t n)
 {
     static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -184,7 +162,7 @@ typedef struct page {
 static void png_figure(page *p, const char *png, const char *caption)
 {
     size_t n;
-    char *data = slurp(png, &n);
+    char *data = cd_file_read(png, &n);
     fprintf(p->f, "<figure class=\"fig\"><img alt=\"");
     esc(p->f, caption);
     fprintf(p->f, "\" src=\"data:image/png;base64,");
@@ -201,7 +179,7 @@ static void png_figure(page *p, const char *png, const char *caption)
 static void svg_figure(page *p, const char *svg, const char *caption)
 {
     size_t n;
-    char *data = slurp(svg, &n);
+    char *data = cd_file_read(svg, &n);
     const char *s = strstr(data, "<svg");
     char prefix[24];
     snprintf(prefix, sizeof prefix, "f%d_", p->figures);

@@ -18,29 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// The file's bytes (NUL-terminated, *len without it), or NULL.
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = cd_alloc(cap);
-    size_t k;
-    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (cap - n - 1 == 0) buf = cd_realloc(buf, cap *= 2);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        cd_free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 void cd_run_shard_line(const cd_run *r, char *buf, size_t len)
 {
     if (r->shard_count)
@@ -56,7 +33,7 @@ static void resume_refusal(const cd_run *r, const char *dir, char *why, size_t l
     size_t n;
     why[0] = '\0';
     snprintf(path, sizeof path, "%s/config.ini.part", dir);
-    char *text = slurp(path, &n);
+    char *text = cd_file_read(path, &n);
     if (!text) {
         snprintf(why, len, "no config.ini.part: not a run cdlab can resume");
         return;
@@ -68,7 +45,7 @@ static void resume_refusal(const cd_run *r, const char *dir, char *why, size_t l
         return;
     }
     snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, dir);
-    char *marker = slurp(path, &n);
+    char *marker = cd_file_read(path, &n);
     if (!marker) {
         snprintf(why, len, CD_RUN_INCOMPLETE ": %s", strerror(errno));
         return;
@@ -110,7 +87,7 @@ int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, s
             char path[4600];
             size_t n;
             snprintf(path, sizeof path, "%s/config.ini", r->dir);
-            char *text = slurp(path, &n);
+            char *text = cd_file_read(path, &n);
             int same = text && n == r->cfg->text_len && memcmp(text, r->cfg->text, n) == 0;
             cd_free(text);
             if (!same) {
@@ -120,7 +97,7 @@ int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, s
             }
             // The same shard: meta.ini's [shard] index and count, or no [shard].
             snprintf(path, sizeof path, "%s/meta.ini", r->dir);
-            char *meta = slurp(path, &n), want[256] = "";
+            char *meta = cd_file_read(path, &n), want[256] = "";
             if (r->shard_count)
                 snprintf(want, sizeof want, "\n[shard]\n%s\nindex = %u\ncount = %u\n", CD_META_SHARD_COMMENT,
                          r->shard_index, r->shard_count);
@@ -186,7 +163,7 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan)
 static int cut_partial_line(const char *path)
 {
     size_t n;
-    char *text = slurp(path, &n);
+    char *text = cd_file_read(path, &n);
     if (!text) return errno == ENOENT ? 0 : (errno ? errno : EIO);
     size_t keep = n;
     while (keep > 0 && text[keep - 1] != '\n') --keep;

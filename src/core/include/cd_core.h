@@ -241,6 +241,9 @@ uint64_t cd_now_ns(void);
 int cd_write_all(int fd, const void *p, size_t n);
 /// Read exactly n bytes from fd into p. 0, or -1 on an error or an end of file before n bytes.
 int cd_read_all(int fd, void *p, size_t n);
+/// The whole file at path, NUL-terminated (cd_free it), its size in *len; NULL (errno set) when
+/// it cannot be opened or read.
+char *cd_file_read(const char *path, size_t *len);
 /// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID): on a machine shared
 /// with other jobs it is what the work cost, blind to preemption.
 uint64_t cd_thread_cpu_ns(void);
