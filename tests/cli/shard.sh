@@ -49,6 +49,14 @@ done
 sed -n 's/^  point \([0-9]*\):.*/\1/p' dry0.txt dry1.txt dry2.txt | sort -n | tr '\n' ' ' >points.txt
 [ "$(cat points.txt)" = "0 1 2 3 4 5 6 7 8 9 10 11 " ] || fail "the shards' points are not the plan once: $(cat points.txt)"
 echo "ok: 3 shards cover the 12 points once; $(head -n 1 dry0.txt)"
+# With a budget, a series (one method's cube counts) decides its skips from its smaller counts:
+# each series stays in one shard.
+sed 's/^\[run\]/[measure]\nbudget_ms = 5\n[run]/' sweep.ini >budget.ini
+for i in 0 1 2; do
+    n=$("$cdlab" run --dry-run --shard $i/3 budget.ini | sed -n 's/^  point [0-9]*: method=\([a-z_]*\) .*/\1/p' | sort -u | wc -l)
+    [ "$n" -eq 1 ] || fail "budget: shard $i/3 holds $n series, expected whole series: $("$cdlab" run --dry-run --shard $i/3 budget.ini)"
+done
+echo "ok: with budget_ms each shard holds whole series"
 "$cdlab" run --shard 3/3 sweep.ini 2>err.txt
 [ $? -eq 2 ] && grep -q "expected I/N with 0 <= I < N" err.txt || fail "--shard 3/3 not refused: $(cat err.txt)"
 
