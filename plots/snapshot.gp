@@ -1,21 +1,25 @@
 # SPDX-License-Identifier: MIT
-# The scene of a cubes point at one frame (`cdlab snapshot`): the cubes' edges (grey), the cubes of
-# overlapping pairs (red), and the broad phase's cells (octree nodes, grid rows) coloured by level,
-# in 3-D with equal axes over the world cube. Writes OUTPUT_STEM.png (pngcairo) and .svg.
+# The scene of a cubes or bodies point at one frame (`cdlab snapshot`): the boxes' edges (grey),
+# the boxes of overlapping pairs (red), and the broad phase's cells (octree nodes, grid rows) coloured by level,
+# in 3-D with equal axes over [LO, HI] on every axis (the world cube and whatever reaches beyond
+# it: gnuplot would drop a line that leaves the range). Writes OUTPUT_STEM.png (pngcairo) and .svg.
 # Data: DATA_DIR/boxes.dat, pairs.dat, cells.dat: polylines of box edges, one per block (x y z tag;
 # blocks apart by two blank lines); tag = level + 1 in cells.dat.
-# usage: gnuplot -c plots/snapshot.gp DATA_DIR OUTPUT_STEM TITLE WORLD_SIDE
-if (ARGC < 4) { print "usage: gnuplot -c snapshot.gp DATA_DIR OUTPUT_STEM TITLE WORLD_SIDE"; exit status 2 }
+# NOUN names the boxes in the key (cubes, or bodies: their meshes' boxes).
+# usage: gnuplot -c plots/snapshot.gp DATA_DIR OUTPUT_STEM TITLE LO HI [NOUN]
+if (ARGC < 5) { print "usage: gnuplot -c snapshot.gp DATA_DIR OUTPUT_STEM TITLE LO HI [NOUN]"; exit status 2 }
 dir = ARG1
 stem = ARG2
-L = real(ARG4)
+lo = real(ARG4)
+hi = real(ARG5)
+noun = ARGC >= 6 ? ARG6 : "cubes"
 has(f) = system("test -s '".dir."/".f."' && echo 1 || echo 0") eq "1"
 set view 62, 28
 set view equal xyz
 set xyplane at 0
-set xrange [0:L]
-set yrange [0:L]
-set zrange [0:L]
+set xrange [lo:hi]
+set yrange [lo:hi]
+set zrange [lo:hi]
 set xlabel "x"
 set ylabel "y"
 set zlabel "z"
@@ -39,8 +43,8 @@ pairs = dir."/pairs.dat"
 # Only the files that hold edges are plotted (gnuplot stops on an empty data file).
 cmd = ""
 if (has("cells.dat")) { cmd = cmd."'".cells."' using 1:2:3:4 with lines lc variable title 'cells (colour: level)', " }
-if (has("boxes.dat")) { cmd = cmd."'".boxes."' using 1:2:3 with lines lw 0.35 lc rgb '#9aa5b1' title 'cubes', " }
-if (has("pairs.dat")) { cmd = cmd."'".pairs."' using 1:2:3 with lines lw 1.3 lc rgb '#d01010' title 'cubes in overlapping pairs', " }
+if (has("boxes.dat")) { cmd = cmd."'".boxes."' using 1:2:3 with lines lw 0.35 lc rgb '#9aa5b1' title '".noun."', " }
+if (has("pairs.dat")) { cmd = cmd."'".pairs."' using 1:2:3 with lines lw 1.3 lc rgb '#d01010' title '".noun." in overlapping pairs', " }
 if (cmd eq "") { print "snapshot.gp: nothing to draw in ".dir; exit status 1 }
 cmd = cmd[1:strlen(cmd) - 2]
 do for [t in "png svg"] {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `cdlab snapshot CONFIG|RUN_DIR [--frame K] [-o STEM]`: the scene a cubes point measures, at
-// frame K, drawn by gnuplot (plots/snapshot.gp) as PNG and SVG: the cubes as wireframes (a seeded
-// sample above --max-boxes), the cubes of overlapping pairs highlighted, and the broad phase's
-// cells (octree nodes, grid rows) where the method lists them (cd_broad_method.cells). The seed
-// report debugged its octree with exactly this picture.
+// `cdlab snapshot CONFIG|RUN_DIR [--frame K] [-o STEM]`: the scene a cubes or bodies point
+// measures (cd_kinds_view), at frame K, drawn by gnuplot (plots/snapshot.gp) as PNG and SVG: the
+// boxes as wireframes (a seeded sample above --max-boxes), the boxes of overlapping pairs
+// highlighted, and the broad phase's cells (octree nodes, grid rows) where the method lists them
+// (cd_broad_method.cells). The seed report debugged its octree with exactly this picture.
 #include "cd_broad.h"
 #include "cd_core.h"
 #include "cd_csv.h"
@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,8 +22,12 @@
 // the fewest polylines: every corner has three edges, so at least four; here one of nine edges
 // (the low-z face, an edge up, the high-z face) and three single edges. Fewer, longer paths keep
 // the SVG small (gnuplot writes one element per path).
-static void edges(FILE *f, const cd_vec3 c[8], int tag)
+static void edges(FILE *f, const cd_vec3 c[8], int tag, double ext[2])
 {
+    for (int k = 0; k < 8; ++k) {  // the plot's range: gnuplot drops lines that leave it
+        ext[0] = fmin(ext[0], fmin(c[k].x, fmin(c[k].y, c[k].z)));
+        ext[1] = fmax(ext[1], fmax(c[k].x, fmax(c[k].y, c[k].z)));
+    }
     static const int path[] = {0, 1, 3, 2, 0, 4, 5, 7, 6, 4, -1, 1, 5, -1, 3, 7, -1, 2, 6, -1};
     for (size_t k = 0; k < sizeof path / sizeof path[0]; ++k) {
         if (path[k] < 0) {
@@ -33,7 +38,7 @@ static void edges(FILE *f, const cd_vec3 c[8], int tag)
     }
 }
 
-static void obb_edges(FILE *f, const cd_obb *o)
+static void obb_edges(FILE *f, const cd_obb *o, double ext[2])
 {
     cd_vec3 c[8];
     for (int k = 0; k < 8; ++k) {
@@ -44,13 +49,14 @@ static void obb_edges(FILE *f, const cd_obb *o)
         }
         c[k] = v;
     }
-    edges(f, c, 0);
+    edges(f, c, 0, ext);
 }
 
 typedef struct cell_out {
     FILE *f;
     size_t count;
     int max_level;
+    double *ext;
 } cell_out;
 
 static void on_cell(void *ctx, const cd_aabb *b, int level)
@@ -59,7 +65,7 @@ static void on_cell(void *ctx, const cd_aabb *b, int level)
     cd_vec3 c[8];
     for (int k = 0; k < 8; ++k)
         c[k] = cd_v3(k & 1 ? b->hi.x : b->lo.x, k & 2 ? b->hi.y : b->lo.y, k & 4 ? b->hi.z : b->lo.z);
-    edges(o->f, c, level + 1);  // gnuplot's `lc variable` colours by level, from linetype 1
+    edges(o->f, c, level + 1, o->ext);  // gnuplot's `lc variable` colours by level, from linetype 1
     o->count++;
     if (level > o->max_level) o->max_level = level;
 }
@@ -107,30 +113,29 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         fprintf(stderr, "cdlab snapshot: %s: cannot make a scratch directory: %s\n", scratch, strerror(errno));
         return 1;
     }
-    cd_scene *s;
-    cd_broad *b;
-    int frozen;
     char why[4400];
-    if (cd_kinds_cubes_start(p, &s, &b, &frozen, why, sizeof why)) {
-        fprintf(stderr, "cdlab snapshot: [scene] file: %s\n", why);
+    cd_kinds_view *v = cd_kinds_view_open(p, why, sizeof why);
+    if (!v) {
+        fprintf(stderr, "cdlab snapshot: %s: point %zu: %s\n", c->path, p->index, why);
         remove_scratch(scratch);
         return 2;
     }
+    const cd_scene *s = cd_kinds_view_scene(v);
+    const cd_broad *b = cd_kinds_view_broad(v);
+    const char *noun = cd_kinds_view_noun(v);
     cd_pair_list pairs = {0};
-    cd_broad_stats st;
     uint64_t t0 = cd_now_ns(), shown = t0;
-    // Frame k = k motion steps from the seeded scene, then the collision frame on that state; a
-    // scene read from [scene] file does not move (as in the run).
+    // Frame k = k frames of motion from the start of a repeat, each with the method's frame (methods
+    // that follow motion see every one); frame 0 is the seeded scene's own pairs.
     for (unsigned long long k = 0; k < a->frame; ++k) {
-        if (!frozen) cd_scene_step(s);
-        cd_broad_frame(b, s, &pairs, &st, NULL);  // methods that follow motion see every frame
+        cd_kinds_view_frame(v, 1, &pairs);
         uint64_t now = cd_now_ns();
         if (now - shown > 1000000000ull) {
             fprintf(stderr, "cdlab snapshot: frame %llu of %llu, %.0f s\n", k + 1, a->frame, (double)(now - t0) * 1e-9);
             shown = now;
         }
     }
-    if (a->frame == 0) cd_broad_frame(b, s, &pairs, &st, NULL);
+    if (a->frame == 0) cd_kinds_view_frame(v, 0, &pairs);
 
     char path[4300];
     // Cubes of overlapping pairs (by ident) are all drawn; the rest up to max_boxes, a seeded
@@ -150,7 +155,8 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
     snprintf(path, sizeof path, "%s/pairs.dat", scratch);
     FILE *fp = fopen(path, "w");
     snprintf(path, sizeof path, "%s/cells.dat", scratch);
-    cell_out cells = {fopen(path, "w"), 0, 0};
+    double ext[2] = {0, s->world};  // the world cube, and whatever is drawn beyond it
+    cell_out cells = {fopen(path, "w"), 0, 0, ext};
     int rc = 0;
     if (!fb || !fp || !cells.f) {
         fprintf(stderr, "cdlab snapshot: %s: cannot write: %s\n", scratch, strerror(errno));
@@ -162,31 +168,34 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         int in_pair = hit[cd_scene_ident(s, slot)];
         if (!in_pair && drawn >= a->max_boxes) continue;
         cd_obb o = cd_scene_obb(s, slot);
-        obb_edges(in_pair ? fp : fb, &o);
+        obb_edges(in_pair ? fp : fb, &o, ext);
         in_pair ? hits++ : drawn++;
     }
-    if (!rc && b->method->cells) b->method->cells(b->self, s, on_cell, &cells);
+    if (!rc && b->method->cells) b->method->cells(b->self, s, on_cell, &cells);  // the structure as the frame left it
     if (fb && fclose(fb) != 0) rc = 1;
     if (fp && fclose(fp) != 0) rc = 1;
     if (cells.f && fclose(cells.f) != 0) rc = 1;
-    char title[1024], label[512], world[64], out[4300];
+    char title[1024], label[512], lo[64], hi[64], out[4300];
     cd_point_label(p, label, sizeof label);
-    snprintf(title, sizeof title, "%s, point %zu (%s): %s, %u cubes, frame %llu: %zu overlapping pairs (red)%s; %s",
+    snprintf(title, sizeof title, "%s, point %zu (%s): %s, %u %s, frame %llu: %zu overlapping pairs (red)%s; %s",
              cd_config_text(c, "experiment", "name"), p->index, label[0] ? label : "no sweep", b->method->name, s->count,
-             a->frame, pairs.count, drawn + hits < s->count ? ", a seeded sample of the others" : "",
+             noun, a->frame, pairs.count, drawn + hits < s->count ? ", a seeded sample of the others" : "",
              b->method->cells ? "cells coloured by level" : "the method lists no cells");
-    snprintf(world, sizeof world, "%.17g", s->world);
+    snprintf(lo, sizeof lo, "%.9g", ext[0]);
+    snprintf(hi, sizeof hi, "%.9g", ext[1]);
     snprintf(out, sizeof out, "%s/out", scratch);
     if (!rc) {
-        char *args[] = {"gnuplot", "-c", script, scratch, out, title, world, NULL};
+        char key[64];
+        snprintf(key, sizeof key, "%s", strcmp(noun, "bodies") == 0 ? "bodies (their boxes)" : noun);
+        char *args[] = {"gnuplot", "-c", script, scratch, out, title, lo, hi, key, NULL};
         rc = cd_cli_spawn_ok(args) ? 0 : 1;
         if (rc) fprintf(stderr, "cdlab snapshot: %s failed (is gnuplot with cairo installed?)\n", script);
     }
-    static const char *const ext[] = {"png", "svg"};
+    static const char *const format[] = {"png", "svg"};
     for (int e = 0; !rc && e < 2; ++e) {
         char from[4400], to[4400];
-        snprintf(from, sizeof from, "%s.%s", out, ext[e]);
-        snprintf(to, sizeof to, "%s.%s", stem, ext[e]);
+        snprintf(from, sizeof from, "%s.%s", out, format[e]);
+        snprintf(to, sizeof to, "%s.%s", stem, format[e]);
         struct stat sb;
         if (stat(from, &sb) != 0 || sb.st_size == 0) {
             fprintf(stderr, "cdlab snapshot: gnuplot wrote no %s\n", from);
@@ -209,14 +218,13 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         if (!rc) printf("%s\n", to);
     }
     if (!rc)
-        fprintf(stderr, "cdlab snapshot: %u cubes (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
-                s->count, drawn + hits, hits, pairs.count, cells.count, cells.max_level);
+        fprintf(stderr, "cdlab snapshot: %u %s (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
+                s->count, noun, drawn + hits, hits, pairs.count, cells.count, cells.max_level);
     remove_scratch(scratch);
     cd_free(hit);
     cd_free(order);
     cd_pair_list_free(&pairs);
-    cd_broad_destroy(b);
-    cd_scene_destroy(s);
+    cd_kinds_view_close(v);
     return rc;
 }
 
@@ -246,9 +254,10 @@ int cd_cmd_snapshot(int argc, char **argv)
     if (cd_cli_wants_help(argc, argv)) {
         printf("usage: cdlab snapshot [--frame K] [--point I | --where KEY=VALUE...] [-o STEM] [--max-boxes N]\n"
                "                      [--plots DIR] CONFIG|RUN_DIR\n\n"
-               "Draw the scene a point of a cubes config measures, at frame K (K motion steps from the\n"
-               "seeded scene, each followed by the method's frame), with gnuplot as STEM.png and STEM.svg:\n"
-               "the cubes as wireframes, the cubes of overlapping pairs in red, and the broad phase's\n"
+               "Draw the scene a point of a cubes or bodies config measures, at frame K (K motion steps\n"
+               "from the seeded scene, each followed by the method's frame), with gnuplot as STEM.png and\n"
+               "STEM.svg: the cubes (or the bodies' boxes) as wireframes, those of overlapping pairs in red\n"
+               "(for bodies: the pairs whose meshes touch), and the broad phase's\n"
                "cells — octree nodes (the loose octree's loose bounds), grid rows — coloured by level,\n"
                "where the method lists them.\n\n"
                "  --frame K       frame to draw (default 0: the seeded scene)\n"
@@ -258,10 +267,11 @@ int cd_cmd_snapshot(int argc, char **argv)
                "                  repeat for several keys\n"
                "  -o STEM         output stem (default <experiment>_p<I>_f<K>; with a run directory,\n"
                "                  RUN_DIR/snapshot_p<I>_f<K>, which `cdlab report` shows with the run)\n"
-               "  --max-boxes N   cubes drawn besides those in pairs; above it a seeded sample (default 3000)\n"
+               "  --max-boxes N   boxes drawn besides those in pairs; above it a seeded sample (default 3000)\n"
                "  --plots DIR     gnuplot scripts (default as cdlab plot)\n\n"
                "A run directory stands for its config.ini. Prints both paths. Exit 0; 1 when gnuplot\n"
-               "failed; 2 on bad usage, a bad config, a kind other than cubes, or no such point.\n");
+               "failed; 2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or\n"
+               "no such point.\n");
         return 0;
     }
     snapshot_args a = {.max_boxes = 3000};
@@ -320,8 +330,9 @@ int cd_cmd_snapshot(int argc, char **argv)
     size_t points = cd_plan_size(&c);
     cd_point p = {0};
     p.pick = cd_alloc_zero(c.key_count ? c.key_count : 1, sizeof *p.pick);
-    if (strcmp(c.kind->name, "cubes") != 0) {
-        fprintf(stderr, "cdlab snapshot: %s: kind %s: expected a config of kind cubes\n", cfg_path, c.kind->name);
+    if (strcmp(c.kind->name, "cubes") != 0 && strcmp(c.kind->name, "bodies") != 0) {
+        fprintf(stderr, "cdlab snapshot: %s: kind %s: expected a config of kind cubes or bodies\n", cfg_path,
+                c.kind->name);
         rc = 2;
     } else if (a.nwhere) {
         size_t i = 0;

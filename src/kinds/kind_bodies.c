@@ -10,6 +10,7 @@
 #include "cd_core.h"
 #include "cd_harness.h"
 #include "cd_registry.h"
+#include "kind_bodies.h"
 #include "kind_cubes.h"
 #include "kind_mesh.h"
 
@@ -18,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_MESHES = 16 };
+enum { MAX_MESHES = KIND_BODIES_MAX_MESHES };
 
 // [bodies] meshes: a comma-separated list of mesh specs, split in place into specs[].
 static uint32_t split_meshes(char *text, const char *specs[MAX_MESHES])
@@ -276,6 +277,35 @@ static void measure_costs(const cd_bodies *b, const cd_pair_list *pairs, double 
     *cp = used ? sp / used : NAN;
 }
 
+// The body scene's parameters at point p (see kind_bodies.h).
+void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
+{
+    uint32_t faces = (uint32_t)cd_point_num(p, "bodies", "faces");
+    uint32_t nspecs = point_specs(cd_point_text(p, "bodies", "meshes"), faces, pt->buf, pt->specs);
+    pt->mesh_list[0] = '\0';
+    for (uint32_t k = 0; k < nspecs; ++k)
+        snprintf(pt->mesh_list + strlen(pt->mesh_list), sizeof pt->mesh_list - strlen(pt->mesh_list), "%s%s",
+                 k ? " " : "", pt->specs[k]);
+    cd_bodies_params bp = {0};
+    bp.scene = cd_scene_params_default();
+    bp.scene.cubes = (uint32_t)cd_point_num(p, "scene", "bodies");
+    bp.scene.size = cd_point_num(p, "bodies", "size");
+    bp.scene.size_ratio = cd_point_num(p, "bodies", "size_ratio");
+    bp.scene.density = cd_point_num(p, "bodies", "density");
+    bp.scene.speed = cd_point_num(p, "bodies", "speed");
+    bp.scene.spin = cd_point_num(p, "bodies", "spin");
+    bp.scene.seed = (uint64_t)cd_point_num(p, "experiment", "seed");
+    bp.meshes = pt->specs;
+    bp.mesh_count = nspecs;
+    bp.assign_cycle = strcmp(cd_point_text(p, "bodies", "assign"), "cycle") == 0;
+    cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
+    bp.plan = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"))->plan(&vp);
+    bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
+    bp.deform = cd_point_num(p, "bodies", "deform");
+    pt->params = bp;
+    pt->mode = strcmp(cd_point_text(p, "method", "mode"), "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
+}
+
 static int bodies_run_point(cd_run *r, const cd_point *p)
 {
     const char *method = cd_point_text(p, "method", "method"), *hierarchy = cd_point_text(p, "method", "hierarchy");
@@ -286,30 +316,11 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
              repeats = (uint32_t)cd_point_num(p, "experiment", "repeats"),
              warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
     uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
-    char buf[MAX_MESHES][600];
-    const char *specs[MAX_MESHES];
-    uint32_t nspecs = point_specs(cd_point_text(p, "bodies", "meshes"), faces, buf, specs);
-    char mesh_list[2048] = "";
-    for (uint32_t k = 0; k < nspecs; ++k)
-        snprintf(mesh_list + strlen(mesh_list), sizeof mesh_list - strlen(mesh_list), "%s%s", k ? " " : "", specs[k]);
-
-    cd_bodies_params bp = {0};
-    bp.scene = cd_scene_params_default();
-    bp.scene.cubes = (uint32_t)cd_point_num(p, "scene", "bodies");
-    bp.scene.size = cd_point_num(p, "bodies", "size");
-    bp.scene.size_ratio = cd_point_num(p, "bodies", "size_ratio");
-    bp.scene.density = cd_point_num(p, "bodies", "density");
-    bp.scene.speed = cd_point_num(p, "bodies", "speed");
-    bp.scene.spin = cd_point_num(p, "bodies", "spin");
-    bp.scene.seed = seed;
-    bp.meshes = specs;
-    bp.mesh_count = nspecs;
-    bp.assign_cycle = strcmp(cd_point_text(p, "bodies", "assign"), "cycle") == 0;
-    cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
-    bp.plan = cd_registry_variant_find(hierarchy)->plan(&vp);
-    bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
-    bp.deform = cd_point_num(p, "bodies", "deform");
-    cd_bvh_mode mode = strcmp(mode_name, "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
+    cd_bodies_point pt;
+    cd_bodies_point_setup(p, &pt);
+    const cd_bodies_params bp = pt.params;  // its mesh specs stay in pt
+    const char *mesh_list = pt.mesh_list;
+    cd_bvh_mode mode = pt.mode;
     int is_peer = cd_bodies_peer_known(method);
     // The thread CPU clock sees only this thread, so it measures serial frames alone.
     const int cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0 && threads <= 1;

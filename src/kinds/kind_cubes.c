@@ -3,7 +3,6 @@
 // broad-phase update + candidates + exact narrow tests; frame_ms is the sum of the three phases.
 #include "cd_plugins.h"
 #include "cd_registry.h"
-#include "cd_kinds.h"
 #include "kind_cubes.h"
 #include "cd_core.h"
 #include "cd_harness.h"
@@ -377,7 +376,7 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
     return s;
 }
 
-int cd_kinds_cubes_start(const cd_point *p, cd_scene **scene, cd_broad **broad, int *frozen, char *err,
+int cd_cubes_point_start(const cd_point *p, cd_scene **scene, cd_broad **broad, int *frozen, char *err,
                          size_t err_len)
 {
     cd_cubes_setup s = cubes_point_setup(p);

@@ -36,6 +36,11 @@ typedef struct cd_cubes_result {
 
 /// The setup of a cubes-kind point.
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
+/// The scene (seeded, or read from [scene] file) and the broad phase that point p of a kind-cubes
+/// config measures, as each repeat starts (before the warm-up frames). *frozen: the scene came from
+/// a file and does not move. 0, or -1 with why in err (the scene file cannot be read).
+int cd_cubes_point_start(const cd_point *p, struct cd_scene **scene, struct cd_broad **broad, int *frozen, char *err,
+                         size_t err_len);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res. 0, or -1 after
 /// cd_run_fail.
 int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);

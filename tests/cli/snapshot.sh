@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `cdlab snapshot`: PNG and SVG of a cubes point at frame K. The overlapping pairs it draws are the
-# pairs `cdlab run` counted in the same frame (frames.csv, frame f of repeat 0 = warmup + f + 1
-# steps); the loose octree, the strict octree and the grid list cells, naive none; the SVG is
+# `cdlab snapshot`: PNG and SVG of a cubes or bodies point at frame K. The overlapping pairs it
+# draws are the pairs `cdlab run` counted in the same frame (frames.csv, frame f of repeat 0 =
+# warmup + f + 1 steps); the loose octree, the strict octree and the grid list cells, naive none
+# (for bodies: the grid's rows; a peer is refused); the SVG is
 # well-formed; a run directory stands for its config and `cdlab report` then shows the picture;
 # bad input exits 2 and writes nothing. Skips (77) without gnuplot.
 # usage: snapshot.sh CDLAB FIXTURE_DIR
@@ -39,6 +40,24 @@ for m in loose_octree octree grid naive; do
         [ "$cells" -gt 0 ] || fail "$m listed no cells"
     fi
 done
+# A bodies config: the boxes of the bodies, the pairs the hierarchy queries kept (as the run counted
+# them), the grid's rows; a peer (FCL's manager) has no broad phase to draw.
+sed 's/^method = .*/method = grid, fcl_obb/' "$fix/bodies_clock.ini" >bodies.ini
+"$cdlab" run --quiet --output "$tmp" --run-id r bodies.ini >/dev/null
+"$cdlab" snapshot --point 0 --frame 3 -o bodies bodies.ini >out 2>err || fail "bodies snapshot: $(cat err)"
+[ -s bodies.png ] && [ -s bodies.svg ] || fail "no bodies picture"
+want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    $h["method"] == "grid" && $h["repeat"] == 0 && $h["frame"] == 1 { print $h["pairs"]; exit }' bodies_clock/r/frames.csv)
+got=$(sed -n 's/.* bodies (.* in \([0-9]*\) overlapping pairs.*/\1/p' err)
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "bodies: $got pairs drawn, the run counted $want"
+cells=$(sed -n 's/.*), \([0-9]*\) cells.*/\1/p' err)
+[ "$cells" -gt 0 ] || fail "grid listed no cells for the bodies"
+set +e
+"$cdlab" snapshot --where method=fcl_obb -o peer bodies.ini >/dev/null 2>err
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'is a peer' err && [ ! -e peer.png ] || fail "a bodies peer: exit $rc, $(cat err)"
+
 # A sample above --max-boxes: fewer cubes drawn, all those of pairs still.
 "$cdlab" snapshot --where method=grid --where cubes=120 --frame 4 --max-boxes 10 -o small tiny.ini >/dev/null 2>err
 grep -q '120 cubes (\([0-9]*\) drawn' err || fail "no summary line"
@@ -64,4 +83,4 @@ for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method
     grep -q 'cdlab snapshot: ' err || fail "snapshot $args: no message"
     [ ! -e bad.png ] && [ ! -e bad.svg ] || fail "snapshot $args wrote a file"
 done
-echo "ok: pairs as counted by the run, cells of four methods, sample, run directory in the report, bad input"
+echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, run directory in the report, bad input"

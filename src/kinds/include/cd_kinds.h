@@ -12,11 +12,25 @@
 /// Every experiment kind of cdlab, for cd_config_load and `cdlab run --keys`.
 const cd_kind_set *cd_kinds(void);
 
-/// The scene (seeded, or read from [scene] file) and the broad phase that point p of a kind-cubes
-/// config measures, as each of its repeats starts (before the warm-up frames); free them with
-/// cd_scene_destroy and cd_broad_destroy. *frozen: the scene came from a file and does not move.
-/// 0, or -1 with why in err (the scene file cannot be read). For pictures (`cdlab snapshot`).
-int cd_kinds_cubes_start(const cd_point *p, cd_scene **scene, cd_broad **broad, int *frozen, char *err,
-                         size_t err_len);
+/// The scene a point of a kind measures, frame by frame, for pictures (`cdlab snapshot`): kind
+/// cubes (its cubes) and bodies (its bodies' boxes, the hierarchy queries as the narrow step).
+typedef struct cd_kinds_view cd_kinds_view;
+
+/// The view of point p as each repeat starts (before the warm-up frames), or NULL with why in err:
+/// a kind without a view, a [scene] file or a mesh that cannot be read, a bodies peer (FCL's
+/// manager has no broad phase to show).
+cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len);
+/// One frame as the kind runs it: with move, the motion step (none for a scene read from a file)
+/// and the body meshes' deformation; then the method's frame, whose pairs (cd_scene_ident numbers)
+/// go to out. move = 0 gives the pairs of the state as it is (e.g. the seeded scene).
+void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out);
+/// The scene: one box per cube or body.
+const cd_scene *cd_kinds_view_scene(const cd_kinds_view *v);
+/// The broad phase (its method's cells callback draws its structure).
+const cd_broad *cd_kinds_view_broad(const cd_kinds_view *v);
+/// What the boxes are: "cubes" or "bodies".
+const char *cd_kinds_view_noun(const cd_kinds_view *v);
+/// Free v (NULL allowed).
+void cd_kinds_view_close(cd_kinds_view *v);
 
 #endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// A kind's scene frame by frame without the runner (cd_kinds_view in cd_kinds.h): the same setup
+// and the same frame as the kinds' run_point, for pictures.
+#include "cd_bodies.h"
+#include "cd_bodies_peers.h"
+#include "cd_kinds.h"
+#include "cd_registry.h"
+#include "kind_bodies.h"
+#include "kind_cubes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct cd_kinds_view {
+    cd_scene *scene;         // cubes: the scene; bodies: bodies->scene
+    cd_broad *broad;
+    int frozen;              // cubes from [scene] file: no motion
+    cd_bodies *bodies;       // bodies kind, else NULL
+    cd_bodies_narrow *narrow;
+};
+
+cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
+{
+    const char *kind = p->cfg->kind->name;
+    cd_kinds_view *v = cd_alloc_zero(1, sizeof *v);
+    if (strcmp(kind, "cubes") == 0) {
+        if (cd_cubes_point_start(p, &v->scene, &v->broad, &v->frozen, err, err_len) == 0) return v;
+        cd_scene_destroy(v->scene);
+    } else if (strcmp(kind, "bodies") == 0) {
+        const char *method = cd_point_text(p, "method", "method");
+        if (cd_bodies_peer_known(method)) {
+            snprintf(err, err_len, "method %s is a peer (FCL's manager): it has no broad phase to draw; pick a point of "
+                     "a cdlab method", method);
+        } else {
+            cd_bodies_point pt;
+            cd_bodies_point_setup(p, &pt);
+            v->bodies = cd_bodies_create(&pt.params, err, err_len);
+            if (v->bodies) {
+                cd_broad_params bp = cd_broad_params_default();
+                bp.threads = (int)cd_point_num(p, "method", "threads");
+                v->scene = v->bodies->scene;
+                v->broad = cd_registry_create(method, &bp, v->scene);
+                CD_ASSERT(v->broad);  // the config check accepted only registered methods and peers
+                v->narrow = cd_bodies_narrow_create(v->bodies, pt.mode);
+                cd_narrow_step step = cd_bodies_narrow_step(v->narrow);
+                cd_broad_set_narrow(v->broad, &step);
+                cd_bodies_deform(v->bodies);  // the first frame's shapes, as the kind does
+                return v;
+            }
+        }
+    } else {
+        snprintf(err, err_len, "kind %s: expected a config of kind cubes or bodies", kind);
+    }
+    cd_free(v);
+    return NULL;
+}
+
+void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out)
+{
+    cd_broad_stats st;
+    if (move && !v->frozen) cd_scene_step(v->scene);
+    if (move && v->bodies) cd_bodies_deform(v->bodies);
+    cd_broad_frame(v->broad, v->scene, out, &st, NULL);
+}
+
+const cd_scene *cd_kinds_view_scene(const cd_kinds_view *v) { return v->scene; }
+
+const cd_broad *cd_kinds_view_broad(const cd_kinds_view *v) { return v->broad; }
+
+const char *cd_kinds_view_noun(const cd_kinds_view *v) { return v->bodies ? "bodies" : "cubes"; }
+
+void cd_kinds_view_close(cd_kinds_view *v)
+{
+    if (!v) return;
+    cd_broad_destroy(v->broad);
+    cd_bodies_narrow_destroy(v->narrow);
+    if (v->bodies) cd_bodies_destroy(v->bodies);
+    else cd_scene_destroy(v->scene);
+    cd_free(v);
+}
