@@ -38,7 +38,7 @@ int kinds_is_generator_spec(const char *w)
 const char *kinds_check_mesh(const char *w)
 {
     static const char *expected = "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), "
-                                  "a bare generator name with [mesh] faces, or a readable mesh file";
+                                  "a bare generator name with the section's faces key, or a readable mesh file";
     if (kinds_is_bare_generator(w) || strcmp(w, "box") == 0) return NULL;
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
         size_t len = strlen(gens[k]);
@@ -52,7 +52,7 @@ const char *kinds_check_mesh(const char *w)
     static char why[600];  // built per message; config loading is single-threaded
     snprintf(why, sizeof why,
              "a readable mesh file (reading it: %s), or a generator: icosphere:N, torus:N, noisy_sphere:N or "
-             "pencil:N (N faces in 1..10000000), or a bare generator name with [mesh] faces",
+             "pencil:N (N faces in 1..10000000), or a bare generator name with the section's faces key",
              strerror(errno));
     return why;
 }
