@@ -95,22 +95,13 @@ static int check_plugin(const cd_plugin *p, char *why, size_t len)
 // Size and SHA-256 of the file at path.
 static int digest(const char *path, uint64_t *size, char sha[65])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    char chunk[65536];
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        cd_grow((void **)&buf, 1, &cap, n + got);
-        memcpy(buf + n, chunk, got);
-        n += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!bad) cd_sha256_hex(buf ? buf : "", n, sha);
+    size_t n;
+    char *buf = cd_file_read(path, &n);
+    if (!buf) return -1;
+    cd_sha256_hex(buf, n, sha);
     cd_free(buf);
     *size = n;
-    return bad ? -1 : 0;
+    return 0;
 }
 
 const cd_plugin_file *cd_plugins_find(const char *path)

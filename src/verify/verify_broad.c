@@ -188,8 +188,7 @@ static void advance(cd_scene *s, const scene_plan *sp, uint32_t idx, int f)
 static cd_scene *frozen_copy(const cd_scene *s)
 {
     cd_scene *c = cd_scene_create_empty(s->count, s->world);
-    uint32_t *slot_of = cd_alloc((s->count ? s->count : 1) * sizeof *slot_of);
-    for (uint32_t i = 0; i < s->count; ++i) slot_of[s->ident[i]] = i;
+    uint32_t *slot_of = cd_scene_slots(s);
     for (uint32_t id = 0; id < s->count; ++id) {
         uint32_t i = slot_of[id];
         cd_scene_set_pose(c, id, cd_scene_center(s, i), cd_scene_rot(s, i), cd_scene_half(s, i));

@@ -101,13 +101,14 @@ typedef struct cd_broad_method {
     int parts_by_thread;
     /// 1 when every candidate's scene boxes overlap (the method tested them on the scene's float
     /// boxes, or exact copies): the narrow step then skips its own box gate, which would only
-    /// repeat that test. tests/test_differential.c checks the claim on every candidate.
+    /// repeat that test. The differential check (src/verify/: tests/test_broad_differential.c and
+    /// `cdlab verify`) checks the claim on every candidate.
     int boxes_tested;
     /// Optional: the scene's slots were permuted once since the last update (cd_scene_reorder;
     /// s->slot_of_prev maps each old slot to its new one). Renumber what the method keeps by slot,
     /// so the next update finds each cube where it was. NULL: the method keeps no slot numbers
     /// between frames, or its update copes with any motion anyway (a permutation looks like every
-    /// cube jumping); tests/test_differential.c runs every method on reordering scenes.
+    /// cube jumping); the differential check (src/verify/) runs every method on reordering scenes.
     void (*remap)(void *self, const cd_scene *s);
     /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
     void (*shape_stats)(void *self, cd_broad_stats *st);
