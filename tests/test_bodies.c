@@ -49,6 +49,9 @@ static uint64_t body_frame(cd_broad *bp, cd_bodies *b, cd_bodies_narrow *nw, cd_
     cd_broad_frame(bp, b->scene, pairs, &st, NULL);
     cd_bodies_stats bs = cd_bodies_narrow_take_stats(nw);
     assert_int_equal(st.pairs, pairs->count);
+    uint64_t by_kind = 0;  // the tests by kind add up to Nv
+    for (int q = 0; q < CD_BVT_COUNT; ++q) by_kind += bs.bv_by_kind[q];
+    assert_int_equal(by_kind, bs.bv_tests);
     assert_true(bs.queries <= st.candidates);
     return bs.tri_pairs;
 }

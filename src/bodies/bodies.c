@@ -231,6 +231,7 @@ static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pa
         np->st.tri_pairs += np->res.count;
         np->st.bv_tests += cd_bvh_stats_bv_total(&np->res.stats);
         np->st.tri_tests += np->res.stats.tri_tests;
+        for (int q = 0; q < CD_BVT_COUNT; ++q) np->st.bv_by_kind[q] += np->res.stats.bv_tests[q];
         if (np->res.overlap) cd_pair_list_push(out, (cd_pair){bi, bj});
     }
     st->narrow_tests += n;
@@ -255,11 +256,12 @@ cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n) { return (cd_narrow_st
 
 cd_bodies_stats cd_bodies_narrow_take_stats(cd_bodies_narrow *n)
 {
-    cd_bodies_stats sum = {0, 0, 0, 0};
+    cd_bodies_stats sum = {0};
     for (uint32_t k = 0; k < CD_NARROW_STEP_PARTS; ++k) {
         cd_bodies_stats *p = &n->parts[k].st;
         sum.queries += p->queries, sum.tri_pairs += p->tri_pairs, sum.bv_tests += p->bv_tests,
             sum.tri_tests += p->tri_tests;
+        for (int q = 0; q < CD_BVT_COUNT; ++q) sum.bv_by_kind[q] += p->bv_by_kind[q];
         memset(p, 0, sizeof *p);
     }
     return sum;

@@ -204,6 +204,10 @@ static const cd_column frame_columns[] = {
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
     {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},
     {"tri_tests", 0, "triangle-triangle tests of the queries (Np)"},
+    {"sphere_sphere", 0, "sphere-sphere tests of the queries (NA for a bodies peer, as the next three)"},
+    {"sphere_obb", 0, "sphere-OBB tests"},
+    {"obb_obb", 0, "OBB-OBB tests"},
+    {"aabb_aabb", 0, "AABB-AABB tests"},
     {"nu", 0, "hierarchy nodes refitted (Nu)"},
     {"seed", 0, "[experiment] seed"},
 };
@@ -395,7 +399,7 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
             }
             uint64_t c1 = cpu_clock ? cd_thread_cpu_ns() : 0;
             cd_run_counters_end(r);
-            cd_bodies_stats bs = {0, peer_tris, 0, 0};
+            cd_bodies_stats bs = {0, peer_tris, 0, 0, {0}};
             if (peer) st.candidates = cd_bodies_peer_candidates(peer), st.pairs = pairs.count;
             else bs = cd_bodies_narrow_take_stats(nw);
             motion[k] = (double)(tm - t0) * 1e-6;
@@ -418,7 +422,12 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
                 cd_cell_real(broad[k]), cd_cell_real(narrow[k]), cd_cell_real(refit[k]), cd_cell_int((int64_t)st.candidates),
                 peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
                 cd_cell_int((int64_t)bs.tri_pairs), peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests), cd_cell_int((int64_t)nu), cd_cell_int((int64_t)seed),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_SPHERE]),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_OBB]),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_OBB_OBB]),
+                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)nu),
+                cd_cell_int((int64_t)seed),
             };
             _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                            "one cell per frame column");

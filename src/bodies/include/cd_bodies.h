@@ -87,6 +87,7 @@ typedef struct cd_bodies_stats {
     uint64_t tri_pairs;  ///< intersecting triangle pairs reported (all_pairs; first_hit: ≤ 1 per query)
     uint64_t bv_tests;   ///< Nv: bounding-volume tests of the queries
     uint64_t tri_tests;  ///< Np: triangle tests of the queries
+    uint64_t bv_by_kind[CD_BVT_COUNT];  ///< Nv by kind of test (cd_bv_test_kind)
 } cd_bodies_stats;
 
 /// The narrow step of a body scene in mode (first_hit or all_pairs): per candidate, the hierarchy
