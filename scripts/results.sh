@@ -64,16 +64,30 @@ cubes_tables() {
         }' "$1/summary.csv" | pivot method
 }
 
-# A max_fps run: each search's answer (every probe row of a search carries it), fastest first.
+# A max_fps run: each search's answer (every probe row of a search carries it), largest first. A
+# search is its method plus the search keys that take several values in the run (update, clock,
+# statistic, depth, looseness), which head columns of their own.
 max_fps_table() {
-    printf '\nLargest cube count at which the median frame (%s clock) stays within 1/60 s, per method:\n\n' \
-        "$(ini "$1/meta.ini" values search.clock)"
-    printf '| method | max cubes at %s FPS | probes |\n|---|---|---|\n' "$(ini "$1/meta.ini" values search.target_fps)"
-    awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-        { m = $h["method"]; if (!(m in a)) order[++n] = m; a[m] = $h["max_cubes"]; p[m]++ }
-        END { for (i = 1; i <= n; i++) printf "%s %s %d\n", a[order[i]], order[i], p[order[i]] }' "$1/summary.csv" |
-        sort -k1,1nr -k2,2 | awk '{ printf "| %s | %s | %s |\n", $2, $1, $3 }'
+    printf '\nLargest cube count whose frame statistic ([search] statistic = %s, clock = %s) stays within 1/%s s, per search:\n\n' \
+        "$(ini "$1/meta.ini" values search.statistic)" "$(ini "$1/meta.ini" values search.clock)" \
+        "$(ini "$1/meta.ini" values search.target_fps)"
+    awk -F, -v keys="depth looseness update statistic clock" '
+        NR == FNR && FNR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; nk = split(keys, k, " "); next }
+        NR == FNR { for (j = 1; j <= nk; j++) if ((k[j] in h) && !((j, $h[k[j]]) in seen)) { seen[j, $h[k[j]]] = 1; nv[j]++ }; next }
+        FNR == 1 {
+            for (j = 1; j <= nk; j++) if (nv[j] > 1) shown[++ns] = k[j]
+            # The header and the rule carry sort keys above any answer, so they stay on top.
+            printf "999999999999\t| method |"; for (j = 1; j <= ns; j++) printf " %s |", shown[j]; printf " max cubes | probes |\n"
+            printf "999999999998\t|---|"; for (j = 1; j <= ns; j++) printf "---|"; printf "---|---|\n"
+            next
+        }
+        {
+            key = $h["method"]; for (j = 1; j <= ns; j++) key = key " | " $h[shown[j]]
+            if (!(key in a)) order[++n] = key
+            a[key] = $h["max_cubes"]; p[key]++
+        }
+        END { for (i = 1; i <= n; i++) printf "%s\t| %s | %s | %d |\n", a[order[i]], order[i], a[order[i]], p[order[i]] }' \
+        "$1/summary.csv" "$1/summary.csv" | sort -t"$(printf '\t')" -k1,1nr -k2,2 | cut -f2-
 }
 
 # A tri_tri run: mean arithmetic operations per test (+, -, *, /) of each algorithm and workload
