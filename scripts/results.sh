@@ -100,20 +100,34 @@ tri_tri_table() {
         pivot "workload, algorithm"
 }
 
-# A bodies run: per method, hierarchy and mode the median frame, its narrow step and the body pairs
-# (the same for every variant). FCL's methods ignore [method] hierarchy: their rows repeat per value.
+# A bodies run: per method, hierarchy (with the hybrid's layer counts) and mode the median frame,
+# its narrow step, the body pairs (the same for every variant) and FCL's manager with
+# BVHModel<OBB> over it (fcl_obb's median in the same mode, the mean of its points: FCL's methods
+# ignore [method] hierarchy, so their rows repeat per value).
 bodies_table() {
-    printf '\nMedian ms per frame of the body scene (broad phase + hierarchy queries), every variant:\n\n'
-    printf '| method | hierarchy | mode | bodies | ms/frame | narrow ms | body pairs |\n'
-    printf '|---|---|---|---|---|---|---|\n'
+    printf '\nMedian ms per frame of the body scene (broad phase + hierarchy queries), every variant;\n'
+    printf 'fcl_obb / this is the ratio of fcl_obb'"'"'s frame to this row'"'"'s in the same mode:\n\n'
+    printf '| method | hierarchy | mode | bodies | ms/frame | narrow ms | body pairs | fcl_obb / this |\n'
+    printf '|---|---|---|---|---|---|---|---|\n'
     awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        NR == FNR {
+            if (FNR == 1) { for (i = 1; i <= NF; i++) h[$i] = i; next }
+            if ($h["method"] == "fcl_obb" && $h["frame_ms_median"] != "NA") {
+                fs[$h["mode"]] += $h["frame_ms_median"]; fn[$h["mode"]]++
+            }
+            next
+        }
+        FNR == 1 { next }
         {
-            t = $h["frame_ms_median"]; nm = $h["narrow_ms_median"]
-            printf "| %s | %s | %s | %s | %s | %s | %.6g |\n", $h["method"], $h["hierarchy"], $h["mode"],
+            t = $h["frame_ms_median"]; nm = $h["narrow_ms_median"]; m = $h["mode"]
+            hy = $h["hierarchy"]
+            if (("hybrid_x" in h) && $h["hybrid_x"] != "NA" && $h["hybrid_x"] != "")
+                hy = sprintf("%s (x = %s, y = %s)", hy, $h["hybrid_x"], $h["hybrid_y"])
+            r = (fn[m] && t != "NA" && t > 0) ? sprintf("%.2f", fs[m] / fn[m] / t) : "NA"
+            printf "| %s | %s | %s | %s | %s | %s | %.6g | %s |\n", $h["method"], hy, m,
                 $h["bodies"], (t == "NA" ? "skipped" : sprintf("%.4g", t)), (nm == "NA" ? "NA" : sprintf("%.4g", nm)),
-                $h["pairs_mean"]
-        }' "$1/summary.csv"
+                $h["pairs_mean"], r
+        }' "$1/summary.csv" "$1/summary.csv"
 }
 
 cat <<'EOF'
