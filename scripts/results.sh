@@ -100,33 +100,55 @@ tri_tri_table() {
         pivot "workload, algorithm"
 }
 
-# A bodies run: per method, hierarchy (with the hybrid's layer counts) and mode the median frame,
-# its narrow step, the body pairs (the same for every variant) and FCL's manager with
-# BVHModel<OBB> over it (fcl_obb's median in the same mode, the mean of its points: FCL's methods
-# ignore [method] hierarchy, so their rows repeat per value).
+# A bodies run: per point the method, hierarchy (with the hybrid's layer counts), mode, bodies and
+# whichever of faces, density and deform vary in the run; the median frame and narrow step, the
+# volume tests per frame (Nv), and where bodies deform the refit, Nu, Cu and the cost model's
+# narrow + refit estimate; the body pairs; and fcl_obb / this, FCL's manager with BVHModel<OBB> over the row (fcl_obb's median in
+# the same mode and scene, the mean of its points: FCL's methods ignore [method] hierarchy, so
+# their rows repeat per value).
 bodies_table() {
-    printf '\nMedian ms per frame of the body scene (broad phase + hierarchy queries), every variant;\n'
-    printf 'fcl_obb / this is the ratio of fcl_obb'"'"'s frame to this row'"'"'s in the same mode:\n\n'
-    printf '| method | hierarchy | mode | bodies | ms/frame | narrow ms | body pairs | fcl_obb / this |\n'
-    printf '|---|---|---|---|---|---|---|---|\n'
+    printf '\nMedian ms per frame of the body scene (broad phase + hierarchy queries), per point'
+    printf '%s:\n\n' "; fcl_obb / this: fcl_obb's frame over the row's, same mode and scene, where the run has fcl_obb"
     awk -F, '
+        function scene() { return $h["mode"] "/" $h["bodies"] "/" $h["faces"] "/" $h["density"] "/" $h["deform"] }
         NR == FNR {
             if (FNR == 1) { for (i = 1; i <= NF; i++) h[$i] = i; next }
-            if ($h["method"] == "fcl_obb" && $h["frame_ms_median"] != "NA") {
-                fs[$h["mode"]] += $h["frame_ms_median"]; fn[$h["mode"]]++
-            }
+            if (FNR == 2) { f0 = $h["faces"]; d0 = $h["density"]; u0 = $h["deform"] }
+            if ($h["faces"] != f0) vf = 1
+            if ($h["density"] != d0) vd = 1
+            if ($h["deform"] != u0 || $h["deform"] + 0 > 0) vu = 1
+            if ($h["method"] == "fcl_obb" && $h["frame_ms_median"] != "NA") { fs[scene()] += $h["frame_ms_median"]; fn[scene()]++; anyf = 1 }
             next
         }
-        FNR == 1 { next }
+        FNR == 1 {
+            printf "| method | hierarchy | mode | bodies |%s%s%s ms/frame | narrow ms | Nv |%s body pairs |%s\n",
+                (vf ? " faces |" : ""), (vd ? " density |" : ""), (vu ? " deform |" : ""),
+                (vu ? " refit ms | Nu | Cu ns | model ms |" : ""), (anyf ? " fcl_obb / this |" : "")
+            n = 8 + vf + vd + vu + (vu ? 4 : 0) + anyf; line = "|"
+            for (i = 0; i < n; i++) line = line "---|"
+            print line
+            next
+        }
         {
-            t = $h["frame_ms_median"]; nm = $h["narrow_ms_median"]; m = $h["mode"]
+            t = $h["frame_ms_median"]; nm = $h["narrow_ms_median"]; k = scene()
             hy = $h["hierarchy"]
             if (("hybrid_x" in h) && $h["hybrid_x"] != "NA" && $h["hybrid_x"] != "")
                 hy = sprintf("%s (x = %s, y = %s)", hy, $h["hybrid_x"], $h["hybrid_y"])
-            r = (fn[m] && t != "NA" && t > 0) ? sprintf("%.2f", fs[m] / fn[m] / t) : "NA"
-            printf "| %s | %s | %s | %s | %s | %s | %.6g | %s |\n", $h["method"], hy, m,
-                $h["bodies"], (t == "NA" ? "skipped" : sprintf("%.4g", t)), (nm == "NA" ? "NA" : sprintf("%.4g", nm)),
-                $h["pairs_mean"], r
+            out = sprintf("| %s | %s | %s | %s |", $h["method"], hy, $h["mode"], $h["bodies"])
+            if (vf) out = out " " $h["faces"] " |"
+            if (vd) out = out " " $h["density"] " |"
+            if (vu) out = out " " $h["deform"] " |"
+            nv = $h["bv_tests_mean"]
+            out = out sprintf(" %s | %s | %s |", (t == "NA" ? "skipped" : sprintf("%.4g", t)), (nm == "NA" ? "NA" : sprintf("%.4g", nm)),
+                (nv == "NA" ? "NA" : sprintf("%.0f", nv)))
+            if (vu) {
+                rf = $h["refit_ms_median"]; cu = $h["cu_ns"]; mo = $h["model_ms"]
+                out = out sprintf(" %s | %.6g | %s | %s |", (rf == "NA" ? "NA" : sprintf("%.4g", rf)), $h["nu_mean"],
+                    (cu == "NA" ? "NA" : sprintf("%.1f", cu)), (mo == "NA" ? "NA" : sprintf("%.4g", mo)))
+            }
+            out = out sprintf(" %.6g |", $h["pairs_mean"])
+            if (anyf) out = out " " ((fn[k] && t != "NA" && t > 0) ? sprintf("%.2f", fs[k] / fn[k] / t) : "NA") " |"
+            print out
         }' "$1/summary.csv" "$1/summary.csv"
 }
 
