@@ -10,6 +10,7 @@
 #include "cd_bvh.h"
 #include "cd_csv.h"
 #include "cd_narrow.h"
+#include "cd_verify.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -365,6 +366,29 @@ static void every_isa_gives_the_same_bits(void **state)
     cd_mesh_free(&mb);
 }
 
+// `cdlab verify`'s hierarchy check (src/verify, the one implementation the program and this test
+// share) passes every registered variant: all-pairs and first-hit answers equal brute force on its
+// seeded poses of its mesh pairs, at leaf sizes 1 and 4.
+static void verify_passes_every_variant(void **state)
+{
+    (void)state;
+    cd_verify_bvh_tally t[16];
+    size_t n = 0;
+    for (const cd_bvh_variant *v = cd_bvh_variants; v->name && n < 16; ++v) t[n++] = (cd_verify_bvh_tally){.variant = v};
+    cd_verify_bvh(t, n, 16, 11, 1);
+    size_t pairs = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (t[k].missed || t[k].extra || t[k].first_hit_wrong)
+            fail_msg("%s: %llu missed, %llu extra, %llu first-hit answers wrong (pose %lld)", t[k].variant->name,
+                     (unsigned long long)t[k].missed, (unsigned long long)t[k].extra,
+                     (unsigned long long)t[k].first_hit_wrong, (long long)t[k].first_bad);
+        assert_true(t[k].queries > 0 && t[k].pairs_compared > 0);
+        assert_int_equal(t[k].first_bad, -1);
+        pairs += t[k].pairs_compared;
+    }
+    printf("# cdlab verify's hierarchy check: %zu variants, %zu triangle pairs compared, all equal\n", n, pairs);
+}
+
 static void variant_table(void **state)
 {
     (void)state;
@@ -475,6 +499,7 @@ int main(void)
         cmocka_unit_test(refit_follows_deformation),
         cmocka_unit_test(counters_are_deterministic_and_by_kind),
         cmocka_unit_test(every_isa_gives_the_same_bits),
+        cmocka_unit_test(verify_passes_every_variant),
         cmocka_unit_test(degenerate_triangles_equal_brute_force),
         cmocka_unit_test(poses_csv_round_trip_and_errors),
     };
