@@ -111,30 +111,31 @@ static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MES
     return n;
 }
 
+// [bodies] key set to anything but ok beside a bodies peer in [method] method: a config error at the
+// key naming the peer and its line (why: what the peer cannot do).
+static int refuse_with_peer(const cd_config *c, const char *key, double ok, const char *why, char *err, size_t err_len)
+{
+    const cd_config_key *k = cd_config_key_get(c, "bodies", key), *method = cd_config_key_get(c, "method", "method");
+    for (size_t i = 0; i < method->count; ++i)
+        for (size_t j = 0; j < k->count; ++j)
+            if (cd_bodies_peer_known(method->values[i].text) && k->values[j].num != ok) {
+                cd_config_error(c, k, err, err_len, "%s = %s with the peer %s (line %d), %s: expected %s = %g or "
+                                "cdlab's methods only", key, k->values[j].text, method->values[i].text, method->line,
+                                why, key, ok);
+                return -1;
+            }
+    return 0;
+}
+
 // Every mesh of the list is checked with the config: generator specs by their syntax (as [mesh] a),
 // files by reading them through the reader's checks.
 static int bodies_validate(const cd_config *c, char *err, size_t err_len)
 {
-    const cd_config_key *deform = cd_config_key_get(c, "bodies", "deform"), *method = cd_config_key_get(c, "method", "method");
-    for (size_t i = 0; i < method->count; ++i)
-        for (size_t j = 0; j < deform->count; ++j)
-            if (cd_bodies_peer_known(method->values[i].text) && deform->values[j].num > 0) {
-                cd_config_error(c, deform, err, err_len,
-                                "deform = %s with the peer %s (line %d), which shares one BVHModel per mesh: expected "
-                                "deform = 0 or cdlab's methods only",
-                                deform->values[j].text, method->values[i].text, method->line);
-                return -1;
-            }
-    const cd_config_key *ratio = cd_config_key_get(c, "bodies", "size_ratio");
-    for (size_t i = 0; i < method->count; ++i)
-        for (size_t j = 0; j < ratio->count; ++j)
-            if (cd_bodies_peer_known(method->values[i].text) && ratio->values[j].num != 1.0) {
-                cd_config_error(c, ratio, err, err_len,
-                                "size_ratio = %s with the peer %s (line %d), whose objects carry rigid transforms "
-                                "over one BVHModel per mesh: expected size_ratio = 1 or cdlab's methods only",
-                                ratio->values[j].text, method->values[i].text, method->line);
-                return -1;
-            }
+    // The peers share one BVHModel per mesh, placed by rigid transforms.
+    if (refuse_with_peer(c, "deform", 0.0, "which shares one BVHModel per mesh", err, err_len) ||
+        refuse_with_peer(c, "size_ratio", 1.0, "whose objects carry rigid transforms over one BVHModel per mesh", err,
+                         err_len))
+        return -1;
     const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
     const cd_config_key *faces = cd_config_key_get(c, "bodies", "faces");
     char text[4096];
