@@ -24,10 +24,10 @@ int cd_bvh_isa_runs(cd_bvh_isa isa)
     }
 }
 
-void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
-                      cd_bvh_mode mode, cd_bvh_result *res)
+// The traversal in build isa, which the caller has checked runs here.
+static void traverse_on(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                        cd_bvh_mode mode, cd_bvh_result *res)
 {
-    CD_ASSERT(cd_bvh_isa_runs(isa));
     CD_ASSERT(scale > 0);
 #if CD_X86_SIMD
     if (isa == CD_BVH_ISA_AVX512) {
@@ -35,7 +35,15 @@ void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd
         return;
     }
 #endif
+    (void)isa;
     cd_bvh_traverse_baseline(a, b, pose, scale, mode, res);
+}
+
+void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                      cd_bvh_mode mode, cd_bvh_result *res)
+{
+    CD_ASSERT(cd_bvh_isa_runs(isa));
+    traverse_on(isa, a, b, pose, scale, mode, res);
 }
 
 double cd_bvh_pair_margin(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale)
@@ -55,15 +63,17 @@ static cd_bvh_isa query_isa(void)
     return (cd_bvh_isa)isa;
 }
 
+// The queries run the build query_isa chose once: no per-query look at the CPU or the environment
+// (cd_bvh_isa_runs reads CDLAB_NO_AVX512 each call).
 void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res)
 {
-    cd_bvh_query_isa(query_isa(), a, b, pose, 1.0, mode, res);
+    traverse_on(query_isa(), a, b, pose, 1.0, mode, res);
 }
 
 void cd_bvh_query_scaled(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
                          cd_bvh_result *res)
 {
-    cd_bvh_query_isa(query_isa(), a, b, pose, scale, mode, res);
+    traverse_on(query_isa(), a, b, pose, scale, mode, res);
 }
 
 void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res)
