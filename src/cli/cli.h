@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-/// A subcommand: argv[0] is the subcommand's name. Returns the process exit code
-/// (0 ok, 1 run failure, 2 bad usage or bad input).
+/// A subcommand: argv[0] is the subcommand's name; it reads its options with cli_parse (options.h).
+/// Returns the process exit code (0 ok, 1 run failure, 2 bad usage or bad input).
 typedef int (*cd_cli_fn)(int argc, char **argv);
 
 /// One entry of the command table.
@@ -19,8 +19,6 @@ typedef struct cd_cli_command {
 /// The command table (commands.c), terminated by a NULL name.
 extern const cd_cli_command cd_cli_commands[];
 
-/// True when argv holds -h or --help.
-int cd_cli_wants_help(int argc, char **argv);
 /// The directory of the program's data `what` (plots, configs, experiments) in out: an installed
 /// program's <prefix>/<datadir>/cdlab/<what>, found from the program's own path; a program run
 /// from its build tree reads the source tree's. Returns 0, or -1 with the installed path it

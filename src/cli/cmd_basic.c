@@ -4,6 +4,7 @@
 #include "cd_registry.h"
 #include "cd_build_config.h"
 #include "cli.h"
+#include "options.h"
 
 #include <string.h>
 
@@ -15,22 +16,27 @@ int cd_cli_load_plugin(const char *cmd, const char *path)
     return -1;
 }
 
+// --plugin FILE: load it now, so the listing marks what it adds.
+static int load_plugin(const char *path, void *ctx, char *err, size_t len)
+{
+    (void)ctx, (void)err, (void)len;
+    return cd_cli_load_plugin("methods", path);
+}
+
 int cd_cmd_methods(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        printf("usage: cdlab methods [--plugin FILE]...\n\n"
-               "List every registered broad phase, then every hierarchy variant, with a one-line\n"
-               "description; --plugin loads a plugin first (repeatable) and marks what it adds.\n");
-        return 0;
-    }
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
-            if (cd_cli_load_plugin("methods", argv[++i])) return 2;
-        } else {
-            fprintf(stderr, "cdlab methods: unknown argument '%s': expected --plugin FILE\n", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt opts[] = {
+        {.name = "plugin", .arg = "FILE", .help = "load a plugin first (repeatable) and mark what it adds", .type = CLI_CALL,
+         .call = load_plugin},
+    };
+    const cli_spec spec = {.command = "methods", .usage = "[--plugin FILE]...",
+                           .about = "List every registered broad phase, then every hierarchy variant, with a one-line\n"
+                                    "description.\n",
+                           .opts = opts, .count = sizeof opts / sizeof opts[0]};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    cli_operands_free(&ops);
+    if (rc >= 0) return rc;
     size_t n;
     const cd_broad_method *const *m = cd_registry_methods(&n);
     for (size_t i = 0; i < n; ++i) {
@@ -48,8 +54,11 @@ int cd_cmd_methods(int argc, char **argv)
 
 int cd_cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    const cli_spec spec = {.command = "version", .usage = "", .about = "Print cdlab's version, build type and compiler.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    cli_operands_free(&ops);
+    if (rc >= 0) return rc;
     printf("cdlab %s (%s, %s)\n", CD_VERSION, CD_BUILD_TYPE, CD_COMPILER);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "cd_core.h"
 #include "cd_harness.h"
 #include "cli.h"
+#include "options.h"
 #include "rundir.h"
 
 #include <math.h>
@@ -401,83 +402,66 @@ static int open_side(side *s, const char *dir, const char *name, const char *met
     return 0;
 }
 
+// --threshold T: a fraction (0.05) or a percentage (5%).
+static int parse_threshold(const char *v, void *ctx, char *err, size_t len)
+{
+    char *end;
+    double t = strtod(v, &end);
+    if (end != v && *end == '%') t /= 100, end++;
+    if (end == v || *end || !(t >= 0 && t < 10)) {
+        snprintf(err, len, "a percentage such as 5%% or a fraction such as 0.05");
+        return -1;
+    }
+    *(double *)ctx = t;
+    return 0;
+}
+
 int cd_cmd_compare(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        printf("usage: cdlab compare [--threshold 5%%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
-               "                     [--ignore COLUMN,...] BASE NEW\n\n"
-               "Compare two runs point by point. Points are joined by their parameters (the summary columns\n"
-               "named after config keys, repeats aside); per point the ratio NEW/BASE of the median time over\n"
-               "the frames (default: the kind's first varying frames.csv column, e.g. frame_ms) with a 95 %%\n"
-               "percentile bootstrap interval (2000 resamples of the frames, seeded), and a verdict:\n"
-               "slower (the whole interval above 1 + threshold), faster (below 1 / (1 + threshold)), changed\n"
-               "within the threshold, or no significant change (the interval holds 1). Points of one run only\n"
-               "are listed. The deterministic columns (pairs, candidates, BV and narrow tests, ...: every\n"
-               "column meta.ini does not list as varying) must be equal in summary.csv and frame by frame;\n"
-               "a difference is a correctness alarm. Differences of host, CPU, build, flags, pinning or\n"
-               "settings are warnings.\n\n"
-               "  --threshold T   relative change that counts, as 5%% or 0.05 (default 5%%)\n"
-               "  --format F      md (default: Markdown report) or csv (one row per point; warnings, alarms\n"
-               "                  and the tally on stderr)\n"
-               "  --metric C      the frames.csv time column to compare\n"
-               "  --seed S        bootstrap seed (default 42)\n"
-               "  --ignore C,...  deterministic columns not to check (e.g. bytes_mean after a layout change)\n\n"
-               "Exit 0: no point slower; 1: a point significantly slower beyond the threshold; 3: a\n"
-               "correctness alarm (deterministic columns differ); 2: bad usage, a directory that is not a\n"
-               "complete run, runs of different kinds, or no point in common.\n");
-        return 0;
-    }
     options o = {.threshold = 0.05, .seed = 42};
-    const char *dirs[2];
-    int nd = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (strcmp(a, "--threshold") == 0 && has) {
-            char *end;
-            double t = strtod(argv[++i], &end);
-            if (*end == '%') t /= 100, end++;
-            if (*end || !(t >= 0 && t < 10)) {
-                fprintf(stderr, "cdlab compare: --threshold %s: expected a percentage such as 5%% or a fraction such as 0.05\n",
-                        argv[i]);
-                return 2;
-            }
-            o.threshold = t;
-        } else if (strcmp(a, "--format") == 0 && has) {
-            const char *v = argv[++i];
-            if (strcmp(v, "md") != 0 && strcmp(v, "csv") != 0) {
-                fprintf(stderr, "cdlab compare: --format %s: expected md or csv\n", v);
-                return 2;
-            }
-            o.csv = strcmp(v, "csv") == 0;
-        } else if (strcmp(a, "--metric") == 0 && has) {
-            o.metric = argv[++i];
-        } else if (strcmp(a, "--ignore") == 0 && has) {
-            o.ignore = argv[++i];
-        } else if (strcmp(a, "--seed") == 0 && has) {
-            char *end;
-            o.seed = strtoull(argv[++i], &end, 10);
-            if (*end || !argv[i][0]) {
-                fprintf(stderr, "cdlab compare: --seed %s: expected an integer\n", argv[i]);
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "cdlab compare: unknown option or missing value: %s (see cdlab compare --help)\n", a);
-            return 2;
-        } else if (nd < 2) {
-            dirs[nd++] = a;
-        } else {
-            fprintf(stderr, "cdlab compare: more than two run directories: expected BASE NEW\n");
-            return 2;
-        }
-    }
-    if (nd != 2) {
-        fprintf(stderr, "cdlab compare: expected two run directories, BASE and NEW (see cdlab compare --help)\n");
-        return 2;
-    }
+    static const char *const formats[] = {"md", "csv", NULL};
+    const char *format = "md";
+    uint64_t seed = 42;
+    const cli_opt opts[] = {
+        {.name = "threshold", .arg = "T", .help = "relative change that counts, as 5% or 0.05 (default 5%)",
+         .type = CLI_CALL, .call = parse_threshold, .ctx = &o.threshold},
+        {.name = "format", .arg = "F", .help = "md (default: Markdown report) or csv (one row per point; warnings, alarms\n"
+                                               "and the tally on stderr)",
+         .type = CLI_WORD, .dest = &format, .words = formats},
+        {.name = "metric", .arg = "C", .help = "the frames.csv time column to compare", .type = CLI_TEXT, .dest = &o.metric},
+        {.name = "seed", .arg = "S", .help = "bootstrap seed (default 42)", .type = CLI_COUNT, .dest = &seed, .lo = 0,
+         .hi = UINT64_MAX},
+        {.name = "ignore", .arg = "C,...", .help = "deterministic columns not to check (e.g. bytes_mean after a layout change)",
+         .type = CLI_TEXT, .dest = &o.ignore},
+    };
+    const cli_spec spec = {
+        .command = "compare", .usage = "[--threshold 5%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
+                                       "                     [--ignore COLUMN,...] BASE NEW",
+        .opts = opts, .count = sizeof opts / sizeof opts[0], .min_operands = 2, .max_operands = 2,
+        .operands = "two run directories, BASE and NEW",
+        .about = "Compare two runs point by point. Points are joined by their parameters (the summary columns\n"
+                 "named after config keys, repeats aside); per point the ratio NEW/BASE of the median time over\n"
+                 "the frames (default: the kind's first varying frames.csv column, e.g. frame_ms) with a 95 %\n"
+                 "percentile bootstrap interval (2000 resamples of the frames, seeded), and a verdict:\n"
+                 "slower (the whole interval above 1 + threshold), faster (below 1 / (1 + threshold)), changed\n"
+                 "within the threshold, or no significant change (the interval holds 1). Points of one run only\n"
+                 "are listed. The deterministic columns (pairs, candidates, BV and narrow tests, ...: every\n"
+                 "column meta.ini does not list as varying) must be equal in summary.csv and frame by frame;\n"
+                 "a difference is a correctness alarm. Differences of host, CPU, build, flags, pinning or\n"
+                 "settings are warnings.\n",
+        .after = "Exit 0: no point slower; 1: a point significantly slower beyond the threshold; 3: a\n"
+                 "correctness alarm (deterministic columns differ); 2: bad usage, a directory that is not a\n"
+                 "complete run, runs of different kinds, or no point in common.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    const char *dirs[2] = {ops.n > 0 ? ops.v[0] : NULL, ops.n > 1 ? ops.v[1] : NULL};
+    cli_operands_free(&ops);
+    if (rc >= 0) return rc;
+    o.csv = strcmp(format, "csv") == 0;
+    o.seed = seed;
     side b = {0}, n = {0};
     char err[4600];
-    int rc = 0;
+    rc = 0;
     if (open_side(&b, dirs[0], "BASE", o.metric, err, sizeof err) ||
         open_side(&n, dirs[1], "NEW", o.metric, err, sizeof err)) {
         fprintf(stderr, "cdlab compare: %s\n", err);

@@ -3,6 +3,7 @@
 #include "build_flags.h"
 #include "cd_build_config.h"
 #include "cli.h"
+#include "options.h"
 #include "cd_core.h"
 #include "cd_harness.h"
 
@@ -37,19 +38,20 @@ static void each_software(const char *name, const char *description, void *ctx)
 
 int cd_cmd_info(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        printf("usage: cdlab info [--all]\n\n"
-               "Print the machine (CPU model, hwloc topology), whether threads can be pinned (and a trial\n"
-               "pin to PU 0), the PAPI version and which counters can be read here and why not (the default\n"
-               "presets and Linux's software events, e.g. perf::TASK-CLOCK, with where they are read from),\n"
-               "and the build options. --all lists every PAPI preset instead of the default presets.\n");
-        return 0;
-    }
-    int all = argc > 1 && strcmp(argv[1], "--all") == 0;
-    if (argc > 1 && !all) {
-        fprintf(stderr, "cdlab info: unknown option %s\n", argv[1]);
-        return 2;
-    }
+    int all = 0;
+    const cli_opt opts[] = {
+        {.name = "all", .help = "list every PAPI preset instead of the default presets", .type = CLI_FLAG, .dest = &all},
+    };
+    const cli_spec spec = {
+        .command = "info", .usage = "[--all]", .opts = opts, .count = sizeof opts / sizeof opts[0],
+        .about = "Print the machine (CPU model, hwloc topology), whether threads can be pinned (and a trial\n"
+                 "pin to PU 0), the PAPI version and which counters can be read here and why not (the default\n"
+                 "presets and Linux's software events, e.g. perf::TASK-CLOCK, with where they are read from),\n"
+                 "and the build options.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    cli_operands_free(&ops);
+    if (rc >= 0) return rc;
     char buf[512], host[256] = "unknown";
     gethostname(host, sizeof host);
     host[sizeof host - 1] = '\0';

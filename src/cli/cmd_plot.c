@@ -4,6 +4,7 @@
 // a complete run (cd_run_dir_check) is refused before anything is drawn.
 #include "cd_harness.h"
 #include "cli.h"
+#include "options.h"
 
 #include <ini.h>
 
@@ -104,33 +105,35 @@ int cd_cli_plots_dir(char *buf, size_t len, const char *given)
 
 int cd_cmd_plot(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        printf("usage: cdlab plot [--plots DIR] RUN_DIR...\n\n"
-               "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
-               "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
-               "A run that did not finish (an INCOMPLETE file, or no meta.ini) is refused (exit 2).\n"
-               "Scripts come from DIR, else $CDLAB_PLOTS, else the installed <prefix>/share/cdlab/plots\n"
-               "found from this program's own path (a program in its build tree: the sources' plots/).\n"
-               "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n");
-        return 0;
-    }
+    const char *given = NULL;
+    const cli_opt opts[] = {
+        {.name = "plots", .arg = "DIR", .help = "the gnuplot scripts (default: $CDLAB_PLOTS, else the installed ones)",
+         .type = CLI_TEXT, .dest = &given},
+    };
+    const cli_spec spec = {
+        .command = "plot", .usage = "[--plots DIR] RUN_DIR...", .opts = opts, .count = sizeof opts / sizeof opts[0],
+        .min_operands = 1, .max_operands = -1, .operands = "one or more run directories",
+        .about = "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
+                 "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
+                 "A run that did not finish (an INCOMPLETE file, or no meta.ini) is refused (exit 2).\n"
+                 "Scripts come from DIR, else $CDLAB_PLOTS, else the installed <prefix>/share/cdlab/plots\n"
+                 "found from this program's own path (a program in its build tree: the sources' plots/).\n"
+                 "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
     char plots[4096];
-    int i = 1;
-    const char *given = i + 1 < argc && strcmp(argv[i], "--plots") == 0 ? argv[i + 1] : NULL;
-    if (given) i += 2;
-    if (cd_cli_plots_dir(plots, sizeof plots, given) != 0) {
+    if (rc < 0 && cd_cli_plots_dir(plots, sizeof plots, given) != 0) {
         fprintf(stderr, "cdlab plot: no plot scripts: expected %s (an installed cdlab), --plots DIR or $CDLAB_PLOTS\n",
                 plots);
-        return 2;
+        rc = 2;
     }
-    if (i >= argc) {
-        fprintf(stderr, "cdlab plot: no run directory given\n");
-        return 2;
+    if (rc < 0) {
+        rc = 0;
+        for (int i = 0; i < ops.n; ++i) {
+            int r = plot_dir(plots, ops.v[i]);
+            if (r > rc) rc = r;
+        }
     }
-    int rc = 0;
-    for (; i < argc; ++i) {
-        int r = plot_dir(plots, argv[i]);
-        if (r > rc) rc = r;
-    }
+    cli_operands_free(&ops);
     return rc;
 }

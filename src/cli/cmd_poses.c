@@ -4,61 +4,39 @@
 // run exactly the same queries; `[mesh] poses_file` reads such a file back.
 #include "cd_bvh.h"
 #include "cli.h"
+#include "options.h"
 
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int usage(FILE *f)
-{
-    fprintf(f, "usage: cdlab poses [--seed S] [--poses N] [--distance D] OUT.csv\n\n"
-               "Write N seeded poses of mesh B (uniform random rotations from seed S, translation (D, 0, 0))\n"
-               "as CSV qw,qx,qy,qz,tx,ty,tz with 17 significant digits; the same poses a mesh config with\n"
-               "[experiment] seed = S, [mesh] poses = N, distance = D queries. Defaults: S 42, N 200, D 1.0.\n");
-    return f == stdout ? 0 : 2;
-}
-
-// Parse a number option; 0 or -1 after printing what was expected.
-static int number(const char *opt, const char *text, double lo, double hi, int integer, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= lo && v <= hi) || (integer && v != floor(v))) {
-        fprintf(stderr, "cdlab poses: %s '%s': expected %s in [%g, %g]\n", opt, text, integer ? "an integer" : "a number",
-                lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
 
 int cd_cmd_poses(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) return usage(stdout);
-    double seed = 42, n = 200, distance = 1.0;
-    const char *out = NULL;
-    for (int i = 1; i < argc; ++i) {
-        int has_value = i + 1 < argc;
-        if (!strcmp(argv[i], "--seed") && has_value) {
-            if (number("--seed", argv[++i], 0, 9007199254740992.0, 1, &seed)) return 2;
-        } else if (!strcmp(argv[i], "--poses") && has_value) {
-            if (number("--poses", argv[++i], 1, 1e7, 1, &n)) return 2;
-        } else if (!strcmp(argv[i], "--distance") && has_value) {
-            if (number("--distance", argv[++i], 0, 1e6, 0, &distance)) return 2;
-        } else if (argv[i][0] != '-' && !out) {
-            out = argv[i];
-        } else {
-            fprintf(stderr, "cdlab poses: unexpected argument '%s'\n", argv[i]);
-            return usage(stderr);
-        }
+    uint64_t seed = 42, n = 200;
+    double distance = 1.0;
+    const cli_opt opts[] = {
+        {.name = "seed", .arg = "S", .help = "the config's [experiment] seed (default 42)", .type = CLI_COUNT, .dest = &seed,
+         .lo = 0, .hi = 9007199254740992ull},
+        {.name = "poses", .arg = "N", .help = "how many poses (default 200)", .type = CLI_COUNT, .dest = &n, .lo = 1,
+         .hi = 10000000},
+        {.name = "distance", .arg = "D", .help = "centre distance along x (default 1.0)", .type = CLI_REAL,
+         .dest = &distance, .min = 0, .max = 1e6},
+    };
+    const cli_spec spec = {
+        .command = "poses", .usage = "[--seed S] [--poses N] [--distance D] OUT.csv", .opts = opts,
+        .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = 1, .operands = "one output file",
+        .about = "Write N seeded poses of mesh B (uniform random rotations from seed S, translation (D, 0, 0))\n"
+                 "as CSV qw,qx,qy,qz,tx,ty,tz with 17 significant digits; the same poses a mesh config with\n"
+                 "[experiment] seed = S, [mesh] poses = N, distance = D queries.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    if (rc >= 0) {
+        cli_operands_free(&ops);
+        return rc;
     }
-    if (!out) return usage(stderr);
     cd_pose *p = cd_alloc(sizeof *p * (size_t)n);
-    cd_poses_generate((uint64_t)seed, distance, (size_t)n, p);
+    cd_poses_generate(seed, distance, (size_t)n, p);
     char err[600];
-    int rc = cd_poses_write_csv(out, p, (size_t)n, err, sizeof err);
+    rc = cd_poses_write_csv(ops.v[0], p, (size_t)n, err, sizeof err);
     cd_free(p);
+    cli_operands_free(&ops);
     if (rc) {
         fprintf(stderr, "cdlab poses: %s\n", err);
         return 1;

@@ -4,6 +4,7 @@
 // is parsed and validated before anything is written, so a bad row (reported as FILE:LINE: what was
 // expected) leaves no partial output.
 #include "cli.h"
+#include "options.h"
 #include "cd_csv.h"
 #include "cd_narrow.h"
 
@@ -127,16 +128,12 @@ static const query_kind query_kinds[] = {
 
 // ---------------------------------------------------------------------------------------------
 
-static void usage(FILE *f)
+// The kinds and their columns, for --help.
+static void kinds_help(char *buf, size_t len)
 {
-    fprintf(f, "usage: cdlab query KIND FILE.csv [--explain] [--algo exact|gd|float] [--out OUT.csv]\n\n"
-               "Answer one overlap question per CSV row (touching counts as overlap). Output columns:\n"
-               "line,overlap (1/0), and with --explain decided_by (the test that decided).\n"
-               "'#' lines are comments; a header row equal to the column names below is allowed.\n"
-               "--algo selects the triangle test: exact (plane-first, default), gd (Guigue–Devillers,\n"
-               "also exact), float (plain floating point, not exact).\n\nkinds and their columns:\n");
-    for (size_t k = 0; k < sizeof query_kinds / sizeof query_kinds[0]; ++k)
-        fprintf(f, "  %-14s %s\n", query_kinds[k].name, query_kinds[k].columns);
+    size_t k = (size_t)snprintf(buf, len, "kinds and their columns:\n");
+    for (size_t i = 0; i < sizeof query_kinds / sizeof query_kinds[0] && k < len; ++i)
+        k += (size_t)snprintf(buf + k, len - k, "  %-14s %s\n", query_kinds[i].name, query_kinds[i].columns);
 }
 
 // A header row: its fields spell the kind's column names.
@@ -184,41 +181,32 @@ static long parse_rows(const query_kind *k, const char *path, const cd_csv_table
 
 int cd_cmd_query(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return 0;
-    }
-    const char *kind_name = NULL, *path = NULL, *algo = "exact", *out_path = NULL;
+    const char *algo = "exact", *out_path = NULL;
     int explain = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--explain") == 0) {
-            explain = 1;
-        } else if ((strcmp(argv[i], "--algo") == 0 || strcmp(argv[i], "--out") == 0) && i + 1 < argc) {
-            if (argv[i][2] == 'a')
-                algo = argv[++i];
-            else
-                out_path = argv[++i];
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "cdlab query: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        } else if (!kind_name) {
-            kind_name = argv[i];
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "cdlab query: unexpected argument '%s'\n", argv[i]);
-            return 2;
-        }
-    }
-    if (!kind_name || !path) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(algo, "exact") != 0 && strcmp(algo, "gd") != 0 && strcmp(algo, "float") != 0) {
-        fprintf(stderr, "cdlab query: --algo: expected exact, gd or float, found '%s'\n", algo);
-        return 2;
-    }
+    static const char *const algos[] = {"exact", "gd", "float", NULL};
+    const cli_opt opts[] = {
+        {.name = "explain", .help = "add the column decided_by: the test that decided", .type = CLI_FLAG,
+         .dest = &explain},
+        {.name = "algo", .arg = "A", .help = "the triangle test: exact (plane-first, default), gd (Guigue-Devillers,\n"
+                                             "also exact), float (plain floating point, not exact)",
+         .type = CLI_WORD, .dest = &algo, .words = algos},
+        {.name = "out", .arg = "OUT.csv", .help = "write the answers there instead of stdout", .type = CLI_TEXT,
+         .dest = &out_path},
+    };
+    char after[1024];
+    kinds_help(after, sizeof after);
+    const cli_spec spec = {
+        .command = "query", .usage = "KIND FILE.csv [--explain] [--algo exact|gd|float] [--out OUT.csv]", .opts = opts,
+        .count = sizeof opts / sizeof opts[0], .min_operands = 2, .max_operands = 2, .operands = "KIND FILE.csv",
+        .about = "Answer one overlap question per CSV row (touching counts as overlap). Output columns:\n"
+                 "line,overlap (1/0), and with --explain decided_by (the test that decided).\n"
+                 "'#' lines are comments; a header row equal to the column names below is allowed.\n",
+        .after = after};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    const char *kind_name = ops.n == 2 ? ops.v[0] : NULL, *path = ops.n == 2 ? ops.v[1] : NULL;
+    cli_operands_free(&ops);
+    if (rc >= 0) return rc;
     const query_kind *k = NULL;
     for (size_t i = 0; i < sizeof query_kinds / sizeof query_kinds[0]; ++i)
         if (strcmp(query_kinds[i].name, kind_name) == 0) k = &query_kinds[i];
@@ -237,7 +225,7 @@ int cd_cmd_query(int argc, char **argv)
     size_t *lines = cd_alloc((t.count + 1) * sizeof(size_t));
     long n = parse_rows(k, path, &t, vals, lines);
     cd_csv_table_free(&t);
-    int rc = 0;
+    rc = 0;
     FILE *out = stdout;
     if (n >= 0 && out_path && !(out = fopen(out_path, "w"))) {
         fprintf(stderr, "cdlab query: %s: cannot open for writing\n", out_path);

@@ -14,6 +14,7 @@
 #include "cd_build_config.h"
 #include "cd_core.h"
 #include "cli.h"
+#include "options.h"
 #include "rundir.h"
 
 #include <dirent.h>
@@ -597,45 +598,40 @@ static void remove_scratch(const char *dir)
 
 int cd_cmd_report(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        printf("usage: cdlab report [-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...\n\n"
-               "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
-               "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
-               "compiler and flags, config hash, seed), its warnings (noisy and skipped points), its figures\n"
-               "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64), the\n"
-               "seed documents' result the experiment reproduces (experiments/reference/*.csv, drawn as\n"
-               "inline SVG beside its table), and its summary table (click a header to sort).\n\n"
-               "  -o FILE         output file (default report.html); written whole or not at all\n"
-               "  --plots DIR     gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
-               "                  <prefix>/share/cdlab/plots; a program in its build tree: the sources')\n"
-               "  --reference DIR reference results (default: experiments/reference beside the plots'\n"
-               "                  directory, i.e. <prefix>/share/cdlab or the sources)\n\n"
-               "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
-               "page and on stderr. Exit 0; 1 when the page cannot be written or a reference cannot be\n"
-               "drawn; 2 on bad usage, a directory that is not a complete run, or a bad reference file.\n");
-        return 0;
-    }
     const char *out = "report.html", *plots = NULL, *refdir = NULL;
-    const char **dirs = cd_alloc_zero((size_t)argc, sizeof *dirs);
-    int n = 0;
-    for (int i = 1; i < argc; ++i) {
-        int has = i + 1 < argc;
-        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has) out = argv[++i];
-        else if (strcmp(argv[i], "--plots") == 0 && has) plots = argv[++i];
-        else if (strcmp(argv[i], "--reference") == 0 && has) refdir = argv[++i];
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "cdlab report: unknown option or missing value: %s (see cdlab report --help)\n", argv[i]);
-            cd_free(dirs);
-            return 2;
-        } else dirs[n++] = argv[i];
+    const cli_opt opts[] = {
+        {.name = "output", .short_name = 'o', .arg = "FILE", .help = "output file (default report.html); written whole or not at all",
+         .type = CLI_TEXT, .dest = &out},
+        {.name = "plots", .arg = "DIR", .help = "gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
+                                                "<prefix>/share/cdlab/plots; a program in its build tree: the sources')",
+         .type = CLI_TEXT, .dest = &plots},
+        {.name = "reference", .arg = "DIR", .help = "reference results (default: experiments/reference beside the plots'\n"
+                                                    "directory, i.e. <prefix>/share/cdlab or the sources)",
+         .type = CLI_TEXT, .dest = &refdir},
+    };
+    const cli_spec spec = {
+        .command = "report", .usage = "[-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...", .opts = opts,
+        .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = -1,
+        .operands = "one or more run directories",
+        .about = "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
+                 "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
+                 "compiler and flags, config hash, seed), its warnings (noisy and skipped points), its figures\n"
+                 "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64), the\n"
+                 "seed documents' result the experiment reproduces (experiments/reference/*.csv, drawn as\n"
+                 "inline SVG beside its table), and its summary table (click a header to sort).\n",
+        .after = "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
+                 "page and on stderr. Exit 0; 1 when the page cannot be written or a reference cannot be\n"
+                 "drawn; 2 on bad usage, a directory that is not a complete run, or a bad reference file.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    if (rc >= 0) {
+        cli_operands_free(&ops);
+        return rc;
     }
-    if (n == 0) {
-        fprintf(stderr, "cdlab report: no run directory given (see cdlab report --help)\n");
-        cd_free(dirs);
-        return 2;
-    }
+    const char **dirs = ops.v;
+    int n = ops.n;
     char err[4600] = "";
-    int rc = 0;
+    rc = 0;
     cd_rundir *runs = cd_alloc_zero((size_t)n, sizeof *runs);
     for (int i = 0; i < n; ++i)
         if (cd_rundir_read(dirs[i], &runs[i], err, sizeof err)) {
@@ -690,7 +686,7 @@ int cd_cmd_report(int argc, char **argv)
     for (size_t k = 0; k < nref; ++k) cd_csv_table_free(&refs[k].table);
     cd_free(refs);
     cd_free(runs);
-    cd_free(dirs);
+    cli_operands_free(&ops);
     if (rc) {
         fprintf(stderr, "cdlab report: %s\n", err);
         return rc;

@@ -3,45 +3,12 @@
 #include "cd_kinds.h"
 #include "cd_plugins.h"
 #include "cli.h"
+#include "options.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: cdlab run [options] CONFIG.ini...\n\n"
-               "Run every point of each config (the cartesian product of its lists and ranges) and write\n"
-               "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
-               "complete run of an experiment is also reachable as <output>/<experiment>/latest.\n"
-               "All configs are checked before the first point runs; a bad config exits 2 with\n"
-               "file:line and writes nothing. Ctrl-C or SIGTERM stops after the current point (exit 130 or 143).\n"
-               "Until a run is complete its rows are in *.part files and the file INCOMPLETE marks the\n"
-               "directory; a run that stops short (interrupted, a failed point, a write error such as a\n"
-               "full disk: exit 1, naming the file and the cause) keeps them, INCOMPLETE says why, and\n"
-               "latest stays where it was. cdlab plot refuses such a directory.\n"
-               "[method] plugin = lib.so loads a plugin's broad phases and hierarchy variants while the\n"
-               "config is checked; meta.ini's [plugins] records each one's path, size and SHA-256.\n\n"
-               "options (before or after the configs; everything after -- is a config):\n"
-               "  --output DIR   results root (overrides [run] output)\n"
-               "  --run-id ID    name of the run directory (default: UTC time, e.g. 20260101T120000Z);\n"
-               "                 with several configs, each must be of a different experiment\n"
-               "  --quiet, -q    no progress or warnings on stderr\n"
-               "  --dry-run      check the configs and print the plan, run nothing\n"
-               "  --shard I/N    run only shard I (0 <= I < N) of the configs' points: the points split\n"
-               "                 into N shards of similar estimated cost, the same split on every machine;\n"
-               "                 meta.ini [shard] names the points; `cdlab merge` joins the N shards\n"
-               "  --cpu N|auto   pin to PU N instead of [run] cpu; auto: the first PU of this process's\n"
-               "                 CPU binding (a batch job's allocation), found with hwloc\n"
-               "  --resume       continue the incomplete run --run-id names (without --run-id: the newest\n"
-               "                 incomplete run of the same config and shard), keeping its finished points;\n"
-               "                 with no such run, start one; a complete one is left as it is\n"
-               "  --keys         list every config key of every kind with its default, then exit\n"
-               "  --markdown     with --keys: the config reference as Markdown (docs/config.md), with\n"
-               "                 every kind's frames.csv and summary.csv columns\n"
-               "  -h, --help     this text\n");
-}
 
 static const char *type_name(cd_key_type t)
 {
@@ -237,134 +204,161 @@ static void print_plan(const cd_config *c, const cd_shard_plan *sp, size_t k, ui
     free(pick);
 }
 
-int cd_cmd_run(int argc, char **argv)
+// The command line of a run.
+typedef struct run_args {
+    cd_run_options o;
+    int dry, keys, markdown;
+    cli_operands configs;
+} run_args;
+
+// --shard I/N.
+static int take_shard(const char *v, void *ctx, char *err, size_t len)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        usage(stdout);
+    run_args *a = ctx;
+    if (cd_shard_parse(v, &a->o.shard_index, &a->o.shard_count) == 0) return 0;
+    snprintf(err, len, "I/N with 0 <= I < N <= %u", CD_SHARD_MAX);
+    return -1;
+}
+
+// --cpu N|auto.
+static int take_cpu(const char *v, void *ctx, char *err, size_t len)
+{
+    run_args *a = ctx;
+    uint64_t n;
+    if (strcmp(v, "auto") == 0) {
+        a->o.cpu = cd_pin_first_allowed();
+        if (a->o.cpu < 0) fprintf(stderr, "cdlab run: --cpu auto: hwloc cannot tell this process's CPUs; not pinning\n");
+    } else if (cli_parse_count(v, 0, 65535, &n) == 0) {
+        a->o.cpu = (int)n;
+    } else {
+        snprintf(err, len, "a PU's OS index (0..65535) or auto");
+        return -1;
+    }
+    a->o.cpu_set = 1;
+    return 0;
+}
+
+// --run-id ID: one portable file name (POSIX's portable filename characters: letters, digits, '.',
+// '_', '-'), at most RUN_ID_MAX of them, not starting with '.' or '-' (the run directory's
+// neighbours `latest` and `.latest.<pid>`, options), and not `latest` itself.
+enum { RUN_ID_MAX = 64 };
+static int take_run_id(const char *v, void *ctx, char *err, size_t len)
+{
+    run_args *a = ctx;
+    size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+    if (v[0] && !v[n] && n <= RUN_ID_MAX && v[0] != '.' && v[0] != '-' && strcmp(v, "latest") != 0) {
+        a->o.run_id = v;
         return 0;
     }
-    cd_run_options o = {.argv0 = NULL, .meta_extra = meta_plugins};
-    int dry = 0;
-    const char *shard = NULL, *cpu = NULL;
-    char command[1024] = "cdlab";
-    for (int i = 0; i < argc; ++i) {
-        size_t n = strlen(command);
-        snprintf(command + n, sizeof command - n, " %s", argv[i]);  // argv[0] is "run"
-    }
-    o.argv0 = command;
-    // Options may come before or after the configs (as with getopt's permutation); "--" ends them.
-    const char **paths = calloc((size_t)argc, sizeof *paths);
-    int n = 0, options_done = 0, keys = 0, markdown = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (options_done || argv[i][0] != '-' || argv[i][1] == '\0') {
-            paths[n++] = argv[i];
-        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
-            o.quiet = 1;
-        } else if (strcmp(argv[i], "--dry-run") == 0) {
-            dry = 1;
-        } else if (strcmp(argv[i], "--resume") == 0) {
-            o.resume = 1;
-        } else if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
-            shard = argv[++i];
-        } else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
-            cpu = argv[++i];
-        } else if (strcmp(argv[i], "--keys") == 0) {
-            keys = 1;
-        } else if (strcmp(argv[i], "--markdown") == 0) {
-            markdown = 1;
-        } else if ((strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "--run-id") == 0) && i + 1 < argc) {
-            if (argv[i][2] == 'o')
-                o.output = argv[i + 1];
-            else
-                o.run_id = argv[i + 1];
-            ++i;
-        } else if (strcmp(argv[i], "--") == 0) {
-            options_done = 1;
-        } else {
-            fprintf(stderr, "cdlab run: unknown option or missing value: %s\n", argv[i]);
-            usage(stderr);
-            free(paths);
-            return 2;
-        }
-    }
-    if (keys || markdown) {
-        free(paths);
-        if (!keys || n > 0) {
-            fprintf(stderr, "cdlab run: --keys [--markdown] takes no config\n");
-            return 2;
-        }
-        if (markdown)
+    snprintf(err, len, "a name of 1 to %d letters, digits, '.', '_' or '-', not starting with '.' or '-', and not "
+             "'latest' (the link to the newest run)", RUN_ID_MAX);
+    return -1;
+}
+
+// The command line into a; -1 to go on, else the exit code.
+static int run_parse(int argc, char **argv, run_args *a)
+{
+    int quiet = 0, resume = 0;
+    const cli_opt opts[] = {
+        {.name = "output", .arg = "DIR", .help = "results root (overrides [run] output)", .type = CLI_TEXT, .dest = &a->o.output},
+        {.name = "run-id", .arg = "ID", .help = "name of the run directory (default: UTC time, e.g. 20260101T120000Z):\n"
+                                                "letters, digits, '.', '_', '-', at most 64, not 'latest'; with several\n"
+                                                "configs, each must be of a different experiment",
+         .type = CLI_CALL, .call = take_run_id, .ctx = a},
+        {.name = "quiet", .short_name = 'q', .help = "no progress or warnings on stderr", .type = CLI_FLAG, .dest = &quiet},
+        {.name = "dry-run", .help = "check the configs and print the plan, run nothing", .type = CLI_FLAG, .dest = &a->dry},
+        {.name = "shard", .arg = "I/N", .help = "run only shard I (0 <= I < N) of the configs' points: the points split\n"
+                                                "into N shards of similar estimated cost, the same split on every machine;\n"
+                                                "meta.ini [shard] names the points; `cdlab merge` joins the N shards",
+         .type = CLI_CALL, .call = take_shard, .ctx = a},
+        {.name = "cpu", .arg = "N|auto", .help = "pin to PU N instead of [run] cpu; auto: the first PU of this process's\n"
+                                                 "CPU binding (a batch job's allocation), found with hwloc",
+         .type = CLI_CALL, .call = take_cpu, .ctx = a},
+        {.name = "resume", .help = "continue the incomplete run --run-id names (without --run-id: the newest\n"
+                                   "incomplete run of the same config and shard), keeping its finished points;\n"
+                                   "with no such run, start one; a complete one is left as it is",
+         .type = CLI_FLAG, .dest = &resume},
+        {.name = "keys", .help = "list every config key of every kind with its default, then exit", .type = CLI_FLAG,
+         .dest = &a->keys},
+        {.name = "markdown", .help = "with --keys: the config reference as Markdown (docs/config.md), with\n"
+                                     "every kind's frames.csv and summary.csv columns",
+         .type = CLI_FLAG, .dest = &a->markdown},
+    };
+    const cli_spec spec = {
+        .command = "run", .usage = "[options] CONFIG.ini...", .opts = opts, .count = sizeof opts / sizeof opts[0],
+        .min_operands = 0, .max_operands = -1, .operands = "config files",
+        .about = "Run every point of each config (the cartesian product of its lists and ranges) and write\n"
+                 "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
+                 "complete run of an experiment is also reachable as <output>/<experiment>/latest.\n"
+                 "All configs are checked before the first point runs; a bad config exits 2 with\n"
+                 "file:line and writes nothing. Ctrl-C or SIGTERM stops after the current point (exit 130 or 143).\n"
+                 "Until a run is complete its rows are in *.part files and the file INCOMPLETE marks the\n"
+                 "directory; a run that stops short (interrupted, a failed point, a write error such as a\n"
+                 "full disk: exit 1, naming the file and the cause) keeps them, INCOMPLETE says why, and\n"
+                 "latest stays where it was. cdlab plot refuses such a directory.\n"
+                 "[method] plugin = lib.so loads a plugin's broad phases and hierarchy variants while the\n"
+                 "config is checked; meta.ini's [plugins] records each one's path, size and SHA-256.\n\n"
+                 "Options may come before or after the configs; everything after -- is a config.\n"};
+    int rc = cli_parse(&spec, argc, argv, &a->configs);
+    a->o.quiet = quiet, a->o.resume = resume;
+    if (rc < 0 && (a->keys || a->markdown) && (!a->keys || a->configs.n > 0)) {
+        fprintf(stderr, "cdlab run: --keys [--markdown] takes no config\n");
+        rc = 2;
+    } else if (rc < 0 && !a->keys && a->configs.n == 0) {
+        fprintf(stderr, "cdlab run: no config given (see cdlab run --help)\n");
+        rc = 2;
+    } else if (rc < 0 && a->keys) {
+        if (a->markdown)
             list_keys_markdown();
         else
             list_keys();
-        return 0;
+        rc = 0;
     }
-    if (n == 0) {
-        fprintf(stderr, "cdlab run: no config given\n");
-        usage(stderr);
-        free(paths);
-        return 2;
-    }
-    if (shard && cd_shard_parse(shard, &o.shard_index, &o.shard_count)) {
-        fprintf(stderr, "cdlab run: --shard '%s': expected I/N with 0 <= I < N <= %u\n", shard, CD_SHARD_MAX);
-        free(paths);
-        return 2;
-    }
-    if (cpu) {
-        char *end;
-        long v = strtol(cpu, &end, 10);
-        if (strcmp(cpu, "auto") == 0) {
-            o.cpu = cd_pin_first_allowed();
-            if (o.cpu < 0) fprintf(stderr, "cdlab run: --cpu auto: hwloc cannot tell this process's CPUs; not pinning\n");
-        } else if (*cpu && !*end && v >= 0 && v <= 65535) {
-            o.cpu = (int)v;
-        } else {
-            fprintf(stderr, "cdlab run: --cpu '%s': expected a PU's OS index (0..65535) or auto\n", cpu);
-            free(paths);
-            return 2;
-        }
-        o.cpu_set = 1;
-    }
-    if (o.run_id && (!o.run_id[0] || strchr(o.run_id, '/') || strcmp(o.run_id, ".") == 0 ||
-                     strcmp(o.run_id, "..") == 0)) {
-        fprintf(stderr, "cdlab run: --run-id '%s': expected a non-empty name without '/'\n", o.run_id);
-        free(paths);
-        return 2;
-    }
-    cd_config *cfg = calloc((size_t)n, sizeof *cfg);
+    return rc;
+}
+
+// Load every config; 0, or 2 after saying what is wrong with each bad one.
+static int load_configs(const run_args *a, cd_config *cfg)
+{
     char err[2400];
-    int bad = 0;
-    for (int k = 0; k < n; ++k)
-        if (cd_config_load(cd_kinds(), paths[k], &cfg[k], err, sizeof err)) {
+    int status = 0;
+    for (int k = 0; k < a->configs.n; ++k)
+        if (cd_config_load(cd_kinds(), a->configs.v[k], &cfg[k], err, sizeof err)) {
             fprintf(stderr, "cdlab run: %s\n", err);
-            bad = 1;
+            status = 2;
         }
-    int status = bad ? 2 : 0;
     // --run-id names one run per experiment: configs of one experiment would share the directory.
-    for (int k = 0; !bad && o.run_id && k < n && status == 0; ++k)
-        for (int j = 0; j < k; ++j)
+    for (int k = 0; status == 0 && a->o.run_id && k < a->configs.n; ++k)
+        for (int j = 0; j < k && status == 0; ++j)
             if (strcmp(cd_config_text(&cfg[j], "experiment", "name"), cd_config_text(&cfg[k], "experiment", "name")) == 0) {
                 fprintf(stderr, "cdlab run: --run-id with %s and %s, both experiment %s: expected one config per experiment\n",
-                        paths[j], paths[k], cd_config_text(&cfg[k], "experiment", "name"));
+                        a->configs.v[j], a->configs.v[k], cd_config_text(&cfg[k], "experiment", "name"));
                 status = 2;
-                break;
             }
+    return status;
+}
+
+// Run (or with --dry-run, list) every config's points; the exit code.
+static int run_configs(run_args *a, cd_config *cfg)
+{
+    cd_run_options *o = &a->o;
     cd_shard_plan sp = {0};
-    if (status == 0 && o.shard_count) {
-        cd_shard_plan_make(cfg, (size_t)n, o.shard_count, &sp);
-        o.shard_cost = sp.cost[o.shard_index], o.shard_total = sp.total;
-        if (dry)
-            printf("shard %u/%u: estimated cost %.4g of %.4g (%.1f %%)\n", o.shard_index, o.shard_count,
-                   o.shard_cost, sp.total, sp.total > 0 ? 100.0 * o.shard_cost / sp.total : 0.0);
+    int n = a->configs.n, status = 0;
+    if (o->shard_count) {
+        cd_shard_plan_make(cfg, (size_t)n, o->shard_count, &sp);
+        o->shard_cost = sp.cost[o->shard_index], o->shard_total = sp.total;
+        if (a->dry)
+            printf("shard %u/%u: estimated cost %.4g of %.4g (%.1f %%)\n", o->shard_index, o->shard_count,
+                   o->shard_cost, sp.total, sp.total > 0 ? 100.0 * o->shard_cost / sp.total : 0.0);
     }
     for (int k = 0; k < n && status == 0; ++k) {
-        o.shard_owner = sp.count ? sp.owner[k] : NULL;
-        if (dry) {
-            print_plan(&cfg[k], sp.count ? &sp : NULL, (size_t)k, o.shard_index);
+        o->shard_owner = sp.count ? sp.owner[k] : NULL;
+        if (a->dry) {
+            print_plan(&cfg[k], sp.count ? &sp : NULL, (size_t)k, o->shard_index);
             continue;
         }
-        char dir[4600];
-        int rc = cd_run_config(&cfg[k], &o, dir, sizeof dir, err, sizeof err);
+        char dir[4600], err[2400];
+        int rc = cd_run_config(&cfg[k], o, dir, sizeof dir, err, sizeof err);
         if (dir[0]) printf("%s\n", dir);
         if (rc) {
             if (rc != 130 && rc != 143) fprintf(stderr, "cdlab run: %s\n", err);  // SIGINT, SIGTERM: said already
@@ -372,8 +366,28 @@ int cd_cmd_run(int argc, char **argv)
         }
     }
     cd_shard_plan_free(&sp);
-    for (int k = 0; k < n; ++k) cd_config_free(&cfg[k]);
+    return status;
+}
+
+int cd_cmd_run(int argc, char **argv)
+{
+    run_args a = {.o = {.argv0 = NULL, .meta_extra = meta_plugins}};
+    char command[1024] = "cdlab";
+    for (int i = 0; i < argc; ++i) {
+        size_t n = strlen(command);
+        snprintf(command + n, sizeof command - n, " %s", argv[i]);  // argv[0] is "run"
+    }
+    a.o.argv0 = command;
+    int status = run_parse(argc, argv, &a);
+    if (status >= 0) {
+        cli_operands_free(&a.configs);
+        return status;
+    }
+    cd_config *cfg = calloc((size_t)a.configs.n, sizeof *cfg);
+    status = load_configs(&a, cfg);
+    if (status == 0) status = run_configs(&a, cfg);
+    for (int k = 0; k < a.configs.n; ++k) cd_config_free(&cfg[k]);
     free(cfg);
-    free(paths);
+    cli_operands_free(&a.configs);
     return status;
 }

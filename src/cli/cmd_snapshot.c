@@ -10,8 +10,10 @@
 #include "cd_harness.h"
 #include "cd_kinds.h"
 #include "cli.h"
+#include "options.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +72,6 @@ static void on_cell(void *ctx, const cd_aabb *b, int level)
     if (level > o->max_level) o->max_level = level;
 }
 
-static int parse_count(const char *s, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return *s && *s != '-' && !*end && !errno ? 0 : -1;
-}
-
 static void remove_scratch(const char *dir)
 {
     static const char *const names[] = {"boxes.dat", "pairs.dat", "cells.dat", "out.png", "out.svg"};
@@ -93,55 +87,71 @@ typedef struct snapshot_args {
     const char *source, *stem, *plots;
     const char *where[16];  // KEY=VALUE conditions on the point
     int nwhere;
-    unsigned long long frame, point, max_boxes;
+    uint64_t frame, point, max_boxes;
     int have_point;
 } snapshot_args;
 
-// Draw point p of c at frame a->frame into a->stem.png and .svg. 0, 1 (gnuplot failed) or 2.
-static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, const char *stem)
+// The largest --frame: the last frame a run can measure ([experiment] warmup and frames at their
+// maxima, 10^7 each, frame K = warmup + f + 1), so any frame of any run can be drawn and a typo
+// cannot start a run of 10^12 frames.
+#define SNAPSHOT_MAX_FRAME 20000000ull
+#define SNAPSHOT_MAX_FRAME_TEXT "20000000"
+
+// The output files: STEM.png and STEM.svg, or the one file a stem ending in .png or .svg names.
+typedef struct outputs {
+    char path[2][4300];
+    const char *format[2];
+    int count;
+} outputs;
+
+static void outputs_of(const char *stem, outputs *o)
 {
-    char plots[4096], script[4200];
-    if (cd_cli_plots_dir(plots, sizeof plots, a->plots) != 0) {
-        fprintf(stderr, "cdlab snapshot: no plot scripts: expected %s, --plots DIR or $CDLAB_PLOTS\n", plots);
-        return 2;
+    static const char *const formats[] = {"png", "svg"};
+    size_t len = strlen(stem);
+    o->count = 0;
+    for (int e = 0; e < 2; ++e)
+        if (len > 4 && stem[len - 4] == '.' && strcmp(stem + len - 3, formats[e]) == 0) {
+            snprintf(o->path[0], sizeof o->path[0], "%s", stem);
+            o->format[o->count++] = formats[e];
+        }
+    for (int e = 0; o->count == 0 && e < 2; ++e) {
+        snprintf(o->path[e], sizeof o->path[e], "%s.%s", stem, formats[e]);
+        o->format[e] = formats[e];
     }
-    snprintf(script, sizeof script, "%s/snapshot.gp", plots);
-    char scratch[4096] = "/tmp/cdlab-snapshot-XXXXXX";
-    const char *tmp = getenv("TMPDIR");
-    if (tmp && tmp[0]) snprintf(scratch, sizeof scratch, "%s/cdlab-snapshot-XXXXXX", tmp);
-    if (!mkdtemp(scratch)) {
-        fprintf(stderr, "cdlab snapshot: %s: cannot make a scratch directory: %s\n", scratch, strerror(errno));
-        return 1;
-    }
-    char why[4400];
-    cd_kinds_view *v = cd_kinds_view_open(p, why, sizeof why);
-    if (!v) {
-        fprintf(stderr, "cdlab snapshot: %s: point %zu: %s\n", c->path, p->index, why);
-        remove_scratch(scratch);
-        return 2;
-    }
-    const cd_scene *s = cd_kinds_view_scene(v);
-    const cd_broad *b = cd_kinds_view_broad(v);
-    const char *noun = cd_kinds_view_noun(v);
-    cd_pair_list pairs = {0};
+    if (o->count == 0) o->count = 2;
+}
+
+// Step the view to frame a->frame, its pairs into pairs, with progress and an ETA on stderr every
+// second once it runs longer than one.
+static void run_frames(cd_kinds_view *v, const snapshot_args *a, cd_pair_list *pairs)
+{
     uint64_t t0 = cd_now_ns(), shown = t0;
     // Frame k = k frames of motion from the start of a repeat, each with the method's frame (methods
     // that follow motion see every one); frame 0 is the seeded scene's own pairs.
-    for (unsigned long long k = 0; k < a->frame; ++k) {
-        cd_kinds_view_frame(v, 1, &pairs);
+    for (uint64_t k = 0; k < a->frame; ++k) {
+        cd_kinds_view_frame(v, 1, pairs);
         uint64_t now = cd_now_ns();
         if (now - shown > 1000000000ull) {
-            fprintf(stderr, "cdlab snapshot: frame %llu of %llu, %.0f s\n", k + 1, a->frame, (double)(now - t0) * 1e-9);
+            double spent = (double)(now - t0) * 1e-9, left = spent / (double)(k + 1) * (double)(a->frame - k - 1);
+            fprintf(stderr, "cdlab snapshot: frame %" PRIu64 " of %" PRIu64 " (%.0f%%), %.0f s, ETA %.0f s\n", k + 1,
+                    a->frame, 100.0 * (double)(k + 1) / (double)a->frame, spent, left);
             shown = now;
         }
     }
-    if (a->frame == 0) cd_kinds_view_frame(v, 0, &pairs);
+    if (a->frame == 0) cd_kinds_view_frame(v, 0, pairs);
+}
 
-    char path[4300];
-    // Cubes of overlapping pairs (by ident) are all drawn; the rest up to max_boxes, a seeded
-    // sample (reservoir order from CD_STREAM_SNAPSHOT) when there are more.
+typedef struct drawn_count {
+    size_t drawn, hits;
+} drawn_count;
+
+// The boxes into fp (those in a pair) and fb (the others, up to max_boxes: a seeded sample, in
+// reservoir order from CD_STREAM_SNAPSHOT, when there are more).
+static drawn_count write_boxes(const cd_scene *s, const cd_pair_list *pairs, const cd_point *p, uint64_t max_boxes,
+                               FILE *fb, FILE *fp, double *ext)
+{
     unsigned char *hit = cd_alloc_zero(s->count ? s->count : 1, 1);
-    for (size_t i = 0; i < pairs.count; ++i) hit[pairs.items[i].a] = hit[pairs.items[i].b] = 1;
+    for (size_t i = 0; i < pairs->count; ++i) hit[pairs->items[i].a] = hit[pairs->items[i].b] = 1;
     uint32_t *order = cd_alloc((s->count ? s->count : 1) * sizeof *order);
     for (uint32_t i = 0; i < s->count; ++i) order[i] = i;
     cd_rng rng = cd_rng_make((uint64_t)cd_point_num(p, "experiment", "seed"), CD_STREAM_SNAPSHOT);
@@ -150,79 +160,143 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         order[i - 1] = order[j];
         order[j] = t;
     }
-    snprintf(path, sizeof path, "%s/boxes.dat", scratch);
-    FILE *fb = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/pairs.dat", scratch);
-    FILE *fp = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/cells.dat", scratch);
-    double ext[2] = {0, s->world};  // the world cube, and whatever is drawn beyond it
-    cell_out cells = {fopen(path, "w"), 0, 0, ext};
-    int rc = 0;
-    if (!fb || !fp || !cells.f) {
-        fprintf(stderr, "cdlab snapshot: %s: cannot write: %s\n", scratch, strerror(errno));
-        rc = 1;
-    }
-    size_t drawn = 0, hits = 0;
-    for (uint32_t k = 0; !rc && k < s->count; ++k) {
+    drawn_count n = {0, 0};
+    for (uint32_t k = 0; k < s->count; ++k) {
         uint32_t slot = order[k];
         int in_pair = hit[cd_scene_ident(s, slot)];
-        if (!in_pair && drawn >= a->max_boxes) continue;
+        if (!in_pair && n.drawn >= max_boxes) continue;
         cd_obb o = cd_scene_obb(s, slot);
         obb_edges(in_pair ? fp : fb, &o, ext);
-        in_pair ? hits++ : drawn++;
+        in_pair ? n.hits++ : n.drawn++;
     }
-    if (!rc && b->method->cells) b->method->cells(b->self, s, on_cell, &cells);  // the structure as the frame left it
-    if (fb && fclose(fb) != 0) rc = 1;
-    if (fp && fclose(fp) != 0) rc = 1;
-    if (cells.f && fclose(cells.f) != 0) rc = 1;
-    char title[1024], label[512], lo[64], hi[64], out[4300];
-    cd_point_label(p, label, sizeof label);
-    snprintf(title, sizeof title, "%s, point %zu (%s): %s, %u %s, frame %llu: %zu overlapping pairs (red)%s; %s",
-             cd_config_text(c, "experiment", "name"), p->index, label[0] ? label : "no sweep", b->method->name, s->count,
-             noun, a->frame, pairs.count, drawn + hits < s->count ? ", a seeded sample of the others" : "",
-             b->method->cells ? "cells coloured by level" : "the method lists no cells");
-    snprintf(lo, sizeof lo, "%.9g", ext[0]);
-    snprintf(hi, sizeof hi, "%.9g", ext[1]);
-    snprintf(out, sizeof out, "%s/out", scratch);
-    if (!rc) {
-        char key[64];
-        snprintf(key, sizeof key, "%s", strcmp(noun, "bodies") == 0 ? "bodies (their boxes)" : noun);
-        char *args[] = {"gnuplot", "-c", script, scratch, out, title, lo, hi, key, NULL};
-        rc = cd_cli_spawn_ok(args) ? 0 : 1;
-        if (rc) fprintf(stderr, "cdlab snapshot: %s failed (is gnuplot with cairo installed?)\n", script);
-    }
-    static const char *const format[] = {"png", "svg"};
-    for (int e = 0; !rc && e < 2; ++e) {
-        char from[4400], to[4400];
-        snprintf(from, sizeof from, "%s.%s", out, format[e]);
-        snprintf(to, sizeof to, "%s.%s", stem, format[e]);
-        struct stat sb;
-        if (stat(from, &sb) != 0 || sb.st_size == 0) {
-            fprintf(stderr, "cdlab snapshot: gnuplot wrote no %s\n", from);
-            rc = 1;
-        } else if (rename(from, to) != 0) {
-            // Another file system: copy through.
-            FILE *in = fopen(from, "rb"), *o = fopen(to, "wb");
-            char buf[1 << 16];
-            size_t n;
-            while (in && o && (n = fread(buf, 1, sizeof buf, in)) > 0)
-                if (fwrite(buf, 1, n, o) != n) rc = 1;
-            if (!in || !o || ferror(in)) rc = 1;
-            if (in) fclose(in);
-            if (o && fclose(o) != 0) rc = 1;
-            if (rc) {
-                fprintf(stderr, "cdlab snapshot: %s: cannot write: %s\n", to, strerror(errno));
-                remove(to);
-            }
-        }
-        if (!rc) printf("%s\n", to);
-    }
-    if (!rc)
-        fprintf(stderr, "cdlab snapshot: %u %s (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
-                s->count, noun, drawn + hits, hits, pairs.count, cells.count, cells.max_level);
-    remove_scratch(scratch);
     cd_free(hit);
     cd_free(order);
+    return n;
+}
+
+// gnuplot's file scratch/out.<format> to path (a rename, or a copy across file systems); 0 or 1.
+static int move_output(const char *scratch, const char *format, const char *path)
+{
+    char from[4400];
+    snprintf(from, sizeof from, "%s/out.%s", scratch, format);
+    struct stat sb;
+    if (stat(from, &sb) != 0 || sb.st_size == 0) {
+        fprintf(stderr, "cdlab snapshot: gnuplot wrote no %s\n", from);
+        return 1;
+    }
+    if (rename(from, path) == 0) return 0;
+    FILE *in = fopen(from, "rb"), *o = fopen(path, "wb");
+    char buf[1 << 16];
+    size_t n;
+    int rc = 0;
+    while (in && o && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, o) != n) rc = 1;
+    if (!in || !o || ferror(in)) rc = 1;
+    if (in) fclose(in);
+    if (o && fclose(o) != 0) rc = 1;
+    if (rc) {
+        fprintf(stderr, "cdlab snapshot: %s: cannot write: %s\n", path, strerror(errno));
+        remove(path);
+    }
+    return rc;
+}
+
+// What draw hands gnuplot: the scratch directory with its data, the title and the axes.
+typedef struct picture {
+    char scratch[4096];
+    drawn_count n;
+    cell_out cells;
+    double ext[2];  // the world cube, and whatever is drawn beyond it
+} picture;
+
+// The data files of the picture into pic->scratch; 0 or 1.
+static int write_picture(picture *pic, const cd_kinds_view *v, const cd_point *p, const cd_pair_list *pairs,
+                         uint64_t max_boxes)
+{
+    const cd_scene *s = cd_kinds_view_scene(v);
+    const cd_broad *b = cd_kinds_view_broad(v);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/boxes.dat", pic->scratch);
+    FILE *fb = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/pairs.dat", pic->scratch);
+    FILE *fp = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/cells.dat", pic->scratch);
+    pic->ext[0] = 0, pic->ext[1] = s->world;
+    pic->cells = (cell_out){fopen(path, "w"), 0, 0, pic->ext};
+    int rc = 0;
+    if (!fb || !fp || !pic->cells.f) {
+        fprintf(stderr, "cdlab snapshot: %s: cannot write: %s\n", pic->scratch, strerror(errno));
+        rc = 1;
+    }
+    if (!rc) pic->n = write_boxes(s, pairs, p, max_boxes, fb, fp, pic->ext);
+    if (!rc && b->method->cells) b->method->cells(b->self, s, on_cell, &pic->cells);  // as the frame left it
+    if (fb && fclose(fb) != 0) rc = 1;
+    if (fp && fclose(fp) != 0) rc = 1;
+    if (pic->cells.f && fclose(pic->cells.f) != 0) rc = 1;
+    return rc;
+}
+
+// gnuplot on the picture, its files moved to out's paths (printed); 0 or 1.
+static int render(const picture *pic, const cd_config *c, const cd_point *p, const cd_kinds_view *v,
+                  const cd_pair_list *pairs, const snapshot_args *a, const char *script, const outputs *out)
+{
+    const cd_scene *s = cd_kinds_view_scene(v);
+    const cd_broad *b = cd_kinds_view_broad(v);
+    const char *noun = cd_kinds_view_noun(v);
+    char title[1024], label[512], lo[64], hi[64], stem[4300], key[64];
+    cd_point_label(p, label, sizeof label);
+    snprintf(title, sizeof title, "%s, point %zu (%s): %s, %u %s, frame %" PRIu64 ": %zu overlapping pairs (red)%s; %s",
+             cd_config_text(c, "experiment", "name"), p->index, label[0] ? label : "no sweep", b->method->name, s->count,
+             noun, a->frame, pairs->count, pic->n.drawn + pic->n.hits < s->count ? ", a seeded sample of the others" : "",
+             b->method->cells ? "cells coloured by level" : "the method lists no cells");
+    snprintf(lo, sizeof lo, "%.9g", pic->ext[0]);
+    snprintf(hi, sizeof hi, "%.9g", pic->ext[1]);
+    snprintf(stem, sizeof stem, "%s/out", pic->scratch);
+    snprintf(key, sizeof key, "%s", strcmp(noun, "bodies") == 0 ? "bodies (their boxes)" : noun);
+    char *args[] = {"gnuplot", "-c", (char *)script, (char *)pic->scratch, stem, title, lo, hi, key, NULL};
+    if (!cd_cli_spawn_ok(args)) {
+        fprintf(stderr, "cdlab snapshot: %s failed (is gnuplot with cairo installed?)\n", script);
+        return 1;
+    }
+    for (int e = 0; e < out->count; ++e) {
+        if (move_output(pic->scratch, out->format[e], out->path[e])) return 1;
+        printf("%s\n", out->path[e]);
+    }
+    return 0;
+}
+
+// Draw point p of c at frame a->frame into out's files. 0, 1 (gnuplot failed) or 2.
+static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, const outputs *out)
+{
+    char plots[4096], script[4200];
+    if (cd_cli_plots_dir(plots, sizeof plots, a->plots) != 0) {
+        fprintf(stderr, "cdlab snapshot: no plot scripts: expected %s, --plots DIR or $CDLAB_PLOTS\n", plots);
+        return 2;
+    }
+    snprintf(script, sizeof script, "%s/snapshot.gp", plots);
+    picture pic = {.scratch = "/tmp/cdlab-snapshot-XXXXXX"};
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && tmp[0]) snprintf(pic.scratch, sizeof pic.scratch, "%s/cdlab-snapshot-XXXXXX", tmp);
+    if (!mkdtemp(pic.scratch)) {
+        fprintf(stderr, "cdlab snapshot: %s: cannot make a scratch directory: %s\n", pic.scratch, strerror(errno));
+        return 1;
+    }
+    char why[4400];
+    cd_kinds_view *v = cd_kinds_view_open(p, why, sizeof why);
+    if (!v) {
+        fprintf(stderr, "cdlab snapshot: %s: point %zu: %s\n", c->path, p->index, why);
+        remove_scratch(pic.scratch);
+        return 2;
+    }
+    cd_pair_list pairs = {0};
+    run_frames(v, a, &pairs);
+    int rc = write_picture(&pic, v, p, &pairs, a->max_boxes);
+    if (!rc) rc = render(&pic, c, p, v, &pairs, a, script, out);
+    if (!rc)
+        fprintf(stderr, "cdlab snapshot: %u %s (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
+                cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v), pic.n.drawn + pic.n.hits, pic.n.hits,
+                pairs.count, pic.cells.count, pic.cells.max_level);
+    remove_scratch(pic.scratch);
     cd_pair_list_free(&pairs);
     cd_kinds_view_close(v);
     return rc;
@@ -249,69 +323,75 @@ static int point_matches(const cd_config *c, const cd_point *p, const char *cond
     return -1;
 }
 
+// --point I: remembered as given, so that --where can refuse it.
+static int take_point(const char *v, void *ctx, char *err, size_t len)
+{
+    snapshot_args *a = ctx;
+    if (cli_parse_count(v, 0, UINT32_MAX, &a->point) == 0) return a->have_point = 1, 0;
+    snprintf(err, len, "a point number in [0, %u]", UINT32_MAX);
+    return -1;
+}
+
+// --where KEY=VALUE, repeatable.
+static int take_where(const char *v, void *ctx, char *err, size_t len)
+{
+    snapshot_args *a = ctx;
+    if (a->nwhere == (int)(sizeof a->where / sizeof a->where[0]) || !strchr(v, '=')) {
+        snprintf(err, len, "KEY=VALUE (at most %zu)", sizeof a->where / sizeof a->where[0]);
+        return -1;
+    }
+    a->where[a->nwhere++] = v;
+    return 0;
+}
+
+// The command line into a; -1 to go on, else the exit code.
+static int snapshot_parse(int argc, char **argv, snapshot_args *a)
+{
+    const cli_opt opts[] = {
+        {.name = "frame", .arg = "K", .help = "frame to draw (default 0: the seeded scene; at most " SNAPSHOT_MAX_FRAME_TEXT ",\n"
+                                              "the last frame a run can measure: warmup + frames at their maxima)",
+         .type = CLI_COUNT, .dest = &a->frame, .lo = 0, .hi = SNAPSHOT_MAX_FRAME},
+        {.name = "point", .arg = "I", .help = "the config's point I, in plan order as `cdlab run --dry-run` lists them\n"
+                                              "(default 0)",
+         .type = CLI_CALL, .call = take_point, .ctx = a},
+        {.name = "where", .arg = "K=V", .help = "the first point where key K (e.g. method, cubes, scene.cubes) is V;\n"
+                                                "repeat for several keys",
+         .type = CLI_CALL, .call = take_where, .ctx = a},
+        {.name = "output", .short_name = 'o', .arg = "STEM", .help = "output stem: STEM.png and STEM.svg (default <experiment>_p<I>_f<K>;\n"
+                                                          "with a run directory, RUN_DIR/snapshot_p<I>_f<K>, which `cdlab report`\n"
+                                                          "shows with the run); a name ending in .png or .svg is that one file",
+         .type = CLI_TEXT, .dest = &a->stem},
+        {.name = "max-boxes", .arg = "N", .help = "boxes drawn besides those in pairs; above it a seeded sample (default 3000)",
+         .type = CLI_COUNT, .dest = &a->max_boxes, .lo = 0, .hi = UINT32_MAX},
+        {.name = "plots", .arg = "DIR", .help = "gnuplot scripts (default as cdlab plot)", .type = CLI_TEXT,
+         .dest = &a->plots},
+    };
+    const cli_spec spec = {
+        .command = "snapshot", .usage = "[--frame K] [--point I | --where KEY=VALUE...] [-o STEM] [--max-boxes N]\n"
+                                        "                      [--plots DIR] CONFIG|RUN_DIR",
+        .opts = opts, .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = 1,
+        .operands = "one config or run directory",
+        .about = "Draw the scene a point of a cubes or bodies config measures, at frame K (K motion steps\n"
+                 "from the seeded scene, each followed by the method's frame), with gnuplot as STEM.png and\n"
+                 "STEM.svg: the cubes (or the bodies' boxes) as wireframes, those of overlapping pairs in red\n"
+                 "(for bodies: the pairs whose meshes touch), and the broad phase's\n"
+                 "cells: octree nodes (the loose octree's loose bounds), grid rows, coloured by level,\n"
+                 "where the method lists them. Progress with an ETA goes to stderr while the frames run.\n",
+        .after = "A run directory stands for its config.ini. Prints the paths written. Exit 0; 1 when gnuplot\n"
+                 "failed; 2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or\n"
+                 "no such point.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    if (rc < 0) a->source = ops.v[0];
+    cli_operands_free(&ops);
+    return rc;
+}
+
 int cd_cmd_snapshot(int argc, char **argv)
 {
-    if (cd_cli_wants_help(argc, argv)) {
-        printf("usage: cdlab snapshot [--frame K] [--point I | --where KEY=VALUE...] [-o STEM] [--max-boxes N]\n"
-               "                      [--plots DIR] CONFIG|RUN_DIR\n\n"
-               "Draw the scene a point of a cubes or bodies config measures, at frame K (K motion steps\n"
-               "from the seeded scene, each followed by the method's frame), with gnuplot as STEM.png and\n"
-               "STEM.svg: the cubes (or the bodies' boxes) as wireframes, those of overlapping pairs in red\n"
-               "(for bodies: the pairs whose meshes touch), and the broad phase's\n"
-               "cells — octree nodes (the loose octree's loose bounds), grid rows — coloured by level,\n"
-               "where the method lists them.\n\n"
-               "  --frame K       frame to draw (default 0: the seeded scene)\n"
-               "  --point I       the config's point I, in plan order as `cdlab run --dry-run` lists them\n"
-               "                  (default 0)\n"
-               "  --where K=V     the first point where key K (e.g. method, cubes, scene.cubes) is V;\n"
-               "                  repeat for several keys\n"
-               "  -o STEM         output stem (default <experiment>_p<I>_f<K>; with a run directory,\n"
-               "                  RUN_DIR/snapshot_p<I>_f<K>, which `cdlab report` shows with the run)\n"
-               "  --max-boxes N   boxes drawn besides those in pairs; above it a seeded sample (default 3000)\n"
-               "  --plots DIR     gnuplot scripts (default as cdlab plot)\n\n"
-               "A run directory stands for its config.ini. Prints both paths. Exit 0; 1 when gnuplot\n"
-               "failed; 2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or\n"
-               "no such point.\n");
-        return 0;
-    }
     snapshot_args a = {.max_boxes = 3000};
-    for (int i = 1; i < argc; ++i) {
-        const char *o = argv[i];
-        int has = i + 1 < argc;
-        unsigned long long *num = strcmp(o, "--frame") == 0       ? &a.frame
-                                  : strcmp(o, "--point") == 0     ? &a.point
-                                  : strcmp(o, "--max-boxes") == 0 ? &a.max_boxes
-                                                                  : NULL;
-        if (num && has) {
-            if (parse_count(argv[++i], num) != 0) {
-                fprintf(stderr, "cdlab snapshot: %s %s: expected a non-negative integer\n", o, argv[i]);
-                return 2;
-            }
-            a.have_point |= num == &a.point;
-        } else if (strcmp(o, "-o") == 0 && has) {
-            a.stem = argv[++i];
-        } else if (strcmp(o, "--where") == 0 && has) {
-            if (a.nwhere == 16 || !strchr(argv[i + 1], '=')) {
-                fprintf(stderr, "cdlab snapshot: --where %s: expected KEY=VALUE (at most 16)\n", argv[i + 1]);
-                return 2;
-            }
-            a.where[a.nwhere++] = argv[++i];
-        } else if (strcmp(o, "--plots") == 0 && has) {
-            a.plots = argv[++i];
-        } else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "cdlab snapshot: unknown option or missing value: %s (see cdlab snapshot --help)\n", o);
-            return 2;
-        } else if (!a.source) {
-            a.source = o;
-        } else {
-            fprintf(stderr, "cdlab snapshot: one config or run directory expected, got %s and %s\n", a.source, o);
-            return 2;
-        }
-    }
-    if (!a.source) {
-        fprintf(stderr, "cdlab snapshot: no config given (see cdlab snapshot --help)\n");
-        return 2;
-    }
+    int parsed = snapshot_parse(argc, argv, &a);
+    if (parsed >= 0) return parsed;
     if (a.nwhere && a.have_point) {
         fprintf(stderr, "cdlab snapshot: --point and --where both given: expected one\n");
         return 2;
@@ -356,7 +436,7 @@ int cd_cmd_snapshot(int argc, char **argv)
         }
         a.point = i;
     } else if (a.point >= points) {
-        fprintf(stderr, "cdlab snapshot: %s: no point %llu: the config has %zu (0 to %zu)\n", cfg_path, a.point, points,
+        fprintf(stderr, "cdlab snapshot: %s: no point %" PRIu64 ": the config has %zu (0 to %zu)\n", cfg_path, a.point, points,
                 points - 1);
         rc = 2;
     } else {
@@ -365,9 +445,11 @@ int cd_cmd_snapshot(int argc, char **argv)
     if (!rc) {
         char stem[4200];
         if (a.stem) snprintf(stem, sizeof stem, "%s", a.stem);
-        else if (is_run) snprintf(stem, sizeof stem, "%s/snapshot_p%llu_f%llu", a.source, a.point, a.frame);
-        else snprintf(stem, sizeof stem, "%s_p%llu_f%llu", cd_config_text(&c, "experiment", "name"), a.point, a.frame);
-        rc = draw(&c, &p, &a, stem);
+        else if (is_run) snprintf(stem, sizeof stem, "%s/snapshot_p%" PRIu64 "_f%" PRIu64, a.source, a.point, a.frame);
+        else snprintf(stem, sizeof stem, "%s_p%" PRIu64 "_f%" PRIu64, cd_config_text(&c, "experiment", "name"), a.point, a.frame);
+        outputs out;
+        outputs_of(stem, &out);
+        rc = draw(&c, &p, &a, &out);
     }
     cd_free(p.pick);
     cd_config_free(&c);

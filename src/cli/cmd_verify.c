@@ -8,6 +8,7 @@
 #include "cd_registry.h"
 #include "cd_verify.h"
 #include "cli.h"
+#include "options.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,30 +17,6 @@
 #include <sys/stat.h>
 
 enum { DEFAULT_SCENES = 2000, DEFAULT_POSES = 64, MAX_NAMES = 128 };
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: cdlab verify [--plugin FILE]... [--method M]... [--scenes N] [--poses N] [--seed S]\n"
-            "                    [--threads T] [--out DIR]\n\n"
-            "Check broad phases against naive and hierarchy variants against brute force, as cdlab's own\n"
-            "differential test does (docs/usage.md#cdlab-verify). Broad phases run on N seeded scenes\n"
-            "(default %d) built to break them: touching lattices, boxes on octree split planes and\n"
-            "beyond the walls, sizes 1:10, densities 0.005..0.5, up to 3 000 cubes, 1..4 frames,\n"
-            "reorders; every frame must give naive's pairs and report each overlapping box pair once.\n"
-            "Hierarchy variants run on N poses (default %d) of 4 small mesh pairs, leaf sizes 1 and 4,\n"
-            "all-pairs and first-hit queries against brute force.\n\n"
-            "  --plugin FILE  load a plugin first (repeatable); without --method, verify only what the\n"
-            "                 plugins add\n"
-            "  --method M     a broad phase or hierarchy variant (repeatable); default: every one\n"
-            "  --seed S       other scenes and poses (0: those of the differential test)\n"
-            "  --threads T    scenes checked at once (default 1); the verdicts do not depend on it\n"
-            "  --out DIR      where reproducers go (default cdlab-verify)\n\n"
-            "Prints progress on stderr and one verdict line per method; exit 0 when all pass, 1 when\n"
-            "one fails (its reproducer: DIR/<method>/repro.ini with the failing frame, run by\n"
-            "`cdlab run DIR/<method>/repro.ini`), 2 on bad usage or a bad plugin.\n",
-            DEFAULT_SCENES, DEFAULT_POSES);
-}
 
 typedef struct progress {
     double t0;
@@ -55,16 +32,6 @@ static void on_progress(uint32_t done, uint32_t total, void *ctx)
     p->last_tenth = tenth;
     fprintf(stderr, "verify: %s %u/%u (%d%%), %.1f s\n", p->what, done, total, tenth * 10,
             (double)(cd_now_ns()) * 1e-9 - p->t0);
-}
-
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v > max) return -1;
-    *out = v;
-    return 0;
 }
 
 static int make_dir(const char *path)
@@ -117,6 +84,18 @@ static size_t frame_pairs(const cd_broad_method *m, const cd_broad_params *p, co
     cd_pair_list_free(&out);
     cd_broad_destroy(b);
     return n;
+}
+
+// The FAIL line of a broad phase.
+static void broad_verdict(const cd_verify_tally *x)
+{
+    printf("FAIL  %-24s %llu scenes, %llu frames: %llu of %llu pairs missed, %llu extra, %llu duplicated "
+           "candidates, %llu bad candidates, %llu overlapping boxes never a candidate; first failure: "
+           "scene %lld frame %d\n",
+           x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames,
+           (unsigned long long)x->missed, (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
+           (unsigned long long)x->dup_candidates, (unsigned long long)x->bad_candidates,
+           (unsigned long long)x->aabb_missing, (long long)x->first_bad, x->first_bad_frame);
 }
 
 // Write DIR/<method>/scene.csv and repro.ini for t's failure and say what they show.
@@ -193,139 +172,181 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
     printf("      reproduce: cdlab run %s   (%s against %s, one pose)\n", ini, mp->a, mp->b);
 }
 
-int cd_cmd_verify(int argc, char **argv)
-{
-    if (cd_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return 0;
-    }
-    uint64_t scenes = DEFAULT_SCENES, poses = DEFAULT_POSES, seed = 0, threads = 1;
-    const char *out = "cdlab-verify";
+// The command line of a verification.
+typedef struct verify_args {
+    uint64_t scenes, poses, seed, threads;
+    const char *out;
     const char *names[MAX_NAMES];
-    size_t nnames = 0;
-    int plugins = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = 0;
-        if (!v) {
-            bad = 1;
-        } else if (strcmp(a, "--plugin") == 0) {
-            if (cd_cli_load_plugin("verify", v)) return 2;
-            plugins++;
-        } else if (strcmp(a, "--method") == 0) {
-            if (nnames == MAX_NAMES) bad = 1;
-            else names[nnames++] = v;
-        } else if (strcmp(a, "--scenes") == 0) {
-            bad = parse_u64(v, 100000000, &scenes);
-        } else if (strcmp(a, "--poses") == 0) {
-            bad = parse_u64(v, 1000000, &poses);
-        } else if (strcmp(a, "--seed") == 0) {
-            bad = parse_u64(v, UINT32_MAX, &seed);
-        } else if (strcmp(a, "--threads") == 0) {
-            bad = parse_u64(v, 1024, &threads) || threads == 0;
-        } else if (strcmp(a, "--out") == 0) {
-            out = v;
-        } else {
-            bad = 1;
-        }
-        if (bad) {
-            fprintf(stderr, "cdlab verify: bad argument '%s%s%s'\n", a, v ? " " : "", v ? v : "");
-            usage(stderr);
-            return 2;
-        }
-        ++i;
-    }
+    size_t nnames;
+    int plugins;
+} verify_args;
 
-    // What to verify: the named methods, else what the plugins add, else everything but naive.
+static int take_plugin(const char *v, void *ctx, char *err, size_t len)
+{
+    (void)err, (void)len;
+    verify_args *a = ctx;
+    if (cd_cli_load_plugin("verify", v)) return -1;  // it said why
+    a->plugins++;
+    return 0;
+}
+
+static int take_method(const char *v, void *ctx, char *err, size_t len)
+{
+    verify_args *a = ctx;
+    if (a->nnames == MAX_NAMES) {
+        snprintf(err, len, "at most %d methods", MAX_NAMES);
+        return -1;
+    }
+    a->names[a->nnames++] = v;
+    return 0;
+}
+
+// The command line into a; -1 to go on, else the exit code.
+static int verify_parse(int argc, char **argv, verify_args *a)
+{
+    const cli_opt opts[] = {
+        {.name = "plugin", .arg = "FILE", .help = "load a plugin first (repeatable); without --method, verify only what the\n"
+                                                  "plugins add",
+         .type = CLI_CALL, .call = take_plugin, .ctx = a},
+        {.name = "method", .arg = "M", .help = "a broad phase or hierarchy variant (repeatable); default: every one",
+         .type = CLI_CALL, .call = take_method, .ctx = a},
+        {.name = "scenes", .arg = "N", .help = "broad-phase scenes (default 2000)", .type = CLI_COUNT, .dest = &a->scenes,
+         .lo = 1, .hi = 100000000},
+        {.name = "poses", .arg = "N", .help = "poses per mesh pair for the hierarchies (default 64)", .type = CLI_COUNT,
+         .dest = &a->poses, .lo = 1, .hi = 1000000},
+        {.name = "seed", .arg = "S", .help = "other scenes and poses (0: those of the differential test)", .type = CLI_COUNT,
+         .dest = &a->seed, .lo = 0, .hi = UINT32_MAX},
+        {.name = "threads", .arg = "T", .help = "scenes checked at once (default 1); the verdicts do not depend on it",
+         .type = CLI_COUNT, .dest = &a->threads, .lo = 1, .hi = 1024},
+        {.name = "out", .arg = "DIR", .help = "where reproducers go (default cdlab-verify)", .type = CLI_TEXT, .dest = &a->out},
+    };
+    const cli_spec spec = {
+        .command = "verify", .usage = "[--plugin FILE]... [--method M]... [--scenes N] [--poses N] [--seed S]\n"
+                                      "                    [--threads T] [--out DIR]",
+        .opts = opts, .count = sizeof opts / sizeof opts[0],
+        .about = "Check broad phases against naive and hierarchy variants against brute force, as cdlab's own\n"
+                 "differential test does (docs/usage.md#cdlab-verify). Broad phases run on N seeded scenes\n"
+                 "built to break them: touching lattices, boxes on octree split planes and beyond the walls,\n"
+                 "sizes 1:10, densities 0.005..0.5, up to 3 000 cubes, 1..4 frames, reorders; every frame\n"
+                 "must give naive's pairs and report each overlapping box pair once. Hierarchy variants run\n"
+                 "on N poses of 4 small mesh pairs, leaf sizes 1 and 4, all-pairs and first-hit queries\n"
+                 "against brute force.\n",
+        .after = "Prints progress on stderr and one verdict line per method; exit 0 when all pass, 1 when\n"
+                 "one fails (its reproducer: DIR/<method>/repro.ini with the failing frame, run by\n"
+                 "`cdlab run DIR/<method>/repro.ini`), 2 on bad usage or a bad plugin.\n"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    cli_operands_free(&ops);
+    return rc;
+}
+
+// What to verify: the named methods, else what the plugins add, else everything but naive. Fills
+// bm[0..*nb) and bt[0..*nh).variant; 0, or 2 after naming an unknown method.
+static int choose(const verify_args *a, const cd_broad_method **bm, size_t *nb, cd_verify_bvh_tally *bt, size_t *nh)
+{
     size_t nm, nv;
     const cd_broad_method *const *methods = cd_registry_methods(&nm);
     const cd_bvh_variant *const *variants = cd_registry_variants(&nv);
-    const cd_broad_method **bm = cd_alloc((nm ? nm : 1) * sizeof *bm);
-    cd_verify_bvh_tally *bt = cd_alloc_zero(nv ? nv : 1, sizeof *bt);
-    size_t nb = 0, nh = 0;
-    for (size_t k = 0; k < nnames; ++k) {
-        const cd_broad_method *m = cd_registry_find(names[k]);
-        const cd_bvh_variant *var = cd_registry_variant_find(names[k]);
+    *nb = *nh = 0;
+    for (size_t k = 0; k < a->nnames; ++k) {
+        const cd_broad_method *m = cd_registry_find(a->names[k]);
+        const cd_bvh_variant *var = cd_registry_variant_find(a->names[k]);
         if (!m && !var) {
             fprintf(stderr, "cdlab verify: --method %s: no such broad phase or hierarchy variant (cdlab methods%s "
-                    "lists them)\n", names[k], plugins ? " --plugin FILE" : "");
-            cd_free(bm);
-            cd_free(bt);
+                    "lists them)\n", a->names[k], a->plugins ? " --plugin FILE" : "");
             return 2;
         }
         if (m && strcmp(m->name, "naive") == 0) m = NULL;  // the reference itself
-        for (size_t j = 0; m && j < nb; ++j) m = bm[j] == m ? NULL : m;
-        for (size_t j = 0; var && j < nh; ++j) var = bt[j].variant == var ? NULL : var;
-        if (m) bm[nb++] = m;
-        if (var) bt[nh++].variant = var;
+        for (size_t j = 0; m && j < *nb; ++j) m = bm[j] == m ? NULL : m;
+        for (size_t j = 0; var && j < *nh; ++j) var = bt[j].variant == var ? NULL : var;
+        if (m) bm[(*nb)++] = m;
+        if (var) bt[(*nh)++].variant = var;
     }
-    if (nnames == 0) {
+    if (a->nnames == 0) {
         for (size_t k = 0; k < nm; ++k)
-            if (strcmp(methods[k]->name, "naive") != 0 && (!plugins || cd_plugins_method_owner(methods[k])))
-                bm[nb++] = methods[k];
+            if (strcmp(methods[k]->name, "naive") != 0 && (!a->plugins || cd_plugins_method_owner(methods[k])))
+                bm[(*nb)++] = methods[k];
         for (size_t k = 0; k < nv; ++k)
-            if (!plugins || cd_plugins_variant_owner(variants[k])) bt[nh++].variant = variants[k];
+            if (!a->plugins || cd_plugins_variant_owner(variants[k])) bt[(*nh)++].variant = variants[k];
     }
-    size_t npairs;
-    cd_verify_mesh_pairs(&npairs);
-    printf("cdlab verify: %zu broad phase(s) against naive on %llu scenes, %zu hierarchy variant(s) against brute "
-           "force on %llu poses of %zu mesh pairs (seed %llu)\n",
-           nb, (unsigned long long)scenes, nh, (unsigned long long)poses, npairs, (unsigned long long)seed);
-    fflush(stdout);
+    return 0;
+}
 
+// The broad phases against naive: a verdict line each, a reproducer for each failure; 1 when one failed.
+static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t nb, double t0)
+{
+    cd_verify_tally *t = cd_alloc(nb * sizeof *t);
+    cd_verify_tallies_init(t, bm, nb);
+    progress pr = {t0, -1, "scene"};
+    cd_verify_options o = {.scenes = (uint32_t)a->scenes, .seed = a->seed, .threads = (int)a->threads,
+                           .progress = on_progress, .ctx = &pr};
+    cd_verify_totals tot;
+    cd_verify_broad(t, nb, &o, &tot);
     int failed = 0;
-    double t0 = (double)cd_now_ns() * 1e-9;
-    if (nb) {
-        cd_verify_tally *t = cd_alloc(nb * sizeof *t);
-        cd_verify_tallies_init(t, bm, nb);
-        progress pr = {t0, -1, "scene"};
-        cd_verify_options o = {.scenes = (uint32_t)scenes, .seed = seed, .threads = (int)threads,
-                               .progress = on_progress, .ctx = &pr};
-        cd_verify_totals tot;
-        cd_verify_broad(t, nb, &o, &tot);
-        for (size_t k = 0; k < nb; ++k) {
-            const cd_verify_tally *x = &t[k];
-            if (cd_verify_tally_ok(x)) {
-                printf("ok    %-24s %llu scenes, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
-                       x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames,
-                       (unsigned long long)x->pairs_compared);
-                continue;
-            }
-            failed = 1;
-            printf("FAIL  %-24s %llu scenes, %llu frames: %llu of %llu pairs missed, %llu extra, %llu duplicated "
-                   "candidates, %llu bad candidates, %llu overlapping boxes never a candidate; first failure: "
-                   "scene %lld frame %d\n",
+    for (size_t k = 0; k < nb; ++k) {
+        const cd_verify_tally *x = &t[k];
+        if (cd_verify_tally_ok(x)) {
+            printf("ok    %-24s %llu scenes, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
                    x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames,
-                   (unsigned long long)x->missed, (unsigned long long)x->pairs_compared,
-                   (unsigned long long)x->extra, (unsigned long long)x->dup_candidates,
-                   (unsigned long long)x->bad_candidates, (unsigned long long)x->aabb_missing,
-                   (long long)x->first_bad, x->first_bad_frame);
-            broad_reproducer(x, seed, out);
+                   (unsigned long long)x->pairs_compared);
+            continue;
         }
-        cd_free(t);
+        failed = 1;
+        broad_verdict(x);
+        broad_reproducer(x, a->seed, a->out);
     }
-    if (nh) {
-        fprintf(stderr, "verify: %zu hierarchy variant(s), %.1f s\n", nh, (double)cd_now_ns() * 1e-9 - t0);
-        cd_verify_bvh(bt, nh, (uint32_t)poses, seed, (int)threads);
-        for (size_t k = 0; k < nh; ++k) {
-            const cd_verify_bvh_tally *x = &bt[k];
-            if (x->first_bad < 0 && x->queries > 0) {
-                printf("ok    %-24s %llu queries, %llu triangle pairs: brute force's pairs, first hits right\n",
-                       x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->pairs_compared);
-                continue;
-            }
-            failed = 1;
-            printf("FAIL  %-24s %llu queries: %llu of %llu triangle pairs missed, %llu extra, %llu first hits "
-                   "wrong; first failure: mesh pair %d, pose %lld, leaf size %d\n",
-                   x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->missed,
-                   (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
-                   (unsigned long long)x->first_hit_wrong, x->first_bad_pair, (long long)x->first_bad,
-                   x->first_bad_leaf);
-            bvh_reproducer(x, seed, (uint32_t)poses, out);
+    cd_free(t);
+    return failed;
+}
+
+// The hierarchy variants against brute force, likewise.
+static int verify_bvh(const verify_args *a, cd_verify_bvh_tally *bt, size_t nh, double t0)
+{
+    fprintf(stderr, "verify: %zu hierarchy variant(s), %.1f s\n", nh, (double)cd_now_ns() * 1e-9 - t0);
+    cd_verify_bvh(bt, nh, (uint32_t)a->poses, a->seed, (int)a->threads);
+    int failed = 0;
+    for (size_t k = 0; k < nh; ++k) {
+        const cd_verify_bvh_tally *x = &bt[k];
+        if (x->first_bad < 0 && x->queries > 0) {
+            printf("ok    %-24s %llu queries, %llu triangle pairs: brute force's pairs, first hits right\n",
+                   x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->pairs_compared);
+            continue;
         }
+        failed = 1;
+        printf("FAIL  %-24s %llu queries: %llu of %llu triangle pairs missed, %llu extra, %llu first hits "
+               "wrong; first failure: mesh pair %d, pose %lld, leaf size %d\n",
+               x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->missed,
+               (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
+               (unsigned long long)x->first_hit_wrong, x->first_bad_pair, (long long)x->first_bad,
+               x->first_bad_leaf);
+        bvh_reproducer(x, a->seed, (uint32_t)a->poses, a->out);
     }
-    printf("cdlab verify: %s in %.1f s\n", failed ? "FAILED" : "all passed", (double)cd_now_ns() * 1e-9 - t0);
+    return failed;
+}
+
+int cd_cmd_verify(int argc, char **argv)
+{
+    verify_args a = {.scenes = DEFAULT_SCENES, .poses = DEFAULT_POSES, .seed = 0, .threads = 1, .out = "cdlab-verify"};
+    int rc = verify_parse(argc, argv, &a);
+    if (rc >= 0) return rc;
+    size_t nm, nv, nb, nh, npairs;
+    cd_registry_methods(&nm);
+    cd_registry_variants(&nv);
+    const cd_broad_method **bm = cd_alloc((nm ? nm : 1) * sizeof *bm);
+    cd_verify_bvh_tally *bt = cd_alloc_zero(nv ? nv : 1, sizeof *bt);
+    rc = choose(&a, bm, &nb, bt, &nh);
+    if (rc == 0) {
+        cd_verify_mesh_pairs(&npairs);
+        printf("cdlab verify: %zu broad phase(s) against naive on %llu scenes, %zu hierarchy variant(s) against brute "
+               "force on %llu poses of %zu mesh pairs (seed %llu)\n",
+               nb, (unsigned long long)a.scenes, nh, (unsigned long long)a.poses, npairs, (unsigned long long)a.seed);
+        fflush(stdout);
+        double t0 = (double)cd_now_ns() * 1e-9;
+        if (nb) rc |= verify_broad(&a, bm, nb, t0);
+        if (nh) rc |= verify_bvh(&a, bt, nh, t0);
+        printf("cdlab verify: %s in %.1f s\n", rc ? "FAILED" : "all passed", (double)cd_now_ns() * 1e-9 - t0);
+    }
     cd_free(bm);
     cd_free(bt);
-    return failed;
+    return rc;
 }

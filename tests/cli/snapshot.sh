@@ -65,6 +65,14 @@ drawn=$(sed -n 's/.*120 cubes (\([0-9]*\) drawn, \([0-9]*\) in.*/\1 \2/p' err)
 set -- $drawn
 [ "$1" -eq $(($2 + 10)) ] || fail "--max-boxes 10 drew $1 cubes with $2 in pairs"
 
+# -o NAME.png or NAME.svg is that one file, named as given.
+for ext in png svg; do
+    "$cdlab" snapshot --point 0 -o "one.$ext" tiny.ini >out 2>/dev/null || fail "snapshot -o one.$ext"
+    [ "$(cat out)" = "one.$ext" ] && [ -s "one.$ext" ] || fail "-o one.$ext printed $(cat out)"
+    [ ! -e "one.$ext.$ext" ] && [ ! -e one.png.svg ] && [ ! -e one.svg.png ] || fail "-o one.$ext: $(ls one.*)"
+done
+[ "$(head -c 8 one.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "one.png is not a PNG"
+
 # A run directory: its config.ini; the picture lands in the run and the report shows it.
 "$cdlab" snapshot --point 0 tiny/r >out 2>/dev/null || fail "snapshot of a run directory"
 [ -s tiny/r/snapshot_p0_f0.png ] && [ -s tiny/r/snapshot_p0_f0.svg ] || fail "no snapshot in the run directory"
@@ -73,7 +81,8 @@ grep -q '<figcaption>snapshot_p0_f0.png</figcaption>' page.html || fail "the rep
 
 # Bad input: exit 2, nothing written.
 for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method=sap tiny.ini" \
-            "--frame -1 tiny.ini" "--point 0 --where cubes=30 tiny.ini" "$fix/tri_tri.ini" "missing.ini" ""; do
+            "--frame -1 tiny.ini" "--frame 1000000000000 tiny.ini" "--frame 20000001 tiny.ini" \
+            "--point 0 --where cubes=30 tiny.ini" "$fix/tri_tri.ini" "missing.ini" ""; do
     set +e
     # shellcheck disable=SC2086
     "$cdlab" snapshot -o bad $args >/dev/null 2>err
@@ -83,4 +92,4 @@ for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method
     grep -q 'cdlab snapshot: ' err || fail "snapshot $args: no message"
     [ ! -e bad.png ] && [ ! -e bad.svg ] || fail "snapshot $args wrote a file"
 done
-echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, run directory in the report, bad input"
+echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, -o NAME.png, run directory in the report, bad input"

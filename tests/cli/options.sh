@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The option parser of every command (src/cli/options.c): --help comes from the command's table
+# and exits 0; an unknown option, a missing value, a value out of its range and a wrong operand
+# count exit 2 with `cdlab <command>: ...` and write nothing; options may follow the operands, take
+# --opt=value, and "--" ends them. Values with documented bounds: verify --scenes/--poses/--threads,
+# run --run-id (portable names, not `latest`), snapshot --frame, compare --format/--threshold,
+# query --algo, poses --poses, run --shard/--cpu.
+# usage: options.sh CDLAB FIXTURE_DIR
+set -u
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+fix=$2
+case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+cp "$fix/tiny.ini" tiny.ini
+fail=0
+count=0
+bad() {  # PHRASE ARGS...: exit 2, PHRASE in the message, nothing written
+    phrase=$1
+    shift
+    count=$((count + 1))
+    "$cdlab" "$@" >out 2>err
+    rc=$?
+    left=$(ls -A | grep -v -e '^out$' -e '^err$' -e '^tiny.ini$')
+    if [ "$rc" -ne 2 ]; then
+        echo "FAIL cdlab $*: exit $rc, expected 2 ($(cat err))"; fail=1
+    elif ! grep -q "^cdlab $1: " err || ! grep -qF -- "$phrase" err; then
+        echo "FAIL cdlab $*: message lacks 'cdlab $1: ...$phrase': $(cat err)"; fail=1
+    elif [ -n "$left" ]; then
+        echo "FAIL cdlab $*: left $left"; fail=1
+        rm -rf $left
+    else
+        echo "ok cdlab $* -> $(head -n 1 err)"
+    fi
+}
+good() {  # ARGS...: exit 0
+    count=$((count + 1))
+    if "$cdlab" "$@" >out 2>err; then
+        echo "ok cdlab $*"
+    else
+        echo "FAIL cdlab $*: exit $?: $(cat err)"; fail=1
+    fi
+}
+
+for c in methods version run merge info plot report compare verify snapshot query poses; do
+    good $c --help
+    head -n 1 out | grep -q "^usage: cdlab $c" || { echo "FAIL $c --help: $(head -n 1 out)"; fail=1; }
+    grep -q -- '-h, --help' out || { echo "FAIL $c --help lists no -h, --help"; fail=1; }
+    bad "unknown option '--no-such-option'" $c --no-such-option
+done
+for c in run merge plot report compare verify snapshot query poses; do
+    # The first option of the table that takes a value, given none.
+    opt=$("$cdlab" $c --help | sed -n 's/^  \(-., \)\{0,1\}\(--[a-z-]*\) [A-Z].*/\2/p' | head -n 1)
+    [ -n "$opt" ] || { echo "FAIL $c --help lists no option with a value"; fail=1; continue; }
+    bad "missing value for '$opt'" $c "$opt"
+done
+bad "unknown option '-Z'" run -Z tiny.ini
+bad "expected no arguments" methods extra
+bad "expected two run directories" compare onlyone
+bad "expected one config or run directory" snapshot
+bad "expected KIND FILE.csv" query tri-tri
+
+# verify: counts in their ranges (0 scenes once printed FAIL for scene -1).
+bad "--scenes '0': expected an integer in [1, 100000000]" verify --scenes 0
+bad "--scenes '100000001'" verify --scenes 100000001
+bad "--scenes '-1'" verify --scenes -1
+bad "--scenes '1e3'" verify --scenes 1e3
+bad "--poses '0'" verify --poses 0
+bad "--threads '0'" verify --threads 0
+bad "--seed '4294967296'" verify --seed 4294967296
+# run --run-id: one portable name, not the `latest` link (which would then never move again).
+nl='a
+b'
+for id in latest "$nl" a/b . .. .hidden -x "a b" "" "$(printf 'x%.0s' $(seq 65))" "é"; do
+    bad "--run-id '$id': expected a name of 1 to 64" run --output res --run-id "$id" tiny.ini
+done
+good run --dry-run --run-id r-1.2_X tiny.ini
+bad "--shard '2/2'" run --shard 2/2 tiny.ini
+bad "--cpu 'x'" run --cpu x tiny.ini
+bad "no config given" run --quiet
+bad "--keys [--markdown] takes no config" run --keys tiny.ini
+# snapshot --frame: at most the last frame a run can measure.
+bad "--frame '1000000000000': expected an integer in [0, 20000000]" snapshot --frame 1000000000000 tiny.ini
+bad "--frame '20000001'" snapshot --frame 20000001 tiny.ini
+bad "--format 'xml': expected one of md, csv" compare --format xml a b
+bad "--threshold 'abc': expected a percentage" compare --threshold abc a b
+bad "--algo 'fast': expected one of exact, gd, float" query --algo fast tri-tri x.csv
+bad "--poses '0'" poses --poses 0 out.csv
+bad "--distance 'nan'" poses --distance nan out.csv
+
+# Order and forms: options after the operands, --opt=value, "--" ending the options.
+good run tiny.ini --dry-run
+grep -q '^tiny.ini: experiment tiny' out || { echo "FAIL run CONFIG --dry-run: $(cat out)"; fail=1; }
+good run --dry-run --run-id=x -- tiny.ini
+good poses --poses=3 p.csv
+[ "$(grep -c "^[0-9-]" p.csv)" = 3 ] || { echo "FAIL poses --poses=3 wrote $(wc -l <p.csv) lines"; fail=1; }
+[ $fail = 0 ] && echo "ok: $count command lines"
+exit $fail
