@@ -892,6 +892,180 @@ static void sphere_obb_random_vs_oracles(void **state)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Power-of-two scaling (cd_narrow_normalize, as `cdlab query` applies it to every row): the
+// answer for a question whose lengths are all multiplied by 2^k, k from -600 to 600, normalised,
+// is the answer for the question as given.
+
+static void normalize_bounds(void **state)
+{
+    (void)state;
+    // A spread of exactly 598 bits is accepted, 599 refused (values untouched).
+    double x[4] = {1.0, 0x1p-598, 0.0, -0x1p-100};
+    double *p[4] = {&x[0], &x[1], &x[2], &x[3]};
+    assert_int_equal(cd_narrow_spread(p, 4), 598);
+    assert_int_equal(cd_narrow_normalize(p, 4), 0);
+    // s = -ilogb(1) = 0 puts 2^-598 below 2^-300, so the shift is raised to 298.
+    assert_true(x[0] == 0x1p298 && x[1] == 0x1p-300 && x[2] == 0.0 && x[3] == -0x1p198);
+    double y[2] = {1.5, 0x1p-599};  // 1.5's lowest set bit is 2^-1, its ilogb 0: spread 599
+    double *q[2] = {&y[0], &y[1]};
+    assert_int_equal(cd_narrow_spread(q, 2), 599);
+    y[0] = 1.0;
+    assert_int_equal(cd_narrow_normalize(q, 2), -1);
+    assert_true(y[0] == 1.0 && y[1] == 0x1p-599);
+    // The lowest set bit counts, not the magnitude: 1 + 2^-52 spans 52 bits on its own.
+    double z[3] = {1e300, 0x1p-1074, 0.0};  // a subnormal beside the top of the range
+    double *r[3] = {&z[0], &z[1], &z[2]};
+    assert_int_equal(cd_narrow_normalize(r, 3), -1);
+    z[0] = 0x1.8p-1000;  // the largest in [1, 2) after the shift: 1.5, and the subnormal 2^-74
+    assert_int_equal(cd_narrow_normalize(r, 3), 0);
+    assert_true(z[0] == 1.5 && z[1] == 0x1p-74 && z[2] == 0.0);
+    double one = 1.0 + 0x1p-52, *o[1] = {&one};
+    assert_int_equal(cd_narrow_spread(o, 1), 52);
+    double zero = 0.0, *zp[1] = {&zero};
+    assert_int_equal(cd_narrow_spread(zp, 1), 0);
+    assert_int_equal(cd_narrow_normalize(zp, 1), 0);
+}
+
+/// The scale exponents tried for each question: both ends and 2^0, then a seeded sample.
+static int scale_exponent(cd_rng *r, int i) { return i == 0 ? -600 : i == 1 ? 600 : i == 2 ? 0 : (int)cd_rng_below(r, 1201) - 600; }
+
+/// b's lengths (centre, half-extents; not the axes) times 2^k.
+static cd_obb obb_scaled(cd_obb b, int k)
+{
+    b.c = cd_v3(ldexp(b.c.x, k), ldexp(b.c.y, k), ldexp(b.c.z, k));
+    b.half = cd_v3(ldexp(b.half.x, k), ldexp(b.half.y, k), ldexp(b.half.z, k));
+    return b;
+}
+
+static cd_sphere sphere_scaled(cd_sphere s, int k)
+{
+    return (cd_sphere){cd_v3(ldexp(s.c.x, k), ldexp(s.c.y, k), ldexp(s.c.z, k)), ldexp(s.r, k)};
+}
+
+/// Normalise the lengths of up to two boxes and two spheres (NULL where absent) together.
+static void normalize_shapes(cd_obb *a, cd_obb *b, cd_sphere *s, cd_sphere *t)
+{
+    double *p[24];
+    size_t n = 0;
+    cd_obb *boxes[2] = {a, b};
+    cd_sphere *balls[2] = {s, t};
+    for (int i = 0; i < 2; ++i) {
+        if (boxes[i]) {
+            double *f[6] = {&boxes[i]->c.x, &boxes[i]->c.y, &boxes[i]->c.z,
+                            &boxes[i]->half.x, &boxes[i]->half.y, &boxes[i]->half.z};
+            for (int j = 0; j < 6; ++j) p[n++] = f[j];
+        }
+        if (balls[i]) {
+            double *f[4] = {&balls[i]->c.x, &balls[i]->c.y, &balls[i]->c.z, &balls[i]->r};
+            for (int j = 0; j < 4; ++j) p[n++] = f[j];
+        }
+    }
+    assert_int_equal(cd_narrow_normalize(p, n), 0);
+}
+
+static void scaled_rows_keep_answers(void **state)
+{
+    (void)state;
+    enum { SCALES = 8, PAIRS = 3000 };
+    cd_rng r = cd_rng_make(1, CD_STREAM_TEST + 11);  // the random pairs of obb_obb_random_vs_oracles
+    cd_rng ks = cd_rng_make(3, CD_STREAM_TEST + 40);
+    long checked = 0, wrong_outside = 0;
+    for (int n = 0; n < PAIRS; ++n) {
+        cd_obb a = random_box(&r, 1.0, 0.05, 1.0), b = random_box(&r, 1.0, 0.05, 1.0);
+        exact_relation truth = exact_obb_obb(&a, &b);
+        int outside = truth.gap_bound > GENERAL_BAND * pair_scale(&a, &b);
+        int want = cd_obb_obb_overlap(&a, &b);
+        for (int i = 0; i < SCALES; ++i) {
+            int k = scale_exponent(&ks, i);
+            cd_obb sa = obb_scaled(a, k), sb = obb_scaled(b, k);
+            normalize_shapes(&sa, &sb, NULL, NULL);
+            int got = cd_obb_obb_overlap(&sa, &sb);
+            assert_int_equal(got, want);
+            wrong_outside += outside && got != truth.overlap;
+            ++checked;
+        }
+    }
+    assert_int_equal(wrong_outside, 0);
+    // The sphere-box cases of sphere_obb_known, and random pairs against their unscaled answers.
+    cd_obb box = axis_box(0, 0, 0, 1, 2, 3);
+    const double known[][5] = {{4, 0, 0, 3, 1},        {4, 0, 0, 2.9999999, 0},   {0, -7, 0, 5, 1},
+                               {4, 6, 0, 5, 1},        {4, 6, 0, 4.999999999, 0}, {-4, -6, 15, 13, 1},
+                               {-4, -6, 15, 12.999999999, 0}, {1, 2, 3, 0, 1},    {1.5, 0, 0, 0, 0}};
+    for (size_t c = 0; c < sizeof known / sizeof known[0]; ++c)
+        for (int i = 0; i < SCALES; ++i) {
+            int k = scale_exponent(&ks, i);
+            cd_sphere s = sphere_scaled((cd_sphere){cd_v3(known[c][0], known[c][1], known[c][2]), known[c][3]}, k);
+            cd_obb sb = obb_scaled(box, k);
+            normalize_shapes(&sb, NULL, &s, NULL);
+            assert_int_equal(cd_sphere_obb_overlap(&s, &sb), (int)known[c][4]);
+        }
+    for (int n = 0; n < PAIRS; ++n) {
+        cd_obb b = random_box(&r, 1.0, 0.05, 1.0);
+        cd_sphere s = {cd_v3(cd_rng_range(&r, -2.5, 2.5), cd_rng_range(&r, -2.5, 2.5), cd_rng_range(&r, -2.5, 2.5)),
+                       cd_rng_range(&r, 0.0, 1.0)};
+        int want = cd_sphere_obb_overlap(&s, &b);
+        for (int i = 0; i < SCALES; ++i) {
+            int k = scale_exponent(&ks, i);
+            cd_sphere ss = sphere_scaled(s, k);
+            cd_obb sb = obb_scaled(b, k);
+            normalize_shapes(&sb, NULL, &ss, NULL);
+            assert_int_equal(cd_sphere_obb_overlap(&ss, &sb), want);
+        }
+    }
+    // Spheres: the exact test, scaled, against exact answers (touching rows exactly representable).
+    const double spheres[][9] = {
+        {0, 0, 0, 2, 3, 4, 0, 3, 1},          {0, 0, 0, 2, -3, 4, 12, 11, 1},  {0, 0, 0, 2, -3, 4, 12.000000001, 11, 0},
+        {0, 0, 0, 1, 0.5, 0, 0, 0.1, 1},      {0, 0, 0, 0, 0, 0, 0, 0, 1},     {0, 0, 0, 1, 100, 0, 0, 1, 0},
+        {0, 0, 0, 1, 3, 0, 0, 1, 0},          {0, 0, 0, 1, 2, 0, 0, 1, 1},
+    };
+    for (size_t c = 0; c < sizeof spheres / sizeof spheres[0]; ++c)
+        for (int i = 0; i < SCALES; ++i) {
+            int k = scale_exponent(&ks, i);
+            const double *v = spheres[c];
+            cd_sphere sa = sphere_scaled((cd_sphere){cd_v3(v[0], v[1], v[2]), v[3]}, k);
+            cd_sphere sb = sphere_scaled((cd_sphere){cd_v3(v[4], v[5], v[6]), v[7]}, k);
+            normalize_shapes(NULL, NULL, &sa, &sb);
+            assert_int_equal(cd_sphere_sphere_overlap_exact(&sa, &sb), (int)v[8]);
+            assert_int_equal(cd_sphere_sphere_overlap_exact(&sb, &sa), (int)v[8]);
+        }
+    printf("# scaled rows: %ld box pairs x 2^k (k in -600..600) agree with the unscaled answers\n", checked);
+}
+
+static void sphere_sphere_exact_known(void **state)
+{
+    (void)state;
+    cd_sphere a = {cd_v3(0, 0, 0), 2};
+    cd_sphere b = {cd_v3(3, 4, 0), 3};  // touching exactly
+    assert_true(cd_sphere_sphere_overlap_exact(&a, &b));
+    // One ulp below 3: the float test rounds the radius sum 5 − 2^-51 back to 5 (a tie to even)
+    // and says touching; exactly, (5 − 2^-51)² < 25: apart.
+    b.r = cd_round_down(3.0);
+    assert_true(cd_sphere_sphere_overlap(&a, &b));
+    assert_false(cd_sphere_sphere_overlap_exact(&a, &b));
+    // Centre differences and radius sums that round: |c − d| = 2^60 + 1 − 2^-53 against the sum
+    // 2^60 + 1 (overlapping by 2^-53), then 2^60 + 1 + 2^-52 (apart by 2^-52); the float test
+    // calls both touching.
+    cd_sphere c = {cd_v3(0x1p60, 0, 0), 0x1p60}, d = {cd_v3(-1 + 0x1p-53, 0, 0), 1};
+    assert_true(cd_sphere_sphere_overlap_exact(&c, &d));
+    assert_true(cd_sphere_sphere_overlap(&c, &d));
+    d.c.x = -1 - 0x1p-52;
+    assert_false(cd_sphere_sphere_overlap_exact(&c, &d));
+    assert_true(cd_sphere_sphere_overlap(&c, &d));
+    // Random pairs: the exact and the float test agree outside a relative band of 1e-12.
+    cd_rng r = cd_rng_make(8, CD_STREAM_TEST + 41);
+    for (int n = 0; n < 100000; ++n) {
+        cd_sphere s = {cd_v3(cd_rng_range(&r, -2, 2), cd_rng_range(&r, -2, 2), cd_rng_range(&r, -2, 2)),
+                       cd_rng_range(&r, 0, 2)};
+        cd_sphere t = {cd_v3(cd_rng_range(&r, -2, 2), cd_rng_range(&r, -2, 2), cd_rng_range(&r, -2, 2)),
+                       cd_rng_range(&r, 0, 2)};
+        double gap = cd_v3_len(cd_v3_sub(s.c, t.c)) - (s.r + t.r);
+        int e = cd_sphere_sphere_overlap_exact(&s, &t);
+        assert_int_equal(e, cd_sphere_sphere_overlap_exact(&t, &s));
+        if (fabs(gap) > 1e-12) assert_int_equal(e, cd_sphere_sphere_overlap(&s, &t));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 static void aabb_aabb_known(void **state)
 {
@@ -1025,6 +1199,9 @@ int main(void)
         cmocka_unit_test(sphere_sphere_known),
         cmocka_unit_test(sphere_obb_known),
         cmocka_unit_test(sphere_obb_random_vs_oracles),
+        cmocka_unit_test(normalize_bounds),
+        cmocka_unit_test(scaled_rows_keep_answers),
+        cmocka_unit_test(sphere_sphere_exact_known),
         cmocka_unit_test(aabb_aabb_known),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,16 +8,20 @@
 #include "cd_csv.h"
 #include "cd_narrow.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { QUERY_MAX_FIELDS = 20 };
+#define QUERY_STR2(x) #x
+#define QUERY_STR(x) QUERY_STR2(x)
 
 /// One shape-pair kind: its input columns and how to answer a parsed row.
 typedef struct query_kind {
     const char *name;
     size_t fields;
     const char *columns;  ///< the header, also accepted as the file's first row
+    uint32_t quaternion;  ///< bit i set when field i is a quaternion component (not a length)
     /// Validate v (count fields); NULL when fine, else what was expected.
     const char *(*check)(const double *v);
     /// Answer the row; *why receives a short name of the deciding test.
@@ -26,7 +30,8 @@ typedef struct query_kind {
 
 // ---------------------------------------------------------------------------------------------
 // Row layouts. A sphere is cx,cy,cz,r; a box is cx,cy,cz,qw,qx,qy,qz,hx,hy,hz (quaternion
-// normalised here); a triangle is x0,y0,z0,x1,y1,z1,x2,y2,z2.
+// normalised here); a triangle is x0,y0,z0,x1,y1,z1,x2,y2,z2. The answer functions see the row's
+// lengths (every field but a quaternion's) after cd_narrow_normalize.
 
 static cd_sphere sphere_at(const double *v) { return (cd_sphere){cd_v3(v[0], v[1], v[2]), v[3]}; }
 
@@ -40,7 +45,10 @@ static const char *check_sphere(const double *v) { return v[3] >= 0 ? NULL : "a 
 
 static const char *check_obb(const double *v)
 {
-    if (v[3] == 0 && v[4] == 0 && v[5] == 0 && v[6] == 0) return "a non-zero quaternion qw,qx,qy,qz";
+    // As a scene file's: a quaternion far from unit length is a mistake, and its squares under- or
+    // overflow long before its norm reads 0 or inf.
+    if (!cd_q_near_unit((cd_quat){v[3], v[4], v[5], v[6]}))
+        return "a unit quaternion qw,qx,qy,qz (norm " QUERY_STR(CD_Q_NORM_MIN) " to " QUERY_STR(CD_Q_NORM_MAX) ")";
     if (v[7] < 0 || v[8] < 0 || v[9] < 0) return "half-extents hx,hy,hz >= 0";
     return NULL;
 }
@@ -89,7 +97,7 @@ static int answer_sphere_sphere(const double *v, const char *algo, const char **
     (void)algo;
     cd_sphere a = sphere_at(v), b = sphere_at(v + 4);
     *why = "centre_distance";
-    return cd_sphere_sphere_overlap(&a, &b);
+    return cd_sphere_sphere_overlap_exact(&a, &b);
 }
 
 static int answer_sphere_obb(const double *v, const char *algo, const char **why)
@@ -116,24 +124,51 @@ static int answer_obb_obb(const double *v, const char *algo, const char **why)
 }
 
 static const query_kind query_kinds[] = {
-    {"tri-tri", 18, "ax0,ay0,az0,ax1,ay1,az1,ax2,ay2,az2,bx0,by0,bz0,bx1,by1,bz1,bx2,by2,bz2", check_none,
+    {"tri-tri", 18, "ax0,ay0,az0,ax1,ay1,az1,ax2,ay2,az2,bx0,by0,bz0,bx1,by1,bz1,bx2,by2,bz2", 0, check_none,
      answer_tri_tri},
-    {"sphere-sphere", 8, "acx,acy,acz,ar,bcx,bcy,bcz,br", check_sphere_sphere, answer_sphere_sphere},
-    {"sphere-obb", 14, "scx,scy,scz,sr,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz", check_sphere_obb,
+    {"sphere-sphere", 8, "acx,acy,acz,ar,bcx,bcy,bcz,br", 0, check_sphere_sphere, answer_sphere_sphere},
+    {"sphere-obb", 14, "scx,scy,scz,sr,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz", 0xfu << 7, check_sphere_obb,
      answer_sphere_obb},
     {"obb-obb", 20,
-     "acx,acy,acz,aqw,aqx,aqy,aqz,ahx,ahy,ahz,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz", check_obb_obb,
-     answer_obb_obb},
+     "acx,acy,acz,aqw,aqx,aqy,aqz,ahx,ahy,ahz,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz", 0xfu << 3 | 0xfu << 13,
+     check_obb_obb, answer_obb_obb},
 };
 
 // ---------------------------------------------------------------------------------------------
 
-// The kinds and their columns, for --help.
+// The range rule and the kinds with their columns, for --help.
 static void kinds_help(char *buf, size_t len)
 {
-    size_t k = (size_t)snprintf(buf, len, "kinds and their columns:\n");
+    size_t k = (size_t)snprintf(buf, len,
+                                "Each row's lengths (all but the quaternions, which need norm 0.5 to 2) are scaled by\n"
+                                "one power of two into the tests' range; a row whose lengths span more than %d binary\n"
+                                "exponents is refused.\n\nkinds and their columns:\n",
+                                CD_NARROW_SPREAD);
     for (size_t i = 0; i < sizeof query_kinds / sizeof query_kinds[0] && k < len; ++i)
         k += (size_t)snprintf(buf + k, len - k, "  %-14s %s\n", query_kinds[i].name, query_kinds[i].columns);
+}
+
+// The addresses of the row's lengths (its fields but the quaternions'); returns their count.
+static size_t row_lengths(const query_kind *k, double *v, double *len[QUERY_MAX_FIELDS])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k->fields; ++i)
+        if (!(k->quaternion >> i & 1u)) len[n++] = &v[i];
+    return n;
+}
+
+// Move the row's lengths into the tests' exponent range by one power of two (which changes no
+// answer, cd_narrow.h); −1 when their spread is too wide for it.
+static int normalize_row(const query_kind *k, double *v)
+{
+    double *len[QUERY_MAX_FIELDS];
+    return cd_narrow_normalize(len, row_lengths(k, v, len));
+}
+
+static int row_spread(const query_kind *k, double *v)
+{
+    double *len[QUERY_MAX_FIELDS];
+    return cd_narrow_spread(len, row_lengths(k, v, len));
 }
 
 // A header row: its fields spell the kind's column names.
@@ -172,6 +207,13 @@ static long parse_rows(const query_kind *k, const char *path, const cd_csv_table
         const char *bad = k->check(v);
         if (bad) {
             fprintf(stderr, "%s:%zu: expected %s\n", path, row->line, bad);
+            return -1;
+        }
+        if (normalize_row(k, v) != 0) {
+            fprintf(stderr,
+                    "%s:%zu: expected lengths whose binary exponents span at most %d bits (from the lowest set bit "
+                    "of any non-zero length to the top bit of the largest; quaternions aside), found %d\n",
+                    path, row->line, CD_NARROW_SPREAD, row_spread(k, v));
             return -1;
         }
         lines[n++] = row->line;

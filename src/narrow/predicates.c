@@ -300,3 +300,43 @@ int cd_orient2d(cd_pt2 a, cd_pt2 b, cd_pt2 c)
     if (CD_LT(CD_MUL(2.0, bound), CD_MUL(g, g))) return 0;
     return cd_orient2d_exact(a, b, c);
 }
+
+#ifndef CD_COUNT_OPS
+#include "cd_narrow.h"
+
+// x = a + b exactly as an expansion (1 or 2 components).
+static int sum_two(double a, double b, double *x)
+{
+    double hi, lo;
+    two_sum(a, b, &hi, &lo);
+    if (lo != 0.0) {
+        x[0] = lo;
+        x[1] = hi;
+        return 2;
+    }
+    x[0] = hi;
+    return 1;
+}
+
+int cd_sphere_sphere_overlap_exact(const cd_sphere *a, const cd_sphere *b)
+{
+    // (r_a + r_b)² − Σ (c_a,i − c_b,i)² on expansions: each square of a 1- or 2-component
+    // expansion has at most 8 components, their sum at most 24, the result at most 32. Exact while
+    // no product underflows or overflows (cd_narrow.h: every length and difference 0 or of
+    // magnitude 2^-300 .. 2^300).
+    double r[2], rr[8], d[3][2], dd[3][8], s01[16], s[24], det[32];
+    int nr = sum_two(a->r, b->r, r);
+    int nrr = product_expansion(nr, r, nr, r, rr);
+    const double ca[3] = {a->c.x, a->c.y, a->c.z}, cb[3] = {b->c.x, b->c.y, b->c.z};
+    int ndd[3];
+    for (int i = 0; i < 3; ++i) {
+        int nd = diff_expansion(ca[i], cb[i], d[i]);
+        ndd[i] = product_expansion(nd, d[i], nd, d[i], dd[i]);
+    }
+    int n01 = sum_expansion(ndd[0], dd[0], ndd[1], dd[1], s01);
+    int ns = sum_expansion(n01, s01, ndd[2], dd[2], s);
+    for (int i = 0; i < ns; ++i) s[i] = -s[i];
+    int n = sum_expansion(nrr, rr, ns, s, det);
+    return sign_of(det[n - 1]) >= 0;
+}
+#endif

@@ -84,7 +84,7 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
         cd_quat q = {v[4], v[5], v[6], v[7]};
         // Near unit, as cdlab writes them: the motion step renormalises in float, where the norm of
         // a quaternion of components near 1e22 overflows.
-        if (!(cd_q_norm(q) >= 0.5 && cd_q_norm(q) <= 2.0) || v[8] < 0 || v[9] < 0 || v[10] < 0) {
+        if (!cd_q_near_unit(q) || v[8] < 0 || v[9] < 0 || v[10] < 0) {
             snprintf(err, err_len, "%s:%zu: expected a unit quaternion (norm 0.5 to 2) and half-extents >= 0", path,
                      row->line);
             goto fail;

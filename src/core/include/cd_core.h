@@ -161,6 +161,17 @@ static inline cd_quat cd_q_mul(cd_quat a, cd_quat b)
                      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 static inline double cd_q_norm(cd_quat q) { return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
+/// The norm range within which a quaternion read from outside (scene and query files) counts as a
+/// rotation: near unit, as cdlab writes them. Outside it the squares under- or overflow long before
+/// the norm is 0 or inf (components near 1e-160 or 1e154), and normalising gives no rotation at all.
+#define CD_Q_NORM_MIN 0.5
+#define CD_Q_NORM_MAX 2.0
+/// 1 when q's norm lies in [CD_Q_NORM_MIN, CD_Q_NORM_MAX] (0 for NaN).
+static inline int cd_q_near_unit(cd_quat q)
+{
+    double n = cd_q_norm(q);
+    return n >= CD_Q_NORM_MIN && n <= CD_Q_NORM_MAX;
+}
 /// q / |q|; q must be non-zero.
 static inline cd_quat cd_q_normalize(cd_quat q)
 {

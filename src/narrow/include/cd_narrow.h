@@ -6,6 +6,7 @@
 
 #include "cd_shape.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Relative tolerance added to |R| in the OBB–OBB separating-axis test (Gottschalk / Ericson) so
@@ -53,6 +54,11 @@ unsigned cd_posef_pairs_overlap(cd_sat_build b, const cd_posef *const pa[], cons
                                 unsigned *unsure);
 /// Sphere–sphere overlap (|c_a − c_b| ≤ r_a + r_b, compared squared).
 int cd_sphere_sphere_overlap(const cd_sphere *a, const cd_sphere *b);
+/// Sphere–sphere overlap decided exactly: the sign of (r_a + r_b)² − |c_a − c_b|² on floating-point
+/// expansions (src/narrow/predicates.c), where cd_sphere_sphere_overlap rounds. Exact whenever
+/// every coordinate difference and radius is 0 or of magnitude 2^-300 .. 2^300, which
+/// cd_narrow_normalize establishes for any row it accepts.
+int cd_sphere_sphere_overlap_exact(const cd_sphere *a, const cd_sphere *b);
 /// Sphere–OBB overlap: distance from the sphere centre to the closest box point ≤ r.
 int cd_sphere_obb_overlap(const cd_sphere *s, const cd_obb *b);
 /// AABB–AABB overlap of closed boxes.
@@ -95,6 +101,31 @@ int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b,
 int cd_tri_tri_overlap_gd(const cd_triangle *a, const cd_triangle *b);
 /// cd_tri_tri_overlap_gd that also reports in *why which test decided.
 int cd_tri_tri_overlap_gd_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+
+// ---------------------------------------------------------------------------------------------
+// Exponent range. The tests above see the same geometry, and (with nothing under- or overflowing)
+// compute the same bits, when every length of a question (coordinates, radii, half-extents; not a
+// quaternion) is multiplied by one power of two. Their contracts hold for lengths and length
+// differences of magnitude 2^-300 .. 2^300, so a question from outside (`cdlab query`) is first
+// moved into that range by cd_narrow_normalize; a question whose lengths spread over more binary
+// exponents than the range holds cannot be, and is refused.
+
+/// Lowest set bit a normalised non-zero length may have: 2^CD_NARROW_EXP_LO.
+#define CD_NARROW_EXP_LO (-300)
+/// Largest binary exponent (ilogb) a normalised length may have: every one is below 2^299.
+#define CD_NARROW_EXP_HI 298
+/// The largest spread cd_narrow_normalize accepts: ilogb of the largest |length| minus the
+/// exponent of the lowest set bit of any non-zero length.
+#define CD_NARROW_SPREAD (CD_NARROW_EXP_HI - CD_NARROW_EXP_LO)
+
+/// The spread of the n finite values *x[i] (CD_NARROW_SPREAD's measure); 0 when all are 0.
+int cd_narrow_spread(double *const x[], size_t n);
+/// Multiply the n finite values *x[i] by one power of two 2^s, exactly, so that every non-zero one
+/// has its lowest set bit at or above 2^CD_NARROW_EXP_LO and its ilogb at most CD_NARROW_EXP_HI;
+/// s is −ilogb of the largest when that suffices (the largest lands in [1, 2)). Returns 0, or −1
+/// with nothing changed when the spread exceeds CD_NARROW_SPREAD. The same values times any 2^k
+/// (all still finite) give the same results, bit for bit.
+int cd_narrow_normalize(double *const x[], size_t n);
 
 // ---------------------------------------------------------------------------------------------
 // The counting build: the same triangle–triangle sources compiled once more with every
