@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// scene: the standard cube scene is seeded and reproducible, motion keeps the invariants, and a
-// frame survives CSV export → import bit for bit; bad CSV gives file:line errors.
+// scene: the standard cube scene is seeded and reproducible (its bits pinned), motion keeps the
+// invariants, and a frame survives CSV export → import bit for bit; bad CSV gives file:line
+// errors; every scene family is seeded, keeps its still and sleeping cubes' bits and has its shape.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -385,6 +386,196 @@ static void csv_import_errors_name_line(void **state)
     assert_non_null(strstr(err, "/nonexistent/cdlab.csv"));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Scene families (docs/design/scene.md#scene-families)
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}
+
+// Poses and boxes in cube order, hashed.
+static uint64_t scene_hash(const cd_scene *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    uint32_t *slot = cd_scene_slots(s);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        h = fnv(h, &s->pose[slot[i]], sizeof s->pose[0]);
+        h = fnv(h, &s->box[slot[i]], sizeof s->box[0]);
+    }
+    cd_free(slot);
+    return h;
+}
+
+// The standard scene holds the bits it held before the families came: 2 000 cubes of edges in
+// [1, 3], 40 steps on one and two threads alternately, reordered every 16 frames.
+static void uniform_scene_bits_pinned(void **state)
+{
+    (void)state;
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 2000, p.reorder = 16, p.size_ratio = 3;
+    cd_scene *s = cd_scene_create(&p);
+    for (int f = 0; f < 40; ++f) cd_scene_step_threads(s, f % 2 ? 2 : 1);
+    EXPECT_EQ(scene_hash(s), 0x0caec07ee82753fcULL);
+    EXPECT_EQ(s->moved, 2000);
+    assert_null(s->state);
+    cd_scene_destroy(s);
+}
+
+static cd_scene_params family(cd_scene_layout layout, cd_scene_size_dist dist, double still, double sleep)
+{
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 3000, p.layout = layout, p.size_dist = dist, p.size_ratio = dist ? 8.0 : 1.0;
+    p.still = still, p.sleep = sleep, p.reorder = 8, p.clusters = 4, p.cluster_sigma = 0.05;
+    return p;
+}
+
+// Every family is seeded: the same parameters give the same bits, on any thread count; another
+// seed another scene.
+static void families_are_seeded(void **state)
+{
+    (void)state;
+    for (int l = 0; l < 4; ++l)
+        for (int d = 0; d < 3; ++d) {
+            cd_scene_params p = family((cd_scene_layout)l, (cd_scene_size_dist)d, 0.3, d == 1 ? 3.0 : 0.0);
+            cd_scene *a = cd_scene_create(&p), *b = cd_scene_create(&p);
+            p.seed++;
+            cd_scene *c = cd_scene_create(&p);
+            for (int f = 0; f < 20; ++f) {
+                cd_scene_step(a);
+                cd_scene_step_threads(b, 2);
+                EXPECT_EQ(a->moved, b->moved);
+            }
+            EXPECT_EQ(scene_hash(a), scene_hash(b));
+            assert_true(scene_hash(a) != scene_hash(c));
+            cd_scene_destroy(a), cd_scene_destroy(b), cd_scene_destroy(c);
+        }
+}
+
+// Still cubes keep their pose and box bit for bit through steps and reorders; exactly
+// round(still·N) of them; moved counts the boxes that changed.
+static void still_cubes_keep_their_bits(void **state)
+{
+    (void)state;
+    cd_scene_params p = family(CD_LAYOUT_UNIFORM, CD_SIZE_UNIFORM, 0.25, 0.0);
+    cd_scene *s = cd_scene_create(&p);
+    EXPECT_EQ(cd_scene_moving_count(s), 2250);
+    cd_posef pose0[3000];
+    cd_aabbf box0[3000];
+    memcpy(pose0, s->pose, sizeof pose0);
+    memcpy(box0, s->box, sizeof box0);
+    for (int f = 0; f < 30; ++f) {
+        cd_scene_step(s);
+        EXPECT_EQ(s->moved, 2250);  // every mover's centre moves by a velocity of ~0.05
+    }
+    uint32_t still = 0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        uint32_t id = s->ident[i];
+        int same = memcmp(&s->pose[i], &pose0[id], sizeof pose0[0]) == 0 && memcmp(&s->box[i], &box0[id], sizeof box0[0]) == 0;
+        EXPECT_EQ(same, !(s->state[i] & CD_SCENE_MOVES));
+        still += same;
+    }
+    EXPECT_EQ(still, 750);
+    cd_scene_destroy(s);
+    p.still = 1.0;  // nothing moves
+    s = cd_scene_create(&p);
+    cd_scene_step(s);
+    EXPECT_EQ(s->moved, 0);
+    cd_scene_destroy(s);
+}
+
+// With sleep, the moving set changes: cubes fall asleep and wake; a sleeping cube's box stays.
+static void sleep_changes_the_moving_set(void **state)
+{
+    (void)state;
+    cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_UNIFORM, 0.0, 4.0);
+    cd_scene *s = cd_scene_create(&p);
+    uint32_t lo = UINT32_MAX, hi = 0, woke = 0;
+    uint8_t *was = cd_alloc(s->count);
+    for (int f = 0; f < 40; ++f) {
+        uint32_t *slot = cd_scene_slots(s);
+        for (uint32_t c = 0; c < s->count; ++c) was[c] = s->state[slot[c]];
+        cd_free(slot);
+        cd_aabbf *before = cd_alloc(s->count * sizeof *before);
+        for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i];
+        cd_scene_step(s);
+        for (uint32_t i = 0; i < s->count; ++i) {
+            uint32_t c = s->ident[i];
+            if (!(s->state[i] & CD_SCENE_AWAKE)) assert_memory_equal(&s->box[i], &before[c], sizeof before[c]);
+            woke += !(was[c] & CD_SCENE_AWAKE) && (s->state[i] & CD_SCENE_AWAKE);
+        }
+        cd_free(before);
+        if (f < 10) continue;  // all awake at the start
+        if (s->moved < lo) lo = s->moved;
+        if (s->moved > hi) hi = s->moved;
+    }
+    print_message("# sleep 4: moved per frame %u..%u of 3000 after frame 10, %u wake-ups in 40 frames\n", lo, hi, woke);
+    assert_true(lo > 600 && hi < 2400 && woke > 1000);  // about half asleep at a time
+    cd_free(was);
+    cd_scene_destroy(s);
+}
+
+// Each layout has its shape: a ground layer two largest edges thick that stays so; nine still
+// axis-aligned slabs in a level, floors spanning the world; clusters occupying few cells.
+static void layouts_have_their_shape(void **state)
+{
+    (void)state;
+    cd_scene_params p = family(CD_LAYOUT_GROUND, CD_SIZE_LOGUNIFORM, 0.0, 0.0);
+    cd_scene *s = cd_scene_create(&p);
+    for (int f = 0; f < 50; ++f) cd_scene_step(s);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        double z = s->pose[i].c[2], h = s->pose[i].h[0];
+        assert_true(z >= h && z <= h + 8.0 + 1e-6);
+    }
+    cd_scene_destroy(s);
+    p = family(CD_LAYOUT_LEVEL, CD_SIZE_UNIFORM, 0.0, 0.0);
+    s = cd_scene_create(&p);
+    EXPECT_EQ(cd_scene_moving_count(s), 3000 - CD_SCENE_LEVEL_SLABS);
+    for (uint32_t i = 0; i < 3; ++i) {
+        assert_true(s->pose[i].h[0] == (float)(0.5 * s->world) && s->pose[i].q[0] == 1.0f);
+        assert_true(s->state[i] == 0);
+    }
+    cd_scene_destroy(s);
+    // Cells of a 10³ grid holding a centre: a uniform scene fills nearly all, four clusters of
+    // σ = 0.05 L a small part.
+    uint32_t filled[2] = {0, 0};
+    for (int l = 0; l < 2; ++l) {
+        p = family(l ? CD_LAYOUT_CLUSTERS : CD_LAYOUT_UNIFORM, CD_SIZE_UNIFORM, 0.0, 0.0);
+        s = cd_scene_create(&p);
+        uint8_t cell[1000] = {0};
+        for (uint32_t i = 0; i < s->count; ++i) {
+            int k[3];
+            for (int a = 0; a < 3; ++a) k[a] = (int)(s->pose[i].c[a] / s->world * 10.0) % 10;
+            filled[l] += !cell[k[0] + 10 * k[1] + 100 * k[2]]++;
+        }
+        cd_scene_destroy(s);
+    }
+    print_message("# cells filled of 1000: uniform %u, 4 clusters %u\n", filled[0], filled[1]);
+    assert_true(filled[0] > 900 && filled[1] < 200);
+}
+
+// Sample means of edge³ against the E[edge³] the world side is computed from.
+static void size_distributions_match_their_means(void **state)
+{
+    (void)state;
+    for (int d = 0; d < 3; ++d) {
+        cd_scene_params p = family(CD_LAYOUT_UNIFORM, (cd_scene_size_dist)d, 0.0, 0.0);
+        p.cubes = 100000, p.size_ratio = 10.0;
+        cd_scene *s = cd_scene_create(&p);
+        double sum = 0, lo = INFINITY, hi = 0;
+        for (uint32_t i = 0; i < s->count; ++i) {
+            double e = 2.0 * s->pose[i].h[0];
+            sum += e * e * e, lo = fmin(lo, e), hi = fmax(hi, e);
+        }
+        double want = pow(cd_scene_world_side(&p), 3) * p.density / p.cubes, got = sum / p.cubes;
+        print_message("# %s: mean edge^3 %.3f, expected %.3f, edges in [%.3f, %.3f]\n", cd_scene_size_dist_names[d], got, want, lo, hi);
+        assert_true(fabs(got / want - 1.0) < 0.05 && lo >= 1.0 - 1e-6 && hi <= 10.0 + 1e-5);
+        cd_scene_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +590,12 @@ int main(void)
         cmocka_unit_test(motion_keeps_invariants),
         cmocka_unit_test(csv_round_trip_is_exact),
         cmocka_unit_test(csv_import_errors_name_line),
+        cmocka_unit_test(uniform_scene_bits_pinned),
+        cmocka_unit_test(families_are_seeded),
+        cmocka_unit_test(still_cubes_keep_their_bits),
+        cmocka_unit_test(sleep_changes_the_moving_set),
+        cmocka_unit_test(layouts_have_their_shape),
+        cmocka_unit_test(size_distributions_match_their_means),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

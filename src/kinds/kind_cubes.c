@@ -62,6 +62,20 @@ const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
     {"scene", "reorder", CD_KEY_INT, "64", 0, 1000000000, NULL, NULL, 1,
      "frames between spatial reorders of the scene's storage (Morton order of the centres, from the "
      "first step on; pairs still name cubes); 0 = keep creation order"},
+    {"scene", "layout", CD_KEY_WORD, "uniform", 0, 0, cd_scene_layout_names, NULL, 1,
+     "placement family: uniform (centres uniform in the world cube), clusters (Gaussian clusters whose centres "
+     "drift), ground (a thin layer over the plane z = 0, moving in it), level (nine large still slabs: floors "
+     "and walls, with the other cubes moving between them); docs/design/scene.md#scene-families"},
+    {"scene", "size_dist", CD_KEY_WORD, "uniform", 0, 0, cd_scene_size_dist_names, NULL, 1,
+     "edge distribution in [size, size*size_ratio]: uniform, loguniform or pareto (bounded, shape 1.5)"},
+    {"scene", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1, "clusters of layout = clusters"},
+    {"scene", "cluster_sigma", CD_KEY_REAL, "0.1", 1e-6, 10, NULL, NULL, 1,
+     "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters)"},
+    {"scene", "moving", CD_KEY_REAL, "1", 0, 1, NULL, NULL, 1,
+     "fraction of the cubes that move (the others never move; level slabs never do)"},
+    {"scene", "sleep", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 1,
+     "mean frames a moving cube moves before it rests, and rests before it wakes (exponential, seeded); "
+     "0 = moving cubes never rest"},
 };
 _Static_assert(CD_SCENE_REORDER_DEFAULT == 64, "[scene] reorder's default above is the scene's");
 
@@ -132,6 +146,7 @@ const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT] = {
     {"max_per_node", 0, "most objects stored in one node"},
     {"depth_reached", 0, "deepest level holding an object"},
     {"seed", 0, "[experiment] seed"},
+    {"moved", 0, "cubes whose box changed in this frame's motion step"},
 };
 
 static const cd_column summary_columns[] = {
@@ -176,6 +191,13 @@ static const cd_column summary_columns[] = {
     {"seed", 0, "[experiment] seed"},
     {"warmup", 0, "[experiment] warmup"},
     {"reorder", 0, "[scene] reorder"},
+    {"layout", 0, "[scene] layout"},
+    {"size_dist", 0, "[scene] size_dist"},
+    {"clusters", 0, "[scene] clusters"},
+    {"cluster_sigma", 0, "[scene] cluster_sigma"},
+    {"moving", 0, "[scene] moving"},
+    {"sleep", 0, "[scene] sleep"},
+    {"moved_mean", 0, "mean cubes whose box changed per frame"},
 };
 
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
@@ -194,6 +216,12 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
         .speed = cd_point_num(p, "scene", "speed"),
         .spin = cd_point_num(p, "scene", "spin"),
         .reorder = (uint32_t)cd_point_num(p, "scene", "reorder"),
+        .layout = cd_point_text(p, "scene", "layout"),
+        .size_dist = cd_point_text(p, "scene", "size_dist"),
+        .clusters = (uint32_t)cd_point_num(p, "scene", "clusters"),
+        .cluster_sigma = cd_point_num(p, "scene", "cluster_sigma"),
+        .moving = cd_point_num(p, "scene", "moving"),
+        .sleep = cd_point_num(p, "scene", "sleep"),
         .seed = (uint64_t)cd_point_num(p, "experiment", "seed"),
         .warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"),
         .frames = (uint32_t)cd_point_num(p, "experiment", "frames"),
@@ -226,7 +254,11 @@ static void cubes_samples_init(cubes_samples *m, const cd_cubes_setup *s)
 static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **broad, char *why, size_t why_len)
 {
     cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
-                          .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder};
+                          .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder,
+                          .layout = (cd_scene_layout)cd_scene_name_index(cd_scene_layout_names, s->layout),
+                          .size_dist = (cd_scene_size_dist)cd_scene_name_index(cd_scene_size_dist_names, s->size_dist),
+                          .clusters = s->clusters, .cluster_sigma = s->cluster_sigma, .still = 1.0 - s->moving,
+                          .sleep = s->sleep};
     cd_broad_params bp = cd_broad_params_default();
     bp.depth = s->depth;
     bp.looseness = s->looseness;
@@ -284,6 +316,7 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
         res->candidates_mean += (double)st.candidates;
         res->narrow_tests_mean += (double)st.narrow_tests;
         res->pairs_mean += (double)st.pairs;
+        res->moved_mean += frozen ? 0.0 : (double)scene->moved;
         res->nodes_mean += (double)st.nodes;
         res->bytes_mean += (double)st.bytes;
         if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
@@ -296,6 +329,7 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
             cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update),
             cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
             cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
+            cd_cell_int(frozen ? 0 : scene->moved),
         };
         _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
                        "one cell per frame column");
@@ -318,6 +352,7 @@ static void cubes_samples_finish(cubes_samples *m, const cd_cubes_setup *s, cd_c
     res->candidates_mean /= dn;
     res->narrow_tests_mean /= dn;
     res->pairs_mean /= dn;
+    res->moved_mean /= dn;
     res->nodes_mean /= dn;
     res->bytes_mean /= dn;
     res->frame_ms = cd_stats_compute(m->frame_ms, n);
@@ -349,9 +384,10 @@ int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 // A point's series: every key but cubes (the runner keeps the notes of series over budget).
 static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu", s->method, s->depth,
-             s->looseness, s->update, s->cell_size, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
-             s->reorder, (unsigned long long)s->seed);
+    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu|%s|%s|%u|%.17g|%.17g|%.17g",
+             s->method, s->depth, s->looseness, s->update, s->cell_size, s->threads, s->size, s->size_ratio,
+             s->density, s->speed, s->spin, s->reorder, (unsigned long long)s->seed, s->layout, s->size_dist,
+             s->clusters, s->cluster_sigma, s->moving, s->sleep);
 }
 
 // Why a point is skipped: its series went over budget at a smaller cube count.
@@ -455,6 +491,13 @@ static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup
     cd_row_set(&row, "seed", cd_cell_int((int64_t)s->seed));
     cd_row_set(&row, "warmup", cd_cell_int(s->warmup));
     cd_row_set(&row, "reorder", cd_cell_int(s->reorder));
+    cd_row_set(&row, "layout", cd_cell_text(s->layout));
+    cd_row_set(&row, "size_dist", cd_cell_text(s->size_dist));
+    cd_row_set(&row, "clusters", cd_cell_int(s->clusters));
+    cd_row_set(&row, "cluster_sigma", cd_cell_real(s->cluster_sigma));
+    cd_row_set(&row, "moving", cd_cell_real(s->moving));
+    cd_row_set(&row, "sleep", cd_cell_real(s->sleep));
+    cd_row_set(&row, "moved_mean", cd_cell_real(m->moved_mean));
     cd_run_summary_end(r, &row);
 }
 

@@ -18,6 +18,9 @@ typedef struct cd_cubes_setup {
     uint32_t cubes;
     double size, size_ratio, density, speed, spin;
     uint32_t reorder;  ///< frames between the scene's spatial reorders (cd_scene.reorder)
+    const char *layout, *size_dist;  ///< [scene] layout and size_dist (cd_scene_layout_names, ...)
+    uint32_t clusters;
+    double cluster_sigma, moving, sleep;
     /// The cubes kind's [scene] file, resolved against the config's directory; empty: the seeded
     /// scene. A file's scene is frozen: no motion step, every frame measures the same state.
     char scene_file[4096];
@@ -30,7 +33,7 @@ typedef struct cd_cubes_setup {
 typedef struct cd_cubes_result {
     cd_stats frame_ms, fps, motion_ms, broad_ms, narrow_ms;
     double bv_tests_mean, candidates_mean, narrow_tests_mean, pairs_mean;
-    double nodes_mean, bytes_mean;
+    double nodes_mean, bytes_mean, moved_mean;
     uint64_t max_per_node, depth_reached;
 } cd_cubes_result;
 
@@ -57,11 +60,11 @@ int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err,
 /// The preload fields of a cd_kind initializer with CD_KINDS_PLUGIN_KEY.
 #define CD_KINDS_PLUGIN_PRELOAD .preload_section = "method", .preload_name = "plugin", .preload = cd_kinds_load_plugins
 /// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
-#define CD_CUBES_KEY_COUNT 14
+#define CD_CUBES_KEY_COUNT 20
 /// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
 extern const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT];
 /// Number of cd_cubes_frame_columns.
-#define CD_CUBES_FRAME_COLUMN_COUNT 21
+#define CD_CUBES_FRAME_COLUMN_COUNT 22
 /// frames.csv columns of the cubes kind (after `point`); cd_cubes_measure writes rows of these.
 extern const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT];
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cd_scene.h"
+#include "families.h"
 
 #include <float.h>
 #include <omp.h>
@@ -15,18 +16,14 @@ cd_scene_params cd_scene_params_default(void)
                              .speed = 0.05, .spin = 0.01, .seed = 42};
 }
 
-static double mean_edge_cubed(const cd_scene_params *p)
-{
-    // E[e³] for e uniform in [s, s·k]: s³ (k⁴ − 1) / (4 (k − 1)), and s³ when k = 1.
-    double s = p->size, k = p->size_ratio;
-    if (k == 1.0) return s * s * s;
-    return s * s * s * (k * k * k * k - 1.0) / (4.0 * (k - 1.0));
-}
-
+// The density is the volume fraction of the cubes in the world cube; on the ground, of the
+// cubes in the layer two largest edges thick; in a level, of the cubes that are not slabs.
 double cd_scene_world_side(const cd_scene_params *p)
 {
-    double side = cbrt((double)p->cubes * mean_edge_cubed(p) / p->density);
-    double diag = p->size * p->size_ratio * sqrt(3.0);
+    double volume = (double)p->cubes * scene_mean_edge_cubed(p), top = p->size * p->size_ratio;
+    if (p->layout == CD_LAYOUT_LEVEL) volume = (double)(p->cubes - scene_level_slabs(p->cubes)) * scene_mean_edge_cubed(p);
+    double side = p->layout == CD_LAYOUT_GROUND ? sqrt(volume / (p->density * 2.0 * top)) : cbrt(volume / p->density);
+    double diag = top * sqrt(3.0);
     return side > diag ? side : diag;
 }
 
@@ -79,11 +76,17 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
     // The world side is kept as a float so every centre (a float) stays within [0, L].
     cd_scene *s = cd_scene_create_empty(p->cubes, (float)cd_scene_world_side(p));
     s->reorder = p->reorder;
+    if (p->layout != CD_LAYOUT_UNIFORM) {
+        scene_place_family(s, p);
+        scene_set_moving(s, p);
+        cd_scene_refresh(s);
+        return s;
+    }
     cd_rng place = cd_rng_make(p->seed, CD_STREAM_SCENE_PLACE);
     cd_rng motion = cd_rng_make(p->seed, CD_STREAM_SCENE_MOTION);
     double L = s->world;
     for (uint32_t i = 0; i < s->count; ++i) {
-        double edge = p->size_ratio == 1.0 ? p->size : cd_rng_range(&place, p->size, p->size * p->size_ratio);
+        double edge = scene_draw_edge(&place, p);
         double cx = cd_rng_range(&place, 0, L), cy = cd_rng_range(&place, 0, L), cz = cd_rng_range(&place, 0, L);
         cd_quat q = cd_rng_rotation(&place);
         cd_scene_set_pose(s, i, cd_v3(cx, cy, cz), q, cd_v3(0.5 * edge, 0.5 * edge, 0.5 * edge));
@@ -93,6 +96,7 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
         double wz = cd_rng_range(&motion, -p->spin, p->spin);
         cd_scene_set_motion(s, i, cd_v3(vx, vy, vz), cd_v3(wx, wy, wz));
     }
+    scene_set_moving(s, p);
     cd_scene_refresh(s);
     return s;
 }
@@ -345,6 +349,7 @@ void cd_scene_refresh(cd_scene *s)
         chunk_bounds(&k, n);
         boxes_out(s->box + b, &k, n);
     }
+    s->moved = s->count;
 }
 
 // Streaming (non-temporal) stores: sixteen bytes at a time once dst is aligned, the rest plain.
@@ -360,16 +365,73 @@ static void stream_copy(void *restrict dst, const void *restrict src, size_t byt
     for (; k < n; ++k) d[k] = q[k];
 }
 
+// Store n new boxes over old ones and count those that differ (three 64-bit words a box; a
+// compare per column loaded from the records cost more than half the motion step).
+static uint32_t store_changed(cd_aabbf *restrict old, const cd_aabbf *restrict box, uint32_t n)
+{
+    _Static_assert(sizeof(cd_aabbf) == 3 * sizeof(uint64_t), "a box is three 64-bit words");
+    uint32_t changed = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint64_t o[3], w[3];
+        memcpy(o, &old[i], sizeof o);
+        memcpy(w, &box[i], sizeof w);
+        changed += ((o[0] ^ w[0]) | (o[1] ^ w[1]) | (o[2] ^ w[2])) != 0;
+    }
+    memcpy(old, box, n * sizeof *box);
+    return changed;
+}
+
+// step_range for a scene with still or sleeping cubes (s->state): the chunk is stepped into
+// buffers with the cubes that do not move this frame at zero velocity (their velocities stay as
+// they are), and only the awake cubes' poses and boxes are stored, so the others keep theirs bit
+// for bit. Returns the cubes whose box changed.
+static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, float L)
+{
+    scene_toggle_sleep(s, first, end);
+    chunk_cols k;
+    cd_aabbf box[CHUNK];
+    cd_posef pose[CHUNK];
+    float v[3][CHUNK];
+    float *vel[3] = {s->vx, s->vy, s->vz};
+    uint32_t moved = 0;
+    for (uint32_t b = first; b < end; b += CHUNK) {
+        uint32_t n = end - b < CHUNK ? end - b : CHUNK, awake = 0;
+        const uint8_t *st = s->state + b;
+        for (uint32_t i = 0; i < n; ++i) awake += (st[i] & CD_SCENE_AWAKE) != 0;
+        if (!awake) continue;
+        poses_in(s->pose + b, n, &k);
+        for (int a = 0; a < 3; ++a) {
+            for (uint32_t i = 0; i < n; ++i) v[a][i] = st[i] & CD_SCENE_AWAKE ? vel[a][b + i] : 0.0f;
+            move_axis(k.c[a], v[a], n, L);
+            for (uint32_t i = 0; i < n; ++i)
+                if (st[i] & CD_SCENE_AWAKE) vel[a][b + i] = v[a][i];
+        }
+        turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
+        chunk_bounds(&k, n);
+        boxes_out(box, &k, n);
+        poses_out(pose, &k, n);
+        for (uint32_t i = 0; i < n; ++i) {
+            if (!(st[i] & CD_SCENE_AWAKE)) continue;
+            moved += memcmp(&s->box[b + i], &box[i], sizeof box[i]) != 0;
+            s->box[b + i] = box[i];
+            s->pose[b + i] = pose[i];
+        }
+    }
+    return moved;
+}
+
 // Motion of cubes [first, end), a chunk at a time. The new poses and boxes are written straight
 // (stream = 0) or built in a small buffer and streamed out past the caches. With several threads,
 // the broad and narrow steps of the other threads read most of these lines, so a plain store
 // first has to take each line back from another core's cache; a streaming store does not wait for
 // that. Once the slots follow space (s->layout > 0), a thread's own broad and narrow steps read
 // most of what its motion writes, and plain stores leave it in its cache, which is faster still.
-static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
+static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 {
     float L = (float)s->world;  // the far walls as the largest float ≤ L
     if ((double)L > s->world) L = cd_float_next_down(L);
+    if (s->state) return step_range_masked(s, first, end, L);
+    uint32_t moved = 0;
     chunk_cols k;
     cd_aabbf box[CHUNK];
     cd_posef pose[CHUNK];
@@ -381,9 +443,12 @@ static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
         move_axis(k.c[2], s->vz + b, n, L);
         turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
         chunk_bounds(&k, n);
-        boxes_out(stream ? box : s->box + b, &k, n);
+        boxes_out(box, &k, n);
         poses_out(stream ? pose : s->pose + b, &k, n);
-        if (stream) {
+        if (!stream) {
+            moved += store_changed(s->box + b, box, n);
+        } else {
+            for (uint32_t i = 0; i < n; ++i) moved += memcmp(&s->box[b + i], &box[i], sizeof box[i]) != 0;
             stream_copy(s->box + b, box, n * sizeof *box);
             stream_copy(s->pose + b, pose, n * sizeof *pose);
         }
@@ -391,12 +456,13 @@ static void step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 #if defined(__SSE2__) && defined(__x86_64__)
     if (stream) _mm_sfence();  // the streamed lines are visible before the step returns
 #endif
+    return moved;
 }
 
 // Cubes per block of the threaded step: a thread's share of the scene is whole blocks.
 enum { STEP_BLOCK = 2048 };
 
-void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end) { step_range(s, first, end, 0); }
+void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end) { s->moved = step_range(s, first, end, 0); }
 
 // A centre coordinate as MORTON_BITS bits (cells of world / 2^MORTON_BITS), its bits spread to every
 // third place of a Morton code. Seven bits make cells of about a cube at 100 000 cubes (two at
@@ -457,6 +523,8 @@ void cd_scene_reorder(cd_scene *s)
     float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
     for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n, 0);
     GATHER_INTO(uint32_t, s->ident, order, n, 0);
+    if (s->state) GATHER_INTO(uint8_t, s->state, order, n, 0);
+    if (s->toggle_at) GATHER_INTO(uint64_t, s->toggle_at, order, n, 0);
     cd_free(order);
     s->layout++;
 }
@@ -482,7 +550,7 @@ static void reorder_if_due(cd_scene *s)
 void cd_scene_step(cd_scene *s)
 {
     reorder_if_due(s);
-    step_range(s, 0, s->count, 0);
+    s->moved = step_range(s, 0, s->count, 0);
     s->frame++;
 }
 
@@ -499,16 +567,18 @@ void cd_scene_step_threads(cd_scene *s, int threads)
     if (threads > CD_PART_QUEUE_MAX_THREADS) threads = CD_PART_QUEUE_MAX_THREADS;
     uint32_t blocks = (uint32_t)(((uint64_t)s->count + STEP_BLOCK - 1) / STEP_BLOCK);
     cd_part_queue queue;
-#pragma omp parallel num_threads(threads)
+    uint32_t moved = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : moved)
     {
 #pragma omp single
         cd_part_queue_deal(&queue, blocks, (uint32_t)omp_get_num_threads());
         uint32_t k;
         while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) {
             uint32_t first = k * STEP_BLOCK, end = s->count - first < STEP_BLOCK ? s->count : first + STEP_BLOCK;
-            step_range(s, first, end, s->layout == 0);
+            moved += step_range(s, first, end, s->layout == 0);
         }
     }
+    s->moved = moved;
     s->frame++;
 }
 
@@ -521,6 +591,8 @@ void cd_scene_destroy(cd_scene *s)
     cd_free(s->pose);
     cd_free(s->ident);
     cd_free(s->slot_of_prev);
+    cd_free(s->state);
+    cd_free(s->toggle_at);
     cd_free(s);
 }
 

@@ -129,6 +129,22 @@ static void snap_to_planes(cd_scene *s, uint32_t salt)
 // Scene idx of seed: seed 0 gives the scenes the differential test always checked.
 static cd_rng scene_rng(uint64_t seed, uint32_t idx) { return cd_rng_make(idx + (seed << 32), CD_STREAM_TEST + 4); }
 
+// The scene family of a seeded scene, from a stream of its own (the other draws stay as they
+// were): every layout, every edge distribution, still cubes from none to all, and sleep periods
+// short enough that cubes fall asleep and wake within the scene's few frames.
+static void draw_family(uint64_t seed, uint32_t idx, cd_scene_params *p)
+{
+    cd_rng r = cd_rng_make(idx + (seed << 32), CD_STREAM_TEST + 5);
+    p->layout = (cd_scene_layout)cd_rng_below(&r, 4);
+    p->size_dist = (cd_scene_size_dist)cd_rng_below(&r, 3);
+    p->clusters = 1 + (uint32_t)cd_rng_below(&r, 16);
+    p->cluster_sigma = cd_rng_range(&r, 0.08, 0.3);
+    static const double still[] = {0.0, 0.0, 0.5, 1.0};
+    uint64_t k = cd_rng_below(&r, 5);
+    p->still = k < 4 ? still[k] : cd_rng_uniform(&r);
+    p->sleep = cd_rng_below(&r, 2) ? 0.0 : cd_rng_range(&r, 0.5, 4.0);
+}
+
 static cd_scene *make_scene(cd_rng *r, uint64_t seed, uint32_t idx)
 {
     uint32_t n = draw_count(r, idx);
@@ -145,6 +161,7 @@ static cd_scene *make_scene(cd_rng *r, uint64_t seed, uint32_t idx)
         p.size = cd_rng_range(r, 0.2, 3.0);
         p.speed = p.size * cd_rng_range(r, 0.0, 1.5);  // large steps force relocations
         p.spin = cd_rng_range(r, 0.0, 0.5);
+        draw_family(seed, idx, &p);
         s = cd_scene_create(&p);
         s->world = short_world(s->world);
     }

@@ -15,7 +15,34 @@
 
 #include "cd_shape.h"
 
+/// Where the objects are placed (docs/design/scene.md#scene-families).
+typedef enum cd_scene_layout {
+    CD_LAYOUT_UNIFORM,   ///< centres uniform in the world cube (the standard scene)
+    CD_LAYOUT_CLUSTERS,  ///< Gaussian clusters whose centres drift
+    CD_LAYOUT_GROUND,    ///< a thin layer over the ground plane z = 0, moving in the plane
+    CD_LAYOUT_LEVEL,     ///< a few large static slabs (floors, walls) and small objects between them
+} cd_scene_layout;
+
+/// How edges are drawn in [size, size·size_ratio].
+typedef enum cd_scene_size_dist {
+    CD_SIZE_UNIFORM,     ///< uniform (the standard scene)
+    CD_SIZE_LOGUNIFORM,  ///< log-uniform: as many of each order of magnitude
+    CD_SIZE_PARETO,      ///< bounded Pareto of shape CD_SCENE_PARETO_SHAPE: heavy tail
+} cd_scene_size_dist;
+
+/// Names of cd_scene_layout and cd_scene_size_dist values in enum order, NULL-terminated (the
+/// config words).
+extern const char *const cd_scene_layout_names[];
+extern const char *const cd_scene_size_dist_names[];
+/// Index of name in names (one of the two lists above), or -1.
+int cd_scene_name_index(const char *const *names, const char *name);
+/// Shape α of the bounded Pareto edge distribution: P(edge > x) ∝ x^-α.
+#define CD_SCENE_PARETO_SHAPE 1.5
+/// Slabs of the level layout: three floors and two walls per storey (fewer when N is smaller).
+#define CD_SCENE_LEVEL_SLABS 9
+
 /// Parameters of the standard cube scene; cd_scene_params_default() gives the standard values.
+/// Zero in every field added after reorder gives the standard scene (uniform, everything moving).
 typedef struct cd_scene_params {
     uint32_t cubes;     ///< number of cubes N
     double size;        ///< cube edge (smallest edge when size_ratio > 1)
@@ -25,6 +52,12 @@ typedef struct cd_scene_params {
     double spin;        ///< angular-velocity components uniform in [−spin, spin] rad per frame
     uint64_t seed;      ///< seed of every random draw of the scene
     uint32_t reorder;   ///< frames between spatial reorders of the storage (0 = never; see cd_scene)
+    cd_scene_layout layout;        ///< placement family
+    cd_scene_size_dist size_dist;  ///< edge distribution
+    uint32_t clusters;             ///< clusters of the clusters layout (0: 8)
+    double cluster_sigma;          ///< their standard deviation as a fraction of the world side (0: 0.1)
+    double still;                  ///< fraction of the objects that never move (1 − [scene] moving)
+    double sleep;                  ///< mean frames a moving object moves, then rests (0: never rests)
 } cd_scene_params;
 
 /// A cube scene. pose holds each cube's state; vx..tz hold count floats each; box holds count
@@ -52,7 +85,17 @@ typedef struct cd_scene {
     uint64_t layout;           ///< reorders so far: a method that keeps slots between frames
                                ///< compares it and follows slot_of_prev (one reorder) or rebuilds
     uint32_t reorder;          ///< frames between reorders (0 = never)
+    /// Per slot, CD_SCENE_MOVES | CD_SCENE_AWAKE bits, or NULL when every cube moves every frame.
+    /// A cube without CD_SCENE_AWAKE keeps its pose and box bit for bit through a step.
+    uint8_t *state;
+    uint64_t *toggle_at;  ///< per slot: frame at which a moving cube falls asleep or wakes (sleep > 0)
+    double sleep;         ///< mean frames of a wake or rest period; 0: moving cubes never rest
+    uint64_t sleep_seed;  ///< seed of the wake and rest periods
+    uint32_t moved;       ///< cubes whose box changed in the last step (cd_scene_refresh: all)
 } cd_scene;
+
+/// cd_scene.state bits: the cube moves at all; it moves this frame.
+enum { CD_SCENE_MOVES = 1, CD_SCENE_AWAKE = 2 };
 
 /// Frames between reorders that the harness and bench_frame use unless told otherwise.
 #define CD_SCENE_REORDER_DEFAULT 64
@@ -96,6 +139,10 @@ void cd_scene_renumber_slots(const cd_scene *s, uint32_t *slots, size_t count, u
 void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32_t *by_new);
 /// Free s (NULL allowed).
 void cd_scene_destroy(cd_scene *s);
+/// Make cube i never move (its motion is cleared; the scene then keeps a state array).
+void cd_scene_set_still(cd_scene *s, uint32_t i);
+/// Cubes that move at all (not still).
+uint32_t cd_scene_moving_count(const cd_scene *s);
 /// Bytes the scene holds per cube (all arrays).
 size_t cd_scene_bytes_per_cube(void);
 

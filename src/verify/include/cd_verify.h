@@ -5,7 +5,10 @@
 // their own method is exactly what cdlab's test runs on cdlab's.
 //
 // Broad-phase scenes (cd_verify_broad): N from 0 to 3 000 (mostly small; 0..7 explicitly),
-// density 0.005..0.5 and touching unit-cube lattices, edge ratios up to 10 within a scene, cubes
+// density 0.005..0.5 and touching unit-cube lattices, every scene family (layouts uniform,
+// clusters, ground and level with its large still slabs; uniform, log-uniform and Pareto edges;
+// none to all cubes still; sleep periods of 0.5..4 frames in half the scenes), edge ratios up to
+// 10 within a scene, cubes
 // moved onto octree split planes, onto and beyond the walls, depth 0..8, looseness 1/1.5/2/4,
 // both update modes, 1..4 motion frames; in a quarter of the scenes box faces are grown onto split
 // planes (exact ties of closed boxes). Per scene-frame and method: the sorted pair list of
