@@ -75,7 +75,8 @@ static const cd_key_spec bodies_keys[] = {
     {"scene", "bodies", CD_KEY_INT, "100", 0, 10000000, NULL, NULL, 1, "number of bodies N"},
     {"bodies", "meshes", CD_KEY_TEXT, "icosphere:500", 0, 0, NULL, NULL, 0,
      "comma-separated mesh specs the bodies are instances of: box, icosphere:N, torus:N, noisy_sphere:N, "
-     "pencil:N, a bare generator name with [bodies] faces, or a mesh file (at most 16)"},
+     "pencil:N, a bare generator name with [bodies] faces, or a mesh file (relative to the config's directory; "
+     "at most 16)"},
     {"bodies", "assign", CD_KEY_WORD, "random", 0, 0, assign_words, NULL, 0,
      "which mesh each body is: random (a seeded stream of its own) or cycle (body i: mesh i mod count)"},
     {"bodies", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
@@ -95,7 +96,7 @@ static const cd_key_spec bodies_keys[] = {
 };
 
 // The specs of a point: bare generator names get [bodies] faces.
-static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MESHES][600], const char *specs[MAX_MESHES])
+static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MESHES][4096], const char *specs[MAX_MESHES])
 {
     char text[4096];
     snprintf(text, sizeof text, "%s", meshes);
@@ -172,8 +173,9 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
         }
         if (kinds_is_generator_spec(specs[k])) continue;
         cd_mesh m;
-        char why[1024];
-        if (cd_mesh_read(specs[k], &m, why, sizeof why)) {
+        char why[1024], path[4096];
+        cd_config_resolve(c, specs[k], path, sizeof path);
+        if (cd_mesh_read(path, &m, why, sizeof why)) {
             cd_config_error(c, meshes, err, err_len, "mesh '%s': %s", specs[k], why);
             return -1;
         }
@@ -288,9 +290,13 @@ void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
     uint32_t faces = (uint32_t)cd_point_num(p, "bodies", "faces");
     uint32_t nspecs = point_specs(cd_point_text(p, "bodies", "meshes"), faces, pt->buf, pt->specs);
     pt->mesh_list[0] = '\0';
-    for (uint32_t k = 0; k < nspecs; ++k)
+    for (uint32_t k = 0; k < nspecs; ++k) {
         snprintf(pt->mesh_list + strlen(pt->mesh_list), sizeof pt->mesh_list - strlen(pt->mesh_list), "%s%s",
-                 k ? " " : "", pt->specs[k]);
+                 k ? " " : "", pt->specs[k]);  // as the config writes it
+        char path[sizeof pt->buf[k]];
+        kinds_mesh_path(p->cfg, pt->buf[k], path, sizeof path);  // a file: relative to the config's directory
+        memcpy(pt->buf[k], path, sizeof path);
+    }
     cd_bodies_params bp = {0};
     bp.scene = cd_scene_params_default();
     bp.scene.cubes = (uint32_t)cd_point_num(p, "scene", "bodies");

@@ -48,13 +48,15 @@ const char *kinds_check_mesh(const char *w)
         return (w[len] >= '0' && w[len] <= '9' && *end == '\0' && n >= 1 && n <= 1e7 && n == floor(n)) ? NULL
                                                                                                      : expected;
     }
-    if (access(w, R_OK) == 0) return NULL;
-    static char why[600];  // built per message; config loading is single-threaded
-    snprintf(why, sizeof why,
-             "a readable mesh file (reading it: %s), or a generator: icosphere:N, torus:N, noisy_sphere:N or "
-             "pencil:N (N faces in 1..10000000), or a bare generator name with the section's faces key",
-             strerror(errno));
-    return why;
+    return NULL;  // a mesh file: read, relative to the config's directory, by the kind's validate
+}
+
+void kinds_mesh_path(const cd_config *c, const char *spec, char *out, size_t len)
+{
+    if (kinds_is_bare_generator(spec) || kinds_is_generator_spec(spec))
+        snprintf(out, len, "%s", spec);
+    else
+        cd_config_resolve(c, spec, out, len);
 }
 
 // Mesh files named by [mesh] a and b, read when the config is checked (a file the reader rejects
@@ -79,8 +81,11 @@ static int check_mesh_files(const cd_config *c, char *err, size_t err_len)
     for (int b = 0; b < 2; ++b) {
         const cd_config_key *k = cd_config_key_get(c, "mesh", b ? "b" : "a");
         for (size_t i = 0; i < k->count; ++i) {
-            const char *path = k->values[i].text;
-            if (kinds_is_bare_generator(path) || kinds_is_generator_spec(path) || file_mesh_find(path)) continue;
+            const char *spec = k->values[i].text;
+            if (kinds_is_bare_generator(spec) || kinds_is_generator_spec(spec)) continue;
+            char path[4096];
+            cd_config_resolve(c, spec, path, sizeof path);
+            if (file_mesh_find(path)) continue;
             cd_mesh m;
             char why[1024];
             if (cd_mesh_read(path, &m, why, sizeof why)) {
@@ -115,14 +120,16 @@ static const char *const mode_words[] = {"first_hit", "all_pairs", "solid", NULL
 // instead of one whole sweep after the other.
 static const cd_key_spec mesh_keys[] = {
     {"mesh", "a", CD_KEY_WORD, "icosphere:20000", 0, 0, NULL, kinds_check_mesh, 1,
-     "mesh A (at the identity): box, icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file"},
+     "mesh A (at the identity): box, icosphere:N, torus:N, noisy_sphere:N, pencil:N or a mesh file (relative to "
+     "the config's directory)"},
     {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, kinds_check_mesh, 1, "mesh B (posed), same forms as a"},
     {"mesh", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
      "faces of both meshes when a and b are bare generator names (a face-count sweep); 0: a and b say"},
     {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
     {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
     {"mesh", "poses_file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
-     "read poses from CSV (qw,qx,qy,qz,tx,ty,tz), overriding distance and poses"},
+     "read poses from CSV (qw,qx,qy,qz,tx,ty,tz; relative to the config's directory), overriding distance and "
+     "poses"},
     CD_KINDS_PLUGIN_KEY,
     {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, kinds_check_hierarchy, 1,
      "hierarchy variant: sphere, aabb, obb (RAPID), obb_sphere, hybrid (HBVHS)"},
@@ -173,8 +180,9 @@ static int mesh_validate(const cd_config *c, char *err, size_t err_len)
     }
     cd_pose *p;
     size_t n;
-    char why[600];
-    if (cd_poses_read_csv(file->values[0].text, &p, &n, why, sizeof why)) {
+    char why[600], path[4096];
+    cd_config_resolve(c, file->values[0].text, path, sizeof path);
+    if (cd_poses_read_csv(path, &p, &n, why, sizeof why)) {
         cd_config_error(c, file, err, err_len, "poses_file: %s", why);
         return -1;
     }
@@ -244,10 +252,14 @@ static const char *mode_name(cd_bvh_mode m)
     return m == CD_BVH_FIRST_HIT ? "first_hit" : (m == CD_BVH_ALL_PAIRS ? "all_pairs" : "solid");
 }
 
-static int load_mesh(cd_run *r, const char *spec, uint32_t faces, cd_mesh *m)
+static int load_mesh(cd_run *r, const cd_point *p, const char *spec, uint32_t faces, cd_mesh *m)
 {
-    char err[1024], full[600];
-    if (faces) snprintf(full, sizeof full, "%s:%u", spec, faces), spec = full;
+    char err[1024], full[4096];
+    if (faces)
+        snprintf(full, sizeof full, "%s:%u", spec, faces);
+    else
+        kinds_mesh_path(p->cfg, spec, full, sizeof full);
+    spec = full;
     const cd_mesh *read = file_mesh_find(spec);
     if (read) {
         cd_mesh_alloc(m, read->nverts, read->ntris);
@@ -278,8 +290,8 @@ typedef struct mesh_point {
 static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
 {
     uint32_t faces = (uint32_t)cd_point_num(p, "mesh", "faces");
-    if (load_mesh(r, cd_point_text(p, "mesh", "a"), faces, &mp->ma) ||
-        load_mesh(r, cd_point_text(p, "mesh", "b"), faces, &mp->mb))
+    if (load_mesh(r, p, cd_point_text(p, "mesh", "a"), faces, &mp->ma) ||
+        load_mesh(r, p, cd_point_text(p, "mesh", "b"), faces, &mp->mb))
         return -1;
     const cd_bvh_variant *v = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"));
     CD_ASSERT(v);  // the config check accepted only registered variants
@@ -300,8 +312,9 @@ static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
     }
     const char *file = cd_point_text(p, "mesh", "poses_file");
     if (file[0]) {
-        char err[1024];
-        if (cd_poses_read_csv(file, &mp->poses, &mp->nposes, err, sizeof err)) {
+        char err[1024], path[4096];
+        cd_config_resolve(p->cfg, file, path, sizeof path);
+        if (cd_poses_read_csv(path, &mp->poses, &mp->nposes, err, sizeof err)) {
             cd_run_fail(r, "%s", err);
             return -1;
         }

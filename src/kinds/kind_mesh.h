@@ -4,13 +4,21 @@
 #ifndef KIND_MESH_H
 #define KIND_MESH_H
 
+#include "cd_harness.h"
+
+#include <stddef.h>
+
 /// A bare generator name ("torus"), whose face count comes from a faces key.
 int kinds_is_bare_generator(const char *w);
 /// A generator spec ("torus:5000", "box"); anything else that is not a bare name is a file path.
 int kinds_is_generator_spec(const char *w);
-/// Config check of a mesh spec: NULL for a generator spec with N in 1..10⁷, a bare generator name,
-/// "box" or a readable file; else what was expected (with the file's error).
+/// Config check of a mesh spec's syntax: NULL for a generator spec with N in 1..10⁷, a bare
+/// generator name, "box" or anything else (a file: the kind's validate reads it, relative to the
+/// config's directory); else what was expected.
 const char *kinds_check_mesh(const char *w);
+/// The mesh spec as cd_mesh_from_spec takes it: a generator spec as it is, a file path resolved
+/// against c's directory (cd_config_resolve), into out.
+void kinds_mesh_path(const cd_config *c, const char *spec, char *out, size_t len);
 /// Config check of a hierarchy variant name: NULL, or the variants there are.
 const char *kinds_check_hierarchy(const char *w);
 
