@@ -29,7 +29,9 @@ int cd_cmd_merge(int argc, char **argv)
                  "Refused (exit 2, nothing written): a shard directory that is not a complete shard run\n"
                  "(interrupted, half-written, or made without --shard); shards of different configs\n"
                  "(config SHA-256), builds, commits or source trees; different shard counts; a shard\n"
-                 "given twice; missing points or points measured twice; headers that differ.\n"
+                 "given twice; missing points or points measured twice; headers that differ; a shard\n"
+                 "whose frames.csv or summary.csv is not what its run wrote (the bytes and SHA-256 in its\n"
+                 "meta.ini [files]: a point's frames gone, a repeat short, half a row, an edit).\n"
                  "Shards measured on different CPU models are merged with a warning: compare their times\n"
                  "within a shard, not across shards.\n"};
     char command[2048] = "cdlab";

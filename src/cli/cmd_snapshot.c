@@ -11,6 +11,7 @@
 #include "cd_kinds.h"
 #include "cli.h"
 #include "options.h"
+#include "rundir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -377,7 +378,9 @@ static int snapshot_parse(int argc, char **argv, snapshot_args *a)
                  "(for bodies: the pairs whose meshes touch), and the broad phase's\n"
                  "cells: octree nodes (the loose octree's loose bounds), grid rows, coloured by level,\n"
                  "where the method lists them. Progress with an ETA goes to stderr while the frames run.\n",
-        .after = "A run directory stands for its config.ini. Prints the paths written. Exit 0; 1 when gnuplot\n"
+        .after = "A run directory (a complete run) stands for its config.ini, read as the config it copies\n"
+                 "(relative paths as the run resolved them; each file it names must be unchanged: meta.ini\n"
+                 "[inputs]). Prints the paths written. Exit 0; 1 when gnuplot\n"
                  "failed; 2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or\n"
                  "no such point.\n"};
     cli_operands ops;
@@ -402,7 +405,13 @@ int cd_cmd_snapshot(int argc, char **argv)
     snprintf(cfg_path, sizeof cfg_path, is_run ? "%s/config.ini" : "%s", a.source);
     cd_config c;
     char err[4600];
-    if (cd_config_load(cd_kinds(), cfg_path, &c, err, sizeof err)) {
+    if (is_run && cd_run_dir_check(a.source, err, sizeof err)) {  // no picture into a run still written
+        fprintf(stderr, "cdlab snapshot: %s: %s\n", a.source, err);
+        return 2;
+    }
+    // A run's config.ini is read as the config it copies, its files checked against the run's record.
+    if (is_run ? cd_rundir_config(cd_kinds(), a.source, &c, err, sizeof err)
+               : cd_config_load(cd_kinds(), cfg_path, &c, err, sizeof err)) {
         fprintf(stderr, "cdlab snapshot: %s\n", err);
         return 2;
     }

@@ -217,6 +217,69 @@ void cd_rundir_free(cd_rundir *r)
     *r = (cd_rundir){0};
 }
 
+// The run's record of input path (meta.ini [inputs] iK_path = path): its SHA-256, or NULL.
+static const char *recorded_sha(const cd_ini *meta, const char *path)
+{
+    for (size_t i = 0; i < meta->count; ++i) {
+        const cd_ini_entry *e = &meta->items[i];
+        size_t n = strlen(e->key);
+        if (strcmp(e->section, "inputs") != 0 || n < 6 || strcmp(e->key + n - 5, "_path") != 0 ||
+            strcmp(e->value, path) != 0)
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s_sha256", (int)(n - 5), e->key);
+        return cd_ini_get(meta, "inputs", key);
+    }
+    return NULL;
+}
+
+// Every file c names is the one the run read: the SHA-256 meta.ini [inputs] records. 0, or -1.
+static int check_inputs(const char *dir, const cd_ini *meta, const cd_config *c, char *err, size_t len)
+{
+    for (size_t i = 0; i < c->input_count; ++i) {
+        char real[4096], sha[65];
+        uint64_t bytes;
+        const char *path = realpath(c->inputs[i], real) ? real : c->inputs[i];
+        const char *want = recorded_sha(meta, path);
+        int e = cd_sha256_file(path, sha, &bytes);
+        if (!want) {
+            snprintf(err, len, "%s: %s is not among the files meta.ini [inputs] records", dir, path);
+            return -1;
+        }
+        if (e || strcmp(sha, want) != 0) {
+            snprintf(err, len, "%s: %s %s since the run (its SHA-256 was %.12s...)", dir, path,
+                     e ? strerror(e) : "changed", want);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cd_rundir_config(const cd_kind_set *kinds, const char *dir, cd_config *c, char *err, size_t len)
+{
+    char path[4200], as[4400];
+    cd_ini meta;
+    snprintf(path, sizeof path, "%s/meta.ini", dir);
+    if (cd_ini_read(path, &meta, err, len)) return -1;
+    const char *cdir = cd_ini_get(&meta, "config", "dir"), *cpath = cd_ini_get(&meta, "config", "path");
+    snprintf(path, sizeof path, "%s/config.ini", dir);
+    int rc;
+    if (!cdir || !cpath || !cd_ini_get(&meta, "inputs", "count")) {  // a run from before these were recorded
+        rc = cd_config_load(kinds, path, c, err, len);
+    } else {
+        size_t n;
+        char *text = cd_file_read(path, &n);
+        const char *base = strrchr(cpath, '/');
+        snprintf(as, sizeof as, "%s/%s", cdir, base ? base + 1 : cpath);
+        rc = text ? cd_config_parse(kinds, as, text, n, c, err, len) : -1;
+        if (!text) snprintf(err, len, "%s: cannot read: %s", path, strerror(errno));
+        cd_free(text);
+        if (rc == 0 && (rc = check_inputs(dir, &meta, c, err, len)) != 0) cd_config_free(c);
+    }
+    cd_ini_free(&meta);
+    return rc;
+}
+
 void cd_html_escape(FILE *f, const char *s)
 {
     for (; *s; ++s) {

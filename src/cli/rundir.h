@@ -7,6 +7,7 @@
 #define RUNDIR_H
 
 #include "cd_csv.h"
+#include "cd_harness.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -60,6 +61,12 @@ const char *cd_table_field(const cd_csv_table *t, size_t i, int col);
 const char *cd_rundir_meta(const cd_rundir *r, const char *section, const char *key, const char *def);
 /// Number of distinct values of summary column col over the data rows.
 size_t cd_rundir_distinct(const cd_rundir *r, int col);
+
+/// The config of the run in dir (checked with cd_run_dir_check first), as the run used it: its
+/// config.ini, a byte copy, read as the config it copies (meta.ini [config] dir and path), so that
+/// relative paths name the files the run read; each file it names must have the SHA-256 meta.ini
+/// [inputs] records. 0, or -1 with err set (c is then empty).
+int cd_rundir_config(const cd_kind_set *kinds, const char *dir, cd_config *c, char *err, size_t len);
 
 /// Write s with <, >, &, " and ' escaped as HTML entities.
 void cd_html_escape(FILE *f, const char *s);

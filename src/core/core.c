@@ -8,15 +8,22 @@
 #include <string.h>
 #include <unistd.h>
 
+// Why the process is about to abort, for a SIGABRT handler to pass on (cd_fatal_message).
+static char fatal[512];
+
+const char *cd_fatal_message(void) { return fatal; }
+
 _Noreturn void cd_assert_fail(const char *expr, const char *file, int line)
 {
-    fprintf(stderr, "cdlab: assertion failed: %s (%s:%d)\n", expr, file, line);
+    snprintf(fatal, sizeof fatal, "assertion failed: %s (%s:%d)", expr, file, line);
+    fprintf(stderr, "cdlab: %s\n", fatal);
     abort();
 }
 
 static _Noreturn void out_of_memory(size_t bytes)
 {
-    fprintf(stderr, "cdlab: out of memory allocating %zu bytes\n", bytes);
+    snprintf(fatal, sizeof fatal, "out of memory allocating %zu bytes", bytes);
+    fprintf(stderr, "cdlab: %s\n", fatal);
     abort();
 }
 

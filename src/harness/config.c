@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const pin_words[] = {"optional", "required", "off", NULL};
 static const char *const order_words[] = {"points", "rounds", NULL};
@@ -46,11 +47,17 @@ static const cd_key_spec common_keys[] = {
      "optional (warn on failure), required (fail), off (no binding)"},
     {"run", "counters", CD_KEY_WORDS, "PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_BR_MSP", 0, 0, NULL,
      NULL, 0, "PAPI events read per frame (presets or native names); empty: none"},
-    {"run", "output", CD_KEY_TEXT, "results", 0, 0, NULL, NULL, 0, "results root directory"},
+    {"run", "output", CD_KEY_TEXT, "results", 0, 0, NULL, NULL, 0,
+     "results root directory, relative to the working directory as --output is (an output, unlike the files a "
+     "config reads, which are relative to the config's directory)"},
     {"run", "isolate", CD_KEY_WORD, "auto", 0, 0, isolate_words, NULL, 0,
      "process: every point (every round of a point) in its own child process, with a fresh heap and its own "
      "peak RSS; none: all in the runner; auto: process unless [run] counters names events (PAPI's event "
      "sets do not follow a fork)"},
+    {"run", "point_timeout", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 0,
+     "seconds a point (with order = rounds: one round of it) may run; one that runs longer fails like any "
+     "failed point: its process is killed (with isolate = none the runner ends at once, INCOMPLETE saying "
+     "why); 0: no limit"},
     {"run", "cv_warn", CD_KEY_REAL, "0.10", 0, 1e9, NULL, NULL, 0,
      "warn when a point's frame_ms coefficient of variation exceeds this"},
     {"run", "figures", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,
@@ -491,11 +498,27 @@ const cd_kind *cd_kind_set_find(const cd_kind_set *kinds, const char *name)
 
 void cd_config_free(cd_config *c)
 {
+    for (size_t i = 0; i < c->input_count; ++i) cd_free(c->inputs[i]);
+    cd_free(c->inputs);
     for (size_t i = 0; i < c->key_count; ++i) cd_values_free(c->keys[i].values, c->keys[i].count);
     cd_free(c->keys);
     cd_free(c->path);
     cd_free(c->text);
     *c = (cd_config){0};
+}
+
+// Keep path in c's list of inputs (once) when it names a regular file. The list is a record of
+// what the config's checks and points read, not a part of the config's value: hence the cast.
+static void note_input(const cd_config *cc, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    cd_config *c = (cd_config *)cc;
+    for (size_t i = 0; i < c->input_count; ++i)
+        if (strcmp(c->inputs[i], path) == 0) return;
+    size_t n = strlen(path) + 1;
+    c->inputs = cd_realloc(c->inputs, (c->input_count + 1) * sizeof *c->inputs);
+    c->inputs[c->input_count++] = memcpy(cd_alloc(n), path, n);
 }
 
 void cd_config_resolve(const cd_config *c, const char *path, char *out, size_t len)
@@ -505,6 +528,7 @@ void cd_config_resolve(const cd_config *c, const char *path, char *out, size_t l
         snprintf(out, len, "%s", path);
     else
         snprintf(out, len, "%.*s/%s", (int)(slash - c->path), c->path, path);
+    note_input(c, out);
 }
 
 const cd_config_key *cd_config_key_find(const cd_config *c, const char *section, const char *name)

@@ -7,7 +7,8 @@
 // Refused, before anything is written: a directory that is not a complete shard run; shards of
 // different configs (config SHA-256), builds or source trees; different shard counts or plans;
 // a shard given twice; points missing or measured twice; rows that disagree with their shard's
-// meta.ini or headers that differ. Shards measured on different CPU models are merged with a
+// meta.ini or headers that differ; CSVs that are not what the shard's run wrote (their size and
+// SHA-256 in its meta.ini [files]: cut short, rows gone, edited). Shards measured on different CPU models are merged with a
 // warning: their times are not comparable across shards.
 #include "cd_core.h"
 #include "cd_csv.h"
@@ -19,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -276,14 +278,40 @@ static int same_header(const cd_csv_row *a, const cd_csv_row *b)
     return 1;
 }
 
-// Read shard i's CSVs and check them: the same header as shard 0's, every row's point one of the
-// shard's, and a summary row for each of its points. rows[p] counts the summary rows of point p.
+// The file path as its shard's runner wrote it: the size and SHA-256 that meta.ini [files]
+// records (name: "frames" or "summary"). A shard cut short or edited after its run (a point
+// without its frames, two of three repeats, half a row) is refused. 0, or -1 with err.
+static int check_digest(const shard *s, const char *name, const char *path, char *err, size_t len)
+{
+    char key[32], sha[65];
+    snprintf(key, sizeof key, "%s_sha256", name);
+    const char *want = meta_get(&s->m, "files", key);
+    snprintf(key, sizeof key, "%s_bytes", name);
+    const char *want_bytes = meta_get(&s->m, "files", key);
+    if (!want || !want_bytes)
+        return fail(err, len, "%s/meta.ini: no [files] %s: cannot check its rows against what its run wrote (a shard "
+                    "of an older cdlab: run it again)", s->dir, key);
+    uint64_t bytes;
+    int e = cd_sha256_file(path, sha, &bytes);
+    if (e) return fail(err, len, "%s: %s", path, strerror(e));
+    if (strtoull(want_bytes, NULL, 10) != bytes)
+        return fail(err, len, "%s: %llu bytes, but its run wrote %s (meta.ini [files]): cut short or changed since",
+                    path, (unsigned long long)bytes, want_bytes);
+    if (strcmp(sha, want) != 0)
+        return fail(err, len, "%s: SHA-256 %s, but its run wrote %s (meta.ini [files]): changed since", path, sha, want);
+    return 0;
+}
+
+// Read shard i's CSVs and check them: the bytes its run wrote (check_digest), the same header as
+// shard 0's, every row as many fields as the header, every row's point one of the shard's, and a
+// summary row for each of its points. rows[p] counts the summary rows of point p.
 static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_t *rows, char *err, size_t len)
 {
     static const char *const names[] = {"frames.csv", "summary.csv"};
     for (int k = 0; k < 2; ++k) {
         char path[4600];
         snprintf(path, sizeof path, "%s/%s", s[i].dir, names[k]);
+        if (check_digest(&s[i], k ? "summary" : "frames", path, err, len)) return -1;
         cd_csv_table *t = k ? &s[i].summary : &s[i].frames;
         if (cd_csv_read(path, t, err, len)) return -1;
         if (t->count == 0) return fail(err, len, "%s: empty: expected a header", path);
@@ -292,6 +320,9 @@ static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_
             return fail(err, len, "%s:1: the header differs from %s/%s's", path, s[0].dir, names[k]);
         for (size_t r = 1; r < t->count; ++r) {
             const cd_csv_row *row = &t->rows[r];
+            if (row->count != t->rows[0].count)
+                return fail(err, len, "%s:%zu: %zu fields: expected %zu as in the header", path, row->line, row->count,
+                            t->rows[0].count);
             char *end;
             unsigned long long p = strtoull(row->fields[0], &end, 10);
             if (!row->fields[0][0] || *end || p >= plan || owner[p] != i)
@@ -408,13 +439,17 @@ static int mkdir_parents(const char *path)
     }
 }
 
+// Sections of a shard's meta.ini that the merged run does not copy: [shard], and [files], whose
+// digests the merge writes for its own CSVs.
+static int own_section(const char *section) { return strcmp(section, "shard") == 0 || strcmp(section, "files") == 0; }
+
 // Is key a value of one shard's own ([run] keys that the merge sets itself)?
 static int merge_sets(const char *section, const char *key)
 {
     static const char *const run_keys[] = {"id", "date_start", "date_end", "duration_s", "host", "command",
                                            "points_planned", "points_done", "points_short", "points_resumed",
                                            "resumed_from", "complete", "status", "failure", NULL};
-    if (strcmp(section, "shard") == 0 || strcmp(section, "warnings") == 0) return 1;
+    if (own_section(section) || strcmp(section, "warnings") == 0) return 1;
     if (strcmp(section, "run") != 0) return 0;
     for (const char *const *k = run_keys; *k; ++k)
         if (strcmp(key, *k) == 0) return 1;
@@ -430,8 +465,8 @@ static void add_distinct(char *list, size_t cap, const char *s)
     snprintf(list + n, cap - n, "%s%s", n ? ", " : "", s);
 }
 
-static int write_meta(const char *path, const shard *s, size_t n, const char *id, const char *command,
-                      char *const *warnings, size_t nwarnings)
+static int write_meta(const char *path, const char *out, const shard *s, size_t n, const char *id,
+                      const char *command, char *const *warnings, size_t nwarnings)
 {
     FILE *f = fopen(path, "w");
     if (!f) return errno ? errno : EIO;
@@ -455,13 +490,13 @@ static int write_meta(const char *path, const shard *s, size_t n, const char *id
     for (size_t k = 0; k < m0->n; ++k) {
         const entry *e = &m0->e[k];
         if (strcmp(e->section, section) != 0) {
-            if (strcmp(e->section, "shard") != 0) fprintf(f, "%s[%s]\n", section[0] ? "\n" : "", e->section);
+            if (!own_section(e->section)) fprintf(f, "%s[%s]\n", section[0] ? "\n" : "", e->section);
             section = e->section;
         }
         if (k == 0 && !e->key[0] && !e->section[0]) {
             continue;  // the file's first comment: written above
         } else if (!e->key[0]) {
-            if (strcmp(e->section, "shard") != 0) fprintf(f, "%s\n", e->value);
+            if (!own_section(e->section)) fprintf(f, "%s\n", e->value);
         } else if (strcmp(e->section, "run") == 0 && strcmp(e->key, "id") == 0) {
             cd_meta_kv(f, "id", "%s", id);
         } else if (strcmp(e->section, "run") == 0 && strcmp(e->key, "date_start") == 0) {
@@ -507,7 +542,8 @@ static int write_meta(const char *path, const shard *s, size_t n, const char *id
                    meta_str(m, "run", "duration_s"), s[i].npoints, meta_get(m, "run", "points_resumed") ? " | resumed " : "",
                    meta_str(m, "run", "points_resumed"));
     }
-    int e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    int e = cd_meta_files(f, out, ".part");  // the merged CSVs, as a run records its own
+    if (!e) e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
     if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
     if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
     return e;
@@ -592,11 +628,19 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         int e = mkdir_parents(out), made = 0;
         if (!e) e = mkdir(out, 0777) != 0 ? errno : 0;
         made = !e;
+        int lock = -1;  // the marker, locked while the merge writes (cd_run_lock_held), as a run's
         if (!e) {  // the marker first, as for a run: nothing here looks complete until it is
             step = "writing " CD_RUN_INCOMPLETE;
-            FILE *m = fopen(marker, "w");
-            e = !m ? errno : fprintf(m, "merge in progress: cdlab merge of %zu shards\n", n) < 0 ? EIO : 0;
-            if (m && fclose(m) != 0 && !e) e = errno;
+            lock = open(marker, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            char text[256], date[32], host[128] = "unknown";
+            time_t now = time(NULL);
+            struct tm tm;
+            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+            gethostname(host, sizeof host - 1);
+            snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s: cdlab merge of %zu shards\n", date,
+                     (long)getpid(), host, n);
+            errno = 0;
+            e = lock < 0 || flock(lock, LOCK_EX) != 0 || cd_write_all(lock, text, strlen(text)) ? (errno ? errno : EIO) : 0;
         }
         static const char *const names[] = {"frames.csv", "summary.csv", "config.ini", "meta.ini"};
         for (int k = 0; k < 4 && !e; ++k) {
@@ -607,7 +651,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
             else if (k == 2)
                 snprintf(from, sizeof from, "%s/config.ini", s[0].dir), e = copy_file(from, path);
             else
-                e = write_meta(path, s, n, id, command, warnings, nwarnings);
+                e = write_meta(path, out, s, n, id, command, warnings, nwarnings);
         }
         for (int k = 0; k < 4 && !e; ++k) {
             snprintf(from, sizeof from, "%s/%s.part", out, names[k]);
@@ -631,6 +675,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         } else {
             status = 0;
         }
+        if (lock >= 0) close(lock);
     }
     for (size_t i = 0; i < nwarnings; ++i) cd_free(warnings[i]);
     for (size_t i = 0; i < n; ++i) {

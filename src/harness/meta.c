@@ -10,10 +10,12 @@
 #include "run_private.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,6 +190,11 @@ int cd_meta_write(const cd_run *r)
 
     fprintf(f, "\n[config]\n");
     kv(f, "path", "%s", c->path);
+    char real[PATH_MAX], *slash;
+    if (realpath(c->path, real) && (slash = strrchr(real, '/')) != NULL) {
+        *slash = '\0';  // where its relative paths point (a reader of the copy resolves against it)
+        kv(f, "dir", "%s", slash == real ? "/" : real);
+    }
     kv(f, "sha256", "%s", c->sha256);
     kv(f, "copy", "config.ini");
     kv(f, "seed", "%s", cd_config_text(c, "experiment", "seed"));
@@ -200,6 +207,18 @@ int cd_meta_write(const cd_run *r)
         kv(f, "figures", "%s", list);
     }
     if (r->meta_extra) r->meta_extra(f, c, r->meta_ctx);
+
+    fprintf(f, "\n[inputs]\n; " CD_META_INPUTS_COMMENT "\n");
+    kv(f, "count", "%zu", r->input_count);
+    for (size_t i = 0; i < r->input_count; ++i) {
+        char key[32];
+        snprintf(key, sizeof key, "i%zu_path", i + 1);
+        kv(f, key, "%s", r->inputs[i].path);
+        snprintf(key, sizeof key, "i%zu_bytes", i + 1);
+        kv(f, key, "%llu", (unsigned long long)r->inputs[i].bytes);
+        snprintf(key, sizeof key, "i%zu_sha256", i + 1);
+        kv(f, key, "%s", r->inputs[i].sha256);
+    }
 
     fprintf(f, "\n[machine]\n");
     kv(f, "cpu_model", "%s", cpu);
@@ -238,10 +257,29 @@ int cd_meta_write(const cd_run *r)
         snprintf(key, sizeof key, "w%zu", i + 1);
         kv(f, key, "%s", r->warnings[i]);
     }
-    int e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    int e = r->status == 0 ? cd_meta_files(f, r->dir, ".part") : 0;
+    if (!e) e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
     if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
     if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
     return e;
+}
+
+int cd_meta_files(FILE *f, const char *dir, const char *suffix)
+{
+    fprintf(f, "\n[files]\n; " CD_META_FILES_COMMENT "\n");
+    static const char *const names[] = {"frames", "summary"};
+    for (int k = 0; k < 2; ++k) {
+        char path[4700], sha[65], key[32];
+        uint64_t bytes;
+        snprintf(path, sizeof path, "%s/%s.csv%s", dir, names[k], suffix);
+        int e = cd_sha256_file(path, sha, &bytes);
+        if (e) return e;
+        snprintf(key, sizeof key, "%s_bytes", names[k]);
+        kv(f, key, "%llu", (unsigned long long)bytes);
+        snprintf(key, sizeof key, "%s_sha256", names[k]);
+        kv(f, key, "%s", sha);
+    }
+    return 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,18 +293,69 @@ static int exists(const char *dir, const char *name)
     return lstat(path, &st) == 0;
 }
 
-// A marker that still says "run in progress" outlives a runner that was killed: say so when the
-// runner was on this host and its process is gone.
-static void progress_hint(const char *line, char *hint, size_t len)
+// The runner holds an exclusive flock on INCOMPLETE from the moment it creates (or, resuming,
+// takes over) the directory until it is done with it; a forked point process inherits the open
+// file, so the lock lasts while any process of the run can still write there, and the kernel
+// drops it when the last one dies, however it dies. A reader asks for a shared lock without
+// waiting and lets go at once: refused, the run is in progress; granted, nobody writes there.
+// Unlike a pid in the marker this needs no host name, cannot name a recycled pid, and works on a
+// file system shared by several hosts where the kernel passes flock on (NFS does, as POSIX locks).
+
+int cd_run_lock_held(int fd)
 {
-    char date[64], host[256], here[256];
-    long pid;
-    hint[0] = '\0';
-    if (sscanf(line, "run in progress: started %63s by pid %ld on %255s", date, &pid, host) != 3 || pid <= 0) return;
-    if (gethostname(here, sizeof here) != 0) return;
-    here[sizeof here - 1] = '\0';
-    if (strcmp(host, here) == 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-        snprintf(hint, len, "; no such process now: it was killed or crashed");
+    if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        flock(fd, LOCK_UN);
+        return 0;
+    }
+    return errno == EWOULDBLOCK ? 1 : -1;
+}
+
+// A start marker: the runner has not said why it stopped (its first line as written at the
+// start, or the "run in progress" of older runs, or nothing yet).
+int cd_run_marker_is_start(const char *line)
+{
+    return !line[0] || strncmp(line, CD_RUN_MARKER_START, strlen(CD_RUN_MARKER_START)) == 0 ||
+           strncmp(line, "run in progress: ", 17) == 0;
+}
+
+int cd_run_marker_state(const char *dir, char *line, size_t len)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, dir);
+    line[0] = '\0';
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) return errno == ENOENT ? CD_MARKER_NONE : -1;
+        struct stat a, b;
+        ssize_t n = fstat(fd, &a) == 0 && S_ISREG(a.st_mode) ? read(fd, line, len - 1) : -1;
+        int held = n < 0 ? -1 : cd_run_lock_held(fd);
+        int e = errno;
+        close(fd);
+        if (n < 0 || held < 0) {
+            errno = n < 0 && e == 0 ? EINVAL : e;
+            return -1;
+        }
+        line[n] = '\0';
+        line[strcspn(line, "\r\n")] = '\0';
+        if (held) return CD_MARKER_LIVE;
+        // Unlocked: the runner may have just finished and removed the marker (a run then
+        // complete), or a resume may have replaced it; look again.
+        if (stat(path, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) continue;
+        return cd_run_marker_is_start(line) ? CD_MARKER_ABANDONED : CD_MARKER_STOPPED;
+    }
+    return CD_MARKER_STOPPED;
+}
+
+void cd_run_marker_describe(int state, const char *line, char *out, size_t len)
+{
+    const char *l = line[0] ? line : CD_RUN_INCOMPLETE " is empty";
+    if (state == CD_MARKER_LIVE)
+        snprintf(out, len, "in progress: %s; its runner holds the run's lock", line[0] ? line : "starting");
+    else if (state == CD_MARKER_ABANDONED)
+        snprintf(out, len, "abandoned: %s; no process holds the run's lock: its runner was killed or crashed "
+                 "(cdlab run --resume continues it)", l);
+    else
+        snprintf(out, len, "%s", l);
 }
 
 int cd_run_dir_check(const char *dir, char *err, size_t len)
@@ -280,25 +369,19 @@ int cd_run_dir_check(const char *dir, char *err, size_t len)
         snprintf(err, len, "not a directory: expected a run directory");
         return -1;
     }
-    char path[4600], line[600];
-    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, dir);
-    FILE *f = fopen(path, "r");
-    if (f || errno != ENOENT) {
-        if (f && fgets(line, sizeof line, f)) {
-            line[strcspn(line, "\r\n")] = '\0';
-            char hint[80];
-            progress_hint(line, hint, sizeof hint);
-            snprintf(err, len, "incomplete run (%s%s)", line, hint);
-        } else if (f) {
-            snprintf(err, len, "incomplete run (" CD_RUN_INCOMPLETE " is empty)");
-        } else {
-            snprintf(err, len, "incomplete run (" CD_RUN_INCOMPLETE ": %s)", strerror(errno));
-        }
-        if (f) fclose(f);
+    char path[4600], line[600], what[1000];
+    int state = cd_run_marker_state(dir, line, sizeof line);
+    if (state < 0) {
+        snprintf(err, len, "incomplete run (" CD_RUN_INCOMPLETE ": %s)", strerror(errno));
+        return -1;
+    }
+    if (state != CD_MARKER_NONE) {
+        cd_run_marker_describe(state, line, what, sizeof what);
+        snprintf(err, len, "incomplete run (%s)", what);
         return -1;
     }
     snprintf(path, sizeof path, "%s/meta.ini", dir);
-    f = fopen(path, "r");
+    FILE *f = fopen(path, "r");
     if (!f) {
         int e = errno;
         if (e != ENOENT)

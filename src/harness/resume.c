@@ -4,7 +4,9 @@
 // the point made), so the points listed there are whole in frames.csv.part and summary.csv.part.
 // A resume keeps exactly those points' rows (a killed point may have left some rows, or half a
 // line), rewrites the .part files with them, and runs the rest of the plan (or of the shard)
-// appending to them. The directory must hold the same config (byte for byte) and the same shard.
+// appending to them. The directory must hold the same config (byte for byte) and the same shard,
+// its input files must be those the run started with (progress.part's "input" lines: SHA-256),
+// and no process may hold its marker's lock (cd_run_marker_state).
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness.h"
@@ -12,7 +14,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,12 +59,13 @@ static void resume_refusal(const cd_run *r, const char *dir, char *why, size_t l
         const char *end = strchr(have, '\n');
         snprintf(why, len, "it is %.*s, this run is %.*s", (int)(end ? end - have : 20), have, (int)strlen(want) - 1,
                  want);
-    } else {  // a runner that still writes it, on this host
-        char date[64], host[256], here[256];
-        long pid;
-        if (sscanf(marker, "run in progress: started %63s by pid %ld on %255s", date, &pid, host) == 3 && pid > 0 &&
-            gethostname(here, sizeof here) == 0 && strcmp(host, here) == 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-            snprintf(why, len, "its runner (pid %ld) is still running", pid);
+    } else {  // a runner that still writes it (told by the marker's lock, not by a pid)
+        char line[500], what[800];
+        int state = cd_run_marker_state(dir, line, sizeof line);
+        if (state == CD_MARKER_LIVE) {
+            cd_run_marker_describe(state, line, what, sizeof what);
+            snprintf(why, len, "%s", what);
+        }
     }
     cd_free(marker);
 }
@@ -137,10 +139,40 @@ int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, s
     return 0;
 }
 
-// progress.part: the points done (done[i] = 1 for plan index i) and the series notes.
-static void read_progress(cd_run *r, unsigned char *done, size_t plan)
+void cd_run_journal_inputs(cd_run *r)
 {
-    char path[4600], line[1024];
+    if (!r->progress) return;
+    for (size_t i = 0; i < r->input_count; ++i)
+        fprintf(r->progress, "input %s %llu %s\n", r->inputs[i].sha256, (unsigned long long)r->inputs[i].bytes,
+                r->inputs[i].path);
+    fflush(r->progress);
+}
+
+// An "input SHA BYTES PATH" line of progress.part against what this run read: "" when the same
+// file, else why not in why.
+static void check_input(const cd_run *r, const char *line, char *why, size_t len)
+{
+    char sha[65];
+    unsigned long long bytes;
+    int off = 0;
+    if (sscanf(line, "input %64s %llu %n", sha, &bytes, &off) != 2 || off == 0) return;
+    const char *path = line + off;
+    for (size_t i = 0; i < r->input_count; ++i)
+        if (strcmp(r->inputs[i].path, path) == 0) {
+            if (strcmp(r->inputs[i].sha256, sha) != 0)
+                snprintf(why, len, "%s changed since the run started (SHA-256 %.12s..., %llu bytes then; %.12s..., "
+                         "%llu bytes now)", path, sha, bytes, r->inputs[i].sha256,
+                         (unsigned long long)r->inputs[i].bytes);
+            return;
+        }
+    snprintf(why, len, "the run started with %s, which the config does not name now", path);
+}
+
+// progress.part: the points done (done[i] = 1 for plan index i) and the series notes; why says
+// how an input file differs from the one the earlier attempt read ("" when none does).
+static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why, size_t why_len)
+{
+    char path[4600], line[5000];
     snprintf(path, sizeof path, "%s/progress.part", r->dir);
     FILE *f = fopen(path, "r");
     if (!f) return;
@@ -155,6 +187,8 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan)
             done[point] = 1;
         else if (sscanf(line, "note %lf %lf %n", &at, &value, &off) == 2 && off > 0)
             cd_run_note_series(r, line + off, at, value);
+        else if (!why[0] && strncmp(line, "input ", 6) == 0)
+            check_input(r, line, why, why_len);
     }
     fclose(f);
 }
@@ -237,10 +271,22 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
     snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r->dir);
     FILE *m = fopen(path, "r");
     if (m) {
-        if (fgets(r->resumed_from, sizeof r->resumed_from, m)) r->resumed_from[strcspn(r->resumed_from, "\r\n")] = '\0';
+        char line[500] = "";
+        if (fgets(line, sizeof line, m)) line[strcspn(line, "\r\n")] = '\0';
         fclose(m);
+        // This process holds the lock now: a start marker was left by a runner that is gone.
+        snprintf(r->resumed_from, sizeof r->resumed_from, "%s%s", cd_run_marker_is_start(line) ? "abandoned: " : "",
+                 line);
     }
-    read_progress(r, done, plan);
+    char why[1200] = "";
+    read_progress(r, done, plan, why, sizeof why);
+    if (why[0]) {  // measurements of two different inputs would pass for one run
+        snprintf(err, len, "--resume: %s: cannot continue this run: %s", r->dir, why);
+        cd_free(done);
+        cd_free(mine);
+        cd_free(rows);
+        return -2;
+    }
     for (size_t i = 0; i < plan; ++i) done[i] &= mine[i];  // the marker's shard matched: a no-op but for damage
     int bad = filter_part(r, "summary.csv.part", 0, done, plan, rows, err, len);
     for (size_t i = 0; i < plan; ++i) done[i] &= rows[i] > 0;  // listed, and its summary row is there
@@ -260,11 +306,12 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
     snprintf(path, sizeof path, "%s/progress.part", r->dir);
     FILE *f = bad ? NULL : fopen(path, "w");
     if (f) {
+        r->progress = f;
+        cd_run_journal_inputs(r);
         for (size_t i = 0; i < r->note_count; ++i)
             fprintf(f, "note %.17g %.17g %s\n", r->notes[i].at, r->notes[i].value, r->notes[i].series);
         for (size_t i = 0; i < plan; ++i)
             if (done[i]) fprintf(f, "done %zu\n", i);
-        r->progress = f;
     }
     snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
     unlink(path);  // the earlier attempt's; this run writes its own

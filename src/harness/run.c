@@ -4,8 +4,10 @@
 // summary.csv.part, checking every write, and only when every point ran and every byte is written
 // give the files their final names (meta.ini last), drop the marker and move `latest`. A run that
 // stops short keeps its .part files as evidence and the marker says why, so a file that looks
-// whole is whole, in a directory that looks complete only when it is. SIGINT stops after the
-// current point.
+// whole is whole, in a directory that looks complete only when it is. The runner (and a point's
+// process, which dies with it) holds a lock on the marker for as long as it may write there, so
+// readers tell a run in progress from an abandoned one (cd_run_marker_state). SIGINT stops after
+// the current point; a second one, a crash or [run] point_timeout end it at once (see Signals).
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness.h"
@@ -13,26 +15,226 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop_requested;
+// ---------------------------------------------------------------------------------------------
+// Signals
+//
+// SIGINT (Ctrl-C) and SIGTERM (what a batch system sends before it preempts a job) stop the run
+// after the current point. A second one ends the current point at once: its process is killed
+// (isolate = process) and the run stops as interrupted; with isolate = none the point runs in the
+// runner, which cannot be stopped where it is, so the handler writes INCOMPLETE and ends the
+// runner. A third one gets the default action. A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT:
+// an assertion or an allocation that failed) and, with isolate = none, [run] point_timeout write
+// INCOMPLETE the same way. The handlers read only what run_signals_setup prepared and call only
+// async-signal-safe functions (getpid, kill, lseek, write, ftruncate, signal, raise, _exit).
+
+static volatile sig_atomic_t stop_requested, stop_count;
+
+static struct {
+    pid_t runner;                     // in a point's process (a fork) the handlers pass
+    int marker_fd;                    // INCOMPLETE, locked by the runner; -1 outside a run
+    int isolate;
+    volatile sig_atomic_t in_point;   // a point (round) is running ...
+    volatile pid_t child;             // ... in this process (isolate = process), else 0
+    volatile size_t point, done;      // the point running; points done so far
+    size_t planned;
+    char timeout[96];                 // "it ran past [run] point_timeout = 5 s"
+    char tail[1200];                  // INCOMPLETE after its first line
+    char dir[4600];                   // for the message on stderr
+} sig_run = {.marker_fd = -1};
 
 void cd_run_request_stop(void) { stop_requested = SIGINT; }
 
-// SIGINT (Ctrl-C) and SIGTERM (what a batch system sends before it preempts a job) both stop the
-// run after the current point; stop_requested holds the signal.
-static void on_stop_signal(int sig)
+// A string built with async-signal-safe code only.
+typedef struct safe_text {
+    char buf[2048];
+    size_t n;
+} safe_text;
+
+static void safe_add(safe_text *t, const char *s)
 {
-    stop_requested = sig;  // SA_RESETHAND restores the default, so a second one kills at once
+    while (*s && t->n + 1 < sizeof t->buf) t->buf[t->n++] = *s++;
 }
+
+static void safe_num(safe_text *t, size_t v)
+{
+    char d[24];
+    size_t k = 0;
+    do d[k++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    while (k && t->n + 1 < sizeof t->buf) t->buf[t->n++] = d[--k];
+}
+
+static const char *signal_name(int s)
+{
+    switch (s) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGALRM: return "SIGALRM";
+    default: return "a signal";
+    }
+}
+
+// From a handler in the runner: INCOMPLETE says "<what> during point P<why>; D of N points done"
+// ("point P<why>; ..." when what is ""), then the tail prepared at the start; the same first
+// line goes to stderr.
+static void marker_from_handler(const char *what, const char *why)
+{
+    if (sig_run.marker_fd < 0) return;
+    safe_text t = {.n = 0};
+    safe_add(&t, what);
+    if (sig_run.in_point) {
+        safe_add(&t, what[0] ? " during point " : "point ");
+        safe_num(&t, sig_run.point);
+    } else {
+        safe_add(&t, " between points");
+    }
+    safe_add(&t, why);
+    safe_add(&t, "; ");
+    safe_num(&t, sig_run.done);
+    safe_add(&t, " of ");
+    safe_num(&t, sig_run.planned);
+    safe_add(&t, " points done\n");
+    size_t first = t.n;
+    safe_add(&t, sig_run.tail);
+    if (lseek(sig_run.marker_fd, 0, SEEK_SET) == 0 && write(sig_run.marker_fd, t.buf, t.n) == (ssize_t)t.n)
+        (void)!ftruncate(sig_run.marker_fd, (off_t)t.n);
+    safe_text e = {.n = 0};
+    safe_add(&e, "cdlab: ");
+    t.buf[first - 1] = '\0';
+    safe_add(&e, t.buf);
+    safe_add(&e, "; incomplete run left in ");
+    safe_add(&e, sig_run.dir);
+    safe_add(&e, "\n");
+    (void)!write(STDERR_FILENO, e.buf, e.n);
+}
+
+static void on_stop_signal(int s)
+{
+    if (getpid() != sig_run.runner) return;  // a point's process that has not yet ignored it
+    stop_requested = s;
+    if (++stop_count < 2) return;
+    signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL);  // a third one ends the runner as it is
+    if (sig_run.isolate) {
+        pid_t c = sig_run.child;
+        if (c > 0) kill(c, SIGKILL);
+        return;
+    }
+    if (!sig_run.in_point) return;  // between points the run stops on its own
+    marker_from_handler(s == SIGTERM ? "interrupted (SIGTERM, a second time)" : "interrupted (SIGINT, a second time)",
+                        ": cut short (isolate = none: the runner ended at once)");
+    _exit(128 + s);
+}
+
+static void on_crash(int s)
+{
+    if (getpid() == sig_run.runner) {
+        const char *why = cd_fatal_message();
+        safe_text w = {.n = 0};
+        if (s == SIGABRT && why[0]) {
+            safe_add(&w, ": ");
+            safe_add(&w, why);
+        }
+        safe_text what = {.n = 0};
+        safe_add(&what, "crashed (");
+        safe_add(&what, signal_name(s));
+        safe_add(&what, ")");
+        what.buf[what.n] = '\0', w.buf[w.n] = '\0';
+        marker_from_handler(what.buf, w.buf);
+    }
+    signal(s, SIG_DFL);
+    raise(s);  // delivered when the handler returns: the default action, a core dump where enabled
+}
+
+// [run] point_timeout with isolate = none: the point cannot be stopped where it is.
+static void on_point_timeout(int s)
+{
+    (void)s;
+    if (getpid() != sig_run.runner || !sig_run.in_point) return;
+    marker_from_handler("", sig_run.timeout);
+    _exit(1);
+}
+
+// An alternate stack, so that the crash handler runs even when the stack overflowed.
+static char crash_stack[64 * 1024];
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+enum { CRASH_SIGNALS = sizeof crash_signals / sizeof crash_signals[0] };
+
+typedef struct saved_signals {
+    struct sigaction stop[2], crash[CRASH_SIGNALS], alarm;
+    stack_t stack;
+} saved_signals;
+
+// Fill sig_run for r and install the handlers (the old ones into saved).
+static void run_signals_setup(cd_run *r, saved_signals *saved)
+{
+    sig_run.runner = getpid();
+    sig_run.marker_fd = r->lock_fd;
+    sig_run.isolate = r->isolate;
+    sig_run.in_point = 0, sig_run.child = 0;
+    sig_run.done = r->points_done, sig_run.planned = r->points_planned;
+    snprintf(sig_run.timeout, sizeof sig_run.timeout, ": it ran past [run] point_timeout = %g s (isolate = none: the runner ended at once)",
+             r->point_timeout);
+    snprintf(sig_run.dir, sizeof sig_run.dir, "%s", r->dir);
+    char shard[64];
+    cd_run_shard_line(r, shard, sizeof shard);
+    snprintf(sig_run.tail, sizeof sig_run.tail,
+             "run %s of %s: started %s by pid %ld on %s; ended by a signal (isolate = %s)\n%s"
+             "kept as written: frames.csv.part summary.csv.part config.ini.part progress.part "
+             "(no meta.ini.part: the runner ended at once)\n",
+             r->run_id, r->cfg->path, r->date_start, r->pid, r->host, r->isolate ? "process" : "none", shard);
+    stop_requested = 0, stop_count = 0;
+    struct sigaction sa = {0};
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, &saved->stop[0]);
+    sigaction(SIGTERM, &sa, &saved->stop[1]);
+    stack_t st = {.ss_sp = crash_stack, .ss_size = sizeof crash_stack};
+    sigaltstack(&st, &saved->stack);
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    for (size_t i = 0; i < CRASH_SIGNALS; ++i) sigaction(crash_signals[i], &sa, &saved->crash[i]);
+    sa.sa_handler = on_point_timeout;
+    sa.sa_flags = 0;
+    sigaction(SIGALRM, &sa, &saved->alarm);
+}
+
+static void run_signals_restore(const saved_signals *saved)
+{
+    sigaction(SIGINT, &saved->stop[0], NULL);
+    sigaction(SIGTERM, &saved->stop[1], NULL);
+    for (size_t i = 0; i < CRASH_SIGNALS; ++i) sigaction(crash_signals[i], &saved->crash[i], NULL);
+    sigaction(SIGALRM, &saved->alarm, NULL);
+    sigaltstack(&saved->stack, NULL);
+    sig_run.marker_fd = -1;
+}
+
+// Between run_point_begin and run_point_end a point (round) runs: a handler names it.
+static void run_point_begin(const cd_run *r, size_t point)
+{
+    sig_run.point = point, sig_run.done = r->points_done;
+    sig_run.in_point = 1;
+}
+
+static void run_point_end(void) { sig_run.in_point = 0; }
 
 // The exit status of a run stopped by a signal: 128 + its number, as a shell reports it.
 static int stop_status(void) { return 128 + (stop_requested ? (int)stop_requested : SIGINT); }
@@ -307,45 +509,110 @@ static int runner_side(cd_run *r, void **state, int fd)
     return h.status;
 }
 
+// Arm (seconds > 0) or disarm (0) SIGALRM for point_timeout with isolate = none.
+static void alarm_in(double seconds)
+{
+    struct itimerval t = {{0, 0}, {0, 0}};
+    if (seconds > 0) {
+        t.it_value.tv_sec = (time_t)seconds;
+        t.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+        if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+    }
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+// Wait until the child's report can be read (or the child is gone), at most r->point_timeout
+// seconds (0: no limit). 0, or 1 when the time ran out.
+static int wait_report(const cd_run *r, int fd)
+{
+    uint64_t end = cd_now_ns() + (uint64_t)(r->point_timeout * 1e9);
+    for (;;) {
+        int ms = -1;
+        if (r->point_timeout > 0) {
+            uint64_t now = cd_now_ns();
+            if (now >= end) return 1;
+            ms = (int)((end - now) / 1000000 + 1);
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int k = poll(&p, 1, ms);
+        if (k > 0 || (k < 0 && errno != EINTR)) return 0;  // a poll that fails: the read says why
+    }
+}
+
+// The child of run_work: dies with the runner (PR_SET_PDEATHSIG; a runner that died before that
+// call is seen as a new parent), and leaves SIGINT and SIGTERM to the runner, which stops the run
+// after this point or kills this process.
+static void child_start(void)
+{
+    signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != sig_run.runner) _exit(1);
+}
+
+// How the point's process ended, as the point's failure; -1.
+static int child_failed(cd_run *r, int status, int timed_out)
+{
+    if (timed_out)
+        cd_run_fail(r, "it ran past [run] point_timeout = %g s; its process was killed", r->point_timeout);
+    else if (stop_count >= 2) {
+        r->cut = 1;
+        cd_run_fail(r, "cut short by a second %s", stop_requested == SIGTERM ? "SIGTERM" : "SIGINT");
+    } else if (WIFSIGNALED(status))
+        cd_run_fail(r, "the point's process ended by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (!r->failure[0])
+        cd_run_fail(r, "the point's process could not report (exit status %d)", WEXITSTATUS(status));
+    return -1;
+}
+
+// point_work, in the runner (isolate = none: point_timeout through SIGALRM).
+static int run_here(cd_run *r, const cd_point *p, uint32_t round, void **state)
+{
+    run_point_begin(r, r->point_index);
+    alarm_in(r->point_timeout);
+    int rc = point_work(r, p, round, state);
+    alarm_in(0);
+    run_point_end();
+    r->child_rss = peak_rss_bytes();
+    return rc;
+}
+
 // point_work, in a child process when the run isolates points.
 static int run_work(cd_run *r, const cd_point *p, uint32_t round, void **state)
 {
-    if (!r->isolate) {
-        int rc = point_work(r, p, round, state);
-        r->child_rss = peak_rss_bytes();
-        return rc;
-    }
+    if (!r->isolate) return run_here(r, p, round, state);
     fflush(NULL);  // nothing buffered is written twice
     int fds[2];
     if (pipe(fds)) {
         cd_run_fail(r, "cannot isolate the point: pipe: %s", strerror(errno));
         return -1;
     }
+    run_point_begin(r, r->point_index);
     pid_t pid = fork();
     if (pid < 0) {
+        run_point_end();
         close(fds[0]), close(fds[1]);
         cd_run_fail(r, "cannot isolate the point: fork: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
+        child_start();
         close(fds[0]);
         child_side(r, p, round, state, fds[1]);
     }
+    sig_run.child = pid;
+    if (stop_count >= 2) kill(pid, SIGKILL);  // the second signal came before the line above
     close(fds[1]);
-    int rc = runner_side(r, state, fds[0]), status = 0;
+    int timed_out = wait_report(r, fds[0]);
+    if (timed_out) kill(pid, SIGKILL);
+    int rc = timed_out ? -1 : runner_side(r, state, fds[0]), status = 0;
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    sig_run.child = 0;
+    run_point_end();
     // The child wrote through the shared file offsets; put the runner's streams at the ends.
     fseek(r->frames, 0, SEEK_END);
     fseek(r->summary, 0, SEEK_END);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (WIFSIGNALED(status))
-            cd_run_fail(r, "the point's process ended by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-        else if (!r->failure[0])
-            cd_run_fail(r, "the point's process could not report (exit status %d)", WEXITSTATUS(status));
-        return -1;
-    }
+    if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return child_failed(r, status, timed_out);
     return rc;
 }
 
@@ -387,21 +654,57 @@ static FILE *open_part(cd_run *r, const char *name, const char *mode)
     return f;
 }
 
-// Write INCOMPLETE in place: its first write took a block, so a rewrite that is no longer needs no
-// new space and the reason still lands on a full disk. Not synced: after a crash a run directory
-// without it still has no meta.ini. 0 or the errno of the failure.
+// Write INCOMPLETE in place, through the locked descriptor: its first write took a block, so a
+// rewrite that is no longer needs no new space and the reason still lands on a full disk. Not
+// synced: after a crash a run directory without it still has no meta.ini. 0 or the errno of the
+// failure.
 static int write_marker(const cd_run *r, const char *text)
+{
+    size_t n = strlen(text);
+    errno = 0;
+    if (lseek(r->lock_fd, 0, SEEK_SET) != 0) return errno;
+    int e = cd_write_all(r->lock_fd, text, n) ? (errno ? errno : EIO) : 0;
+    if (!e && ftruncate(r->lock_fd, (off_t)n) != 0) e = errno;
+    return e;
+}
+
+// Open INCOMPLETE and lock it exclusively for the life of the run (cd_run_lock_held): a new run
+// directory's is created empty (create = 1); a resumed run's is taken over only when no process
+// holds it, and only while the directory is still incomplete. 0 (r->lock_fd set); 1 when the
+// marker cannot be made, 2 when the run is in progress or complete (err set either way).
+static int lock_marker(cd_run *r, int create, char *err, size_t err_len)
 {
     char path[4600];
     snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r->dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return errno;
-    size_t n = strlen(text);
-    errno = 0;
-    int e = cd_write_all(fd, text, n) ? (errno ? errno : EIO) : 0;
-    if (!e && ftruncate(fd, (off_t)n) != 0) e = errno;
-    if (close(fd) != 0 && !e) e = errno;
-    return e;
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT | O_EXCL : 0), 0666);
+    if (fd < 0 && !create && errno == ENOENT)  // a run killed before it made one, or complete now
+        fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_CREAT | O_EXCL, 0666), create = 1;
+    if (fd < 0) {
+        snprintf(err, err_len, "%s: cannot write: %s; nothing was run", path, strerror(errno));
+        return 1;
+    }
+    int locked = 0;
+    for (int k = 0; k < 50 && !locked; ++k) {  // a reader's shared lock lasts microseconds
+        locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+        if (!locked && errno != EWOULDBLOCK) break;
+        if (!locked) nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    char meta[4600];
+    snprintf(meta, sizeof meta, "%s/meta.ini", r->dir);
+    if (locked && !create && access(meta, F_OK) == 0) {  // its runner completed it meanwhile
+        snprintf(err, err_len, "--resume: %s: complete now; nothing to resume", r->dir);
+        locked = 0;
+    } else if (!locked) {
+        snprintf(err, err_len, "--resume: %s: cannot continue this run: in progress: another process holds its lock",
+                 r->dir);
+    }
+    if (!locked) {
+        if (create) unlink(path);
+        close(fd);
+        return 2;
+    }
+    r->lock_fd = fd;
+    return 0;
 }
 
 // Flush and close the row files (sync: and fsync them first, for a run about to be renamed
@@ -588,6 +891,28 @@ static void free_run(cd_run *r)
     if (r->todo != r->shard_points) cd_free(r->todo);
     cd_free(r->shard_points);
     if (r->progress) fclose(r->progress);
+    if (r->lock_fd >= 0) close(r->lock_fd);  // the run's lock goes with it
+    cd_free(r->inputs);
+}
+
+// The config's files (c->inputs) as this run reads them: real path, SHA-256, size. 0, or -1 with
+// err set when one cannot be read.
+static int digest_inputs(cd_run *r, char *err, size_t err_len)
+{
+    const cd_config *c = r->cfg;
+    r->inputs = cd_alloc_zero(c->input_count ? c->input_count : 1, sizeof *r->inputs);
+    for (size_t i = 0; i < c->input_count; ++i) {
+        cd_run_input *in = &r->inputs[i];
+        char real[PATH_MAX];
+        snprintf(in->path, sizeof in->path, "%s", realpath(c->inputs[i], real) ? real : c->inputs[i]);
+        int e = cd_sha256_file(in->path, in->sha256, &in->bytes);
+        if (e) {
+            snprintf(err, err_len, "%s: %s: cannot read: %s", c->path, c->inputs[i], strerror(e));
+            return -1;
+        }
+        r->input_count++;
+    }
+    return 0;
 }
 
 // The points this run measures, in plan order: the shard's (o->shard_count > 0) or all; *n of them.
@@ -631,7 +956,7 @@ static int run_points(cd_run *r, char *err, size_t err_len)
         char where[64];
         snprintf(where, sizeof where, "point %zu", i);
         size_t notes = r->note_count;
-        if (run_work(r, &p, 0, NULL) != 0) return point_failed(r, where, err, err_len);
+        if (run_work(r, &p, 0, NULL) != 0) return r->cut ? stop_status() : point_failed(r, where, err, err_len);
         // Every point's rows are on disk, or the run stops here, naming the file and the cause.
         if (r->write_errno || flush_rows(r)) {
             output_reason(r, where, err, err_len);
@@ -691,7 +1016,7 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             char where[64];
             snprintf(where, sizeof where, "point %zu, round %u", i, k + 1);
             if (run_work(r, &p, k, &sl->state) != 0) {
-                status = point_failed(r, where, err, err_len);
+                status = r->cut ? stop_status() : point_failed(r, where, err, err_len);
             } else if (r->write_errno || flush_stream(r, r->frames, &r->frames_errno, FRAMES_PART)) {
                 output_reason(r, where, err, err_len);
                 status = 1;
@@ -758,8 +1083,11 @@ static void appendf(char *buf, size_t cap, size_t *n, const char *fmt, ...)
 static void keep_incomplete(cd_run *r)
 {
     if (is_stop_status(r->status)) {
-        int k = snprintf(r->reason, sizeof r->reason, "interrupted (%s) after %zu of %zu points",
-                         r->status == 128 + SIGTERM ? "SIGTERM" : "SIGINT", r->points_done, r->points_planned);
+        const char *sig = r->status == 128 + SIGTERM ? "SIGTERM" : "SIGINT";
+        char cut[96] = "";
+        if (r->cut) snprintf(cut, sizeof cut, ", a second time: point %zu cut short", r->point_index);
+        int k = snprintf(r->reason, sizeof r->reason, "interrupted (%s%s) after %zu of %zu points", sig, cut,
+                         r->points_done, r->points_planned);
         if (r->points_short && k > 0 && (size_t)k < sizeof r->reason)
             snprintf(r->reason + k, sizeof r->reason - (size_t)k, " (%zu more with fewer repeats)", r->points_short);
     } else if (!r->reason[0]) {
@@ -800,9 +1128,79 @@ static void keep_incomplete(cd_run *r)
                 strerror(e));
 }
 
+// Own the run directory (found: 1 a new one, 0 an incomplete one to resume): lock its marker,
+// keep the points a resume finds done, and say in the marker that the run is in progress, all
+// before anything else is written there, so that a run killed at any moment after is marked.
+// r->todo takes points (or the resume's rest). 0, or the exit status with err set.
+static int take_run_dir(cd_run *r, int found, size_t *points, size_t npoints, char *err, size_t err_len)
+{
+    int e = lock_marker(r, found == 1, err, err_len);
+    if (e) {
+        if (found == 1) rmdir(r->dir);
+        return e;
+    }
+    if (found == 0 && (e = cd_resume_prepare(r, points, npoints, err, err_len)) != 0) return e == -2 ? 2 : 1;
+    if (found == 1) r->todo = points, r->todo_count = npoints;
+    char text[2048], shard[64];
+    cd_run_shard_line(r, shard, sizeof shard);
+    snprintf(text, sizeof text,
+             CD_RUN_MARKER_START "%s by pid %ld on %s\n"
+             "This directory is not a complete run while this file is here; rows go to the .part files.\n"
+             "The run's processes hold a lock on this file (flock) while the run is in progress; readers that\n"
+             "find it unlocked with this text here know the run was abandoned (killed or crashed).\n%s",
+             r->date_start, r->pid, r->host, shard);
+    e = write_marker(r, text);
+    if (!e) return 0;
+    snprintf(err, err_len, "%s/" CD_RUN_INCOMPLETE ": cannot write: %s; nothing was run", r->dir, strerror(e));
+    if (found == 1) {
+        char path[4600];
+        snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r->dir);
+        unlink(path);
+        rmdir(r->dir);
+    }
+    return 1;
+}
+
+// [run] isolate as this run applies it (counters: events are read; rounds: order = rounds).
+static void choose_isolation(cd_run *r, size_t counters, int rounds)
+{
+    const char *isolate = cd_config_text(r->cfg, "run", "isolate");
+    if (strcmp(isolate, "none") == 0)
+        r->isolate = 0, r->isolate_why = "isolate = none";
+    else if (strcmp(isolate, "process") == 0)
+        r->isolate = 1, r->isolate_why = "isolate = process";
+    else if (counters)
+        r->isolate = 0, r->isolate_why = "isolate = auto, and counters are read (PAPI's event sets do not follow a fork)";
+    else if (rounds && !r->cfg->kind->pack_state)
+        r->isolate = 0, r->isolate_why = "isolate = auto, and the kind keeps its rounds in the runner";
+    else
+        r->isolate = 1, r->isolate_why = "isolate = auto";
+}
+
+// Every point ran: every row on disk, meta.ini.part, then the final names, no marker, and
+// `latest`. 0, or 1 with err naming the output error.
+static int complete_run(cd_run *r, const char *root, char *err, size_t err_len)
+{
+    int e;
+    if (close_rows(r, 1) == 0 && (e = cd_meta_write(r)) != 0) output_error(r, "writing", part_names[3], e);
+    if (r->write_errno || rename_parts(r)) {
+        output_reason(r, NULL, err, err_len);
+        return 1;
+    }
+    sync_dir(r);
+    char path[4600];
+    snprintf(path, sizeof path, "%s/progress.part", r->dir);
+    unlink(path);  // a complete run needs no resume
+    // A shard is a part of a sweep, not a run of the experiment: `latest` stays.
+    if (!r->shard_count && (e = link_latest(r, root, r->name)) != 0)
+        cd_run_warn(r, "%s/%s/latest: cannot point it at %s: %s", root, r->name, r->run_id, strerror(e));
+    return 0;
+}
+
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
 {
-    cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0, .meta_extra = o->meta_extra, .meta_ctx = o->meta_ctx};
+    cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0, .meta_extra = o->meta_extra, .meta_ctx = o->meta_ctx,
+                .lock_fd = -1, .point_timeout = cd_config_num(c, "run", "point_timeout")};
     dir[0] = '\0';
     const char *root = o->output ? o->output : cd_config_text(c, "run", "output");
     snprintf(r.name, sizeof r.name, "%s", cd_config_text(c, "experiment", "name"));
@@ -827,18 +1225,8 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
         if (!r.counters.live[i] && !r.quiet)
             fprintf(stderr, "cdlab: counter %s is NA: %s\n", r.counters.names[i], r.counters.reason[i]);
 
-    const char *isolate = cd_config_text(c, "run", "isolate");
     int rounds = strcmp(cd_config_text(c, "experiment", "order"), "rounds") == 0;
-    if (strcmp(isolate, "none") == 0)
-        r.isolate = 0, r.isolate_why = "isolate = none";
-    else if (strcmp(isolate, "process") == 0)
-        r.isolate = 1, r.isolate_why = "isolate = process";
-    else if (ck->count)
-        r.isolate = 0, r.isolate_why = "isolate = auto, and counters are read (PAPI's event sets do not follow a fork)";
-    else if (rounds && !c->kind->pack_state)
-        r.isolate = 0, r.isolate_why = "isolate = auto, and the kind keeps its rounds in the runner";
-    else
-        r.isolate = 1, r.isolate_why = "isolate = auto";
+    choose_isolation(&r, ck->count, rounds);
 
     r.shard_index = o->shard_index, r.shard_count = o->shard_count;
     r.shard_cost = o->shard_cost, r.shard_total = o->shard_total;
@@ -846,7 +1234,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     size_t *points = run_points_of(c, o, &npoints);
     if (r.shard_count) r.shard_points = points, r.shard_point_count = npoints;
     r.points_planned = npoints;
-    int found = o->resume ? cd_resume_find(&r, root, o->run_id, err, err_len) : 1;
+    int found = digest_inputs(&r, err, err_len) ? -1 : o->resume ? cd_resume_find(&r, root, o->run_id, err, err_len) : 1;
     if (found == 2) {  // complete already: nothing to do
         snprintf(dir, dir_len, "%s", r.dir);
         if (!r.quiet) fprintf(stderr, "cdlab: %s: %s is complete; nothing to resume\n", r.name, r.dir);
@@ -861,42 +1249,22 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     r.pid = (long)getpid();
     if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
     r.host[sizeof r.host - 1] = '\0';
-    if (found == 0 && cd_resume_prepare(&r, points, npoints, err, err_len)) {
-        cd_counters_close(&r.counters);
-        if (!r.shard_count) cd_free(points);
-        free_run(&r);
-        return 1;
-    }
-    if (found == 1) r.todo = points, r.todo_count = npoints;
-    else if (!r.shard_count) cd_free(points);
-    // The marker first, so that a run killed at any moment after is marked.
-    char text[2048], shard[64];
-    cd_run_shard_line(&r, shard, sizeof shard);
-    snprintf(text, sizeof text,
-             "run in progress: started %s by pid %ld on %s\n"
-             "This directory is not a complete run while this file is here; rows go to the .part files.\n%s",
-             r.date_start, r.pid, r.host, shard);
-    int e = write_marker(&r, text);
+    int e = take_run_dir(&r, found, points, npoints, err, err_len);
     if (e) {
-        snprintf(err, err_len, "%s/" CD_RUN_INCOMPLETE ": cannot write: %s; nothing was run", r.dir, strerror(e));
-        if (found == 1) {
-            char path[4600];
-            snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r.dir);
-            unlink(path);
-            rmdir(r.dir);
-        }
         cd_counters_close(&r.counters);
+        if (!r.shard_count && r.todo != points) cd_free(points);
         free_run(&r);
-        return 1;
+        return e;
     }
+    if (found == 0 && !r.shard_count) cd_free(points);  // the resume's todo is its own
     snprintf(dir, dir_len, "%s", r.dir);
-    if (r.points_resumed && !r.quiet)
+    if (found == 0 && !r.quiet)
         fprintf(stderr, "cdlab: %s: resuming %s: %zu of %zu points done already (%s)\n", r.name, r.dir,
                 r.points_resumed, r.points_planned, r.resumed_from);
 
     // A file size limit (RLIMIT_FSIZE) fails the write with EFBIG, which is then named like any
     // other write error, instead of killing the process.
-    struct sigaction sa = {0}, old_int, old_term, ign = {0}, old_xfsz;
+    struct sigaction ign = {0}, old_xfsz;
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGXFSZ, &ign, &old_xfsz);
@@ -913,39 +1281,20 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
             char path[4600];
             snprintf(path, sizeof path, "%s/progress.part", r.dir);
             r.progress = fopen(path, "w");
+            cd_run_journal_inputs(&r);  // what a resume must find unchanged
         }
-        sa.sa_handler = on_stop_signal;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-        stop_requested = 0;
+        saved_signals saved;
+        run_signals_setup(&r, &saved);
         status = rounds ? run_rounds(&r, err, err_len) : run_points(&r, err, err_len);
         if (stop_requested && status == 0 && r.points_done < r.points_planned) status = stop_status();
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        run_signals_restore(&saved);
     }
     r.duration_s = (double)(cd_now_ns() - r.start_ns) * 1e-9;
     utc_stamp(r.date_end, sizeof r.date_end, "%Y-%m-%dT%H:%M:%SZ");
     cd_counters_close(&r.counters);
 
-    // Complete: every row on disk, meta.ini.part, then the final names and no marker.
     r.status = status;
-    if (status == 0) {
-        if (close_rows(&r, 1) == 0 && (e = cd_meta_write(&r)) != 0) output_error(&r, "writing", part_names[3], e);
-        if (r.write_errno || rename_parts(&r)) {
-            output_reason(&r, NULL, err, err_len);
-            r.status = status = 1;
-        } else {
-            sync_dir(&r);
-            char path[4600];
-            snprintf(path, sizeof path, "%s/progress.part", r.dir);
-            unlink(path);  // a complete run needs no resume
-            // A shard is a part of a sweep, not a run of the experiment: `latest` stays.
-            if (!r.shard_count && (e = link_latest(&r, root, r.name)) != 0)
-                cd_run_warn(&r, "%s/%s/latest: cannot point it at %s: %s", root, r.name, r.run_id, strerror(e));
-        }
-    }
+    if (status == 0) r.status = status = complete_run(&r, root, err, err_len);
     if (status != 0) keep_incomplete(&r);
     if (is_stop_status(status))
         fprintf(stderr, "cdlab: %s: %s; incomplete run left in %s\n", r.name, r.reason, r.dir);

@@ -16,6 +16,14 @@ typedef struct cd_series_note {
     double at, value;
 } cd_series_note;
 
+/// A file the config names (cd_config.inputs), as the run read it when it started: its real path,
+/// SHA-256 and size (meta.ini [inputs]; progress.part, which a resume checks them against).
+typedef struct cd_run_input {
+    char path[4096];
+    char sha256[65];
+    uint64_t bytes;
+} cd_run_input;
+
 struct cd_run {
     const cd_config *cfg;
     int quiet;
@@ -33,6 +41,7 @@ struct cd_run {
     const char *write_op, *write_file;   // ... "writing", "creating", ... and which file
     char host[256];
     long pid;                            // the runner's, for INCOMPLETE
+    int lock_fd;                         // INCOMPLETE, held with an exclusive flock (-1: none)
     cd_pin_result pin;
     int keeps_freed;                     // cd_alloc_keep_freed succeeded
     cd_counters counters;
@@ -57,6 +66,8 @@ struct cd_run {
     int isolate;            // points (rounds) in child processes
     const char *isolate_why;
     int64_t child_rss;      // the last child's peak RSS
+    double point_timeout;   // [run] point_timeout: seconds a point (a round) may run; 0: no limit
+    int cut;                // the current point was cut short by a second SIGINT/SIGTERM
     size_t *todo;           // the points this run measures (global plan indices, in plan order)
     size_t todo_count;
     uint32_t shard_index, shard_count;  // shard_count > 0: a shard run (cd_run_options)
@@ -66,6 +77,8 @@ struct cd_run {
     FILE *progress;         // progress.part: the points done so far, for --resume
     size_t points_resumed;  // done by an earlier attempt (--resume)
     char resumed_from[600]; // the earlier attempt's INCOMPLETE, first line
+    cd_run_input *inputs;   // the config's files, digested when the run started
+    size_t input_count;
 };
 
 /// The header of frames.csv (frames = 1) or summary.csv: *n names in a cd_alloc'ed array.
@@ -76,10 +89,17 @@ void cd_run_shard_line(const cd_run *r, char *buf, size_t len);
 /// and shard; 1: none (run_id given: r->run_id and r->dir name it); 2: r->dir is already a
 /// complete run; -1: run_id names a run that cannot be continued (err says why).
 int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, size_t len);
+/// progress.part's first lines: "input SHA256 BYTES PATH" for each of r->inputs.
+void cd_run_journal_inputs(cd_run *r);
 /// --resume in r->dir: keep the rows of the points progress.part lists as done (of points[0..n),
 /// the run's points), set r->todo to the rest, reload the series notes, reopen progress.part.
-/// 0, or -1 with err set.
+/// 0; -2 (err set) when an input file differs from the one the earlier attempt read
+/// (progress.part's "input" lines); -1 with err set on another failure.
 int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size_t len);
+
+/// Whether line, INCOMPLETE's first, is the one a runner writes at the start (it never said why
+/// it stopped): found unlocked, the run was abandoned.
+int cd_run_marker_is_start(const char *line);
 
 /// The line after meta.ini's [shard].
 #define CD_META_SHARD_COMMENT "; this run is one shard of a sweep (cdlab run --shard); cdlab merge joins the shards"
@@ -91,6 +111,17 @@ void cd_meta_kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((f
 /// Write "key = a, b-c, ..." for the sorted indices v[0..n) (runs of consecutive indices as
 /// ranges), continuing on indented lines so that inih reads every line.
 void cd_meta_index_list(FILE *f, const char *key, const size_t *v, size_t n);
+
+/// The comment under meta.ini's [inputs].
+#define CD_META_INPUTS_COMMENT \
+    "the files the config names, resolved against its directory ([config] dir), as read when the run started: " \
+    "path, bytes, SHA-256 (cdlab snapshot RUN_DIR checks them)"
+/// The comment under meta.ini's [files].
+#define CD_META_FILES_COMMENT "the CSVs as written: bytes and SHA-256 (cdlab merge checks them)"
+
+/// meta.ini's [files]: frames_bytes, frames_sha256, summary_bytes, summary_sha256 of
+/// dir/frames.csv<suffix> and dir/summary.csv<suffix>. 0, or the errno of a failed read.
+int cd_meta_files(FILE *f, const char *dir, const char *suffix);
 
 /// Write meta.ini.part (fsynced; the runner renames it once the run is complete); 0 or the errno
 /// of the failure.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// SHA-256 (FIPS 180-4) for the config digest in meta.ini; small enough to avoid a crypto dependency.
+// SHA-256 (FIPS 180-4) for the digests in meta.ini (config, input files, the CSVs written); small enough to avoid a crypto dependency.
 #include "cd_harness.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const uint32_t k256[64] = {
@@ -36,21 +38,73 @@ static void block(uint32_t h[8], const unsigned char *p)
     h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
+// A digest over data given in pieces.
+typedef struct sha256 {
+    uint32_t h[8];
+    unsigned char buf[64];
+    size_t n;      // bytes in buf
+    uint64_t len;  // bytes in all
+} sha256;
+
+static void sha_init(sha256 *c)
+{
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, h0, sizeof h0);
+    c->n = 0, c->len = 0;
+}
+
+static void sha_add(sha256 *c, const unsigned char *p, size_t len)
+{
+    c->len += len;
+    while (len) {
+        if (c->n == 0 && len >= 64) {
+            block(c->h, p);
+            p += 64, len -= 64;
+            continue;
+        }
+        size_t k = 64 - c->n < len ? 64 - c->n : len;
+        memcpy(c->buf + c->n, p, k);
+        c->n += k, p += k, len -= k;
+        if (c->n == 64) block(c->h, c->buf), c->n = 0;
+    }
+}
+
+// The tail: the remaining bytes, 0x80, zeros, and the bit length big-endian in the last 8 bytes.
+static void sha_hex(sha256 *c, char out[65])
+{
+    unsigned char tail[128] = {0};
+    memcpy(tail, c->buf, c->n);
+    tail[c->n] = 0x80;
+    size_t tail_len = c->n + 1 + 8 <= 64 ? 64 : 128;
+    uint64_t bits = c->len * 8;
+    for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
+    block(c->h, tail);
+    if (tail_len == 128) block(c->h, tail + 64);
+    for (int i = 0; i < 8; ++i) snprintf(out + 8 * i, 9, "%08x", (unsigned)c->h[i]);
+}
+
 void cd_sha256_hex(const void *data, size_t len, char out[65])
 {
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    const unsigned char *p = data;
-    size_t full = len / 64;
-    for (size_t i = 0; i < full; ++i) block(h, p + 64 * i);
-    // Tail: the remaining bytes, 0x80, zeros, and the bit length big-endian in the last 8 bytes.
-    unsigned char tail[128] = {0};
-    size_t rest = len - 64 * full;
-    if (rest) memcpy(tail, p + 64 * full, rest);
-    tail[rest] = 0x80;
-    size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
-    block(h, tail);
-    if (tail_len == 128) block(h, tail + 64);
-    for (int i = 0; i < 8; ++i) snprintf(out + 8 * i, 9, "%08x", (unsigned)h[i]);
+    sha256 c;
+    sha_init(&c);
+    sha_add(&c, data, len);
+    sha_hex(&c, out);
+}
+
+int cd_sha256_file(const char *path, char out[65], uint64_t *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return errno ? errno : EIO;
+    sha256 c;
+    sha_init(&c);
+    unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sha_add(&c, buf, n);
+    int e = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (e) return e;
+    sha_hex(&c, out);
+    *bytes = c.len;
+    return 0;
 }

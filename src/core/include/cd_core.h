@@ -14,6 +14,11 @@
 /// Called when a CD_ASSERT fails; prints the location and aborts.
 _Noreturn void cd_assert_fail(const char *expr, const char *file, int line);
 
+/// Why cdlab is about to abort ("assertion failed: ...", "out of memory allocating N bytes"), set
+/// just before abort() by cd_assert_fail and the allocators; "" before. A SIGABRT handler may read
+/// it (the runner's names the reason in the run's INCOMPLETE marker).
+const char *cd_fatal_message(void);
+
 #define CD_ASSERT(c) ((c) ? (void)0 : cd_assert_fail(#c, __FILE__, __LINE__))
 
 #ifdef CD_VALIDATE

@@ -66,6 +66,10 @@ typedef struct cd_config {
     const struct cd_kind *kind;  ///< from [experiment] kind
     cd_config_key *keys;         ///< common keys then the kind's keys, in table order
     size_t key_count;
+    /// Every existing file that cd_config_resolve resolved: the files the config names (scene,
+    /// meshes, poses, plugins), which meta.ini [inputs] records with their SHA-256.
+    char **inputs;
+    size_t input_count;
 } cd_config;
 
 /// The experiment kinds a config may name: cdlab passes the kinds module's table (cd_kinds.h), a
@@ -86,8 +90,9 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
                     char *err, size_t err_len);
 /// Free everything c holds.
 void cd_config_free(cd_config *c);
-/// A path as c names it (a plugin, a scene file): a relative one is resolved against the
-/// directory of c's file, into out.
+/// A path as c names it (a plugin, a scene, mesh or poses file): a relative one is resolved against
+/// the directory of c's file, into out. Every path key goes through here; an existing file is
+/// noted in c->inputs.
 void cd_config_resolve(const cd_config *c, const char *path, char *out, size_t len);
 /// The configured key section.name, or NULL when c's kind has no such key.
 const cd_config_key *cd_config_key_find(const cd_config *c, const char *section, const char *name);
@@ -297,6 +302,8 @@ int cd_pin_supported(char *why, size_t len);
 
 /// SHA-256 of data as 64 lowercase hex digits plus NUL.
 void cd_sha256_hex(const void *data, size_t len, char out[65]);
+/// SHA-256 of the file at path (read in pieces) and its size. 0, or the errno of the failure.
+int cd_sha256_file(const char *path, char out[65], uint64_t *bytes);
 /// CPU model name from /proc/cpuinfo ("unknown" when absent).
 void cd_cpu_model(char *buf, size_t len);
 /// Git commit of the source tree and whether it is dirty ("unknown" when git or .git is absent).
@@ -428,9 +435,29 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
 
 /// Whether dir holds a complete run: no INCOMPLETE marker, meta.ini with [run] complete = true,
 /// frames.csv, summary.csv and config.ini. 0, or -1 with the reason in err, e.g. "incomplete run
-/// (interrupted (SIGINT) after 3 of 8 points)" or "no meta.ini: not a run directory". Every
+/// (interrupted (SIGINT) after 3 of 8 points)", "incomplete run (in progress: ...)", "incomplete
+/// run (abandoned: ...)" (cd_run_marker_describe) or "no meta.ini: not a run directory". Every
 /// reader of run directories asks this first.
 int cd_run_dir_check(const char *dir, char *err, size_t len);
+
+/// INCOMPLETE's first line as the runner writes it at the start (then "<date> by pid P on HOST").
+#define CD_RUN_MARKER_START "run started "
+
+/// What a run directory's INCOMPLETE marker says, told by its lock (cd_run_marker_state).
+enum {
+    CD_MARKER_NONE = 0,   ///< no marker
+    CD_MARKER_LIVE,       ///< a process of the run holds the lock: in progress
+    CD_MARKER_ABANDONED,  ///< no lock, and the runner never said why it stopped: killed or crashed
+    CD_MARKER_STOPPED,    ///< no lock; the first line says why the run stopped
+};
+/// The state of dir's INCOMPLETE marker (CD_MARKER_*), its first line in line; -1 with errno
+/// when it cannot be read.
+int cd_run_marker_state(const char *dir, char *line, size_t len);
+/// The state and first line as a reader says them: "in progress: ...", "abandoned: ..." or the
+/// reason as written.
+void cd_run_marker_describe(int state, const char *line, char *out, size_t len);
+/// Whether another open file holds a flock on fd's file: 1, 0, or -1 with errno.
+int cd_run_lock_held(int fd);
 
 /// Request a stop after the current point (the SIGINT handler calls this).
 void cd_run_request_stop(void);
