@@ -256,6 +256,7 @@ static void threads_give_identical_pairs_in_identical_order(void **state)
     (void)state;
     threads_identical("grid", 0);
     threads_identical("grid_multi", 0);
+    threads_identical("lbvh", 0);
 }
 
 // The same on scenes that reorder their slots every other frame: the pairs name cubes, so they
@@ -265,6 +266,8 @@ static void threads_identical_on_reordering_scenes(void **state)
     (void)state;
     threads_identical("grid", 2);
     threads_identical("grid_multi", 2);
+    threads_identical("lbvh", 2);
+    threads_identical("lbvh_refit", 2);
 }
 
 // grid_multi's paths — AVX-512 and AVX2 (row map, placement of kept boxes, row sweep) and their
