@@ -8,12 +8,14 @@
 #include <cmocka.h>
 
 #include "cd_scene.h"
+#include "cd_trace.h"
 #include "test_util.h"
 
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void defaults_match_design(void **state)
@@ -576,6 +578,49 @@ static void size_distributions_match_their_means(void **state)
     }
 }
 
+// A trace written here replays its frames; cut short while it is replayed, the next step fails
+// with where and why (a run then fails the point); an aborted writer leaves nothing.
+static void trace_replay_and_early_end(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cdlab_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cd_scene_params p = family(CD_LAYOUT_GROUND, CD_SIZE_UNIFORM, 0.5, 0.0);
+    p.cubes = 50, p.reorder = 0;
+    cd_scene *live = cd_scene_create(&p);
+    float half[150];
+    for (uint32_t i = 0; i < 50; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
+    char err[600];
+    cd_trace_writer *w = cd_trace_writer_open(path, 50, half, err, sizeof err);
+    assert_non_null(w);
+    for (int f = 0; f < 3; ++f) {
+        if (f) cd_scene_step(live);
+        assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
+    }
+    double lo[3] = {0, 0, 0}, hi[3] = {live->world, live->world, live->world};
+    assert_int_equal(cd_trace_writer_close(w, lo, hi, err, sizeof err), 0);
+    cd_scene *s;
+    cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
+    assert_non_null(r);
+    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+    EXPECT_EQ(s->moved, 25);  // half still
+    assert_int_equal(truncate(path, 80 + 12 * 50 + 28 * 50 * 2 + 10), 0);
+    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "ended early in frame 2 of 3");
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+    w = cd_trace_writer_open(path, 50, half, err, sizeof err);
+    assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
+    cd_trace_writer_abort(w);  // the old file stays as it was, no temporary is left
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    EXPECT_EQ(st.st_size, 80 + 12 * 50 + 28 * 50 * 2 + 10);
+    unlink(path);
+    cd_scene_destroy(live);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +641,7 @@ int main(void)
         cmocka_unit_test(sleep_changes_the_moving_set),
         cmocka_unit_test(layouts_have_their_shape),
         cmocka_unit_test(size_distributions_match_their_means),
+        cmocka_unit_test(trace_replay_and_early_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,5 +61,7 @@ int cd_cmd_snapshot(int argc, char **argv);
 int cd_cmd_query(int argc, char **argv);
 /// `cdlab poses`: export seeded mesh-pair poses as CSV (cmd_poses.c).
 int cd_cmd_poses(int argc, char **argv);
+/// `cdlab trace`: record, import, export and describe traces (cmd_trace.c).
+int cd_cmd_trace(int argc, char **argv);
 
 #endif

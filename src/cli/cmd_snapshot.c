@@ -289,6 +289,14 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         remove_scratch(pic.scratch);
         return 2;
     }
+    uint64_t frames = cd_kinds_view_frames(v);
+    if (frames && a->frame >= frames) {
+        fprintf(stderr, "cdlab snapshot: --frame %llu: point %zu replays a trace of %llu frames (0 to %llu)\n",
+                (unsigned long long)a->frame, p->index, (unsigned long long)frames, (unsigned long long)frames - 1);
+        cd_kinds_view_close(v);
+        remove_scratch(pic.scratch);
+        return 2;
+    }
     cd_pair_list pairs = {0};
     run_frames(v, a, &pairs);
     int rc = write_picture(&pic, v, p, &pairs, a->max_boxes);

@@ -15,5 +15,6 @@ const cd_cli_command cd_cli_commands[] = {
     {"snapshot", "draw a cubes point's scene at frame K with the broad phase's cells (PNG, SVG)", cd_cmd_snapshot},
     {"query", "answer overlap questions (tri-tri, obb-obb, sphere-obb, sphere-sphere) from a CSV", cd_cmd_query},
     {"poses", "export seeded mesh-pair poses as CSV (qw,qx,qy,qz,tx,ty,tz)", cd_cmd_poses},
+    {"trace", "record, import, export and describe recorded traces (replayed by [scene] trace)", cd_cmd_trace},
     {NULL, NULL, NULL},
 };

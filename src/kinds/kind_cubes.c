@@ -6,6 +6,7 @@
 #include "kind_cubes.h"
 #include "cd_core.h"
 #include "cd_harness.h"
+#include "cd_trace.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +89,11 @@ static const cd_key_spec measure_keys[] = {
      "a scene CSV (cd_scene_export_csv's columns; `cdlab verify` writes them) measured instead of the seeded "
      "scene, relative to the config's directory: its cubes and world, frozen (no motion step, motion_ms ~0); "
      "[scene] cubes, size, density, speed, spin and reorder are then not used"},
+    {"scene", "trace", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
+     "a recorded trace (cdlab's format or Broadmark's .aabbs; docs/design/scene.md#traces) replayed instead of the "
+     "seeded scene, relative to the config's directory: frame 0 first, the motion step reads the next frame "
+     "(motion_ms is what reading it costs); it must hold 1 + warmup + frames frames; the placement and motion "
+     "keys of [scene] are then not used (reorder is)"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
      "machine; broad/narrow split NA; points with threads > 1 always use the wall clock)"},
@@ -96,8 +102,40 @@ static const cd_key_spec measure_keys[] = {
      "skipped (summary row NA, a warning); 0 = never"},
 };
 
+// [scene] trace: every frame readable and sound, and as many frames as a repeat reads.
+static int check_trace(const cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *trace = cd_config_key_get(c, "scene", "trace");
+    if (!trace->count || !trace->values[0].text[0]) return 0;
+    const cd_config_key *file = cd_config_key_get(c, "scene", "file");
+    if (file->count && file->values[0].text[0]) {
+        cd_config_error(c, trace, err, err_len, "[scene] trace and [scene] file: expected one of the two");
+        return -1;
+    }
+    char path[4096], why[4400];
+    cd_config_resolve(c, trace->values[0].text, path, sizeof path);
+    cd_trace *t = cd_trace_open(path, 1, why, sizeof why);
+    if (!t) {
+        cd_config_error(c, trace, err, err_len, "[scene] trace: %s", why);
+        return -1;
+    }
+    uint64_t frames = cd_trace_get_info(t)->frames, need = 0;
+    cd_trace_close(t);
+    const cd_config_key *w = cd_config_key_get(c, "experiment", "warmup"), *f = cd_config_key_get(c, "experiment", "frames");
+    for (size_t i = 0; i < w->count; ++i)
+        for (size_t j = 0; j < f->count; ++j)
+            if (1 + w->values[i].num + f->values[j].num > (double)need) need = (uint64_t)(1 + w->values[i].num + f->values[j].num);
+    if (need > frames) {
+        cd_config_error(c, trace, err, err_len, "[scene] trace: %s holds %llu frames, a repeat reads 1 + warmup + frames = %llu",
+                        path, (unsigned long long)frames, (unsigned long long)need);
+        return -1;
+    }
+    return 0;
+}
+
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
+    if (check_trace(c, err, err_len)) return -1;
     const cd_config_key *file = cd_config_key_get(c, "scene", "file");
     if (file->count) {
         char path[4096], why[4400];
@@ -249,9 +287,23 @@ static void cubes_samples_init(cubes_samples *m, const cd_cubes_setup *s)
     m->narrow = cd_alloc(n * sizeof *m->narrow);
 }
 
-// The scene of setup s (seeded, or read from [scene] file) and its broad phase, before any frame.
-// 0, or -1 with why the scene file cannot be read.
-static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **broad, char *why, size_t why_len)
+int cd_cubes_step(cd_cubes_motion *m, cd_scene *s, int threads, char *err, size_t err_len)
+{
+    if (m->replay) return cd_trace_replay_step(m->replay, s, err, err_len);
+    if (!m->frozen) cd_scene_step_threads(s, threads);
+    return 0;
+}
+
+void cd_cubes_motion_end(cd_cubes_motion *m)
+{
+    cd_trace_replay_end(m->replay);
+    m->replay = NULL;
+}
+
+// The scene of setup s (seeded, read from [scene] file or replayed from [scene] trace) and its
+// broad phase, before any frame. 0, or -1 with why the scene file or trace cannot be read.
+static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **broad, cd_cubes_motion *motion,
+                       char *why, size_t why_len)
 {
     cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
                           .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder,
@@ -266,7 +318,11 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
     bp.cell_size = s->cell_size;
     bp.threads = s->threads;
     *broad = NULL;
-    *scene = s->scene_file[0] ? cd_scene_import_csv(s->scene_file, why, why_len) : cd_scene_create(&sp);
+    *motion = (cd_cubes_motion){.frozen = s->scene_file[0] != '\0'};
+    if (s->trace_file[0])
+        motion->replay = cd_trace_replay_start(s->trace_file, s->reorder, scene, why, why_len);
+    else
+        *scene = s->scene_file[0] ? cd_scene_import_csv(s->scene_file, why, why_len) : cd_scene_create(&sp);
     if (!*scene) return -1;
     *broad = cd_registry_create(s->method, &bp, *scene);
     CD_ASSERT(*broad);  // the config check accepted only registered methods
@@ -285,24 +341,30 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
     char why[4400];
     cd_scene *scene;
     cd_broad *b;
-    if (cubes_start(s, &scene, &b, why, sizeof why)) {
-        cd_run_fail(r, "[scene] file: %s", why);
+    cd_cubes_motion motion;
+    const char *source = s->trace_file[0] ? "[scene] trace" : "[scene] file";
+    if (cubes_start(s, &scene, &b, &motion, why, sizeof why)) {
+        cd_run_fail(r, "%s: %s", source, why);
         return -1;
     }
-    int frozen = s->scene_file[0] != '\0';
+    int frozen = motion.frozen, rc = 0;
     cd_broad_stats st;
     cd_frame_times t;
     cd_cubes_result *res = &m->sums;
-    for (uint32_t w = 0; w < s->warmup; ++w) {
-        if (!frozen) cd_scene_step_threads(scene, s->threads);
+    for (uint32_t w = 0; w < s->warmup && rc == 0; ++w) {
+        rc = cd_cubes_step(&motion, scene, s->threads, why, sizeof why);
         cd_broad_frame(b, scene, &pairs, &st, &t);
     }
-    for (uint32_t f = 0; f < s->frames; ++f) {
-        size_t k = m->count++;
+    for (uint32_t f = 0; f < s->frames && rc == 0; ++f) {
         cd_run_counters_begin(r);
         uint64_t t0 = clock_ns();
-        if (!frozen) cd_scene_step_threads(scene, s->threads);
+        rc = cd_cubes_step(&motion, scene, s->threads, why, sizeof why);
         uint64_t t1 = clock_ns();
+        if (rc) {
+            cd_run_counters_end(r);
+            break;
+        }
+        size_t k = m->count++;
         cd_broad_frame(b, scene, &pairs, &st, &t);
         uint64_t t2 = clock_ns();
         cd_run_counters_end(r);
@@ -337,7 +399,12 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
     }
     cd_broad_destroy(b);
     cd_scene_destroy(scene);
+    cd_cubes_motion_end(&motion);
     cd_pair_list_free(&pairs);
+    if (rc) {  // the trace ended early or holds a bad frame: the point fails
+        cd_run_fail(r, "%s: %s", source, why);
+        return -1;
+    }
     m->repeats_done++;
     return 0;
 }
@@ -409,15 +476,22 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
         s.reorder = 0;
         cd_scene_destroy(scene);
     }
+    const char *trace = cd_point_text(p, "scene", "trace");
+    if (trace[0]) {
+        char why[4400];
+        cd_config_resolve(p->cfg, trace, s.trace_file, sizeof s.trace_file);
+        cd_trace *t = cd_trace_open(s.trace_file, 0, why, sizeof why);
+        s.cubes = t ? (uint32_t)cd_trace_get_info(t)->objects : 0;  // checked at the config check
+        cd_trace_close(t);
+    }
     return s;
 }
 
-int cd_cubes_point_start(const cd_point *p, cd_scene **scene, cd_broad **broad, int *frozen, char *err,
+int cd_cubes_point_start(const cd_point *p, cd_scene **scene, cd_broad **broad, cd_cubes_motion *motion, char *err,
                          size_t err_len)
 {
     cd_cubes_setup s = cubes_point_setup(p);
-    *frozen = s.scene_file[0] != '\0';
-    return cubes_start(&s, scene, broad, err, err_len);
+    return cubes_start(&s, scene, broad, motion, err, err_len);
 }
 
 // Whether point p is skipped (a smaller cube count of its series took longer than budget_ms).

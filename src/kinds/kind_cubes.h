@@ -24,6 +24,8 @@ typedef struct cd_cubes_setup {
     /// The cubes kind's [scene] file, resolved against the config's directory; empty: the seeded
     /// scene. A file's scene is frozen: no motion step, every frame measures the same state.
     char scene_file[4096];
+    /// [scene] trace, resolved; empty: none. Its frame 0 first, each motion step the next frame.
+    char trace_file[4096];
     uint64_t seed;
     uint32_t warmup, frames, repeats;
     int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)
@@ -37,13 +39,24 @@ typedef struct cd_cubes_result {
     uint64_t max_per_node, depth_reached;
 } cd_cubes_result;
 
+/// How a cubes point's scene moves: not at all ([scene] file), by a trace, or by the seeded step.
+typedef struct cd_cubes_motion {
+    int frozen;
+    struct cd_trace_replay *replay;  ///< [scene] trace, else NULL
+} cd_cubes_motion;
+/// One motion step of m's kind. 0, or -1 with why in err (the trace ended early or holds a bad frame).
+int cd_cubes_step(cd_cubes_motion *m, struct cd_scene *s, int threads, char *err, size_t err_len);
+/// Close m's trace (the scene is the caller's).
+void cd_cubes_motion_end(cd_cubes_motion *m);
+
 /// The setup of a cubes-kind point.
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
-/// The scene (seeded, or read from [scene] file) and the broad phase that point p of a kind-cubes
-/// config measures, as each repeat starts (before the warm-up frames). *frozen: the scene came from
-/// a file and does not move. 0, or -1 with why in err (the scene file cannot be read).
-int cd_cubes_point_start(const cd_point *p, struct cd_scene **scene, struct cd_broad **broad, int *frozen, char *err,
-                         size_t err_len);
+/// The scene (seeded, read from [scene] file or from [scene] trace's frame 0) and the broad phase
+/// that point p of a kind-cubes config measures, as each repeat starts (before the warm-up
+/// frames), and how it moves (cd_cubes_step; end with cd_cubes_motion_end). 0, or -1 with why in
+/// err (the scene file or trace cannot be read).
+int cd_cubes_point_start(const cd_point *p, struct cd_scene **scene, struct cd_broad **broad, cd_cubes_motion *motion,
+                         char *err, size_t err_len);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res. 0, or -1 after
 /// cd_run_fail.
 int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);

@@ -5,6 +5,7 @@
 #include "cd_bodies_peers.h"
 #include "cd_kinds.h"
 #include "cd_registry.h"
+#include "cd_trace.h"
 #include "kind_bodies.h"
 #include "kind_cubes.h"
 
@@ -14,7 +15,7 @@
 struct cd_kinds_view {
     cd_scene *scene;         // cubes: the scene; bodies: bodies->scene
     cd_broad *broad;
-    int frozen;              // cubes from [scene] file: no motion
+    cd_cubes_motion motion;  // cubes: frozen ([scene] file), a trace, or the seeded step
     cd_bodies *bodies;       // bodies kind, else NULL
     cd_bodies_narrow *narrow;
 };
@@ -24,8 +25,9 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
     const char *kind = p->cfg->kind->name;
     cd_kinds_view *v = cd_alloc_zero(1, sizeof *v);
     if (strcmp(kind, "cubes") == 0) {
-        if (cd_cubes_point_start(p, &v->scene, &v->broad, &v->frozen, err, err_len) == 0) return v;
+        if (cd_cubes_point_start(p, &v->scene, &v->broad, &v->motion, err, err_len) == 0) return v;
         cd_scene_destroy(v->scene);
+        cd_cubes_motion_end(&v->motion);
     } else if (strcmp(kind, "bodies") == 0) {
         const char *method = cd_point_text(p, "method", "method");
         if (cd_bodies_peer_known(method)) {
@@ -58,12 +60,18 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
 void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out)
 {
     cd_broad_stats st;
-    if (move && !v->frozen) cd_scene_step(v->scene);
+    char why[4400];
+    // A trace that ends keeps its last frame (cdlab snapshot checks --frame against its length).
+    if (move && v->bodies) cd_scene_step(v->scene);
+    else if (move && cd_cubes_step(&v->motion, v->scene, 1, why, sizeof why)) v->motion.frozen = 1;
     if (move && v->bodies) cd_bodies_deform(v->bodies);
+    if (!out) return;
     cd_broad_frame(v->broad, v->scene, out, &st, NULL);
 }
 
 const cd_scene *cd_kinds_view_scene(const cd_kinds_view *v) { return v->scene; }
+
+uint64_t cd_kinds_view_frames(const cd_kinds_view *v) { return v->motion.replay ? cd_trace_replay_frames(v->motion.replay) : 0; }
 
 const cd_broad *cd_kinds_view_broad(const cd_kinds_view *v) { return v->broad; }
 
@@ -76,5 +84,6 @@ void cd_kinds_view_close(cd_kinds_view *v)
     cd_bodies_narrow_destroy(v->narrow);
     if (v->bodies) cd_bodies_destroy(v->bodies);
     else cd_scene_destroy(v->scene);
+    cd_cubes_motion_end(&v->motion);
     cd_free(v);
 }

@@ -340,17 +340,7 @@ static void boxes_out(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
         box[i] = (cd_aabbf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
 }
 
-void cd_scene_refresh(cd_scene *s)
-{
-    chunk_cols k;
-    for (uint32_t b = 0; b < s->count; b += CHUNK) {
-        uint32_t n = s->count - b < CHUNK ? s->count - b : CHUNK;
-        poses_in(s->pose + b, n, &k);
-        chunk_bounds(&k, n);
-        boxes_out(s->box + b, &k, n);
-    }
-    s->moved = s->count;
-}
+
 
 // Streaming (non-temporal) stores: sixteen bytes at a time once dst is aligned, the rest plain.
 static void stream_copy(void *restrict dst, const void *restrict src, size_t bytes)
@@ -379,6 +369,21 @@ static uint32_t store_changed(cd_aabbf *restrict old, const cd_aabbf *restrict b
     }
     memcpy(old, box, n * sizeof *box);
     return changed;
+}
+
+void cd_scene_refresh(cd_scene *s)
+{
+    chunk_cols k;
+    cd_aabbf box[CHUNK];
+    uint32_t moved = 0;
+    for (uint32_t b = 0; b < s->count; b += CHUNK) {
+        uint32_t n = s->count - b < CHUNK ? s->count - b : CHUNK;
+        poses_in(s->pose + b, n, &k);
+        chunk_bounds(&k, n);
+        boxes_out(box, &k, n);
+        moved += store_changed(s->box + b, box, n);
+    }
+    s->moved = moved;
 }
 
 // step_range for a scene with still or sleeping cubes (s->state): the chunk is stepped into

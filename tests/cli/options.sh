@@ -45,13 +45,13 @@ good() {  # ARGS...: exit 0
     fi
 }
 
-for c in methods version run merge info plot report compare verify snapshot query poses; do
+for c in methods version run merge info plot report compare verify snapshot query poses trace; do
     good $c --help
     head -n 1 out | grep -q "^usage: cdlab $c" || { echo "FAIL $c --help: $(head -n 1 out)"; fail=1; }
     grep -q -- '-h, --help' out || { echo "FAIL $c --help lists no -h, --help"; fail=1; }
     bad "unknown option '--no-such-option'" $c --no-such-option
 done
-for c in run merge plot report compare verify snapshot query poses; do
+for c in run merge plot report compare verify snapshot query poses trace; do
     # The first option of the table that takes a value, given none.
     opt=$("$cdlab" $c --help | sed -n 's/^  \(-., \)\{0,1\}\(--[a-z-]*\) [A-Z].*/\2/p' | head -n 1)
     [ -n "$opt" ] || { echo "FAIL $c --help lists no option with a value"; fail=1; continue; }

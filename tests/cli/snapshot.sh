@@ -79,6 +79,13 @@ done
 "$cdlab" report -o page.html tiny/r >/dev/null 2>&1 || fail "report with a snapshot"
 grep -q '<figcaption>snapshot_p0_f0.png</figcaption>' page.html || fail "the report does not show the snapshot"
 
+# Every scene family draws (docs/design/scene.md#scene-families).
+printf '[experiment]\nname = fam\nwarmup = 0\nframes = 1\n[method]\nmethod = grid\n[scene]\ncubes = 200\nlayout = uniform, clusters, ground, level\nsize_dist = pareto\nsize_ratio = 4\nmoving = 0.5\nsleep = 2\n' >fam.ini
+for l in uniform clusters ground level; do
+    "$cdlab" snapshot --where layout=$l --frame 2 -o "fam_$l" fam.ini >out 2>err || fail "snapshot of layout $l: $(cat err)"
+    [ -s "fam_$l.png" ] || fail "no picture of layout $l"
+done
+
 # Bad input: exit 2, nothing written.
 for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method=sap tiny.ini" \
             "--frame -1 tiny.ini" "--frame 1000000000000 tiny.ini" "--frame 20000001 tiny.ini" \
@@ -92,4 +99,4 @@ for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method
     grep -q 'cdlab snapshot: ' err || fail "snapshot $args: no message"
     [ ! -e bad.png ] && [ ! -e bad.svg ] || fail "snapshot $args wrote a file"
 done
-echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, -o NAME.png, run directory in the report, bad input"
+echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, -o NAME.png, every scene family, run directory in the report, bad input"

@@ -91,7 +91,7 @@ typedef struct cd_scene {
     uint64_t *toggle_at;  ///< per slot: frame at which a moving cube falls asleep or wakes (sleep > 0)
     double sleep;         ///< mean frames of a wake or rest period; 0: moving cubes never rest
     uint64_t sleep_seed;  ///< seed of the wake and rest periods
-    uint32_t moved;       ///< cubes whose box changed in the last step (cd_scene_refresh: all)
+    uint32_t moved;       ///< cubes whose box changed in the last step or cd_scene_refresh
 } cd_scene;
 
 /// cd_scene.state bits: the cube moves at all; it moves this frame.
@@ -114,7 +114,8 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world);
 void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half);
 /// Set cube i's velocity per frame and angular velocity (rotation vector, rad per frame).
 void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega);
-/// Recompute every cube's box from its pose. Call after cd_scene_set_pose.
+/// Recompute every cube's box from its pose (moved: the boxes that changed). Call after
+/// cd_scene_set_pose.
 void cd_scene_refresh(cd_scene *s);
 /// One motion step: move, reflect at walls, rotate (quaternion renormalised), refresh boxes.
 void cd_scene_step(cd_scene *s);

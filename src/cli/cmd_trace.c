@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+// `cdlab trace record|import|export|info`: recorded traces (docs/design/scene.md#traces) written
+// from a config's scene or a CSV, written back out as CSV, and described.
+#include "cd_csv.h"
+#include "cd_kinds.h"
+#include "cd_trace.h"
+#include "cli.h"
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char CSV_HEADER[] = "frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz";
+enum { CSV_FIELDS = 12 };
+
+// What the command line gave: the input, -o, --point, --frames.
+typedef struct trace_args {
+    const char *in, *out;
+    uint64_t point, frames;  // frames 0: what one repeat of a run reads
+} trace_args;
+
+static int cmd_info(const trace_args *a)
+{
+    char err[4600];
+    cd_trace *t = cd_trace_open(a->in, 1, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "cdlab trace info: %s\n", err);
+        return 2;
+    }
+    const cd_trace_info *i = cd_trace_get_info(t);
+    printf("file     %s\nformat   %s\nobjects  %llu\nframes   %llu (every frame checked)\n", a->in,
+           i->format == CD_TRACE_CDLAB ? "cdlab trace, version 1" : "Broadmark .aabbs", (unsigned long long)i->objects,
+           (unsigned long long)i->frames);
+    printf("world    [%.9g, %.9g] x [%.9g, %.9g] x [%.9g, %.9g]\nbytes    %llu\n", i->lo[0], i->hi[0], i->lo[1], i->hi[1],
+           i->lo[2], i->hi[2], (unsigned long long)i->bytes);
+    if (i->format == CD_TRACE_BROADMARK) printf("name     %s\ntype     %s\n", i->name, i->type);
+    cd_trace_close(t);
+    return 0;
+}
+
+// Poses in object order from a scene whose slots may be reordered.
+static void poses_by_object(const cd_scene *s, cd_posef *pose)
+{
+    for (uint32_t i = 0; i < s->count; ++i) pose[cd_scene_ident(s, i)] = s->pose[i];
+}
+
+// Frames f = 0 .. frames-1 of the view: frame 0 is the scene as a repeat starts, then each step.
+static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, char *err, size_t len)
+{
+    const cd_scene *s = cd_kinds_view_scene(v);
+    cd_posef *pose = cd_alloc((s->count ? s->count : 1) * sizeof *pose);
+    float *half = cd_alloc((s->count ? 3 * (size_t)s->count : 1) * sizeof *half);
+    poses_by_object(s, pose);
+    for (uint32_t i = 0; i < s->count; ++i) memcpy(half + 3 * (size_t)i, pose[i].h, sizeof pose[i].h);
+    cd_trace_writer *w = cd_trace_writer_open(out, s->count, half, err, len);
+    int rc = w ? 0 : -1;
+    for (uint64_t f = 0; f < frames && rc == 0; ++f) {
+        if (f > 0) cd_kinds_view_frame(v, 1, NULL);
+        s = cd_kinds_view_scene(v);
+        poses_by_object(s, pose);
+        for (uint32_t i = 0; i < s->count && rc == 0; ++i)
+            if (memcmp(pose[i].h, half + 3 * (size_t)i, sizeof pose[i].h) != 0)
+                rc = -1, snprintf(err, len, "object %u changed its half-extents at frame %llu: a trace holds constant ones", i,
+                                  (unsigned long long)f);
+        if (rc == 0) rc = cd_trace_writer_frame(w, pose, err, len);
+    }
+    double lo[3] = {0, 0, 0}, hi[3] = {s->world, s->world, s->world};
+    if (rc == 0) rc = cd_trace_writer_close(w, lo, hi, err, len);
+    else cd_trace_writer_abort(w);
+    cd_free(pose);
+    cd_free(half);
+    return rc;
+}
+
+static int cmd_record(const trace_args *a)
+{
+    cd_config c;
+    char err[4600];
+    if (cd_config_load(cd_kinds(), a->in, &c, err, sizeof err)) {
+        fprintf(stderr, "cdlab trace record: %s\n", err);
+        return 2;
+    }
+    int rc = 2;
+    cd_point p = {0};
+    p.pick = cd_alloc_zero(c.key_count ? c.key_count : 1, sizeof *p.pick);
+    size_t points = cd_plan_size(&c);
+    cd_kinds_view *v = NULL;
+    if (a->point >= points) {
+        fprintf(stderr, "cdlab trace record: %s: no point %llu: the config has %zu\n", a->in,
+                (unsigned long long)a->point, points);
+    } else {
+        cd_point_at(&c, (size_t)a->point, &p);
+        v = cd_kinds_view_open(&p, err, sizeof err);
+        if (!v) fprintf(stderr, "cdlab trace record: %s: %s\n", a->in, err);
+    }
+    if (v) {
+        uint64_t frames = a->frames ? a->frames
+                                    : 1 + (uint64_t)cd_point_num(&p, "experiment", "warmup") +
+                                               (uint64_t)cd_point_num(&p, "experiment", "frames");
+        if (record_frames(v, frames, a->out, err, sizeof err) == 0) {
+            printf("%s: %u %s, %llu frames\n", a->out, cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v),
+                   (unsigned long long)frames);
+            rc = 0;
+        } else {
+            fprintf(stderr, "cdlab trace record: %s\n", err);
+            rc = 1;
+        }
+    }
+    cd_kinds_view_close(v);
+    cd_free(p.pick);
+    cd_config_free(&c);
+    return rc;
+}
+
+// A CSV read a line at a time (a trace may be far larger than memory).
+typedef struct csv_in {
+    FILE *f;
+    const char *path;
+    size_t line;
+    char *buf;
+    size_t cap;
+} csv_in;
+
+// The next row's twelve numbers: 1, 0 at the end, -1 with "path:line: what" in err.
+static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
+{
+    static const char *const names[CSV_FIELDS] = {"frame", "id", "qw", "qx", "qy", "qz", "x", "y", "z", "hx", "hy", "hz"};
+    ssize_t got;
+    while ((got = getline(&in->buf, &in->cap, in->f)) >= 0) {
+        in->line++;
+        while (got > 0 && (in->buf[got - 1] == '\n' || in->buf[got - 1] == '\r')) in->buf[--got] = '\0';
+        if (got == 0 || in->buf[0] == '#') continue;
+        if ((size_t)got != strlen(in->buf)) {
+            snprintf(err, len, "%s:%zu: a NUL byte in the line", in->path, in->line);
+            return -1;
+        }
+        char *p = in->buf;
+        for (int k = 0; k < CSV_FIELDS; ++k) {
+            char *end = strchr(p, ',');
+            if ((k < CSV_FIELDS - 1) != (end != NULL)) {
+                snprintf(err, len, "%s:%zu: expected %d fields", in->path, in->line, CSV_FIELDS);
+                return -1;
+            }
+            if (end) *end = '\0';
+            int integer = k < 2;
+            double lim = integer ? 4294967295.0 : 1e30;
+            if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(v[k]) <= lim) || (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
+                snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'", in->path, in->line, names[k],
+                         integer ? "an integer >= 0" : "a number of magnitude <= 1e30", p);
+                return -1;
+            }
+            p = end + 1;
+        }
+        double q2 = v[2] * v[2] + v[3] * v[3] + v[4] * v[4] + v[5] * v[5];
+        if (!(q2 >= 0.25 && q2 <= 4.0) || v[9] < 0 || v[10] < 0 || v[11] < 0) {
+            snprintf(err, len, "%s:%zu: expected a unit quaternion (norm 0.5 to 2) and half-extents >= 0", in->path, in->line);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static cd_posef row_pose(const double v[CSV_FIELDS])
+{
+    return (cd_posef){{(float)v[6], (float)v[7], (float)v[8]},
+                      {(float)v[2], (float)v[3], (float)v[4], (float)v[5]},
+                      {(float)v[9], (float)v[10], (float)v[11]}};
+}
+
+// Frame 0 is held until its end gives N and the half-extents; then a frame at a time.
+typedef struct importer {
+    cd_posef *pose;  // the frame being read (frame 0: grows)
+    size_t n, cap, next_id;
+    uint64_t frame;
+    cd_trace_writer *w;
+} importer;
+
+static int import_start(importer *im, const char *out, char *err, size_t len)
+{
+    float *half = cd_alloc(3 * im->n * sizeof *half);
+    for (size_t i = 0; i < im->n; ++i) memcpy(half + 3 * i, im->pose[i].h, sizeof im->pose[i].h);
+    im->w = cd_trace_writer_open(out, im->n, half, err, len);
+    cd_free(half);
+    im->next_id = im->n;  // frame 0 is complete
+    return im->w && cd_trace_writer_frame(im->w, im->pose, err, len) == 0 ? 0 : -1;
+}
+
+// One row into the importer; 0, or -1 with "path:line: what".
+static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS], const char *out, char *err, size_t len)
+{
+    uint64_t f = (uint64_t)v[0], id = (uint64_t)v[1];
+    cd_posef p = row_pose(v);
+    if (f == 0 && !im->w) {  // frame 0 sets N and the half-extents
+        if (id != im->n) return snprintf(err, len, "%s:%zu: id %llu: expected %zu (ids 0..N-1 in order)", in->path, in->line,
+                                         (unsigned long long)id, im->n), -1;
+        if (im->n == im->cap) im->pose = cd_realloc(im->pose, (im->cap = im->cap ? 2 * im->cap : 1024) * sizeof *im->pose);
+        im->pose[im->n++] = p;
+        return 0;
+    }
+    if (!im->w && import_start(im, out, err, len)) return -1;
+    if (im->next_id == im->n) im->frame++, im->next_id = 0;  // the last frame was complete
+    if (f != im->frame || id != im->next_id)
+        return snprintf(err, len, "%s:%zu: frame %llu id %llu: expected frame %llu id %zu (frames from 0, ids 0..%zu in each)",
+                        in->path, in->line, (unsigned long long)f, (unsigned long long)id, (unsigned long long)im->frame,
+                        im->next_id, im->n - 1), -1;
+    if (memcmp(p.h, im->pose[id].h, sizeof p.h) != 0)
+        return snprintf(err, len, "%s:%zu: id %llu: half-extents differ from frame 0's: expected constant ones per id",
+                        in->path, in->line, (unsigned long long)id), -1;
+    im->pose[im->next_id++] = p;
+    return im->next_id == im->n ? cd_trace_writer_frame(im->w, im->pose, err, len) : 0;
+}
+
+static int cmd_import(const trace_args *a)
+{
+    char err[4600];
+    csv_in in = {.path = a->in};
+    in.f = fopen(a->in, "r");
+    if (!in.f) {
+        fprintf(stderr, "cdlab trace import: %s: cannot open: %s\n", a->in, strerror(errno));
+        return 2;
+    }
+    importer im = {0};
+    double v[CSV_FIELDS];
+    int rc = 0;
+    ssize_t got;
+    while ((got = getline(&in.buf, &in.cap, in.f)) >= 0 && (++in.line, in.buf[0] == '#')) {}
+    if (got < 0 || strncmp(in.buf, CSV_HEADER, sizeof CSV_HEADER - 1) != 0 || strspn(in.buf + sizeof CSV_HEADER - 1, "\r\n") != strlen(in.buf + sizeof CSV_HEADER - 1))
+        rc = -1, snprintf(err, sizeof err, "%s:%zu: expected header %s", a->in, in.line ? in.line : 1, CSV_HEADER);
+    while (rc == 0 && (rc = csv_next(&in, v, err, sizeof err)) == 1) rc = import_row(&im, &in, v, a->out, err, sizeof err);
+    if (rc == 0 && im.n == 0) rc = -1, snprintf(err, sizeof err, "%s:%zu: no rows", a->in, in.line);
+    if (rc == 0 && !im.w) rc = import_start(&im, a->out, err, sizeof err);
+    if (rc == 0 && im.next_id != im.n && im.frame > 0)
+        rc = -1, snprintf(err, sizeof err, "%s:%zu: frame %llu ends after %zu of %zu ids", a->in, in.line,
+                          (unsigned long long)im.frame, im.next_id, im.n);
+    if (rc == 0) rc = cd_trace_writer_close(im.w, NULL, NULL, err, sizeof err);
+    else cd_trace_writer_abort(im.w);
+    if (rc == 0) printf("%s: %zu objects, %llu frames\n", a->out, im.n, (unsigned long long)im.frame + 1);
+    else fprintf(stderr, "cdlab trace import: %s\n", err);
+    fclose(in.f);
+    free(in.buf);
+    cd_free(im.pose);
+    return rc == 0 ? 0 : 2;
+}
+
+// Every frame of trace t as CSV rows into f; 0, or -1 with why.
+static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
+{
+    const cd_trace_info *i = cd_trace_get_info(t);
+    cd_posef *pose = cd_alloc(i->objects * sizeof *pose);
+    int rc = fprintf(f, "%s\n", CSV_HEADER) < 0 ? -1 : 0;
+    for (uint64_t fr = 0; fr < i->frames && rc == 0; ++fr) {
+        rc = cd_trace_read(t, fr, pose, err, len);
+        for (uint64_t k = 0; k < i->objects && rc == 0; ++k) {
+            const cd_posef *p = &pose[k];
+            if (fprintf(f, "%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)fr,
+                        (unsigned long long)k, (double)p->q[0], (double)p->q[1], (double)p->q[2], (double)p->q[3],
+                        (double)p->c[0], (double)p->c[1], (double)p->c[2], (double)p->h[0], (double)p->h[1],
+                        (double)p->h[2]) < 0)
+                rc = -1, snprintf(err, len, "write failed: %s", strerror(errno));
+        }
+    }
+    cd_free(pose);
+    return rc;
+}
+
+static int cmd_export(const trace_args *a)
+{
+    char err[4600], tmp[4200];
+    cd_trace *t = cd_trace_open(a->in, 0, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "cdlab trace export: %s\n", err);
+        return 2;
+    }
+    struct stat st;
+    int rc = 2;
+    FILE *f = NULL;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", a->out, (long)getpid());
+    if (stat(a->out, &st) == 0 && !S_ISREG(st.st_mode))
+        fprintf(stderr, "cdlab trace export: %s: exists and is not a regular file: not replaced\n", a->out);
+    else if (!(f = fopen(tmp, "w")))
+        fprintf(stderr, "cdlab trace export: %s: cannot write: %s\n", tmp, strerror(errno)), rc = 1;
+    else if (export_rows(t, f, err, sizeof err) != 0)
+        fprintf(stderr, "cdlab trace export: %s\n", err);
+    else
+        rc = 0;
+    if (f && fclose(f) != 0 && rc == 0) fprintf(stderr, "cdlab trace export: %s: %s\n", tmp, strerror(errno)), rc = 1;
+    if (f && rc == 0 && rename(tmp, a->out) != 0) fprintf(stderr, "cdlab trace export: %s: %s\n", a->out, strerror(errno)), rc = 1;
+    if (f && rc != 0) remove(tmp);
+    cd_trace_close(t);
+    return rc;
+}
+
+int cd_cmd_trace(int argc, char **argv)
+{
+    trace_args a = {0};
+    const cli_opt opts[] = {
+        {.name = "output", .short_name = 'o', .arg = "FILE", .help = "the trace or CSV to write (record, import, export)",
+         .type = CLI_TEXT, .dest = &a.out},
+        {.name = "point", .arg = "I", .help = "record: the config's point I (default 0)", .type = CLI_COUNT, .dest = &a.point,
+         .lo = 0, .hi = 1000000000},
+        {.name = "frames", .arg = "F", .help = "record: F frames (default 1 + warmup + frames, what one repeat reads)",
+         .type = CLI_COUNT, .dest = &a.frames, .lo = 1, .hi = 100000000},
+    };
+    static const char *const subs[] = {"record", "import", "export", "info", NULL};
+    const cli_spec spec = {
+        .command = "trace",
+        .usage = "record CONFIG -o FILE [--point I] [--frames F]\n"
+                 "       cdlab trace import IN.csv -o FILE\n"
+                 "       cdlab trace export FILE -o OUT.csv\n"
+                 "       cdlab trace info FILE",
+        .about = "record: the scene of a cubes or bodies config's point as a cdlab trace (world box [0, L]^3).\n"
+                 "import: a CSV with the header frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz, one row per object per\n"
+                 "  frame (frames from 0, ids 0..N-1 in every frame, half-extents constant per id) as a trace.\n"
+                 "export: a trace (cdlab's or a Broadmark .aabbs scene) as such a CSV (9 digits: exact floats).\n"
+                 "info: what a trace holds; every frame is read and checked.\n"
+                 "[scene] trace = FILE replays a trace (docs/design/scene.md#traces). Bad input: 'path: offset:\n"
+                 "what is wrong' (traces) or 'path:line: what is wrong' (CSV), exit 2, nothing written.\n",
+        .opts = opts, .count = sizeof opts / sizeof opts[0], .min_operands = 2, .max_operands = 2,
+        .operands = "a subcommand (record, import, export, info) and its input"};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    if (rc >= 0) {
+        cli_operands_free(&ops);
+        return rc;
+    }
+    const char *sub = ops.v[0];
+    a.in = ops.v[1];
+    int k = 0;
+    while (subs[k] && strcmp(subs[k], sub) != 0) ++k;
+    if (!subs[k]) {
+        fprintf(stderr, "cdlab trace: unknown subcommand '%s': expected record, import, export or info\n", sub);
+        rc = 2;
+    } else if (k < 3 && !a.out) {
+        fprintf(stderr, "cdlab trace %s: no -o FILE given\n", sub);
+        rc = 2;
+    } else {
+        rc = k == 0 ? cmd_record(&a) : k == 1 ? cmd_import(&a) : k == 2 ? cmd_export(&a) : cmd_info(&a);
+    }
+    cli_operands_free(&ops);
+    return rc;
+}

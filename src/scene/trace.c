@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+// Traces: reading cdlab's format and Broadmark's .aabbs frame by frame, writing cdlab's, and the
+// scene that replays either (cd_trace.h).
+#include "cd_trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+    HEADER = 80,           // cdlab header bytes
+    POSE_FLOATS = 7,       // qw qx qy qz x y z
+    BM_HEADER = 304,       // Broadmark: name[128], type[128], 4 × i32, world box of 2 × 4 floats
+    BM_BOX_FLOATS = 8,     // min x y z 0, max x y z 0
+    MAX_OBJECTS = 100000000,
+};
+static const char MAGIC[8] = {'C', 'D', 'L', 'T', 'R', 'A', 'C', 'E'};
+#define MAX_COORD 1e30
+
+struct cd_trace {
+    FILE *f;
+    char path[4096];
+    cd_trace_info info;
+    uint64_t data;         // offset of frame 0
+    uint64_t frame_bytes;  // bytes per frame
+    float *half;           // 3N (cdlab format)
+    unsigned char *raw;    // one frame as read
+};
+
+// "path: offset: ..." into err; returns -1.
+static int fail(char *err, size_t len, const char *path, uint64_t offset, const char *fmt, ...)
+{
+    int n = snprintf(err, len, "%s: %llu: ", path, (unsigned long long)offset);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < len) vsnprintf(err + n, len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint32_t get_u32(const unsigned char *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
+static uint64_t get_u64(const unsigned char *b) { return get_u32(b) | (uint64_t)get_u32(b + 4) << 32; }
+static float get_f32(const unsigned char *b)
+{
+    uint32_t u = get_u32(b);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static double get_f64(const unsigned char *b)
+{
+    uint64_t u = get_u64(b);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+static void put_u32(unsigned char *b, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k) b[k] = (unsigned char)(v >> (8 * k));
+}
+static void put_u64(unsigned char *b, uint64_t v) { put_u32(b, (uint32_t)v), put_u32(b + 4, (uint32_t)(v >> 32)); }
+static void put_f32(unsigned char *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    put_u32(b, u);
+}
+static void put_f64(unsigned char *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    put_u64(b, u);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+// Expected bytes of a file with a header of h bytes and n·frames records of rec bytes, or 0 on
+// overflow.
+static uint64_t expected_size(uint64_t h, uint64_t n, uint64_t frames, uint64_t rec)
+{
+    if (frames && n > (UINT64_MAX - h) / rec / frames) return 0;
+    return h + n * rec * frames;
+}
+
+static int check_world(cd_trace *t, uint64_t at, char *err, size_t len)
+{
+    for (int k = 0; k < 3; ++k)
+        if (!(fabs(t->info.lo[k]) <= MAX_COORD && fabs(t->info.hi[k]) <= MAX_COORD && t->info.lo[k] <= t->info.hi[k]))
+            return fail(err, len, t->path, at, "world box axis %d is [%g, %g]: expected finite bounds, low <= high", k,
+                        t->info.lo[k], t->info.hi[k]);
+    return 0;
+}
+
+// The size check: too short (truncated, or a frame count beyond the file) or too long (wrong counts).
+static int check_size(cd_trace *t, uint64_t head, uint64_t rec, uint64_t count_at, char *err, size_t len)
+{
+    uint64_t n = t->info.objects, want = expected_size(head, n, t->info.frames, rec), have = t->info.bytes;
+    if (!want) return fail(err, len, t->path, count_at, "%llu objects × %llu frames overflow a file size",
+                           (unsigned long long)n, (unsigned long long)t->info.frames);
+    if (have < head) return fail(err, len, t->path, have, "truncated: the header and half-extents need %llu bytes, the file has %llu",
+                                 (unsigned long long)head, (unsigned long long)have);
+    if (have < want)
+        return fail(err, len, t->path, count_at,
+                    "frame count %llu needs %llu bytes, the file has %llu (%llu whole frames): truncated or a frame count "
+                    "beyond the file", (unsigned long long)t->info.frames, (unsigned long long)want,
+                    (unsigned long long)have, (unsigned long long)((have - head) / (n * rec)));
+    if (have > want)
+        return fail(err, len, t->path, want, "%llu bytes after frame %llu, the last the header counts: wrong object or frame count",
+                    (unsigned long long)(have - want), (unsigned long long)t->info.frames - 1);
+    return 0;
+}
+
+static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len)
+{
+    t->info.format = CD_TRACE_CDLAB;
+    uint32_t version = get_u32(h + 8), flags = get_u32(h + 12);
+    if (version != 1) return fail(err, len, t->path, 8, "trace version %u: expected 1", version);
+    if (flags != 0) return fail(err, len, t->path, 12, "flags %u: expected 0", flags);
+    t->info.objects = get_u64(h + 16), t->info.frames = get_u64(h + 24);
+    if (t->info.objects < 1 || t->info.objects > MAX_OBJECTS)
+        return fail(err, len, t->path, 16, "object count %llu: expected 1..%d", (unsigned long long)t->info.objects, MAX_OBJECTS);
+    if (t->info.frames < 1) return fail(err, len, t->path, 24, "frame count 0: expected at least 1");
+    for (int k = 0; k < 3; ++k) t->info.lo[k] = get_f64(h + 32 + 8 * k), t->info.hi[k] = get_f64(h + 56 + 8 * k);
+    if (check_world(t, 32, err, len)) return -1;
+    uint64_t n = t->info.objects;
+    if (check_size(t, HEADER + 12 * n, 4 * POSE_FLOATS, 24, err, len)) return -1;
+    t->data = HEADER + 12 * n, t->frame_bytes = 4 * POSE_FLOATS * n;
+    unsigned char *b = cd_alloc(12 * n);
+    if (fseeko(t->f, HEADER, SEEK_SET) != 0 || fread(b, 1, 12 * n, t->f) != 12 * n) {
+        cd_free(b);
+        return fail(err, len, t->path, HEADER, "cannot read the half-extents: %s", strerror(errno));
+    }
+    t->half = cd_alloc(3 * n * sizeof *t->half);
+    for (uint64_t i = 0; i < 3 * n; ++i) {
+        t->half[i] = get_f32(b + 4 * i);
+        if (!(t->half[i] >= 0.0f && t->half[i] <= MAX_COORD)) {
+            cd_free(b);
+            return fail(err, len, t->path, HEADER + 4 * i, "half-extent %llu of object %llu is %g: expected 0..1e30 (an "
+                        "inverted or NaN box)", (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)t->half[i]);
+        }
+    }
+    cd_free(b);
+    return 0;
+}
+
+// Broadmark's SceneHeader as its reader checks it: NUL-terminated name and type, positive counts,
+// zero padding, a valid world box (min <= max, fourth components 0).
+static int open_broadmark(cd_trace *t, const unsigned char *h, char *err, size_t len)
+{
+    t->info.format = CD_TRACE_BROADMARK;
+    if (!memchr(h, 0, 128) || !memchr(h + 128, 0, 128))
+        return fail(err, len, t->path, 0, "not a cdlab trace (magic CDLTRACE) nor a Broadmark .aabbs scene (no "
+                    "NUL-terminated scene name and object type in its first 256 bytes)");
+    memcpy(t->info.name, h, 128), memcpy(t->info.type, h + 128, 128);
+    int32_t n = (int32_t)get_u32(h + 256), frames = (int32_t)get_u32(h + 260);
+    if (n < 1 || n > MAX_OBJECTS) return fail(err, len, t->path, 256, "object count %d: expected 1..%d", n, MAX_OBJECTS);
+    if (frames < 1) return fail(err, len, t->path, 260, "frame count %d: expected at least 1", frames);
+    if (get_u32(h + 264) || get_u32(h + 268)) return fail(err, len, t->path, 264, "padding is not zero: not a Broadmark scene");
+    t->info.objects = (uint64_t)n, t->info.frames = (uint64_t)frames;
+    for (int k = 0; k < 3; ++k) t->info.lo[k] = get_f32(h + 272 + 4 * k), t->info.hi[k] = get_f32(h + 288 + 4 * k);
+    if (get_f32(h + 284) != 0.0f || get_f32(h + 300) != 0.0f)
+        return fail(err, len, t->path, 284, "world box: fourth components not zero: not a Broadmark scene");
+    if (check_world(t, 272, err, len)) return -1;
+    if (check_size(t, BM_HEADER, 4 * BM_BOX_FLOATS, 260, err, len)) return -1;
+    t->data = BM_HEADER, t->frame_bytes = 4 * BM_BOX_FLOATS * t->info.objects;
+    return 0;
+}
+
+// Decode object i of the frame in t->raw into p; 0, or -1 with what is wrong with it.
+static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, char *err, size_t len)
+{
+    uint64_t at = t->data + frame * t->frame_bytes;
+    if (t->info.format == CD_TRACE_CDLAB) {
+        const unsigned char *b = t->raw + 4 * POSE_FLOATS * i;
+        float v[POSE_FLOATS];
+        for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
+        for (int k = 4; k < 7; ++k)
+            if (!(fabsf(v[k]) <= MAX_COORD))
+                return fail(err, len, t->path, at + 4 * POSE_FLOATS * i + 4 * (uint64_t)k,
+                            "frame %llu object %llu: position %g: expected a number of magnitude <= 1e30",
+                            (unsigned long long)frame, (unsigned long long)i, (double)v[k]);
+        double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
+        if (!(q2 >= 0.25 && q2 <= 4.0))
+            return fail(err, len, t->path, at + 4 * POSE_FLOATS * i, "frame %llu object %llu: quaternion of norm %g: expected "
+                        "0.5..2", (unsigned long long)frame, (unsigned long long)i, sqrt(q2));
+        *p = (cd_posef){{v[4], v[5], v[6]}, {v[0], v[1], v[2], v[3]}, {t->half[3 * i], t->half[3 * i + 1], t->half[3 * i + 2]}};
+        return 0;
+    }
+    const unsigned char *b = t->raw + 4 * BM_BOX_FLOATS * i;
+    float lo[4], hi[4];
+    for (int k = 0; k < 4; ++k) lo[k] = get_f32(b + 4 * k), hi[k] = get_f32(b + 16 + 4 * k);
+    for (int k = 0; k < 3; ++k)
+        if (!(fabsf(lo[k]) <= MAX_COORD && fabsf(hi[k]) <= MAX_COORD && lo[k] <= hi[k]))
+            return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 4 * (uint64_t)k,
+                        "frame %llu object %llu: box axis %d is [%g, %g]: expected finite bounds, min <= max (NaN or "
+                        "inverted box)", (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k]);
+    if (lo[3] != 0.0f || hi[3] != 0.0f)
+        return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 12, "frame %llu object %llu: fourth components not zero",
+                    (unsigned long long)frame, (unsigned long long)i);
+    // Centre and half-extents in double, each rounded to float once.
+    for (int k = 0; k < 3; ++k) {
+        p->c[k] = (float)(0.5 * ((double)lo[k] + hi[k]));
+        p->h[k] = (float)(0.5 * ((double)hi[k] - lo[k]));
+    }
+    p->q[0] = 1.0f, p->q[1] = p->q[2] = p->q[3] = 0.0f;
+    return 0;
+}
+
+int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t len)
+{
+    CD_ASSERT(frame < t->info.frames);
+    uint64_t at = t->data + frame * t->frame_bytes;
+    if (fseeko(t->f, (off_t)at, SEEK_SET) != 0) return fail(err, len, t->path, at, "cannot seek: %s", strerror(errno));
+    size_t got = fread(t->raw, 1, t->frame_bytes, t->f);
+    if (got != t->frame_bytes)
+        return fail(err, len, t->path, at + got, "ended early in frame %llu of %llu (the file is shorter than its header says)",
+                    (unsigned long long)frame, (unsigned long long)t->info.frames);
+    for (uint64_t i = 0; i < t->info.objects; ++i)
+        if (decode(t, frame, i, &pose[i], err, len)) return -1;
+    return 0;
+}
+
+cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t len)
+{
+    cd_trace *t = cd_alloc_zero(1, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    struct stat st;
+    t->f = fopen(path, "rb");
+    if (!t->f || fstat(fileno(t->f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fail(err, len, path, 0, "cannot open as a file: %s", t->f ? "not a regular file" : strerror(errno));
+        goto bad;
+    }
+    t->info.bytes = (uint64_t)st.st_size;
+    unsigned char h[BM_HEADER];
+    size_t got = fread(h, 1, sizeof h, t->f);
+    if (got >= HEADER && memcmp(h, MAGIC, sizeof MAGIC) == 0) {
+        if (open_cdlab(t, h, err, len)) goto bad;
+    } else if (got == BM_HEADER && ends_with(path, ".aabbs")) {
+        if (open_broadmark(t, h, err, len)) goto bad;
+    } else {
+        fail(err, len, path, 0, got >= HEADER || ends_with(path, ".aabbs")
+                                    ? "not a cdlab trace (magic CDLTRACE) nor a Broadmark .aabbs scene"
+                                    : "truncated: %zu bytes, shorter than any trace header", got);
+        goto bad;
+    }
+    t->raw = cd_alloc(t->frame_bytes);
+    if (check_frames) {
+        cd_posef *pose = cd_alloc(t->info.objects * sizeof *pose);
+        int rc = 0;
+        for (uint64_t f = 0; f < t->info.frames && rc == 0; ++f) rc = cd_trace_read(t, f, pose, err, len);
+        cd_free(pose);
+        if (rc) goto bad;
+    }
+    return t;
+bad:
+    cd_trace_close(t);
+    return NULL;
+}
+
+const cd_trace_info *cd_trace_get_info(const cd_trace *t) { return &t->info; }
+
+void cd_trace_close(cd_trace *t)
+{
+    if (!t) return;
+    if (t->f) fclose(t->f);
+    cd_free(t->half);
+    cd_free(t->raw);
+    cd_free(t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+struct cd_trace_writer {
+    FILE *f;
+    char path[4096], tmp[4200];
+    uint64_t n, frames;
+    float *half;
+    double lo[3], hi[3];  // the box enclosing every object written
+    unsigned char *raw;
+};
+
+cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float *half, char *err, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, len, "%s: exists and is not a regular file: not replaced", path);
+        return NULL;
+    }
+    if (n < 1 || n > MAX_OBJECTS) {
+        snprintf(err, len, "%s: %llu objects: a trace holds 1..%d", path, (unsigned long long)n, MAX_OBJECTS);
+        return NULL;
+    }
+    cd_trace_writer *w = cd_alloc_zero(1, sizeof *w);
+    snprintf(w->path, sizeof w->path, "%s", path);
+    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
+    w->f = fopen(w->tmp, "wb");
+    if (!w->f) {
+        snprintf(err, len, "%s: cannot write: %s", w->tmp, strerror(errno));
+        cd_free(w);
+        return NULL;
+    }
+    w->n = n;
+    w->half = cd_alloc(3 * n * sizeof *w->half);
+    memcpy(w->half, half, 3 * n * sizeof *w->half);
+    w->raw = cd_alloc(4 * POSE_FLOATS * n > HEADER + 12 * n ? 4 * POSE_FLOATS * n : HEADER + 12 * n);
+    for (int k = 0; k < 3; ++k) w->lo[k] = INFINITY, w->hi[k] = -INFINITY;
+    memset(w->raw, 0, HEADER);  // the header is written at close
+    for (uint64_t i = 0; i < 3 * n; ++i) put_f32(w->raw + HEADER + 4 * i, half[i]);
+    if (fwrite(w->raw, 1, HEADER + 12 * n, w->f) != HEADER + 12 * n) {
+        snprintf(err, len, "%s: write failed: %s", w->tmp, strerror(errno));
+        cd_trace_writer_abort(w);
+        return NULL;
+    }
+    return w;
+}
+
+int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, size_t len)
+{
+    for (uint64_t i = 0; i < w->n; ++i) {
+        const cd_posef *p = &pose[i];
+        unsigned char *b = w->raw + 4 * POSE_FLOATS * i;
+        for (int k = 0; k < 4; ++k) put_f32(b + 4 * k, p->q[k]);
+        for (int k = 0; k < 3; ++k) put_f32(b + 16 + 4 * k, p->c[k]);
+        // A box of half-diagonal r around the centre encloses the object in any rotation.
+        double r = sqrt((double)p->h[0] * p->h[0] + (double)p->h[1] * p->h[1] + (double)p->h[2] * p->h[2]);
+        for (int k = 0; k < 3; ++k) w->lo[k] = fmin(w->lo[k], p->c[k] - r), w->hi[k] = fmax(w->hi[k], p->c[k] + r);
+    }
+    if (fwrite(w->raw, 1, 4 * POSE_FLOATS * w->n, w->f) != 4 * POSE_FLOATS * w->n) {
+        snprintf(err, len, "%s: write failed: %s", w->tmp, strerror(errno));
+        return -1;
+    }
+    w->frames++;
+    return 0;
+}
+
+int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi, char *err, size_t len)
+{
+    unsigned char h[HEADER] = {0};
+    memcpy(h, MAGIC, sizeof MAGIC);
+    put_u32(h + 8, 1);
+    put_u64(h + 16, w->n);
+    put_u64(h + 24, w->frames);
+    for (int k = 0; k < 3; ++k) {
+        put_f64(h + 32 + 8 * k, lo ? lo[k] : w->lo[k]);
+        put_f64(h + 56 + 8 * k, hi ? hi[k] : w->hi[k]);
+    }
+    int bad = w->frames == 0 || fseeko(w->f, 0, SEEK_SET) != 0 || fwrite(h, 1, HEADER, w->f) != HEADER;
+    bad |= fclose(w->f) != 0;
+    w->f = NULL;
+    if (bad || rename(w->tmp, w->path) != 0) {
+        snprintf(err, len, "%s: %s", w->frames ? w->tmp : w->path,
+                 w->frames ? strerror(errno) : "no frame to write");
+        cd_trace_writer_abort(w);
+        return -1;
+    }
+    cd_free(w->half), cd_free(w->raw), cd_free(w);
+    return 0;
+}
+
+void cd_trace_writer_abort(cd_trace_writer *w)
+{
+    if (!w) return;
+    if (w->f) fclose(w->f);
+    remove(w->tmp);
+    cd_free(w->half), cd_free(w->raw), cd_free(w);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay
+
+struct cd_trace_replay {
+    cd_trace *trace;
+    cd_posef *pose;     // the frame being read, by object
+    uint32_t *slot_of;  // slot of each object (after reorders)
+    uint64_t layout;    // the scene's layout when slot_of was taken
+    double shift[3];    // minus the world box's low corner
+    uint64_t next;      // next frame to read
+};
+
+// Frame r->next into the scene's slots, shifted.
+static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
+{
+    if (r->next >= r->trace->info.frames)
+        return fail(err, len, r->trace->path, r->trace->info.bytes, "ended early: the run needs frame %llu, the trace has %llu",
+                    (unsigned long long)r->next, (unsigned long long)r->trace->info.frames);
+    if (cd_trace_read(r->trace, r->next, r->pose, err, len)) return -1;
+    int shifted = r->shift[0] != 0.0 || r->shift[1] != 0.0 || r->shift[2] != 0.0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        cd_posef p = r->pose[i];
+        for (int k = 0; shifted && k < 3; ++k) p.c[k] = (float)((double)p.c[k] + r->shift[k]);
+        s->pose[r->slot_of[i]] = p;
+    }
+    r->next++;
+    return 0;
+}
+
+cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_scene **scene, char *err, size_t len)
+{
+    *scene = NULL;
+    cd_trace *t = cd_trace_open(path, 0, err, len);
+    if (!t) return NULL;
+    double side = 0.0;
+    for (int k = 0; k < 3; ++k) side = fmax(side, t->info.hi[k] - t->info.lo[k]);
+    cd_trace_replay *r = cd_alloc_zero(1, sizeof *r);
+    r->trace = t;
+    for (int k = 0; k < 3; ++k) r->shift[k] = -t->info.lo[k];
+    cd_scene *s = cd_scene_create_empty((uint32_t)t->info.objects, side > 0.0 ? side : 1.0);
+    s->reorder = reorder;
+    r->pose = cd_alloc(t->info.objects * sizeof *r->pose);
+    r->slot_of = cd_scene_slots(s);
+    if (load_frame(r, s, err, len)) {
+        cd_scene_destroy(s);
+        cd_trace_replay_end(r);
+        return NULL;
+    }
+    cd_scene_refresh(s);
+    *scene = s;
+    return r;
+}
+
+int cd_trace_replay_step(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
+{
+    if (s->reorder && s->frame % s->reorder == 0) cd_scene_reorder(s);
+    if (s->layout != r->layout) {
+        cd_free(r->slot_of);
+        r->slot_of = cd_scene_slots(s);
+        r->layout = s->layout;
+    }
+    if (load_frame(r, s, err, len)) return -1;
+    cd_scene_refresh(s);
+    s->frame++;
+    return 0;
+}
+
+uint64_t cd_trace_replay_frames(const cd_trace_replay *r) { return r->trace->info.frames; }
+
+void cd_trace_replay_end(cd_trace_replay *r)
+{
+    if (!r) return;
+    cd_trace_close(r->trace);
+    cd_free(r->pose);
+    cd_free(r->slot_of);
+    cd_free(r);
+}

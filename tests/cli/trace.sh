@@ -1,0 +1,169 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Traces (`cdlab trace`, [scene] trace): a recorded scene replays to the same pairs, tests and
+# moved counts as the live run, for a cdlab method and a peer; CSV import -> replay -> export gives
+# back the CSV byte for byte; a Broadmark .aabbs scene written here from its documented layout is
+# read as it is; every bad trace (truncated, wrong counts, NaN, inverted boxes, a frame count
+# beyond the file, a foreign file, too few frames for the run) is refused with
+# "path: offset: what", exit 2, before anything runs.
+# usage: trace.sh CDLAB FIXTURE_DIR
+set -eu
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail() { echo "FAIL: $*"; exit 1; }
+# The deterministic columns of a frames.csv.
+cols() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i }
+        { print $h["point"], $h["repeat"], $h["frame"], $h["method"], $h["cubes"], $h["bv_tests"], $h["narrow_tests"],
+                $h["pairs"], $h["candidates"], $h["moved"] }' "$1"
+}
+cat >live.ini <<'INI'
+[experiment]
+name = live
+warmup = 2
+frames = 4
+repeats = 2
+[method]
+method = naive, grid_multi, bullet_dbvt
+[scene]
+cubes = 300
+layout = clusters
+moving = 0.6
+sleep = 3
+reorder = 2
+INI
+sed -e 's/^name = live/name = replay/' -e 's/^\[scene\]/[scene]\ntrace = live.trace/' live.ini >replay.ini
+
+# 1. Record -> replay: the same work, bit for bit.
+"$cdlab" trace record live.ini -o live.trace >out || fail "record: $(cat out)"
+grep -q "300 cubes, 7 frames" out || fail "record printed $(cat out)"
+"$cdlab" trace info live.trace >info || fail "info: $(cat info)"
+grep -q "^objects  300$" info && grep -q "^frames   7 " info || fail "info printed $(cat info)"
+"$cdlab" run --quiet --output . --run-id a live.ini >/dev/null
+"$cdlab" run --quiet --output . --run-id a replay.ini >/dev/null
+cols live/a/frames.csv >a.txt
+cols replay/a/frames.csv >b.txt
+[ "$(wc -l <a.txt)" -eq 25 ] || fail "live run has $(wc -l <a.txt) rows"
+cmp -s a.txt b.txt || { diff a.txt b.txt | head; fail "the replay differs from the live run"; }
+echo "ok record -> replay: $(($(wc -l <a.txt) - 1)) frames of naive, grid_multi and bullet_dbvt equal the live run"
+
+# 2. CSV import -> replay -> export: equal.
+"$cdlab" trace export live.trace -o a.csv >/dev/null || fail "export"
+[ "$(head -n 1 a.csv)" = "frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz" ] || fail "export header: $(head -n 1 a.csv)"
+"$cdlab" trace import a.csv -o imported.trace >out || fail "import: $(cat out)"
+sed -e 's/^trace = live.trace/trace = imported.trace/' -e 's/^name = replay/name = imported/' replay.ini >imported.ini
+"$cdlab" run --quiet --output . --run-id a imported.ini >/dev/null || fail "replay of the imported trace"
+"$cdlab" trace export imported.trace -o b.csv >/dev/null || fail "export of the imported trace"
+cmp -s a.csv b.csv || { diff a.csv b.csv | head -n 5; fail "CSV -> trace -> CSV differs"; }
+"$cdlab" trace import b.csv -o again.trace >/dev/null && cmp -s imported.trace again.trace || fail "import is not repeatable"
+echo "ok CSV import -> replay -> export: $(($(wc -l <a.csv) - 1)) rows equal byte for byte"
+
+# 3. A Broadmark .aabbs scene, written from its layout: name[128], type[128], int32 objects,
+# frames, 0, 0; world box min x y z 0, max x y z 0 (float32); per frame and object min xyz0 max xyz0.
+cat >aabbs.py <<'PY'
+import struct, sys
+def write(path, frames, world=((0, 0, 0), (8, 8, 8)), n=None, count=None, pad=0, name=b"tiny", kind=b"cubes"):
+    with open(path, "wb") as f:
+        f.write(name.ljust(128, b"\0") + kind.ljust(128, b"\0"))
+        f.write(struct.pack("<4i", n or len(frames[0]), count or len(frames), pad, 0))
+        f.write(struct.pack("<8f", *world[0], 0, *world[1], 0))
+        for fr in frames:
+            for lo, hi in fr:
+                f.write(struct.pack("<8f", *lo, 0, *hi, 0))
+A = ((0, 0, 0), (1, 1, 1)); B = ((0.5, 0.5, 0.5), (1.5, 1.5, 1.5)); C = ((5, 5, 5), (6, 6, 6))
+B1 = ((3, 0, 0), (4, 1, 1)); C2 = ((0.25, 0.25, 0.25), (0.75, 0.75, 0.75))
+frames = [[A, B, C], [A, B1, C], [A, B1, C2]]
+write("scene.aabbs", frames)
+write("inverted.aabbs", [[A, ((2, 2, 2), (1, 3, 3)), C]])
+write("nan.aabbs", [[A, ((float("nan"), 0, 0), (1, 1, 1)), C]])
+write("beyond.aabbs", frames, count=5)
+write("padding.aabbs", frames, pad=7)
+PY
+python3 aabbs.py
+"$cdlab" trace info scene.aabbs >info || fail "info scene.aabbs: $(cat info)"
+grep -q "Broadmark" info && grep -q "^name     tiny$" info && grep -q "^objects  3$" info || fail "info: $(cat info)"
+printf '[experiment]\nname = bm\nwarmup = 0\nframes = 2\nrepeats = 1\n[method]\nmethod = naive, sap\n[scene]\ntrace = scene.aabbs\n' >bm.ini
+"$cdlab" run --quiet --output . --run-id a bm.ini >/dev/null || fail "run of the .aabbs scene"
+got=$(cols bm/a/frames.csv | awk 'NR > 1 { printf "%s:%s:%s ", $4, $8, $10 }')
+[ "$got" = "naive:0:1 naive:1:1 sap:0:1 sap:1:1 " ] || fail ".aabbs frames 1 and 2: pairs and moved $got"
+"$cdlab" trace export scene.aabbs -o bm.csv >/dev/null
+grep -q "^2,2,1,0,0,0,0.5,0.5,0.5,0.25,0.25,0.25$" bm.csv || fail ".aabbs export: $(tail -n 1 bm.csv)"
+echo "ok Broadmark .aabbs read: 3 objects, 3 frames; pairs 0 then 1, one box moved per frame"
+
+# 4. Bad traces: path: offset: what, exit 2, nothing written.
+cat >patch.py <<'PY'
+import struct, sys
+path, offset, fmt, value = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+with open(path, "r+b") as f:
+    f.seek(offset)
+    f.write(struct.pack(fmt, float(value) if fmt[-1] in "fd" else int(value)))
+PY
+bad() {  # file phrase
+    "$cdlab" trace info "$1" >out 2>err && fail "$1 accepted"
+    rc=$?
+    [ $rc -eq 2 ] || fail "$1: exit $rc"
+    grep -q "^cdlab trace info: $1: [0-9]*: .*$2" err || fail "$1: expected 'path: offset: ...$2', got $(cat err)"
+    echo "ok refused: $(cat err)"
+}
+size=$(wc -c <live.trace)
+head -c $((size - 10)) live.trace >truncated.trace
+bad truncated.trace "frame count 7 needs"
+head -c 100 live.trace >short.trace
+bad short.trace "truncated"
+cp live.trace beyond.trace && python3 patch.py beyond.trace 24 '<Q' 9
+bad beyond.trace "frame count 9 needs .* bytes, the file has"
+cp live.trace counts.trace && python3 patch.py counts.trace 24 '<Q' 6
+bad counts.trace "bytes after frame 5.*wrong object or frame count"
+cp live.trace objects.trace && python3 patch.py objects.trace 16 '<Q' 299
+bad objects.trace "wrong object or frame count"
+cp live.trace nan.trace && python3 patch.py nan.trace $((80 + 12 * 300 + 28 * 300 * 3 + 28 * 17 + 16)) '<f' nan
+bad nan.trace "frame 3 object 17: position nan"
+cp live.trace inverted.trace && python3 patch.py inverted.trace $((80 + 12 * 5 + 4)) '<f' -1
+bad inverted.trace "half-extent 1 of object 5 is -1"
+cp live.trace version.trace && python3 patch.py version.trace 8 '<I' 2
+bad version.trace "version 2"
+bad inverted.aabbs "frame 0 object 1: box axis 0 is \[2, 1\].*inverted"
+bad nan.aabbs "frame 0 object 1: box axis 0 is \[nan"
+bad beyond.aabbs "frame count 5 needs"
+bad padding.aabbs "padding is not zero"
+cp live.ini foreign.trace
+bad foreign.trace "not a cdlab trace"
+printf 'x' >tiny.trace
+bad tiny.trace "truncated"
+# Through a config: config:line: [scene] trace: path: offset: what, exit 2, no run directory.
+sed 's/^trace = live.trace/trace = nan.trace/' replay.ini >badrun.ini
+"$cdlab" run --output runs badrun.ini >/dev/null 2>err && fail "badrun.ini ran"
+grep -q "badrun.ini:.*\[scene\] trace: .*nan.trace: [0-9]*: frame 3 object 17" err || fail "badrun.ini: $(cat err)"
+[ ! -e runs ] || fail "badrun.ini left $(ls runs)"
+# A run that reads more frames than the trace holds is refused before it starts.
+sed 's/^frames = 4/frames = 5/' replay.ini >long.ini
+"$cdlab" run --output runs long.ini >/dev/null 2>err && fail "long.ini ran"
+grep -q "holds 7 frames, a repeat reads 1 + warmup + frames = 8" err || fail "long.ini: $(cat err)"
+[ ! -e runs ] || fail "long.ini left $(ls runs)"
+echo "ok through a config: $(cat err)"
+# Imports: CSV errors name file:line; nothing written.
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n0,1,1,0,0,0,2,2,2,0.5,0.5,0.5\n1,1,1,0,0,0,2,2,2,0.5,0.5,0.5\n' >gap.csv
+"$cdlab" trace import gap.csv -o gap.trace 2>err && fail "gap.csv imported"
+grep -q "gap.csv:4: frame 1 id 1: expected frame 1 id 0" err || fail "gap.csv: $(cat err)"
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n1,0,1,0,0,0,1,1,1,0.5,0.6,0.5\n' >half.csv
+"$cdlab" trace import half.csv -o half.trace 2>err && fail "half.csv imported"
+grep -q "half.csv:3: id 0: half-extents differ" err || fail "half.csv: $(cat err)"
+[ ! -e gap.trace ] && [ ! -e half.trace ] && [ -z "$(ls | grep '\.tmp\.')" ] || fail "an import left files: $(ls)"
+echo "ok CSV import errors: $(cat err)"
+
+# 5. cdlab snapshot draws a trace's frame K (the live run's pairs of that frame) and refuses a K
+# beyond the trace.
+if command -v gnuplot >/dev/null 2>&1; then
+    "$cdlab" snapshot --frame 5 -o k5 replay.ini >out 2>err || fail "snapshot of the trace: $(cat err)"
+    want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        $h["method"] == "naive" && $h["repeat"] == 0 && $h["frame"] == 2 { print $h["pairs"] }' live/a/frames.csv)
+    got=$(sed -n 's/.* in \([0-9]*\) overlapping pairs.*/\1/p' err)
+    [ -n "$want" ] && [ "$got" = "$want" ] || fail "trace frame 5: $got pairs drawn, the live run counted $want"
+    "$cdlab" snapshot --frame 7 -o k7 replay.ini >out 2>err && fail "snapshot past the trace drew"
+    grep -q "replays a trace of 7 frames" err || fail "snapshot past the trace: $(cat err)"
+    echo "ok snapshot of trace frame 5: $got pairs, as the live run; frame 7 refused"
+fi
