@@ -50,6 +50,8 @@ static const char *check_method(const char *w)
 
 static const char *const mode_words[] = {"first_hit", "all_pairs", NULL};
 static const char *const assign_words[] = {"random", "cycle", NULL};
+// Every layout of the cubes but level, whose slabs are boxes.
+static const char *const body_layout_words[] = {"uniform", "clusters", "ground", NULL};
 
 static const char *const clock_words[] = {"wall", "cpu", NULL};
 
@@ -93,6 +95,17 @@ static const cd_key_spec bodies_keys[] = {
      "and the body's box follows (not with the peers)"},
     {"bodies", "spin", CD_KEY_REAL, "0.01", 0, 1e3, NULL, NULL, 1,
      "angular velocity components uniform in [-spin, spin] rad/frame"},
+    {"bodies", "layout", CD_KEY_WORD, "uniform", 0, 0, body_layout_words, NULL, 1,
+     "placement family as the cubes' [scene] layout: uniform, clusters or ground (level's slabs are boxes, not "
+     "bodies: kind cubes); docs/design/scene.md#scene-families"},
+    {"bodies", "size_dist", CD_KEY_WORD, "uniform", 0, 0, cd_scene_size_dist_names, NULL, 1,
+     "distribution of the largest edges in [size, size*size_ratio]: uniform, loguniform or pareto"},
+    {"bodies", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1, "clusters of layout = clusters"},
+    {"bodies", "cluster_sigma", CD_KEY_REAL, "0.1", 1e-6, 10, NULL, NULL, 1,
+     "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters)"},
+    {"bodies", "moving", CD_KEY_REAL, "1", 0, 1, NULL, NULL, 1, "fraction of the bodies that move (the others never do)"},
+    {"bodies", "sleep", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 1,
+     "mean frames a moving body moves before it rests, and rests before it wakes; 0 = never rests"},
 };
 
 // The specs of a point: bare generator names get [bodies] faces.
@@ -262,6 +275,10 @@ static const cd_column summary_columns[] = {
     {"density", 0, "[bodies] density"},
     {"speed", 0, "[bodies] speed"},
     {"spin", 0, "[bodies] spin"},
+    {"layout", 0, "[bodies] layout"},
+    {"size_dist", 0, "[bodies] size_dist"},
+    {"moving", 0, "[bodies] moving"},
+    {"sleep", 0, "[bodies] sleep"},
     {"seed", 0, "[experiment] seed"},
 };
 
@@ -306,6 +323,13 @@ void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
     bp.scene.speed = cd_point_num(p, "bodies", "speed");
     bp.scene.spin = cd_point_num(p, "bodies", "spin");
     bp.scene.seed = (uint64_t)cd_point_num(p, "experiment", "seed");
+    bp.scene.layout = (cd_scene_layout)cd_scene_name_index(cd_scene_layout_names, cd_point_text(p, "bodies", "layout"));
+    bp.scene.size_dist =
+        (cd_scene_size_dist)cd_scene_name_index(cd_scene_size_dist_names, cd_point_text(p, "bodies", "size_dist"));
+    bp.scene.clusters = (uint32_t)cd_point_num(p, "bodies", "clusters");
+    bp.scene.cluster_sigma = cd_point_num(p, "bodies", "cluster_sigma");
+    bp.scene.still = 1.0 - cd_point_num(p, "bodies", "moving");
+    bp.scene.sleep = cd_point_num(p, "bodies", "sleep");
     bp.meshes = pt->specs;
     bp.mesh_count = nspecs;
     bp.assign_cycle = strcmp(cd_point_text(p, "bodies", "assign"), "cycle") == 0;
@@ -492,6 +516,10 @@ static int bodies_run_point(cd_run *r, const cd_point *p)
     cd_row_set(&row, "density", cd_cell_real(bp.scene.density));
     cd_row_set(&row, "speed", cd_cell_real(bp.scene.speed));
     cd_row_set(&row, "spin", cd_cell_real(bp.scene.spin));
+    cd_row_set(&row, "layout", cd_cell_text(cd_scene_layout_names[bp.scene.layout]));
+    cd_row_set(&row, "size_dist", cd_cell_text(cd_scene_size_dist_names[bp.scene.size_dist]));
+    cd_row_set(&row, "moving", cd_cell_real(1.0 - bp.scene.still));
+    cd_row_set(&row, "sleep", cd_cell_real(bp.scene.sleep));
     cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
     cd_run_summary_end(r, &row);
     cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
