@@ -282,59 +282,62 @@ static void header(FILE *f, const options *o, const side *b, const side *n)
             1 + o->threshold, 1 / (1 + o->threshold));
 }
 
-static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
+// The alarms of a comparison: one line per joined point whose deterministic columns differ.
+typedef struct alarm_list {
+    char **line;
+    size_t count, capacity;
+} alarm_list;
+
+static void alarm_add(alarm_list *a, const char *label, const char *why)
 {
-    warnings(o->csv ? stderr : f, o->csv, b, n);
-    const char *metric = b->r.frames.rows[0].fields[b->metric];
-    if (!o->csv)
-        fprintf(f, "\n## Points\n\n| point | BASE %s | NEW %s | ratio | 95 %% CI | verdict |\n|---|---|---|---|---|---|\n",
-                metric, metric);
-    char **alarms = NULL;
-    size_t nal = 0, cap = 0;
-    for (size_t i = 1; i < b->r.summary.count; ++i) {
-        size_t k = 1;
-        while (k < n->r.summary.count && (n->matched[k] || !same_point(b, i, n, k))) k++;
-        if (k == n->r.summary.count) continue;
-        b->matched[i] = n->matched[k] = 1;
-        char label[1024], why[1200];
-        point_label(label, sizeof label, b, n, b, i);
-        size_t nb, nn, *rb, *rn;
-        double *vb = frames_of(b, i, &nb, &rb), *vn = frames_of(n, k, &nn, &rn);
-        int bad = alarm(b, i, n, k, rb, nb, rn, nn, o, why, sizeof why);
-        if (bad) {
-            t->alarms++;
-            cd_grow((void **)&alarms, sizeof *alarms, &cap, nal + 1);
-            size_t len = strlen(label) + strlen(why) + 4;
-            alarms[nal] = cd_alloc(len);
-            snprintf(alarms[nal++], len, "%s: %s", label, why);
-        }
-        if (nb == 0 || nn == 0) {
-            t->skipped++;
-            if (o->csv) {
-                csv_row_start(f, b, n, b, i);
-                fprintf(f, "NA,NA,NA,NA,NA,skipped_in_%s,%d\n", nb ? "new" : "base", bad);
-            } else {
-                fprintf(f, "| %s | %s | %s | | | skipped in %s%s |\n", label, nb ? "" : "skipped", nn ? "" : "skipped",
-                        nb ? "NEW" : "BASE", bad ? ", **correctness alarm**" : "");
-            }
-        } else {
-            cd_stats sb = cd_stats_compute(vb, nb), sn = cd_stats_compute(vn, nn);
-            cd_ratio_ci c = sb.median > 0 ? cd_bootstrap_median_ratio(vb, nb, vn, nn, RESAMPLES, LEVEL, o->seed)
-                                          : (cd_ratio_ci){NAN, NAN, NAN};
-            const char *v = sb.median > 0 ? verdict(&c, o->threshold, t) : (t->same++, "no_change");
-            if (o->csv) {
-                csv_row_start(f, b, n, b, i);
-                fprintf(f, "%.6g,%.6g,%.4f,%.4f,%.4f,%s,%d\n", sb.median, sn.median, c.ratio, c.lo, c.hi, v, bad);
-            } else
-                fprintf(f, "| %s | %.4g | %.4g | %.3f | %.3f – %.3f | %s%s |\n", label, sb.median, sn.median, c.ratio,
-                        c.lo, c.hi, verdict_md(v), bad ? ", **correctness alarm**" : "");
-        }
-        cd_free(vb);
-        cd_free(vn);
-        cd_free(rb);
-        cd_free(rn);
+    cd_grow((void **)&a->line, sizeof *a->line, &a->capacity, a->count + 1);
+    size_t len = strlen(label) + strlen(why) + 4;
+    a->line[a->count] = cd_alloc(len);
+    snprintf(a->line[a->count++], len, "%s: %s", label, why);
+}
+
+// The row of BASE point i joined with NEW point k: medians, ratio, interval, verdict, alarm.
+static void joined_row(FILE *f, side *b, size_t i, side *n, size_t k, const options *o, tally *t, alarm_list *al)
+{
+    char label[1024], why[1200];
+    point_label(label, sizeof label, b, n, b, i);
+    size_t nb, nn, *rb, *rn;
+    double *vb = frames_of(b, i, &nb, &rb), *vn = frames_of(n, k, &nn, &rn);
+    int bad = alarm(b, i, n, k, rb, nb, rn, nn, o, why, sizeof why);
+    if (bad) {
+        t->alarms++;
+        alarm_add(al, label, why);
     }
-    // Points of one run only.
+    if (nb == 0 || nn == 0) {
+        t->skipped++;
+        if (o->csv) {
+            csv_row_start(f, b, n, b, i);
+            fprintf(f, "NA,NA,NA,NA,NA,skipped_in_%s,%d\n", nb ? "new" : "base", bad);
+        } else {
+            fprintf(f, "| %s | %s | %s | | | skipped in %s%s |\n", label, nb ? "" : "skipped", nn ? "" : "skipped",
+                    nb ? "NEW" : "BASE", bad ? ", **correctness alarm**" : "");
+        }
+    } else {
+        cd_stats sb = cd_stats_compute(vb, nb), sn = cd_stats_compute(vn, nn);
+        cd_ratio_ci c = sb.median > 0 ? cd_bootstrap_median_ratio(vb, nb, vn, nn, RESAMPLES, LEVEL, o->seed)
+                                      : (cd_ratio_ci){NAN, NAN, NAN};
+        const char *v = sb.median > 0 ? verdict(&c, o->threshold, t) : (t->same++, "no_change");
+        if (o->csv) {
+            csv_row_start(f, b, n, b, i);
+            fprintf(f, "%.6g,%.6g,%.4f,%.4f,%.4f,%s,%d\n", sb.median, sn.median, c.ratio, c.lo, c.hi, v, bad);
+        } else
+            fprintf(f, "| %s | %.4g | %.4g | %.3f | %.3f – %.3f | %s%s |\n", label, sb.median, sn.median, c.ratio,
+                    c.lo, c.hi, verdict_md(v), bad ? ", **correctness alarm**" : "");
+    }
+    cd_free(vb);
+    cd_free(vn);
+    cd_free(rb);
+    cd_free(rn);
+}
+
+// The rows of the points of one run only.
+static void unmatched_rows(FILE *f, const side *b, const side *n, const options *o, tally *t)
+{
     const side *s[2] = {b, n};
     for (int u = 0; u < 2; ++u)
         for (size_t i = 1; i < s[u]->r.summary.count; ++i) {
@@ -347,15 +350,39 @@ static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
                 fprintf(f, "NA,NA,NA,NA,NA,only_in_%s,0\n", u ? "new" : "base");
             } else fprintf(f, "| %s | %s | %s | | | only in %s |\n", label, u ? "" : "yes", u ? "yes" : "", s[u]->name);
         }
+}
+
+// The alarms (a section of the report, or stderr with --format csv), then freed.
+static void alarms_out(FILE *f, const options *o, alarm_list *al)
+{
     if (!o->csv) {
         fprintf(f, "\n## Correctness\n\n");
-        if (!nal) fprintf(f, "The deterministic columns (pairs, candidates, tests, ...) of every joined point are equal.\n");
-        for (size_t a = 0; a < nal; ++a) fprintf(f, "- **correctness alarm**: %s\n", alarms[a]);
+        if (!al->count) fprintf(f, "The deterministic columns (pairs, candidates, tests, ...) of every joined point are equal.\n");
+        for (size_t a = 0; a < al->count; ++a) fprintf(f, "- **correctness alarm**: %s\n", al->line[a]);
     } else {
-        for (size_t a = 0; a < nal; ++a) fprintf(stderr, "cdlab compare: correctness alarm: %s\n", alarms[a]);
+        for (size_t a = 0; a < al->count; ++a) fprintf(stderr, "cdlab compare: correctness alarm: %s\n", al->line[a]);
     }
-    for (size_t a = 0; a < nal; ++a) cd_free(alarms[a]);
-    cd_free(alarms);
+    for (size_t a = 0; a < al->count; ++a) cd_free(al->line[a]);
+    cd_free(al->line);
+}
+
+static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
+{
+    warnings(o->csv ? stderr : f, o->csv, b, n);
+    const char *metric = b->r.frames.rows[0].fields[b->metric];
+    if (!o->csv)
+        fprintf(f, "\n## Points\n\n| point | BASE %s | NEW %s | ratio | 95 %% CI | verdict |\n|---|---|---|---|---|---|\n",
+                metric, metric);
+    alarm_list al = {NULL, 0, 0};
+    for (size_t i = 1; i < b->r.summary.count; ++i) {
+        size_t k = 1;
+        while (k < n->r.summary.count && (n->matched[k] || !same_point(b, i, n, k))) k++;
+        if (k == n->r.summary.count) continue;
+        b->matched[i] = n->matched[k] = 1;
+        joined_row(f, b, i, n, k, o, t, &al);
+    }
+    unmatched_rows(f, b, n, o, t);
+    alarms_out(f, o, &al);
     int joined = t->faster + t->slower + t->same + t->within + t->skipped;
     FILE *sf = o->csv ? stderr : f;
     fprintf(sf, "%s%d joined point(s): %d slower, %d faster, %d no significant change, %d changed within the "
