@@ -86,59 +86,90 @@ static size_t frame_pairs(const cd_broad_method *m, const cd_broad_params *p, co
     return n;
 }
 
-// The FAIL line of a broad phase.
+// The FAIL line of a broad phase: its first failure, and the scene its reproducer holds when
+// that is another (a frame that fails alone, preferably one that loses pairs).
 static void broad_verdict(const cd_verify_tally *x)
 {
     printf("FAIL  %-24s %llu scenes, %llu frames: %llu of %llu pairs missed, %llu extra, %llu duplicated "
            "candidates, %llu bad candidates, %llu overlapping boxes never a candidate; first failure: "
-           "scene %lld frame %d\n",
+           "scene %lld frame %d",
            x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames,
            (unsigned long long)x->missed, (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
            (unsigned long long)x->dup_candidates, (unsigned long long)x->bad_candidates,
            (unsigned long long)x->aabb_missing, (long long)x->first_bad, x->first_bad_frame);
+    if (x->repro >= 0 && (x->repro != x->first_bad || x->repro_frame != x->first_bad_frame))
+        printf("; reproducer: scene %lld frame %d", (long long)x->repro, x->repro_frame);
+    printf("\n");
+}
+
+// What a reproducer's frame shows: the scene read back from its CSV, naive's and the method's pairs.
+typedef struct repro_frame {
+    uint32_t scene, cubes;
+    int frame, alone;
+    size_t want, got;
+} repro_frame;
+
+// The comment at the top of a broad reproducer: what `cdlab run` of it shows.
+static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint64_t seed, const repro_frame *r)
+{
+    const char *m = t->method->name;
+    int k = snprintf(buf, len, "; cdlab verify: %s fails on this frame (seed %llu, scene %u, frame %d).\n", m,
+                     (unsigned long long)seed, r->scene, r->frame);
+    if (r->want != r->got) {
+        snprintf(buf + k, len - (size_t)k, "; cdlab run this file: summary.csv's pairs_mean of naive (%zu) and of %s "
+                 "(%zu) differ.\n", r->want, m, r->got);
+        return;
+    }
+    const cd_plugin_file *p = cd_plugins_method_owner(t->method);
+    snprintf(buf + k, len - (size_t)k,
+             "; Both find the same %zu pairs here: %s broke the candidate contract (an overlapping box pair\n"
+             "; never a candidate, a candidate twice, or an untested one) where the narrow step hides it, so\n"
+             "; cdlab run of this file shows equal pairs_mean. What shows it:\n"
+             "; cdlab verify%s%s --method %s --seed %llu --scenes %u\n",
+             r->want, m, p ? " --plugin " : "", p ? p->path : "", m, (unsigned long long)seed, r->scene + 1);
 }
 
 // Write DIR/<method>/scene.csv and repro.ini for t's failure and say what they show.
 static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char *out)
 {
-    int alone = t->repro >= 0;
-    uint32_t idx = (uint32_t)(alone ? t->repro : t->first_bad);
-    int frame = alone ? t->repro_frame : t->first_bad_frame;
-    char dir[4200], csv[4300], ini[4300], err[4600], plug[4200];
+    repro_frame r = {.alone = t->repro >= 0};
+    r.scene = (uint32_t)(r.alone ? t->repro : t->first_bad);
+    r.frame = r.alone ? t->repro_frame : t->first_bad_frame;
+    char dir[4200], csv[4300], ini[4300], err[4600], plug[4200], comment[6000];
     if (reproducer_dir(out, t->method->name, dir, sizeof dir)) return;
     snprintf(csv, sizeof csv, "%s/scene.csv", dir);
     snprintf(ini, sizeof ini, "%s/repro.ini", dir);
     cd_broad_params p;
-    cd_scene *s = cd_verify_broad_scene(seed, idx, frame, &p);
+    cd_scene *s = cd_verify_broad_scene(seed, r.scene, r.frame, &p);
     int bad = cd_scene_export_csv(s, csv, err, sizeof err);
     cd_scene_destroy(s);
-    if (bad) {
-        fprintf(stderr, "cdlab verify: %s\n", err);
-        return;
-    }
-    plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
-    if (write_config(ini,
-            "; cdlab verify: %s disagrees with naive on this frame (seed %llu, scene %u, frame %d).\n"
-            "; cdlab run this file: summary.csv's pairs_mean of naive and of %s differ.\n"
-            "[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
-            "[scene]\nfile = scene.csv\n\n"
-            "[method]\n%smethod = naive, %s\ndepth = %d\nlooseness = %.17g\nupdate = %s\n\n"
-            "[run]\ncounters =\n",
-            t->method->name, (unsigned long long)seed, idx, frame, t->method->name, t->method->name, plug,
-            t->method->name, p.depth, p.looseness, p.update == CD_UPDATE_INCREMENTAL ? "incremental" : "rebuild"))
-        return;
     // What `cdlab run` will see: the scene read back from the file, naive beside the method.
-    cd_scene *back = cd_scene_import_csv(csv, err, sizeof err);
+    cd_scene *back = bad ? NULL : cd_scene_import_csv(csv, err, sizeof err);
     if (!back) {
         fprintf(stderr, "cdlab verify: %s\n", err);
         return;
     }
-    size_t want = frame_pairs(cd_registry_find("naive"), &p, back), got = frame_pairs(t->method, &p, back);
-    printf("      reproduce: cdlab run %s   (%u cubes; naive finds %zu pairs, %s %zu%s)\n", ini, back->count, want,
-           t->method->name, got,
-           alone ? "" : "; the failure needed the frames before it (or boxes grown onto split planes), which the "
-                        "CSV cannot hold: it is the first failing frame all the same");
+    r.cubes = back->count;
+    r.want = frame_pairs(cd_registry_find("naive"), &p, back), r.got = frame_pairs(t->method, &p, back);
     cd_scene_destroy(back);
+    repro_comment(comment, sizeof comment, t, seed, &r);
+    plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
+    if (write_config(ini,
+            "%s[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
+            "[scene]\nfile = scene.csv\n\n"
+            "[method]\n%smethod = naive, %s\ndepth = %d\nlooseness = %.17g\nupdate = %s\n\n"
+            "[run]\ncounters =\n",
+            comment, t->method->name, plug, t->method->name, p.depth, p.looseness,
+            p.update == CD_UPDATE_INCREMENTAL ? "incremental" : "rebuild"))
+        return;
+    printf("      reproduce: cdlab run %s   (scene %u frame %d, %u cubes; ", ini, r.scene, r.frame, r.cubes);
+    if (r.want != r.got)
+        printf("naive finds %zu pairs, %s %zu", r.want, t->method->name, r.got);
+    else
+        printf("naive and %s both find %zu pairs: a candidate-contract failure the pair set cannot show; "
+               "the file's comment says how to see it", t->method->name, r.want);
+    printf("%s)\n", r.alone ? "" : "; the failure needed the frames before it (or boxes grown onto split planes), "
+                                   "which the CSV cannot hold: it is the first failing frame all the same");
 }
 
 static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t poses, const char *out)

@@ -347,14 +347,59 @@ static const cd_broad_method *naive_method(void)
     return m;
 }
 
-// Does the failing frame s fail again alone: its poses as a fresh scene, fresh instances?
-static int fails_alone(const cd_broad_method *m, const cd_scene *s, const cd_broad_params *p)
+// ---------------------------------------------------------------------------------------------
+// SIMD paths: the environment switches of cd_cpu_avx2 / cd_cpu_avx512, set around a creation.
+
+typedef struct env_saved {
+    char *value[2];
+    int set[2];
+} env_saved;
+
+static const char *const path_switch[2] = {"CDLAB_NO_AVX512", "CDLAB_NO_AVX2"};
+
+// Select path p for the creations that follow (one thread only: it writes the environment).
+static env_saved path_enter(cd_verify_path p)
+{
+    env_saved e = {{NULL, NULL}, {0, 0}};
+    for (int k = 0; p != CD_VERIFY_NATIVE && k < 2; ++k) {
+        const char *v = getenv(path_switch[k]);
+        e.set[k] = v != NULL;
+        e.value[k] = v ? strdup(v) : NULL;
+        if (k == 0 || p == CD_VERIFY_NO_AVX2) setenv(path_switch[k], "1", 1);
+    }
+    return e;
+}
+
+static void path_leave(cd_verify_path p, env_saved *e)
+{
+    for (int k = 0; p != CD_VERIFY_NATIVE && k < 2; ++k) {
+        if (e->set[k])
+            setenv(path_switch[k], e->value[k], 1);
+        else
+            unsetenv(path_switch[k]);
+        free(e->value[k]);
+    }
+}
+
+// Method m's two instances on scene s, created on path p.
+static instance instance_create(const cd_broad_method *m, cd_verify_path p, const cd_broad_params *params,
+                                const cd_scene *s)
+{
+    env_saved e = path_enter(p);
+    instance in = {cd_broad_create(m, params, s), cd_broad_create(m, params, s)};
+    path_leave(p, &e);
+    return in;
+}
+
+// What the failing frame s does alone: its poses as a fresh scene, fresh instances.
+static frame_faults alone_faults(const cd_broad_method *m, cd_verify_path path, const cd_scene *s,
+                                 const cd_broad_params *p)
 {
     cd_scene *c = frozen_copy(s);
     scratch w = {0};
     cd_broad *naive = cd_broad_create(naive_method(), p, c);
     reference(naive, c, &w);
-    instance in = {cd_broad_create(m, p, c), cd_broad_create(m, p, c)};
+    instance in = instance_create(m, path, p, c);
     frame_faults ff = check_frame(&in, c, &w);
     cd_broad_destroy(in.framed);
     cd_broad_destroy(in.recorded);
@@ -364,7 +409,24 @@ static int fails_alone(const cd_broad_method *m, const cd_scene *s, const cd_bro
     cd_pair_list_free(&w.aabb);
     cd_pair_list_free(&w.got);
     cd_pair_list_free(&w.rec.all);
-    return faulty(&ff);
+    return ff;
+}
+
+// Is the reproducer candidate (idx, loses) better than t's: one that changes the pair set before
+// one that does not, then the first scene.
+static int better_repro(const cd_verify_tally *t, int64_t idx, int loses)
+{
+    return t->repro < 0 || loses > t->repro_loses || (loses == t->repro_loses && idx < t->repro);
+}
+
+// Try the failing frame f of scene idx as t's reproducer.
+static void consider_repro(cd_verify_tally *t, uint32_t idx, int f, const cd_scene *s, const cd_broad_params *p)
+{
+    // A scene later than t's reproducer can only be better when it changes the pair set and that does not.
+    if (!better_repro(t, idx, 1)) return;
+    frame_faults ff = alone_faults(t->method, t->path, s, p);
+    int loses = (ff.missed | ff.extra) != 0;
+    if (faulty(&ff) && better_repro(t, idx, loses)) t->repro = idx, t->repro_frame = f, t->repro_loses = loses;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,8 +454,7 @@ static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t co
     instance *in = cd_alloc_zero(count ? count : 1, sizeof *in);
     for (size_t m = 0; m < count; ++m) {
         if (idx % t[m].stride) continue;
-        in[m].framed = cd_broad_create(t[m].method, &sp.params, s);
-        in[m].recorded = cd_broad_create(t[m].method, &sp.params, s);
+        in[m] = instance_create(t[m].method, t[m].path, &sp.params, s);
         t[m].scenes++;
     }
     for (int f = 0; f < sp.frames; ++f) {
@@ -412,8 +473,7 @@ static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t co
             tm->aabb_missing += ff.aabb_missing;
             if (!faulty(&ff)) continue;
             if (tm->first_bad < 0 || (int64_t)idx < tm->first_bad) tm->first_bad = idx, tm->first_bad_frame = f;
-            if ((tm->repro < 0 || (int64_t)idx < tm->repro) && fails_alone(tm->method, s, &sp.params))
-                tm->repro = idx, tm->repro_frame = f;
+            consider_repro(tm, idx, f, s, &sp.params);
         }
         tot->frames++;
     }
@@ -440,15 +500,17 @@ static void merge(cd_verify_tally *into, const cd_verify_tally *t)
     into->aabb_missing += t->aabb_missing;
     if (t->first_bad >= 0 && (into->first_bad < 0 || t->first_bad < into->first_bad))
         into->first_bad = t->first_bad, into->first_bad_frame = t->first_bad_frame;
-    if (t->repro >= 0 && (into->repro < 0 || t->repro < into->repro))
-        into->repro = t->repro, into->repro_frame = t->repro_frame;
+    if (t->repro >= 0 && better_repro(into, t->repro, t->repro_loses))
+        into->repro = t->repro, into->repro_frame = t->repro_frame, into->repro_loses = t->repro_loses;
 }
 
 void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals)
 {
     int threads = o->threads > 0 ? o->threads : 1;
+    for (size_t m = 0; m < count; ++m)
+        if (t[m].path != CD_VERIFY_NATIVE) threads = 1;  // path_enter writes the environment
     *totals = (cd_verify_totals){0};
-    uint32_t next = 0, done = 0;
+    uint32_t next = o->first, done = 0, todo = o->scenes > o->first ? o->scenes - o->first : 0;
 #pragma omp parallel num_threads(threads)
     {
         cd_verify_tally *mine = cd_alloc((count ? count : 1) * sizeof *mine);
@@ -457,6 +519,7 @@ void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *
             mine[m].scenes = mine[m].frames = mine[m].pairs_compared = 0;
             mine[m].missed = mine[m].extra = mine[m].dup_candidates = mine[m].bad_candidates = mine[m].aabb_missing = 0;
             mine[m].first_bad = mine[m].repro = -1;
+            mine[m].repro_loses = 0;
         }
         cd_verify_totals tot = {0};
         scratch w = {0};
@@ -475,7 +538,7 @@ void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *
 #else
             int master = 1;
 #endif
-            if (o->progress && master) o->progress(now, o->scenes, o->ctx);
+            if (o->progress && master) o->progress(now, todo, o->ctx);
         }
 #pragma omp critical(cd_verify_merge)
         {
@@ -489,6 +552,6 @@ void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *
         cd_pair_list_free(&w.got);
         cd_pair_list_free(&w.rec.all);
     }
-    totals->scenes = o->scenes;
-    if (o->progress) o->progress(o->scenes, o->scenes, o->ctx);
+    totals->scenes = todo;
+    if (o->progress) o->progress(todo, todo, o->ctx);
 }

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 # `cdlab verify` on plugins: the example's grid passes; its twin that drops pairs at cell borders
 # fails (exit 1) with a reproducer that `cdlab run` measures beside naive with fewer pairs; a
-# plugin's hierarchy variant passes against brute force; bad usage exits 2.
-# usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so
+# plugin's hierarchy variant passes against brute force; bad usage exits 2. The verdict names the
+# scene its reproducer holds; a method that breaks only the candidate contract (the pair set stays
+# naive's) fails with a reproducer that says so instead of promising different pair counts.
+# usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
-cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5")
+cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -34,6 +36,36 @@ if "$cdlab" run --quiet --output res --run-id r repro/example_grid_border_bug/re
         { echo "FAIL reproducer: naive $naive pairs, the broken grid $broken: expected fewer"; fail=1; }
 else
     echo "FAIL reproducer: cdlab run failed: $(cat err)"; fail=1
+fi
+
+# The verdict's scene is the reproducer's: "reproducer: scene S frame F" when it is not the first
+# failure, else the first failure's.
+same_scene() {  # OUT METHOD
+    verdict=$(grep "^FAIL  $2 " "$1" | sed -n 's/.*first failure: \(scene [0-9]* frame [0-9]*\)\(; reproducer: \(scene [0-9]* frame [0-9]*\)\)\{0,1\}$/\1|\3/p')
+    named=${verdict#*|}
+    [ -n "$named" ] || named=${verdict%|*}
+    repro=$(sed -n 's/.*reproduce: .*(\(scene [0-9]* frame [0-9]*\),.*/\1/p' "$1")
+    [ -n "$named" ] && [ "$named" = "$repro" ] ||
+        { echo "FAIL $2: the verdict names '$named', the reproducer '$repro'"; fail=1; }
+}
+same_scene out example_grid_border_bug
+
+# Only the candidate contract broken: the pairs are naive's, and the reproducer says so.
+"$cdlab" verify --plugin "$narrow" --scenes 100 --out repro2 >out 2>err
+rc=$?
+cat out
+{ [ "$rc" -eq 1 ] && grep -q '^FAIL  plugin_narrow_candidates .* 0 of [0-9]* pairs missed, 0 extra' out &&
+  grep -q 'naive and plugin_narrow_candidates both find [0-9]* pairs: a candidate-contract failure' out &&
+  grep -q '^; Both find the same' repro2/plugin_narrow_candidates/repro.ini &&
+  ! grep -q 'differ' repro2/plugin_narrow_candidates/repro.ini; } ||
+    { echo "FAIL candidate contract: exit $rc: $(cat out err repro2/plugin_narrow_candidates/repro.ini)"; fail=1; }
+same_scene out plugin_narrow_candidates
+if "$cdlab" run --quiet --output res --run-id n repro2/plugin_narrow_candidates/repro.ini >/dev/null 2>err; then
+    n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["pairs_mean"] }' \
+        res/verify_plugin_narrow_candidates/n/summary.csv | sort -u | wc -l)
+    [ "$n" = 1 ] || { echo "FAIL candidate contract: cdlab run of the reproducer gave different pairs_mean"; fail=1; }
+else
+    echo "FAIL candidate-contract reproducer: cdlab run failed: $(cat err)"; fail=1
 fi
 
 # A plugin with a broad phase and a hierarchy variant: both verified (the variant against brute force).

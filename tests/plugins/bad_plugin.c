@@ -1,12 +1,41 @@
 // SPDX-License-Identifier: MIT
 // Plugins that cdlab must refuse, one per -D flag (tests/cli/plugins.sh): each is a working plugin
-// but for one defect. The method borrows the callbacks of cdlab's own naive method, which the cdlab
+// but for one defect; and NARROW_CANDIDATES, a method that breaks only the candidate contract
+// (tests/cli/verify.sh). The method borrows the callbacks of cdlab's own naive method, which the cdlab
 // program exports (so a plugin that resolves cd_ symbols to the program is exercised too).
 #include "cd_plugin.h"
 
 extern const cd_broad_method cd_broad_naive;
 
 #include <limits.h>
+
+#ifdef NARROW_CANDIDATES
+// Naive's candidates, but only the pairs whose cubes overlap: the pair set stays naive's while the
+// candidate contract (every AABB-overlapping pair a candidate) breaks, which `cdlab verify` must
+// report without promising that `cdlab run` shows different pair counts.
+typedef struct narrowing {
+    cd_pair_sink *out;
+    const cd_scene *scene;
+} narrowing;
+
+static void narrow_flush(cd_pair_sink *sink)
+{
+    narrowing *n = sink->ctx;
+    for (uint32_t k = 0; k < sink->count; ++k)
+        if (cd_cube_pair_overlap(n->scene, sink->buf[k].a, sink->buf[k].b))
+            cd_sink_push(n->out, sink->buf[k].a, sink->buf[k].b);
+    sink->count = 0;
+}
+
+static void narrow_candidates(void *self, const cd_scene *s, cd_pair_sink *out, cd_broad_stats *st)
+{
+    cd_pair buf[256];
+    narrowing n = {out, s};
+    cd_pair_sink sink = {buf, 0, 256, narrow_flush, &n};
+    cd_broad_naive.candidates(self, s, &sink, st);
+    narrow_flush(&sink);
+}
+#endif
 
 #ifndef NO_ENTRY
 static cd_broad_method method;
@@ -31,6 +60,11 @@ CD_PLUGIN_EXPORT const cd_plugin *cdlab_plugin_v1(void)
 #endif
 #ifdef NULL_CALLBACK
     method.candidates = NULL;
+#endif
+#ifdef NARROW_CANDIDATES
+    method.name = "plugin_narrow_candidates";
+    method.candidates = narrow_candidates;
+    method.candidates_part = NULL;
 #endif
     static cd_plugin p = {CD_PLUGIN_VERSION_FIELDS, .name = "bad", .methods = methods, .method_count = 1,
                           .variants = variants, .variant_count = 1};

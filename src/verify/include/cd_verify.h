@@ -24,9 +24,16 @@
 #include "cd_broad.h"
 #include "cd_bvh.h"
 
+/// The SIMD path a tally's method is created on: this CPU's widest, or the narrower one that the
+/// environment switch CDLAB_NO_AVX512 (the AVX2 path) or CDLAB_NO_AVX2 (SSE2) selects. A method
+/// and the narrow step pick their path at creation (grid_multi's row map, the batched SAT), so one
+/// process checks every path on the same scenes against one naive reference.
+typedef enum cd_verify_path { CD_VERIFY_NATIVE, CD_VERIFY_NO_AVX512, CD_VERIFY_NO_AVX2 } cd_verify_path;
+
 /// What one broad-phase method did over a verification.
 typedef struct cd_verify_tally {
     const cd_broad_method *method;
+    cd_verify_path path;  ///< CD_VERIFY_NATIVE unless the caller sets another after cd_verify_tallies_init
     uint32_t stride;  ///< checked on scenes index % stride == 0 (4 for peers, else 1)
     uint64_t scenes, frames, pairs_compared;
     uint64_t missed, extra;     ///< pairs of naive missing from the frame's list; pairs beyond them
@@ -35,11 +42,16 @@ typedef struct cd_verify_tally {
     uint64_t aabb_missing;      ///< AABB-overlapping pairs never reported as candidates
     int64_t first_bad;          ///< first failing scene, -1 none
     int first_bad_frame;        ///< its frame
-    /// First failing scene whose failing frame fails again alone: the frame's poses, in cube
-    /// order, as a fresh scene (what its scene CSV reads back as) under a fresh instance. -1 none
-    /// (the failures needed the frames before, the slot order or boxes grown onto split planes).
+    /// The reproducer's scene: a failing frame that fails again alone (the frame's poses, in cube
+    /// order, as a fresh scene, what its scene CSV reads back as, under a fresh instance), the
+    /// first of those that lose or add pairs alone (repro_loses = 1: `cdlab run` shows the two
+    /// pair counts differ), else the first of those that break only the candidate contract (a
+    /// duplicate, or a box pair never a candidate whose cubes the narrow step rejects anyway:
+    /// the pair set is naive's). -1 none (the failures needed the frames before, the slot order
+    /// or boxes grown onto split planes).
     int64_t repro;
     int repro_frame;
+    int repro_loses;
 } cd_verify_tally;
 
 /// 1 when t found nothing wrong.
@@ -49,7 +61,9 @@ int cd_verify_tally_ok(const cd_verify_tally *t);
 typedef struct cd_verify_options {
     uint32_t scenes;  ///< scenes 0 .. scenes-1
     uint64_t seed;    ///< 0: the scenes of tests/test_broad_differential.c
-    int threads;      ///< scenes checked at once (OpenMP); the tallies do not depend on it
+    uint32_t first;   ///< the first scene checked (0 by default): scenes first .. scenes-1
+    int threads;      ///< scenes checked at once (OpenMP; 1 when a tally has another path: the paths
+                      ///< are switched through the environment); the tallies do not depend on it
     /// Optional: called on the calling thread now and then with the scenes done so far.
     void (*progress)(uint32_t done, uint32_t total, void *ctx);
     void *ctx;
@@ -57,7 +71,7 @@ typedef struct cd_verify_options {
 
 /// Totals over every method of a verification.
 typedef struct cd_verify_totals {
-    uint32_t scenes;
+    uint32_t scenes;  ///< scenes checked
     uint64_t frames;  ///< scene-frames
     uint64_t max_n;   ///< most cubes in a scene
 } cd_verify_totals;
