@@ -6,20 +6,23 @@
 # inputs (tests/fuzz/corpus/<t>, tests/fuzz/regressions/<t>); inputs libFuzzer finds go to
 # BUILD/fuzz/<t>/corpus, crashing ones to BUILD/fuzz/<t>/artifacts. Prints one line per target
 # and exits 1 if any target crashed, leaked, hung or broke a sanitizer rule.
-# Usage: scripts/fuzz.sh [--seconds N] [--build DIR] [TARGET...]   (defaults: 30, build-fuzz, all)
+# Usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [TARGET...]
+#   (defaults: 30 s, 1 target at a time, build-fuzz, all; --jobs 2 runs two targets side by side)
 # A crash found: copy the artifact into tests/fuzz/regressions/<t>/ with a name that says what it
 # is, fix the code, and the normal test suite replays it from then on (fuzz_<t>).
 set -eu
 cd "$(dirname "$0")/.."
 src=$(pwd)
 seconds=30
+jobs=1
 build=build-fuzz
 targets=""
 while [ $# -gt 0 ]; do
     case $1 in
         --seconds) seconds=$2; shift 2 ;;
+        --jobs) jobs=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
-        -h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
         *) targets="$targets $1"; shift ;;
     esac
@@ -42,8 +45,9 @@ meson compile -C "$build" $programs >/dev/null
 export CDLAB_MESH_READ_TIMEOUT=1
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-status=0
-for t in $targets; do
+# One target's run: its summary line in $work/summary, its status in $work/status.
+fuzz_one() {
+    t=$1
     work="$build/fuzz/$t"
     mkdir -p "$work/corpus" "$work/artifacts"
     for d in "$src/tests/fuzz/corpus/$t" "$src/tests/fuzz/regressions/$t"; do
@@ -59,11 +63,32 @@ for t in $targets; do
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     found=$(find "$work/artifacts" -type f -newer "$work/.started" | wc -l)
-    echo "fuzz $t: ${runs:-?} inputs in ${seconds} s (${speed:-?}/s), exit $rc, $found finding(s)"
+    echo "fuzz $t: ${runs:-?} inputs in ${seconds} s (${speed:-?}/s), exit $rc, $found finding(s)" >"$work/summary"
     if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
-        status=1
-        grep -m 5 -E 'ERROR|SUMMARY|runtime error' "$log" >&2 || true
-        echo "  log: $log; inputs: $work/artifacts/" >&2
+        { grep -m 5 -E 'ERROR|SUMMARY|runtime error' "$log" || true
+          echo "  log: $log; inputs: $work/artifacts/"; } >>"$work/summary"
+        echo 1 >"$work/status"
+    else
+        echo 0 >"$work/status"
     fi
+}
+
+# The targets in batches of $jobs, each batch side by side.
+status=0
+set -- $targets
+while [ $# -gt 0 ]; do
+    batch=""
+    k=0
+    while [ $# -gt 0 ] && [ "$k" -lt "$jobs" ]; do
+        fuzz_one "$1" &
+        batch="$batch $1"
+        k=$((k + 1))
+        shift
+    done
+    wait
+    for t in $batch; do
+        cat "$build/fuzz/$t/summary"
+        [ "$(cat "$build/fuzz/$t/status")" = 0 ] || status=1
+    done
 done
 exit $status
