@@ -6,6 +6,9 @@
 # its twin that drops pairs at cell borders with a reproducer that `cdlab run` shows; run the grid
 # beside grid_multi and an FCL peer (when built) with the same pairs, record the plugin in
 # meta.ini, and plot the run from its own share/cdlab/plots. Every installed header compiles alone.
+# The examples are built from the installed share/cdlab/examples; docs/usage.md's sample line of
+# examples/embed is what it prints (times aside); a program linked with plain cc against cdlab.pc
+# runs with LD_LIBRARY_PATH set as usage.md says.
 # usage: install.sh BUILD_DIR SOURCE_DIR B_SANITIZE
 set -u
 build=$1 src=$2 sanitize=$3
@@ -20,7 +23,8 @@ pc=$(find "$tmp/dest" -name cdlab.pc | head -n 1)
 [ -x "$cdlab" ] && [ -f "$pc" ] || die "no bin/cdlab or cdlab.pc installed: $(cd "$tmp/dest" && find . -type f | head -20)"
 prefix=$(dirname "$(dirname "$cdlab")")
 for f in include/cdlab/cd_plugin.h share/cdlab/plots/fps_vs_cubes.gp share/cdlab/configs/quick.ini \
-         share/cdlab/experiments/default.suite; do
+         share/cdlab/experiments/default.suite share/cdlab/examples/embed/meson.build \
+         share/cdlab/examples/plugin_broad/meson.build share/cdlab/examples/plugin_broad/example_grid.c; do
     [ -f "$prefix/$f" ] || { echo "FAIL not installed: $f"; fail=1; }
 done
 ls "$(dirname "$(dirname "$pc")")"/libcdlab.so "$(dirname "$(dirname "$pc")")"/libcdlab.a >/dev/null ||
@@ -41,12 +45,27 @@ opts=""
 [ "$sanitize" != "none" ] && opts="-Db_sanitize=$sanitize"
 for ex in plugin_broad embed; do
     # shellcheck disable=SC2086
-    { meson setup "$tmp/$ex" "$src/examples/$ex" $opts && meson compile -C "$tmp/$ex"; } >"$tmp/log" 2>&1 ||
-        die "building examples/$ex against the installed cdlab.pc: $(tail -30 "$tmp/log")"
+    { meson setup "$tmp/$ex" "$prefix/share/cdlab/examples/$ex" $opts && meson compile -C "$tmp/$ex"; } >"$tmp/log" 2>&1 ||
+        die "building the installed examples/$ex against the installed cdlab.pc: $(tail -30 "$tmp/log")"
 done
-"$tmp/embed/embed" 500 3 >"$tmp/embed.out" 2>&1 || { echo "FAIL embed: $(cat "$tmp/embed.out")"; fail=1; }
+"$tmp/embed/embed" 2000 5 >"$tmp/embed.out" 2>&1 || { echo "FAIL embed: $(cat "$tmp/embed.out")"; fail=1; }
 cat "$tmp/embed.out"
-[ "$(grep -c 'naive agrees$' "$tmp/embed.out")" -eq 3 ] || { echo "FAIL embed: 3 agreeing frames expected"; fail=1; }
+[ "$(grep -c 'naive agrees$' "$tmp/embed.out")" -eq 5 ] || { echo "FAIL embed: 5 agreeing frames expected"; fail=1; }
+# usage.md's sample line of `embed 2000 5` (times masked on both sides).
+mask() { sed 's/[0-9.]* ms)/T ms)/'; }
+doc=$(sed -n 's/^  # \(frame 0: 2000 cubes.*\)$/\1/p' "$src/docs/usage.md" | mask)
+got=$(head -n 1 "$tmp/embed.out" | mask)
+[ -n "$doc" ] && [ "$doc" = "$got" ] ||
+    { echo "FAIL docs/usage.md shows '$doc' for embed 2000 5, the program prints '$got'"; fail=1; }
+# A program linked by hand: it finds libcdlab.so with LD_LIBRARY_PATH, as usage.md says.
+if [ "$sanitize" = "none" ]; then
+    libdir=$(dirname "$(dirname "$pc")")
+    # shellcheck disable=SC2046
+    cc -std=c17 -O2 -o "$tmp/embed_cc" "$prefix/share/cdlab/examples/embed/embed.c" $(pkg-config --cflags --libs cdlab) \
+        >"$tmp/log" 2>&1 || { echo "FAIL embed.c with cc and pkg-config: $(cat "$tmp/log")"; fail=1; }
+    LD_LIBRARY_PATH="$libdir" "$tmp/embed_cc" 100 1 >/dev/null 2>"$tmp/log" ||
+        { echo "FAIL embed_cc with LD_LIBRARY_PATH=$libdir: $(cat "$tmp/log")"; fail=1; }
+fi
 
 cd "$tmp" || exit 1
 grid=$tmp/plugin_broad/libexample_grid.so
