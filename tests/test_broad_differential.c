@@ -9,7 +9,7 @@
 // scenes against the same naive frames, so one process covers every path.
 // CD_DIFF_SCENES overrides the scene count (sanitizer builds default to 1 500), CD_DIFF_METHODS=a,b
 // limits the methods, CD_DIFF_PART=K/N checks the K-th of N equal runs of the scenes (meson runs
-// the halves side by side).
+// the quarters two at a time).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
