@@ -301,6 +301,8 @@ static int exists(const char *dir, const char *name)
 // Unlike a pid in the marker this needs no host name, cannot name a recycled pid, and works on a
 // file system shared by several hosts where the kernel passes flock on (NFS does, as POSIX locks).
 
+int cd_run_lock_unsupported(int e) { return e == ENOLCK || e == ENOSYS || e == EINVAL || e == EOPNOTSUPP; }
+
 int cd_run_lock_held(int fd)
 {
     if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
@@ -331,12 +333,13 @@ int cd_run_marker_state(const char *dir, char *line, size_t len)
         int held = n < 0 ? -1 : cd_run_lock_held(fd);
         int e = errno;
         close(fd);
-        if (n < 0 || held < 0) {
+        if (n < 0 || (held < 0 && !cd_run_lock_unsupported(e))) {
             errno = n < 0 && e == 0 ? EINVAL : e;
             return -1;
         }
         line[n] = '\0';
         line[strcspn(line, "\r\n")] = '\0';
+        if (held < 0) return cd_run_marker_is_start(line) ? CD_MARKER_UNKNOWN : CD_MARKER_STOPPED;
         if (held) return CD_MARKER_LIVE;
         // Unlocked: the runner may have just finished and removed the marker (a run then
         // complete), or a resume may have replaced it; look again.
@@ -351,6 +354,8 @@ void cd_run_marker_describe(int state, const char *line, char *out, size_t len)
     const char *l = line[0] ? line : CD_RUN_INCOMPLETE " is empty";
     if (state == CD_MARKER_LIVE)
         snprintf(out, len, "in progress: %s; its runner holds the run's lock", line[0] ? line : "starting");
+    else if (state == CD_MARKER_UNKNOWN)
+        snprintf(out, len, "%s; in progress or abandoned: the file system keeps no locks to tell", l);
     else if (state == CD_MARKER_ABANDONED)
         snprintf(out, len, "abandoned: %s; no process holds the run's lock: its runner was killed or crashed "
                  "(cdlab run --resume continues it)", l);

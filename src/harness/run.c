@@ -686,6 +686,11 @@ static int lock_marker(cd_run *r, int create, char *err, size_t err_len)
     int locked = 0;
     for (int k = 0; k < 50 && !locked; ++k) {  // a reader's shared lock lasts microseconds
         locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+        if (!locked && cd_run_lock_unsupported(errno)) {  // the run goes on; readers cannot tell
+            cd_run_warn(r, "%s: the file system keeps no locks (%s): readers cannot tell this run in progress "
+                        "from an abandoned one", path, strerror(errno));
+            locked = 1;
+        }
         if (!locked && errno != EWOULDBLOCK) break;
         if (!locked) nanosleep(&(struct timespec){0, 2000000}, NULL);
     }

@@ -449,6 +449,7 @@ enum {
     CD_MARKER_LIVE,       ///< a process of the run holds the lock: in progress
     CD_MARKER_ABANDONED,  ///< no lock, and the runner never said why it stopped: killed or crashed
     CD_MARKER_STOPPED,    ///< no lock; the first line says why the run stopped
+    CD_MARKER_UNKNOWN,    ///< the start line, on a file system without flock: cannot be told
 };
 /// The state of dir's INCOMPLETE marker (CD_MARKER_*), its first line in line; -1 with errno
 /// when it cannot be read.
@@ -458,6 +459,9 @@ int cd_run_marker_state(const char *dir, char *line, size_t len);
 void cd_run_marker_describe(int state, const char *line, char *out, size_t len);
 /// Whether another open file holds a flock on fd's file: 1, 0, or -1 with errno.
 int cd_run_lock_held(int fd);
+/// Whether flock's errno e says the file system keeps no locks (ENOLCK, ENOSYS, EINVAL, EOPNOTSUPP):
+/// the runner then runs without its lock and readers say they cannot tell.
+int cd_run_lock_unsupported(int e);
 
 /// Request a stop after the current point (the SIGINT handler calls this).
 void cd_run_request_stop(void);
