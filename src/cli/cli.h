@@ -25,6 +25,15 @@ extern const cd_cli_command cd_cli_commands[];
 /// expected in out.
 int cd_cli_data_dir(const char *what, char *out, size_t len);
 
+/// An output path the user named may be written: it does not exist or is a regular file. A
+/// directory, device, FIFO or socket is refused (never replaced by a rename, never written into):
+/// 0, or -1 after printing "cdlab CMD: PATH is a character device: …" (the caller exits 2).
+int cd_cli_output_check(const char *cmd, const char *path);
+/// cd_cli_output_check, then fopen(path, "w"): the stream, or NULL after printing why.
+FILE *cd_cli_output_open(const char *cmd, const char *path);
+/// Close f, opened on path: 0, or -1 after printing "cdlab CMD: PATH: write error: <cause>".
+int cd_cli_output_close(const char *cmd, const char *path, FILE *f);
+
 /// Load the plugin at path for subcommand cmd: 0, or -1 after printing why (the caller exits 2).
 int cd_cli_load_plugin(const char *cmd, const char *path);
 

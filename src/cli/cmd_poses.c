@@ -31,6 +31,10 @@ int cd_cmd_poses(int argc, char **argv)
         cli_operands_free(&ops);
         return rc;
     }
+    if (cd_cli_output_check("poses", ops.v[0])) {
+        cli_operands_free(&ops);
+        return 2;
+    }
     cd_pose *p = cd_alloc(sizeof *p * (size_t)n);
     cd_poses_generate(seed, distance, (size_t)n, p);
     char err[600];

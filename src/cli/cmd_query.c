@@ -259,7 +259,7 @@ int cd_cmd_query(int argc, char **argv)
     }
     cd_csv_table t;
     char err[1024];
-    if (cd_csv_read(path, &t, err, sizeof err) != 0) {
+    if (cd_csv_load(path, CD_FILE_OR_PIPE, &t, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
@@ -269,11 +269,8 @@ int cd_cmd_query(int argc, char **argv)
     cd_csv_table_free(&t);
     rc = 0;
     FILE *out = stdout;
-    if (n >= 0 && out_path && !(out = fopen(out_path, "w"))) {
-        fprintf(stderr, "cdlab query: %s: cannot open for writing\n", out_path);
-        rc = 1;
-    }
     if (n < 0) rc = 2;
+    else if (out_path && !(out = cd_cli_output_open("query", out_path))) rc = 2;
     if (rc == 0) {
         const char *head[] = {"line", "overlap", "decided_by"};
         cd_csv_write_row(out, head, explain ? 3 : 2);
@@ -285,10 +282,7 @@ int cd_cmd_query(int argc, char **argv)
             const char *row[] = {line, hit ? "1" : "0", why};
             cd_csv_write_row(out, row, explain ? 3 : 2);
         }
-        if (out != stdout && fclose(out) != 0) {
-            fprintf(stderr, "cdlab query: %s: write failed\n", out_path);
-            rc = 1;
-        }
+        if (out != stdout && cd_cli_output_close("query", out_path, out)) rc = 1;
     }
     cd_free(vals);
     cd_free(lines);

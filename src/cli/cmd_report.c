@@ -70,15 +70,20 @@ static int reference_read(const char *path, reference *r, char *err, size_t err_
 {
     *r = (reference){0};
     snprintf(r->path, sizeof r->path, "%s", path);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    char *text, why[256];
+    size_t len;
+    if (cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &text, &len, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", path, why);
         return -1;
     }
-    char line[2048];
-    while (fgets(line, sizeof line, f)) {
+    cd_lines it = cd_lines_of(text, len);
+    const char *line;
+    size_t n;
+    while (cd_lines_next(&it, &line, &n)) {
         if (line[0] != '#') continue;
-        const char *s = line + 1;
+        char head[2048];
+        snprintf(head, sizeof head, "%.*s", (int)(n < sizeof head ? n : sizeof head - 1), line);
+        const char *s = head + 1;
         while (*s == ' ') s++;
         header_value(s, "title", r->title, sizeof r->title);
         header_value(s, "source", r->source, sizeof r->source);
@@ -88,14 +93,16 @@ static int reference_read(const char *path, reference *r, char *err, size_t err_
         header_value(s, "ylabel", r->ylabel, sizeof r->ylabel);
         header_value(s, "note", r->note, sizeof r->note);
     }
-    fclose(f);
     const char *missing = !r->title[0] ? "title" : !r->source[0] ? "source" : !r->experiments[0] ? "experiments" : NULL;
     if (missing) {
         snprintf(err, err_len, "%s:1: no '# %s:' line: expected title, source and experiments in the header", path,
                  missing);
+        cd_free(text);
         return -1;
     }
-    if (cd_csv_read(path, &r->table, err, err_len)) return -1;
+    int bad = cd_csv_parse_text(path, text, len, &r->table, err, err_len);
+    cd_free(text);
+    if (bad) return -1;
     if (r->table.count < 2) {
         snprintf(err, err_len, "%s: expected a header row and at least one data row", path);
         cd_csv_table_free(&r->table);
@@ -630,6 +637,10 @@ int cd_cmd_report(int argc, char **argv)
     }
     const char **dirs = ops.v;
     int n = ops.n;
+    if (cd_cli_output_check("report", out)) {
+        cli_operands_free(&ops);
+        return 2;
+    }
     char err[4600] = "";
     rc = 0;
     cd_rundir *runs = cd_alloc_zero((size_t)n, sizeof *runs);

@@ -270,6 +270,8 @@ static int render(const picture *pic, const cd_config *c, const cd_point *p, con
 static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, const outputs *out)
 {
     char plots[4096], script[4200];
+    for (int e = 0; e < out->count; ++e)
+        if (cd_cli_output_check("snapshot", out->path[e])) return 2;
     if (cd_cli_plots_dir(plots, sizeof plots, a->plots) != 0) {
         fprintf(stderr, "cdlab snapshot: no plot scripts: expected %s, --plots DIR or $CDLAB_PLOTS\n", plots);
         return 2;

@@ -211,25 +211,3 @@ int cd_read_all(int fd, void *p, size_t n)
     }
     return 0;
 }
-
-char *cd_file_read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0, k;
-    char *b = cd_alloc(cap);
-    while ((k = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (cap - n - 1 == 0) b = cd_realloc(b, cap *= 2);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        cd_free(b);
-        errno = EIO;
-        return NULL;
-    }
-    b[n] = '\0';
-    *len = n;
-    return b;
-}

@@ -38,47 +38,64 @@ static void on_row(int c, void *data)
     r->row_cap = 0;
 }
 
-int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len)
+int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_table *t, char *err, size_t err_len)
 {
     *t = (cd_csv_table){0};
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
     struct csv_parser p;
     csv_init(&p, CSV_APPEND_NULL);
     reader r = {.t = t};
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    cd_lines it = cd_lines_of(text, len);
+    const char *line;
+    size_t n;
     int rc = 0;
     // Feed libcsv one physical line at a time so every row knows its line number; our files never
     // hold quoted newlines, and a '#' line is a comment.
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        r.line++;
-        // A NUL byte would end the field early and let the rest of it pass unread.
-        if (memchr(line, '\0', (size_t)n)) {
+    while (!rc && cd_lines_next(&it, &line, &n)) {
+        r.line = it.line;
+        if (n - (line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
+            char lim[32];
+            cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
+            snprintf(err, err_len, "%s:%zu: line longer than %s: expected CSV rows of at most %s", path, r.line, lim,
+                     lim);
+            rc = -1;
+        } else if (memchr(line, '\0', n)) {  // it would end the field early and let the rest pass unread
             snprintf(err, err_len, "%s:%zu: a NUL byte: expected text", path, r.line);
             rc = -1;
-            break;
+        } else {
+            size_t lead = strspn(line, " \t");
+            if (lead == n || line[lead] == '#' || line[lead] == '\n' || line[lead] == '\r') continue;
+            if (csv_parse(&p, line, n, on_field, on_row, &r) != n) {
+                snprintf(err, err_len, "%s:%zu: %s", path, r.line, csv_strerror(csv_error(&p)));
+                rc = -1;
+            } else {
+                csv_fini(&p, on_field, on_row, &r);
+            }
         }
-        size_t lead = strspn(line, " \t");
-        if (line[lead] == '#' || line[lead] == '\n' || line[lead] == '\r' || line[lead] == '\0') continue;
-        if (csv_parse(&p, line, (size_t)n, on_field, on_row, &r) != (size_t)n) {
-            snprintf(err, err_len, "%s:%zu: %s", path, r.line, csv_strerror(csv_error(&p)));
-            rc = -1;
-            break;
-        }
-        csv_fini(&p, on_field, on_row, &r);
     }
-    free(line);
     csv_free(&p);
     for (size_t i = 0; i < r.row.count; ++i) cd_free(r.row.fields[i]);
     cd_free(r.row.fields);
-    fclose(f);
     if (rc) cd_csv_table_free(t);
     return rc;
+}
+
+int cd_csv_load(const char *path, enum cd_file_accept accept, cd_csv_table *t, char *err, size_t err_len)
+{
+    *t = (cd_csv_table){0};
+    char *text, why[256];
+    size_t len;
+    if (cd_file_load(path, CD_FILE_MAX_BYTES, accept, &text, &len, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", path, why);
+        return -1;
+    }
+    int rc = cd_csv_parse_text(path, text, len, t, err, err_len);
+    cd_free(text);
+    return rc;
+}
+
+int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len)
+{
+    return cd_csv_load(path, CD_FILE_REGULAR, t, err, err_len);
 }
 
 void cd_csv_table_free(cd_csv_table *t)

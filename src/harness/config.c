@@ -366,8 +366,11 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
     err[0] = '\0';
 
     raw r = {.path = path, .text = c->text, .len = len, .err = err, .err_len = err_len};
-    if (memchr(text, '\0', len)) {
-        snprintf(err, err_len, "%s:1: binary data (NUL byte): expected an INI text file", path);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        int line = 1;
+        for (const char *q = text; q < nul; ++q) line += *q == '\n';
+        snprintf(err, err_len, "%s:%d: binary data (NUL byte): expected an INI text file", path, line);
         goto fail;
     }
     int bad = ini_parse_stream(reader, &r, handler, &r);
@@ -383,6 +386,11 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
         goto fail;
     }
 
+    if (r.count == 0) {  // it would run one point of every default, which nobody asked for
+        snprintf(err, err_len, "%s:1: no settings (the file is empty or all comments): expected at least "
+                 "[experiment] kind = ... and the keys to set", path);
+        goto fail;
+    }
     // The kind decides which keys exist, so read it first.
     const char *kind_name = common_keys[KIND_KEY].def;
     int kind_line = 0;
@@ -463,29 +471,14 @@ fail:
 int cd_config_load(const cd_kind_set *kinds, const char *path, cd_config *c, char *err, size_t err_len)
 {
     *c = (cd_config){0};
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s:0: cannot open: %s: expected a readable config file", path, strerror(errno));
+    char *text, why[256];
+    size_t len;
+    if (cd_file_load(path, CD_CONFIG_MAX_BYTES, CD_FILE_OR_PIPE, &text, &len, why, sizeof why)) {
+        snprintf(err, err_len, "%s:0: %s", path, why);
         return -1;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        cd_grow((void **)&buf, 1, &cap, len + n + 1);
-        memcpy(buf + len, chunk, n);
-        len += n;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        cd_free(buf);
-        snprintf(err, err_len, "%s:0: read error: expected a readable config file", path);
-        return -1;
-    }
-    int rc = cd_config_parse(kinds, path, buf ? buf : "", len, c, err, err_len);
-    cd_free(buf);
+    int rc = cd_config_parse(kinds, path, text, len, c, err, err_len);
+    cd_free(text);
     return rc;
 }
 

@@ -296,38 +296,22 @@ int mesh_check_imported(const char *path, const cd_mesh *m, char *err, size_t er
     return 0;
 }
 
-// The whole file in memory (text formats are checked from it); NULL with err set.
+// The whole file in memory (text formats are checked from it), within CD_FILE_MAX_BYTES; a
+// regular file, since the importer reads it again by name. NULL with err set.
 static char *slurp(const char *path, off_t *size, char *err, size_t err_len)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
+    char *data, why[256];
+    size_t n;
+    if (cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &data, &n, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", path, why);
         return NULL;
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, err_len, "%s: not a regular file: expected a mesh file", path);
-        return NULL;
-    }
-    if (st.st_size == 0) {
+    if (n == 0) {
         snprintf(err, err_len, "%s: empty file: expected a mesh", path);
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *data = cd_alloc((size_t)st.st_size + 1);
-    size_t n = fread(data, 1, (size_t)st.st_size, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n != (size_t)st.st_size) {
-        snprintf(err, err_len, "%s: cannot read: %s", path, bad ? strerror(errno) : "the file changed while read");
         cd_free(data);
         return NULL;
     }
-    data[n] = '\0';
-    *size = st.st_size;
+    *size = (off_t)n;
     return data;
 }
 

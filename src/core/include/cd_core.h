@@ -257,9 +257,51 @@ uint64_t cd_now_ns(void);
 int cd_write_all(int fd, const void *p, size_t n);
 /// Read exactly n bytes from fd into p. 0, or -1 on an error or an end of file before n bytes.
 int cd_read_all(int fd, void *p, size_t n);
-/// The whole file at path, NUL-terminated (cd_free it), its size in *len; NULL (errno set) when
-/// it cannot be opened or read.
+/// The whole file at path, NUL-terminated (cd_free it), its size in *len, read through
+/// cd_file_load with CD_FILE_MAX_BYTES and no pipes; NULL with errno set when it cannot be read
+/// (EISDIR for a directory, EINVAL for another non-regular file, EFBIG over the limit, ENOMEM).
 char *cd_file_read(const char *path, size_t *len);
+
+// ---------------------------------------------------------------------------------------------
+// Bounded reading: every file cdlab reads goes through cd_file_load, so no input (/dev/zero, a
+// huge or growing file, a directory) can make a reader run without end or take all memory, and
+// a read or allocation failure is an error, never a short file. The limits are documented in
+// docs/usage.md ("Limits on input").
+
+/// The most bytes of any one input file (mesh, CSV, plugin): 1 GiB.
+#define CD_FILE_MAX_BYTES ((size_t)1 << 30)
+/// The most bytes of a config file: 1 MiB (the shipped ones are below 4 KiB).
+#define CD_CONFIG_MAX_BYTES ((size_t)1 << 20)
+/// The longest line of a text input other than a config (CSV rows, run-directory files): 64 KiB.
+#define CD_TEXT_MAX_LINE ((size_t)1 << 16)
+
+/// What cd_file_load accepts besides a regular file.
+enum cd_file_accept {
+    CD_FILE_REGULAR = 0,  ///< a regular file only (the reader needs its size or reads it again)
+    CD_FILE_OR_PIPE = 1,  ///< also a pipe or FIFO (`<(...)`, /dev/stdin from a pipe), read to max
+};
+
+/// Read the file at path whole into *text (NUL-terminated, cd_free it), its size in *len.
+/// Refuses a directory, a device, a socket (and a pipe unless accept says so) and a file of more
+/// than max bytes. 0, or -1 with the reason (no path) in err: "cannot open: …", "is a directory:
+/// …", "not a regular file (a character device): …", "larger than the 1 MiB limit: …", "read
+/// error: …", "out of memory: …"; errno is set to match.
+int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char **text, size_t *len, char *err,
+                 size_t err_len);
+/// max as text for messages: "1 GiB", "64 KiB", "123 bytes".
+void cd_file_size_text(size_t max, char *buf, size_t len);
+
+/// The lines of a text in memory, one at a time (cd_lines_next).
+typedef struct cd_lines {
+    const char *text;
+    size_t len, pos;
+    size_t line;  ///< 1-based number of the line last returned
+} cd_lines;
+
+/// A line iterator over text[0..len).
+static inline cd_lines cd_lines_of(const char *text, size_t len) { return (cd_lines){text, len, 0, 0}; }
+/// The next line into *line and *n (with its '\n' if it has one): 1, or 0 at the end.
+int cd_lines_next(cd_lines *it, const char **line, size_t *n);
 /// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID): on a machine shared
 /// with other jobs it is what the work cost, blind to preemption.
 uint64_t cd_thread_cpu_ns(void);

@@ -4,6 +4,8 @@
 #ifndef CD_CSV_H
 #define CD_CSV_H
 
+#include "cd_core.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -20,8 +22,14 @@ typedef struct cd_csv_table {
     size_t count, capacity;
 } cd_csv_table;
 
-/// Read path into t. Returns 0, or -1 with "path:line: reason" in err.
+/// Read the regular file at path into t (cd_csv_load with CD_FILE_REGULAR). Returns 0, or -1 with
+/// "path:line: reason" or "path: reason" in err.
 int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len);
+/// Read path (a regular file, or also a pipe when accept says so) into t, within cd_file_load's
+/// limits: CD_FILE_MAX_BYTES per file, CD_TEXT_MAX_LINE per line. 0, or -1 with the reason in err.
+int cd_csv_load(const char *path, enum cd_file_accept accept, cd_csv_table *t, char *err, size_t err_len);
+/// Parse text[0..len) read from path (named in messages) into t. 0, or -1 with "path:line: …".
+int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_table *t, char *err, size_t err_len);
 /// Free the table's memory (t itself is the caller's).
 void cd_csv_table_free(cd_csv_table *t);
 /// Parse field as a finite double (subnormals included; a number that overflows or underflows to

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// Bounded, checked reading of whole files: the one way cdlab reads an input file.
+#include "cd_core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cd_file_size_text(size_t max, char *buf, size_t len)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    size_t v = max;
+    while (u < 4 && v >= 1024 && v % 1024 == 0) v /= 1024, ++u;
+    snprintf(buf, len, "%zu %s", v, unit[u]);
+}
+
+static const char *file_type(mode_t m)
+{
+    return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a pipe"
+         : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+// Refuse what fd is when it is not a file cdlab may read: 0, or -1 with err and errno set.
+static int check_type(int fd, size_t max, enum cd_file_accept accept, size_t *size, char *err, size_t err_len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, err_len, "cannot read: %s", strerror(errno));
+        return -1;
+    }
+    *size = 0;
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, err_len, "is a directory: expected a file");
+        errno = EISDIR;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !(S_ISFIFO(st.st_mode) && accept == CD_FILE_OR_PIPE)) {
+        snprintf(err, err_len, "not a regular file (%s): expected a regular file%s", file_type(st.st_mode),
+                 accept == CD_FILE_OR_PIPE ? " or a pipe" : "");
+        errno = EINVAL;
+        return -1;
+    }
+    if (S_ISREG(st.st_mode)) {
+        if ((unsigned long long)st.st_size > max) {
+            char lim[32];
+            cd_file_size_text(max, lim, sizeof lim);
+            snprintf(err, err_len, "%lld bytes, larger than the %s limit: expected a smaller file",
+                     (long long)st.st_size, lim);
+            errno = EFBIG;
+            return -1;
+        }
+        *size = (size_t)st.st_size;
+    }
+    return 0;
+}
+
+// Read fd to its end into a buffer that starts at size + 1 bytes (the size fstat saw; a file that
+// grows while read is followed, still within max). 0, or -1 with err and errno set.
+static int read_fd(int fd, size_t size, size_t max, char **text, size_t *len, char *err, size_t err_len)
+{
+    size_t cap = size + 1 < 4096 ? 4096 : size + 1, n = 0;
+    char *b = malloc(cap);
+    for (;;) {
+        if (!b) {
+            snprintf(err, err_len, "out of memory: cannot allocate %zu bytes to read it", cap);
+            errno = ENOMEM;
+            return -1;
+        }
+        if (n == cap - 1) {
+            if (n >= max + 1) break;  // one byte beyond max read: too large
+            size_t grow = cap > max / 2 ? max + 2 : cap * 2;
+            char *g = realloc(b, grow);
+            if (!g) free(b);
+            b = g, cap = grow;
+            continue;
+        }
+        ssize_t k = read(fd, b + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            int e = errno;
+            snprintf(err, err_len, "read error: %s", strerror(e));
+            free(b);
+            errno = e;
+            return -1;
+        }
+        if (k == 0) break;
+        n += (size_t)k;
+    }
+    if (n > max) {
+        char lim[32];
+        cd_file_size_text(max, lim, sizeof lim);
+        snprintf(err, err_len, "larger than the %s limit: expected a smaller file", lim);
+        free(b);
+        errno = EFBIG;
+        return -1;
+    }
+    b[n] = '\0';
+    *text = b, *len = n;
+    return 0;
+}
+
+int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char **text, size_t *len, char *err,
+                 size_t err_len)
+{
+    *text = NULL, *len = 0;
+    // O_NONBLOCK: opening a FIFO with no writer must not hang before its type is checked.
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, err_len, "cannot open: %s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    size_t size;
+    int rc = check_type(fd, max, accept, &size, err, err_len);
+    if (!rc) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a pipe is then read to its end
+        rc = read_fd(fd, size, max, text, len, err, err_len);
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+char *cd_file_read(const char *path, size_t *len)
+{
+    char *text, err[256];
+    return cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &text, len, err, sizeof err) ? NULL : text;
+}
+
+int cd_lines_next(cd_lines *it, const char **line, size_t *n)
+{
+    if (it->pos >= it->len) return 0;
+    const char *start = it->text + it->pos;
+    const char *nl = memchr(start, '\n', it->len - it->pos);
+    size_t k = nl ? (size_t)(nl - start) + 1 : it->len - it->pos;
+    it->pos += k;
+    it->line++;
+    *line = start, *n = k;
+    return 1;
+}

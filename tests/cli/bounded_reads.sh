@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Bounded reads: every input reader refuses a device, a directory, a file over its size limit
+# (sparse files, so the test writes nothing) and a line over its length limit, and tells an
+# allocation failure (ulimit -v) from an end of file; each exits 2 with the reason and the path.
+# usage: bounded_reads.sh CDLAB FIXTURE_DIR
+set -u
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+fix=$2
+case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+refused() {  # refused NAME PHRASE CMD...: exit 2 and PHRASE on stderr, nothing on stdout
+    name=$1 phrase=$2
+    shift 2
+    "$@" >out 2>err </dev/null
+    rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -qF -- "$phrase" err || [ -s out ]; then
+        echo "FAIL $name: exit $rc, stderr: $(cat err), stdout: $(head -c 200 out)"; fail=1
+    else
+        echo "ok $name: $(cat err)"
+    fi
+}
+q=$fix/query/tri_tri.csv
+refused "run /dev/zero" "/dev/zero:0: not a regular file (a character device)" "$cdlab" run /dev/zero
+refused "run DIR" "$tmp:0: is a directory" "$cdlab" run "$tmp"
+refused "query /dev/zero" "/dev/zero: not a regular file (a character device)" "$cdlab" query tri-tri /dev/zero
+refused "query DIR" "$tmp: is a directory" "$cdlab" query tri-tri "$tmp"
+printf '[experiment]\nname = p\nkind = mesh\n[mesh]\na = icosphere:80\nb = icosphere:80\nposes_file = /dev/zero\n' >pf.ini
+refused "poses_file /dev/zero" "pf.ini:7: poses_file: /dev/zero: not a regular file" "$cdlab" run pf.ini
+printf '[experiment]\nname = s\n[scene]\nfile = /dev/zero\n' >sf.ini
+refused "[scene] file /dev/zero" "sf.ini:4: [scene] file: /dev/zero: not a regular file" "$cdlab" run sf.ini
+printf '[experiment]\nname = m\nkind = mesh\n[mesh]\na = /dev/zero\nb = icosphere:80\n' >mf.ini
+refused "[mesh] a /dev/zero" "mf.ini:5: mesh a: /dev/zero: not a regular file" "$cdlab" run mf.ini
+
+# Size limits: 1 GiB for any input file, 1 MiB for a config (also read from a pipe), 64 KiB a line.
+truncate -s 1025M huge.csv huge.off || { echo "skip: no sparse files"; exit 77; }
+truncate -s 2M huge.ini
+truncate -s 1M long.csv
+refused "query over 1 GiB" "huge.csv: 1074790400 bytes, larger than the 1 GiB limit" "$cdlab" query tri-tri huge.csv
+printf '[experiment]\nname = m\nkind = mesh\n[mesh]\na = huge.off\nb = icosphere:80\n' >hm.ini
+refused "mesh over 1 GiB" "larger than the 1 GiB limit" "$cdlab" run hm.ini
+refused "config over 1 MiB" "huge.ini:0: 2097152 bytes, larger than the 1 MiB limit" "$cdlab" run huge.ini
+refused "config from a pipe over 1 MiB" "/dev/stdin:0: larger than the 1 MiB limit" \
+    sh -c "cat /dev/zero 2>/dev/null | \"$cdlab\" run /dev/stdin"
+refused "query line over 64 KiB" "long.csv:1: line longer than 64 KiB" "$cdlab" query tri-tri long.csv
+printf '[experiment]\nname = s\n[scene]\nfile = long.csv\n' >lf.ini
+refused "[scene] file line over 64 KiB" "long.csv:1: line longer than 64 KiB" "$cdlab" run lf.ini
+
+# A pipe is read like a file where no regular file is needed (a config, a query CSV).
+cat "$q" | "$cdlab" query tri-tri /dev/stdin >pipe.out 2>err
+"$cdlab" query tri-tri "$q" >file.out 2>&1
+cmp -s pipe.out file.out || { echo "FAIL query from a pipe differs: $(cat err)"; fail=1; }
+
+# An allocation that fails is an error, not an end of file: under a memory limit that lets the
+# program start, a file larger than the limit cannot be read into memory.
+lim=
+for l in 131072 262144 524288; do
+    (ulimit -v $l && "$cdlab" version) >/dev/null 2>&1 && { lim=$l; break; }
+done
+if [ -z "$lim" ]; then
+    echo "skip ulimit -v: the program does not start under 512 MiB of address space (a sanitizer build?)"
+else
+    truncate -s $((lim * 1024)) mem.csv
+    refused "query under ulimit -v $lim" "mem.csv: out of memory: cannot allocate" sh -c "ulimit -v $lim; \"$cdlab\" query tri-tri mem.csv"
+fi
+exit $fail
