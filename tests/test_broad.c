@@ -217,6 +217,38 @@ static void cells_cover_the_objects(void **state)
     assert_true(with_cells >= 3);
 }
 
+// A world side that no scene file may hold (cd_scene_check_world refuses them on import) still
+// leaves every method exact and every cell count bounded: each ends its frame with naive's pairs.
+static void degenerate_world_keeps_pairs(void **state)
+{
+    (void)state;
+    static const double worlds[] = {INFINITY, NAN, -1.0, 0.0, 1e300, 1e-300};
+    size_t n;
+    const cd_broad_method *const *m = cd_registry_methods(&n);
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 300;
+    for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; ++w) {
+        cd_scene *s = cd_scene_create(&p);
+        cd_pair_list want = {0}, got = {0};
+        cd_broad_stats st;
+        naive_pairs(s, &want, &st);
+        s->world = worlds[w];
+        for (size_t k = 0; k < n; ++k) {
+            cd_broad_params bp = cd_broad_params_default();
+            cd_broad *b = cd_broad_create(m[k], &bp, s);
+            if (!b) continue;  // a method that refuses the scene
+            cd_broad_frame(b, s, &got, &st, NULL);
+            cd_broad_destroy(b);
+            cd_pair_list_sort(&got);
+            if (got.count != want.count || memcmp(got.items, want.items, got.count * sizeof *got.items) != 0)
+                fail_msg("%s, world %g: %zu pairs, naive %zu", m[k]->name, worlds[w], got.count, want.count);
+        }
+        cd_pair_list_free(&want);
+        cd_pair_list_free(&got);
+        cd_scene_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +258,7 @@ int main(void)
         cmocka_unit_test(touching_cubes_count_and_empty_scene),
         cmocka_unit_test(frame_times_are_reported),
         cmocka_unit_test(cells_cover_the_objects),
+        cmocka_unit_test(degenerate_world_keeps_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -621,6 +621,36 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_destroy(live);
 }
 
+// The world side of a scene file: finite, positive, within a factor 2^24 of the objects' extent
+// (here 5.5: a centre at 5 with half-extent 0.5).
+static void csv_import_checks_world(void **state)
+{
+    (void)state;
+    const char *rows = "id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz\n0,1,1,1,1,0,0,0,0.5,0.5,0.5\n1,5,5,5,1,0,0,0,0.5,0.5,0.5\n";
+    static const char *const bad[] = {"1e400", "-1e400", "nan", "0", "-3", "abc", "1e300", "1e-10", "9.3e7", "3.2e-7"};
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        snprintf(text, sizeof text, "# world=%s\n%s", bad[i], rows);
+        char needle[64];
+        snprintf(needle, sizeof needle, ":1: # world=%s: ", bad[i]);
+        expect_import_error(text, needle);
+    }
+    static const char *const good[] = {"10", "5.5", "9.2e7", "3.3e-7"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+        snprintf(text, sizeof text, "# world=%s\n%s", good[i], rows);
+        char path[] = "/tmp/cdlab_world_XXXXXX", err[512] = "";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        EXPECT_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+        cd_scene *s = cd_scene_import_csv(path, err, sizeof err);
+        if (!s) fail_msg("world=%s refused: %s", good[i], err);
+        EXPECT_EQ(s->world, strtod(good[i], NULL));
+        cd_scene_destroy(s);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +672,7 @@ int main(void)
         cmocka_unit_test(layouts_have_their_shape),
         cmocka_unit_test(size_distributions_match_their_means),
         cmocka_unit_test(trace_replay_and_early_end),
+        cmocka_unit_test(csv_import_checks_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,7 +83,11 @@ static void grid_layout(grid *g, const cd_scene *s)
 {
     uint32_t n = s->count;
     double limit = small_box_limit(s, g->cell_param);
-    double side = s->world > 0.0 ? s->world : limit;
+    // A world side that is not finite and positive (a scene file's is checked on import, see
+    // cd_scene_check_world) counts as one cell: cell_coord's clamp keeps the pair set exact for any
+    // side. With side and limit finite and positive the loop ends: limit grows by 1.25 per turn
+    // until ceil(side / cell) ≤ min(GRID_MAX_DIM, √max_rows), so rows never exceed max_rows.
+    double side = isfinite(s->world) && s->world > 0.0 ? s->world : limit;
     double max_rows = fmax((double)GRID_MIN_ROWS, (double)GRID_MAX_ROWS_PER_OBJECT * n);
     for (;;) {
         double d = ceil(side / (limit * (1.0 + GRID_MARGIN)));

@@ -156,7 +156,10 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
     double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * small_box_limit(s, 0.0);
-    double side = s->world > 0.0 ? s->world : cell;
+    // As in grid.c: a world side that is not finite and positive counts as one cell (the clamp of
+    // the cell map keeps the pairs exact), and with finite sides the loop ends with at most
+    // max_rows rows, since cell grows by 1.25 per turn.
+    double side = isfinite(s->world) && s->world > 0.0 ? s->world : cell;
     double max_rows = fmax((double)GM_MIN_ROWS, (double)n);
     for (;;) {
         double d = fmax(1.0, ceil(side / cell));

@@ -43,31 +43,54 @@ int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t e
     return 0;
 }
 
-static double read_world(const char *path)
+// The world side of a "# world=W" first line (W as written into text), or 0 when there is none.
+static double read_world(const char *data, char *text, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    double w = 0.0;
-    if (f) {
-        char line[256];
-        if (fgets(line, sizeof line, f) && strncmp(line, "# world=", 8) == 0) w = strtod(line + 8, NULL);
-        fclose(f);
+    text[0] = '\0';
+    if (strncmp(data, "# world=", 8) != 0) return 0.0;
+    size_t k = strcspn(data + 8, "\r\n");
+    snprintf(text, len, "%.*s", (int)(k < 60 ? k : 60), data + 8);
+    char *end;
+    double w = strtod(text, &end);
+    return end == text || *end ? NAN : w;
+}
+
+int cd_scene_check_world(double world, double extent, char *why, size_t len)
+{
+    if (!(world > 0.0) || !isfinite(world)) {
+        snprintf(why, len, "expected a finite world side > 0");
+        return -1;
     }
-    return w;
+    const double factor = 16777216.0;  // 2^24: the float positions' precision
+    if (extent > 0.0 && (world > extent * factor || world < extent / factor)) {
+        snprintf(why, len, "the objects reach %.6g: expected a world side within a factor 2^24 of that (%.6g to "
+                 "%.6g), the precision of the float positions", extent, extent / factor, extent * factor);
+        return -1;
+    }
+    return 0;
 }
 
 cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
 {
+    char *data, why[256], world_text[64];
+    size_t len;
+    if (cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &data, &len, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", path, why);
+        return NULL;
+    }
+    double world = read_world(data, world_text, sizeof world_text);
     cd_csv_table t;
-    if (cd_csv_read(path, &t, err, err_len) != 0) return NULL;
+    int bad = cd_csv_parse_text(path, data, len, &t, err, err_len);
+    cd_free(data);
+    if (bad) return NULL;
     if (t.count == 0 || t.rows[0].count != NCOL || strcmp(t.rows[0].fields[0], "id") != 0) {
         snprintf(err, err_len, "%s:%zu: expected header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz", path,
                  t.count ? t.rows[0].line : (size_t)1);
         cd_csv_table_free(&t);
         return NULL;
     }
-    double world = read_world(path);
-    cd_scene *s = cd_scene_create_empty((uint32_t)(t.count - 1), world);
-    double wmax = 0.0;
+    cd_scene *s = cd_scene_create_empty((uint32_t)(t.count - 1), world > 0.0 ? world : 0.0);
+    double wmax = 0.0, extent = 0.0;
     for (size_t r = 1; r < t.count; ++r) {
         const cd_csv_row *row = &t.rows[r];
         double v[NCOL];
@@ -92,6 +115,11 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
         // Kept as written (rounded to float), so a frame cdlab wrote reproduces bit for bit.
         cd_scene_set_pose(s, (uint32_t)(r - 1), cd_v3(v[1], v[2], v[3]), q, cd_v3(v[8], v[9], v[10]));
         wmax = fmax(wmax, fmax(fabs(v[1]), fmax(fabs(v[2]), fabs(v[3]))));
+        for (int k = 0; k < 3; ++k) extent = fmax(extent, fabs(v[1 + k]) + v[8 + k]);
+    }
+    if (world_text[0] && cd_scene_check_world(world, extent, why, sizeof why)) {
+        snprintf(err, err_len, "%s:1: # world=%s: %s", path, world_text, why);
+        goto fail;
     }
     if (s->world <= 0.0) s->world = wmax > 0.0 ? wmax : 1.0;
     cd_scene_refresh(s);

@@ -188,5 +188,13 @@ int cd_scene_export_csv(const cd_scene *s, const char *path, char *err, size_t e
 /// nearest float, so a file cdlab wrote reads back bit for bit). Returns the scene, or NULL with
 /// "file:line: what was expected" in err.
 cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len);
+/// Check a world side against the objects' extent (the largest |coordinate| of a box corner):
+/// finite, > 0 and within a factor 2^24 of the extent (any when the extent is 0). Positions are
+/// kept in float, whose 24-bit significand resolves a length only to 2^-24 of the world side:
+/// beyond that factor the grids and octrees, whose cells divide the world box, would hold every
+/// object in one cell (a world far too large) or every object beyond the walls (far too small),
+/// and an infinite or NaN side would make their cell counts infinite or undefined. A world read
+/// from outside (a scene file, a trace) goes through this. 0, or -1 with the reason in why.
+int cd_scene_check_world(double world, double extent, char *why, size_t len);
 
 #endif
