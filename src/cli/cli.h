@@ -3,6 +3,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /// A subcommand: argv[0] is the subcommand's name; it reads its options with cli_parse (options.h).
@@ -33,6 +34,14 @@ int cd_cli_output_check(const char *cmd, const char *path);
 FILE *cd_cli_output_open(const char *cmd, const char *path);
 /// Close f, opened on path: 0, or -1 after printing "cdlab CMD: PATH: write error: <cause>".
 int cd_cli_output_close(const char *cmd, const char *path, FILE *f);
+
+struct cd_config;
+/// Print config c's plan (the points this run owns: all, or those owner[] gives shard) with each
+/// point's estimated time and peak memory and the total (plan_print.c).
+void cd_cli_print_plan(const struct cd_config *c, const uint32_t *owner, uint32_t shard);
+/// Warn on stderr about each point of c (as cd_cli_print_plan selects them) whose estimated peak
+/// memory exceeds this machine's physical memory.
+void cd_cli_warn_memory(const struct cd_config *c, const uint32_t *owner, uint32_t shard);
 
 /// Load the plugin at path for subcommand cmd: 0, or -1 after printing why (the caller exits 2).
 int cd_cli_load_plugin(const char *cmd, const char *path);

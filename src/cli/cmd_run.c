@@ -181,29 +181,6 @@ static void meta_plugins(FILE *f, const cd_config *c, void *ctx)
 }
 
 // The plan of c, or with a shard plan (sp, config k) only shard's points with their costs.
-static void print_plan(const cd_config *c, const cd_shard_plan *sp, size_t k, uint32_t shard)
-{
-    size_t n = cd_plan_size(c);
-    printf("%s: experiment %s, kind %s, %zu point(s), sha256 %s\n", c->path, cd_config_text(c, "experiment", "name"),
-           c->kind->name, n, c->sha256);
-    size_t *pick = calloc(c->key_count, sizeof *pick);
-    for (size_t i = 0; i < n && pick; ++i) {
-        if (sp && sp->owner[k][i] != shard) continue;
-        cd_point p = {.pick = pick};
-        cd_point_at(c, i, &p);
-        if (sp) {
-            char label[400];
-            cd_point_label(&p, label, sizeof label);
-            printf("  point %zu: %s  (cost %.4g)\n", i, label[0] ? label : "(no sweep)", cd_point_cost(&p));
-            continue;
-        }
-        char label[400];
-        cd_point_label(&p, label, sizeof label);
-        printf("  point %zu: %s\n", i, label[0] ? label : "(no sweep)");
-    }
-    free(pick);
-}
-
 // The command line of a run.
 typedef struct run_args {
     cd_run_options o;
@@ -351,15 +328,17 @@ static int run_configs(run_args *a, cd_config *cfg)
         cd_shard_plan_make(cfg, (size_t)n, o->shard_count, &sp);
         o->shard_cost = sp.cost[o->shard_index], o->shard_total = sp.total;
         if (a->dry)
-            printf("shard %u/%u: estimated cost %.4g of %.4g (%.1f %%)\n", o->shard_index, o->shard_count,
+            printf("shard %u/%u: estimated %.4g s of %.4g s (%.1f %%)\n", o->shard_index, o->shard_count,
                    o->shard_cost, sp.total, sp.total > 0 ? 100.0 * o->shard_cost / sp.total : 0.0);
     }
     for (int k = 0; k < n && status == 0; ++k) {
         o->shard_owner = sp.count ? sp.owner[k] : NULL;
         if (a->dry) {
-            print_plan(&cfg[k], sp.count ? &sp : NULL, (size_t)k, o->shard_index);
+            cd_cli_print_plan(&cfg[k], o->shard_owner, o->shard_index);
+            cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
             continue;
         }
+        if (!o->quiet) cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
         char dir[4600], err[2400];
         int rc = cd_run_config(&cfg[k], o, dir, sizeof dir, err, sizeof err);
         if (dir[0]) printf("%s\n", dir);

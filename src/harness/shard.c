@@ -17,10 +17,9 @@
 
 double cd_point_cost(const cd_point *p)
 {
-    const cd_kind *k = p->cfg->kind;
-    double work = k->cost ? k->cost(p) : 1.0;
-    double frames = cd_point_num(p, "experiment", "warmup") + cd_point_num(p, "experiment", "frames");
-    return work * frames * cd_point_num(p, "experiment", "repeats");
+    cd_estimate e;
+    cd_point_estimate(p, &e);  // a model per method where there is one (estimate.c)
+    return e.seconds;
 }
 
 // One unit of assignment: a point, or a chain of points (first: its first point).

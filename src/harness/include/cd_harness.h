@@ -375,8 +375,28 @@ typedef struct cd_shard_plan {
     double total;      ///< of every point
 } cd_shard_plan;
 
-/// The estimated cost of point p: the kind's cost (1 without one) × (warmup + frames) × repeats.
+/// The estimated cost of point p in seconds: cd_point_estimate's, from its method's model or the
+/// kind's cost (1 without one) × (warmup + frames) × repeats at a nominal rate.
 double cd_point_cost(const cd_point *p);
+/// What a point is expected to take before it runs (estimate.c).
+typedef struct cd_estimate {
+    double seconds;     ///< wall time of the point's frames, warm-up and repeats included
+    double peak_bytes;  ///< peak memory of the process running it (0: no model)
+    double spread;      ///< the model's largest factor off a measured point
+    int extrapolated;   ///< the point lies outside the measured range
+} cd_estimate;
+
+/// Estimate point p from the model of its method, fit to the committed reference runs
+/// (scripts/estimate-model.sh): 0; or -1 when no model covers it, with e->seconds from the kind's
+/// cost units at a nominal rate and no memory estimate.
+int cd_point_estimate(const cd_point *p, cd_estimate *e);
+/// The reference run the models come from ("<machine> broad_scaling").
+const char *cd_estimate_source(void);
+/// This machine's physical memory in bytes (0 when unknown).
+double cd_physical_memory(void);
+/// "12 s, 340 MiB" (no memory part when bytes is 0).
+void cd_estimate_format(double seconds, double bytes, char *buf, size_t len);
+
 /// Split the points of configs c[0..n) into `count` shards balanced by cd_point_cost: longest
 /// first, each to the cheapest shard so far; a kind's chain goes whole to one shard. A pure
 /// function of the configs' values and count. 0, or -1 when count is 0.

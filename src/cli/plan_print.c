@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// `cdlab run --dry-run`'s plan with each point's estimated time and peak memory, and the warning
+// before a run whose point will not fit in this machine's memory (estimates: harness/estimate.c).
+#include "cli.h"
+
+#include "cd_harness.h"
+
+#include <stdlib.h>
+
+// The points of c that this run owns (all, or shard's when owner is given), with their estimates:
+// each calls fn(c, i, label, estimate, modelled, ctx).
+typedef void (*each_fn)(const cd_config *c, size_t i, const char *label, const cd_estimate *e, int modelled,
+                        void *ctx);
+
+static void each_point(const cd_config *c, const uint32_t *owner, uint32_t shard, each_fn fn, void *ctx)
+{
+    size_t n = cd_plan_size(c);
+    size_t *pick = calloc(c->key_count ? c->key_count : 1, sizeof *pick);
+    for (size_t i = 0; i < n && pick; ++i) {
+        if (owner && owner[i] != shard) continue;
+        cd_point p = {.pick = pick};
+        cd_point_at(c, i, &p);
+        char label[400];
+        cd_point_label(&p, label, sizeof label);
+        cd_estimate e;
+        int modelled = cd_point_estimate(&p, &e) == 0;
+        fn(c, i, label, &e, modelled, ctx);
+    }
+    free(pick);
+}
+
+typedef struct totals {
+    double seconds, peak;
+    size_t points, unmodelled, extrapolated;
+    double spread;
+} totals;
+
+static void print_one(const cd_config *c, size_t i, const char *label, const cd_estimate *e, int modelled, void *ctx)
+{
+    (void)c;
+    totals *t = ctx;
+    char est[64];
+    cd_estimate_format(e->seconds, e->peak_bytes, est, sizeof est);
+    if (!label[0]) label = "(no sweep)";
+    t->points++, t->seconds += e->seconds;
+    if (!modelled) {
+        t->unmodelled++;
+        printf("  point %zu: %s  (~%s: no model for this method, the kind's cost at a nominal rate)\n", i, label, est);
+        return;
+    }
+    t->peak = e->peak_bytes > t->peak ? e->peak_bytes : t->peak;
+    t->spread = e->spread > t->spread ? e->spread : t->spread;
+    t->extrapolated += e->extrapolated != 0;
+    printf("  point %zu: %s  (~%s%s)\n", i, label, est, e->extrapolated ? ", beyond the measured sizes" : "");
+}
+
+void cd_cli_print_plan(const cd_config *c, const uint32_t *owner, uint32_t shard)
+{
+    printf("%s: experiment %s, kind %s, %zu point(s), sha256 %s\n", c->path, cd_config_text(c, "experiment", "name"),
+           c->kind->name, cd_plan_size(c), c->sha256);
+    totals t = {0};
+    each_point(c, owner, shard, print_one, &t);
+    char est[64];
+    cd_estimate_format(t.seconds, t.peak, est, sizeof est);
+    printf("  estimate: %s for %zu point(s) (time in all, largest peak memory)", est, t.points);
+    if (t.points > t.unmodelled)
+        printf("; model: %s, within x%.3g of its measured points%s", cd_estimate_source(), t.spread,
+               t.extrapolated ? ", extrapolated beyond them" : "");
+    if (t.unmodelled) printf("; %zu point(s) without a model", t.unmodelled);
+    printf("\n");
+}
+
+static void warn_one(const cd_config *c, size_t i, const char *label, const cd_estimate *e, int modelled, void *ctx)
+{
+    double phys = *(const double *)ctx;
+    if (!modelled || e->peak_bytes <= phys) return;
+    fprintf(stderr, "cdlab run: warning: %s point %zu%s%s%s: estimated peak memory %.3g GiB exceeds this machine's "
+            "%.3g GiB of physical memory\n", c->path, i, label[0] ? " (" : "", label, label[0] ? ")" : "",
+            e->peak_bytes / 1073741824.0, phys / 1073741824.0);
+}
+
+void cd_cli_warn_memory(const cd_config *c, const uint32_t *owner, uint32_t shard)
+{
+    double phys = cd_physical_memory();
+    if (phys > 0) each_point(c, owner, shard, warn_one, &phys);
+}
