@@ -28,15 +28,12 @@ static char *trim(char *s)
 int cd_ini_read(const char *path, cd_ini *ini, char *err, size_t err_len)
 {
     *ini = (cd_ini){0};
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    char *line = NULL, *section = dup_range("", 0);
-    size_t cap = 0, lineno = 0;
+    cd_text_file f;
+    if (cd_text_open(&f, path, err, err_len)) return -1;  // bounded: no device, no endless line
+    char *line, *section = dup_range("", 0);
+    size_t lineno = 0;
     int rc = 0, last_key = 0;  // last_key: the previous line was a key or its continuation
-    while (getline(&line, &cap, f) >= 0) {
+    while (cd_text_getline(&f, &line) >= 0) {
         lineno++;
         int indented = line[0] == ' ' || line[0] == '\t';
         char *s = trim(line);
@@ -80,9 +77,8 @@ int cd_ini_read(const char *path, cd_ini *ini, char *err, size_t err_len)
         };
         last_key = 1;
     }
-    free(line);
     cd_free(section);
-    fclose(f);
+    cd_text_close(&f);
     if (rc) cd_ini_free(ini);
     return rc;
 }

@@ -146,3 +146,49 @@ int cd_lines_next(cd_lines *it, const char **line, size_t *n)
     *line = start, *n = k;
     return 1;
 }
+
+int cd_text_open(cd_text_file *f, const char *path, char *err, size_t err_len)
+{
+    *f = (cd_text_file){0};
+    size_t len;
+    char why[256];
+    if (cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &f->text, &len, why, sizeof why)) {
+        int e = errno;
+        snprintf(err, err_len, "%s: %s", path, why);
+        errno = e;
+        return -1;
+    }
+    f->it = cd_lines_of(f->text, len);
+    cd_lines scan = f->it;
+    const char *line;
+    size_t n;
+    while (cd_lines_next(&scan, &line, &n))
+        if (n - (line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
+            char lim[32];
+            cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
+            snprintf(err, err_len, "%s:%zu: line longer than %s: expected a text file", path, scan.line, lim);
+            cd_text_close(f);
+            errno = EFBIG;
+            return -1;
+        }
+    return 0;
+}
+
+long cd_text_getline(cd_text_file *f, char **line)
+{
+    const char *start;
+    size_t n;
+    if (!cd_lines_next(&f->it, &start, &n)) return -1;
+    cd_grow((void **)&f->line, 1, &f->cap, n + 1);
+    memcpy(f->line, start, n);
+    f->line[n] = '\0';
+    *line = f->line;
+    return (long)n;
+}
+
+void cd_text_close(cd_text_file *f)
+{
+    free(f->text);
+    cd_free(f->line);
+    *f = (cd_text_file){0};
+}

@@ -71,12 +71,12 @@ static char *trim(char *s)
 // Read path into m. 0, or the 1-based line that is not INI (-1: cannot open).
 static int meta_read(const char *path, meta *m)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char *line = NULL, section[64] = "", key[96] = "";
-    size_t cap = 0;
+    cd_text_file f;
+    char why[512];
+    if (cd_text_open(&f, path, why, sizeof why)) return -1;  // bounded: no device, no endless line
+    char *line, section[64] = "", key[96] = "";
     int n = 0, bad = 0;
-    while (!bad && getline(&line, &cap, f) >= 0) {
+    while (!bad && cd_text_getline(&f, &line) >= 0) {
         ++n;
         int indented = line[0] == ' ' || line[0] == '\t';
         char *t = trim(line), *eq;
@@ -103,8 +103,7 @@ static int meta_read(const char *path, meta *m)
             bad = n;
         }
     }
-    free(line);
-    fclose(f);
+    cd_text_close(&f);
     return bad;
 }
 

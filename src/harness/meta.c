@@ -386,11 +386,12 @@ int cd_run_dir_check(const char *dir, char *err, size_t len)
         return -1;
     }
     snprintf(path, sizeof path, "%s/meta.ini", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    cd_text_file tf;
+    char why[600];
+    if (cd_text_open(&tf, path, why, sizeof why)) {  // bounded: no device, no endless line
         int e = errno;
         if (e != ENOENT)
-            snprintf(err, len, "meta.ini: %s", strerror(e));
+            snprintf(err, len, "%s", why);
         else if (exists(dir, "meta.ini.part") || exists(dir, "frames.csv.part") || exists(dir, "summary.csv.part"))
             snprintf(err, len, "incomplete run (no meta.ini, only .part files)");
         else
@@ -400,14 +401,15 @@ int cd_run_dir_check(const char *dir, char *err, size_t len)
     // [run] complete and status (runs from before the INCOMPLETE marker said it only here).
     char complete[32] = "", status[64] = "";
     int in_run = 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
+    char *text;
+    while (cd_text_getline(&tf, &text) >= 0) {
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(text, "\r\n"), text);
         if (line[0] == '[') in_run = strcmp(line, "[run]") == 0;
         if (!in_run) continue;
         if (strncmp(line, "complete = ", 11) == 0) snprintf(complete, sizeof complete, "%.31s", line + 11);
         if (strncmp(line, "status = ", 9) == 0) snprintf(status, sizeof status, "%.63s", line + 9);
     }
-    fclose(f);
+    cd_text_close(&tf);
     if (strcmp(complete, "true") != 0) {
         snprintf(err, len, "incomplete run (meta.ini: complete = %s, status = %s)", complete[0] ? complete : "(none)",
                  status[0] ? status : "(none)");

@@ -50,6 +50,20 @@ refused "query line over 64 KiB" "long.csv:1: line longer than 64 KiB" "$cdlab" 
 printf '[experiment]\nname = s\n[scene]\nfile = long.csv\n' >lf.ini
 refused "[scene] file line over 64 KiB" "long.csv:1: line longer than 64 KiB" "$cdlab" run lf.ini
 
+# The files of a run directory: meta.ini or frames.csv replaced by /dev/zero, or a line of 1 MiB.
+"$cdlab" run --quiet --output "$tmp/runs" --run-id a "$fix/tiny.ini" >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }
+for f in meta.ini frames.csv; do
+    rm -rf runs/tiny/b
+    cp -r runs/tiny/a runs/tiny/b
+    ln -sf /dev/zero "runs/tiny/b/$f"
+    refused "compare, $f is /dev/zero" "not a regular file (a character device)" timeout 60 "$cdlab" compare runs/tiny/a runs/tiny/b
+    refused "report, $f is /dev/zero" "not a regular file (a character device)" timeout 60 "$cdlab" report -o r.html runs/tiny/b
+done
+rm -rf runs/tiny/b
+cp -r runs/tiny/a runs/tiny/b
+head -c 1048576 /dev/zero | tr '\0' x >>runs/tiny/b/meta.ini
+refused "compare, a meta.ini line of 1 MiB" "line longer than 64 KiB" "$cdlab" compare runs/tiny/a runs/tiny/b
+
 # A pipe is read like a file where no regular file is needed (a config, a query CSV).
 cat "$q" | "$cdlab" query tri-tri /dev/stdin >pipe.out 2>err
 "$cdlab" query tri-tri "$q" >file.out 2>&1

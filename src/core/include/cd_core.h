@@ -298,6 +298,24 @@ typedef struct cd_lines {
     size_t line;  ///< 1-based number of the line last returned
 } cd_lines;
 
+/// A text file read whole (cd_file_load), handed out line by line as getline does: the bounded
+/// replacement of a fopen + getline loop.
+typedef struct cd_text_file {
+    char *text;
+    cd_lines it;
+    char *line;  ///< the current line's mutable copy
+    size_t cap;
+} cd_text_file;
+
+/// Read the regular file at path (at most CD_FILE_MAX_BYTES, no line over CD_TEXT_MAX_LINE): 0, or
+/// -1 with "path: reason" or "path:line: line longer than 64 KiB" in err (errno set).
+int cd_text_open(cd_text_file *f, const char *path, char *err, size_t err_len);
+/// The next line into *line (NUL-terminated, with its newline, owned by f and valid until the next
+/// call; the caller may change it): its length, or -1 at the end.
+long cd_text_getline(cd_text_file *f, char **line);
+/// Free what f holds.
+void cd_text_close(cd_text_file *f);
+
 /// A line iterator over text[0..len).
 static inline cd_lines cd_lines_of(const char *text, size_t len) { return (cd_lines){text, len, 0, 0}; }
 /// The next line into *line and *n (with its '\n' if it has one): 1, or 0 at the end.
