@@ -6,11 +6,12 @@
 #include "cd_harness.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 // The points of c that this run owns (all, or shard's when owner is given), with their estimates:
 // each calls fn(c, i, label, estimate, modelled, ctx).
-typedef void (*each_fn)(const cd_config *c, size_t i, const char *label, const cd_estimate *e, int modelled,
-                        void *ctx);
+typedef void (*each_fn)(const cd_config *c, const cd_point *p, size_t i, const char *label, const cd_estimate *e,
+                        int modelled, void *ctx);
 
 static void each_point(const cd_config *c, const uint32_t *owner, uint32_t shard, each_fn fn, void *ctx)
 {
@@ -24,7 +25,7 @@ static void each_point(const cd_config *c, const uint32_t *owner, uint32_t shard
         cd_point_label(&p, label, sizeof label);
         cd_estimate e;
         int modelled = cd_point_estimate(&p, &e) == 0;
-        fn(c, i, label, &e, modelled, ctx);
+        fn(c, &p, i, label, &e, modelled, ctx);
     }
     free(pick);
 }
@@ -35,19 +36,21 @@ typedef struct totals {
     double spread;
 } totals;
 
-static void print_one(const cd_config *c, size_t i, const char *label, const cd_estimate *e, int modelled, void *ctx)
+static void print_one(const cd_config *c, const cd_point *p, size_t i, const char *label, const cd_estimate *e,
+                      int modelled, void *ctx)
 {
-    (void)c;
     totals *t = ctx;
     char est[64];
     cd_estimate_format(e->seconds, e->peak_bytes, est, sizeof est);
     if (!label[0]) label = "(no sweep)";
-    t->points++, t->seconds += e->seconds;
-    if (!modelled) {
+    t->points++;
+    if (!modelled) {  // the nominal rate balances shards; as a time it would mislead
         t->unmodelled++;
-        printf("  point %zu: %s  (~%s: no model for this method, the kind's cost at a nominal rate)\n", i, label, est);
+        printf("  point %zu: %s  (no estimate: no model for %s %s)\n", i, label, c->kind->name,
+               strcmp(c->kind->name, "cubes") == 0 ? cd_point_text(p, "method", "method") : "points");
         return;
     }
+    t->seconds += e->seconds;
     t->peak = e->peak_bytes > t->peak ? e->peak_bytes : t->peak;
     t->spread = e->spread > t->spread ? e->spread : t->spread;
     t->extrapolated += e->extrapolated != 0;
@@ -62,16 +65,18 @@ void cd_cli_print_plan(const cd_config *c, const uint32_t *owner, uint32_t shard
     each_point(c, owner, shard, print_one, &t);
     char est[64];
     cd_estimate_format(t.seconds, t.peak, est, sizeof est);
-    printf("  estimate: %s for %zu point(s) (time in all, largest peak memory)", est, t.points);
+    printf("  estimate: %s for %zu point(s) (time in all, largest peak memory)", est, t.points - t.unmodelled);
     if (t.points > t.unmodelled)
         printf("; model: %s, within x%.3g of its measured points%s", cd_estimate_source(), t.spread,
                t.extrapolated ? ", extrapolated beyond them" : "");
-    if (t.unmodelled) printf("; %zu point(s) without a model", t.unmodelled);
+    if (t.unmodelled) printf("; %zu point(s) without a model, not counted", t.unmodelled);
     printf("\n");
 }
 
-static void warn_one(const cd_config *c, size_t i, const char *label, const cd_estimate *e, int modelled, void *ctx)
+static void warn_one(const cd_config *c, const cd_point *p, size_t i, const char *label, const cd_estimate *e,
+                     int modelled, void *ctx)
 {
+    (void)p;
     double phys = *(const double *)ctx;
     if (!modelled || e->peak_bytes <= phys) return;
     fprintf(stderr, "cdlab run: warning: %s point %zu%s%s%s: estimated peak memory %.3g GiB exceeds this machine's "

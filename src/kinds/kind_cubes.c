@@ -88,7 +88,9 @@ static const cd_key_spec measure_keys[] = {
     {"scene", "file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "a scene CSV (cd_scene_export_csv's columns; `cdlab verify` writes them) measured instead of the seeded "
      "scene, relative to the config's directory: its cubes and world, frozen (no motion step, motion_ms ~0); "
-     "[scene] cubes, size, density, speed, spin and reorder are then not used"},
+     "[scene] cubes, size, density, speed, spin and reorder are then not used. Its world side (a first line "
+     "'# world=W') must be finite, > 0 and within a factor 2^24 of the objects' extent (the float positions' "
+     "precision)"},
     {"scene", "trace", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "a recorded trace (cdlab's format or Broadmark's .aabbs; docs/design/scene.md#traces) replayed instead of the "
      "seeded scene, relative to the config's directory: frame 0 first, the motion step reads the next frame "

@@ -73,7 +73,7 @@ cmp -s pipe.out file.out || { echo "FAIL query from a pipe differs: $(cat err)";
 # program start, a file larger than the limit cannot be read into memory.
 lim=
 for l in 131072 262144 524288; do
-    (ulimit -v $l && "$cdlab" version) >/dev/null 2>&1 && { lim=$l; break; }
+    sh -c "ulimit -v $l && \"\$0\" version" "$cdlab" >/dev/null 2>&1 && { lim=$l; break; }
 done
 if [ -z "$lim" ]; then
     echo "skip ulimit -v: the program does not start under 512 MiB of address space (a sanitizer build?)"

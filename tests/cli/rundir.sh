@@ -55,7 +55,7 @@ cp "$tmp/cfg/tet.off" here.off
 printf '[experiment]\nname = cwd\nkind = mesh\n[mesh]\na = here.off\n' >"$tmp/cfg/cwd.ini"
 "$cdlab" run --quiet --output out "../cfg/cwd.ini" >/dev/null 2>err.txt
 rc=$?
-[ "$rc" -eq 2 ] && grep -q "cwd.ini:5: mesh a: \.\./cfg/here\.off: cannot read" err.txt && [ ! -e out/cwd ] ||
+[ "$rc" -eq 2 ] && grep -q "cwd.ini:5: mesh a: \.\./cfg/here\.off: cannot open" err.txt && [ ! -e out/cwd ] ||
     fail "a mesh beside the working directory: exit $rc: $(cat err.txt)"
 echo "ok: a mesh file beside the working directory is not found: $(cat err.txt)"
 
