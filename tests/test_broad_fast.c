@@ -400,6 +400,71 @@ static void grid_multi_update_without_candidates(void **state)
     cd_scene_destroy(s);
 }
 
+// The coherent methods (they keep state and follow only what moved) over many frames in which
+// the moving fraction changes (all, a tenth, none, half) and each cube stops and starts: the same
+// pair set as sap every frame, and with 1, 2 and 3 threads the same pairs in the same order. The
+// scene reorders its slots every 8 frames and moves fast enough for boxes to leave their fat boxes.
+static const char *const coherent_methods[] = {"dtree"};
+
+// Step s to frame f with every cube except one in `every` put back where it was (by cube).
+static void step_some(cd_scene *s, int f, uint32_t every)
+{
+    uint32_t n = s->count;
+    cd_posef *was = cd_alloc(((size_t)n + 1) * sizeof *was);
+    for (uint32_t i = 0; i < n; ++i) was[cd_scene_ident(s, i)] = s->pose[i];
+    cd_scene_step(s);
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t id = cd_scene_ident(s, i);
+        if (every == 0 || (id * 2654435761u + (uint32_t)f) % every == 0) continue;  // this one moves
+        const cd_posef *p = &was[id];
+        cd_scene_set_pose(s, i, cd_v3(p->c[0], p->c[1], p->c[2]), (cd_quat){p->q[0], p->q[1], p->q[2], p->q[3]},
+                          cd_v3(p->h[0], p->h[1], p->h[2]));
+    }
+    cd_scene_refresh(s);
+    cd_free(was);
+}
+
+static void coherent_methods_follow_stops_and_starts(void **state)
+{
+    (void)state;
+    enum { NT = 3, FRAMES = 48 };
+    const uint32_t every[] = {0, 10, 1u << 31, 2};  // 0: all move; 1 << 31: (almost) none
+    for (size_t m = 0; m < sizeof coherent_methods / sizeof coherent_methods[0]; ++m) {
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 4000;
+        sp.speed = 0.3;
+        sp.reorder = 8;
+        cd_scene *s = cd_scene_create(&sp);
+        cd_broad *b[NT];
+        for (int k = 0; k < NT; ++k) {
+            cd_broad_params p = cd_broad_params_default();
+            p.threads = k + 1;
+            b[k] = cd_registry_create(coherent_methods[m], &p, s);
+        }
+        cd_broad_params sap_params = cd_broad_params_default();
+        cd_broad *sap = cd_registry_create("sap", &sap_params, s);
+        cd_pair_list got[NT] = {{0}}, ref = {0};
+        cd_broad_stats st;
+        uint64_t pairs = 0;
+        for (int f = 0; f < FRAMES; ++f) {
+            if (f) step_some(s, f, every[(f / 6) % 4]);
+            cd_broad_frame(sap, s, &ref, &st, NULL);
+            for (int k = 0; k < NT; ++k) cd_broad_frame(b[k], s, &got[k], &st, NULL);
+            for (int k = 1; k < NT; ++k) expect_pairs_equal(&got[k], &got[0], "coherent method: threads keep the order");
+            expect_same_pairs(&got[0], &ref, coherent_methods[m]);
+            pairs += ref.count;
+        }
+        assert_true(pairs > 1000);
+        for (int k = 0; k < NT; ++k) {
+            cd_broad_destroy(b[k]);
+            cd_pair_list_free(&got[k]);
+        }
+        cd_broad_destroy(sap);
+        cd_pair_list_free(&ref);
+        cd_scene_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +477,7 @@ int main(void)
         cmocka_unit_test(threads_identical_on_reordering_scenes),
         cmocka_unit_test(simd_paths_agree),
         cmocka_unit_test(grid_multi_update_without_candidates),
+        cmocka_unit_test(coherent_methods_follow_stops_and_starts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@ extern const cd_broad_method cd_broad_octree, cd_broad_loose_octree;
 extern const cd_broad_method cd_broad_sap, cd_broad_sap_insertion;
 extern const cd_broad_method cd_broad_grid, cd_broad_grid_multi;
 extern const cd_broad_method cd_broad_lbvh, cd_broad_lbvh_refit;
+extern const cd_broad_method cd_broad_dtree;
 
 static const cd_broad_method *const builtin[] = {
     &cd_broad_naive,
@@ -15,6 +16,7 @@ static const cd_broad_method *const builtin[] = {
     &cd_broad_sap, &cd_broad_sap_insertion,
     &cd_broad_grid, &cd_broad_grid_multi,
     &cd_broad_lbvh, &cd_broad_lbvh_refit,
+    &cd_broad_dtree,
 };
 
 const cd_broad_method *const *cd_broad_builtin_methods(size_t *count)
