@@ -349,6 +349,10 @@ void cd_run_fail(cd_run *r, const char *fmt, ...)
 
 double cd_run_cv_warn(const cd_run *r) { return cd_config_num(r->cfg, "run", "cv_warn"); }
 
+const char *cd_run_directory(const cd_run *r) { return r->dir; }
+
+int cd_run_quiet(const cd_run *r) { return r->quiet; }
+
 void cd_run_note_series(cd_run *r, const char *series, double at, double value)
 {
     if (!r->notes) r->notes = cd_alloc_zero(CD_RUN_MAX_NOTES, sizeof *r->notes);

@@ -7,10 +7,14 @@
 #include "cd_core.h"
 #include "cd_harness.h"
 #include "cd_trace.h"
+#ifdef CD_HAVE_SIMULATE
+#include "cd_simulate.h"
+#endif
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *cd_kinds_check_method(const char *w)
 {
@@ -82,6 +86,9 @@ _Static_assert(CD_SCENE_REORDER_DEFAULT == 64, "[scene] reorder's default above 
 
 
 static const char *const clock_words[] = {"wall", "cpu", NULL};
+static const char *const source_words[] = {"seeded", "simulate", NULL};
+// cd_sim_kind's names, in its order (here too for builds without Bullet, which refuse them).
+static const char *const simulation_words[] = {"brownian", "free_fall", "gravity", "pile", NULL};
 
 // Keys of the cubes kind alone (max_fps has its own [search] clock and searches N itself).
 static const cd_key_spec measure_keys[] = {
@@ -96,6 +103,17 @@ static const cd_key_spec measure_keys[] = {
      "seeded scene, relative to the config's directory: frame 0 first, the motion step reads the next frame "
      "(motion_ms is what reading it costs); it must hold 1 + warmup + frames frames; the placement and motion "
      "keys of [scene] are then not used (reorder is)"},
+    {"scene", "source", CD_KEY_WORD, "seeded", 0, 0, source_words, NULL, 0,
+     "seeded: the scene of the placement and motion keys; simulate: [scene] simulation run by Bullet's rigid-body "
+     "dynamics (fixed step, one thread: the same config gives the same bits), baked once per parameters into a "
+     "trace under <output>/cache/ and replayed like [scene] trace (docs/design/scene.md#simulated-scenes); "
+     "cubes, size, size_ratio, density and seed set it up, the other placement and motion keys are not used"},
+    {"scene", "simulation", CD_KEY_WORD, "pile", 0, 0, simulation_words, NULL, 0,
+     "source = simulate: brownian (random impulses, no gravity, closed box), free_fall (spread over the box, "
+     "falling onto its floor), gravity (pulled towards the box's centre), pile (dropped in a dense block into an "
+     "open container, settling and coming to rest)"},
+    {"scene", "sim_steps", CD_KEY_INT, "1", 1, 10000, NULL, NULL, 0,
+     "source = simulate: fixed simulation steps of 1/60 s per recorded frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
      "machine; broad/narrow split NA; points with threads > 1 always use the wall clock)"},
@@ -135,9 +153,31 @@ static int check_trace(const cd_config *c, char *err, size_t err_len)
     return 0;
 }
 
+// [scene] source = simulate: a build with Bullet, and neither a trace nor a scene file beside it.
+static int check_simulate(const cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *source = cd_config_key_get(c, "scene", "source");
+    if (!source->count || strcmp(source->values[0].text, "simulate") != 0) return 0;
+#ifndef CD_HAVE_SIMULATE
+    cd_config_error(c, source, err, err_len, "[scene] source = simulate: this cdlab was built without Bullet (meson "
+                    "setup -Dpeers=enabled)");
+    return -1;
+#endif
+    const char *other[] = {"trace", "file"};
+    for (int k = 0; k < 2; ++k) {
+        const cd_config_key *o = cd_config_key_get(c, "scene", other[k]);
+        if (o->count && o->values[0].text[0]) {
+            cd_config_error(c, source, err, err_len, "[scene] source = simulate and [scene] %s (line %d): expected one "
+                            "of the two", other[k], o->line);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 {
-    if (check_trace(c, err, err_len)) return -1;
+    if (check_trace(c, err, err_len) || check_simulate(c, err, err_len)) return -1;
     const cd_config_key *file = cd_config_key_get(c, "scene", "file");
     if (file->count) {
         char path[4096], why[4400];
@@ -331,6 +371,43 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
     return 0;
 }
 
+// [scene] source = simulate: bake s's simulation into root/cache/ unless it is there already (one
+// bake per parameters: 1 + warmup + frames frames, replayed by every repeat), and set
+// s->trace_file to it. 0, or -1 with why.
+static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, char *why, size_t why_len)
+{
+#ifdef CD_HAVE_SIMULATE
+    cd_sim_params sp = {.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation), .objects = s->cubes,
+                        .frames = 1 + (uint64_t)s->warmup + s->frames, .steps = s->sim_steps, .size = s->size,
+                        .size_ratio = s->size_ratio, .density = s->density, .seed = s->seed};
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    (void)mkdir(root, 0777);  // cd_sim_bake_cached says why when dir cannot be made
+    int baked;
+    return cd_sim_bake_cached(&sp, dir, progress, s->trace_file, sizeof s->trace_file, &baked, why, why_len);
+#else
+    (void)s, (void)root, (void)progress;
+    snprintf(why, why_len, "this cdlab was built without Bullet");
+    return -1;
+#endif
+}
+
+// s itself, or with source = simulate s in *baked with its simulation's trace under the run's
+// <output>/cache/ (baked now when missing). NULL after cd_run_fail.
+static const cd_cubes_setup *simulated(cd_run *r, const cd_cubes_setup *s, cd_cubes_setup *baked)
+{
+    if (!s->simulate) return s;
+    char root[4600], why[4400];
+    snprintf(root, sizeof root, "%s", cd_run_directory(r));  // <output>/<experiment>/<run-id>
+    for (int up = 0; up < 2; ++up) *(strrchr(root, '/') ? strrchr(root, '/') : root) = '\0';
+    *baked = *s;
+    if (simulate_trace(baked, root[0] ? root : ".", !cd_run_quiet(r), why, sizeof why)) {
+        cd_run_fail(r, "[scene] source = simulate: %s", why);
+        return NULL;
+    }
+    return baked;
+}
+
 // Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
 // frames appended to m (frames.csv rows as they come).
 static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
@@ -344,7 +421,9 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
     cd_scene *scene;
     cd_broad *b;
     cd_cubes_motion motion;
-    const char *source = s->trace_file[0] ? "[scene] trace" : "[scene] file";
+    const char *source = s->simulate ? "[scene] source = simulate" : s->trace_file[0] ? "[scene] trace" : "[scene] file";
+    cd_cubes_setup baked;
+    if (!(s = simulated(r, s, &baked))) return -1;
     if (cubes_start(s, &scene, &b, &motion, why, sizeof why)) {
         cd_run_fail(r, "%s: %s", source, why);
         return -1;
@@ -478,6 +557,9 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
         s.reorder = 0;
         cd_scene_destroy(scene);
     }
+    s.simulate = strcmp(cd_point_text(p, "scene", "source"), "simulate") == 0;
+    s.simulation = cd_point_text(p, "scene", "simulation");
+    s.sim_steps = (uint32_t)cd_point_num(p, "scene", "sim_steps");
     const char *trace = cd_point_text(p, "scene", "trace");
     if (trace[0]) {
         char why[4400];
@@ -493,6 +575,11 @@ int cd_cubes_point_start(const cd_point *p, cd_scene **scene, cd_broad **broad, 
                          size_t err_len)
 {
     cd_cubes_setup s = cubes_point_setup(p);
+    if (s.simulate) {
+        char root[4096];
+        cd_config_resolve(p->cfg, cd_config_text(p->cfg, "run", "output"), root, sizeof root);
+        if (simulate_trace(&s, root, 1, err, err_len)) return -1;
+    }
     return cubes_start(&s, scene, broad, motion, err, err_len);
 }
 

@@ -26,6 +26,11 @@ typedef struct cd_cubes_setup {
     char scene_file[4096];
     /// [scene] trace, resolved; empty: none. Its frame 0 first, each motion step the next frame.
     char trace_file[4096];
+    /// [scene] source = simulate: the simulation baked into a cached trace (trace_file) before the
+    /// first repeat; simulation is its [scene] simulation word, sim_steps its [scene] sim_steps.
+    int simulate;
+    const char *simulation;
+    uint32_t sim_steps;
     uint64_t seed;
     uint32_t warmup, frames, repeats;
     int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)

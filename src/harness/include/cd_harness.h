@@ -513,6 +513,10 @@ void cd_run_warn_noisy(cd_run *r, const cd_point *p, const char *what, double cv
 void cd_run_warn(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /// For kinds: fail the run with a message; run_point then returns -1.
 void cd_run_fail(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// For kinds: the run directory, <output>/<experiment>/<run-id>.
+const char *cd_run_directory(const cd_run *r);
+/// For kinds: whether the run prints no progress on stderr.
+int cd_run_quiet(const cd_run *r);
 /// CV above which the runner warns ([run] cv_warn).
 double cd_run_cv_warn(const cd_run *r);
 /// For kinds: remember for the rest of the run that the sweep `series` (a kind's key for a point
