@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Bullet's broadphases as cdlab peers: one btBroadphaseProxy per cube, setAabb every frame,
-// calculateOverlappingPairs, then the overlapping-pair cache is the candidate list.
+// Bullet's broadphases as cdlab peers: one btBroadphaseProxy per cube, setAabb for the cubes whose
+// box changed, calculateOverlappingPairs every frame, then the overlapping-pair cache is the
+// candidate list. That is what a Bullet world does with setForceUpdateAllAabbs(false): it calls
+// setAabb for active objects only. btDbvtBroadphase then moves a proxy whose setAabb has not been
+// called for two frames from its dynamic tree into its fixed (static) tree, and collides only the
+// dynamic tree, against itself and the fixed one: objects that rest become static proxies there.
+// Static objects of a Bullet world also get the filter group StaticFilter and a mask without it,
+// which drops static-static pairs; cdlab reports those, so every proxy keeps the default filter
+// (the group picks no tree in btDbvtBroadphase, the staging above does).
 // Bullet is built in single precision here, so boxes are rounded outward to float: a pair whose
 // double boxes touch still touches in float. The caches may hold a few pairs whose boxes no longer
 // overlap (btDbvt fattens leaves and prunes stale pairs lazily); the C side filters those.
@@ -78,9 +85,9 @@ public:
 
     // No dispatcher is passed: it only frees narrow-phase algorithms attached to pairs, and
     // cdlab attaches none.
-    void update(const cd_peer_box *boxes) override
+    void update(const cd_peer_box *boxes, const std::uint32_t *moved, std::uint32_t n_moved) override
     {
-        if (proxies_.empty() && n_ > 0) {
+        if (!moved) {
             proxies_.reserve(n_);
             for (std::uint32_t i = 0; i < n_; ++i) {
                 void *user = reinterpret_cast<void *>(static_cast<std::uintptr_t>(i));
@@ -89,7 +96,10 @@ public:
                                                             btBroadphaseProxy::AllFilter, nullptr));
             }
         } else {
-            for (std::uint32_t i = 0; i < n_; ++i) broadphase_->setAabb(proxies_[i], lo_of(boxes[i]), hi_of(boxes[i]), nullptr);
+            for (std::uint32_t k = 0; k < n_moved; ++k) {
+                std::uint32_t i = moved[k];
+                broadphase_->setAabb(proxies_[i], lo_of(boxes[i]), hi_of(boxes[i]), nullptr);
+            }
         }
         broadphase_->calculateOverlappingPairs(nullptr);
     }

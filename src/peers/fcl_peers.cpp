@@ -88,34 +88,68 @@ std::unique_ptr<fcl::BroadPhaseCollisionManagerd> make_manager(cd_peer_kind kind
     std::abort();
 }
 
+// How a manager hears that boxes changed (see update()).
+enum class fcl_update {
+    per_object,  // update(vector) with the moved objects; update() when all moved
+    whole,       // update(): the manager has no correct per-object update in 0.7.0
+    reregister,  // clear() + registerObjects() + setup()
+};
+
+fcl_update update_of(cd_peer_kind kind)
+{
+    switch (kind) {
+    case CD_PEER_FCL_DYNAMIC_TREE:
+    case CD_PEER_FCL_DYNAMIC_TREE_ARRAY: return fcl_update::per_object;
+    case CD_PEER_FCL_SAP: return fcl_update::reregister;
+    default: return fcl_update::whole;
+    }
+}
+
 class fcl_peer final : public cd_peer {
 public:
+    // The two dynamic trees take the moved objects (update(vector): each leaf whose box changed is
+    // removed and reinserted, then the tree is rebalanced incrementally); when every object moved,
+    // update() refits the whole tree instead, as FCL's own examples do for scenes that all move.
+    // SSaP has no per-object update (update(vector) falls back to update(), which re-sorts three
+    // axes), nor has the interval tree a correct one: FCL 0.7.0's
+    // IntervalTreeCollisionManager::update(obj) looks for the moved object's max endpoint with
+    // `minmax == 0`, so it never finds it (the max endpoints keep their old values and pairs are
+    // lost), and it re-sorts all 2n endpoints of every axis per object. Both take update() once
+    // when anything moved. SaP: see below.
     // FCL 0.7.0's SaPCollisionManager::update_() breaks its endpoint lists when a box grows on
     // both ends of an axis (a rotating cube does that): the hi endpoint is spliced after itself,
     // the list gets a self-loop and the next sweep never ends. Upstream rewrote update_() after
     // 0.7.0 (updateEndPoint). With the Debian 0.7.0 the only correct SaP path is registering the
-    // objects anew each frame (registerObjects sorts and sweeps once), so fcl_sap does that.
+    // objects anew when anything moved (registerObjects sorts and sweeps once), so fcl_sap does that.
+    // A frame where nothing moved calls no update at all: the manager's state is still right.
     fcl_peer(cd_peer_kind kind, std::uint32_t n)
-        : geometry_(std::make_shared<aabb_geometry>()), manager_(make_manager(kind)), reregister_(kind == CD_PEER_FCL_SAP)
+        : geometry_(std::make_shared<aabb_geometry>()), manager_(make_manager(kind)), how_(update_of(kind))
     {
         objects_.reserve(n);
         for (std::uint32_t i = 0; i < n; ++i) objects_.emplace_back(new aabb_object(geometry_, i));
     }
 
-    void update(const cd_peer_box *boxes) override
+    void update(const cd_peer_box *boxes, const std::uint32_t *moved, std::uint32_t n_moved) override
     {
-        for (std::size_t i = 0; i < objects_.size(); ++i) objects_[i]->set_box(boxes[i]);
-        if (registered_ && !reregister_) {
-            manager_->update();  // FCL's per-frame path: refit/re-sort from the objects' AABBs
+        if (!moved) {
+            for (std::size_t i = 0; i < objects_.size(); ++i) objects_[i]->set_box(boxes[i]);
+            register_all();
             return;
         }
-        if (registered_) manager_->clear();  // forgets the pointers only; objects_ keeps the objects
-        std::vector<fcl::CollisionObjectd *> raw;
-        raw.reserve(objects_.size());
-        for (auto &o : objects_) raw.push_back(o.get());
-        manager_->registerObjects(raw);
-        manager_->setup();
-        registered_ = true;
+        if (n_moved == 0) return;
+        changed_.clear();
+        for (std::uint32_t k = 0; k < n_moved; ++k) {
+            objects_[moved[k]]->set_box(boxes[moved[k]]);
+            changed_.push_back(objects_[moved[k]].get());
+        }
+        if (how_ == fcl_update::reregister) {
+            manager_->clear();  // forgets the pointers only; objects_ keeps the objects
+            register_all();
+        } else if (how_ == fcl_update::per_object && n_moved < objects_.size()) {
+            manager_->update(changed_);
+        } else {
+            manager_->update();
+        }
     }
 
     // The manager holds pointers to the objects, so they stay; each moves to its new place in
@@ -137,12 +171,21 @@ public:
     }
 
 private:
+    void register_all()
+    {
+        std::vector<fcl::CollisionObjectd *> raw;
+        raw.reserve(objects_.size());
+        for (auto &o : objects_) raw.push_back(o.get());
+        manager_->registerObjects(raw);
+        manager_->setup();
+    }
+
     std::shared_ptr<fcl::CollisionGeometryd> geometry_;
     std::vector<std::unique_ptr<aabb_object>> objects_;
     // Declared after objects_ so that it is destroyed first: it holds raw pointers to them.
     std::unique_ptr<fcl::BroadPhaseCollisionManagerd> manager_;
-    bool reregister_;
-    bool registered_ = false;
+    fcl_update how_;
+    std::vector<fcl::CollisionObjectd *> changed_;  // the moved objects of a frame (reused)
 };
 
 }  // namespace

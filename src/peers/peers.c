@@ -8,6 +8,7 @@
 #include "peer_shim.h"
 
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(cd_aabbf) == sizeof(cd_peer_box), "cd_aabbf must be six packed floats");
 _Static_assert(offsetof(cd_aabbf, hi) == offsetof(cd_peer_box, hi), "cd_aabbf.hi must follow lo");
@@ -21,16 +22,63 @@ static double reach_past_walls(const cd_scene *s)
     return 1.01 * r + 1e-9;
 }
 
+// A peer and what it needs to tell its library what moved: each slot's box as the last update
+// saw it. n + 1 boxes are kept because the scene's box array has a padding record after the last
+// cube, so both copy alike.
+typedef struct peer_state {
+    cd_peer *lib;
+    uint32_t n;
+    int inserted;       // the first update has given the library every box
+    cd_aabbf *seen;     // n boxes: each slot's box at the last update
+    cd_aabbf *spare;    // n boxes: scratch for remap
+    uint32_t *moved;    // n slots: the slots whose box changed in this update
+} peer_state;
+
 static void *peer_create(cd_peer_kind kind, const cd_scene *s)
 {
     double r = reach_past_walls(s);
-    return cd_peer_create(kind, s->count, -r, s->world + r);
+    peer_state *p = cd_alloc_zero(1, sizeof *p);
+    p->lib = cd_peer_create(kind, s->count, -r, s->world + r);
+    p->n = s->count;
+    p->seen = cd_alloc(((size_t)s->count + 1) * sizeof *p->seen);
+    p->spare = cd_alloc(((size_t)s->count + 1) * sizeof *p->spare);
+    p->moved = cd_alloc(((size_t)s->count + 1) * sizeof *p->moved);
+    return p;
 }
 
-static void peer_update(void *self, const cd_scene *s) { cd_peer_update(self, (const cd_peer_box *)s->box); }
+// A box moved when any of its six floats changed: what a user sees comparing an object's box with
+// last frame's (or an engine's sleeping flag: a resting cube's box is bit for bit the same).
+static int box_changed(const cd_aabbf *a, const cd_aabbf *b) { return memcmp(a, b, sizeof *a) != 0; }
 
-// The library's structure stays as it is; its objects only take their cubes' new slot numbers.
-static void peer_remap(void *self, const cd_scene *s) { cd_peer_renumber(self, s->slot_of_prev); }
+// The library hears only of the slots whose box changed since the previous update (all on the first).
+static void peer_update(void *self, const cd_scene *s)
+{
+    peer_state *p = self;
+    CD_ASSERT(s->count == p->n);
+    const cd_peer_box *boxes = (const cd_peer_box *)s->box;
+    if (!p->inserted) {
+        cd_peer_update(p->lib, boxes, NULL, 0);
+        p->inserted = 1;
+    } else {
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < p->n; ++i)
+            if (box_changed(&s->box[i], &p->seen[i])) p->moved[m++] = i;
+        cd_peer_update(p->lib, boxes, p->moved, m);
+    }
+    memcpy(p->seen, s->box, (size_t)p->n * sizeof *p->seen);
+}
+
+// The library's structure stays as it is; its objects only take their cubes' new slot numbers, and
+// each last-seen box moves with its cube.
+static void peer_remap(void *self, const cd_scene *s)
+{
+    peer_state *p = self;
+    cd_peer_renumber(p->lib, s->slot_of_prev);
+    for (uint32_t i = 0; i < p->n; ++i) p->spare[s->slot_of_prev[i]] = p->seen[i];
+    cd_aabbf *t = p->seen;
+    p->seen = p->spare;
+    p->spare = t;
+}
 
 typedef struct emit_ctx {
     const cd_scene *scene;
@@ -49,12 +97,22 @@ static void emit_if_overlapping(void *ctx, uint32_t a, uint32_t b)
 // internal tests are not visible through its API.
 static void peer_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
 {
+    const peer_state *p = self;
     emit_ctx e = {s, sink, 0};
-    cd_peer_pairs(self, emit_if_overlapping, &e);
+    cd_peer_pairs(p->lib, emit_if_overlapping, &e);
     st->bv_tests += e.tests;
 }
 
-static void peer_destroy(void *self) { cd_peer_destroy(self); }
+static void peer_destroy(void *self)
+{
+    peer_state *p = self;
+    if (!p) return;
+    cd_peer_destroy(p->lib);
+    cd_free(p->seen);
+    cd_free(p->spare);
+    cd_free(p->moved);
+    cd_free(p);
+}
 
 #define CD_PEER_METHOD(ident, kind, text)                                                                  \
     static void *ident##_create(const cd_broad_params *p, const cd_scene *s)                             \
@@ -73,19 +131,38 @@ static void peer_destroy(void *self) { cd_peer_destroy(self); }
         .destroy = peer_destroy,                                                                           \
     };
 
-CD_PEER_METHOD(fcl_dynamic_tree, CD_PEER_FCL_DYNAMIC_TREE, "peer: FCL 0.7 DynamicAABBTreeCollisionManager, update() per frame")
+CD_PEER_METHOD(fcl_dynamic_tree, CD_PEER_FCL_DYNAMIC_TREE,
+               "peer: FCL 0.7 DynamicAABBTreeCollisionManager, update(moved objects), update() when all moved")
 CD_PEER_METHOD(fcl_dynamic_tree_array, CD_PEER_FCL_DYNAMIC_TREE_ARRAY,
-               "peer: FCL 0.7 DynamicAABBTreeCollisionManager_Array, update() per frame")
-CD_PEER_METHOD(fcl_sap, CD_PEER_FCL_SAP, 
-               "peer: FCL 0.7 SaPCollisionManager, objects re-registered per frame (0.7.0 update() hangs on rotating boxes)")
-CD_PEER_METHOD(fcl_ssap, CD_PEER_FCL_SSAP, "peer: FCL 0.7 SSaPCollisionManager (simple sweep and prune), update() per frame")
-CD_PEER_METHOD(fcl_interval_tree, CD_PEER_FCL_INTERVAL_TREE, "peer: FCL 0.7 IntervalTreeCollisionManager, update() per frame")
-CD_PEER_METHOD(bullet_dbvt, CD_PEER_BULLET_DBVT, "peer: Bullet btDbvtBroadphase, setAabb per frame, pair cache")
-CD_PEER_METHOD(bullet_axis_sweep, CD_PEER_BULLET_AXIS_SWEEP, "peer: Bullet bt32BitAxisSweep3, setAabb per frame, pair cache")
+               "peer: FCL 0.7 DynamicAABBTreeCollisionManager_Array, update(moved objects), update() when all moved")
+CD_PEER_METHOD(fcl_sap, CD_PEER_FCL_SAP,
+               "peer: FCL 0.7 SaPCollisionManager, objects re-registered when any moved (0.7.0 update() hangs)")
+CD_PEER_METHOD(fcl_ssap, CD_PEER_FCL_SSAP, "peer: FCL 0.7 SSaPCollisionManager (simple sweep and prune), update() when any moved")
+CD_PEER_METHOD(fcl_interval_tree, CD_PEER_FCL_INTERVAL_TREE,
+               "peer: FCL 0.7 IntervalTreeCollisionManager, update() when any moved (0.7.0 update(obj) is wrong)")
+CD_PEER_METHOD(bullet_dbvt, CD_PEER_BULLET_DBVT,
+               "peer: Bullet btDbvtBroadphase, setAabb for moved proxies (resting ones go static), pair cache")
+CD_PEER_METHOD(bullet_axis_sweep, CD_PEER_BULLET_AXIS_SWEEP, "peer: Bullet bt32BitAxisSweep3, setAabb for moved proxies, pair cache")
+#ifdef CD_PEER_HAVE_CGAL
+CD_PEER_METHOD(cgal_box_intersection, CD_PEER_CGAL_BOX_INTERSECTION,
+               "peer: CGAL 5.5 box_self_intersection_d (complete box intersection, closed boxes, cutoff 1000), all boxes per frame")
+#endif
+#ifdef CD_PEER_HAVE_ODE
+CD_PEER_METHOD(ode_hash, CD_PEER_ODE_HASH, "peer: ODE 0.16 dHashSpace, moved geoms marked with dGeomSetPosition")
+CD_PEER_METHOD(ode_sap, CD_PEER_ODE_SAP, "peer: ODE 0.16 dSweepAndPruneSpace (x, y, z), moved geoms marked with dGeomSetPosition")
+CD_PEER_METHOD(ode_quadtree, CD_PEER_ODE_QUADTREE,
+               "peer: ODE 0.16 dQuadTreeSpace (x-y blocks, ~8 cubes per leaf), moved geoms re-filed")
+#endif
 
 static const cd_broad_method *const peer_methods[] = {
     &cd_broad_fcl_dynamic_tree, &cd_broad_fcl_dynamic_tree_array, &cd_broad_fcl_sap, &cd_broad_fcl_ssap,
     &cd_broad_fcl_interval_tree, &cd_broad_bullet_dbvt, &cd_broad_bullet_axis_sweep,
+#ifdef CD_PEER_HAVE_CGAL
+    &cd_broad_cgal_box_intersection,
+#endif
+#ifdef CD_PEER_HAVE_ODE
+    &cd_broad_ode_hash, &cd_broad_ode_sap, &cd_broad_ode_quadtree,
+#endif
 };
 
 const cd_broad_method *const *cd_peers_methods(size_t *count)
