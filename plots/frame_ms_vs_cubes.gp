@@ -12,8 +12,8 @@ points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file
 methods = points("methodset")
 cubes = points("cubeset")
 
-# Peers (FCL, Bullet) dashed, cdlab's methods solid.
-is_peer(m) = strstrt(m, "fcl_") == 1 || strstrt(m, "bullet_") == 1
+# Peers (FCL, Bullet, CGAL, ODE) dashed, cdlab's methods solid.
+is_peer(m) = strstrt(m, "fcl_") == 1 || strstrt(m, "bullet_") == 1 || strstrt(m, "cgal_") == 1 || strstrt(m, "ode_") == 1
 
 set datafile separator comma
 set datafile columnheaders

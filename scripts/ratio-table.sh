@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The ratio table of a cubes run (e.g. configs/broad_scaling.ini): for each cube count, cdlab's
 # fastest method by median ms per frame, and every peer's median divided by it (how many times
-# faster cdlab's best is). Peers are the methods named fcl_* and bullet_*. Markdown on stdout.
+# faster cdlab's best is). Peers are the methods named fcl_*, bullet_*, cgal_* and ode_*. Markdown on stdout.
 # usage: sh scripts/ratio-table.sh RUN_DIR
 set -eu
 if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
@@ -19,7 +19,7 @@ NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i
     if (!(n in seen)) { seen[n] = 1; ns[++nn] = n }
     if (t == "NA" || t == "") next
     t += 0
-    if (m ~ /^(fcl|bullet)_/) { if (!(m in isp)) { isp[m] = 1; peers[++np] = m }; peer[m, n] = t }
+    if (m ~ /^(fcl|bullet|cgal|ode)_/) { if (!(m in isp)) { isp[m] = 1; peers[++np] = m }; peer[m, n] = t }
     else if (!((n) in best) || t < best[n]) { best[n] = t; bestm[n] = m }
 }
 END {

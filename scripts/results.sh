@@ -49,7 +49,7 @@ pivot() {
 # A cubes run: the peers against cdlab's fastest method, then every method's median ms per frame
 # at every cube count (a method run on several thread counts is one row per count).
 cubes_tables() {
-    if awk -F, 'NR > 1 && $0 ~ /,(fcl|bullet)_/ { found = 1 } END { exit !found }' "$1/summary.csv"; then
+    if awk -F, 'NR > 1 && $0 ~ /,(fcl|bullet|cgal|ode)_/ { found = 1 } END { exit !found }' "$1/summary.csv"; then
         printf '\nPeers against cdlab'"'"'s fastest method (median ms per frame; × = how many times slower):\n\n'
         sh "$here/ratio-table.sh" "$1"
     fi
