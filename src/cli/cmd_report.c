@@ -603,6 +603,42 @@ static void remove_scratch(const char *dir)
     rmdir(dir);
 }
 
+// The page of runs[0..n) and refs into out, its figures rendered in a new scratch directory
+// (p->scratch): written as out.part, then renamed, so out is whole or untouched. 0, 1 (a write
+// failed) or 2; err says why.
+static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, reference *refs, size_t nref, char *err,
+                          size_t len)
+{
+    char part[4200];
+    snprintf(part, sizeof part, "%s.part", out);
+    snprintf(p->scratch, sizeof p->scratch, "%s", "/tmp/cdlab-report-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && tmp[0]) snprintf(p->scratch, sizeof p->scratch, "%s/cdlab-report-XXXXXX", tmp);
+    if (!mkdtemp(p->scratch)) {
+        snprintf(err, len, "%s: cannot make a scratch directory: %s", p->scratch, strerror(errno));
+        p->scratch[0] = '\0';
+        return 1;
+    }
+    if (!(p->f = fopen(part, "w"))) {
+        snprintf(err, len, "%s: cannot write: %s", part, strerror(errno));
+        return 2;
+    }
+    int rc = write_page(p, runs, n, refs, nref, err, len);
+    int bad = ferror(p->f);
+    if (fclose(p->f) != 0 || bad) {
+        if (!rc) snprintf(err, len, "%s: write failed: %s", part, strerror(errno ? errno : EIO));
+        rc = rc ? rc : 1;
+    }
+    if (rc) {
+        remove(part);
+    } else if (rename(part, out) != 0) {
+        snprintf(err, len, "%s: cannot rename to %s: %s", part, out, strerror(errno));
+        remove(part);
+        rc = 1;
+    }
+    return rc;
+}
+
 int cd_cmd_report(int argc, char **argv)
 {
     const char *out = "report.html", *plots = NULL, *refdir = NULL;
@@ -664,34 +700,7 @@ int cd_cmd_report(int argc, char **argv)
     reference *refs = NULL;
     size_t nref = 0;
     if (!rc && refdir && references_load(refdir, &refs, &nref, err, sizeof err)) rc = 2;
-    char part[4200];
-    snprintf(part, sizeof part, "%s.part", out);
-    snprintf(p.scratch, sizeof p.scratch, "%s", "/tmp/cdlab-report-XXXXXX");
-    const char *tmp = getenv("TMPDIR");
-    if (tmp && tmp[0]) snprintf(p.scratch, sizeof p.scratch, "%s/cdlab-report-XXXXXX", tmp);
-    if (!rc && !mkdtemp(p.scratch)) {
-        snprintf(err, sizeof err, "%s: cannot make a scratch directory: %s", p.scratch, strerror(errno));
-        rc = 1;
-        p.scratch[0] = '\0';
-    }
-    if (!rc && !(p.f = fopen(part, "w"))) {
-        snprintf(err, sizeof err, "%s: cannot write: %s", part, strerror(errno));
-        rc = 2;
-    }
-    if (!rc) {
-        rc = write_page(&p, runs, n, refs, nref, err, sizeof err);
-        int bad = ferror(p.f);
-        if (fclose(p.f) != 0 || bad) {
-            if (!rc) snprintf(err, sizeof err, "%s: write failed: %s", part, strerror(errno ? errno : EIO));
-            rc = rc ? rc : 1;
-        }
-        if (rc) remove(part);
-        else if (rename(part, out) != 0) {
-            snprintf(err, sizeof err, "%s: cannot rename to %s: %s", part, out, strerror(errno));
-            remove(part);
-            rc = 1;
-        }
-    }
+    if (!rc) rc = report_to_file(&p, out, runs, n, refs, nref, err, sizeof err);
     if (p.scratch[0]) remove_scratch(p.scratch);
     for (int i = 0; i < n; ++i) cd_rundir_free(&runs[i]);
     for (size_t k = 0; k < nref; ++k) cd_csv_table_free(&refs[k].table);
