@@ -11,10 +11,15 @@
 #include <time.h>
 #include <unistd.h>
 
+// The version of what simulate.cpp computes: raise it with every change to its scenes, so that
+// no cache serves a trace of the old code.
+#define SIM_VERSION 2
+
 void cd_sim_cache_key(const cd_sim_params *p, char key[17])
 {
     char text[512];
-    snprintf(text, sizeof text, "cdlab simulate 1|%s|%u|%llu|%u|%.17g|%.17g|%.17g|%llu|bullet %d", cd_sim_kind_names[p->kind],
+    snprintf(text, sizeof text, "cdlab simulate %d|%s|%u|%llu|%u|%.17g|%.17g|%.17g|%llu|bullet %d", SIM_VERSION,
+             cd_sim_kind_names[p->kind],
              p->objects, (unsigned long long)p->frames, p->steps, p->size, p->size_ratio, p->density,
              (unsigned long long)p->seed, cd_sim_bullet_version());
     uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64

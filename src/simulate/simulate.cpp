@@ -130,7 +130,7 @@ void add_box(World &w, Rng &rng, btVector3 c, double e, bool sleeps)
     w.bodies.emplace_back(new btRigidBody(info));
     btRigidBody *b = w.bodies.back().get();
     if (sleeps)  // damping lets a settling heap's last jitter die out, so its islands fall asleep
-        b->setDamping(btScalar(0.3), btScalar(0.9));
+        b->setDamping(btScalar(0.3), btScalar(0.9)), b->setSleepingThresholds(btScalar(1.2), btScalar(1.5));
     else
         b->setActivationState(DISABLE_DEACTIVATION);
     w.world.addRigidBody(b);
