@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Simulated scenes ([scene] source = simulate): a pile of a few hundred boxes baked by Bullet is
 # cached under <output>/cache/ (a second run bakes nothing), baking again gives the same trace
-# byte for byte, every broad phase replays it to naive's pairs, and the simulation's keys are
-# refused with file:line errors.
+# byte for byte, every broad phase replays it to naive's pairs, the pile comes to rest with its
+# contacts, and the simulation's keys are refused with file:line errors.
 # usage: simulate.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -55,6 +55,13 @@ done
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR > 1 && $h["pairs"] > 0 { n++ } END { exit n > 0 ? 0 : 1 }' \
     pile/a/frames.csv || fail "the pile has no contacts"
 echo "ok replay: grid_multi and sap equal naive on every frame; two runs equal"
+# The pile comes to rest: 150 frames of 4 steps (10 s), then no box moves and the contacts stay.
+sed -e 's/^name = pile/name = rest/' -e 's/^frames = 30/frames = 150/' -e 's/^method = .*/method = naive/' pile.ini >rest.ini
+"$cdlab" run --quiet --output . --run-id a rest.ini >/dev/null || fail "rest run"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR > 1 { m = $h["moved"]; p = $h["pairs"] }
+    END { print "last frame: moved " m ", pairs " p; exit (m == 0 && p > 100) ? 0 : 1 }' rest/a/frames.csv >last.txt ||
+    fail "the pile is not at rest: $(cat last.txt)"
+echo "ok rest: 200 piled boxes, $(cat last.txt)"
 # Refusals.
 printf '[scene]\nsource = simulate\nsimulation = avalanche\n' >bad1.ini
 printf '[scene]\nsource = simulate\ntrace = x.trace\n' >bad2.ini
