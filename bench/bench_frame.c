@@ -7,7 +7,7 @@
 // frame, which counts the reorders' frames that the median leaves out.
 // Defaults: N = 1000,10000,100000; every method except naive above 2000 cubes; 30 frames.
 #include "cd_registry.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +43,7 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, in
     sp.cubes = n;
     sp.reorder = reorder;
     cd_scene *s = cd_scene_create(&sp);
-    cd_broad_params bp = cd_broad_params_default();
-    bp.threads = threads;
-    cd_broad *b = cd_broad_create(m, &bp, s);
+    cd_broad *b = cd_broad_create(m, NULL, threads, s);
     cd_pair_list out = {0};
     cd_broad_stats st;
     double *motion = cd_alloc((size_t)frames * sizeof *motion), *broad = cd_alloc((size_t)frames * sizeof *broad);

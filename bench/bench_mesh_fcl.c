@@ -13,7 +13,7 @@
 //                       [-v variant[,variant...]] [-s seed] [-k 0|1]
 // Defaults: icosphere:75000, torus:52000, d = 1.0, 30 poses, 5 repeats, 5 builds, obb, seed 7, -k 1.
 #include "cd_bvh.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "fcl_mesh.h"
 
 #include <stdio.h>
@@ -121,13 +121,12 @@ int main(int argc, char **argv)
     int n = 0;
     char list[256];
     snprintf(list, sizeof list, "%s", variants);
-    cd_bvh_variant_params vp = cd_bvh_variant_params_default();
     for (char *tok = strtok(list, ","); tok && n < MAX_METHODS - 2; tok = strtok(NULL, ",")) {
         const cd_bvh_variant *v = cd_bvh_variant_find(tok);
         if (!v) return fprintf(stderr, "bench_mesh_fcl: unknown variant '%s'\n", tok), 2;
         ms[n] = (method){0};
         snprintf(ms[n].name, sizeof ms[n].name, "cdlab %s", v->name);
-        ms[n++].plan = v->plan(&vp);
+        ms[n++].plan = cd_bvh_variant_plan(v, NULL);
     }
     ms[n] = (method){0}, snprintf(ms[n].name, sizeof ms[n].name, "FCL OBB"), ms[n++].fcl = 1 + CD_FCL_OBB;
     ms[n] = (method){0}, snprintf(ms[n].name, sizeof ms[n].name, "FCL OBBRSS"), ms[n++].fcl = 1 + CD_FCL_OBBRSS;

@@ -8,15 +8,18 @@ if (ARGC < 1) { print "usage: gnuplot -c max_fps.gp RUN_DIR [OUTPUT_STEM]"; exit
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/max_fps"
 file = dir."/summary.csv"
-awk = "awk -F, -v cols=method,depth,looseness,update,statistic,clock -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+# One curve per search: the rows grouped by every key column (meta.ini [columns] keys) whose value
+# differs between rows, so searches that differ in any key (threads, cell_size, ...) never merge.
+keys = system("sed -n 's/^keys = //p' '".dir."/meta.ini' | tr -d ' '")
+awk = "awk -F, -v varying=1 -v cols=".keys." -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
 groups = system(awk." '".file."'")
-rows(g, y) = "< ".awk." -v key=".g." -v x=cubes -v y=".y." '".file."'"
-answer(g) = system(awk." -v key=".g." -v x=max_cubes -v y=target_fps '".file."' | head -n 1 | cut -d' ' -f1")
-# Key "method/depth/looseness/update/statistic/clock"; depth and looseness mean nothing to naive.
-title(g) = sprintf("%s: max %s cubes", g, answer(g))
-dash(g) = strstrt(g, "/cpu") > 0 ? 2 : 1
+rows(g, y) = "< ".awk." -v key='".g."' -v x=cubes -v y=".y." '".file."'"
+first(g, col) = system(awk." -v key='".g."' -v x=".col." '".file."' | head -n 1 | cut -d' ' -f1")
+# Key: the varying key values joined by "/" (e.g. "grid/2/4" for method, threads, cell_size).
+title(g) = sprintf("%s: max %s cubes", g, first(g, "max_cubes"))
+dash(g) = first(g, "clock") eq "cpu" ? 2 : 1
 # A search judged on frame_ms p05 is drawn at FPS p95 (the same frames), without bars.
-ycols(g) = strstrt(g, "/p05/") > 0 ? "fps_p95,fps_p95,fps_p95" : "fps_median,fps_p05,fps_p95"
+ycols(g) = first(g, "statistic") eq "p05" ? "fps_p95,fps_p95,fps_p95" : "fps_median,fps_p05,fps_p95"
 
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 set xlabel "cubes"

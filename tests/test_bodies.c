@@ -24,8 +24,7 @@ static cd_bodies *make_bodies_deforming(const cd_scene_params *sp, const char *c
                                         const cd_bvh_variant *variant, double deform)
 {
     cd_bodies_params p = {*sp, meshes, count, 0, {0}, 1, deform};
-    cd_bvh_variant_params vp = cd_bvh_variant_params_default();
-    p.plan = variant->plan(&vp);
+    p.plan = cd_bvh_variant_plan(variant, NULL);
     char err[1024];
     cd_bodies *b = cd_bodies_create(&p, err, sizeof err);
     if (!b) fprintf(stderr, "%s\n", err);
@@ -69,8 +68,7 @@ static void boxes_are_the_cube_scene(void **state)
     EXPECT_EQ(b->scene->world, cubes->world);
     for (uint32_t i = 0; i < sp.cubes; ++i)
         assert_memory_equal(&b->scene->pose[i], &cubes->pose[i], sizeof cubes->pose[i]);
-    cd_broad_params bpar = cd_broad_params_default();
-    cd_broad *on_bodies = cd_registry_create("grid_multi", &bpar, b->scene), *on_cubes = cd_registry_create("grid_multi", &bpar, cubes);
+    cd_broad *on_bodies = cd_registry_create("grid_multi", NULL, 1, b->scene), *on_cubes = cd_registry_create("grid_multi", NULL, 1, cubes);
     cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
     cd_pair_list got = {0}, want = {0};
     size_t total = 0;
@@ -123,10 +121,8 @@ static void every_variant_matches_brute_force(void **state)
                 for (int threads = 1; threads <= 2; ++threads) {
                     // Every third scene deforms half its bodies: refit hierarchies, following boxes.
                     cd_bodies *b = make_bodies_deforming(&sp, meshes, count, v, seed % 3 == 0 ? 0.5 : 0.0);
-                    cd_broad_params bpar = cd_broad_params_default();
-                    bpar.threads = threads;
-                    cd_broad *first_bp = cd_registry_create(methods[m], &bpar, b->scene);
-                    cd_broad *all_bp = cd_registry_create(methods[m], &bpar, b->scene);
+                    cd_broad *first_bp = cd_registry_create(methods[m], NULL, threads, b->scene);
+                    cd_broad *all_bp = cd_registry_create(methods[m], NULL, threads, b->scene);
                     cd_bodies_narrow *first_nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
                     cd_bodies_narrow *all_nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
                     cd_pair_list got_first = {0}, got_all = {0}, want = {0};
@@ -190,9 +186,8 @@ static void fcl_peers_match_obb_and_brute_force(void **state)
         const char *meshes[4];
         for (uint32_t k = 0; k < count; ++k) meshes[k] = pool[(first + k) % 4];
         cd_bodies *b = make_bodies(&sp, meshes, count, cd_bvh_variant_find("obb"));
-        cd_broad_params bpar = cd_broad_params_default();
-        cd_broad *first_bp = cd_registry_create("grid_multi", &bpar, b->scene);
-        cd_broad *all_bp = cd_registry_create("grid_multi", &bpar, b->scene);
+        cd_broad *first_bp = cd_registry_create("grid_multi", NULL, 1, b->scene);
+        cd_broad *all_bp = cd_registry_create("grid_multi", NULL, 1, b->scene);
         cd_bodies_narrow *first_nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
         cd_bodies_narrow *all_nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
         cd_bodies_peer *first_peer[2], *all_peer[2];
@@ -358,8 +353,7 @@ static void bad_params_are_errors(void **state)
     sp.cubes = 10;
     static const char *const bad[] = {"torus:0"};
     cd_bodies_params p = {sp, bad, 1, 0, {0}, 1, 0.0};
-    cd_bvh_variant_params vp = cd_bvh_variant_params_default();
-    p.plan = cd_bvh_variant_find("obb")->plan(&vp);
+    p.plan = cd_bvh_variant_plan(cd_bvh_variant_find("obb"), NULL);
     char err[1024];
     assert_null(cd_bodies_create(&p, err, sizeof err));
     EXPECT_CONTAINS(err, "mesh torus:0");
@@ -406,8 +400,7 @@ static void scaled_bodies_match_world_brute_force(void **state)
     }
     assert_true(smin >= 1.0 && smax <= 4.0 && smax > 2.5 * smin);  // sizes spread over the range
     assert_null(cd_bodies_peer_create("fcl_obb", b, CD_BVH_FIRST_HIT));  // FCL places rigid instances only
-    cd_broad_params bpar = cd_broad_params_default();
-    cd_broad *grid = cd_registry_create("grid_multi", &bpar, b->scene), *naive = cd_registry_create("naive", &bpar, b->scene);
+    cd_broad *grid = cd_registry_create("grid_multi", NULL, 1, b->scene), *naive = cd_registry_create("naive", NULL, 1, b->scene);
     cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
     cd_pair_list got = {0}, got2 = {0}, want = {0}, world = {0};
     uint64_t touching = 0, scaled_touching = 0;

@@ -15,8 +15,7 @@
 
 static void naive_pairs(const cd_scene *s, cd_pair_list *out, cd_broad_stats *st)
 {
-    cd_broad_params p = cd_broad_params_default();
-    cd_broad *b = cd_registry_create("naive", &p, s);
+    cd_broad *b = cd_registry_create("naive", NULL, 1, s);
     assert_non_null(b);
     cd_broad_frame(b, s, out, st, NULL);
     cd_broad_destroy(b);
@@ -97,8 +96,7 @@ static void registry_lookup(void **state)
     assert_true(n >= 1);
     assert_ptr_equal(cd_registry_find("naive"), cd_registry_find(m[0]->name));
     assert_null(cd_registry_find("no_such_method"));
-    cd_broad_params p = cd_broad_params_default();
-    assert_null(cd_registry_create("no_such_method", &p, NULL));
+    assert_null(cd_registry_create("no_such_method", NULL, 1, NULL));
     for (size_t i = 0; i < n; ++i) {
         assert_non_null(m[i]->description);
         assert_ptr_equal(cd_registry_find(m[i]->name), m[i]);
@@ -132,8 +130,7 @@ static void frame_times_are_reported(void **state)
     cd_scene_params p = cd_scene_params_default();
     p.cubes = 200;
     cd_scene *s = cd_scene_create(&p);
-    cd_broad_params bp = cd_broad_params_default();
-    cd_broad *b = cd_registry_create("naive", &bp, s);
+    cd_broad *b = cd_registry_create("naive", NULL, 1, s);
     cd_pair_list l = {0};
     cd_broad_stats st;
     cd_frame_times t = {-1, -1};
@@ -181,8 +178,7 @@ static void cells_cover_the_objects(void **state)
         if (!m[k]->cells) continue;
         with_cells++;
         cd_scene *s = cd_scene_create(&p);
-        cd_broad_params bp = cd_broad_params_default();
-        cd_broad *b = cd_broad_create(m[k], &bp, s);
+        cd_broad *b = cd_broad_create(m[k], NULL, 1, s);
         cd_pair_list l = {0};
         cd_broad_stats st;
         for (int f = 0; f < 3; ++f) {
@@ -191,7 +187,8 @@ static void cells_cover_the_objects(void **state)
             c.count = 0;
             m[k]->cells(b->self, s, collect_cell, &c);
             assert_true(c.count > 0);
-            for (size_t i = 0; i < c.count; ++i) assert_true(c.level[i] >= 0 && c.level[i] <= bp.depth);
+            int depth = cd_params_index(&b->params, "depth") >= 0 ? (int)cd_params_num(&b->params, "depth") : 4;
+            for (size_t i = 0; i < c.count; ++i) assert_true(c.level[i] >= 0 && c.level[i] <= depth);
             for (uint32_t i = 0; i < s->count; ++i) {
                 cd_aabb a = cd_scene_aabb(s, i);
                 size_t j = 0;
@@ -234,8 +231,7 @@ static void degenerate_world_keeps_pairs(void **state)
         naive_pairs(s, &want, &st);
         s->world = worlds[w];
         for (size_t k = 0; k < n; ++k) {
-            cd_broad_params bp = cd_broad_params_default();
-            cd_broad *b = cd_broad_create(m[k], &bp, s);
+            cd_broad *b = cd_broad_create(m[k], NULL, 1, s);
             if (!b) continue;  // a method that refuses the scene
             cd_broad_frame(b, s, &got, &st, NULL);
             cd_broad_destroy(b);

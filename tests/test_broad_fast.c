@@ -106,13 +106,12 @@ static const char *const fast_methods[] = {"grid", "grid_multi", "sap", "sap_ins
 static uint64_t grid_big_frames, grid_multi_big_frames;
 
 // The first nm fast methods, with params p, against naive on s over a few frames of motion.
-static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, size_t nm)
+static void compare_methods(cd_scene *s, const cd_param_settings *p, int frames, size_t nm)
 {
     cd_broad *b[sizeof fast_methods / sizeof fast_methods[0]];
-    cd_broad_params np = cd_broad_params_default();
-    cd_broad *naive = cd_registry_create("naive", &np, s);
+    cd_broad *naive = cd_registry_create("naive", NULL, 1, s);
     for (size_t m = 0; m < nm; ++m) {
-        b[m] = cd_registry_create(fast_methods[m], p, s);
+        b[m] = cd_registry_create(fast_methods[m], p, 1, s);
         assert_non_null(b[m]);
     }
     cd_pair_list ref = {0}, got = {0};
@@ -124,7 +123,8 @@ static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, s
             if (strcmp(fast_methods[m], "grid") == 0 && st.per_level[1] > 0) grid_big_frames++;
             if (strcmp(fast_methods[m], "grid_multi") == 0 && st.per_level[1] > 0) grid_multi_big_frames++;
             char what[120];
-            snprintf(what, sizeof what, "%s (cell_size %g) frame %d against naive", fast_methods[m], p->cell_size, f);
+            snprintf(what, sizeof what, "%s (cell_size %s) frame %d against naive", fast_methods[m],
+                     p->count ? p->item[0].text : "0", f);
             expect_same_pairs(&got, &ref, what);
         }
         cd_scene_step(s);
@@ -135,7 +135,7 @@ static void compare_methods(cd_scene *s, const cd_broad_params *p, int frames, s
     cd_pair_list_free(&got);
 }
 
-static void compare_with_naive(cd_scene *s, const cd_broad_params *p, int frames)
+static void compare_with_naive(cd_scene *s, const cd_param_settings *p, int frames)
 {
     compare_methods(s, p, frames, sizeof fast_methods / sizeof fast_methods[0]);
 }
@@ -168,8 +168,8 @@ static void big_boxes_and_far_outliers_match_naive(void **state)
     for (int seed = 0; seed < 12; ++seed)
         for (size_t c = 0; c < sizeof cell / sizeof cell[0]; ++c) {
             cd_scene *s = outlier_scene(150 + 40 * (uint32_t)seed, (uint64_t)seed, far[seed % 3]);
-            cd_broad_params p = cd_broad_params_default();
-            p.cell_size = cell[c];
+            cd_param_settings p = {0};
+            cd_param_settings_put(&p, "cell_size", "%.17g", cell[c]);
             compare_with_naive(s, &p, 3);
             cd_scene_destroy(s);
         }
@@ -184,7 +184,7 @@ static void tiny_and_dense_scenes_match_naive(void **state)
         sp.cubes = n;
         sp.density = 0.5;
         cd_scene *s = cd_scene_create(&sp);
-        cd_broad_params p = cd_broad_params_default();
+        cd_param_settings p = {0};
         compare_with_naive(s, &p, 2);
         cd_scene_destroy(s);
     }
@@ -194,7 +194,7 @@ static void tiny_and_dense_scenes_match_naive(void **state)
     for (uint32_t i = 0; i < s->count; ++i)
         cd_scene_set_pose(s, i, cd_v3(5.0, 5.0, 5.0 + 1e-4 * i), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
     cd_scene_refresh(s);
-    cd_broad_params p = cd_broad_params_default();
+    cd_param_settings p = {0};
     compare_methods(s, &p, 1, 2);
     cd_scene_destroy(s);
 }
@@ -216,13 +216,10 @@ static void threads_identical(const char *method, uint32_t reorder)
     cd_broad *b[NC];
     cd_pair_list got[NC] = {{0}}, ref = {0};
     for (int k = 0; k < NC; ++k) {
-        cd_broad_params p = cd_broad_params_default();
-        p.threads = counts[k];
         scene[k] = cd_scene_create(&sp);
-        b[k] = cd_registry_create(method, &p, scene[k]);
+        b[k] = cd_registry_create(method, NULL, counts[k], scene[k]);
     }
-    cd_broad_params sap_params = cd_broad_params_default();
-    cd_broad *sap = cd_registry_create("sap", &sap_params, plain);
+    cd_broad *sap = cd_registry_create("sap", NULL, 1, plain);
     cd_broad_stats st, st0;
     for (int f = 0; f < FRAMES; ++f) {
         for (int k = 0; k < NC; ++k) {
@@ -280,15 +277,15 @@ enum { PATHS = 3 };
 static const char *const path_switch[PATHS] = {"CDLAB_NO_AVX2", "CDLAB_NO_AVX512", NULL};
 static const char *const path_name[PATHS] = {"SSE2", "AVX2", "AVX-512"};
 
-static cd_broad *create_on_path(int path, const cd_broad_params *p, const cd_scene *s)
+static cd_broad *create_on_path(int path, const cd_param_settings *p, const cd_scene *s)
 {
     if (path_switch[path]) setenv(path_switch[path], "1", 1);
-    cd_broad *b = cd_registry_create("grid_multi", p, s);
+    cd_broad *b = cd_registry_create("grid_multi", p, 1, s);
     if (path_switch[path]) unsetenv(path_switch[path]);
     return b;
 }
 
-static void compare_sweeps(cd_scene *s, const cd_broad_params *p, int frames)
+static void compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames)
 {
     cd_broad *b[PATHS];
     cd_pair_list out[PATHS] = {{0}};
@@ -328,7 +325,7 @@ static void simd_paths_agree(void **state)
     unsetenv("CDLAB_NO_AVX2");
     print_message("# grid_multi: SSE2 against AVX2 (%s here) and AVX-512 (%s here)\n", cd_cpu_avx2() ? "runs" : "SSE2",
                   cd_cpu_avx512() ? "runs" : cd_cpu_avx2() ? "AVX2" : "SSE2");
-    cd_broad_params p = cd_broad_params_default();
+    cd_param_settings p = {0};
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = 20000;
     sp.speed = 0.5;
@@ -343,7 +340,7 @@ static void simd_paths_agree(void **state)
     cd_scene_destroy(s);
     for (int seed = 0; seed < 6; ++seed) {
         s = outlier_scene(300, (uint64_t)seed, seed % 2 ? 1e7 : 3.0);
-        p.cell_size = seed % 3 ? 0.0 : 0.7;
+        cd_param_settings_put(&p, "cell_size", "%s", seed % 3 ? "0" : "0.7");
         compare_sweeps(s, &p, 3);
         cd_scene_destroy(s);
     }
@@ -371,8 +368,7 @@ static void grid_multi_update_without_candidates(void **state)
     sp.cubes = 3000;
     sp.speed = 0.5;
     cd_scene *s = cd_scene_create(&sp);
-    cd_broad_params p = cd_broad_params_default();
-    cd_broad *g = cd_registry_create("grid_multi", &p, s);
+    cd_broad *g = cd_registry_create("grid_multi", NULL, 1, s);
     cd_pair_list ref = {0}, got = {0};
     cd_pair buf[64];
     int asked = 0;
@@ -436,13 +432,8 @@ static void coherent_methods_follow_stops_and_starts(void **state)
         sp.reorder = 8;
         cd_scene *s = cd_scene_create(&sp);
         cd_broad *b[NT];
-        for (int k = 0; k < NT; ++k) {
-            cd_broad_params p = cd_broad_params_default();
-            p.threads = k + 1;
-            b[k] = cd_registry_create(coherent_methods[m], &p, s);
-        }
-        cd_broad_params sap_params = cd_broad_params_default();
-        cd_broad *sap = cd_registry_create("sap", &sap_params, s);
+        for (int k = 0; k < NT; ++k) b[k] = cd_registry_create(coherent_methods[m], NULL, k + 1, s);
+        cd_broad *sap = cd_registry_create("sap", NULL, 1, s);
         cd_pair_list got[NT] = {{0}}, ref = {0};
         cd_broad_stats st;
         uint64_t pairs = 0;

@@ -34,8 +34,10 @@ static cd_bvh *build_variant(const cd_mesh *m, const tvariant *v)
 {
     const cd_bvh_variant *var = cd_bvh_variant_find(v->name);
     assert_non_null(var);
-    cd_bvh_variant_params p = {v->x, v->y};
-    cd_bvh_plan plan = var->plan(&p);
+    cd_param_settings set = {0};
+    cd_param_settings_put(&set, "hybrid_x", "%d", v->x);
+    cd_param_settings_put(&set, "hybrid_y", "%d", v->y);
+    cd_bvh_plan plan = cd_bvh_variant_plan(var, &set);
     return cd_bvh_build(m, &plan, v->leaf);
 }
 
@@ -395,8 +397,10 @@ static void variant_table(void **state)
     const char *names[] = {"sphere", "aabb", "obb", "obb_sphere", "hybrid"};
     for (int i = 0; i < 5; ++i) assert_non_null(cd_bvh_variant_find(names[i]));
     assert_null(cd_bvh_variant_find("kdop"));
-    cd_bvh_variant_params p = {2, 3};
-    cd_bvh_plan plan = cd_bvh_variant_find("hybrid")->plan(&p);
+    cd_param_settings set = {0};
+    cd_param_settings_put(&set, "hybrid_x", "2");
+    cd_param_settings_put(&set, "hybrid_y", "3");
+    cd_bvh_plan plan = cd_bvh_variant_plan(cd_bvh_variant_find("hybrid"), &set);
     uint8_t expect[7] = {CD_BV_SPHERE, CD_BV_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB, CD_BV_OBB};
     for (int d = 0; d < 7; ++d) assert_int_equal(cd_bvh_plan_kind(&plan, d), expect[d]);
     assert_int_equal(cd_bvh_plan_kind(&plan, 200), CD_BV_OBB);

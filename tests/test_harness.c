@@ -8,7 +8,9 @@
 
 #include "cd_core.h"
 #include "cd_csv.h"
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
+#include "cd_registry.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -118,7 +120,7 @@ static const char *good_cfg = "[experiment]\n"
                               "[scene]\n"
                               "cubes = 10, 20, 30\n"
                               "[method]\n"
-                              "method = naive\n"
+                              "method = octree\n"
                               "depth = 1..2,\n"
                               "  5\n"
                               "[run]\n"
@@ -142,19 +144,52 @@ static void test_config_and_plan(void **state)
     assert_true(c.key_count <= 64);
     cd_point p = {.pick = pick};
     // [method] precedes [scene] in the cubes table, so depth varies slower than cubes.
+    const cd_broad_method *oct = cd_registry_find("octree");
+    cd_params op;
+#define DEPTH(p) (op = cd_point_params(&(p), "method", "method", oct->params, oct->param_count), cd_params_num(&op, "depth"))
     cd_point_at(&c, 0, &p);
-    assert_true(cd_point_num(&p, "method", "depth") == 1 && cd_point_num(&p, "scene", "cubes") == 10);
+    assert_true(DEPTH(p) == 1 && cd_point_num(&p, "scene", "cubes") == 10);
     cd_point_at(&c, 1, &p);
-    assert_true(cd_point_num(&p, "method", "depth") == 1 && cd_point_num(&p, "scene", "cubes") == 20);
+    assert_true(DEPTH(p) == 1 && cd_point_num(&p, "scene", "cubes") == 20);
     cd_point_at(&c, 8, &p);
-    assert_true(cd_point_num(&p, "method", "depth") == 5 && cd_point_num(&p, "scene", "cubes") == 30);
-    assert_string_equal(cd_point_text(&p, "method", "method"), "naive");
+    assert_true(DEPTH(p) == 5 && cd_point_num(&p, "scene", "cubes") == 30);
+#undef DEPTH
+    assert_string_equal(cd_point_text(&p, "method", "method"), "octree");
     char label[128];
     cd_point_label(&p, label, sizeof label);
     assert_string_equal(label, "depth=5 cubes=30");
     char sha[65];
     cd_sha256_hex(good_cfg, strlen(good_cfg), sha);
     assert_string_equal(sha, c.sha256);
+    cd_config_free(&c);
+}
+
+// A method is crossed only with the parameters it declares: naive and octree over depth 1, 2, 5
+// and three cube counts are (1 + 3) x 3 points, naive's with depth NA (cd_point_unread); a
+// parameter that no listed method reads is a warning, not a dimension.
+static void test_plan_crosses_declared_params(void **state)
+{
+    (void)state;
+    const char *text = "[scene]\ncubes = 10, 20, 30\n[method]\nmethod = naive, octree\ndepth = 1, 2, 5\n"
+                       "looseness = 1.5, 3\n[run]\ncounters =\n";
+    cd_config c;
+    char err[512];
+    int rc = cd_config_parse(cd_kinds(), "x.ini", text, strlen(text), &c, err, sizeof err);
+    if (rc) fprintf(stderr, "%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(cd_plan_size(&c), 12);
+    assert_int_equal(c.warning_count, 1);  // looseness: only loose_octree reads it
+    assert_non_null(strstr(c.warnings[0], "x.ini:6: [method] looseness: no listed method (naive, octree) reads it"));
+    assert_null(cd_config_key_find(&c, "method", "looseness"));
+    size_t pick[64], depth = 0;
+    while (strcmp(c.keys[depth].spec->name, "depth") != 0) ++depth;
+    cd_point p = {.pick = pick};
+    for (size_t i = 0; i < 12; ++i) {
+        cd_point_at(&c, i, &p);
+        int naive = strcmp(cd_point_text(&p, "method", "method"), "naive") == 0;
+        assert_int_equal(naive, i < 3);
+        assert_int_equal(cd_point_unread(&p, depth), naive);
+    }
     cd_config_free(&c);
 }
 
@@ -535,7 +570,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_vectors),   cmocka_unit_test(test_value_lists_and_ranges),
-        cmocka_unit_test(test_config_and_plan),  cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_config_and_plan),
+        cmocka_unit_test(test_plan_crosses_declared_params),  cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_config_continuation_comments),
         cmocka_unit_test(test_stats),            cmocka_unit_test(test_bootstrap_ratio),
         cmocka_unit_test(test_counters_na_path),

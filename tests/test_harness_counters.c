@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 
 #include "cd_core.h"
 #include "cd_csv.h"
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
 #include "test_util.h"
 

@@ -8,6 +8,7 @@
 
 #include "cd_bvh.h"
 #include "cd_csv.h"
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
 #include "test_util.h"
 

@@ -61,10 +61,9 @@ static void run_plan(const plan *pl, uint64_t seed, const cd_broad_method *const
     cd_scene *s = cd_scene_create(&sp);
     cd_rng r = cd_rng_make(seed, CD_STREAM_TEST + 9);
     for (uint32_t i = 0; i < s->count; ++i) set_awake(s, &r, i, cd_rng_range(&r, 0.0, 1.0) < pl->awake);
-    cd_broad_params bp = cd_broad_params_default();
-    cd_broad *naive = cd_registry_create("naive", &bp, s);
+    cd_broad *naive = cd_registry_create("naive", NULL, 1, s);
     cd_broad *b[MAX_PEERS];
-    for (size_t k = 0; k < np; ++k) b[k] = cd_broad_create(peers[k], &bp, s);
+    for (size_t k = 0; k < np; ++k) b[k] = cd_broad_create(peers[k], NULL, 1, s);
     cd_pair_list want = {0}, have = {0};
     for (int f = 0; f < FRAMES; ++f) {
         if (f == pl->sleep_at)

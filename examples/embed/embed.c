@@ -28,9 +28,9 @@ int main(int argc, char **argv)
     int frames = argc > 2 ? atoi(argv[2]) : 5;
     cd_scene *scene = cd_scene_create(&sp);
 
-    cd_broad_params bp = cd_broad_params_default();
-    cd_broad *grid = cd_broad_create(find_method("grid_multi"), &bp, scene);
-    cd_broad *naive = cd_broad_create(find_method("naive"), &bp, scene);
+    // Each method with its own parameters at their defaults (NULL), on one thread.
+    cd_broad *grid = cd_broad_create(find_method("grid_multi"), NULL, 1, scene);
+    cd_broad *naive = cd_broad_create(find_method("naive"), NULL, 1, scene);
     cd_pair_list pairs = {0}, reference = {0};
     int status = 0;
     for (int f = 0; f < frames; ++f) {

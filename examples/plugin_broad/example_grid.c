@@ -33,18 +33,29 @@ typedef struct entry {
 } entry;
 
 typedef struct grid {
-    double cell_param;  // [method] cell_size; 0: the largest box edge
+    double cell_param;  // [method] cell_size; 0: cell_factor × the largest box edge
+    double cell_factor;
     double origin[3], inv_cell;
     entry *entries;
     size_t count, capacity;
 } grid;
 
-static void *grid_create(const cd_broad_params *p, const cd_scene *s)
+// The method's own parameters: `[method] cell_size` and `[method] cell_factor` in a config, listed
+// by `cdlab methods --plugin`, key columns of the run's CSVs. The plan crosses this method only
+// with these two.
+static const cd_param_spec grid_params[] = {
+    {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL, "grid cell side; 0 = cell_factor times the largest box edge"},
+    {"cell_factor", CD_PARAM_REAL, "1", 0.5, 64, NULL,
+     "with cell_size = 0: the cell side in largest box edges (1: each box touches at most 2 cells per axis)"},
+};
+
+static void *grid_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)s;
+    (void)s, (void)threads;  // serial
     grid *g = calloc(1, sizeof *g);
     if (!g) abort();
-    g->cell_param = p->cell_size;
+    g->cell_param = cd_params_num(p, "cell_size");
+    g->cell_factor = cd_params_num(p, "cell_factor");
     return g;
 }
 
@@ -97,7 +108,7 @@ static void grid_update(void *self, const cd_scene *s)
         }
     // The cell: the configured size, else the largest box edge (each box then touches at most two
     // cells per axis); never so small that an index needs more than AXIS_BITS bits.
-    double cell = g->cell_param > 0 ? g->cell_param : edge;
+    double cell = g->cell_param > 0 ? g->cell_param : g->cell_factor * edge;
     for (int a = 0; a < 3; ++a) cell = fmax(cell, (hi[a] - lo[a]) / (double)((1u << AXIS_BITS) - 2));
     if (!(cell > 0)) cell = 1;
     g->inv_cell = 1.0 / cell;
@@ -151,6 +162,8 @@ static const cd_broad_method example_grid = {
     .name = METHOD_NAME,
     .description = "example plugin: uniform grid, (cell, box) entries sorted by cell, pairs in the cell of "
                    "their intersection's lower corner",
+    .params = grid_params,
+    .param_count = sizeof grid_params / sizeof grid_params[0],
     .create = grid_create,
     .update = grid_update,
     .candidates = grid_candidates,

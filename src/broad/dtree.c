@@ -376,11 +376,11 @@ static void set_reserve(dtree *t, uint64_t more)
 // ---------------------------------------------------------------------------------------------
 // Life cycle
 
-static void *dtree_create(const cd_broad_params *p, const cd_scene *s)
+static void *dtree_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)s;
+    (void)s, (void)p;
     dtree *t = cd_alloc_zero(1, sizeof *t);
-    t->threads = p->threads > 1 ? p->threads : 1;
+    t->threads = threads > 1 ? threads : 1;
     t->n = UINT32_MAX;
     for (int k = 0; k < 3; ++k) t->tree[k] = (dt_tree){NULL, 0, DT_NULL, DT_NULL, 0};
     return t;

@@ -11,17 +11,23 @@
 // 4096 pairs = 32 KiB: the batch stays in L1/L2 while the narrow step reads it.
 enum { SINK_CAPACITY = 4096 };
 
-cd_broad_params cd_broad_params_default(void)
+const char *const cd_broad_update_words[] = {"rebuild", "incremental", NULL};
+
+cd_update_mode cd_broad_update_mode(const cd_params *p)
 {
-    return (cd_broad_params){.depth = 4, .looseness = 2.0, .update = CD_UPDATE_REBUILD, .cell_size = 0.0, .threads = 1};
+    return strcmp(cd_params_word(p, "update"), "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
 }
 
-cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s)
+cd_params cd_broad_params_default(const cd_broad_method *m) { return cd_params_defaults(m->params, m->param_count); }
+
+cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int threads, const cd_scene *s)
 {
     cd_broad *b = cd_alloc(sizeof *b);
     b->method = m;
-    b->params = *p;
-    b->self = m->create(p, s);
+    b->params = p ? *p : cd_broad_params_default(m);
+    CD_ASSERT(b->params.spec == m->params && b->params.count == m->param_count);
+    b->threads = threads > 1 ? threads : 1;
+    b->self = m->create(&b->params, b->threads, s);
     b->parts = m->candidates_part ? cd_alloc_zero(CD_BROAD_PARTS, sizeof *b->parts) : NULL;
     b->sat = cd_sat_build_default();
     b->narrow = (cd_narrow_step){NULL, NULL};
@@ -109,7 +115,7 @@ static void run_part_timed(cd_broad *b, const cd_scene *s, uint32_t k, uint64_t 
 // their order are the same for every thread count. Returns the narrow share of the workers' time.
 static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st)
 {
-    int threads = b->params.threads > 1 ? b->params.threads : 1;
+    int threads = b->threads;
     uint64_t busy[CD_BROAD_PARTS];
     if (b->method->parts_by_thread) {
         cd_part_queue queue;
@@ -152,7 +158,7 @@ static void follow_layout(cd_broad *b, const cd_scene *s)
         b->method->remap(b->self, s);
     } else if (b->method->remap) {
         b->method->destroy(b->self);
-        b->self = b->method->create(&b->params, s);
+        b->self = b->method->create(&b->params, b->threads, s);
     }
     b->layout = s->layout;
 }

@@ -55,12 +55,16 @@ typedef struct grid {
     uint64_t max_per_row;
 } grid;
 
-static void *grid_create(const cd_broad_params *p, const cd_scene *s)
+static const cd_param_spec grid_params[] = {
+    {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL, "grid cell side; 0 = derived from the objects"},
+};
+
+static void *grid_create(const cd_params *p, int threads, const cd_scene *s)
 {
     (void)s;
     grid *g = cd_alloc_zero(1, sizeof *g);
-    g->cell_param = p->cell_size;
-    g->threads = p->threads;
+    g->cell_param = cd_params_num(p, "cell_size");
+    g->threads = threads;
     g->n = UINT32_MAX;
     return g;
 }
@@ -358,6 +362,8 @@ const cd_broad_method cd_broad_grid = {
     .name = "grid",
     .description = "uniform grid of rows on low corners (y, z cells, each row swept along x), cell from the object "
                    "extents (or cell_size); bigger boxes scanned",
+    .params = grid_params,
+    .param_count = sizeof grid_params / sizeof grid_params[0],
     .create = grid_create,
     .update = grid_update,
     .candidates = grid_candidates,

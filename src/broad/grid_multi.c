@@ -109,12 +109,16 @@ typedef struct grid_multi {
     uint64_t max_per_row, boxes_in_rows;
 } grid_multi;
 
-static void *gm_create(const cd_broad_params *p, const cd_scene *s)
+static const cd_param_spec gm_params[] = {
+    {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL, "grid cell side; 0 = derived from the objects"},
+};
+
+static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
 {
     (void)s;
     grid_multi *g = cd_alloc_zero(1, sizeof *g);
-    g->cell_param = p->cell_size;
-    g->threads = p->threads > GM_MAX_THREADS ? GM_MAX_THREADS : p->threads;
+    g->cell_param = cd_params_num(p, "cell_size");
+    g->threads = threads > GM_MAX_THREADS ? GM_MAX_THREADS : threads;
     g->n = UINT32_MAX;
     g->simd = !GM_WIDE ? GM_SSE2 : cd_cpu_avx512() ? GM_AVX512 : cd_cpu_avx2() ? GM_AVX2 : GM_SSE2;
     return g;
@@ -1032,6 +1036,8 @@ const cd_broad_method cd_broad_grid_multi = {
     .name = "grid_multi",
     .description = "uniform grid of rows, each box in every (y, z) row it reaches (up to 4), each row swept along x "
                    "alone; cell from the object extents (or cell_size); bigger boxes scanned",
+    .params = gm_params,
+    .param_count = sizeof gm_params / sizeof gm_params[0],
     .create = gm_create,
     .update = gm_update,
     .candidates = gm_candidates,

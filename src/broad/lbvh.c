@@ -117,27 +117,29 @@ typedef struct lbvh {
 
 static inline uint32_t spread3(uint32_t v);
 
-static void *lbvh_create_mode(const cd_broad_params *p, int refit_only)
+static void *lbvh_create_mode(int threads, int refit_only)
 {
     lbvh *t = cd_alloc_zero(1, sizeof *t);
     t->refit_only = refit_only;
-    t->threads = p->threads > 1 ? p->threads : 1;
+    t->threads = threads > 1 ? threads : 1;
     if (t->threads > CD_PART_QUEUE_MAX_THREADS) t->threads = CD_PART_QUEUE_MAX_THREADS;
     for (uint32_t v = 0; v < 1024; ++v) t->spread[v] = spread3(v);
     t->simd = !CD_X86_SIMD ? 0 : cd_cpu_avx512() ? 2 : cd_cpu_avx2() ? 1 : 0;
     return t;
 }
 
-static void *lbvh_create_rebuild(const cd_broad_params *p, const cd_scene *s)
+static void *lbvh_create_rebuild(const cd_params *p, int threads, const cd_scene *s)
 {
     (void)s;
-    return lbvh_create_mode(p, 0);
+    (void)p;
+    return lbvh_create_mode(threads, 0);
 }
 
-static void *lbvh_create_refit(const cd_broad_params *p, const cd_scene *s)
+static void *lbvh_create_refit(const cd_params *p, int threads, const cd_scene *s)
 {
     (void)s;
-    return lbvh_create_mode(p, 1);
+    (void)p;
+    return lbvh_create_mode(threads, 1);
 }
 
 static void lbvh_free_arrays(lbvh *t)

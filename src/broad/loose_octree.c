@@ -18,14 +18,21 @@ typedef struct loose_octree {
 } loose_octree;
 _Static_assert(offsetof(loose_octree, t) == 0, "the cd_otree_method_* adapters need the tree first");
 
-static void *loose_create(const cd_broad_params *p, const cd_scene *s)
+static const cd_param_spec loose_params[] = {
+    {"depth", CD_PARAM_INT, "4", 0, 24, NULL, "maximum tree depth; 0 = root only"},
+    {"looseness", CD_PARAM_REAL, "2.0", 1, 1000, NULL, "loose octree factor k >= 1: a node's bounds are k times its cell"},
+    {"update", CD_PARAM_WORD, "rebuild", 0, 0, cd_broad_update_words,
+     "per-frame update: rebuild, or incremental (move only the objects that left their node)"},
+};
+
+static void *loose_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)s;
-    CD_ASSERT(p->looseness >= 1.0);
+    (void)s, (void)threads;
     loose_octree *o = cd_alloc_zero(1, sizeof *o);
-    cd_otree_init(&o->t, p->depth, 1);
-    o->k = p->looseness;
-    o->update = p->update;
+    cd_otree_init(&o->t, (int)cd_params_num(p, "depth"), 1);
+    o->k = cd_params_num(p, "looseness");
+    CD_ASSERT(o->k >= 1.0);
+    o->update = cd_broad_update_mode(p);
     return o;
 }
 
@@ -109,7 +116,9 @@ static void loose_update(void *self, const cd_scene *s)
 
 const cd_broad_method cd_broad_loose_octree = {
     .name = "loose_octree",
-    .description = "loose octree, placement by centre and size; params depth, looseness, update",
+    .description = "loose octree, placement by centre and size",
+    .params = loose_params,
+    .param_count = sizeof loose_params / sizeof loose_params[0],
     .create = loose_create,
     .update = loose_update,
     .candidates = cd_otree_method_candidates,

@@ -2,9 +2,9 @@
 // The reference: every pair is a candidate, as in the seed report's O(n²) loop.
 #include "cd_broad.h"
 
-static void *naive_create(const cd_broad_params *p, const cd_scene *s)
+static void *naive_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)p;
+    (void)p; (void)threads;
     (void)s;
     return NULL;
 }

@@ -17,12 +17,18 @@ typedef struct octree {
 } octree;
 _Static_assert(offsetof(octree, t) == 0, "the cd_otree_method_* adapters need the tree first");
 
-static void *octree_create(const cd_broad_params *p, const cd_scene *s)
+static const cd_param_spec octree_params[] = {
+    {"depth", CD_PARAM_INT, "4", 0, 24, NULL, "maximum tree depth; 0 = root only"},
+    {"update", CD_PARAM_WORD, "rebuild", 0, 0, cd_broad_update_words,
+     "per-frame update: rebuild, or incremental (move only the objects that left their node)"},
+};
+
+static void *octree_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)s;
+    (void)s, (void)threads;
     octree *o = cd_alloc_zero(1, sizeof *o);
-    cd_otree_init(&o->t, p->depth, 0);
-    o->update = p->update;
+    cd_otree_init(&o->t, (int)cd_params_num(p, "depth"), 0);
+    o->update = cd_broad_update_mode(p);
     return o;
 }
 
@@ -113,7 +119,9 @@ static void octree_update(void *self, const cd_scene *s)
 
 const cd_broad_method cd_broad_octree = {
     .name = "octree",
-    .description = "strict octree, straddling insertion by OBB world radius; params depth, update",
+    .description = "strict octree, straddling insertion by OBB world radius",
+    .params = octree_params,
+    .param_count = sizeof octree_params / sizeof octree_params[0],
     .create = octree_create,
     .update = octree_update,
     .candidates = cd_otree_method_candidates,

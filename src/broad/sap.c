@@ -33,16 +33,16 @@ static void *sap_create_mode(int insertion)
     return m;
 }
 
-static void *sap_create_radix(const cd_broad_params *p, const cd_scene *s)
+static void *sap_create_radix(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)p;
+    (void)p, (void)threads;
     (void)s;
     return sap_create_mode(0);
 }
 
-static void *sap_create_insertion(const cd_broad_params *p, const cd_scene *s)
+static void *sap_create_insertion(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)p;
+    (void)p, (void)threads;
     (void)s;
     return sap_create_mode(1);
 }

@@ -76,11 +76,6 @@ void cd_bvh_query_scaled(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, 
     traverse_on(query_isa(), a, b, pose, scale, mode, res);
 }
 
-void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res)
-{
-    cd_bvh_brute_force_scaled(a, b, pose, 1.0, res);
-}
-
 // The replays run in the build the queries run, so the costs are those of the measured frames.
 void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
                           double *cp_ns)

@@ -472,6 +472,11 @@ int cd_bvh_node_overlap(const cd_bvh_node *na, const cd_bvh_node *nb, const cd_m
     return overlap_moved(na, nb, &mb, m, s);
 }
 
+void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res)
+{
+    cd_bvh_brute_force_scaled(a, b, pose, 1.0, res);
+}
+
 void cd_bvh_brute_force_scaled(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, double scale,
                                cd_bvh_result *res)
 {

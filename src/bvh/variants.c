@@ -8,25 +8,31 @@
 
 static cd_bvh_plan uniform(uint8_t kind) { return (cd_bvh_plan){1, {INT_MAX}, {kind}}; }
 
-static cd_bvh_plan plan_sphere(const cd_bvh_variant_params *p) { return (void)p, uniform(CD_BV_SPHERE); }
-static cd_bvh_plan plan_aabb(const cd_bvh_variant_params *p) { return (void)p, uniform(CD_BV_AABB); }
-static cd_bvh_plan plan_obb(const cd_bvh_variant_params *p) { return (void)p, uniform(CD_BV_OBB); }
-static cd_bvh_plan plan_obb_sphere(const cd_bvh_variant_params *p) { return (void)p, uniform(CD_BV_OBB_SPHERE); }
+static cd_bvh_plan plan_sphere(const cd_params *p) { return (void)p, uniform(CD_BV_SPHERE); }
+static cd_bvh_plan plan_aabb(const cd_params *p) { return (void)p, uniform(CD_BV_AABB); }
+static cd_bvh_plan plan_obb(const cd_params *p) { return (void)p, uniform(CD_BV_OBB); }
+static cd_bvh_plan plan_obb_sphere(const cd_params *p) { return (void)p, uniform(CD_BV_OBB_SPHERE); }
 
 // HBVHS (Zhu et al. 2008): X sphere layers, then Y OBB+sphere layers, then OBBs to the leaves.
-static cd_bvh_plan plan_hybrid(const cd_bvh_variant_params *p)
+static cd_bvh_plan plan_hybrid(const cd_params *p)
 {
-    CD_ASSERT(p->hybrid_x >= 0 && p->hybrid_y >= 0);
-    return (cd_bvh_plan){3, {p->hybrid_x, p->hybrid_x + p->hybrid_y, INT_MAX}, {CD_BV_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB}};
+    int x = (int)cd_params_num(p, "hybrid_x"), y = (int)cd_params_num(p, "hybrid_y");
+    CD_ASSERT(x >= 0 && y >= 0);
+    return (cd_bvh_plan){3, {x, x + y, INT_MAX}, {CD_BV_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB}};
 }
 
+static const cd_param_spec hybrid_params[] = {
+    {"hybrid_x", CD_PARAM_INT, "4", 0, 64, NULL, "sphere layers at the top (layer X)"},
+    {"hybrid_y", CD_PARAM_INT, "4", 0, 64, NULL, "OBB+sphere layers below X (layer Y); OBBs (layer Z) below"},
+};
+
 const cd_bvh_variant cd_bvh_variants[] = {
-    {"sphere", "bounding spheres at every depth", plan_sphere},
-    {"aabb", "axis-aligned boxes in the mesh frame (re-enclosed after rotation)", plan_aabb},
-    {"obb", "RAPID-style OBB tree: covariance-fitted oriented boxes at every depth", plan_obb},
-    {"obb_sphere", "OBB+sphere at every depth (sphere test first)", plan_obb_sphere},
-    {"hybrid", "HBVHS: hybrid_x sphere layers, hybrid_y OBB+sphere layers, OBBs below", plan_hybrid},
-    {NULL, NULL, NULL},
+    {"sphere", "bounding spheres at every depth", plan_sphere, NULL, 0},
+    {"aabb", "axis-aligned boxes in the mesh frame (re-enclosed after rotation)", plan_aabb, NULL, 0},
+    {"obb", "RAPID-style OBB tree: covariance-fitted oriented boxes at every depth", plan_obb, NULL, 0},
+    {"obb_sphere", "OBB+sphere at every depth (sphere test first)", plan_obb_sphere, NULL, 0},
+    {"hybrid", "HBVHS: hybrid_x sphere layers, hybrid_y OBB+sphere layers, OBBs below", plan_hybrid, hybrid_params, 2},
+    {NULL, NULL, NULL, NULL, 0},
 };
 
 const cd_bvh_variant *cd_bvh_variant_find(const char *name)
@@ -36,7 +42,16 @@ const cd_bvh_variant *cd_bvh_variant_find(const char *name)
     return NULL;
 }
 
-cd_bvh_variant_params cd_bvh_variant_params_default(void) { return (cd_bvh_variant_params){4, 4}; }
+cd_params cd_bvh_variant_params_default(const cd_bvh_variant *v) { return cd_params_defaults(v->params, v->param_count); }
+
+cd_bvh_plan cd_bvh_variant_plan(const cd_bvh_variant *v, const cd_param_settings *set)
+{
+    cd_params p = cd_bvh_variant_params_default(v);
+    char why[200];
+    int rc = cd_params_apply(&p, set, why, sizeof why);
+    CD_ASSERT(rc == 0);
+    return v->plan(&p);
+}
 
 uint8_t cd_bvh_plan_kind(const cd_bvh_plan *plan, int depth)
 {

@@ -11,7 +11,13 @@
 int cd_cli_load_plugin(const char *cmd, const char *path)
 {
     char err[1200];
-    if (cd_plugins_load(path, err, sizeof err) == 0) return 0;
+    if (cd_plugins_load(path, err, sizeof err) == 0) {
+        const cd_plugin_file *f = cd_plugins_find(path);
+        if (f && !f->plugin->optimized)
+            fprintf(stderr, "cdlab %s: warning: plugin %s was built %s: its times are not comparable with cdlab's "
+                    "(build it with -Dbuildtype=release or -O2)\n", cmd, f->plugin->name, f->plugin->build);
+        return 0;
+    }
     fprintf(stderr, "cdlab %s: --plugin %s\n", cmd, err);
     return -1;
 }
@@ -23,6 +29,17 @@ static int load_plugin(const char *path, void *ctx, char *err, size_t len)
     return cd_cli_load_plugin("methods", path);
 }
 
+// A method's parameters, one line each under its name: `[method] name`, what it accepts, its
+// default, what it means.
+static void print_params(const cd_param_spec *spec, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        char accepts[200];
+        cd_param_accepts(&spec[i], accepts, sizeof accepts);
+        printf("    %-20s %s, default %s: %s\n", spec[i].name, accepts, spec[i].def, spec[i].help);
+    }
+}
+
 int cd_cmd_methods(int argc, char **argv)
 {
     const cli_opt opts[] = {
@@ -31,7 +48,8 @@ int cd_cmd_methods(int argc, char **argv)
     };
     const cli_spec spec = {.command = "methods", .usage = "[--plugin FILE]...",
                            .about = "List every registered broad phase, then every hierarchy variant, with a one-line\n"
-                                    "description.\n",
+                                    "description and, indented below it, the parameters it declares (its [method]\n"
+                                    "keys: what each accepts, its default and what it means).\n",
                            .opts = opts, .count = sizeof opts / sizeof opts[0]};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
@@ -42,12 +60,14 @@ int cd_cmd_methods(int argc, char **argv)
     for (size_t i = 0; i < n; ++i) {
         const cd_plugin_file *p = cd_plugins_method_owner(m[i]);
         printf("%-24s %s%s%s%s\n", m[i]->name, m[i]->description, p ? " (plugin " : "", p ? p->path : "", p ? ")" : "");
+        print_params(m[i]->params, m[i]->param_count);
     }
     const cd_bvh_variant *const *v = cd_registry_variants(&n);
     printf("\nhierarchy variants ([method] hierarchy):\n");
     for (size_t i = 0; i < n; ++i) {
         const cd_plugin_file *p = cd_plugins_variant_owner(v[i]);
         printf("%-24s %s%s%s%s\n", v[i]->name, v[i]->summary, p ? " (plugin " : "", p ? p->path : "", p ? ")" : "");
+        print_params(v[i]->params, v[i]->param_count);
     }
     return 0;
 }

@@ -7,7 +7,7 @@
 // frame by frame, or the point raises a correctness alarm. Differences of machine, CPU, build,
 // pinning or measurement settings are warnings: the times may then differ for those reasons.
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "cli.h"
 #include "options.h"
 #include "rundir.h"

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "options.h"
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `cdlab merge SHARD_DIR... -o RUN_DIR`: the shards of a sweep joined into one run directory.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "cli.h"
 #include "options.h"
 

@@ -2,7 +2,7 @@
 // `cdlab plot RUN_DIR...`: render the figures a run lists in meta.ini ([config] figures) with
 // gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp. A directory that is not
 // a complete run (cd_run_dir_check) is refused before anything is drawn.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "cli.h"
 #include "options.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `cdlab run CONFIG...`: check every config first (exit 2 before anything is written), then run.
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
 #include "cd_plugins.h"
 #include "cli.h"
@@ -115,6 +116,42 @@ static void md_columns(const cd_column *c, size_t n)
     }
 }
 
+// One method's parameter table (nothing for a method without parameters).
+static void md_params(const char *name, const char *what, const cd_param_spec *spec, size_t count)
+{
+    if (!count) return;
+    printf("\n#### `%s`\n\n", name);
+    putchar(toupper((unsigned char)what[0]));
+    md_text(what + 1);
+    printf(".\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < count; ++i) {
+        char accepts[200];
+        cd_param_accepts(&spec[i], accepts, sizeof accepts);
+        printf("| `[method] %s` | %s; list or range | `%s` | ", spec[i].name, accepts, spec[i].def);
+        md_text(spec[i].help);
+        printf(" |\n");
+    }
+}
+
+// The parameters cdlab's broad phases and hierarchy variants declare (peers and plugins aside:
+// `cdlab methods --plugin` lists a plugin's).
+static void md_method_params(void)
+{
+    printf("\n## Method parameters\n\n"
+           "Each broad phase and hierarchy variant declares its own parameters (name, accepted values, default,\n"
+           "meaning) in a table in its source file; they are `[method]` keys of the configs that list it, checked\n"
+           "against that table, and key columns of `frames.csv` and `summary.csv`. A method is crossed only\n"
+           "with the parameters it declares (`method = naive, octree` with `depth = 0..24` is 1 + 25 points);\n"
+           "a parameter that no listed method reads is a warning. `cdlab methods` lists them too.\n\n"
+           "### Broad phases (`[method] method`)\n");
+    size_t n;
+    const cd_broad_method *const *m = cd_broad_builtin_methods(&n);
+    for (size_t i = 0; i < n; ++i) md_params(m[i]->name, m[i]->description, m[i]->params, m[i]->param_count);
+    printf("\n### Hierarchy variants (`[method] hierarchy`)\n");
+    for (const cd_bvh_variant *v = cd_bvh_variants; v->name; ++v)
+        md_params(v->name, v->summary, v->params, v->param_count);
+}
+
 static void list_keys_markdown(void)
 {
     size_t n;
@@ -141,20 +178,29 @@ static void list_keys_markdown(void)
                k->figures);
         md_keys(k->keys, k->key_count);
         if (k->more_keys) md_keys(k->more_keys, k->more_key_count);
+        if (k->method_key_count)
+            printf("\nThe methods that `[method] %s` names bring their own parameters as `[method]` keys (see [Method "
+                   "parameters](#method-parameters)); the plan crosses each method only with the parameters it "
+                   "declares.\n", k->method_keys[0].name);
         printf("\n`frames.csv` of kind `%s`:\n\n| column | varies | meaning |\n|---|---|---|\n"
-               "| `point` | | point number in the plan, 0-based |\n",
+               "| `point` | | point number in the plan, 0-based |\n" "| *key columns* | | every key above marked *list or range*, and every parameter of a listed method, in table "
+               "order: the point's value (NA for a parameter its method does not read); a column of the kind's own "
+               "below of the same name takes the key's place |\n",
                k->name);
         md_columns(k->frame_columns, k->frame_column_count);
         printf("| *one per `[run] counters` event* | yes | the event's count over the frame (NA when it cannot be "
                "read here; meta.ini says why) |\n");
         printf("\n`summary.csv` of kind `%s`:\n\n| column | varies | meaning |\n|---|---|---|\n"
-               "| `point` | | point number in the plan, 0-based |\n",
+               "| `point` | | point number in the plan, 0-based |\n" "| *key columns* | | every key above marked *list or range*, and every parameter of a listed method, in table "
+               "order: the point's value (NA for a parameter its method does not read); a column of the kind's own "
+               "below of the same name takes the key's place |\n",
                k->name);
         md_columns(k->summary_columns, k->summary_column_count);
         printf("| `peak_rss_bytes` | yes | peak resident memory of the process that measured the point |\n"
                "| *one per `[run] counters` event* | yes | the event's mean over the point's frames (NA when it "
                "cannot be read) |\n");
     }
+    md_method_params();
 }
 
 // meta.ini's [plugins]: each plugin the config's [method] plugin names, as loaded, so a run says
@@ -176,7 +222,7 @@ static void meta_plugins(FILE *f, const cd_config *c, void *ctx)
             fprintf(f, "%s%s", m ? ", " : "", p->plugin->methods[m]->name);
         for (size_t v = 0; v < p->plugin->variant_count; ++v)
             fprintf(f, "%s%s (hierarchy)", v || p->plugin->method_count ? ", " : "", p->plugin->variants[v].name);
-        fprintf(f, "\n");
+        fprintf(f, "\np%zu_build = %s\n", i + 1, p->plugin->build);
     }
 }
 

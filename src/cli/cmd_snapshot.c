@@ -7,7 +7,7 @@
 #include "cd_broad.h"
 #include "cd_core.h"
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
 #include "cli.h"
 #include "options.h"

@@ -2,6 +2,7 @@
 // `cdlab trace record|import|export|info`: recorded traces (docs/design/scene.md#traces) written
 // from a config's scene or a CSV, written back out as CSV, and described.
 #include "cd_csv.h"
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
 #include "cd_trace.h"
 #include "cli.h"

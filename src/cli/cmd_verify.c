@@ -74,9 +74,9 @@ static void plugin_line(const cd_plugin_file *p, char *buf, size_t len)
 }
 
 // Pairs of method m on scene s, one fresh frame.
-static size_t frame_pairs(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s)
+static size_t frame_pairs(const cd_broad_method *m, const cd_param_settings *p, const cd_scene *s)
 {
-    cd_broad *b = cd_broad_create(m, p, s);
+    cd_broad *b = cd_verify_broad_create(m, p, s);
     cd_pair_list out = {0};
     cd_broad_stats st;
     cd_broad_frame(b, s, &out, &st, NULL);
@@ -139,8 +139,14 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     if (reproducer_dir(out, t->method->name, dir, sizeof dir)) return;
     snprintf(csv, sizeof csv, "%s/scene.csv", dir);
     snprintf(ini, sizeof ini, "%s/repro.ini", dir);
-    cd_broad_params p;
+    cd_param_settings p;
     cd_scene *s = cd_verify_broad_scene(seed, r.scene, r.frame, &p);
+    // The settings the method reads, as [method] lines (naive reads none).
+    char params[600] = "";
+    cd_params mine = cd_broad_params_default(t->method);
+    for (size_t i = 0, n = 0; i < p.count && n < sizeof params; ++i)
+        if (cd_params_index(&mine, p.item[i].name) >= 0)
+            n += (size_t)snprintf(params + n, sizeof params - n, "%s = %s\n", p.item[i].name, p.item[i].text);
     int bad = cd_scene_export_csv(s, csv, err, sizeof err);
     cd_scene_destroy(s);
     // What `cdlab run` will see: the scene read back from the file, naive beside the method.
@@ -157,10 +163,9 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     if (write_config(ini,
             "%s[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
             "[scene]\nfile = scene.csv\n\n"
-            "[method]\n%smethod = naive, %s\ndepth = %d\nlooseness = %.17g\nupdate = %s\n\n"
+            "[method]\n%smethod = naive, %s\n%s\n"
             "[run]\ncounters =\n",
-            comment, t->method->name, plug, t->method->name, p.depth, p.looseness,
-            p.update == CD_UPDATE_INCREMENTAL ? "incremental" : "rebuild"))
+            comment, t->method->name, plug, t->method->name, params))
         return;
     printf("      reproduce: cdlab run %s   (scene %u frame %d, %u cubes; ", ini, r.scene, r.frame, r.cubes);
     if (r.want != r.got)

@@ -3,7 +3,7 @@
 // before a run whose point will not fit in this machine's memory (estimates: harness/estimate.c).
 #include "cli.h"
 
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +71,7 @@ void cd_cli_print_plan(const cd_config *c, const uint32_t *owner, uint32_t shard
                t.extrapolated ? ", extrapolated beyond them" : "");
     if (t.unmodelled) printf("; %zu point(s) without a model, not counted", t.unmodelled);
     printf("\n");
+    for (size_t i = 0; i < c->warning_count; ++i) fprintf(stderr, "cdlab run: warning: %s\n", c->warnings[i]);
 }
 
 static void warn_one(const cd_config *c, const cd_point *p, size_t i, const char *label, const cd_estimate *e,

@@ -3,7 +3,7 @@
 #include "rundir.h"
 
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #define RUNDIR_H
 
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <stddef.h>
 #include <stdio.h>

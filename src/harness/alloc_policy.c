@@ -8,7 +8,7 @@
 // pages after the first repetition, which is what a long-running application sees. Between
 // experiment points the runner hands the freed pages back (cd_alloc_release_freed), so a point's
 // peak memory is not raised by what earlier points left.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>

@@ -2,7 +2,9 @@
 // Config files: inih reads the INI syntax; every key is looked up in the tables of cd_key_spec
 // (common keys here, the kind's keys in its own file), so this parser never names a kind's key.
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
+#include "config_private.h"
+#include "harness_private.h"
 
 #include <ini.h>
 
@@ -195,16 +197,7 @@ static void raw_free(raw *r)
 
 // ---------------------------------------------------------------------------------------------
 
-void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
-{
-    int n = k && k->line ? snprintf(err, err_len, "%s:%d: ", c->path, k->line)
-                         : snprintf(err, err_len, "%s:1: ", c->path);
-    if (n < 0 || (size_t)n >= err_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
-    va_end(ap);
-}
+
 
 static int known_section(const cd_config *c, const char *name)
 {
@@ -353,6 +346,92 @@ static void default_name(cd_config *c, cd_config_key *k)
     k->count = 1;
 }
 
+// inih over r's text: 0, or -1 with r->err set (a line too long, a handler's error, a syntax
+// error, or no settings at all).
+static int read_ini(raw *r)
+{
+    int bad = ini_parse_stream(reader, r, handler, r);
+    if (r->too_long) {
+        snprintf(r->err, r->err_len, "%s:%d: line longer than %d characters: expected a shorter line (split a long "
+                 "list over indented continuation lines)", r->path, r->too_long, MAX_LINE_CHARS);
+        return -1;
+    }
+    if (r->bad_line) return -1;
+    if (bad) {
+        snprintf(r->err, r->err_len, "%s:%d: syntax error: expected '[section]', 'key = value' or a ; comment",
+                 r->path, bad > 0 ? bad : 1);
+        return -1;
+    }
+    if (r->count == 0) {  // it would run one point of every default, which nobody asked for
+        snprintf(r->err, r->err_len, "%s:1: no settings (the file is empty or all comments): expected at least "
+                 "[experiment] kind = ... and the keys to set", r->path);
+        return -1;
+    }
+    return 0;
+}
+
+// The kind [experiment] kind names (the default when the config names none), or NULL with err set.
+static const cd_kind *find_kind(const cd_kind_set *kinds, const raw *r, char *err, size_t err_len)
+{
+    const char *kind_name = common_keys[KIND_KEY].def;
+    int kind_line = 0;
+    for (size_t i = 0; i < r->count; ++i)
+        if (strcmp(r->e[i].section, "experiment") == 0 && strcmp(r->e[i].name, "kind") == 0)
+            kind_name = r->e[i].value, kind_line = r->e[i].line;
+    const cd_kind *kind = cd_kind_set_find(kinds, kind_name);
+    if (kind) return kind;
+    char names[200] = "";
+    size_t n = 0;
+    for (size_t j = 0; j < kinds->count && n < sizeof names; ++j)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", j ? ", " : "", kinds->kinds[j]->name);
+    snprintf(err, err_len, "%s:%d: [experiment] kind: unknown kind '%s': expected one of %s", r->path, kind_line,
+             kind_name, names);
+    return NULL;
+}
+
+// Every section header of the file is one of the kind's. 0, or -1 with err set.
+static int check_sections(const cd_config *c, const raw *r, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < r->sec_count; ++i)
+        if (!known_section(c, r->sec[i].name)) {
+            char secs[300];
+            list_sections(c, secs, sizeof secs);
+            snprintf(err, err_len, "%s:%d: unknown section [%s] for kind %s: expected one of %s", r->path,
+                     r->sec[i].line, r->sec[i].name, c->kind->name, secs);
+            return -1;
+        }
+    return 0;
+}
+
+// The kind's preload key as the file sets it, handed to the kind's preload. 0, or -1 with err set.
+static int set_preload(cd_config *c, const raw *r, cd_config_key *pre, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < r->count; ++i)
+        if (strcmp(r->e[i].section, pre->spec->section) == 0 && strcmp(r->e[i].name, pre->spec->name) == 0 &&
+            (set_key(c, pre, r->e[i].value, r->e[i].line, err, err_len) || c->kind->preload(c, pre, err, err_len)))
+            return -1;
+    return 0;
+}
+
+// Every key the file does not set takes its default (line 0).
+static void set_defaults(cd_config *c)
+{
+    for (size_t i = 0; i < c->key_count; ++i) {
+        cd_config_key *k = &c->keys[i];
+        if (k->line) continue;
+        if (strcmp(k->spec->section, "experiment") == 0 && strcmp(k->spec->name, "name") == 0) {
+            default_name(c, k);
+            continue;
+        }
+        const char *def = k->spec->def;
+        if (strcmp(k->spec->section, "run") == 0 && strcmp(k->spec->name, "figures") == 0) def = c->kind->figures;
+        char err[400];
+        int rc = set_key(c, k, def, 0, err, sizeof err);
+        CD_ASSERT(rc == 0);  // defaults in the tables must parse
+        k->line = 0;
+    }
+}
+
 int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text, size_t len, cd_config *c, char *err,
                     size_t err_len)
 {
@@ -373,59 +452,17 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
         snprintf(err, err_len, "%s:%d: binary data (NUL byte): expected an INI text file", path, line);
         goto fail;
     }
-    int bad = ini_parse_stream(reader, &r, handler, &r);
-    if (r.too_long) {
-        snprintf(err, err_len, "%s:%d: line longer than %d characters: expected a shorter line (split a long "
-                 "list over indented continuation lines)", path, r.too_long, MAX_LINE_CHARS);
-        goto fail;
-    }
-    if (r.bad_line) goto fail;
-    if (bad) {
-        snprintf(err, err_len, "%s:%d: syntax error: expected '[section]', 'key = value' or a ; comment", path,
-                 bad > 0 ? bad : 1);
-        goto fail;
-    }
-
-    if (r.count == 0) {  // it would run one point of every default, which nobody asked for
-        snprintf(err, err_len, "%s:1: no settings (the file is empty or all comments): expected at least "
-                 "[experiment] kind = ... and the keys to set", path);
-        goto fail;
-    }
+    if (read_ini(&r)) goto fail;
     // The kind decides which keys exist, so read it first.
-    const char *kind_name = common_keys[KIND_KEY].def;
-    int kind_line = 0;
-    for (size_t i = 0; i < r.count; ++i)
-        if (strcmp(r.e[i].section, "experiment") == 0 && strcmp(r.e[i].name, "kind") == 0)
-            kind_name = r.e[i].value, kind_line = r.e[i].line;
-    const cd_kind *kind = cd_kind_set_find(kinds, kind_name);
-    if (!kind) {
-        char names[200] = "";
-        size_t n = 0;
-        for (size_t j = 0; j < kinds->count && n < sizeof names; ++j)
-            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", j ? ", " : "", kinds->kinds[j]->name);
-        snprintf(err, err_len, "%s:%d: [experiment] kind: unknown kind '%s': expected one of %s", path, kind_line,
-                 kind_name, names);
-        goto fail;
-    }
-    CD_ASSERT(kind);
+    const cd_kind *kind = find_kind(kinds, &r, err, err_len);
+    if (!kind) goto fail;
     setup_keys(c, kind);
-
-    for (size_t i = 0; i < r.sec_count; ++i)
-        if (!known_section(c, r.sec[i].name)) {
-            char secs[300];
-            list_sections(c, secs, sizeof secs);
-            snprintf(err, err_len, "%s:%d: unknown section [%s] for kind %s: expected one of %s", path,
-                     r.sec[i].line, r.sec[i].name, kind->name, secs);
-            goto fail;
-        }
+    if (check_sections(c, &r, err, err_len)) goto fail;
     // The kind's preload key first: what it loads decides what the other keys may hold.
     cd_config_key *pre = kind->preload ? find_key(c, kind->preload_section, kind->preload_name) : NULL;
-    CD_ASSERT(!kind->preload || pre);
-    for (size_t i = 0; pre && i < r.count; ++i)
-        if (strcmp(r.e[i].section, pre->spec->section) == 0 && strcmp(r.e[i].name, pre->spec->name) == 0) {
-            if (set_key(c, pre, r.e[i].value, r.e[i].line, err, err_len) || kind->preload(c, pre, err, err_len))
-                goto fail;
-        }
+    if (pre && set_preload(c, &r, pre, err, err_len)) goto fail;
+    cd_config_entry *params = cd_alloc_zero(r.count ? r.count : 1, sizeof *params);
+    size_t param_count = 0;
     for (size_t i = 0; i < r.count; ++i) {
         entry *e = &r.e[i];
         if (pre && strcmp(e->section, pre->spec->section) == 0 && strcmp(e->name, pre->spec->name) == 0)
@@ -433,35 +470,31 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
         if (e->section[0] == '\0') {
             snprintf(err, err_len, "%s:%d: key '%s' before any section: expected a [section] header first", path,
                      e->line, e->name);
-            goto fail;
+            goto fail_params;
         }
         cd_config_key *k = find_key(c, e->section, e->name);
+        if (!k && cd_config_param_section(c, e->section)) {  // a method's parameter, once the methods are known
+            params[param_count++] = (cd_config_entry){e->section, e->name, e->value, e->line};
+            continue;
+        }
         if (!k) {
             char keys[400];
             list_keys(c, e->section, keys, sizeof keys);
             snprintf(err, err_len, "%s:%d: unknown key '%s' in [%s]: expected one of %s", path, e->line, e->name,
                      e->section, keys);
-            goto fail;
+            goto fail_params;
         }
-        if (set_key(c, k, e->value, e->line, err, err_len)) goto fail;
+        if (set_key(c, k, e->value, e->line, err, err_len)) goto fail_params;
     }
-    for (size_t i = 0; i < c->key_count; ++i) {
-        cd_config_key *k = &c->keys[i];
-        if (k->line) continue;
-        if (strcmp(k->spec->section, "experiment") == 0 && strcmp(k->spec->name, "name") == 0) {
-            default_name(c, k);
-            continue;
-        }
-        const char *def = k->spec->def;
-        if (strcmp(k->spec->section, "run") == 0 && strcmp(k->spec->name, "figures") == 0) def = kind->figures;
-        int rc = set_key(c, k, def, 0, err, err_len);
-        CD_ASSERT(rc == 0);  // defaults in the tables must parse
-        k->line = 0;
-    }
+    set_defaults(c);
+    if (cd_config_add_params(c, params, param_count, err, err_len)) goto fail_params;
+    cd_free(params);
     if (validate_common(c, err, err_len)) goto fail;
     if (kind->validate && kind->validate(c, err, err_len)) goto fail;
     raw_free(&r);
     return 0;
+fail_params:
+    cd_free(params);
 fail:
     raw_free(&r);
     cd_config_free(c);
@@ -491,9 +524,15 @@ const cd_kind *cd_kind_set_find(const cd_kind_set *kinds, const char *name)
 
 void cd_config_free(cd_config *c)
 {
+    for (size_t i = 0; i < c->key_count; ++i) {
+        cd_values_free(c->keys[i].values, c->keys[i].count);
+        cd_free(c->keys[i].own_spec);
+        cd_free(c->keys[i].read_by);
+    }
+    for (size_t i = 0; i < c->warning_count; ++i) cd_free(c->warnings[i]);
+    cd_free(c->warnings);
     for (size_t i = 0; i < c->input_count; ++i) cd_free(c->inputs[i]);
     cd_free(c->inputs);
-    for (size_t i = 0; i < c->key_count; ++i) cd_values_free(c->keys[i].values, c->keys[i].count);
     cd_free(c->keys);
     cd_free(c->path);
     cd_free(c->text);

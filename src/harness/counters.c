@@ -18,7 +18,7 @@
 // counts the thread's kernel time (it equals CLOCK_THREAD_CPUTIME_ID to 0.5 %), page faults are
 // those the thread's own code takes, and context switches and CPU migrations read 0 (the kernel
 // counts them in kernel mode) — through PAPI too, whose default domain is the same.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <papi.h>
 

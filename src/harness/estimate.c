@@ -5,7 +5,7 @@
 // cubes kind's broad phases, from the broad_scaling run, whose points span 10^3 to 10^6 cubes on
 // one core. What no model covers keeps the kind's cost units at a nominal rate.
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 // warning: their times are not comparable across shards.
 #include "cd_core.h"
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "run_private.h"
 
 #include <errno.h>

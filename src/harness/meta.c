@@ -6,7 +6,7 @@
 #include "build_flags.h"
 #include "cd_build_config.h"
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "run_private.h"
 
 #include <errno.h>
@@ -112,6 +112,16 @@ static void write_columns(FILE *f, const cd_run *r)
     for (size_t i = 0; i < r->counters.count; ++i)
         n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, ", %s", r->counters.names[i]);
     kv(f, "summary_varying", "%s", buf);
+    // The key columns (after `point` in both files): what tells one point's rows from another's.
+    size_t nk;
+    size_t *keys = cd_run_key_columns(r->cfg, &nk);
+    n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < nk; ++i)
+        n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", i ? ", " : "",
+                              r->cfg->keys[keys[i]].spec->name);
+    cd_free(keys);
+    kv(f, "keys", "%s", buf);
 }
 
 static void write_values(FILE *f, const cd_config *c)
@@ -129,18 +139,9 @@ static void write_values(FILE *f, const cd_config *c)
     }
 }
 
-int cd_meta_write(const cd_run *r)
+// [cdlab]: the build that measured.
+static void write_build(FILE *f, const cd_run *r)
 {
-    char path[4600];
-    snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return errno ? errno : EIO;
-    errno = 0;  // so that after a failed write it is that write's
-    const cd_config *c = r->cfg;
-    char cpu[256], topo[512];
-    cd_cpu_model(cpu, sizeof cpu);
-    cd_topology_summary(topo, sizeof topo);
-
     fprintf(f, "; cdlab run metadata (provenance of frames.csv and summary.csv)\n[cdlab]\n");
     kv(f, "version", "%s", CD_VERSION);
     kv(f, "build_commit", "%s", CD_BUILD_COMMIT);
@@ -152,7 +153,12 @@ int cd_meta_write(const cd_run *r)
     kv(f, "c_flags_extra", "%s", CD_C_FLAGS_EXTRA);
     kv(f, "cxx_flags", "%s", CD_CXX_FLAGS);
     kv(f, "sanitize", "%s", CD_SANITIZE);
+}
 
+// [run]: what ran, when, where, and how it ended.
+static void write_run(FILE *f, const cd_run *r)
+{
+    const cd_config *c = r->cfg;
     fprintf(f, "\n[run]\n");
     kv(f, "id", "%s", r->run_id);
     kv(f, "experiment", "%s", r->name);
@@ -176,7 +182,12 @@ int cd_meta_write(const cd_run *r)
     // A failed run's reason names the point (or the file that could not be written).
     const char *failure = r->status == 1 && r->reason[0] ? r->reason : r->failure;
     if (failure[0]) kv(f, "failure", "%s", failure);
+}
 
+// [shard] (a shard run), [config] and what the config read ([inputs]).
+static void write_config(FILE *f, const cd_run *r)
+{
+    const cd_config *c = r->cfg;
     if (r->shard_count) {
         fprintf(f, "\n[shard]\n%s\n", CD_META_SHARD_COMMENT);
         kv(f, "index", "%u", r->shard_index);
@@ -219,7 +230,14 @@ int cd_meta_write(const cd_run *r)
         snprintf(key, sizeof key, "i%zu_sha256", i + 1);
         kv(f, key, "%s", r->inputs[i].sha256);
     }
+}
 
+// [machine], [pinning], [papi] and [counters].
+static void write_machine(FILE *f, const cd_run *r)
+{
+    char cpu[256], topo[512];
+    cd_cpu_model(cpu, sizeof cpu);
+    cd_topology_summary(topo, sizeof topo);
     fprintf(f, "\n[machine]\n");
     kv(f, "cpu_model", "%s", cpu);
     kv(f, "cpus_online", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -243,7 +261,20 @@ int cd_meta_write(const cd_run *r)
     fprintf(f, "\n[counters]\n; one line per requested event: ok, or NA: why\n");
     for (size_t i = 0; i < r->counters.count; ++i)
         kv(f, r->counters.names[i], "%s%s", r->counters.live[i] ? "" : "NA: ", r->counters.reason[i]);
+}
 
+int cd_meta_write(const cd_run *r)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return errno ? errno : EIO;
+    errno = 0;  // so that after a failed write it is that write's
+    const cd_config *c = r->cfg;
+    write_build(f, r);
+    write_run(f, r);
+    write_config(f, r);
+    write_machine(f, r);
     fprintf(f, "\n[columns]\n");
     write_columns(f, r);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Pinning through hwloc: bind the calling thread to one PU before the PAPI event set is made
 // (so the counters follow the measured thread), verify with the last CPU location, and report.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <hwloc.h>
 #include <omp.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Provenance for meta.ini and `cdlab info`: CPU model and the git state of the source tree.
 #include "cd_build_config.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <stdio.h>
 #include <string.h>

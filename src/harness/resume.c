@@ -9,7 +9,7 @@
 // and no process may hold its marker's lock (cd_run_marker_state).
 #include "cd_core.h"
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "run_private.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
 // call, and the row is written only when every column of the kind's table has exactly one cell,
 // so a cell can neither land in the wrong column nor be forgotten.
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "run_private.h"
 
 #include <stdio.h>

@@ -10,7 +10,7 @@
 // the current point; a second one, a crash or [run] point_timeout end it at once (see Signals).
 #include "cd_core.h"
 #include "cd_csv.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "run_private.h"
 
 #include <errno.h>
@@ -271,6 +271,7 @@ void cd_run_frame_row(cd_run *r, const cd_cell *cells)
 {
     cd_cell point = cd_cell_int((int64_t)r->point_index);
     write_cells(r->frames, &point, 1, 1);
+    cd_run_write_key_cells(r, r->frames);
     write_cells(r->frames, cells, r->cfg->kind->frame_column_count, 0);
     cd_counters *k = &r->counters;
     for (size_t i = 0; i < k->count; ++i) {
@@ -298,6 +299,7 @@ void cd_run_summary_row(cd_run *r, const cd_cell *cells)
 {
     cd_cell point = cd_cell_int((int64_t)r->point_index);
     write_cells(r->summary, &point, 1, 1);
+    cd_run_write_key_cells(r, r->summary);
     write_cells(r->summary, cells, r->cfg->kind->summary_column_count, 0);
     cd_cell rss = cd_cell_int(r->point_rss > 0 ? r->point_rss : peak_rss_bytes());
     write_cells(r->summary, &rss, 1, 0);
@@ -352,25 +354,6 @@ double cd_run_cv_warn(const cd_run *r) { return cd_config_num(r->cfg, "run", "cv
 const char *cd_run_directory(const cd_run *r) { return r->dir; }
 
 int cd_run_quiet(const cd_run *r) { return r->quiet; }
-
-void cd_run_note_series(cd_run *r, const char *series, double at, double value)
-{
-    if (!r->notes) r->notes = cd_alloc_zero(CD_RUN_MAX_NOTES, sizeof *r->notes);
-    if (r->note_count == CD_RUN_MAX_NOTES) return;
-    cd_series_note *n = &r->notes[r->note_count++];
-    snprintf(n->series, sizeof n->series, "%s", series);
-    n->at = at, n->value = value;
-}
-
-int cd_run_series_noted(const cd_run *r, const char *series, double below, double *at, double *value)
-{
-    for (size_t k = 0; k < r->note_count; ++k)
-        if (r->notes[k].at < below && strcmp(r->notes[k].series, series) == 0) {
-            *at = r->notes[k].at, *value = r->notes[k].value;
-            return 1;
-        }
-    return 0;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Output errors: the first one stops the run and names what was done to which file, and why.
@@ -787,20 +770,6 @@ static void sync_dir(const cd_run *r)
     close(fd);
 }
 
-const char **cd_run_header_fields(const cd_run *r, int frames, size_t *n)
-{
-    const cd_kind *kind = r->cfg->kind;
-    size_t cols = frames ? kind->frame_column_count : kind->summary_column_count;
-    const char **f = cd_alloc((cols + 2 + r->counters.count) * sizeof *f);
-    size_t k = 0;
-    f[k++] = "point";
-    for (size_t i = 0; i < cols; ++i) f[k++] = frames ? kind->frame_columns[i].name : kind->summary_columns[i].name;
-    if (!frames) f[k++] = "peak_rss_bytes";
-    for (size_t i = 0; i < r->counters.count; ++i) f[k++] = r->counters.names[i];
-    *n = k;
-    return f;
-}
-
 static int write_headers(cd_run *r)
 {
     for (int frames = 1; frames >= 0; --frames) {
@@ -896,6 +865,7 @@ static void free_run(cd_run *r)
 {
     for (size_t i = 0; i < r->warning_count; ++i) cd_free(r->warnings[i]);
     cd_free(r->pick);
+    cd_free(r->key_col);
     cd_free(r->notes);
     if (r->todo != r->shard_points) cd_free(r->todo);
     cd_free(r->shard_points);
@@ -1227,6 +1197,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     if (mode != CD_PIN_OFF && !r.pin.ok && r.pin.requested >= 0)
         cd_run_warn(&r, "pinning to cpu %d failed: %s (run goes on unpinned)", r.pin.requested, r.pin.status);
     r.keeps_freed = cd_alloc_keep_freed() == 0;  // before any repetition allocates
+    for (size_t i = 0; i < c->warning_count; ++i) cd_run_warn(&r, "%s", c->warnings[i]);
     const char *names[CD_COUNTERS_MAX];
     const cd_config_key *ck = cd_config_key_get(c, "run", "counters");
     cd_counters_open(&r.counters, counter_names(c, names), ck->count);

@@ -4,7 +4,7 @@
 #ifndef RUN_PRIVATE_H
 #define RUN_PRIVATE_H
 
-#include "cd_harness.h"
+#include "harness_private.h"
 
 #include <stdio.h>
 
@@ -48,7 +48,9 @@ struct cd_run {
     int counters_fresh;                  // counters_end since the last frame row
     double counter_sum[CD_COUNTERS_MAX];  // per summary row
     size_t counter_n[CD_COUNTERS_MAX];
-    size_t *pick;
+    size_t *pick;           // the current point's value of every key
+    size_t *key_col;        // the key columns (cd_run_key_columns), on first use
+    size_t key_col_count;
     int64_t point_rss;  // > 0: the peak RSS the summary row reports (order = rounds), else getrusage
     size_t point_index, points_done, points_planned;
     size_t points_short;  // order = rounds, stopped: points with a summary row but fewer repeats
@@ -80,6 +82,13 @@ struct cd_run {
     cd_run_input *inputs;   // the config's files, digested when the run started
     size_t input_count;
 };
+
+/// The key columns of c: the index of every key that can vary (swept keys and method parameters)
+/// whose name the kind does not use for a column of its own, in table order; *n of them
+/// (cd_free the array).
+size_t *cd_run_key_columns(const cd_config *c, size_t *n);
+/// Write the key cells of r's current point (r->pick) after a row's `point` cell.
+void cd_run_write_key_cells(cd_run *r, FILE *f);
 
 /// The header of frames.csv (frames = 1) or summary.csv: *n names in a cd_alloc'ed array.
 const char **cd_run_header_fields(const cd_run *r, int frames, size_t *n);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // SHA-256 (FIPS 180-4) for the digests in meta.ini (config, input files, the CSVs written); small enough to avoid a crypto dependency.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 // depend on earlier points of the same run (the cubes kind's budget skips a series' larger cube
 // counts) names the chain, and the chain's points stay in one shard, run in plan order.
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <stdlib.h>
 #include <string.h>

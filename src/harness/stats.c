@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The one statistics routine of cdlab (median, percentiles, MAD, CV) and cell formatting.
 #include "cd_core.h"
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -3,11 +3,12 @@
 // ranges `a..b *f`, each checked against the key's type and bounds.
 #include "cd_core.h"
 #include "cd_csv.h"  // cd_csv_parse_double: the one finite-number parser, also for config values
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 
 // A range expands to at most this many values so a typo (`1..1e9`) fails instead of eating memory.
@@ -206,4 +207,33 @@ void cd_values_free(cd_value *v, size_t count)
 {
     for (size_t i = 0; i < count; ++i) cd_free(v[i].text);
     cd_free(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages about a config's keys: errors stop the config, warnings go with it (meta.ini).
+
+void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
+{
+    int n = k && k->line ? snprintf(err, err_len, "%s:%d: ", c->path, k->line)
+                         : snprintf(err, err_len, "%s:1: ", c->path);
+    if (n < 0 || (size_t)n >= err_len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+void cd_config_warn(cd_config *c, const cd_config_key *k, const char *fmt, ...)
+{
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg, "%s:%d: ", c->path, k && k->line ? k->line : 1);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    c->warnings = cd_realloc(c->warnings, (c->warning_count + 1) * sizeof *c->warnings);
+    size_t len = strlen(msg);
+    char *copy = cd_alloc(len + 1);
+    memcpy(copy, msg, len + 1);
+    c->warnings[c->warning_count++] = copy;
 }

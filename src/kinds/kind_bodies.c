@@ -67,8 +67,6 @@ static const cd_key_spec bodies_keys[] = {
     {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
      "narrow query: first_hit (do the bodies touch) or all_pairs (every intersecting triangle pair)"},
     {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf"},
-    {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
-    {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: OBB+sphere layers below X (layer Y)"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
@@ -200,10 +198,7 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
 static const cd_column frame_columns[] = {
     {"repeat", 0, "repeat number, 0-based"},
     {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
-    {"method", 0, "broad phase"},
     {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
-    {"mode", 0, "[method] mode"},
-    {"bodies", 0, "number of bodies"},
     {"frame_ms", 1, "motion_ms + refit_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms); with "
                     "[measure] clock = cpu the frame's thread CPU time"},
     {"fps", 1, "1000 / frame_ms (collision only)"},
@@ -225,22 +220,13 @@ static const cd_column frame_columns[] = {
     {"obb_obb", 0, "OBB-OBB tests"},
     {"aabb_aabb", 0, "AABB-AABB tests"},
     {"nu", 0, "hierarchy nodes refitted (Nu)"},
-    {"seed", 0, "[experiment] seed"},
 };
 
 static const cd_column summary_columns[] = {
-    {"method", 0, "broad phase"},
     {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
-    {"mode", 0, "[method] mode"},
-    {"hybrid_x", 0, "[method] hybrid_x (NA unless hierarchy = hybrid)"},
-    {"hybrid_y", 0, "[method] hybrid_y (NA unless hierarchy = hybrid)"},
-    {"leaf_size", 0, "[method] leaf_size (NA for a bodies peer)"},
-    {"bodies", 0, "number of bodies"},
     {"meshes", 0, "[bodies] meshes (with faces applied)"},
-    {"faces", 0, "[bodies] faces"},
     {"scene_triangles", 0, "triangles of all bodies together"},
-    {"frames", 0, "measured frames per repeat"},
-    {"repeats", 0, "repeats"},
+    {"repeats", 0, "repeats measured (fewer than [experiment] repeats when a run in rounds stopped)"},
     {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
     {"frame_ms_p05", 1, "5th percentile of frame_ms"},
     {"frame_ms_p95", 1, "95th percentile of frame_ms"},
@@ -265,21 +251,9 @@ static const cd_column summary_columns[] = {
     {"nu_mean", 0, "mean Nu per frame"},
     {"cu_ns", 1, "refit time per node refitted (Cu): all frames' refit time over their Nu"},
     {"model_ms", 1, "Nv·Cv + Np·Cp + Nu·Cu with the means above, beside narrow_ms_median + refit_ms_median"},
-    {"deform", 0, "[bodies] deform"},
     {"bytes_per_body", 0, "scene bytes per body (the shared meshes and hierarchies not counted)"},
     {"shared_bytes", 0, "bytes of the distinct meshes and their hierarchies"},
     {"build_ms", 1, "reading the meshes and building their hierarchies"},
-    {"threads", 0, "[method] threads"},
-    {"size", 0, "[bodies] size"},
-    {"size_ratio", 0, "[bodies] size_ratio"},
-    {"density", 0, "[bodies] density"},
-    {"speed", 0, "[bodies] speed"},
-    {"spin", 0, "[bodies] spin"},
-    {"layout", 0, "[bodies] layout"},
-    {"size_dist", 0, "[bodies] size_dist"},
-    {"moving", 0, "[bodies] moving"},
-    {"sleep", 0, "[bodies] sleep"},
-    {"seed", 0, "[experiment] seed"},
 };
 
 // Cv and Cp averaged over up to 16 touching pairs of the frame (pairs of body numbers).
@@ -333,196 +307,248 @@ void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
     bp.meshes = pt->specs;
     bp.mesh_count = nspecs;
     bp.assign_cycle = strcmp(cd_point_text(p, "bodies", "assign"), "cycle") == 0;
-    cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
-    bp.plan = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"))->plan(&vp);
+    const cd_bvh_variant *v = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"));
+    cd_params vp = cd_point_params(p, "method", "hierarchy", v->params, v->param_count);
+    bp.plan = v->plan(&vp);
     bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
     bp.deform = cd_point_num(p, "bodies", "deform");
     pt->params = bp;
     pt->mode = strcmp(cd_point_text(p, "method", "mode"), "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
 }
 
-static int bodies_run_point(cd_run *r, const cd_point *p)
-{
-    const char *method = cd_point_text(p, "method", "method"), *hierarchy = cd_point_text(p, "method", "hierarchy");
-    const char *mode_name = cd_point_text(p, "method", "mode");
-    uint32_t faces = (uint32_t)cd_point_num(p, "bodies", "faces");
-    int threads = (int)cd_point_num(p, "method", "threads");
-    uint32_t frames = (uint32_t)cd_point_num(p, "experiment", "frames"),
-             repeats = (uint32_t)cd_point_num(p, "experiment", "repeats"),
-             warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
-    uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
-    cd_bodies_point pt;
-    cd_bodies_point_setup(p, &pt);
-    const cd_bodies_params bp = pt.params;  // its mesh specs stay in pt
-    const char *mesh_list = pt.mesh_list;
-    cd_bvh_mode mode = pt.mode;
-    int is_peer = cd_bodies_peer_known(method);
-    // The thread CPU clock sees only this thread, so it measures serial frames alone.
-    const int cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0 && threads <= 1;
-    const char *hierarchy_col = hierarchy;  // a peer's: its bounding volume
-    cd_broad_params brp = cd_broad_params_default();
-    brp.threads = threads;
-    if (threads > 1) cd_pin_workers(threads, cd_run_pinned_cpu(r));
+static const cd_method_key bodies_method_keys[] = {CD_KINDS_BROAD_KEY, CD_KINDS_HIERARCHY_KEY};
 
-    size_t n = (size_t)frames * repeats;
-    double *frame_ms = cd_alloc(sizeof(double) * (n ? n : 1)), *fps = cd_alloc(sizeof(double) * (n ? n : 1));
-    double *motion = cd_alloc(sizeof(double) * (n ? n : 1)), *broad = cd_alloc(sizeof(double) * (n ? n : 1));
-    double *narrow = cd_alloc(sizeof(double) * (n ? n : 1)), *refit = cd_alloc(sizeof(double) * (n ? n : 1));
-    double sums[6] = {0};  // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
-    double nu_sum = 0, refit_ns = 0;
-    double cv = NAN, cp = NAN, build_ms = 0;
-    size_t shared = 0;
-    uint64_t triangles = 0;
-    size_t k = 0;
-    cd_pair_list pairs = {0};
-    for (uint32_t rep = 0; rep < repeats; ++rep) {
-        char err[1024];
-        cd_bodies *b = cd_bodies_create(&bp, err, sizeof err);
-        if (!b) {
-            cd_run_fail(r, "%s", err);
-            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
-            return -1;
-        }
-        build_ms = b->build_ms;
-        shared = cd_bodies_shared_bytes(b);
-        triangles = 0;
-        for (uint32_t i = 0; i < b->scene->count; ++i) triangles += b->shapes[b->shape_of[i]].mesh.ntris;
-        // A peer: FCL's manager and BVHModels instead of broad phase + narrow step (no broad_phase, nw).
-        cd_bodies_peer *peer = is_peer ? cd_bodies_peer_create(method, b, mode) : NULL;
-        if (is_peer && !peer) {
-            cd_run_fail(r, "%s: FCL did not build a BVHModel of the meshes", method);
-            cd_bodies_destroy(b);
-            cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
-            return -1;
-        }
-        if (peer) hierarchy_col = cd_bodies_peer_bv(peer);
-        cd_broad *broad_phase = peer ? NULL : cd_registry_create(method, &brp, b->scene);
-        CD_ASSERT(peer || broad_phase);  // the config check accepted only registered methods and peers
-        cd_bodies_narrow *nw = peer ? NULL : cd_bodies_narrow_create(b, mode);
-        cd_narrow_step step = {NULL, NULL};
-        if (nw) step = cd_bodies_narrow_step(nw), cd_broad_set_narrow(broad_phase, &step);
-        cd_broad_stats st = {0};
-        cd_frame_times t;
-        uint64_t peer_tris = 0;
-        cd_bodies_deform(b);  // the first frame's shapes
-        for (uint32_t w = 0; w < warmup; ++w) {
-            cd_scene_step_threads(b->scene, threads);
-            cd_bodies_deform(b);
-            if (peer)
-                cd_bodies_peer_frame(peer, b, &pairs, &peer_tris);
-            else
-                cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
-        }
-        if (nw) cd_bodies_narrow_take_stats(nw);
-        for (uint32_t f = 0; f < frames; ++f, ++k) {
-            cd_run_counters_begin(r);
-            uint64_t c0 = cpu_clock ? cd_thread_cpu_ns() : 0;
-            uint64_t t0 = cd_now_ns();
-            cd_scene_step_threads(b->scene, threads);
-            uint64_t tm = cd_now_ns();
-            uint64_t nu = cd_bodies_deform(b);
-            uint64_t t1 = cd_now_ns();
-            if (peer) {
-                cd_bodies_peer_frame(peer, b, &pairs, &peer_tris);
-                t.broad_ms = (double)(cd_now_ns() - t1) * 1e-6, t.narrow_ms = NAN;
-            } else {
-                cd_broad_frame(broad_phase, b->scene, &pairs, &st, &t);
-            }
-            uint64_t c1 = cpu_clock ? cd_thread_cpu_ns() : 0;
-            cd_run_counters_end(r);
-            cd_bodies_stats bs = {0, peer_tris, 0, 0, {0}};
-            if (peer) st.candidates = cd_bodies_peer_candidates(peer), st.pairs = pairs.count;
-            else bs = cd_bodies_narrow_take_stats(nw);
-            motion[k] = (double)(tm - t0) * 1e-6;
-            refit[k] = (double)(t1 - tm) * 1e-6;
-            nu_sum += (double)nu, refit_ns += (double)(t1 - tm);
-            broad[k] = t.broad_ms, narrow[k] = t.narrow_ms;
-            frame_ms[k] = motion[k] + refit[k] + broad[k] + (peer ? 0.0 : narrow[k]);
-            if (cpu_clock) {  // the split is on the wall clock: not a part of a CPU-time frame
-                frame_ms[k] = (double)(c1 - c0) * 1e-6;
-                motion[k] = refit[k] = broad[k] = narrow[k] = NAN;
-            }
-            fps[k] = frame_ms[k] > 0 ? 1000.0 / frame_ms[k] : NAN;
-            double na = peer ? NAN : 0.0;  // a peer's queries, Nv and Np are not visible
-            double v[6] = {(double)st.candidates, (double)bs.queries + na, (double)st.pairs, (double)bs.tri_pairs,
-                           (double)bs.bv_tests + na, (double)bs.tri_tests + na};
-            for (int q = 0; q < 6; ++q) sums[q] += v[q];
-            cd_cell row[] = {
-                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(method), cd_cell_text(hierarchy_col), cd_cell_text(mode_name),
-                cd_cell_int(bp.scene.cubes), cd_cell_real(frame_ms[k]), cd_cell_real(fps[k]), cd_cell_real(motion[k]),
-                cd_cell_real(broad[k]), cd_cell_real(narrow[k]), cd_cell_real(refit[k]), cd_cell_int((int64_t)st.candidates),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
-                cd_cell_int((int64_t)bs.tri_pairs), peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_SPHERE]),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_OBB]),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_OBB_OBB]),
-                peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)nu),
-                cd_cell_int((int64_t)seed),
-            };
-            _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
-                           "one cell per frame column");
-            cd_run_frame_row(r, row);
-        }
-        if (rep + 1 == repeats && !peer) measure_costs(b, &pairs, &cv, &cp);
-        cd_bodies_peer_destroy(peer);
-        cd_bodies_narrow_destroy(nw);
-        cd_broad_destroy(broad_phase);
-        cd_bodies_destroy(b);
+// A point's samples over its repeats, kept between repeats so that they run back to back
+// (bodies_run_point) or one per round ([experiment] order = rounds).
+typedef struct bodies_state {
+    cd_bodies_point pt;               // its mesh specs (pt.params points into pt)
+    const char *method, *hierarchy_col;  // hierarchy_col: a peer's bounding volume
+    const cd_broad_method *bm;        // NULL for a bodies peer
+    cd_params brp;
+    int threads, is_peer, cpu_clock;
+    uint32_t frames, warmup, repeats_done;
+    size_t k;                         // frames measured so far
+    double *frame_ms, *fps, *motion, *broad, *narrow, *refit;  // frames × repeats
+    double sums[6];                   // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
+    double nu_sum, refit_ns, cv, cp, build_ms;
+    size_t shared;
+    uint64_t triangles;
+} bodies_state;
+
+static bodies_state *bodies_state_new(const cd_point *p)
+{
+    bodies_state *s = cd_alloc_zero(1, sizeof *s);
+    cd_bodies_point_setup(p, &s->pt);
+    s->method = cd_point_text(p, "method", "method");
+    s->hierarchy_col = cd_point_text(p, "method", "hierarchy");
+    s->threads = (int)cd_point_num(p, "method", "threads");
+    s->frames = (uint32_t)cd_point_num(p, "experiment", "frames");
+    s->warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
+    s->is_peer = cd_bodies_peer_known(s->method);
+    // The thread CPU clock sees only this thread, so it measures serial frames alone.
+    s->cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0 && s->threads <= 1;
+    s->bm = s->is_peer ? NULL : cd_registry_find(s->method);
+    if (s->bm) s->brp = cd_point_params(p, "method", "method", s->bm->params, s->bm->param_count);
+    size_t n = (size_t)s->frames * (size_t)cd_point_num(p, "experiment", "repeats");
+    double **a[] = {&s->frame_ms, &s->fps, &s->motion, &s->broad, &s->narrow, &s->refit};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i) *a[i] = cd_alloc(sizeof(double) * (n ? n : 1));
+    s->cv = s->cp = NAN;
+    return s;
+}
+
+static void bodies_state_free(bodies_state *s)
+{
+    cd_free(s->frame_ms), cd_free(s->fps), cd_free(s->motion), cd_free(s->broad), cd_free(s->narrow);
+    cd_free(s->refit), cd_free(s);
+}
+
+// One repeat's bodies and what measures them: a broad phase with the hierarchy queries as its
+// narrow step, or a bodies peer (FCL's manager and BVHModels) instead of both.
+typedef struct bodies_repeat_setup {
+    cd_bodies *b;
+    cd_bodies_peer *peer;
+    cd_broad *broad_phase;
+    cd_bodies_narrow *nw;
+} bodies_repeat_setup;
+
+static int bodies_repeat_start(cd_run *r, bodies_state *s, bodies_repeat_setup *u)
+{
+    char err[1024];
+    *u = (bodies_repeat_setup){cd_bodies_create(&s->pt.params, err, sizeof err), NULL, NULL, NULL};
+    if (!u->b) return cd_run_fail(r, "%s", err), -1;
+    s->build_ms = u->b->build_ms;
+    s->shared = cd_bodies_shared_bytes(u->b);
+    s->triangles = 0;
+    for (uint32_t i = 0; i < u->b->scene->count; ++i) s->triangles += u->b->shapes[u->b->shape_of[i]].mesh.ntris;
+    u->peer = s->is_peer ? cd_bodies_peer_create(s->method, u->b, s->pt.mode) : NULL;
+    if (s->is_peer && !u->peer) {
+        cd_run_fail(r, "%s: FCL did not build a BVHModel of the meshes", s->method);
+        cd_bodies_destroy(u->b);
+        return -1;
     }
+    if (u->peer) s->hierarchy_col = cd_bodies_peer_bv(u->peer);
+    u->broad_phase = u->peer ? NULL : cd_broad_create(s->bm, &s->brp, s->threads, u->b->scene);
+    CD_ASSERT(u->peer || u->broad_phase);  // the config check accepted only registered methods and peers
+    u->nw = u->peer ? NULL : cd_bodies_narrow_create(u->b, s->pt.mode);
+    if (u->nw) {
+        cd_narrow_step step = cd_bodies_narrow_step(u->nw);
+        cd_broad_set_narrow(u->broad_phase, &step);
+    }
+    return 0;
+}
+
+static void bodies_repeat_end(bodies_repeat_setup *u)
+{
+    cd_bodies_peer_destroy(u->peer);
+    cd_bodies_narrow_destroy(u->nw);
+    cd_broad_destroy(u->broad_phase);
+    cd_bodies_destroy(u->b);
+}
+
+// One frame of repeat rep: motion, deformation, then the broad phase and the queries (or the
+// peer's frame); measured (frame f >= 0): its samples, sums and frames.csv row.
+static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uint32_t rep, int64_t f,
+                         cd_pair_list *pairs)
+{
+    cd_broad_stats st = {0};
+    cd_frame_times t;
+    uint64_t peer_tris = 0;
+    if (f < 0) {  // warm-up
+        cd_scene_step_threads(u->b->scene, s->threads);
+        cd_bodies_deform(u->b);
+        if (u->peer) cd_bodies_peer_frame(u->peer, u->b, pairs, &peer_tris);
+        else cd_broad_frame(u->broad_phase, u->b->scene, pairs, &st, &t);
+        return;
+    }
+    size_t k = s->k++;
+    cd_run_counters_begin(r);
+    uint64_t c0 = s->cpu_clock ? cd_thread_cpu_ns() : 0;
+    uint64_t t0 = cd_now_ns();
+    cd_scene_step_threads(u->b->scene, s->threads);
+    uint64_t tm = cd_now_ns();
+    uint64_t nu = cd_bodies_deform(u->b);
+    uint64_t t1 = cd_now_ns();
+    if (u->peer) {
+        cd_bodies_peer_frame(u->peer, u->b, pairs, &peer_tris);
+        t.broad_ms = (double)(cd_now_ns() - t1) * 1e-6, t.narrow_ms = NAN;
+    } else {
+        cd_broad_frame(u->broad_phase, u->b->scene, pairs, &st, &t);
+    }
+    uint64_t c1 = s->cpu_clock ? cd_thread_cpu_ns() : 0;
+    cd_run_counters_end(r);
+    cd_bodies_stats bs = {0, peer_tris, 0, 0, {0}};
+    if (u->peer) st.candidates = cd_bodies_peer_candidates(u->peer), st.pairs = pairs->count;
+    else bs = cd_bodies_narrow_take_stats(u->nw);
+    s->motion[k] = (double)(tm - t0) * 1e-6;
+    s->refit[k] = (double)(t1 - tm) * 1e-6;
+    s->nu_sum += (double)nu, s->refit_ns += (double)(t1 - tm);
+    s->broad[k] = t.broad_ms, s->narrow[k] = t.narrow_ms;
+    s->frame_ms[k] = s->motion[k] + s->refit[k] + s->broad[k] + (u->peer ? 0.0 : s->narrow[k]);
+    if (s->cpu_clock) {  // the split is on the wall clock: not a part of a CPU-time frame
+        s->frame_ms[k] = (double)(c1 - c0) * 1e-6;
+        s->motion[k] = s->refit[k] = s->broad[k] = s->narrow[k] = NAN;
+    }
+    s->fps[k] = s->frame_ms[k] > 0 ? 1000.0 / s->frame_ms[k] : NAN;
+    double na = u->peer ? NAN : 0.0;  // a peer's queries, Nv and Np are not visible
+    double v[6] = {(double)st.candidates, (double)bs.queries + na, (double)st.pairs, (double)bs.tri_pairs,
+                   (double)bs.bv_tests + na, (double)bs.tri_tests + na};
+    for (int q = 0; q < 6; ++q) s->sums[q] += v[q];
+    int peer = u->peer != NULL;
+    cd_cell row[] = {
+        cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->hierarchy_col), cd_cell_real(s->frame_ms[k]),
+        cd_cell_real(s->fps[k]), cd_cell_real(s->motion[k]), cd_cell_real(s->broad[k]), cd_cell_real(s->narrow[k]),
+        cd_cell_real(s->refit[k]), cd_cell_int((int64_t)st.candidates),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
+        cd_cell_int((int64_t)bs.tri_pairs), peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_SPHERE]),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_OBB]),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_OBB_OBB]),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)nu),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
+                   "one cell per frame column");
+    cd_run_frame_row(r, row);
+}
+
+// Repeat rep of the point: fresh bodies from the seed, warm-up frames, then the measured frames.
+// `last`: the point's last repeat, where Cv and Cp are measured. 0, or -1 after cd_run_fail.
+static int bodies_repeat(cd_run *r, bodies_state *s, uint32_t rep, int last)
+{
+    if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));  // rounds: other points ran between
+    bodies_repeat_setup u;
+    if (bodies_repeat_start(r, s, &u)) return -1;
+    cd_pair_list pairs = {0};
+    cd_bodies_deform(u.b);  // the first frame's shapes
+    for (uint32_t w = 0; w < s->warmup; ++w) bodies_frame(r, s, &u, rep, -1, &pairs);
+    if (u.nw) cd_bodies_narrow_take_stats(u.nw);
+    for (uint32_t f = 0; f < s->frames; ++f) bodies_frame(r, s, &u, rep, f, &pairs);
+    if (last && !u.peer) measure_costs(u.b, &pairs, &s->cv, &s->cp);
     cd_pair_list_free(&pairs);
-    double dn = n ? (double)n : 1.0;
-    for (int q = 0; q < 6; ++q) sums[q] /= dn;
-    cd_stats fs = cd_stats_compute(frame_ms, n), ps = cd_stats_compute(fps, n), ms = cd_stats_compute(motion, n),
-             bs = cd_stats_compute(broad, n), ns = cd_stats_compute(narrow, is_peer ? 0 : n);
+    bodies_repeat_end(&u);
+    s->repeats_done++;
+    return 0;
+}
+
+// The point's summary row from the repeats it measured.
+static void bodies_summary(cd_run *r, const cd_point *p, bodies_state *s)
+{
+    size_t n = s->k;
+    double dn = n ? (double)n : 1.0, m[6];
+    for (int q = 0; q < 6; ++q) m[q] = s->sums[q] / dn;
+    cd_stats fs = cd_stats_compute(s->frame_ms, n), ps = cd_stats_compute(s->fps, n),
+             ms = cd_stats_compute(s->motion, n), bs = cd_stats_compute(s->broad, n),
+             ns = cd_stats_compute(s->narrow, s->is_peer ? 0 : n), rs = cd_stats_compute(s->refit, n);
     cd_run_warn_noisy(r, p, "frame_ms", fs.cv);
     cd_row row = cd_run_summary_begin(r);
-    cd_row_set(&row, "method", cd_cell_text(method));
-    cd_row_set(&row, "hierarchy", cd_cell_text(hierarchy_col));
-    cd_row_set(&row, "mode", cd_cell_text(mode_name));
-    const int hybrid = !is_peer && !strcmp(hierarchy, "hybrid");
-    cd_row_set(&row, "hybrid_x", hybrid ? cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_x")) : cd_cell_na());
-    cd_row_set(&row, "hybrid_y", hybrid ? cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_y")) : cd_cell_na());
-    cd_row_set(&row, "leaf_size", is_peer ? cd_cell_na() : cd_cell_int(bp.leaf_size));
-    cd_row_set(&row, "bodies", cd_cell_int(bp.scene.cubes));
-    cd_row_set(&row, "meshes", cd_cell_text(mesh_list));
-    cd_row_set(&row, "faces", cd_cell_int(faces));
-    cd_row_set(&row, "scene_triangles", cd_cell_int((int64_t)triangles));
-    cd_row_set(&row, "frames", cd_cell_int(frames));
-    cd_row_set(&row, "repeats", cd_cell_int(repeats));
+    cd_row_set(&row, "hierarchy", cd_cell_text(s->hierarchy_col));
+    cd_row_set(&row, "meshes", cd_cell_text(s->pt.mesh_list));
+    cd_row_set(&row, "scene_triangles", cd_cell_int((int64_t)s->triangles));
+    cd_row_set(&row, "repeats", cd_cell_int(s->repeats_done));
     cd_row_set_stats(&row, "frame_ms", &fs);
     cd_row_set_stats(&row, "fps", &ps);
     cd_row_set_stats(&row, "motion_ms", &ms);
     cd_row_set_stats(&row, "broad_ms", &bs);
     cd_row_set_stats(&row, "narrow_ms", &ns);
-    cd_stats rs = cd_stats_compute(refit, n);
     cd_row_set_stats(&row, "refit_ms", &rs);
     static const char *const mean_names[6] = {"candidates_mean", "queries_mean", "pairs_mean", "tri_pairs_mean",
                                               "bv_tests_mean", "tri_tests_mean"};
-    for (int q = 0; q < 6; ++q) cd_row_set(&row, mean_names[q], cd_cell_real(sums[q]));
-    cd_row_set(&row, "cv_ns", cd_cell_real(cv));
-    cd_row_set(&row, "cp_ns", cd_cell_real(cp));
-    double nu_mean = nu_sum / dn, cu = nu_sum > 0 ? refit_ns / nu_sum : 0.0;
+    for (int q = 0; q < 6; ++q) cd_row_set(&row, mean_names[q], cd_cell_real(m[q]));
+    cd_row_set(&row, "cv_ns", cd_cell_real(s->cv));
+    cd_row_set(&row, "cp_ns", cd_cell_real(s->cp));
+    double nu_mean = s->nu_sum / dn, cu = s->nu_sum > 0 ? s->refit_ns / s->nu_sum : 0.0;
     cd_row_set(&row, "nu_mean", cd_cell_real(nu_mean));
-    cd_row_set(&row, "cu_ns", nu_sum > 0 ? cd_cell_real(cu) : cd_cell_na());
-    cd_row_set(&row, "model_ms", cd_cell_real((sums[4] * cv + sums[5] * cp + nu_mean * cu) * 1e-6));
-    cd_row_set(&row, "deform", cd_cell_real(bp.deform));
+    cd_row_set(&row, "cu_ns", s->nu_sum > 0 ? cd_cell_real(cu) : cd_cell_na());
+    cd_row_set(&row, "model_ms", cd_cell_real((m[4] * s->cv + m[5] * s->cp + nu_mean * cu) * 1e-6));
     cd_row_set(&row, "bytes_per_body", cd_cell_int((int64_t)cd_bodies_bytes_per_body()));
-    cd_row_set(&row, "shared_bytes", cd_cell_int((int64_t)shared));
-    cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
-    cd_row_set(&row, "threads", cd_cell_int(threads));
-    cd_row_set(&row, "size", cd_cell_real(bp.scene.size));
-    cd_row_set(&row, "size_ratio", cd_cell_real(bp.scene.size_ratio));
-    cd_row_set(&row, "density", cd_cell_real(bp.scene.density));
-    cd_row_set(&row, "speed", cd_cell_real(bp.scene.speed));
-    cd_row_set(&row, "spin", cd_cell_real(bp.scene.spin));
-    cd_row_set(&row, "layout", cd_cell_text(cd_scene_layout_names[bp.scene.layout]));
-    cd_row_set(&row, "size_dist", cd_cell_text(cd_scene_size_dist_names[bp.scene.size_dist]));
-    cd_row_set(&row, "moving", cd_cell_real(1.0 - bp.scene.still));
-    cd_row_set(&row, "sleep", cd_cell_real(bp.scene.sleep));
-    cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
+    cd_row_set(&row, "shared_bytes", cd_cell_int((int64_t)s->shared));
+    cd_row_set(&row, "build_ms", cd_cell_real(s->build_ms));
     cd_run_summary_end(r, &row);
-    cd_free(frame_ms), cd_free(fps), cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(refit);
+}
+
+static int bodies_run_point(cd_run *r, const cd_point *p)
+{
+    bodies_state *s = bodies_state_new(p);
+    uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
+    int rc = 0;
+    for (uint32_t rep = 0; rep < repeats && rc == 0; ++rep) rc = bodies_repeat(r, s, rep, rep + 1 == repeats);
+    if (rc == 0) bodies_summary(r, p, s);
+    bodies_state_free(s);
+    return rc;
+}
+
+// [experiment] order = rounds: repeat `round` of point p; the samples wait in *state.
+static int bodies_run_round(cd_run *r, const cd_point *p, uint32_t round, void **state)
+{
+    if (!*state) *state = bodies_state_new(p);
+    uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
+    return bodies_repeat(r, *state, round, round + 1 == repeats);
+}
+
+static int bodies_finish_point(cd_run *r, const cd_point *p, void *state, uint32_t rounds)
+{
+    if (rounds) bodies_summary(r, p, state);
+    bodies_state_free(state);
     return 0;
 }
 
@@ -537,10 +563,14 @@ const cd_kind cd_kind_bodies = {
     .figures = "bodies_fps",
     .validate = bodies_validate,
     CD_KINDS_PLUGIN_PRELOAD,
+    .method_keys = bodies_method_keys,
+    .method_key_count = 2,
     .frame_columns = frame_columns,
     .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = bodies_run_point,
+    .run_round = bodies_run_round,
+    .finish_point = bodies_finish_point,
     .cost = bodies_cost,
 };

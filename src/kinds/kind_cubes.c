@@ -29,7 +29,7 @@ const char *cd_kinds_check_method(const char *w)
     return known;
 }
 
-int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err, size_t err_len)
+int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_t err_len)
 {
     char path[4096], why[1200];
     for (size_t i = 0; i < k->count; ++i) {
@@ -38,11 +38,25 @@ int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err,
             cd_config_error(c, k, err, err_len, "[method] plugin: %s", why);
             return -1;
         }
+        const cd_plugin_file *f = cd_plugins_find(path);
+        if (f && !f->plugin->optimized)
+            cd_config_warn(c, k, "[method] plugin %s was built %s: its times are not comparable with cdlab's (build "
+                           "it with -Dbuildtype=release or -O2)", f->plugin->name, f->plugin->build);
     }
     return 0;
 }
 
-static const char *const update_words[] = {"rebuild", "incremental", NULL};
+const char *cd_kinds_broad_at(size_t i, const cd_param_spec **params, size_t *count)
+{
+    size_t n;
+    const cd_broad_method *const *m = cd_registry_methods(&n);
+    if (i >= n) return NULL;
+    *params = m[i]->params;
+    *count = m[i]->param_count;
+    return m[i]->name;
+}
+
+static const cd_method_key broad_key[] = {CD_KINDS_BROAD_KEY};
 
 // [method] before [scene]: the plan varies the first swept key slowest, so each method's whole
 // cube sweep runs together (one line per method in the figures).
@@ -50,12 +64,8 @@ const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
     CD_KINDS_PLUGIN_KEY,
     {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, cd_kinds_check_method, 1,
      "broad phase by registry name (`cdlab methods`)"},
-    {"method", "depth", CD_KEY_INT, "4", 0, 24, NULL, NULL, 1, "maximum tree depth (octrees); 0 = root only"},
-    {"method", "looseness", CD_KEY_REAL, "2.0", 1, 1000, NULL, NULL, 1, "loose octree factor k >= 1"},
-    {"method", "update", CD_KEY_WORD, "rebuild", 0, 0, update_words, NULL, 1,
-     "per-frame update: rebuild or incremental"},
-    {"method", "cell_size", CD_KEY_REAL, "0", 0, 1e12, NULL, NULL, 1, "grid cell side; 0 = derived from the objects"},
-    {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads for methods that use them"},
+    {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1,
+     "worker threads of the motion step and the frame (methods with parts run them in parallel)"},
     {"scene", "cubes", CD_KEY_INT, "1000", 0, 100000000, NULL, NULL, 1, "number of cubes N"},
     {"scene", "size", CD_KEY_REAL, "1.0", 1e-9, 1e9, NULL, NULL, 1, "cube edge (smallest edge when size_ratio > 1)"},
     {"scene", "size_ratio", CD_KEY_REAL, "1.0", 1, 1e6, NULL, NULL, 1, "edges uniform in [size, size*size_ratio]"},
@@ -207,10 +217,7 @@ static int cubes_validate(const cd_config *c, char *err, size_t err_len)
 const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT] = {
     {"repeat", 0, "repeat number, 0-based"},
     {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
-    {"method", 0, "broad phase"},
-    {"cubes", 0, "number of cubes"},
-    {"depth", 0, "[method] depth"},
-    {"looseness", 0, "[method] looseness"},
+    {"cubes", 0, "number of cubes measured (a [scene] file's count)"},
     {"frame_ms", 1, "motion_ms + broad_ms + narrow_ms"},
     {"fps", 1, "1000 / frame_ms (collision only)"},
     {"motion_ms", 1, "motion step (move, reflect, rotate, refresh bounds)"},
@@ -220,22 +227,16 @@ const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT] = {
     {"narrow_tests", 0, "exact narrow tests (\"checks\")"},
     {"pairs", 0, "overlapping pairs found"},
     {"candidates", 0, "candidate pairs handed to the narrow step"},
-    {"update", 0, "[method] update"},
     {"nodes", 0, "nodes or cells allocated by the broad phase"},
     {"bytes", 0, "bytes held by the broad phase"},
     {"max_per_node", 0, "most objects stored in one node"},
     {"depth_reached", 0, "deepest level holding an object"},
-    {"seed", 0, "[experiment] seed"},
     {"moved", 0, "cubes whose box changed in this frame's motion step"},
 };
 
 static const cd_column summary_columns[] = {
-    {"method", 0, "broad phase"},
-    {"cubes", 0, "number of cubes"},
-    {"depth", 0, "[method] depth"},
-    {"looseness", 0, "[method] looseness"},
-    {"frames", 0, "measured frames per repeat"},
-    {"repeats", 0, "repeats"},
+    {"cubes", 0, "number of cubes measured (a [scene] file's count)"},
+    {"repeats", 0, "repeats measured (fewer than [experiment] repeats when a run in rounds stopped)"},
     {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
     {"frame_ms_p05", 1, "5th percentile of frame_ms"},
     {"frame_ms_p95", 1, "95th percentile of frame_ms"},
@@ -260,34 +261,17 @@ static const cd_column summary_columns[] = {
     {"bytes_mean", 0, "mean bytes held by the broad phase"},
     {"max_per_node", 0, "largest max_per_node over all frames"},
     {"depth_reached", 0, "largest depth_reached over all frames"},
-    {"update", 0, "[method] update"},
-    {"cell_size", 0, "[method] cell_size"},
-    {"threads", 0, "[method] threads"},
-    {"size", 0, "[scene] size"},
-    {"size_ratio", 0, "[scene] size_ratio"},
-    {"density", 0, "[scene] density"},
-    {"speed", 0, "[scene] speed"},
-    {"spin", 0, "[scene] spin"},
-    {"seed", 0, "[experiment] seed"},
-    {"warmup", 0, "[experiment] warmup"},
-    {"reorder", 0, "[scene] reorder"},
-    {"layout", 0, "[scene] layout"},
-    {"size_dist", 0, "[scene] size_dist"},
-    {"clusters", 0, "[scene] clusters"},
-    {"cluster_sigma", 0, "[scene] cluster_sigma"},
-    {"moving", 0, "[scene] moving"},
-    {"sleep", 0, "[scene] sleep"},
     {"moved_mean", 0, "mean cubes whose box changed per frame"},
 };
 
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
 {
+    const cd_broad_method *m = cd_registry_find(cd_point_text(p, "method", "method"));
+    CD_ASSERT(m);  // the config check accepted only registered methods
     return (cd_cubes_setup){
-        .method = cd_point_text(p, "method", "method"),
-        .depth = (int)cd_point_num(p, "method", "depth"),
-        .looseness = cd_point_num(p, "method", "looseness"),
-        .update = cd_point_text(p, "method", "update"),
-        .cell_size = cd_point_num(p, "method", "cell_size"),
+        .method = m->name,
+        .broad = m,
+        .params = cd_point_params(p, "method", "method", m->params, m->param_count),
         .threads = (int)cd_point_num(p, "method", "threads"),
         .cubes = (uint32_t)cd_point_num(p, "scene", "cubes"),
         .size = cd_point_num(p, "scene", "size"),
@@ -353,12 +337,6 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
                           .size_dist = (cd_scene_size_dist)cd_scene_name_index(cd_scene_size_dist_names, s->size_dist),
                           .clusters = s->clusters, .cluster_sigma = s->cluster_sigma, .still = 1.0 - s->moving,
                           .sleep = s->sleep};
-    cd_broad_params bp = cd_broad_params_default();
-    bp.depth = s->depth;
-    bp.looseness = s->looseness;
-    bp.update = strcmp(s->update, "incremental") == 0 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
-    bp.cell_size = s->cell_size;
-    bp.threads = s->threads;
     *broad = NULL;
     *motion = (cd_cubes_motion){.frozen = s->scene_file[0] != '\0'};
     if (s->trace_file[0])
@@ -366,8 +344,7 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
     else
         *scene = s->scene_file[0] ? cd_scene_import_csv(s->scene_file, why, why_len) : cd_scene_create(&sp);
     if (!*scene) return -1;
-    *broad = cd_registry_create(s->method, &bp, *scene);
-    CD_ASSERT(*broad);  // the config check accepted only registered methods
+    *broad = cd_broad_create(s->broad, &s->params, s->threads, *scene);
     return 0;
 }
 
@@ -465,14 +442,13 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
         if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
         if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
         cd_cell row[] = {
-            cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->method), cd_cell_int(s->cubes),
-            cd_cell_int(s->depth), cd_cell_real(s->looseness), cd_cell_real(m->frame_ms[k]), cd_cell_real(m->fps[k]),
-            cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]), cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
+            cd_cell_int(rep), cd_cell_int(f), cd_cell_int(s->cubes), cd_cell_real(m->frame_ms[k]),
+            cd_cell_real(m->fps[k]), cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]),
+            cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
             cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
-            cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates), cd_cell_text(s->update),
+            cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates),
             cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
-            cd_cell_int((int64_t)st.depth_reached), cd_cell_int((int64_t)s->seed),
-            cd_cell_int(frozen ? 0 : scene->moved),
+            cd_cell_int((int64_t)st.depth_reached), cd_cell_int(frozen ? 0 : scene->moved),
         };
         _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
                        "one cell per frame column");
@@ -532,10 +508,15 @@ int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 // A point's series: every key but cubes (the runner keeps the notes of series over budget).
 static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s|%d|%.17g|%s|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu|%s|%s|%u|%.17g|%.17g|%.17g",
-             s->method, s->depth, s->looseness, s->update, s->cell_size, s->threads, s->size, s->size_ratio,
-             s->density, s->speed, s->spin, s->reorder, (unsigned long long)s->seed, s->layout, s->size_dist,
-             s->clusters, s->cluster_sigma, s->moving, s->sleep);
+    size_t n = (size_t)snprintf(buf, len, "%s|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu|%s|%s|%u|%.17g|%.17g|%.17g",
+                                s->method, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
+                                s->reorder, (unsigned long long)s->seed, s->layout, s->size_dist, s->clusters,
+                                s->cluster_sigma, s->moving, s->sleep);
+    for (uint32_t i = 0; i < s->params.count && n < len; ++i) {
+        char v[64];
+        cd_params_format(&s->params, i, v, sizeof v);
+        n += (size_t)snprintf(buf + n, len - n, "|%s=%s", s->params.spec[i].name, v);
+    }
 }
 
 // Why a point is skipped: its series went over budget at a smaller cube count.
@@ -600,7 +581,6 @@ static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup
     cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index,
                 s->method, over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
     cd_row row = cd_run_summary_begin(r);
-    cd_row_set(&row, "method", cd_cell_text(s->method));
     cd_row_set(&row, "cubes", cd_cell_int(s->cubes));
     cd_row_set_rest_na(&row);
     cd_run_summary_end(r, &row);
@@ -624,11 +604,7 @@ static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup
 {
     cd_run_warn_noisy(r, p, "frame_ms", m->frame_ms.cv);
     cd_row row = cd_run_summary_begin(r);
-    cd_row_set(&row, "method", cd_cell_text(s->method));
     cd_row_set(&row, "cubes", cd_cell_int(s->cubes));
-    cd_row_set(&row, "depth", cd_cell_int(s->depth));
-    cd_row_set(&row, "looseness", cd_cell_real(s->looseness));
-    cd_row_set(&row, "frames", cd_cell_int(s->frames));
     cd_row_set(&row, "repeats", cd_cell_int(repeats));
     cd_row_set_stats(&row, "frame_ms", &m->frame_ms);  // median, p05, p95, mad, cv, mean
     cd_row_set_stats(&row, "fps", &m->fps);            // median, p05, p95
@@ -643,23 +619,6 @@ static void cubes_summary_row(cd_run *r, const cd_point *p, const cd_cubes_setup
     cd_row_set(&row, "bytes_mean", cd_cell_real(m->bytes_mean));
     cd_row_set(&row, "max_per_node", cd_cell_int((int64_t)m->max_per_node));
     cd_row_set(&row, "depth_reached", cd_cell_int((int64_t)m->depth_reached));
-    cd_row_set(&row, "update", cd_cell_text(s->update));
-    cd_row_set(&row, "cell_size", cd_cell_real(s->cell_size));
-    cd_row_set(&row, "threads", cd_cell_int(s->threads));
-    cd_row_set(&row, "size", cd_cell_real(s->size));
-    cd_row_set(&row, "size_ratio", cd_cell_real(s->size_ratio));
-    cd_row_set(&row, "density", cd_cell_real(s->density));
-    cd_row_set(&row, "speed", cd_cell_real(s->speed));
-    cd_row_set(&row, "spin", cd_cell_real(s->spin));
-    cd_row_set(&row, "seed", cd_cell_int((int64_t)s->seed));
-    cd_row_set(&row, "warmup", cd_cell_int(s->warmup));
-    cd_row_set(&row, "reorder", cd_cell_int(s->reorder));
-    cd_row_set(&row, "layout", cd_cell_text(s->layout));
-    cd_row_set(&row, "size_dist", cd_cell_text(s->size_dist));
-    cd_row_set(&row, "clusters", cd_cell_int(s->clusters));
-    cd_row_set(&row, "cluster_sigma", cd_cell_real(s->cluster_sigma));
-    cd_row_set(&row, "moving", cd_cell_real(s->moving));
-    cd_row_set(&row, "sleep", cd_cell_real(s->sleep));
     cd_row_set(&row, "moved_mean", cd_cell_real(m->moved_mean));
     cd_run_summary_end(r, &row);
 }
@@ -792,6 +751,8 @@ const cd_kind cd_kind_cubes = {
     .figures = "fps_vs_cubes, frame_ms_series",
     .validate = cubes_validate,
     CD_KINDS_PLUGIN_PRELOAD,
+    .method_keys = broad_key,
+    .method_key_count = 1,
     .frame_columns = cd_cubes_frame_columns,
     .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
     .summary_columns = summary_columns,

@@ -4,16 +4,15 @@
 #ifndef KIND_CUBES_H
 #define KIND_CUBES_H
 
+#include "cd_broad.h"
 #include "cd_harness.h"
 
 
 /// One cubes measurement setup (scene + method + protocol).
 typedef struct cd_cubes_setup {
     const char *method;
-    int depth;
-    double looseness;
-    const char *update;  ///< "rebuild" or "incremental"
-    double cell_size;
+    const struct cd_broad_method *broad;  ///< the method called method
+    cd_params params;                     ///< its parameters at this point
     int threads;
     uint32_t cubes;
     double size, size_ratio, density, speed, spin;
@@ -74,15 +73,23 @@ const char *cd_kinds_check_method(const char *w);
     {"method", "plugin", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,                                          \
      "plugin shared objects (a comma list; relative to the config file's directory) whose broad phases and " \
      "hierarchy variants [method] method and hierarchy may name (docs/extending.md#plugins)"}
-int cd_kinds_load_plugins(const cd_config *c, const cd_config_key *k, char *err, size_t err_len);
+int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_t err_len);
+/// The i-th registered broad phase and its parameters (cd_method_key.method_at).
+const char *cd_kinds_broad_at(size_t i, const cd_param_spec **params, size_t *count);
+/// The i-th registered hierarchy variant and its parameters (cd_method_key.method_at).
+const char *cd_kinds_variant_at(size_t i, const cd_param_spec **params, size_t *count);
+/// [method] method: a broad phase by registry name, whose parameters are [method] keys.
+#define CD_KINDS_BROAD_KEY {"method", "method", cd_kinds_broad_at}
+/// [method] hierarchy: a hierarchy variant by registry name, whose parameters are [method] keys.
+#define CD_KINDS_HIERARCHY_KEY {"method", "hierarchy", cd_kinds_variant_at}
 /// The preload fields of a cd_kind initializer with CD_KINDS_PLUGIN_KEY.
 #define CD_KINDS_PLUGIN_PRELOAD .preload_section = "method", .preload_name = "plugin", .preload = cd_kinds_load_plugins
 /// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).
-#define CD_CUBES_KEY_COUNT 20
+#define CD_CUBES_KEY_COUNT 16
 /// The cubes kind's [method] and [scene] keys, for kinds that measure cube scenes too.
 extern const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT];
 /// Number of cd_cubes_frame_columns.
-#define CD_CUBES_FRAME_COLUMN_COUNT 22
+#define CD_CUBES_FRAME_COLUMN_COUNT 17
 /// frames.csv columns of the cubes kind (after `point`); cd_cubes_measure writes rows of these.
 extern const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT];
 

@@ -33,6 +33,8 @@ static const cd_key_spec search_keys[] = {
      "bisection stops when the bracket is within resolution * N (and 1 cube)"},
 };
 
+static const cd_method_key broad_key[] = {CD_KINDS_BROAD_KEY};
+
 static int max_fps_validate(const cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *cubes = cd_config_key_get(c, "scene", "cubes");
@@ -53,17 +55,10 @@ static int max_fps_validate(const cd_config *c, char *err, size_t err_len)
 }
 
 static const cd_column summary_columns[] = {
-    {"method", 0, "broad phase"},
-    {"depth", 0, "[method] depth"},
-    {"looseness", 0, "[method] looseness"},
-    {"update", 0, "[method] update"},
     {"cubes", 0, "cube count of this probe"},
     {"probe", 0, "order of this probe in the search, 0-based"},
-    {"statistic", 0, "[search] statistic: the frame_ms statistic judged"},
-    {"clock", 0, "[search] clock: wall, or cpu (frame_ms is thread CPU time; broad/narrow split NA)"},
     {"passes", 0, "1 when the judged frame_ms statistic <= 1000 / target_fps"},
     {"max_cubes", 1, "the search's answer: largest passing cube count (same on every row of the point)"},
-    {"target_fps", 0, "[search] target_fps"},
     {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
     {"frame_ms_p05", 1, "5th percentile of frame_ms"},
     {"frame_ms_p95", 1, "95th percentile of frame_ms"},
@@ -78,9 +73,6 @@ static const cd_column summary_columns[] = {
     {"narrow_tests_mean", 0, "mean narrow_tests per frame"},
     {"pairs_mean", 0, "mean pairs per frame"},
     {"bytes_mean", 0, "mean bytes held by the broad phase"},
-    {"frames", 0, "measured frames per repeat"},
-    {"repeats", 0, "repeats"},
-    {"seed", 0, "[experiment] seed"},
 };
 
 typedef struct probe {
@@ -177,17 +169,10 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
     for (size_t i = 0; i < q.count; ++i) {
         const cd_cubes_result *m = &q.pr[i].res;
         cd_row row = cd_run_summary_begin(r);
-        cd_row_set(&row, "method", cd_cell_text(s.method));
-        cd_row_set(&row, "depth", cd_cell_int(s.depth));
-        cd_row_set(&row, "looseness", cd_cell_real(s.looseness));
-        cd_row_set(&row, "update", cd_cell_text(s.update));
         cd_row_set(&row, "cubes", cd_cell_int(q.pr[i].cubes));
         cd_row_set(&row, "probe", cd_cell_int(q.pr[i].order));
-        cd_row_set(&row, "statistic", cd_cell_text(statistic));
-        cd_row_set(&row, "clock", cd_cell_text(clock));
         cd_row_set(&row, "passes", cd_cell_int(judged(&q, m) <= limit_ms));
         cd_row_set(&row, "max_cubes", cd_cell_int(lo));
-        cd_row_set(&row, "target_fps", cd_cell_real(target));
         cd_row_set_stats(&row, "frame_ms", &m->frame_ms);  // median, p05, p95, cv
         cd_row_set_stats(&row, "fps", &m->fps);            // median, p05, p95
         cd_row_set_stats(&row, "motion_ms", &m->motion_ms);
@@ -197,9 +182,6 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
         cd_row_set(&row, "narrow_tests_mean", cd_cell_real(m->narrow_tests_mean));
         cd_row_set(&row, "pairs_mean", cd_cell_real(m->pairs_mean));
         cd_row_set(&row, "bytes_mean", cd_cell_real(m->bytes_mean));
-        cd_row_set(&row, "frames", cd_cell_int(s.frames));
-        cd_row_set(&row, "repeats", cd_cell_int(s.repeats));
-        cd_row_set(&row, "seed", cd_cell_int((int64_t)s.seed));
         cd_run_summary_end(r, &row);
     }
     cd_free(q.pr);
@@ -216,6 +198,8 @@ const cd_kind cd_kind_max_fps = {
     .figures = "max_fps",
     .validate = max_fps_validate,
     CD_KINDS_PLUGIN_PRELOAD,
+    .method_keys = broad_key,
+    .method_key_count = 1,
     .frame_columns = cd_cubes_frame_columns,
     .frame_column_count = CD_CUBES_FRAME_COLUMN_COUNT,
     .summary_columns = summary_columns,

@@ -136,10 +136,19 @@ static const cd_key_spec mesh_keys[] = {
     {"method", "mode", CD_KEY_WORD, "all_pairs", 0, 0, mode_words, NULL, 1,
      "query: first_hit, all_pairs, or solid (adds point-in-mesh for closed meshes)"},
     {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf (1 as in RAPID)"},
-    {"method", "hybrid_x", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1, "hybrid: sphere layers at the top (layer X)"},
-    {"method", "hybrid_y", CD_KEY_INT, "4", 0, 64, NULL, NULL, 1,
-     "hybrid: OBB+sphere layers below X (layer Y); OBBs below (layer Z)"},
 };
+
+const char *cd_kinds_variant_at(size_t i, const cd_param_spec **params, size_t *count)
+{
+    size_t n;
+    const cd_bvh_variant *const *v = cd_registry_variants(&n);
+    if (i >= n) return NULL;
+    *params = v[i]->params;
+    *count = v[i]->param_count;
+    return v[i]->name;
+}
+
+static const cd_method_key hierarchy_key[] = {CD_KINDS_HIERARCHY_KEY};
 
 static int check_faces(const cd_config *c, char *err, size_t err_len)
 {
@@ -192,8 +201,6 @@ static int mesh_validate(const cd_config *c, char *err, size_t err_len)
 
 static const cd_column frame_columns[] = {
     {"pose", 0, "pose number, 0-based"},
-    {"hierarchy", 0, "[method] hierarchy"},
-    {"mode", 0, "[method] mode"},
     {"distance", 0, "[mesh] distance (NA with poses_file)"},
     {"pairs", 0, "intersecting triangle pairs reported (first_hit/solid: 0 or 1)"},
     {"bv_tests", 0, "bounding-volume tests, all kinds (Nv)"},
@@ -208,16 +215,9 @@ static const cd_column frame_columns[] = {
 };
 
 static const cd_column summary_columns[] = {
-    {"hierarchy", 0, "[method] hierarchy"},
-    {"mode", 0, "[method] mode"},
-    {"a", 0, "[mesh] a"},
-    {"b", 0, "[mesh] b"},
     {"faces_a", 0, "triangles of A"},
     {"faces_b", 0, "triangles of B"},
     {"distance", 0, "[mesh] distance (NA with poses_file)"},
-    {"leaf_size", 0, "[method] leaf_size"},
-    {"hybrid_x", 0, "[method] hybrid_x"},
-    {"hybrid_y", 0, "[method] hybrid_y"},
     {"poses", 0, "poses queried"},
     {"repeats", 0, "timed queries per pose"},
     {"build_ms", 1, "building both hierarchies: fastest of `repeats` builds (one above 4e5 triangles)"},
@@ -244,13 +244,7 @@ static const cd_column summary_columns[] = {
     {"bytes", 0, "bytes of both hierarchies"},
     {"depth_a", 0, "depth of A's hierarchy"},
     {"depth_b", 0, "depth of B's hierarchy"},
-    {"seed", 0, "[experiment] seed"},
 };
-
-static const char *mode_name(cd_bvh_mode m)
-{
-    return m == CD_BVH_FIRST_HIT ? "first_hit" : (m == CD_BVH_ALL_PAIRS ? "all_pairs" : "solid");
-}
 
 static int load_mesh(cd_run *r, const cd_point *p, const char *spec, uint32_t faces, cd_mesh *m)
 {
@@ -295,7 +289,7 @@ static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
         return -1;
     const cd_bvh_variant *v = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"));
     CD_ASSERT(v);  // the config check accepted only registered variants
-    cd_bvh_variant_params vp = {(int)cd_point_num(p, "method", "hybrid_x"), (int)cd_point_num(p, "method", "hybrid_y")};
+    cd_params vp = cd_point_params(p, "method", "hierarchy", v->params, v->param_count);
     cd_bvh_plan plan = v->plan(&vp);
     uint32_t leaf = (uint32_t)cd_point_num(p, "method", "leaf_size");
     // The fastest of up to `repeats` builds, as for queries; a single build once the pair
@@ -337,6 +331,136 @@ static void teardown(mesh_point *mp)
     cd_free(mp->poses);
 }
 
+// What the poses of one point measured.
+typedef struct mesh_sums {
+    double *query_us;   // per pose: the fastest of its repeats
+    double rep_cv_sum;  // spread of repeats of one pose: poses differ in work by design
+    double pairs, bv, tri, np, kind[CD_BVT_COUNT], overlaps;
+    size_t busiest;     // the pose with the most triangle tests
+    uint64_t busiest_tri;
+} mesh_sums;
+
+// Pose k queried once and timed, counters around it when `counted` (a pose's last repeat);
+// the result in *res. The query's time in µs.
+static double mesh_time_query(cd_run *r, const mesh_point *mp, cd_bvh_mode mode, size_t k, int counted,
+                              cd_bvh_result *res)
+{
+    if (counted) cd_run_counters_begin(r);
+    uint64_t t0 = cd_now_ns();
+    cd_bvh_query(mp->ha, mp->hb, &mp->poses[k], mode, res);
+    double us = (double)(cd_now_ns() - t0) * 1e-3;
+    if (counted) cd_run_counters_end(r);
+    return us;
+}
+
+// What a pose's query found (the same on every repeat: the query is deterministic).
+typedef struct pose_result {
+    uint64_t count;
+    int overlap;
+    cd_bvh_stats stats;
+} pose_result;
+
+// Pose k done: its fastest repeat (the same query repeated differs only by what other processes
+// and interrupts added, so the minimum is the estimate least disturbed by them) and the spread of
+// its repeats `reps`, into the sums and its frames.csv row.
+static void mesh_pose_done(cd_run *r, const mesh_point *mp, size_t k, double distance, double *reps, uint32_t n,
+                           const pose_result *pr, mesh_sums *m)
+{
+    m->rep_cv_sum += cd_stats_compute(reps, n).cv;
+    qsort(reps, n, sizeof *reps, cmp_double);
+    m->query_us[k] = reps[0];
+    const cd_bvh_stats *s = &pr->stats;
+    uint64_t bv = cd_bvh_stats_bv_total(s);
+    m->pairs += (double)pr->count, m->bv += (double)bv, m->tri += (double)s->tri_tests;
+    m->np += (double)s->node_pairs, m->overlaps += pr->overlap;
+    for (int j = 0; j < CD_BVT_COUNT; ++j) m->kind[j] += (double)s->bv_tests[j];
+    if (s->tri_tests > m->busiest_tri) m->busiest_tri = s->tri_tests, m->busiest = k;
+    cd_cell row[] = {
+        cd_cell_int((int64_t)k), mp->have_distance ? cd_cell_real(distance) : cd_cell_na(),
+        cd_cell_int((int64_t)pr->count), cd_cell_int((int64_t)bv), cd_cell_int((int64_t)s->tri_tests),
+        cd_cell_real(m->query_us[k]), cd_cell_int(pr->overlap),
+        cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_SPHERE]), cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_OBB]),
+        cd_cell_int((int64_t)s->bv_tests[CD_BVT_OBB_OBB]), cd_cell_int((int64_t)s->bv_tests[CD_BVT_AABB_AABB]),
+        cd_cell_int((int64_t)s->node_pairs),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
+                   "one cell per frame column");
+    cd_run_frame_row(r, row);
+}
+
+static void mesh_warmup(const mesh_point *mp, cd_bvh_mode mode, uint32_t warmup)
+{
+    cd_bvh_result res = {0};
+    for (uint32_t w = 0; w < warmup; ++w) cd_bvh_query(mp->ha, mp->hb, &mp->poses[w % mp->nposes], mode, &res);
+    cd_bvh_result_free(&res);
+}
+
+// Every pose of mp: `repeats` timed queries back to back, one frames.csv row each.
+static void mesh_queries(cd_run *r, const mesh_point *mp, cd_bvh_mode mode, double distance, uint32_t repeats,
+                         uint32_t warmup, mesh_sums *m)
+{
+    double *rep_us = cd_alloc(sizeof *rep_us * repeats);
+    cd_bvh_result res = {0};
+    mesh_warmup(mp, mode, warmup);
+    for (size_t k = 0; k < mp->nposes; ++k) {
+        for (uint32_t rep = 0; rep < repeats; ++rep) rep_us[rep] = mesh_time_query(r, mp, mode, k, rep + 1 == repeats, &res);
+        pose_result pr = {res.count, res.overlap, res.stats};
+        mesh_pose_done(r, mp, k, distance, rep_us, repeats, &pr, m);
+    }
+    cd_bvh_result_free(&res);
+    cd_free(rep_us);
+}
+
+// The point's summary row; the cost model terms Cv and Cp replayed on the pose with the most
+// triangle tests, Cu from one refit of B (its vertices are unchanged, so the volumes come out the
+// same).
+static void mesh_summary(cd_run *r, const cd_point *p, const mesh_point *mp, double build_ms, double distance,
+                         uint32_t repeats, const mesh_sums *m)
+{
+    size_t n = mp->nposes;
+    double cv = 0, cp = 0;
+    cd_bvh_measure_costs(mp->ha, mp->hb, &mp->poses[m->busiest], 1.0, &cv, &cp);
+    uint64_t t0 = cd_now_ns();
+    uint32_t nu = cd_bvh_refit(mp->hb);
+    double cu_ns = (double)(cd_now_ns() - t0) / (double)nu;
+    cd_stats q = cd_stats_compute(m->query_us, n);
+    if (repeats > 1) cd_run_warn_noisy(r, p, "query_us (mean over poses of a pose's repeats)", m->rep_cv_sum / (double)n);
+    double dn = (double)n;
+    cd_row row = cd_run_summary_begin(r);
+    cd_row_set(&row, "faces_a", cd_cell_int(mp->ma.ntris));
+    cd_row_set(&row, "faces_b", cd_cell_int(mp->mb.ntris));
+    cd_row_set(&row, "distance", mp->have_distance ? cd_cell_real(distance) : cd_cell_na());
+    cd_row_set(&row, "poses", cd_cell_int((int64_t)n));
+    cd_row_set(&row, "repeats", cd_cell_int(repeats));
+    cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
+    cd_row_set_stats(&row, "query_us", &q);  // median, p05, p95, mad, cv
+    cd_row_set(&row, "pairs_mean", cd_cell_real(m->pairs / dn));
+    cd_row_set(&row, "bv_tests_mean", cd_cell_real(m->bv / dn));
+    cd_row_set(&row, "tri_tests_mean", cd_cell_real(m->tri / dn));
+    cd_row_set(&row, "cv_ns", cd_cell_real(cv));
+    cd_row_set(&row, "cp_ns", cd_cell_real(cp));
+    cd_row_set(&row, "qps_median", cd_cell_real(q.median > 0 ? 1e6 / q.median : NAN));
+    cd_row_set(&row, "overlap_fraction", cd_cell_real(m->overlaps / dn));
+    cd_row_set(&row, "sphere_sphere_mean", cd_cell_real(m->kind[CD_BVT_SPHERE_SPHERE] / dn));
+    cd_row_set(&row, "sphere_obb_mean", cd_cell_real(m->kind[CD_BVT_SPHERE_OBB] / dn));
+    cd_row_set(&row, "obb_obb_mean", cd_cell_real(m->kind[CD_BVT_OBB_OBB] / dn));
+    cd_row_set(&row, "aabb_aabb_mean", cd_cell_real(m->kind[CD_BVT_AABB_AABB] / dn));
+    cd_row_set(&row, "node_pairs_mean", cd_cell_real(m->np / dn));
+    cd_row_set(&row, "nu", cd_cell_int(nu));
+    cd_row_set(&row, "cu_ns", cd_cell_real(cu_ns));
+    cd_row_set(&row, "nodes", cd_cell_int(mp->ha->nnodes + mp->hb->nnodes));
+    cd_row_set(&row, "bytes", cd_cell_int((int64_t)(cd_bvh_memory(mp->ha) + cd_bvh_memory(mp->hb))));
+    cd_row_set(&row, "depth_a", cd_cell_int(mp->ha->depth));
+    cd_row_set(&row, "depth_b", cd_cell_int(mp->hb->depth));
+    cd_run_summary_end(r, &row);
+}
+
+static cd_bvh_mode point_mode(const cd_point *p)
+{
+    const char *mode_text = cd_point_text(p, "method", "mode");
+    return !strcmp(mode_text, "first_hit") ? CD_BVH_FIRST_HIT : (!strcmp(mode_text, "solid") ? CD_BVH_SOLID : CD_BVH_ALL_PAIRS);
+}
+
 static int mesh_run_point(cd_run *r, const cd_point *p)
 {
     mesh_point mp = {0};
@@ -345,102 +469,66 @@ static int mesh_run_point(cd_run *r, const cd_point *p)
         teardown(&mp);
         return -1;
     }
-    const char *mode_text = cd_point_text(p, "method", "mode");
-    cd_bvh_mode mode = !strcmp(mode_text, "first_hit") ? CD_BVH_FIRST_HIT
-                                                        : (!strcmp(mode_text, "solid") ? CD_BVH_SOLID : CD_BVH_ALL_PAIRS);
-    const char *hier = cd_point_text(p, "method", "hierarchy");
+    cd_bvh_mode mode = point_mode(p);
     double distance = cd_point_num(p, "mesh", "distance");
     uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
     uint32_t warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
-    uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
-    size_t n = mp.nposes;
-    double *query_us = cd_alloc(sizeof *query_us * n), *rep_us = cd_alloc(sizeof *rep_us * repeats);
+    mesh_sums m = {.query_us = cd_alloc(sizeof(double) * mp.nposes)};
+    mesh_queries(r, &mp, mode, distance, repeats, warmup, &m);
+    mesh_summary(r, p, &mp, build_ms, distance, repeats, &m);
+    cd_free(m.query_us);
+    teardown(&mp);
+    return 0;
+}
+
+// [experiment] order = rounds: round k times repeat k of every pose of the point; the point's
+// meshes, hierarchies and every pose's repeats wait in its state, the rows come at the end.
+typedef struct mesh_rounds {
+    mesh_point mp;
+    int ready;           // set up (the meshes read and the hierarchies built)
+    double build_ms, distance;
+    cd_bvh_mode mode;
+    uint32_t repeats;
+    double *reps;        // poses × repeats, pose-major
+    pose_result *pr;
+} mesh_rounds;
+
+static int mesh_run_round(cd_run *r, const cd_point *p, uint32_t round, void **state)
+{
+    mesh_rounds *m = *state;
+    if (!m) {
+        m = *state = cd_alloc_zero(1, sizeof *m);
+        m->mode = point_mode(p);
+        m->distance = cd_point_num(p, "mesh", "distance");
+        m->repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
+        if (setup(r, p, &m->mp, &m->build_ms)) return -1;
+        m->ready = 1;
+        m->reps = cd_alloc(sizeof *m->reps * m->mp.nposes * m->repeats);
+        m->pr = cd_alloc(sizeof *m->pr * m->mp.nposes);
+    }
+    if (!m->ready) return -1;
+    mesh_warmup(&m->mp, m->mode, (uint32_t)cd_point_num(p, "experiment", "warmup"));
     cd_bvh_result res = {0};
-    for (uint32_t w = 0; w < warmup; ++w) cd_bvh_query(mp.ha, mp.hb, &mp.poses[w % n], mode, &res);
-    double rep_cv_sum = 0;  // spread of repeats of one pose: poses differ in work by design
-    double sum_pairs = 0, sum_bv = 0, sum_tri = 0, sum_np = 0, sum_kind[CD_BVT_COUNT] = {0}, overlaps = 0;
-    size_t busiest = 0;
-    uint64_t busiest_tri = 0;
-    for (size_t k = 0; k < n; ++k) {
-        for (uint32_t rep = 0; rep < repeats; ++rep) {
-            if (rep + 1 == repeats) cd_run_counters_begin(r);
-            uint64_t t0 = cd_now_ns();
-            cd_bvh_query(mp.ha, mp.hb, &mp.poses[k], mode, &res);
-            rep_us[rep] = (double)(cd_now_ns() - t0) * 1e-3;
-            if (rep + 1 == repeats) cd_run_counters_end(r);
-        }
-        rep_cv_sum += cd_stats_compute(rep_us, repeats).cv;
-        // The fastest repeat: the same query repeated differs only by what other processes and
-        // interrupts added, so the minimum is the estimate least disturbed by them.
-        qsort(rep_us, repeats, sizeof *rep_us, cmp_double);
-        query_us[k] = rep_us[0];
-        const cd_bvh_stats *s = &res.stats;
-        uint64_t bv = cd_bvh_stats_bv_total(s);
-        sum_pairs += (double)res.count, sum_bv += (double)bv, sum_tri += (double)s->tri_tests;
-        sum_np += (double)s->node_pairs, overlaps += res.overlap;
-        for (int j = 0; j < CD_BVT_COUNT; ++j) sum_kind[j] += (double)s->bv_tests[j];
-        if (s->tri_tests > busiest_tri) busiest_tri = s->tri_tests, busiest = k;
-        cd_cell row[] = {
-            cd_cell_int((int64_t)k), cd_cell_text(hier), cd_cell_text(mode_name(mode)),
-            mp.have_distance ? cd_cell_real(distance) : cd_cell_na(), cd_cell_int((int64_t)res.count),
-            cd_cell_int((int64_t)bv), cd_cell_int((int64_t)s->tri_tests), cd_cell_real(query_us[k]),
-            cd_cell_int(res.overlap), cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_SPHERE]),
-            cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_OBB]), cd_cell_int((int64_t)s->bv_tests[CD_BVT_OBB_OBB]),
-            cd_cell_int((int64_t)s->bv_tests[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)s->node_pairs),
-        };
-        _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
-                       "one cell per frame column");
-        cd_run_frame_row(r, row);
+    for (size_t k = 0; k < m->mp.nposes; ++k) {
+        m->reps[k * m->repeats + round] = mesh_time_query(r, &m->mp, m->mode, k, round + 1 == m->repeats, &res);
+        m->pr[k] = (pose_result){res.count, res.overlap, res.stats};
     }
     cd_bvh_result_free(&res);
-    // Cost model terms: Cv and Cp replayed on the pose with the most triangle tests; Cu from one
-    // refit of B (its vertices are unchanged, so the volumes come out the same).
-    double cv = 0, cp = 0;
-    cd_bvh_measure_costs(mp.ha, mp.hb, &mp.poses[busiest], 1.0, &cv, &cp);
-    uint64_t t0 = cd_now_ns();
-    uint32_t nu = cd_bvh_refit(mp.hb);
-    double cu_ns = (double)(cd_now_ns() - t0) / (double)nu;
-    cd_stats q = cd_stats_compute(query_us, n);
-    if (repeats > 1) cd_run_warn_noisy(r, p, "query_us (mean over poses of a pose's repeats)", rep_cv_sum / (double)n);
-    double dn = (double)n;
-    cd_row row = cd_run_summary_begin(r);
-    cd_row_set(&row, "hierarchy", cd_cell_text(hier));
-    cd_row_set(&row, "mode", cd_cell_text(mode_name(mode)));
-    cd_row_set(&row, "a", cd_cell_text(cd_point_text(p, "mesh", "a")));
-    cd_row_set(&row, "b", cd_cell_text(cd_point_text(p, "mesh", "b")));
-    cd_row_set(&row, "faces_a", cd_cell_int(mp.ma.ntris));
-    cd_row_set(&row, "faces_b", cd_cell_int(mp.mb.ntris));
-    cd_row_set(&row, "distance", mp.have_distance ? cd_cell_real(distance) : cd_cell_na());
-    cd_row_set(&row, "leaf_size", cd_cell_int(mp.ha->leaf_size));
-    cd_row_set(&row, "hybrid_x", cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_x")));
-    cd_row_set(&row, "hybrid_y", cd_cell_int((int64_t)cd_point_num(p, "method", "hybrid_y")));
-    cd_row_set(&row, "poses", cd_cell_int((int64_t)n));
-    cd_row_set(&row, "repeats", cd_cell_int(repeats));
-    cd_row_set(&row, "build_ms", cd_cell_real(build_ms));
-    cd_row_set_stats(&row, "query_us", &q);  // median, p05, p95, mad, cv
-    cd_row_set(&row, "pairs_mean", cd_cell_real(sum_pairs / dn));
-    cd_row_set(&row, "bv_tests_mean", cd_cell_real(sum_bv / dn));
-    cd_row_set(&row, "tri_tests_mean", cd_cell_real(sum_tri / dn));
-    cd_row_set(&row, "cv_ns", cd_cell_real(cv));
-    cd_row_set(&row, "cp_ns", cd_cell_real(cp));
-    cd_row_set(&row, "qps_median", cd_cell_real(q.median > 0 ? 1e6 / q.median : NAN));
-    cd_row_set(&row, "overlap_fraction", cd_cell_real(overlaps / dn));
-    cd_row_set(&row, "sphere_sphere_mean", cd_cell_real(sum_kind[CD_BVT_SPHERE_SPHERE] / dn));
-    cd_row_set(&row, "sphere_obb_mean", cd_cell_real(sum_kind[CD_BVT_SPHERE_OBB] / dn));
-    cd_row_set(&row, "obb_obb_mean", cd_cell_real(sum_kind[CD_BVT_OBB_OBB] / dn));
-    cd_row_set(&row, "aabb_aabb_mean", cd_cell_real(sum_kind[CD_BVT_AABB_AABB] / dn));
-    cd_row_set(&row, "node_pairs_mean", cd_cell_real(sum_np / dn));
-    cd_row_set(&row, "nu", cd_cell_int(nu));
-    cd_row_set(&row, "cu_ns", cd_cell_real(cu_ns));
-    cd_row_set(&row, "nodes", cd_cell_int(mp.ha->nnodes + mp.hb->nnodes));
-    cd_row_set(&row, "bytes", cd_cell_int((int64_t)(cd_bvh_memory(mp.ha) + cd_bvh_memory(mp.hb))));
-    cd_row_set(&row, "depth_a", cd_cell_int(mp.ha->depth));
-    cd_row_set(&row, "depth_b", cd_cell_int(mp.hb->depth));
-    cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
-    cd_run_summary_end(r, &row);
-    cd_free(query_us);
-    cd_free(rep_us);
-    teardown(&mp);
+    return 0;
+}
+
+static int mesh_finish_point(cd_run *r, const cd_point *p, void *state, uint32_t rounds)
+{
+    mesh_rounds *m = state;
+    if (rounds) {
+        mesh_sums s = {.query_us = cd_alloc(sizeof(double) * m->mp.nposes)};
+        for (size_t k = 0; k < m->mp.nposes; ++k)
+            mesh_pose_done(r, &m->mp, k, m->distance, &m->reps[k * m->repeats], rounds, &m->pr[k], &s);
+        mesh_summary(r, p, &m->mp, m->build_ms, m->distance, rounds, &s);
+        cd_free(s.query_us);
+    }
+    teardown(&m->mp);
+    cd_free(m->reps), cd_free(m->pr), cd_free(m);
     return 0;
 }
 
@@ -469,10 +557,14 @@ const cd_kind cd_kind_mesh = {
     .figures = "mesh_qps_vs_faces",
     .validate = mesh_validate,
     CD_KINDS_PLUGIN_PRELOAD,
+    .method_keys = hierarchy_key,
+    .method_key_count = 1,
     .frame_columns = frame_columns,
     .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = mesh_run_point,
+    .run_round = mesh_run_round,
+    .finish_point = mesh_finish_point,
     .cost = mesh_cost,
 };

@@ -149,125 +149,162 @@ static void gen_coplanar(cd_rng *r, cd_triangle *ta, cd_triangle *tb)
 typedef int (*tri_tri_fn)(const cd_triangle *, const cd_triangle *);
 typedef int (*tri_tri_explain_fn)(const cd_triangle *, const cd_triangle *, cd_tri_tri_why *);
 
-static int tri_tri_run_point(cd_run *r, const cd_point *p)
+// One point: its triangle pairs, the builds it measures, and what the counting pass found.
+typedef struct tt_point {
+    const char *workload, *algorithm;
+    double a_over_h;
+    int is_random;
+    size_t n;
+    cd_triangle *ta, *tb;
+    tri_tri_fn fn;
+    tri_tri_explain_fn counted;
+    uint64_t sum[6], ops_max, branch_n[BRANCHES], branch_sum[BRANCHES], branch_max[BRANCHES];
+    int64_t hits;
+} tt_point;
+
+// The seeded pairs of point p and the build its algorithm names.
+static void tt_setup(const cd_point *p, tt_point *t)
 {
-    const char *workload = cd_point_text(p, "tri_tri", "workload");
-    const char *algorithm = cd_point_text(p, "tri_tri", "algorithm");
-    double a_over_h = cd_point_num(p, "tri_tri", "a_over_h");
-    size_t n = (size_t)cd_point_num(p, "tri_tri", "pairs");
-    uint64_t seed = (uint64_t)cd_point_num(p, "experiment", "seed");
-    uint32_t warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
-    uint32_t frames = (uint32_t)cd_point_num(p, "experiment", "frames");
-    uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
-    int is_random = strcmp(workload, "random") == 0;
-
-    cd_triangle *ta = cd_alloc(n * sizeof *ta), *tb = cd_alloc(n * sizeof *tb);
-    cd_rng rng = cd_rng_make(seed, CD_STREAM_TRIANGLES);
-    for (size_t i = 0; i < n; ++i) {
-        if (is_random)
-            gen_random(&rng, a_over_h, &ta[i], &tb[i]);
-        else if (strcmp(workload, "near") == 0)
-            gen_near(&rng, &ta[i], &tb[i]);
+    *t = (tt_point){.workload = cd_point_text(p, "tri_tri", "workload"),
+                    .algorithm = cd_point_text(p, "tri_tri", "algorithm"),
+                    .a_over_h = cd_point_num(p, "tri_tri", "a_over_h"),
+                    .n = (size_t)cd_point_num(p, "tri_tri", "pairs"),
+                    .fn = cd_tri_tri_overlap,
+                    .counted = cd_count_tri_tri_overlap_explain};
+    t->is_random = strcmp(t->workload, "random") == 0;
+    t->ta = cd_alloc(t->n * sizeof *t->ta), t->tb = cd_alloc(t->n * sizeof *t->tb);
+    cd_rng rng = cd_rng_make((uint64_t)cd_point_num(p, "experiment", "seed"), CD_STREAM_TRIANGLES);
+    for (size_t i = 0; i < t->n; ++i) {
+        if (t->is_random)
+            gen_random(&rng, t->a_over_h, &t->ta[i], &t->tb[i]);
+        else if (strcmp(t->workload, "near") == 0)
+            gen_near(&rng, &t->ta[i], &t->tb[i]);
         else
-            gen_coplanar(&rng, &ta[i], &tb[i]);
+            gen_coplanar(&rng, &t->ta[i], &t->tb[i]);
     }
-    tri_tri_fn fn = cd_tri_tri_overlap;
-    tri_tri_explain_fn counted = cd_count_tri_tri_overlap_explain;
-    if (strcmp(algorithm, "float") == 0) fn = cd_tri_tri_overlap_float, counted = cd_count_tri_tri_overlap_float_explain;
-    if (strcmp(algorithm, "gd") == 0) fn = cd_tri_tri_overlap_gd, counted = cd_count_tri_tri_overlap_gd_explain;
+    if (strcmp(t->algorithm, "float") == 0) t->fn = cd_tri_tri_overlap_float, t->counted = cd_count_tri_tri_overlap_float_explain;
+    if (strcmp(t->algorithm, "gd") == 0) t->fn = cd_tri_tri_overlap_gd, t->counted = cd_count_tri_tri_overlap_gd_explain;
+}
 
-    // Counting pass: deterministic, outside the timing.
-    uint64_t sum[6] = {0}, ops_max = 0, branch_n[BRANCHES] = {0}, branch_sum[BRANCHES] = {0}, branch_max[BRANCHES] = {0};
-    int64_t hits = 0;
-    for (size_t i = 0; i < n; ++i) {
+// Counting pass: deterministic, outside the timing.
+static void tt_count(tt_point *t)
+{
+    for (size_t i = 0; i < t->n; ++i) {
         cd_op_tally = (cd_op_counts){0};
         cd_tri_tri_why why;
-        hits += counted(&ta[i], &tb[i], &why);
+        t->hits += t->counted(&t->ta[i], &t->tb[i], &why);
         const cd_op_counts *c = &cd_op_tally;
         uint64_t ops = c->addsub + c->mul + c->div;
+        uint64_t *sum = t->sum;
         sum[0] += c->addsub, sum[1] += c->mul, sum[2] += c->div, sum[3] += c->cmp, sum[4] += c->abs, sum[5] += c->exact;
-        if (ops > ops_max) ops_max = ops;
-        branch_n[why]++, branch_sum[why] += ops;
-        if (ops > branch_max[why]) branch_max[why] = ops;
+        if (ops > t->ops_max) t->ops_max = ops;
+        t->branch_n[why]++, t->branch_sum[why] += ops;
+        if (ops > t->branch_max[why]) t->branch_max[why] = ops;
     }
+}
 
-    // Timed passes.
-    size_t total = (size_t)frames * repeats;
-    double *mt = cd_alloc(total * sizeof *mt), *pass = cd_alloc(total * sizeof *pass);
-    volatile int sink = 0;
-    for (uint32_t w = 0; w < warmup; ++w)
-        for (size_t i = 0; i < n; ++i) sink += fn(&ta[i], &tb[i]);
-    double *ratio = cd_alloc(total * sizeof *ratio);
-    size_t k = 0;
-    for (uint32_t rep = 0; rep < repeats; ++rep)
-        for (uint32_t f = 0; f < frames; ++f, ++k) {
-            int h = 0, hf = 0;
-            // Thread CPU time, and a float pass right after each pass: a ratio of neighbouring
-            // passes cancels most of the load of a shared machine.
-            cd_run_counters_begin(r);
-            uint64_t t0 = cd_thread_cpu_ns();
-            for (size_t i = 0; i < n; ++i) h += fn(&ta[i], &tb[i]);
-            uint64_t dt = cd_thread_cpu_ns() - t0;
-            cd_run_counters_end(r);
-            uint64_t t1 = cd_thread_cpu_ns();
-            for (size_t i = 0; i < n; ++i) hf += cd_tri_tri_overlap_float(&ta[i], &tb[i]);
-            uint64_t df = cd_thread_cpu_ns() - t1;
-            sink += h + hf;
-            ratio[k] = df > 0 ? (double)dt / (double)df : NAN;
-            if (h != hits) {
-                cd_run_fail(r, "tri_tri: pass %zu found %d hits, the counting build %lld: builds disagree", k, h,
-                            (long long)hits);
-                cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
-                return -1;
-            }
-            pass[k] = (double)dt * 1e-6;
-            double ns = (double)dt / (double)n;
-            mt[k] = ns > 0 ? 1e3 / ns : NAN;
-            cd_cell row[] = {
-                cd_cell_int(rep), cd_cell_int(f), cd_cell_text(workload), cd_cell_text(algorithm),
-                is_random ? cd_cell_real(a_over_h) : cd_cell_na(), cd_cell_real(pass[k]), cd_cell_real(ns),
-                cd_cell_real(mt[k]), cd_cell_int(h), cd_cell_real((double)df * 1e-6), cd_cell_real(ratio[k]),
-            };
-            _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
-                           "one cell per frame column");
-            cd_run_frame_row(r, row);
-        }
-    (void)sink;
-    cd_stats ms = cd_stats_compute(mt, total), ps = cd_stats_compute(pass, total);
+// The timed passes' samples (frames × repeats each).
+typedef struct tt_samples {
+    double *mt, *pass, *ratio;
+    size_t total;
+} tt_samples;
+
+// Frame f of repeat rep (sample k): a timed pass of the build, then a float pass right after it
+// (thread CPU time: a ratio of neighbouring passes cancels most of the load of a shared machine).
+// 0, or -1 after cd_run_fail when the build disagrees with the counting pass.
+static int tt_frame(cd_run *r, const tt_point *t, uint32_t rep, uint32_t f, size_t k, tt_samples *sm)
+{
+    static volatile int sink;
+    int h = 0, hf = 0;
+    cd_run_counters_begin(r);
+    uint64_t t0 = cd_thread_cpu_ns();
+    for (size_t i = 0; i < t->n; ++i) h += t->fn(&t->ta[i], &t->tb[i]);
+    uint64_t dt = cd_thread_cpu_ns() - t0;
+    cd_run_counters_end(r);
+    uint64_t t1 = cd_thread_cpu_ns();
+    for (size_t i = 0; i < t->n; ++i) hf += cd_tri_tri_overlap_float(&t->ta[i], &t->tb[i]);
+    uint64_t df = cd_thread_cpu_ns() - t1;
+    sink += h + hf;
+    sm->ratio[k] = df > 0 ? (double)dt / (double)df : NAN;
+    if (h != t->hits) {
+        cd_run_fail(r, "tri_tri: pass %zu found %d hits, the counting build %lld: builds disagree", k, h,
+                    (long long)t->hits);
+        return -1;
+    }
+    sm->pass[k] = (double)dt * 1e-6;
+    double ns = (double)dt / (double)t->n;
+    sm->mt[k] = ns > 0 ? 1e3 / ns : NAN;
+    cd_cell row[] = {
+        cd_cell_int(rep), cd_cell_int(f), cd_cell_text(t->workload), cd_cell_text(t->algorithm),
+        t->is_random ? cd_cell_real(t->a_over_h) : cd_cell_na(), cd_cell_real(sm->pass[k]), cd_cell_real(ns),
+        cd_cell_real(sm->mt[k]), cd_cell_int(h), cd_cell_real((double)df * 1e-6), cd_cell_real(sm->ratio[k]),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
+                   "one cell per frame column");
+    cd_run_frame_row(r, row);
+    return 0;
+}
+
+static void tt_summary(cd_run *r, const cd_point *p, const tt_point *t, const tt_samples *sm)
+{
+    cd_stats ms = cd_stats_compute(sm->mt, sm->total), ps = cd_stats_compute(sm->pass, sm->total);
     cd_run_warn_noisy(r, p, "pass_ms", ps.cv);
-    double dn = (double)n;
+    double dn = (double)t->n;
     static const char *const op_columns[6] = {"addsub_mean", "mul_mean", "div_mean", "cmp_mean", "abs_mean",
                                               "exact_mean"};
     cd_row row = cd_run_summary_begin(r);
-    cd_row_set(&row, "workload", cd_cell_text(workload));
-    cd_row_set(&row, "algorithm", cd_cell_text(algorithm));
-    cd_row_set(&row, "a_over_h", is_random ? cd_cell_real(a_over_h) : cd_cell_na());
-    cd_row_set(&row, "pairs", cd_cell_int((int64_t)n));
-    cd_row_set(&row, "hits", cd_cell_int(hits));
-    cd_row_set(&row, "ops_mean", cd_cell_real((double)(sum[0] + sum[1] + sum[2]) / dn));
-    cd_row_set(&row, "ops_max", cd_cell_int((int64_t)ops_max));
-    for (int j = 0; j < 6; ++j) cd_row_set(&row, op_columns[j], cd_cell_real((double)sum[j] / dn));
+    cd_row_set(&row, "workload", cd_cell_text(t->workload));
+    cd_row_set(&row, "algorithm", cd_cell_text(t->algorithm));
+    cd_row_set(&row, "a_over_h", t->is_random ? cd_cell_real(t->a_over_h) : cd_cell_na());
+    cd_row_set(&row, "pairs", cd_cell_int((int64_t)t->n));
+    cd_row_set(&row, "hits", cd_cell_int(t->hits));
+    cd_row_set(&row, "ops_mean", cd_cell_real((double)(t->sum[0] + t->sum[1] + t->sum[2]) / dn));
+    cd_row_set(&row, "ops_max", cd_cell_int((int64_t)t->ops_max));
+    for (int j = 0; j < 6; ++j) cd_row_set(&row, op_columns[j], cd_cell_real((double)t->sum[j] / dn));
     cd_row_set(&row, "mtests_per_s_median", cd_cell_real(ms.median));
     cd_row_set(&row, "mtests_per_s_p05", cd_cell_real(ms.p05));
     cd_row_set(&row, "mtests_per_s_p95", cd_cell_real(ms.p95));
     cd_row_set(&row, "mtests_per_s_best", cd_cell_real(ms.max));
     cd_row_set(&row, "ns_per_test_median", cd_cell_real(ms.median > 0 ? 1e3 / ms.median : NAN));
     cd_row_set(&row, "pass_ms_cv", cd_cell_real(ps.cv));
-    cd_row_set(&row, "ratio_to_float_median", cd_cell_real(cd_stats_compute(ratio, total).median));
+    cd_row_set(&row, "ratio_to_float_median", cd_cell_real(cd_stats_compute(sm->ratio, sm->total).median));
     for (int b = 0; b < BRANCHES; ++b) {
         char column[64];
         const char *name = cd_tri_tri_why_name((cd_tri_tri_why)b);
         snprintf(column, sizeof column, "%s_n", name);
-        cd_row_set(&row, column, cd_cell_int((int64_t)branch_n[b]));
+        cd_row_set(&row, column, cd_cell_int((int64_t)t->branch_n[b]));
         snprintf(column, sizeof column, "%s_ops_mean", name);
-        cd_row_set(&row, column, branch_n[b] ? cd_cell_real((double)branch_sum[b] / (double)branch_n[b]) : cd_cell_na());
+        cd_row_set(&row, column,
+                   t->branch_n[b] ? cd_cell_real((double)t->branch_sum[b] / (double)t->branch_n[b]) : cd_cell_na());
         snprintf(column, sizeof column, "%s_ops_max", name);
-        cd_row_set(&row, column, branch_n[b] ? cd_cell_int((int64_t)branch_max[b]) : cd_cell_na());
+        cd_row_set(&row, column, t->branch_n[b] ? cd_cell_int((int64_t)t->branch_max[b]) : cd_cell_na());
     }
-    cd_row_set(&row, "seed", cd_cell_int((int64_t)seed));
+    cd_row_set(&row, "seed", cd_cell_int((int64_t)cd_point_num(p, "experiment", "seed")));
     cd_run_summary_end(r, &row);
-    cd_free(ta), cd_free(tb), cd_free(mt), cd_free(pass), cd_free(ratio);
-    return 0;
+}
+
+static int tri_tri_run_point(cd_run *r, const cd_point *p)
+{
+    uint32_t warmup = (uint32_t)cd_point_num(p, "experiment", "warmup");
+    uint32_t frames = (uint32_t)cd_point_num(p, "experiment", "frames");
+    uint32_t repeats = (uint32_t)cd_point_num(p, "experiment", "repeats");
+    tt_point t;
+    tt_setup(p, &t);
+    tt_count(&t);
+    tt_samples sm = {.total = (size_t)frames * repeats};
+    sm.mt = cd_alloc(sm.total * sizeof *sm.mt), sm.pass = cd_alloc(sm.total * sizeof *sm.pass);
+    sm.ratio = cd_alloc(sm.total * sizeof *sm.ratio);
+    volatile int sink = 0;
+    for (uint32_t w = 0; w < warmup; ++w)
+        for (size_t i = 0; i < t.n; ++i) sink += t.fn(&t.ta[i], &t.tb[i]);
+    (void)sink;
+    int rc = 0;
+    size_t k = 0;
+    for (uint32_t rep = 0; rep < repeats && !rc; ++rep)
+        for (uint32_t f = 0; f < frames && !rc; ++f, ++k) rc = tt_frame(r, &t, rep, f, k, &sm);
+    if (!rc) tt_summary(r, p, &t, &sm);
+    cd_free(t.ta), cd_free(t.tb), cd_free(sm.mt), cd_free(sm.pass), cd_free(sm.ratio);
+    return rc;
 }
 
 // Shards: a pass's work is its pairs.

@@ -38,11 +38,11 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
             cd_bodies_point_setup(p, &pt);
             v->bodies = cd_bodies_create(&pt.params, err, err_len);
             if (v->bodies) {
-                cd_broad_params bp = cd_broad_params_default();
-                bp.threads = (int)cd_point_num(p, "method", "threads");
+                const cd_broad_method *m = cd_registry_find(method);
+                CD_ASSERT(m);  // the config check accepted only registered methods and peers
+                cd_params bp = cd_point_params(p, "method", "method", m->params, m->param_count);
                 v->scene = v->bodies->scene;
-                v->broad = cd_registry_create(method, &bp, v->scene);
-                CD_ASSERT(v->broad);  // the config check accepted only registered methods and peers
+                v->broad = cd_broad_create(m, &bp, (int)cd_point_num(p, "method", "threads"), v->scene);
                 v->narrow = cd_bodies_narrow_create(v->bodies, pt.mode);
                 cd_narrow_step step = cd_bodies_narrow_step(v->narrow);
                 cd_broad_set_narrow(v->broad, &step);

@@ -115,9 +115,9 @@ static void peer_destroy(void *self)
 }
 
 #define CD_PEER_METHOD(ident, kind, text)                                                                  \
-    static void *ident##_create(const cd_broad_params *p, const cd_scene *s)                             \
+    static void *ident##_create(const cd_params *p, int threads, const cd_scene *s)                             \
     {                                                                                                      \
-        (void)p;                                                                                           \
+        (void)p; (void)threads;                                                                                           \
         return peer_create(kind, s);                                                                       \
     }                                                                                                      \
     static const cd_broad_method cd_broad_##ident = {                                                             \

@@ -3,7 +3,7 @@
 // registry as it was; the caller reports err (naming its config line) and exits 2.
 #include "cd_plugins.h"
 #include "cd_registry.h"
-#include "cd_harness.h"  // cd_sha256_hex
+#include "cd_harness_cli.h"  // cd_sha256_hex
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,6 +39,9 @@ static int check_method(const cd_broad_method *m, size_t i, char *why, size_t le
     if (missing)
         return snprintf(why, len, "method '%s' has a NULL %s: expected name, description, create, update, candidates "
                         "and destroy", m->name, missing), -1;
+    char w[300];
+    if (!cd_param_table_ok(m->params, m->param_count, w, sizeof w))
+        return snprintf(why, len, "method '%s': params: %s", m->name, w), -1;
     return 0;
 }
 
@@ -50,7 +53,10 @@ static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t le
     if (!v->summary || !v->plan)
         return snprintf(why, len, "hierarchy variant '%s' has a NULL %s: expected name, summary and plan", v->name,
                         v->summary ? "plan" : "summary"), -1;
-    cd_bvh_variant_params p = cd_bvh_variant_params_default();
+    char w[300];
+    if (!cd_param_table_ok(v->params, v->param_count, w, sizeof w))
+        return snprintf(why, len, "hierarchy variant '%s': params: %s", v->name, w), -1;
+    cd_params p = cd_bvh_variant_params_default(v);
     cd_bvh_plan plan = v->plan(&p);
     int ok = plan.count >= 1 && plan.count <= CD_BVH_PLAN_MAX;
     for (int k = 0; ok && k < plan.count; ++k) {
@@ -68,6 +74,12 @@ static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t le
 static int check_plugin(const cd_plugin *p, char *why, size_t len)
 {
     if (!p) return snprintf(why, len, CD_PLUGIN_ENTRY "() returned NULL: expected a cd_plugin"), -1;
+    if (p->abi == 2)
+        return snprintf(why, len, "plugin ABI 2 (every method read the fixed struct cd_broad_params), this cdlab's is "
+                        "%d (each method and variant declares its own parameters in a cd_param_spec table; create "
+                        "takes const cd_params * and the thread count; the plugin reports its build): expected the "
+                        "plugin ported and rebuilt against this cdlab's headers (pkg-config cdlab; "
+                        "docs/extending.md#plugins)", CD_PLUGIN_ABI), -1;
     if (p->abi != CD_PLUGIN_ABI)
         return snprintf(why, len, "plugin ABI %u, this cdlab's is %d: expected the plugin rebuilt against this "
                         "cdlab's headers (pkg-config cdlab)", p->abi, CD_PLUGIN_ABI), -1;
@@ -77,6 +89,8 @@ static int check_plugin(const cd_plugin *p, char *why, size_t len)
                         "cd_bvh_variant %u; here %zu, %zu, %zu): expected the plugin rebuilt against this cdlab's "
                         "headers", CD_PLUGIN_ABI, p->method_size, p->scene_size, p->variant_size,
                         sizeof(cd_broad_method), sizeof(cd_scene), sizeof(cd_bvh_variant)), -1;
+    if (!p->build)
+        return snprintf(why, len, "no build: expected CD_PLUGIN_VERSION_FIELDS in its cd_plugin initializer"), -1;
     if (!good_name(p->name))
         return snprintf(why, len, "plugin name '%s': expected letters, digits and _", p->name ? p->name : "(NULL)"),
                -1;

@@ -67,10 +67,15 @@ const cd_broad_method *cd_registry_find(const char *name)
     return NULL;
 }
 
-cd_broad *cd_registry_create(const char *name, const cd_broad_params *p, const cd_scene *s)
+cd_broad *cd_registry_create(const char *name, const cd_param_settings *set, int threads, const cd_scene *s)
 {
     const cd_broad_method *m = cd_registry_find(name);
-    return m ? cd_broad_create(m, p, s) : NULL;
+    if (!m) return NULL;
+    cd_params p = cd_broad_params_default(m);
+    char why[200];
+    int rc = cd_params_apply(&p, set, why, sizeof why);
+    CD_ASSERT(rc == 0);
+    return cd_broad_create(m, &p, threads, s);
 }
 
 const cd_bvh_variant *const *cd_registry_variants(size_t *count)

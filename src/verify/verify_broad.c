@@ -170,9 +170,17 @@ static cd_scene *make_scene(cd_rng *r, uint64_t seed, uint32_t idx)
     return s;
 }
 
+cd_broad *cd_verify_broad_create(const cd_broad_method *m, const cd_param_settings *set, const cd_scene *s)
+{
+    cd_params p = cd_broad_params_default(m);
+    char why[200];
+    if (cd_params_apply(&p, set, why, sizeof why)) p = cd_broad_params_default(m);  // a plugin's narrower range
+    return cd_broad_create(m, &p, 1, s);
+}
+
 // Everything drawn for scene idx besides the cubes.
 typedef struct scene_plan {
-    cd_broad_params params;
+    cd_param_settings params;  // each method takes those it declares
     int frames, snap, reorder;
 } scene_plan;
 
@@ -181,10 +189,10 @@ static cd_scene *plan_scene(uint64_t seed, uint32_t idx, scene_plan *sp)
     cd_rng r = scene_rng(seed, idx);
     cd_scene *s = make_scene(&r, seed, idx);
     static const double loose[] = {1.0, 1.5, 2.0, 4.0};
-    sp->params = cd_broad_params_default();
-    sp->params.depth = (int)(idx % 9);
-    sp->params.looseness = loose[(idx / 9) % 4];
-    sp->params.update = (idx / 36) % 2 ? CD_UPDATE_INCREMENTAL : CD_UPDATE_REBUILD;
+    sp->params = (cd_param_settings){0};
+    cd_param_settings_put(&sp->params, "depth", "%d", (int)(idx % 9));
+    cd_param_settings_put(&sp->params, "looseness", "%.17g", loose[(idx / 9) % 4]);
+    cd_param_settings_put(&sp->params, "update", "%s", (idx / 36) % 2 ? "incremental" : "rebuild");
     sp->frames = 1 + (int)cd_rng_below(&r, 4);
     sp->snap = cd_rng_below(&r, 4) == 0;
     if (sp->snap) snap_to_planes(s, idx);
@@ -215,7 +223,7 @@ static cd_scene *frozen_copy(const cd_scene *s)
     return c;
 }
 
-cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_broad_params *p)
+cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_param_settings *p)
 {
     scene_plan sp;
     cd_scene *s = plan_scene(seed, index, &sp);
@@ -382,22 +390,22 @@ static void path_leave(cd_verify_path p, env_saved *e)
 }
 
 // Method m's two instances on scene s, created on path p.
-static instance instance_create(const cd_broad_method *m, cd_verify_path p, const cd_broad_params *params,
+static instance instance_create(const cd_broad_method *m, cd_verify_path p, const cd_param_settings *params,
                                 const cd_scene *s)
 {
     env_saved e = path_enter(p);
-    instance in = {cd_broad_create(m, params, s), cd_broad_create(m, params, s)};
+    instance in = {cd_verify_broad_create(m, params, s), cd_verify_broad_create(m, params, s)};
     path_leave(p, &e);
     return in;
 }
 
 // What the failing frame s does alone: its poses as a fresh scene, fresh instances.
 static frame_faults alone_faults(const cd_broad_method *m, cd_verify_path path, const cd_scene *s,
-                                 const cd_broad_params *p)
+                                 const cd_param_settings *p)
 {
     cd_scene *c = frozen_copy(s);
     scratch w = {0};
-    cd_broad *naive = cd_broad_create(naive_method(), p, c);
+    cd_broad *naive = cd_verify_broad_create(naive_method(), p, c);
     reference(naive, c, &w);
     instance in = instance_create(m, path, p, c);
     frame_faults ff = check_frame(&in, c, &w);
@@ -420,7 +428,7 @@ static int better_repro(const cd_verify_tally *t, int64_t idx, int loses)
 }
 
 // Try the failing frame f of scene idx as t's reproducer.
-static void consider_repro(cd_verify_tally *t, uint32_t idx, int f, const cd_scene *s, const cd_broad_params *p)
+static void consider_repro(cd_verify_tally *t, uint32_t idx, int f, const cd_scene *s, const cd_param_settings *p)
 {
     // A scene later than t's reproducer can only be better when it changes the pair set and that does not.
     if (!better_repro(t, idx, 1)) return;
@@ -450,7 +458,7 @@ static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t co
 {
     scene_plan sp;
     cd_scene *s = plan_scene(seed, idx, &sp);
-    cd_broad *naive = cd_broad_create(naive_method(), &sp.params, s);
+    cd_broad *naive = cd_verify_broad_create(naive_method(), &sp.params, s);
     instance *in = cd_alloc_zero(count ? count : 1, sizeof *in);
     for (size_t m = 0; m < count; ++m) {
         if (idx % t[m].stride) continue;

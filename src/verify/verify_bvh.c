@@ -59,8 +59,7 @@ static int contains(const cd_bvh_result *all, cd_tri_pair p)
 static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, const cd_mesh *mb, const cd_pose *poses,
                           uint32_t n, cd_bvh_result *ref)
 {
-    cd_bvh_variant_params vp = cd_bvh_variant_params_default();
-    cd_bvh_plan plan = t->variant->plan(&vp);
+    cd_bvh_plan plan = cd_bvh_variant_plan(t->variant, NULL);
     cd_bvh_result all = {0}, first = {0};
     for (int l = 0; l < LEAVES; ++l) {
         cd_bvh *ha = cd_bvh_build(ma, &plan, leaf_sizes[l]), *hb = cd_bvh_build(mb, &plan, leaf_sizes[l]);

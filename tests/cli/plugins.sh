@@ -58,9 +58,9 @@ refused() {  # name plugin phrase: cdlab run refuses the config naming the plugi
 refused missing ../lib/libnone.so "No such file" "$tmp/cfg/../lib/libnone.so"
 refused not_elf ../lib/libtext.so "cannot load" "$tmp/cfg/../lib/libtext.so"
 refused no_entry "$no_entry" "no entry point cdlab_plugin_v1" "$no_entry"
-# bad_plugin.c declares CD_PLUGIN_ABI + 1.
+# bad_plugin.c declares ABI 2, the one before methods declared their parameters.
 abi_now=$(sed -n 's/^#define CD_PLUGIN_ABI \([0-9]*\).*/\1/p' "$(dirname "$0")/../../src/plugin/include/cd_plugin.h")
-refused abi "$abi" "plugin ABI $((abi_now + 1)), this cdlab's is $abi_now" "$abi"
+refused abi "$abi" "plugin ABI 2 (every method read the fixed struct cd_broad_params), this cdlab's is $abi_now" "$abi"
 refused clash_builtin "$clash" "method 'grid' clashes with the built-in method of that name" "$clash"
 refused clash_plugin "../lib/libnaive_a.so, ../lib/libnaive_b.so" \
     "method 'plugin_naive' clashes with the method of that name of a plugin loaded before" "$tmp/cfg/../lib/libnaive_b.so"
@@ -87,6 +87,29 @@ else
         if (a[2] == "example_grid" && p[a[1] " naive"] == p[k] && p[k] > 0) ok++ } print ok + 0 }')
     [ "$n" -eq 2 ] || { echo "FAIL good: example_grid's pairs differ from naive's at some cube count"; fail=1; }
 fi
+
+# A plugin's own parameters: example_grid declares cell_size and cell_factor. The plan crosses it,
+# not naive, with cell_factor (1 + 2 points per cube count), summary.csv has the column (NA for
+# naive), meta.ini records the plugin's build, and every setting finds naive's pairs.
+config own ../lib/libgood.so "naive, example_grid"
+sed -i 's/^method = naive, example_grid$/method = naive, example_grid\ncell_factor = 1, 2.5/' "$tmp/cfg/own.ini"
+points=$("$cdlab" run --dry-run "$tmp/cfg/own.ini" 2>/dev/null | sed -n 's/.* \([0-9]*\) point(s), sha256.*/\1/p')
+if [ "$points" != 6 ]; then
+    echo "FAIL own: $points points, expected 6 (2 cube counts x (naive + example_grid x 2 cell_factor))"; fail=1
+elif ! "$cdlab" run --quiet --output "$tmp/out" --run-id r "$tmp/cfg/own.ini" >"$tmp/stdout" 2>"$tmp/err"; then
+    echo "FAIL own: cdlab run failed: $(cat "$tmp/err")"; fail=1
+else
+    dir=$tmp/out/own/r
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+             { print $col["cubes"], $col["method"], $col["cell_factor"], $col["pairs_mean"] }' "$dir/summary.csv" >"$tmp/own"
+    cat "$tmp/own"
+    awk '$2 == "naive" { n[$1] = $4; if ($3 != "NA") bad = 1 } $2 == "example_grid" { g[$1 " " $3] = $4 }
+         END { for (k in g) { split(k, a, " "); if (g[k] != n[a[1]]) bad = 1; m++ } exit bad || m != 4 }' "$tmp/own" ||
+        { echo "FAIL own: cell_factor column or pairs wrong"; fail=1; }
+    grep -q '^p1_build = .*optimi' "$dir/meta.ini" || { echo "FAIL own: meta.ini lacks p1_build"; fail=1; }
+fi
+"$cdlab" methods --plugin "$good" 2>/dev/null | grep -q '^    cell_factor  *number in \[0.5, 64\], default 1: ' ||
+    { echo "FAIL own: cdlab methods --plugin does not list cell_factor"; fail=1; }
 
 # A plugin's hierarchy variant in a mesh config, beside a built-in one: the same triangle pairs.
 cat > "$tmp/cfg/mesh.ini" <<INI

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The config parser and every kind's checks on arbitrary text (cd_config_parse, as `cdlab run`):
 // a rejected config gets a message naming the file, an accepted one has a name and points.
-#include "cd_harness.h"
+#include "cd_harness_cli.h"
 #include "cd_kinds.h"
 #include "fuzz_util.h"
 

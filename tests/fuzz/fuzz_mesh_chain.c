@@ -31,9 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cd_bvh_brute_force(&m, &m, &pose, &want);
         cd_bvh_result_sort(&want);
     }
-    cd_bvh_variant_params params = cd_bvh_variant_params_default();
     for (const cd_bvh_variant *v = cd_bvh_variants; v->name; ++v) {
-        cd_bvh_plan plan = v->plan(&params);
+        cd_bvh_plan plan = cd_bvh_variant_plan(v, NULL);
         cd_bvh *h = cd_bvh_build(&m, &plan, 1 + (uint32_t)(seed % 4));
         cd_bvh_query(h, h, &pose, CD_BVH_ALL_PAIRS, &got);
         cd_bvh_result_sort(&got);

@@ -41,14 +41,17 @@ static void narrow_candidates(void *self, const cd_scene *s, cd_pair_sink *out, 
 static cd_broad_method method;
 static const cd_broad_method *const methods[] = {&method};
 
-// A hierarchy variant: spheres in the top two layers, OBBs below.
-static cd_bvh_plan plan_spheres_then_obb(const cd_bvh_variant_params *p)
+// A hierarchy variant with a parameter of its own: spheres in the top sphere_layers layers, OBBs below.
+static cd_bvh_plan plan_spheres_then_obb(const cd_params *p)
 {
-    (void)p;
-    return (cd_bvh_plan){2, {2, INT_MAX}, {CD_BV_SPHERE, CD_BV_OBB}};
+    return (cd_bvh_plan){2, {(int)cd_params_num(p, "sphere_layers"), INT_MAX}, {CD_BV_SPHERE, CD_BV_OBB}};
 }
+static const cd_param_spec variant_params[] = {
+    {"sphere_layers", CD_PARAM_INT, "2", 0, 32, NULL, "sphere layers at the top; OBBs below"},
+};
 static const cd_bvh_variant variants[] = {
-    {"plugin_sphere_obb", "test plugin: spheres in the top two layers, OBBs below", plan_spheres_then_obb},
+    {"plugin_sphere_obb", "test plugin: spheres in the top sphere_layers layers, OBBs below", plan_spheres_then_obb,
+     variant_params, 1},
 };
 
 CD_PLUGIN_EXPORT const cd_plugin *cdlab_plugin_v1(void)
@@ -69,7 +72,7 @@ CD_PLUGIN_EXPORT const cd_plugin *cdlab_plugin_v1(void)
     static cd_plugin p = {CD_PLUGIN_VERSION_FIELDS, .name = "bad", .methods = methods, .method_count = 1,
                           .variants = variants, .variant_count = 1};
 #ifdef WRONG_ABI
-    p.abi = CD_PLUGIN_ABI + 1;
+    p.abi = 2;  // a plugin built before methods declared their parameters
 #endif
     return &p;
 }

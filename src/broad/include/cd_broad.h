@@ -32,14 +32,10 @@ typedef enum cd_update_mode {
     CD_UPDATE_INCREMENTAL = 1,  ///< move only the objects that left their cell
 } cd_update_mode;
 
-/// Parameters every method may read (each ignores what it does not use).
-typedef struct cd_broad_params {
-    int depth;              ///< maximum tree depth (octrees), 0 = root only
-    double looseness;       ///< loose octree factor k >= 1
-    cd_update_mode update;  ///< per-frame update strategy
-    double cell_size;       ///< grid cell side; 0 = derive from the objects
-    int threads;            ///< worker threads for methods that can use them; 1 = serial
-} cd_broad_params;
+/// The [method] update parameter's words, in cd_update_mode order, for methods that declare it.
+extern const char *const cd_broad_update_words[];
+/// The cd_update_mode of a method's declared `update` parameter.
+cd_update_mode cd_broad_update_mode(const cd_params *p);
 
 /// Software counters of one frame plus the structure's shape. Deterministic for a given scene.
 typedef struct cd_broad_stats {
@@ -81,8 +77,15 @@ typedef void (*cd_broad_cell_fn)(void *ctx, const cd_aabb *box, int level);
 typedef struct cd_broad_method {
     const char *name;         ///< config/CSV name, e.g. "naive"
     const char *description;  ///< one line for `cdlab methods` and --help
-    /// Create for the scene (which may still change before update()).
-    void *(*create)(const cd_broad_params *p, const cd_scene *s);
+    /// The method's own parameters (cd_core.h), and how many: `[method] <name>` in a config, a key
+    /// column in the CSVs, listed by `cdlab methods`. The plan crosses the method only with these;
+    /// a method without parameters has none (NULL, 0).
+    const cd_param_spec *params;
+    size_t param_count;
+    /// Create for the scene (which may still change before update()). p holds a value for every
+    /// entry of params (its table); threads: the frame's worker threads (1 = serial), for methods
+    /// whose update can use them.
+    void *(*create)(const cd_params *p, int threads, const cd_scene *s);
     /// Follow the scene after a motion step (the first call builds).
     void (*update)(void *self, const cd_scene *s);
     /// Report candidates (see the exactness contract above); add BV tests to st->bv_tests.
@@ -150,7 +153,8 @@ typedef struct cd_narrow_step {
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;
-    cd_broad_params params;
+    cd_params params;      ///< the method's parameters
+    int threads;           ///< the frame's worker threads
     cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
     cd_sat_build sat;      ///< the narrow step's batched SAT build (cd_sat_build_default at create)
     uint64_t layout;       ///< the scene's layout the method last saw (cd_scene.layout)
@@ -164,13 +168,15 @@ typedef struct cd_frame_times {
     double narrow_ms;  ///< exact tests on the candidates
 } cd_frame_times;
 
-/// Defaults: depth 4, looseness 2, rebuild, cell_size 0 (auto), threads 1.
-cd_broad_params cd_broad_params_default(void);
+/// Method m's parameters at their defaults.
+cd_params cd_broad_params_default(const cd_broad_method *m);
 /// cdlab's own methods, in a fixed order (naive first; methods.c); the registry module joins
 /// them with the peers'. *count receives their number.
 const cd_broad_method *const *cd_broad_builtin_methods(size_t *count);
-/// Create a broad phase of method m for the scene (which may still change before the first frame).
-cd_broad *cd_broad_create(const cd_broad_method *m, const cd_broad_params *p, const cd_scene *s);
+/// Create a broad phase of method m for the scene (which may still change before the first frame):
+/// p holds m's parameters (cd_broad_params_default(m) and cd_params_set; NULL: the defaults);
+/// threads >= 1 runs the frame's parts and the method's update on that many workers.
+cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int threads, const cd_scene *s);
 /// Free b (NULL allowed).
 void cd_broad_destroy(cd_broad *b);
 /// Run step as b's narrow step from the next frame on, instead of the cube scene's exact test

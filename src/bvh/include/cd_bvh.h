@@ -30,25 +30,27 @@ typedef struct cd_bvh_plan {
     uint8_t kind[CD_BVH_PLAN_MAX];
 } cd_bvh_plan;
 
-/// Parameters of the named variants (only hybrid reads them).
-typedef struct cd_bvh_variant_params {
-    int hybrid_x;  ///< number of sphere layers at the top (layer X)
-    int hybrid_y;  ///< number of OBB+sphere layers below them (layer Y); OBBs (layer Z) below
-} cd_bvh_variant_params;
-
 /// A named hierarchy variant: one line in the table of src/bvh/variants.c.
 typedef struct cd_bvh_variant {
     const char *name;
     const char *summary;
-    cd_bvh_plan (*plan)(const cd_bvh_variant_params *p);
+    /// The layer plan for parameter values p (one per entry of params).
+    cd_bvh_plan (*plan)(const cd_params *p);
+    /// The variant's own parameters (cd_core.h): `[method] <name>` in a config, a key column in the
+    /// CSVs; the plan crosses the variant only with these. NULL, 0: none.
+    const cd_param_spec *params;
+    size_t param_count;
 } cd_bvh_variant;
 
 /// The variant table, terminated by a NULL name.
 extern const cd_bvh_variant cd_bvh_variants[];
 /// The variant called name, or NULL.
 const cd_bvh_variant *cd_bvh_variant_find(const char *name);
-/// Default variant parameters (hybrid_x = 4, hybrid_y = 4).
-cd_bvh_variant_params cd_bvh_variant_params_default(void);
+/// Variant v's parameters at their defaults.
+cd_params cd_bvh_variant_params_default(const cd_bvh_variant *v);
+/// v's plan with its defaults and the settings of set it declares (set may be NULL; the values
+/// must be acceptable).
+cd_bvh_plan cd_bvh_variant_plan(const cd_bvh_variant *v, const cd_param_settings *set);
 /// Node kind of plan at depth (root = 0).
 uint8_t cd_bvh_plan_kind(const cd_bvh_plan *plan, int depth);
 

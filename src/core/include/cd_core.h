@@ -245,6 +245,76 @@ cd_vec3 cd_rng_unit_vector(cd_rng *r);
 
 
 // ---------------------------------------------------------------------------------------------
+// Method parameters: a broad phase or a hierarchy variant declares its own in a table; the config
+// checker, the plan, `cdlab methods`, docs/config.md and the CSV key columns all read that table.
+
+/// What a parameter's value must be.
+typedef enum cd_param_type {
+    CD_PARAM_INT,   ///< an integer in [min, max]
+    CD_PARAM_REAL,  ///< a finite number in [min, max]
+    CD_PARAM_WORD,  ///< one of words[]
+} cd_param_type;
+
+/// One parameter a method declares: `[method] <name>` in a config, a key column in the CSVs.
+typedef struct cd_param_spec {
+    const char *name;          ///< letters, digits and _ (e.g. "depth")
+    cd_param_type type;
+    const char *def;           ///< default, written as in a config file
+    double min, max;           ///< bounds for INT and REAL
+    const char *const *words;  ///< NULL-terminated allowed words for WORD
+    const char *help;          ///< one line for `cdlab methods` and docs/config.md
+} cd_param_spec;
+
+/// Most parameters one method declares.
+#define CD_PARAMS_MAX 16
+
+/// The values of a method's parameters, one per entry of its table (spec[0, count)).
+typedef struct cd_params {
+    const cd_param_spec *spec;
+    uint32_t count;
+    double num[CD_PARAMS_MAX];         ///< INT and REAL values
+    const char *word[CD_PARAMS_MAX];   ///< WORD values (pointers into spec[i].words)
+} cd_params;
+
+/// Every parameter of the table spec[0, count) at its default (count <= CD_PARAMS_MAX; the defaults
+/// must parse).
+cd_params cd_params_defaults(const cd_param_spec *spec, size_t count);
+/// Index of parameter name in p's table, or -1 when the method does not declare it.
+int cd_params_index(const cd_params *p, const char *name);
+/// Set parameter name from text (as a config writes it). 0; -1 with what was expected in why
+/// (name not declared, not a number, out of range, not one of the words).
+int cd_params_set(cd_params *p, const char *name, const char *text, char *why, size_t why_len);
+/// Check text as a value of spec: 0, or -1 with what was expected in why.
+int cd_param_check(const cd_param_spec *spec, const char *text, char *why, size_t why_len);
+/// The value of INT or REAL parameter name (the method must declare it).
+double cd_params_num(const cd_params *p, const char *name);
+/// The value of WORD parameter name (the method must declare it).
+const char *cd_params_word(const cd_params *p, const char *name);
+/// Parameter i's value as a config writes it, into buf.
+void cd_params_format(const cd_params *p, size_t i, char *buf, size_t len);
+/// Settings by name for several methods at once (a test, `cdlab verify`'s scenes): each method
+/// takes the ones it declares and ignores the rest.
+typedef struct cd_param_settings {
+    uint32_t count;
+    struct {
+        char name[32];
+        char text[48];
+    } item[CD_PARAMS_MAX];
+} cd_param_settings;
+/// Add (or replace) setting name = printf(fmt, ...).
+void cd_param_settings_put(cd_param_settings *s, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/// Apply the settings of s whose names p declares (s may be NULL). 0, or -1 with why (a value the
+/// parameter does not accept).
+int cd_params_apply(cd_params *p, const cd_param_settings *s, char *why, size_t why_len);
+/// What spec accepts, as `cdlab methods` and docs/config.md say it: "integer in [0, 24]",
+/// "number in [1, 1000]", "one of rebuild, incremental".
+void cd_param_accepts(const cd_param_spec *spec, char *buf, size_t len);
+/// 1 when a spec table is well formed: names of letters, digits and _, unique; count <=
+/// CD_PARAMS_MAX; every default accepted; min <= max; words for WORD. Else 0 with why.
+int cd_param_table_ok(const cd_param_spec *spec, size_t count, char *why, size_t why_len);
+
+// ---------------------------------------------------------------------------------------------
 // Clock
 
 /// Monotonic time in nanoseconds (CLOCK_MONOTONIC).

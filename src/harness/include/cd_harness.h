@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// cdlab harness: an INI config (inih) becomes a plan (the cartesian product of every swept key),
-// the runner measures each point through its experiment kind and writes frames.csv, summary.csv
-// and meta.ini; statistics, PAPI counters, hwloc pinning, SHA-256 and provenance live here too.
+// cdlab harness, what an experiment kind uses: an INI config (inih) becomes a plan (every
+// combination of the swept keys, each method crossed with its own parameters), the runner measures
+// each point through its experiment kind and writes frames.csv, summary.csv and meta.ini. This
+// header is the kinds' side: key tables, points, statistics, rows and the calls a kind makes while
+// it measures. What a program does with configs and runs (loading, running, shards, counters,
+// pinning, provenance) is in cd_harness_cli.h; what stays inside the harness, in its private
+// headers.
 //
 // An experiment kind fills cd_kind — its config keys as a table, its CSV columns, a cross-key
 // check and a run-point function. cdlab's kinds (cubes, max_fps, mesh, tri_tri) live in the kinds
@@ -9,6 +13,8 @@
 // are given, and never name a kind's keys.
 #ifndef CD_HARNESS_H
 #define CD_HARNESS_H
+
+#include "cd_core.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,7 +59,23 @@ typedef struct cd_config_key {
     cd_value *values;
     size_t count;
     int line;  ///< 1-based line in the config, 0 when the default applies
+    /// A method's parameter (cd_method_key): 1 + the index of the key that names the method; 0 for
+    /// every other key. With line 0 each method takes its own default.
+    size_t owner;
+    unsigned char *read_by;  ///< a parameter: read_by[v] = 1 when the owner's value v declares it
+    cd_key_spec *own_spec;   ///< a parameter: its spec, made from the methods' tables (freed with the config)
 } cd_config_key;
+
+/// A key whose value names a method with parameters of its own: [method] method names a broad phase,
+/// [method] hierarchy a hierarchy variant. Each listed method's parameters (cd_param_spec) become
+/// keys of the same section: checked against the tables of the listed methods that declare them,
+/// crossed by the plan only with those methods (one point per distinct setting), and key columns of
+/// frames.csv and summary.csv. A parameter no listed method reads is a warning, and adds no points.
+typedef struct cd_method_key {
+    const char *section, *name;
+    /// The i-th method the key may name (i = 0, 1, ...) with its parameter table; NULL after the last.
+    const char *(*method_at)(size_t i, const cd_param_spec **params, size_t *count);
+} cd_method_key;
 
 struct cd_kind;
 
@@ -64,8 +86,11 @@ typedef struct cd_config {
     size_t text_len;
     char sha256[65];             ///< hex SHA-256 of text
     const struct cd_kind *kind;  ///< from [experiment] kind
-    cd_config_key *keys;         ///< common keys then the kind's keys, in table order
+    cd_config_key *keys;         ///< common keys then the kind's keys, in table order; a method key's
+                                 ///< parameters right after it
     size_t key_count;
+    char **warnings;             ///< "path:line: ..." that do not stop the run (meta.ini keeps them)
+    size_t warning_count;
     /// Every existing file that cd_config_resolve resolved: the files the config names (scene,
     /// meshes, poses, plugins), which meta.ini [inputs] records with their SHA-256.
     char **inputs;
@@ -79,17 +104,7 @@ typedef struct cd_kind_set {
     size_t count;
 } cd_kind_set;
 
-/// The kind of set called name, or NULL.
-const struct cd_kind *cd_kind_set_find(const cd_kind_set *kinds, const char *name);
 
-/// Load and validate path: syntax, sections, keys, values, ranges, then the kind's cross-key
-/// checks. Returns 0, or -1 with "path:line: what was expected" in err (c is then empty).
-int cd_config_load(const cd_kind_set *kinds, const char *path, cd_config *c, char *err, size_t err_len);
-/// Same from text in memory; path names the source in messages.
-int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text, size_t len, cd_config *c,
-                    char *err, size_t err_len);
-/// Free everything c holds.
-void cd_config_free(cd_config *c);
 /// A path as c names it (a plugin, a scene, mesh or poses file): a relative one is resolved against
 /// the directory of c's file, into out. Every path key goes through here; an existing file is
 /// noted in c->inputs.
@@ -102,6 +117,8 @@ const cd_config_key *cd_config_key_get(const cd_config *c, const char *section, 
 double cd_config_num(const cd_config *c, const char *section, const char *name);
 /// First value's text of section.name.
 const char *cd_config_text(const cd_config *c, const char *section, const char *name);
+/// Keep a warning "path:line: msg" on c for key k (NULL: line 1), for the CLI and meta.ini.
+void cd_config_warn(cd_config *c, const cd_config_key *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /// Write "path:line: msg" into err for key k (line 0 becomes the config's path alone).
 void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -112,14 +129,10 @@ int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, s
 /// Free a value array from cd_values_parse.
 void cd_values_free(cd_value *v, size_t count);
 
-/// The keys every kind shares ([experiment] and [run]); *count receives their number.
-const cd_key_spec *cd_common_keys(size_t *count);
 
 // ---------------------------------------------------------------------------------------------
 // Plan: the cartesian product of all keys; the first swept key in table order varies slowest.
 
-/// Number of points of c (product of the value counts), saturating at SIZE_MAX.
-size_t cd_plan_size(const cd_config *c);
 
 /// One point of the plan: which value every key takes.
 typedef struct cd_point {
@@ -128,14 +141,17 @@ typedef struct cd_point {
     size_t *pick;  ///< pick[k] = value index of cfg->keys[k]
 } cd_point;
 
-/// Fill p for point index (p->pick must hold cfg->key_count entries).
-void cd_point_at(const cd_config *c, size_t index, cd_point *p);
 /// Number of section.name at this point.
 double cd_point_num(const cd_point *p, const char *section, const char *name);
 /// Text of section.name at this point.
 const char *cd_point_text(const cd_point *p, const char *section, const char *name);
-/// "key=value key=value" of the swept keys at this point (for progress lines).
-void cd_point_label(const cd_point *p, char *buf, size_t len);
+/// The parameters of the method that key section.name (a cd_method_key) names at point p, whose
+/// table is spec[0, count): its defaults, then the values p gives the parameters it declares.
+cd_params cd_point_params(const cd_point *p, const char *section, const char *name, const cd_param_spec *spec,
+                          size_t count);
+/// 1 when key k of p's config is a method parameter that the method named at p does not read (the
+/// plan does not cross that method with it; its cells are NA).
+int cd_point_unread(const cd_point *p, size_t k);
 
 // ---------------------------------------------------------------------------------------------
 // Statistics: the one routine every summary uses.
@@ -153,19 +169,6 @@ typedef struct cd_stats {
 /// statistics (Hyndman–Fan type 7, as R and numpy default). n = 0 gives all zeros.
 cd_stats cd_stats_compute(const double *x, size_t n);
 
-/// A ratio of two medians with its confidence interval.
-typedef struct cd_ratio_ci {
-    double ratio;   ///< median(b) / median(a)
-    double lo, hi;  ///< percentile bootstrap interval
-} cd_ratio_ci;
-
-/// median(b) / median(a) (type-7 medians, as cd_stats_compute) and its percentile bootstrap
-/// interval at `level` (e.g. 0.95): `resamples` times, both samples are redrawn with replacement
-/// from seed's CD_STREAM_BOOTSTRAP and the ratio of the redrawn medians taken; lo and hi are the
-/// (1 - level)/2 and (1 + level)/2 quantiles of those ratios. The same inputs and seed give the same
-/// interval. na, nb > 0, median(a) > 0.
-cd_ratio_ci cd_bootstrap_median_ratio(const double *a, size_t na, const double *b, size_t nb, size_t resamples,
-                                      double level, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
 // CSV rows: typed cells written through cd_csv.
@@ -207,107 +210,7 @@ typedef struct cd_row {
     unsigned char *set;        ///< 1 where the cell was set
 } cd_row;
 
-// ---------------------------------------------------------------------------------------------
-// Hardware counters (PAPI low-level API) and pinning (hwloc).
 
-/// Most counters one run reads.
-#define CD_COUNTERS_MAX 16
-
-/// Where a counter's values come from.
-typedef enum cd_counter_source {
-    CD_COUNTER_NA = 0,  ///< nowhere: NA in every row
-    CD_COUNTER_PAPI,    ///< PAPI's event set
-    CD_COUNTER_PERF,    ///< perf_event_open, for a Linux software event PAPI cannot provide here
-} cd_counter_source;
-
-/// The counters of a run: each requested event is either live or NA with a reason. PAPI is asked
-/// first; a Linux software event under PAPI's name (perf::TASK-CLOCK, perf::PAGE-FAULTS, ...) that
-/// PAPI cannot provide is opened with perf_event_open, counting like PAPI would (this thread only,
-/// user mode) between the same begin and end.
-typedef struct cd_counters {
-    size_t count;                        ///< requested events
-    char names[CD_COUNTERS_MAX][64];     ///< as requested
-    int live[CD_COUNTERS_MAX];           ///< 1 when counted (by either source)
-    int source[CD_COUNTERS_MAX];         ///< cd_counter_source
-    char reason[CD_COUNTERS_MAX][224];   ///< "ok", "ok (perf_event_open; PAPI: why not)", or why NA
-    int slot[CD_COUNTERS_MAX];           ///< index in the PAPI event set or in the perf group
-    int live_count;                      ///< live events of both sources
-    int papi_count;                      ///< events in the PAPI event set
-    int event_set;                       ///< PAPI event set (PAPI_NULL when none)
-    int running;                         ///< the PAPI event set is started
-    int perf_count;                      ///< events in the perf_event group
-    int perf_fd[CD_COUNTERS_MAX];        ///< their descriptors; perf_fd[0] leads the group
-    int perf_running;                    ///< the group is enabled
-    char papi_version[32];               ///< "7.0.0.0", or "unavailable"
-    char papi_status[200];               ///< library/component state in one line
-    long long last[CD_COUNTERS_MAX];     ///< values of the last begin/end interval; -1 when NA
-} cd_counters;
-
-/// Set up the named events, adding them one at a time; never fails — unusable events are NA with
-/// a reason. Call after pinning, on the thread to be measured: both sources count that thread only.
-void cd_counters_open(cd_counters *k, const char *const *names, size_t n);
-/// Start counting from zero (no-op when no event is live).
-void cd_counters_begin(cd_counters *k);
-/// Stop and read into k->last.
-void cd_counters_end(cd_counters *k);
-/// Release the event set and the perf_event descriptors.
-void cd_counters_close(cd_counters *k);
-/// 1 when event name can be counted here; reason gets "ok" (or "ok (perf_event_open; ...)") or why not.
-int cd_counters_probe(const char *name, char *reason, size_t len);
-/// Call each(name, description, ctx) for every PAPI preset this PAPI knows; returns how many.
-size_t cd_counters_presets(void (*each)(const char *name, const char *description, void *ctx), void *ctx);
-/// Call each(name, description, ctx) for every Linux software event cdlab can open itself when PAPI
-/// cannot (PAPI's perf:: names); returns how many.
-size_t cd_counters_software(void (*each)(const char *name, const char *description, void *ctx), void *ctx);
-/// PAPI version and the CPU component's state in one line (why counters are missing, if they are).
-void cd_counters_library(char *version, size_t version_len, char *status, size_t status_len);
-
-/// Pinning policy from [run] pin.
-typedef enum cd_pin_mode { CD_PIN_OFF = 0, CD_PIN_OPTIONAL, CD_PIN_REQUIRED } cd_pin_mode;
-
-/// The outcome of a pinning request.
-typedef struct cd_pin_result {
-    cd_pin_mode mode;
-    int requested;    ///< OS index of the requested PU (-1: none)
-    int actual;       ///< CPU the thread ran on after binding (-1: unknown)
-    int ok;           ///< 1 when bound and verified
-    char status[200]; ///< "bound and verified", or what failed
-} cd_pin_result;
-
-/// Bind the calling thread to PU cpu (OS index) and verify with the last CPU location.
-/// Returns 0, or -1 when mode is REQUIRED and it failed (r->status says why).
-int cd_pin_thread(cd_pin_mode mode, int cpu, cd_pin_result *r);
-/// The first PU (OS index) of the calling process's CPU binding, i.e. of the allocation a batch
-/// system gave it, or -1 when hwloc cannot tell.
-int cd_pin_first_allowed(void);
-/// Spread the `threads` OpenMP workers of later parallel regions over PUs: worker w is bound to
-/// the w-th PU (in OS-index order, wrapping) counted from PU first_cpu, or, when first_cpu < 0,
-/// to the whole machine. Workers otherwise inherit the main thread's single-PU binding and all
-/// run on one core. Returns the number of workers bound.
-int cd_pin_workers(int threads, int first_cpu);
-/// Keep freed memory in the process (glibc: raise the mmap and trim thresholds) so that repeated
-/// builds and frames reuse their pages instead of paying the kernel's zeroing of fresh ones on
-/// each repetition; the same for every method in the process. Returns 0, or -1 where the C library
-/// offers no such setting (the measurement is then as before).
-int cd_alloc_keep_freed(void);
-/// Return the freed memory kept since to the kernel (glibc's malloc_trim); between experiment points.
-void cd_alloc_release_freed(void);
-/// One-line hwloc topology summary: packages, cores, PUs, NUMA nodes, caches.
-void cd_topology_summary(char *buf, size_t len);
-/// 1 when hwloc reports thread binding support (reason in why either way).
-int cd_pin_supported(char *why, size_t len);
-
-// ---------------------------------------------------------------------------------------------
-// Provenance.
-
-/// SHA-256 of data as 64 lowercase hex digits plus NUL.
-void cd_sha256_hex(const void *data, size_t len, char out[65]);
-/// SHA-256 of the file at path (read in pieces) and its size. 0, or the errno of the failure.
-int cd_sha256_file(const char *path, char out[65], uint64_t *bytes);
-/// CPU model name from /proc/cpuinfo ("unknown" when absent).
-void cd_cpu_model(char *buf, size_t len);
-/// Git commit of the source tree and whether it is dirty ("unknown" when git or .git is absent).
-void cd_git_describe(char *commit, size_t commit_len, char *dirty, size_t dirty_len);
 
 // ---------------------------------------------------------------------------------------------
 // The runner and the kind interface.
@@ -331,7 +234,10 @@ typedef struct cd_kind {
     /// names that [method] method is then checked against). 0, or -1 with err set through
     /// cd_config_error.
     const char *preload_section, *preload_name;
-    int (*preload)(const cd_config *c, const cd_config_key *k, char *err, size_t err_len);
+    int (*preload)(cd_config *c, const cd_config_key *k, char *err, size_t err_len);
+    /// Keys that name methods with parameters of their own (cd_method_key); may be NULL.
+    const cd_method_key *method_keys;
+    size_t method_key_count;
     const cd_column *frame_columns;    ///< frames.csv columns after `point`
     size_t frame_column_count;
     const cd_column *summary_columns;  ///< summary.csv columns after `point`, before peak_rss
@@ -361,130 +267,16 @@ typedef struct cd_kind {
 } cd_kind;
 
 // ---------------------------------------------------------------------------------------------
-// Shards: a sweep split over N runs (shard.c), merged back into one run (merge.c).
+// What a kind calls while it measures a point.
 
-/// Most shards of one sweep.
-#define CD_SHARD_MAX 100000u
+/// Most counters one run reads.
+#define CD_COUNTERS_MAX 16
 
-/// Which shard each point of a set of configs goes to.
-typedef struct cd_shard_plan {
-    uint32_t count;    ///< shards
-    size_t configs;    ///< configs in the set
-    uint32_t **owner;  ///< owner[k][i]: the shard of point i of config k
-    double *cost;      ///< cost[s]: the estimated cost of shard s's points (cd_point_cost)
-    double total;      ///< of every point
-} cd_shard_plan;
-
-/// The estimated cost of point p in seconds: cd_point_estimate's, from its method's model or the
-/// kind's cost (1 without one) × (warmup + frames) × repeats at a nominal rate.
-double cd_point_cost(const cd_point *p);
-/// What a point is expected to take before it runs (estimate.c).
-typedef struct cd_estimate {
-    double seconds;     ///< wall time of the point's frames, warm-up and repeats included
-    double peak_bytes;  ///< peak memory of the process running it (0: no model)
-    double spread;      ///< the model's largest factor off a measured point
-    int extrapolated;   ///< the point lies outside the measured range
-} cd_estimate;
-
-/// Estimate point p from the model of its method, fit to the committed reference runs
-/// (scripts/estimate-model.sh): 0; or -1 when no model covers it, with e->seconds from the kind's
-/// cost units at a nominal rate and no memory estimate.
-int cd_point_estimate(const cd_point *p, cd_estimate *e);
-/// The reference run the models come from ("<machine> broad_scaling").
-const char *cd_estimate_source(void);
-/// This machine's physical memory in bytes (0 when unknown).
-double cd_physical_memory(void);
-/// "12 s, 340 MiB" (no memory part when bytes is 0).
-void cd_estimate_format(double seconds, double bytes, char *buf, size_t len);
-
-/// Split the points of configs c[0..n) into `count` shards balanced by cd_point_cost: longest
-/// first, each to the cheapest shard so far; a kind's chain goes whole to one shard. A pure
-/// function of the configs' values and count. 0, or -1 when count is 0.
-int cd_shard_plan_make(const cd_config *c, size_t n, uint32_t count, cd_shard_plan *p);
-/// Free what cd_shard_plan_make allocated.
-void cd_shard_plan_free(cd_shard_plan *p);
-/// Parse "I/N" (0 <= I < N <= CD_SHARD_MAX, decimal). 0, or -1.
-int cd_shard_parse(const char *text, uint32_t *index, uint32_t *count);
-
-/// Merge the shard run directories dirs[0..n) (cdlab run --shard, every shard of one sweep of one
-/// config) into the new run directory out: frames.csv, summary.csv (plus the columns shard and
-/// host), config.ini and meta.ini as an unsharded run writes them, points in plan order, every
-/// row as its shard wrote it. Checks first (each a complete shard run; one config, build, commit,
-/// shard count and plan; every point in exactly one shard; equal headers) and writes nothing
-/// when one fails; warns (stderr unless quiet, and meta.ini) when the shards' CPU models differ.
-/// command goes to meta.ini. 0; 2 when the shards cannot be merged or out exists; 1 when out
-/// cannot be written (nothing is left there); err says why.
-int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
-                 size_t err_len);
-
-/// Options of one `cdlab run`.
-typedef struct cd_run_options {
-    const char *output;  ///< overrides [run] output when not NULL
-    const char *run_id;  ///< run directory name; NULL: UTC timestamp
-    int quiet;           ///< no progress on stderr
-    const char *argv0;   ///< command line for meta.ini
-    /// Optional: write more sections into meta.ini (after [config]), e.g. the plugins a config
-    /// loaded; f is meta.ini's stream.
-    void (*meta_extra)(FILE *f, const cd_config *c, void *ctx);
-    void *meta_ctx;
-    /// shard_count > 0: run only the points of shard shard_index (shard_owner[i] == shard_index,
-    /// from cd_shard_plan), record the shard in meta.ini and leave `latest` alone.
-    uint32_t shard_index, shard_count;
-    const uint32_t *shard_owner;
-    double shard_cost, shard_total;  ///< the shard's and the whole plan's estimated cost, for meta.ini
-    /// cpu_set: pin to cpu instead of [run] cpu (cdlab run --cpu).
-    int cpu_set, cpu;
-    /// Continue the incomplete run in the run directory (run_id, or the newest incomplete run of
-    /// this config and shard): keep the points it finished, run the rest.
-    int resume;
-} cd_run_options;
-
-/// The marker file of a run directory that is not (yet) a complete run.
-#define CD_RUN_INCOMPLETE "INCOMPLETE"
-
-/// Run every point of c. Creates <output>/<name>/<run-id>/ only after every check passed, with
-/// an INCOMPLETE marker in it at once; rows go to frames.csv.part and summary.csv.part. Only a
-/// complete run (every point done, every write checked) gets the final names (meta.ini last),
-/// loses the marker and becomes <output>/<name>/latest; any other run keeps its .part files, the
-/// marker says why (first line) and latest is left alone. With [run] isolate = process the points
-/// run in forked children: call it before this process starts OpenMP threads (libgomp's pool
-/// does not survive a fork). Returns 0 when all points ran, 1 on a run failure or an output
-/// error (err names the file and the cause), 130 when interrupted, 2 when the output directory
-/// cannot be made. The run directory's path goes to dir (empty when none was left behind).
-int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len);
-
-/// Whether dir holds a complete run: no INCOMPLETE marker, meta.ini with [run] complete = true,
-/// frames.csv, summary.csv and config.ini. 0, or -1 with the reason in err, e.g. "incomplete run
-/// (interrupted (SIGINT) after 3 of 8 points)", "incomplete run (in progress: ...)", "incomplete
-/// run (abandoned: ...)" (cd_run_marker_describe) or "no meta.ini: not a run directory". Every
-/// reader of run directories asks this first.
-int cd_run_dir_check(const char *dir, char *err, size_t len);
-
-/// INCOMPLETE's first line as the runner writes it at the start (then "<date> by pid P on HOST").
-#define CD_RUN_MARKER_START "run started "
-
-/// What a run directory's INCOMPLETE marker says, told by its lock (cd_run_marker_state).
-enum {
-    CD_MARKER_NONE = 0,   ///< no marker
-    CD_MARKER_LIVE,       ///< a process of the run holds the lock: in progress
-    CD_MARKER_ABANDONED,  ///< no lock, and the runner never said why it stopped: killed or crashed
-    CD_MARKER_STOPPED,    ///< no lock; the first line says why the run stopped
-    CD_MARKER_UNKNOWN,    ///< the start line, on a file system without flock: cannot be told
-};
-/// The state of dir's INCOMPLETE marker (CD_MARKER_*), its first line in line; -1 with errno
-/// when it cannot be read.
-int cd_run_marker_state(const char *dir, char *line, size_t len);
-/// The state and first line as a reader says them: "in progress: ...", "abandoned: ..." or the
-/// reason as written.
-void cd_run_marker_describe(int state, const char *line, char *out, size_t len);
-/// Whether another open file holds a flock on fd's file: 1, 0, or -1 with errno.
-int cd_run_lock_held(int fd);
-/// Whether flock's errno e says the file system keeps no locks (ENOLCK, ENOSYS, EINVAL, EOPNOTSUPP):
-/// the runner then runs without its lock and readers say they cannot tell.
-int cd_run_lock_unsupported(int e);
-
-/// Request a stop after the current point (the SIGINT handler calls this).
-void cd_run_request_stop(void);
+/// Spread the `threads` OpenMP workers of later parallel regions over PUs: worker w is bound to
+/// the w-th PU (in OS-index order, wrapping) counted from PU first_cpu, or, when first_cpu < 0,
+/// to the whole machine. Workers otherwise inherit the main thread's single-PU binding and all
+/// run on one core. Returns the number of workers bound.
+int cd_pin_workers(int threads, int first_cpu);
 
 /// The CPU the run's thread is pinned to (verified), or -1 when it is not pinned.
 int cd_run_pinned_cpu(const cd_run *r);
@@ -494,8 +286,6 @@ void cd_run_counters_begin(cd_run *r);
 void cd_run_counters_end(cd_run *r);
 /// For kinds: one frames.csv row (cells match frame_columns; counters appended by the runner).
 void cd_run_frame_row(cd_run *r, const cd_cell *cells);
-/// For kinds: the point's summary.csv row (peak RSS and counter means appended by the runner).
-void cd_run_summary_row(cd_run *r, const cd_cell *cells);
 /// For kinds: a summary row of r's kind to fill with cd_row_set and write with cd_run_summary_end.
 cd_row cd_run_summary_begin(cd_run *r);
 /// Set column name's cell; the column must exist in the kind's table and not be set yet.

@@ -30,7 +30,9 @@
 
 /// The interface's ABI version. It changes whenever a structure a plugin fills or reads changes
 /// incompatibly (cd_plugin, cd_broad_method, cd_scene, cd_bvh_variant and what they point to).
-#define CD_PLUGIN_ABI 2  // 2: cd_broad_method.cells
+/// 2: cd_broad_method.cells; 3: methods and variants declare their parameters (cd_param_spec
+/// tables; create gets cd_params and the thread count), the plugin reports its build.
+#define CD_PLUGIN_ABI 3
 /// The exported entry point's name.
 #define CD_PLUGIN_ENTRY "cdlab_plugin_v1"
 
@@ -41,21 +43,53 @@ typedef struct cd_plugin {
     uint32_t scene_size;    ///< sizeof(cd_scene) there
     uint32_t variant_size;  ///< sizeof(cd_bvh_variant) there
     const char *name;       ///< the plugin's name, for messages and meta.ini
+    const char *build;      ///< CD_PLUGIN_BUILD: compiler and optimisation, for meta.ini
+    int optimized;          ///< CD_PLUGIN_OPTIMIZED: 0 when built without optimisation (-O0)
     /// Broad phases: name (letters, digits, _; unique among all methods), description, create,
-    /// update, candidates and destroy required; the optional fields as cd_broad.h says.
+    /// update, candidates and destroy required; the optional fields as cd_broad.h says. A method's
+    /// params table (cd_param_spec) gives it `[method] <name>` keys of its own, checked at load.
     const cd_broad_method *const *methods;
     size_t method_count;
     /// Hierarchy variants: name (as for methods, unique among variants), summary and plan
-    /// required. The plan gets [method] hybrid_x and hybrid_y, and must return 1 to
-    /// CD_BVH_PLAN_MAX segments of enum cd_bv_kind kinds with increasing depths.
+    /// required. The plan gets the values of the variant's own params table, and must return 1
+    /// to CD_BVH_PLAN_MAX segments of enum cd_bv_kind kinds with increasing depths.
     const cd_bvh_variant *variants;
     size_t variant_count;
 } cd_plugin;
 
-/// The version fields of a cd_plugin initializer: {CD_PLUGIN_VERSION_FIELDS, .name = ..., ...}.
+/// 1 when the plugin is compiled with optimisation (GCC and Clang define __OPTIMIZE__ from -O1 on),
+/// else 0: cdlab then warns that its times are not comparable (Meson's default buildtype, debug,
+/// compiles with -O0).
+#if defined(__OPTIMIZE__)
+#define CD_PLUGIN_OPTIMIZED 1
+#else
+#define CD_PLUGIN_OPTIMIZED 0
+#endif
+
+#if defined(__OPTIMIZE_SIZE__)
+#define CD_PLUGIN_OPT_TEXT "optimized for size (-Os)"
+#elif defined(__OPTIMIZE__)
+#define CD_PLUGIN_OPT_TEXT "optimized (-O1 or higher)"
+#else
+#define CD_PLUGIN_OPT_TEXT "unoptimized (-O0)"
+#endif
+
+#if defined(__clang__)
+#define CD_PLUGIN_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define CD_PLUGIN_COMPILER "gcc " __VERSION__
+#else
+#define CD_PLUGIN_COMPILER "unknown compiler"
+#endif
+
+/// The plugin's build as its compiler saw it: "gcc 12.2.0, optimized (-O1 or higher)".
+#define CD_PLUGIN_BUILD CD_PLUGIN_COMPILER ", " CD_PLUGIN_OPT_TEXT
+
+/// The version fields of a cd_plugin initializer: {CD_PLUGIN_VERSION_FIELDS, .name = ..., ...};
+/// they record the ABI and the build of the plugin's own compilation.
 #define CD_PLUGIN_VERSION_FIELDS                                                                              \
     .abi = CD_PLUGIN_ABI, .method_size = (uint32_t)sizeof(cd_broad_method), .scene_size = (uint32_t)sizeof(cd_scene), \
-    .variant_size = (uint32_t)sizeof(cd_bvh_variant)
+    .variant_size = (uint32_t)sizeof(cd_bvh_variant), .build = CD_PLUGIN_BUILD, .optimized = CD_PLUGIN_OPTIMIZED
 
 /// Default visibility for the entry point, so a plugin built with -fvisibility=hidden exports it.
 #define CD_PLUGIN_EXPORT __attribute__((visibility("default")))

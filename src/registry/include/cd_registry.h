@@ -14,8 +14,9 @@
 const cd_broad_method *const *cd_registry_methods(size_t *count);
 /// The method registered under name, or NULL.
 const cd_broad_method *cd_registry_find(const char *name);
-/// cd_broad_create of the method called name (NULL when no method has that name).
-cd_broad *cd_registry_create(const char *name, const cd_broad_params *p, const cd_scene *s);
+/// cd_broad_create of the method called name with its defaults and the settings of set it declares
+/// (set may be NULL); NULL when no method has that name. The settings must be acceptable values.
+cd_broad *cd_registry_create(const char *name, const cd_param_settings *set, int threads, const cd_scene *s);
 /// Number of methods built into this program (cdlab's and the peers'): the first of
 /// cd_registry_methods; the rest came from plugins.
 size_t cd_registry_builtin_count(void);

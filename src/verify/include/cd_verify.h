@@ -82,8 +82,11 @@ void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m,
 void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals);
 /// Scene index of seed as the check saw it at frame (0 = before any step): the frame's poses in
 /// cube order as a fresh scene (what cd_scene_export_csv then cd_scene_import_csv give), and the
-/// broad-phase parameters of that scene in *p. cd_scene_destroy it.
-cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_broad_params *p);
+/// broad-phase settings of that scene in *p (each method takes those it declares). cd_scene_destroy it.
+cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_param_settings *p);
+/// A broad phase of method m as the check runs it on scene s: m's defaults with the settings of set
+/// it declares (its defaults alone when one is out of its range), serial.
+cd_broad *cd_verify_broad_create(const cd_broad_method *m, const cd_param_settings *set, const cd_scene *s);
 
 /// A mesh pair of the hierarchy check: two procedural meshes (cd_mesh_procedural names).
 typedef struct cd_verify_mesh_pair {

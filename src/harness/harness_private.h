@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+// What stays inside the harness: the runner's raw summary row (kinds write rows through cd_row)
+// and the kind lookup of the config parser.
+#ifndef HARNESS_PRIVATE_H
+#define HARNESS_PRIVATE_H
+
+#include "cd_harness_cli.h"
+
+/// The kind of set called name, or NULL.
+const struct cd_kind *cd_kind_set_find(const cd_kind_set *kinds, const char *name);
+/// For kinds: the point's summary.csv row (peak RSS and counter means appended by the runner).
+void cd_run_summary_row(cd_run *r, const cd_cell *cells);
+
+#endif
