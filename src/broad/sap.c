@@ -15,6 +15,7 @@ enum { SAP_CHUNK = 32 };
 
 typedef struct sap {
     int insertion;      // 1: insertion sort of last frame's order; 0: radix sort every frame
+    int fixed_axis;     // [method] axis: 0, 1, 2, or −1 for the widest spread
     int axis;           // sweep axis of order[], −1 before the first build
     int next_axis;      // axis chosen from this frame's spread for the next frame
     uint32_t n;         // objects in order[]
@@ -24,10 +25,20 @@ typedef struct sap {
     float *lo[3], *hi[3];              // boxes in sweep order (lo[axis] is the sort key)
 } sap;
 
-static void *sap_create_mode(int insertion)
+// The sweep axis: any axis keeps the pair set exact (a pair overlaps on every axis), the choice
+// only decides how many boxes each sweep window holds.
+static const char *const axis_words[] = {"auto", "x", "y", "z", NULL};
+static const cd_param_spec sap_params[] = {
+    {"axis", CD_PARAM_WORD, "auto", 0, 0, axis_words,
+     "sweep axis: x, y or z, or auto (the widest spread of the centres, with hysteresis)"},
+};
+
+static void *sap_create_mode(const cd_params *p, int insertion)
 {
     sap *m = cd_alloc_zero(1, sizeof *m);
+    const char *axis = cd_params_word(p, "axis");
     m->insertion = insertion;
+    m->fixed_axis = axis[0] == 'a' ? -1 : axis[0] - 'x';
     m->axis = -1;
     m->next_axis = -1;
     return m;
@@ -35,16 +46,14 @@ static void *sap_create_mode(int insertion)
 
 static void *sap_create_radix(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)p, (void)threads;
-    (void)s;
-    return sap_create_mode(0);
+    (void)threads, (void)s;
+    return sap_create_mode(p, 0);
 }
 
 static void *sap_create_insertion(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)p, (void)threads;
-    (void)s;
-    return sap_create_mode(1);
+    (void)threads, (void)s;
+    return sap_create_mode(p, 1);
 }
 
 static void sap_free_arrays(sap *m)
@@ -154,6 +163,7 @@ static void sap_update(void *self, const cd_scene *s)
             }
         axis = spread_axis(sum, sum2, n, -1);
     }
+    if (m->fixed_axis >= 0) axis = m->fixed_axis;
     if (m->insertion && axis == m->axis) sort_insertion(m, s, axis);
     else sort_radix(m, s, axis);
     m->axis = axis;
@@ -236,6 +246,8 @@ static void sap_remap(void *self, const cd_scene *s)
 const cd_broad_method cd_broad_sap = {
     .name = "sap",
     .description = "sweep and prune on the widest axis, float keys radix-sorted every frame",
+    .params = sap_params,
+    .param_count = sizeof sap_params / sizeof sap_params[0],
     .create = sap_create_radix,
     .update = sap_update,
     .candidates = sap_candidates,
@@ -248,6 +260,8 @@ const cd_broad_method cd_broad_sap = {
 const cd_broad_method cd_broad_sap_insertion = {
     .name = "sap_insertion",
     .description = "sweep and prune on the widest axis, insertion sort of last frame's order",
+    .params = sap_params,
+    .param_count = sizeof sap_params / sizeof sap_params[0],
     .create = sap_create_insertion,
     .update = sap_update,
     .candidates = sap_candidates,
