@@ -16,7 +16,8 @@ import sys
 # What each module may see (besides itself), as in docs/design: core knows nothing, narrow
 # knows shapes, broad the scene and narrow tests, the registry joins broad, peers and bvh's
 # variants, the plugin loader adds to the registry, kinds sit
-# on the generic harness and everything they measure, cli on top.
+# on the generic harness and everything they measure (simulate bakes scenes with Bullet into
+# traces, below kinds), cli on top.
 LAYERS = {
     "core": set(),
     "shape": {"core"},
@@ -24,6 +25,7 @@ LAYERS = {
     "scene": {"core", "shape"},
     "broad": {"core", "shape", "narrow", "scene"},
     "peers": {"core", "shape", "narrow", "scene", "broad"},
+    "simulate": {"core", "shape", "scene"},
     "mesh": {"core"},
     "bvh": {"core", "shape", "narrow", "mesh"},
     "verify": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
@@ -31,8 +33,10 @@ LAYERS = {
     "bodies": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
     "harness": {"core"},
     "plugin": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh", "registry", "harness"},
-    "kinds": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin"},
-    "cli": {"core", "shape", "narrow", "scene", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin", "kinds", "verify"},
+    "kinds": {"core", "shape", "narrow", "scene", "simulate", "broad", "registry", "mesh", "bvh", "bodies", "harness",
+              "plugin"},
+    "cli": {"core", "shape", "narrow", "scene", "simulate", "broad", "registry", "mesh", "bvh", "bodies", "harness", "plugin",
+            "kinds", "verify"},
 }
 
 failures = []

@@ -7,6 +7,7 @@
 #include "cd_peers.h"
 #include "peer_shim.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -34,11 +35,29 @@ typedef struct peer_state {
     uint32_t *moved;    // n slots: the slots whose box changed in this update
 } peer_state;
 
-static void *peer_create(cd_peer_kind kind, const cd_scene *s)
+// The world box a peer library is told: the walls plus the reach of a box past them, widened to
+// every box the scene holds now. A scene whose world side is not finite and positive (a damaged
+// scene, or a test that breaks it on purpose) gets the boxes' own extent: ODE's quadtree and
+// Bullet's axis sweep assume finite, ordered bounds and abort or lose pairs otherwise.
+static void peer_world(const cd_scene *s, double *lo, double *hi)
 {
     double r = reach_past_walls(s);
+    // Always at least [-r, r], so the low corner is below zero (ODE's hash space shifts by it).
+    *lo = -r;
+    *hi = isfinite(s->world) && s->world > 0.0 ? s->world + r : r;
+    for (uint32_t i = 0; i < s->count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            *lo = fmin(*lo, s->box[i].lo[k]);
+            *hi = fmax(*hi, s->box[i].hi[k]);
+        }
+}
+
+static void *peer_create(cd_peer_kind kind, const cd_scene *s)
+{
+    double lo, hi;
+    peer_world(s, &lo, &hi);
     peer_state *p = cd_alloc_zero(1, sizeof *p);
-    p->lib = cd_peer_create(kind, s->count, -r, s->world + r);
+    p->lib = cd_peer_create(kind, s->count, lo, hi);
     p->n = s->count;
     p->seen = cd_alloc(((size_t)s->count + 1) * sizeof *p->seen);
     p->spare = cd_alloc(((size_t)s->count + 1) * sizeof *p->spare);
