@@ -202,6 +202,7 @@ typedef struct narrow_part {
 struct cd_bodies_narrow {
     const cd_bodies *bodies;
     cd_bvh_mode mode;
+    int box_test;  // test each candidate's body boxes before querying (off under an untested method)
     narrow_part parts[CD_NARROW_STEP_PARTS];
 };
 
@@ -221,8 +222,8 @@ static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pa
         }
         // Each mesh lies in its box, so bodies whose boxes are apart cannot touch: the cube
         // scene's exact predicate spares their queries (a third to a half of the candidates whose
-        // world AABBs overlap).
-        if (!cd_cube_pair_overlap(s, i, j)) continue;
+        // world AABBs overlap). Under an untested method (`all`) every candidate is queried.
+        if (nw->box_test && !cd_cube_pair_overlap(s, i, j)) continue;
         double scale;
         cd_pose pose = cd_bodies_relative_pose(b, i, j, &scale);
         cd_bvh_query_scaled(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, scale, nw->mode,
@@ -242,7 +243,15 @@ cd_bodies_narrow *cd_bodies_narrow_create(const cd_bodies *b, cd_bvh_mode mode)
     cd_bodies_narrow *n = cd_alloc_zero(1, sizeof *n);
     n->bodies = b;
     n->mode = mode;
+    n->box_test = 1;
     return n;
+}
+
+void cd_bodies_narrow_attach(cd_bodies_narrow *n, cd_broad *bp)
+{
+    n->box_test = !bp->method->untested;
+    cd_narrow_step step = cd_bodies_narrow_step(n);
+    cd_broad_set_narrow(bp, &step);
 }
 
 void cd_bodies_narrow_destroy(cd_bodies_narrow *n)

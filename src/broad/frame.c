@@ -47,13 +47,13 @@ void cd_broad_destroy(cd_broad *b)
 
 void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step) { b->narrow = *step; }
 
-// A caller's narrow step behind a sink: the box gate where the method has not tested the boxes,
-// then the step on the candidates that passed.
+// A caller's narrow step behind a sink: the box gate where the method has not tested the boxes
+// and its candidates are not meant untested, then the step on the candidates that passed.
 typedef struct step_narrow {
     cd_narrow_step step;
     const cd_scene *scene;
     uint32_t part;
-    int boxes_tested;
+    int gate;
     cd_pair_list *out;
     cd_broad_stats *st;
     uint64_t narrow_ns;
@@ -64,7 +64,7 @@ static void step_narrow_flush(cd_pair_sink *sink)
     step_narrow *c = sink->ctx;
     uint64_t t0 = cd_now_ns();
     uint32_t n = sink->count, kept = n;
-    if (!c->boxes_tested) {
+    if (c->gate) {
         kept = 0;
         for (uint32_t k = 0; k < n; ++k)
             if (cd_aabbf_overlap(&c->scene->box[sink->buf[k].a], &c->scene->box[sink->buf[k].b]))
@@ -83,7 +83,7 @@ static uint64_t candidates_into(cd_broad *b, const cd_scene *s, uint32_t part_in
 {
     cd_pair buf[SINK_CAPACITY];
     cube_narrow cube = {s, b->method->boxes_tested, out, st, 0, b->sat, cd_sat_build_width(b->sat)};
-    step_narrow step = {b->narrow, s, part_index, b->method->boxes_tested, out, st, 0};
+    step_narrow step = {b->narrow, s, part_index, !b->method->boxes_tested && !b->method->untested, out, st, 0};
     cd_pair_sink sink = {buf, 0, SINK_CAPACITY, b->narrow.test ? step_narrow_flush : cube_narrow_flush,
                          b->narrow.test ? (void *)&step : (void *)&cube};
     if (part_index)

@@ -209,8 +209,8 @@ static const cd_column frame_columns[] = {
     {"refit_ms", 1, "deforming the bodies of [bodies] deform, refitting their hierarchies, their boxes following"},
     {"candidates", 0, "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
                       "callback)"},
-    {"queries", 0, "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; NA for a bodies peer, as bv_tests and "
-                   "tri_tests)"},
+    {"queries", 0, "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; every candidate "
+                   "under method all; NA for a bodies peer, as bv_tests and tri_tests)"},
     {"pairs", 0, "touching body pairs"},
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
     {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},
@@ -390,10 +390,7 @@ static int bodies_repeat_start(cd_run *r, bodies_state *s, bodies_repeat_setup *
     u->broad_phase = u->peer ? NULL : cd_broad_create(s->bm, &s->brp, s->threads, u->b->scene);
     CD_ASSERT(u->peer || u->broad_phase);  // the config check accepted only registered methods and peers
     u->nw = u->peer ? NULL : cd_bodies_narrow_create(u->b, s->pt.mode);
-    if (u->nw) {
-        cd_narrow_step step = cd_bodies_narrow_step(u->nw);
-        cd_broad_set_narrow(u->broad_phase, &step);
-    }
+    if (u->nw) cd_bodies_narrow_attach(u->nw, u->broad_phase);
     return 0;
 }
 

@@ -29,6 +29,19 @@ const char *cd_kinds_check_method(const char *w)
     return known;
 }
 
+// [method] method of a cube scene: a registered broad phase whose candidates the cube narrow step
+// may test as it does every method's. An untested one (`all`) sends every pair to a hierarchy
+// narrow step without a box test; the cube step keeps its box test, the first half of its
+// predicate, so there it would be naive under another name.
+static const char *check_cube_method(const char *w)
+{
+    const cd_broad_method *m = cd_registry_find(w);
+    if (m && m->untested)
+        return "a broad phase for cube scenes (this one sends every pair untested to the mesh hierarchies: kind = "
+               "bodies only; on cubes it would be naive, the cube narrow step testing the boxes first)";
+    return cd_kinds_check_method(w);
+}
+
 int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_t err_len)
 {
     char path[4096], why[1200];
@@ -62,8 +75,8 @@ static const cd_method_key broad_key[] = {CD_KINDS_BROAD_KEY};
 // cube sweep runs together (one line per method in the figures).
 const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
     CD_KINDS_PLUGIN_KEY,
-    {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, cd_kinds_check_method, 1,
-     "broad phase by registry name (`cdlab methods`)"},
+    {"method", "method", CD_KEY_WORD, "naive", 0, 0, NULL, check_cube_method, 1,
+     "broad phase by registry name (`cdlab methods`); not all, which is for kind bodies"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1,
      "worker threads of the motion step and the frame (methods with parts run them in parallel)"},
     {"scene", "cubes", CD_KEY_INT, "1000", 0, 100000000, NULL, NULL, 1, "number of cubes N"},

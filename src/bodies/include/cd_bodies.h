@@ -83,7 +83,8 @@ cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j, doub
 
 /// Counters of a body frame's narrow step, summed over its parts.
 typedef struct cd_bodies_stats {
-    uint64_t queries;    ///< hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test)
+    uint64_t queries;    ///< hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB
+                         ///< test; every candidate under an untested method)
     uint64_t tri_pairs;  ///< intersecting triangle pairs reported (all_pairs; first_hit: ≤ 1 per query)
     uint64_t bv_tests;   ///< Nv: bounding-volume tests of the queries
     uint64_t tri_tests;  ///< Np: triangle tests of the queries
@@ -95,8 +96,12 @@ typedef struct cd_bodies_stats {
 typedef struct cd_bodies_narrow cd_bodies_narrow;
 cd_bodies_narrow *cd_bodies_narrow_create(const cd_bodies *b, cd_bvh_mode mode);
 void cd_bodies_narrow_destroy(cd_bodies_narrow *n);
-/// The step to hand to cd_broad_set_narrow.
+/// The step to hand to cd_broad_set_narrow (each candidate's body boxes tested before its query).
 cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n);
+/// Make n bp's narrow step. Under a method whose candidates are meant untested
+/// (cd_broad_method.untested: `all`) every candidate is queried; under any other, each candidate's
+/// body boxes are tested first (the exact OBB test), which spares the queries of bodies apart.
+void cd_bodies_narrow_attach(cd_bodies_narrow *n, cd_broad *bp);
 /// The counters since the last call (then zeroed).
 cd_bodies_stats cd_bodies_narrow_take_stats(cd_bodies_narrow *n);
 

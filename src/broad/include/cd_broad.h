@@ -107,6 +107,12 @@ typedef struct cd_broad_method {
     /// repeat that test. The differential check (src/verify/: tests/test_broad_differential.c and
     /// `cdlab verify`) checks the claim on every candidate.
     int boxes_tested;
+    /// 1 when the candidates are meant to reach a caller's narrow step (cd_broad_set_narrow)
+    /// without any box test: the frame skips its box gate, and the kind that owns the step turns
+    /// the step's own box test off (cd_bodies_narrow_attach). `all` is one: every pair of bodies
+    /// goes to the hierarchies, the protocol of the hybrid hierarchy's paper. The cube scene's
+    /// narrow step keeps its box test, the first half of its predicate, so the pairs stay naive's.
+    int untested;
     /// Optional: the scene's slots were permuted once since the last update (cd_scene_reorder;
     /// s->slot_of_prev maps each old slot to its new one). Renumber what the method keeps by slot,
     /// so the next update finds each cube where it was. NULL: the method keeps no slot numbers
@@ -136,7 +142,7 @@ typedef struct cd_broad_part {
 } cd_broad_part;
 
 /// A narrow step other than the cube scene's (cd_broad_set_narrow): test candidates cand[0, n)
-/// (slots of s, whose boxes overlap) and append each accepted one to out as a pair of objects
+/// (slots of s, whose boxes overlap unless the method is untested) and append each accepted one to out as a pair of objects
 /// (cd_scene_ident numbers, a < b); add the tests run to st->narrow_tests. part names the caller:
 /// 0 in a serial frame, 1 + k for part k of a parallel one. Parts run on several threads at once,
 /// each part on one thread at a time, so scratch kept per part needs no lock.
@@ -180,7 +186,8 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
 /// Free b (NULL allowed).
 void cd_broad_destroy(cd_broad *b);
 /// Run step as b's narrow step from the next frame on, instead of the cube scene's exact test
-/// (the frame still drops candidates whose boxes do not overlap before step sees them).
+/// (the frame still drops candidates whose boxes do not overlap before step sees them, unless the
+/// method is untested).
 void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step);
 
 /// The exact predicate of the cube scene: AABBs overlap and the OBB separating-axis test finds no

@@ -17,7 +17,8 @@
 // a boxes_tested method did not test). A third of the scenes reorder their slots at every step
 // (cd_scene_reorder), half of those once more between two steps: the framed instance follows
 // through the method's remap (or a rebuild after two), the recorded one sees only permuted slots.
-// Peers (description "peer:") see every 4th scene: they wrap other libraries and cost far more.
+// Peers (description "peer:") see every 4th scene: they wrap other libraries and cost far more;
+// an untested method (all: every pair to the narrow step, O(n²) per frame) sees every 8th.
 #ifndef CD_VERIFY_H
 #define CD_VERIFY_H
 
@@ -34,7 +35,7 @@ typedef enum cd_verify_path { CD_VERIFY_NATIVE, CD_VERIFY_NO_AVX512, CD_VERIFY_N
 typedef struct cd_verify_tally {
     const cd_broad_method *method;
     cd_verify_path path;  ///< CD_VERIFY_NATIVE unless the caller sets another after cd_verify_tallies_init
-    uint32_t stride;  ///< checked on scenes index % stride == 0 (4 for peers, else 1)
+    uint32_t stride;  ///< checked on scenes index % stride == 0 (4 for peers, 8 untested, else 1)
     uint64_t scenes, frames, pairs_compared;
     uint64_t missed, extra;     ///< pairs of naive missing from the frame's list; pairs beyond them
     uint64_t dup_candidates;    ///< candidates reported twice in one frame
@@ -76,7 +77,7 @@ typedef struct cd_verify_totals {
     uint64_t max_n;   ///< most cubes in a scene
 } cd_verify_totals;
 
-/// Set t[0..count) up for methods m[0..count) (stride 4 for peers).
+/// Set t[0..count) up for methods m[0..count) (stride 4 for peers, 8 untested).
 void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count);
 /// Check methods t[0..count) (from cd_verify_tallies_init) against naive on o's scenes.
 void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals);
