@@ -54,22 +54,6 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
     return s;
 }
 
-void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half)
-{
-    CD_ASSERT(i < s->count && (q.w != 0.0 || q.x != 0.0 || q.y != 0.0 || q.z != 0.0));
-    s->pose[i] = (cd_posef){{(float)c.x, (float)c.y, (float)c.z},
-                            {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
-                            {(float)half.x, (float)half.y, (float)half.z}};
-}
-
-void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega)
-{
-    CD_ASSERT(i < s->count);
-    s->vx[i] = (float)vel.x, s->vy[i] = (float)vel.y, s->vz[i] = (float)vel.z;
-    cd_quat t = cd_q_from_rotvec(omega);
-    s->tw[i] = (float)t.w, s->tx[i] = (float)t.x, s->ty[i] = (float)t.y, s->tz[i] = (float)t.z;
-}
-
 cd_scene *cd_scene_create(const cd_scene_params *p)
 {
     CD_ASSERT(p->size > 0 && p->size_ratio >= 1.0 && p->density > 0);
