@@ -13,7 +13,7 @@
 
 // The version of what simulate.cpp computes: raise it with every change to its scenes, so that
 // no cache serves a trace of the old code.
-#define SIM_VERSION 2
+#define SIM_VERSION 3
 
 void cd_sim_cache_key(const cd_sim_params *p, char key[17])
 {
