@@ -131,10 +131,11 @@ static const cd_key_spec measure_keys[] = {
      "dynamics (fixed step, one thread: the same config gives the same bits), baked once per parameters into a "
      "trace under <output>/cache/ and replayed like [scene] trace (docs/design/scene.md#simulated-scenes); "
      "cubes, size, size_ratio, density and seed set it up, the other placement and motion keys are not used"},
-    {"scene", "simulation", CD_KEY_WORD, "pile", 0, 0, simulation_words, NULL, 0,
+    {"scene", "simulation", CD_KEY_WORD, "pile", 0, 0, simulation_words, NULL, 1,
      "source = simulate: brownian (random impulses, no gravity, closed box), free_fall (spread over the box, "
-     "falling onto its floor), gravity (pulled towards the box's centre), pile (dropped in a dense block into an "
-     "open container, settling and coming to rest)"},
+     "falling onto its floor), gravity (pulled towards the box's centre), pile (a cone of tilted boxes on a wide "
+     "floor, settling and falling asleep); a list bakes one trace per simulation. The column shows the value "
+     "whatever source is"},
     {"scene", "sim_steps", CD_KEY_INT, "1", 1, 10000, NULL, NULL, 0,
      "source = simulate: fixed simulation steps of 1/60 s per recorded frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,

@@ -3,7 +3,8 @@
 # Simulated scenes ([scene] source = simulate): a pile of a few hundred boxes baked by Bullet is
 # cached under <output>/cache/ (a second run bakes nothing), baking again gives the same trace
 # byte for byte, every broad phase replays it to naive's pairs, the pile comes to rest with its
-# contacts, and the simulation's keys are refused with file:line errors.
+# contacts, simulation is a swept key and a column, and the simulation's keys are refused with
+# file:line errors.
 # usage: simulate.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -63,6 +64,27 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR > 1 { m = $h["moved"
     END { print "last frame: moved " m ", pairs " p; exit (m == 0 && p > 50) ? 0 : 1 }' rest/a/frames.csv >last.txt ||
     fail "the pile is not at rest: $(cat last.txt)"
 echo "ok rest: 200 piled boxes, $(cat last.txt)"
+# simulation is swept like any key and names each row: one trace baked per simulation.
+cat >sweep.ini <<'INI'
+[experiment]
+name = sweep
+warmup = 0
+frames = 2
+repeats = 1
+[scene]
+source = simulate
+simulation = brownian, pile
+cubes = 50
+INI
+"$cdlab" run --quiet --output sw --run-id a sweep.ini >/dev/null || fail "sweep run"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; if (!("simulation" in h)) exit 1; next }
+    { n[$h["simulation"]]++ } END { exit (n["brownian"] == 2 && n["pile"] == 2) ? 0 : 1 }' sw/sweep/a/frames.csv ||
+    fail "frames.csv has no simulation column with brownian and pile: $(head -1 sw/sweep/a/frames.csv)"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { n[$h["simulation"]]++ }
+    END { exit (n["brownian"] == 1 && n["pile"] == 1) ? 0 : 1 }' sw/sweep/a/summary.csv || fail "summary.csv by simulation"
+set -- sw/cache/simulate-*.trace
+[ $# -eq 2 ] || fail "expected two cached traces, found: $*"
+echo "ok sweep: simulation = brownian, pile makes two points, a column and two traces"
 # Refusals.
 printf '[scene]\nsource = simulate\nsimulation = avalanche\n' >bad1.ini
 printf '[scene]\nsource = simulate\ntrace = x.trace\n' >bad2.ini
