@@ -220,6 +220,8 @@ static const cd_column frame_columns[] = {
     {"obb_obb", 0, "OBB-OBB tests"},
     {"aabb_aabb", 0, "AABB-AABB tests"},
     {"nu", 0, "hierarchy nodes refitted (Nu)"},
+    {"moved", 0, "bodies whose box changed in this frame's motion step (a deformation's box changes not counted: "
+                 "see nu)"},
 };
 
 static const cd_column summary_columns[] = {
@@ -249,6 +251,7 @@ static const cd_column summary_columns[] = {
     {"cv_ns", 1, "measured cost of one BV test (Cv), on touching pairs of the last frame"},
     {"cp_ns", 1, "measured cost of one triangle test (Cp), on the same pairs"},
     {"nu_mean", 0, "mean Nu per frame"},
+    {"moved_mean", 0, "mean bodies whose box changed in the motion step per frame"},
     {"cu_ns", 1, "refit time per node refitted (Cu): all frames' refit time over their Nu"},
     {"model_ms", 1, "Nv·Cv + Np·Cp + Nu·Cu with the means above, beside narrow_ms_median + refit_ms_median"},
     {"bytes_per_body", 0, "scene bytes per body (the shared meshes and hierarchies not counted)"},
@@ -330,7 +333,7 @@ typedef struct bodies_state {
     size_t k;                         // frames measured so far
     double *frame_ms, *fps, *motion, *broad, *narrow, *refit;  // frames × repeats
     double sums[6];                   // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
-    double nu_sum, refit_ns, cv, cp, build_ms;
+    double nu_sum, moved_sum, refit_ns, cv, cp, build_ms;
     size_t shared;
     uint64_t triangles;
 } bodies_state;
@@ -423,6 +426,7 @@ static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uin
     uint64_t t0 = cd_now_ns();
     cd_scene_step_threads(u->b->scene, s->threads);
     uint64_t tm = cd_now_ns();
+    const uint32_t moved = u->b->scene->moved;  // before the deformation's refresh recounts it
     uint64_t nu = cd_bodies_deform(u->b);
     uint64_t t1 = cd_now_ns();
     if (u->peer) {
@@ -438,7 +442,7 @@ static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uin
     else bs = cd_bodies_narrow_take_stats(u->nw);
     s->motion[k] = (double)(tm - t0) * 1e-6;
     s->refit[k] = (double)(t1 - tm) * 1e-6;
-    s->nu_sum += (double)nu, s->refit_ns += (double)(t1 - tm);
+    s->nu_sum += (double)nu, s->moved_sum += (double)moved, s->refit_ns += (double)(t1 - tm);
     s->broad[k] = t.broad_ms, s->narrow[k] = t.narrow_ms;
     s->frame_ms[k] = s->motion[k] + s->refit[k] + s->broad[k] + (u->peer ? 0.0 : s->narrow[k]);
     if (s->cpu_clock) {  // the split is on the wall clock: not a part of a CPU-time frame
@@ -462,6 +466,7 @@ static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uin
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_OBB]),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_OBB_OBB]),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)nu),
+        cd_cell_int(moved),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                    "one cell per frame column");
@@ -515,6 +520,7 @@ static void bodies_summary(cd_run *r, const cd_point *p, bodies_state *s)
     cd_row_set(&row, "cp_ns", cd_cell_real(s->cp));
     double nu_mean = s->nu_sum / dn, cu = s->nu_sum > 0 ? s->refit_ns / s->nu_sum : 0.0;
     cd_row_set(&row, "nu_mean", cd_cell_real(nu_mean));
+    cd_row_set(&row, "moved_mean", cd_cell_real(s->moved_sum / dn));
     cd_row_set(&row, "cu_ns", s->nu_sum > 0 ? cd_cell_real(cu) : cd_cell_na());
     cd_row_set(&row, "model_ms", cd_cell_real((m[4] * s->cv + m[5] * s->cp + nu_mean * cu) * 1e-6));
     cd_row_set(&row, "bytes_per_body", cd_cell_int((int64_t)cd_bodies_bytes_per_body()));

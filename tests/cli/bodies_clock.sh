@@ -3,6 +3,7 @@
 # The bodies kind on the thread CPU clock ([measure] clock = cpu): every frame has a positive
 # frame_ms and NA in the wall-clock split (motion, refit, broad, narrow), the wall-clock run has
 # the split, and both find the same pairs and make the same tests (the clock changes only times).
+# The moved column counts the bodies whose box changed: all 40, and 20 with [bodies] moving = 0.5.
 # usage: bodies_clock.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -33,5 +34,11 @@ for c in candidates queries pairs bv_tests tri_tests; do
     [ "$(col "$cpu" "$c")" = "$(col "$wall" "$c")" ] || { echo "FAIL: $c differs between the clocks"; status=1; }
 done
 [ "$(col "$wall" pairs | awk '{ s += $1 } END { print s + 0 }')" -gt 0 ] || { echo "FAIL: no touching pairs"; status=1; }
-[ $status -eq 0 ] && echo "ok bodies on the CPU clock: frame_ms positive, split NA, the same pairs and tests"
+[ "$(col "$wall" moved | sort -u)" = 40 ] || { echo "FAIL: moved is not 40 on every frame: $(col "$wall" moved)"; status=1; }
+sed 's/^density = 0.3/density = 0.3\nmoving = 0.5/' "$fix/bodies_clock.ini" >"$tmp/half.ini"
+"$cdlab" run --quiet --output "$tmp/out" --run-id half "$tmp/half.ini" >/dev/null
+[ "$(col "$tmp/out/bodies_clock/half/frames.csv" moved | sort -u)" = 20 ] ||
+    { echo "FAIL: moving = 0.5 of 40 bodies: moved $(col "$tmp/out/bodies_clock/half/frames.csv" moved)"; status=1; }
+[ "$(col "$tmp/out/bodies_clock/half/summary.csv" moved_mean)" = 20 ] || { echo "FAIL: moved_mean is not 20"; status=1; }
+[ $status -eq 0 ] && echo "ok bodies on the CPU clock: frame_ms positive, split NA, the same pairs and tests; moved 40, and 20 of 40 half moving"
 exit $status
