@@ -8,7 +8,8 @@
 # meta.ini, and plot the run from its own share/cdlab/plots. Every installed header compiles alone.
 # The examples are built from the installed share/cdlab/examples; docs/usage.md's sample line of
 # examples/embed is what it prints (times aside); a program linked with plain cc against cdlab.pc
-# runs with LD_LIBRARY_PATH set as usage.md says.
+# runs with LD_LIBRARY_PATH set as usage.md says; examples/embed installed (meson install) runs without
+# it, its install_rpath naming the installed libcdlab.so's directory.
 # usage: install.sh BUILD_DIR SOURCE_DIR B_SANITIZE
 set -u
 build=$1 src=$2 sanitize=$3
@@ -49,6 +50,18 @@ for ex in plugin_broad embed; do
         die "building the installed examples/$ex against the installed cdlab.pc: $(tail -30 "$tmp/log")"
 done
 "$tmp/embed/embed" 2000 5 >"$tmp/embed.out" 2>&1 || { echo "FAIL embed: $(cat "$tmp/embed.out")"; fail=1; }
+# Installed, embed finds libcdlab.so through its install_rpath: no LD_LIBRARY_PATH.
+meson install -C "$tmp/embed" --destdir "$tmp/embed_dest" --quiet >"$tmp/log" 2>&1 ||
+    { echo "FAIL meson install of examples/embed: $(cat "$tmp/log")"; fail=1; }
+embed_bin=$(find "$tmp/embed_dest" -path '*/bin/embed' -type f | head -n 1)
+if [ -z "$embed_bin" ]; then
+    echo "FAIL examples/embed installs no bin/embed"; fail=1
+else
+    env -u LD_LIBRARY_PATH "$embed_bin" 100 1 >/dev/null 2>"$tmp/log" ||
+        { echo "FAIL the installed embed without LD_LIBRARY_PATH: $(cat "$tmp/log")"; fail=1; }
+    ldd "$embed_bin" | grep -q "libcdlab.so.* => $tmp/dest/" ||
+        { echo "FAIL the installed embed does not load the installed libcdlab.so: $(ldd "$embed_bin")"; fail=1; }
+fi
 cat "$tmp/embed.out"
 [ "$(grep -c 'naive agrees$' "$tmp/embed.out")" -eq 5 ] || { echo "FAIL embed: 5 agreeing frames expected"; fail=1; }
 # usage.md's sample line of `embed 2000 5` (times masked on both sides).
