@@ -464,6 +464,23 @@ static void add_distinct(char *list, size_t cap, const char *s)
     snprintf(list + n, cap - n, "%s%s", n ? ", " : "", s);
 }
 
+// meta.ini's [merge]: the shards and where each ran.
+static void write_merge_section(FILE *f, const shard *s, size_t n)
+{
+    fprintf(f, "\n[merge]\n; the shards this run was merged from, and where each ran\n");
+    cd_meta_kv(f, "shards", "%zu", n);
+    for (size_t i = 0; i < n; ++i) {
+        const meta *m = &s[i].m;
+        char key[64];
+        snprintf(key, sizeof key, "shard%u", s[i].index);
+        cd_meta_kv(f, key, "%s | host %s | cpu %s | pinned %s cpu %s | %s | %s s | %zu points%s%s", s[i].dir,
+                   meta_str(m, "run", "host"), meta_str(m, "machine", "cpu_model"), meta_str(m, "pinning", "pinned"),
+                   meta_str(m, "pinning", "actual_cpu"), meta_str(m, "run", "date_start"),
+                   meta_str(m, "run", "duration_s"), s[i].npoints, meta_get(m, "run", "points_resumed") ? " | resumed " : "",
+                   meta_str(m, "run", "points_resumed"));
+    }
+}
+
 static int write_meta(const char *path, const char *out, const shard *s, size_t n, const char *id,
                       const char *command, char *const *warnings, size_t nwarnings)
 {
@@ -529,18 +546,7 @@ static int write_meta(const char *path, const char *out, const shard *s, size_t 
                 cd_meta_kv(f, e->key, "differs between shards (see [merge])");
         }
     }
-    fprintf(f, "\n[merge]\n; the shards this run was merged from, and where each ran\n");
-    cd_meta_kv(f, "shards", "%zu", n);
-    for (size_t i = 0; i < n; ++i) {
-        const meta *m = &s[i].m;
-        char key[64];
-        snprintf(key, sizeof key, "shard%u", s[i].index);
-        cd_meta_kv(f, key, "%s | host %s | cpu %s | pinned %s cpu %s | %s | %s s | %zu points%s%s", s[i].dir,
-                   meta_str(m, "run", "host"), meta_str(m, "machine", "cpu_model"), meta_str(m, "pinning", "pinned"),
-                   meta_str(m, "pinning", "actual_cpu"), meta_str(m, "run", "date_start"),
-                   meta_str(m, "run", "duration_s"), s[i].npoints, meta_get(m, "run", "points_resumed") ? " | resumed " : "",
-                   meta_str(m, "run", "points_resumed"));
-    }
+    write_merge_section(f, s, n);
     int e = cd_meta_files(f, out, ".part");  // the merged CSVs, as a run records its own
     if (!e) e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
     if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
@@ -593,6 +599,37 @@ static size_t collect_warnings(const shard *s, size_t n, int quiet, char **w)
     return k;
 }
 
+// What a failed merge made in out: the parts, the files and the marker, then out itself.
+static void remove_merged(const char *out, const char *const *names, int count)
+{
+    char path[4600];
+    for (int k = 0; k < count; ++k) {
+        snprintf(path, sizeof path, "%s/%s.part", out, names[k]);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/%s", out, names[k]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, out);
+    unlink(path);
+    rmdir(out);
+}
+
+// Create the merge's INCOMPLETE marker at path `marker` and lock it (*lock, -1 when it could not be
+// made), as a run does: readers take the directory for a run in progress. 0, or an errno value.
+static int take_marker(const char *marker, size_t n, int *lock)
+{
+    *lock = open(marker, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    char text[256], date[32], host[128] = "unknown";
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    gethostname(host, sizeof host - 1);
+    snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s: cdlab merge of %zu shards\n", date,
+             (long)getpid(), host, n);
+    errno = 0;
+    return *lock < 0 || flock(*lock, LOCK_EX) != 0 || cd_write_all(*lock, text, strlen(text)) ? (errno ? errno : EIO) : 0;
+}
+
 int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
                  size_t err_len)
 {
@@ -630,16 +667,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         int lock = -1;  // the marker, locked while the merge writes (cd_run_lock_held), as a run's
         if (!e) {  // the marker first, as for a run: nothing here looks complete until it is
             step = "writing " CD_RUN_INCOMPLETE;
-            lock = open(marker, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            char text[256], date[32], host[128] = "unknown";
-            time_t now = time(NULL);
-            struct tm tm;
-            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-            gethostname(host, sizeof host - 1);
-            snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s: cdlab merge of %zu shards\n", date,
-                     (long)getpid(), host, n);
-            errno = 0;
-            e = lock < 0 || flock(lock, LOCK_EX) != 0 || cd_write_all(lock, text, strlen(text)) ? (errno ? errno : EIO) : 0;
+            e = take_marker(marker, n, &lock);
         }
         static const char *const names[] = {"frames.csv", "summary.csv", "config.ini", "meta.ini"};
         for (int k = 0; k < 4 && !e; ++k) {
@@ -663,14 +691,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
             snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
         } else if (e) {  // nothing half-written: what was made goes again
             snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
-            for (int k = 0; k < 4; ++k) {
-                snprintf(path, sizeof path, "%s/%s.part", out, names[k]);
-                unlink(path);
-                snprintf(path, sizeof path, "%s/%s", out, names[k]);
-                unlink(path);
-            }
-            unlink(marker);
-            rmdir(out);
+            remove_merged(out, names, 4);
         } else {
             status = 0;
         }

@@ -962,6 +962,37 @@ typedef struct round_slot {
 // kind's run_round), then the summary rows in point order (finish_point). A point with fewer
 // repeats sits out the later rounds. Interrupted or failed, every point with a finished round
 // still gets its summary row (repeats = the rounds it ran); it counts as done only when all ran.
+// After the last round: each point's summary row from the rounds it measured (a stopped run's
+// points too, with a warning). The status, made 1 by the first point that fails here.
+static int finish_rounds(cd_run *r, round_slot *slot, size_t n, int status, char *err, size_t err_len)
+{
+    for (size_t j = 0; j < n; ++j) {
+        round_slot *sl = &slot[j];
+        size_t i = r->todo[j];
+        if (!sl->state) continue;
+        cd_point p = {.pick = r->pick};
+        cd_point_at(r->cfg, i, &p);
+        r->point_index = i;
+        r->summary_written = 0;
+        r->point_rss = sl->rss;
+        memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
+        memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
+        if (sl->rounds_done < sl->repeats && sl->rounds_done > 0)
+            cd_run_warn(r, "point %zu: %u of %u repeats measured (run stopped)", i, sl->rounds_done, sl->repeats);
+        if (r->cfg->kind->finish_point(r, &p, sl->state, sl->rounds_done) != 0 && status == 0) {
+            char where[64];
+            snprintf(where, sizeof where, "point %zu", i);
+            status = point_failed(r, where, err, err_len);
+        }
+        CD_ASSERT(r->summary_written == (sl->rounds_done > 0));  // no row when its first round failed
+        if (sl->rounds_done == sl->repeats)
+            r->points_done++;
+        else if (sl->rounds_done)
+            r->points_short++;
+    }
+    return status;
+}
+
 static int run_rounds(cd_run *r, char *err, size_t err_len)
 {
     const cd_config *c = r->cfg;
@@ -1005,30 +1036,7 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             if (status == 0 && ++sl->rounds_done == 1) sl->rss = r->child_rss;
             cd_alloc_release_freed();  // the next point starts without this one's freed blocks
         }
-    for (size_t j = 0; j < n; ++j) {
-        round_slot *sl = &slot[j];
-        size_t i = r->todo[j];
-        if (!sl->state) continue;
-        cd_point p = {.pick = r->pick};
-        cd_point_at(c, i, &p);
-        r->point_index = i;
-        r->summary_written = 0;
-        r->point_rss = sl->rss;
-        memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
-        memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
-        if (sl->rounds_done < sl->repeats && sl->rounds_done > 0)
-            cd_run_warn(r, "point %zu: %u of %u repeats measured (run stopped)", i, sl->rounds_done, sl->repeats);
-        if (c->kind->finish_point(r, &p, sl->state, sl->rounds_done) != 0 && status == 0) {
-            char where[64];
-            snprintf(where, sizeof where, "point %zu", i);
-            status = point_failed(r, where, err, err_len);
-        }
-        CD_ASSERT(r->summary_written == (sl->rounds_done > 0));  // no row when its first round failed
-        if (sl->rounds_done == sl->repeats)
-            r->points_done++;
-        else if (sl->rounds_done)
-            r->points_short++;
-    }
+    status = finish_rounds(r, slot, n, status, err, err_len);
     r->point_rss = 0;
     if (flush_stream(r, r->summary, &r->summary_errno, SUMMARY_PART) && status == 0) {
         output_reason(r, NULL, err, err_len);
@@ -1176,6 +1184,76 @@ static int complete_run(cd_run *r, const char *root, char *err, size_t err_len)
     return 0;
 }
 
+// Pin the run's thread as [run] pin asks and open [run] counters, naming the NA ones. 1 with err
+// set when pin = required and pinning failed.
+static int pin_and_open_counters(cd_run *r, const cd_run_options *o, char *err, size_t err_len)
+{
+    const char *pin = cd_config_text(r->cfg, "run", "pin");
+    cd_pin_mode mode = strcmp(pin, "off") == 0 ? CD_PIN_OFF : strcmp(pin, "required") == 0 ? CD_PIN_REQUIRED : CD_PIN_OPTIONAL;
+    if (cd_pin_thread(mode, o->cpu_set ? o->cpu : (int)cd_config_num(r->cfg, "run", "cpu"), &r->pin)) {
+        snprintf(err, err_len, "%s: pin = required but pinning failed: %s", r->cfg->path, r->pin.status);
+        return 1;
+    }
+    if (mode != CD_PIN_OFF && !r->pin.ok && r->pin.requested >= 0)
+        cd_run_warn(r, "pinning to cpu %d failed: %s (run goes on unpinned)", r->pin.requested, r->pin.status);
+    r->keeps_freed = cd_alloc_keep_freed() == 0;  // before any repetition allocates
+    for (size_t i = 0; i < r->cfg->warning_count; ++i) cd_run_warn(r, "%s", r->cfg->warnings[i]);
+    const char *names[CD_COUNTERS_MAX];
+    const cd_config_key *ck = cd_config_key_get(r->cfg, "run", "counters");
+    cd_counters_open(&r->counters, counter_names(r->cfg, names), ck->count);
+    for (size_t i = 0; i < r->counters.count; ++i)
+        if (!r->counters.live[i] && !r->quiet)
+            fprintf(stderr, "cdlab: counter %s is NA: %s\n", r->counters.names[i], r->counters.reason[i]);
+    return 0;
+}
+
+// Open the rows' parts (a fresh run: its config copy and headers too), then measure every point
+// of the run (found: 1 a fresh run, 0 a resumed one) in the order [experiment] order asks. The
+// run's status: 0, 1 after an output error (reason in err), or a stop status.
+static int measure_all(cd_run *r, int found, int rounds, char *err, size_t err_len)
+{
+    int status = 0;
+    const char *open_mode = found == 0 ? "a" : "w";
+    if ((found == 1 && copy_config(r)) || !(r->frames = open_part(r, FRAMES_PART, open_mode)) ||
+        !(r->summary = open_part(r, SUMMARY_PART, open_mode)) || (found == 1 && write_headers(r))) {
+        output_reason(r, NULL, err, err_len);
+        status = 1;
+    } else {
+        if (!r->progress) {  // a resume has reopened its own
+            char path[4600];
+            snprintf(path, sizeof path, "%s/progress.part", r->dir);
+            r->progress = fopen(path, "w");
+            cd_run_journal_inputs(r);  // what a resume must find unchanged
+        }
+        saved_signals saved;
+        run_signals_setup(r, &saved);
+        status = rounds ? run_rounds(r, err, err_len) : run_points(r, err, err_len);
+        if (stop_requested && status == 0 && r->points_done < r->points_planned) status = stop_status();
+        run_signals_restore(&saved);
+    }
+    return status;
+}
+
+// After the points: the run's times, the counters closed, and the run directory completed, or
+// kept incomplete with why. The final status.
+static int finish_run(cd_run *r, const char *root, int status, char *err, size_t err_len)
+{
+    r->duration_s = (double)(cd_now_ns() - r->start_ns) * 1e-9;
+    utc_stamp(r->date_end, sizeof r->date_end, "%Y-%m-%dT%H:%M:%SZ");
+    cd_counters_close(&r->counters);
+
+    r->status = status;
+    if (status == 0) r->status = status = complete_run(r, root, err, err_len);
+    if (status != 0) keep_incomplete(r);
+    if (is_stop_status(status))
+        fprintf(stderr, "cdlab: %s: %s; incomplete run left in %s\n", r->name, r->reason, r->dir);
+    else if (status != 0) {
+        size_t k = strlen(err);
+        snprintf(err + k, err_len - k, "; incomplete run left in %s", r->dir);
+    }
+    return status;
+}
+
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
 {
     cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0, .meta_extra = o->meta_extra, .meta_ctx = o->meta_ctx,
@@ -1188,25 +1266,10 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
 
     // Pinning, then the event set, both before anything is written: a required pin that fails
     // leaves no directory behind.
-    const char *pin = cd_config_text(c, "run", "pin");
-    cd_pin_mode mode = strcmp(pin, "off") == 0 ? CD_PIN_OFF : strcmp(pin, "required") == 0 ? CD_PIN_REQUIRED : CD_PIN_OPTIONAL;
-    if (cd_pin_thread(mode, o->cpu_set ? o->cpu : (int)cd_config_num(c, "run", "cpu"), &r.pin)) {
-        snprintf(err, err_len, "%s: pin = required but pinning failed: %s", c->path, r.pin.status);
-        return 1;
-    }
-    if (mode != CD_PIN_OFF && !r.pin.ok && r.pin.requested >= 0)
-        cd_run_warn(&r, "pinning to cpu %d failed: %s (run goes on unpinned)", r.pin.requested, r.pin.status);
-    r.keeps_freed = cd_alloc_keep_freed() == 0;  // before any repetition allocates
-    for (size_t i = 0; i < c->warning_count; ++i) cd_run_warn(&r, "%s", c->warnings[i]);
-    const char *names[CD_COUNTERS_MAX];
-    const cd_config_key *ck = cd_config_key_get(c, "run", "counters");
-    cd_counters_open(&r.counters, counter_names(c, names), ck->count);
-    for (size_t i = 0; i < r.counters.count; ++i)
-        if (!r.counters.live[i] && !r.quiet)
-            fprintf(stderr, "cdlab: counter %s is NA: %s\n", r.counters.names[i], r.counters.reason[i]);
+    if (pin_and_open_counters(&r, o, err, err_len)) return 1;
 
     int rounds = strcmp(cd_config_text(c, "experiment", "order"), "rounds") == 0;
-    choose_isolation(&r, ck->count, rounds);
+    choose_isolation(&r, cd_config_key_get(c, "run", "counters")->count, rounds);
 
     r.shard_index = o->shard_index, r.shard_count = o->shard_count;
     r.shard_cost = o->shard_cost, r.shard_total = o->shard_total;
@@ -1250,38 +1313,8 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     sigaction(SIGXFSZ, &ign, &old_xfsz);
 
     r.start_ns = cd_now_ns();
-    int status = 0;
-    const char *open_mode = found == 0 ? "a" : "w";
-    if ((found == 1 && copy_config(&r)) || !(r.frames = open_part(&r, FRAMES_PART, open_mode)) ||
-        !(r.summary = open_part(&r, SUMMARY_PART, open_mode)) || (found == 1 && write_headers(&r))) {
-        output_reason(&r, NULL, err, err_len);
-        status = 1;
-    } else {
-        if (!r.progress) {  // a resume has reopened its own
-            char path[4600];
-            snprintf(path, sizeof path, "%s/progress.part", r.dir);
-            r.progress = fopen(path, "w");
-            cd_run_journal_inputs(&r);  // what a resume must find unchanged
-        }
-        saved_signals saved;
-        run_signals_setup(&r, &saved);
-        status = rounds ? run_rounds(&r, err, err_len) : run_points(&r, err, err_len);
-        if (stop_requested && status == 0 && r.points_done < r.points_planned) status = stop_status();
-        run_signals_restore(&saved);
-    }
-    r.duration_s = (double)(cd_now_ns() - r.start_ns) * 1e-9;
-    utc_stamp(r.date_end, sizeof r.date_end, "%Y-%m-%dT%H:%M:%SZ");
-    cd_counters_close(&r.counters);
-
-    r.status = status;
-    if (status == 0) r.status = status = complete_run(&r, root, err, err_len);
-    if (status != 0) keep_incomplete(&r);
-    if (is_stop_status(status))
-        fprintf(stderr, "cdlab: %s: %s; incomplete run left in %s\n", r.name, r.reason, r.dir);
-    else if (status != 0) {
-        size_t k = strlen(err);
-        snprintf(err + k, err_len - k, "; incomplete run left in %s", r.dir);
-    }
+    int status = measure_all(&r, found, rounds, err, err_len);
+    status = finish_run(&r, root, status, err, err_len);
     sigaction(SIGXFSZ, &old_xfsz, NULL);
     free_run(&r);
     return status;
