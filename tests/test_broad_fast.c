@@ -254,6 +254,7 @@ static void threads_give_identical_pairs_in_identical_order(void **state)
     threads_identical("grid", 0);
     threads_identical("grid_multi", 0);
     threads_identical("lbvh", 0);
+    threads_identical("sap_incremental", 0);
 }
 
 // The same on scenes that reorder their slots every other frame: the pairs name cubes, so they
@@ -265,6 +266,7 @@ static void threads_identical_on_reordering_scenes(void **state)
     threads_identical("grid_multi", 2);
     threads_identical("lbvh", 2);
     threads_identical("lbvh_refit", 2);
+    threads_identical("sap_incremental", 2);
 }
 
 // grid_multi's paths — AVX-512 and AVX2 (row map, placement of kept boxes, row sweep) and their
@@ -400,7 +402,7 @@ static void grid_multi_update_without_candidates(void **state)
 // the moving fraction changes (all, a tenth, none, half) and each cube stops and starts: the same
 // pair set as sap every frame, and with 1, 2 and 3 threads the same pairs in the same order. The
 // scene reorders its slots every 8 frames and moves fast enough for boxes to leave their fat boxes.
-static const char *const coherent_methods[] = {"dtree"};
+static const char *const coherent_methods[] = {"dtree", "sap_incremental"};
 
 // Step s to frame f with every cube except one in `every` put back where it was (by cube).
 static void step_some(cd_scene *s, int f, uint32_t every)
