@@ -372,12 +372,20 @@ typedef struct bodies_repeat_setup {
     cd_bodies_peer *peer;
     cd_broad *broad_phase;
     cd_bodies_narrow *nw;
+    // The frame in flight (cd_run_frames): its point, pairs and what it measured.
+    bodies_state *s;
+    uint32_t rep;
+    cd_pair_list pairs;
+    cd_broad_stats st;
+    cd_frame_times t;
+    uint64_t peer_tris, t0, tm, t1, nu;
+    uint32_t moved;
 } bodies_repeat_setup;
 
 static int bodies_repeat_start(cd_run *r, bodies_state *s, bodies_repeat_setup *u)
 {
     char err[1024];
-    *u = (bodies_repeat_setup){cd_bodies_create(&s->pt.params, err, sizeof err), NULL, NULL, NULL};
+    *u = (bodies_repeat_setup){.b = cd_bodies_create(&s->pt.params, err, sizeof err), .s = s};
     if (!u->b) return cd_run_fail(r, "%s", err), -1;
     s->build_ms = u->b->build_ms;
     s->shared = cd_bodies_shared_bytes(u->b);
@@ -405,40 +413,42 @@ static void bodies_repeat_end(bodies_repeat_setup *u)
     cd_bodies_destroy(u->b);
 }
 
-// One frame of repeat rep: motion, deformation, then the broad phase and the queries (or the
-// peer's frame); measured (frame f >= 0): its samples, sums and frames.csv row.
-static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uint32_t rep, int64_t f,
-                         cd_pair_list *pairs)
+// One frame of the repeat: motion, deformation, then the broad phase and the queries (or the
+// peer's frame), the phases timed on the wall.
+static int bodies_frame(void *ctx, int64_t f)
 {
-    cd_broad_stats st = {0};
-    cd_frame_times t;
-    uint64_t peer_tris = 0;
-    if (f < 0) {  // warm-up
-        cd_scene_step_threads(u->b->scene, s->threads);
-        cd_bodies_deform(u->b);
-        if (u->peer) cd_bodies_peer_frame(u->peer, u->b, pairs, &peer_tris);
-        else cd_broad_frame(u->broad_phase, u->b->scene, pairs, &st, &t);
-        return;
-    }
-    size_t k = s->k++;
-    cd_run_counters_begin(r);
-    uint64_t c0 = s->cpu_clock ? cd_thread_cpu_ns() : 0;
-    uint64_t t0 = cd_now_ns();
+    bodies_repeat_setup *u = ctx;
+    const bodies_state *s = u->s;
+    u->st = (cd_broad_stats){0};
+    u->peer_tris = 0;
+    u->t0 = cd_now_ns();
     cd_scene_step_threads(u->b->scene, s->threads);
-    uint64_t tm = cd_now_ns();
-    const uint32_t moved = u->b->scene->moved;  // before the deformation's refresh recounts it
-    uint64_t nu = cd_bodies_deform(u->b);
-    uint64_t t1 = cd_now_ns();
+    u->tm = cd_now_ns();
+    u->moved = u->b->scene->moved;  // before the deformation's refresh recounts it
+    u->nu = cd_bodies_deform(u->b);
+    u->t1 = cd_now_ns();
     if (u->peer) {
-        cd_bodies_peer_frame(u->peer, u->b, pairs, &peer_tris);
-        t.broad_ms = (double)(cd_now_ns() - t1) * 1e-6, t.narrow_ms = NAN;
+        cd_bodies_peer_frame(u->peer, u->b, &u->pairs, &u->peer_tris);
+        u->t.broad_ms = (double)(cd_now_ns() - u->t1) * 1e-6, u->t.narrow_ms = NAN;
     } else {
-        cd_broad_frame(u->broad_phase, u->b->scene, pairs, &st, &t);
+        cd_broad_frame(u->broad_phase, u->b->scene, &u->pairs, &u->st, &u->t);
     }
-    uint64_t c1 = s->cpu_clock ? cd_thread_cpu_ns() : 0;
-    cd_run_counters_end(r);
-    cd_bodies_stats bs = {0, peer_tris, 0, 0, {0}};
-    if (u->peer) st.candidates = cd_bodies_peer_candidates(u->peer), st.pairs = pairs->count;
+    if (f < 0 && u->nw) cd_bodies_narrow_take_stats(u->nw);  // warm-up: its counts are no sample
+    return 0;
+}
+
+// Measured frame f done (ns on the loop's clock): its samples, sums and frames.csv row.
+static int bodies_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
+{
+    bodies_repeat_setup *u = ctx;
+    bodies_state *s = u->s;
+    cd_broad_stats st = u->st;
+    const cd_frame_times t = u->t;
+    const uint64_t tm = u->tm, t0 = u->t0, t1 = u->t1, nu = u->nu;
+    const uint32_t moved = u->moved;
+    size_t k = s->k++;
+    cd_bodies_stats bs = {0, u->peer_tris, 0, 0, {0}};
+    if (u->peer) st.candidates = cd_bodies_peer_candidates(u->peer), st.pairs = u->pairs.count;
     else bs = cd_bodies_narrow_take_stats(u->nw);
     s->motion[k] = (double)(tm - t0) * 1e-6;
     s->refit[k] = (double)(t1 - tm) * 1e-6;
@@ -446,7 +456,7 @@ static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uin
     s->broad[k] = t.broad_ms, s->narrow[k] = t.narrow_ms;
     s->frame_ms[k] = s->motion[k] + s->refit[k] + s->broad[k] + (u->peer ? 0.0 : s->narrow[k]);
     if (s->cpu_clock) {  // the split is on the wall clock: not a part of a CPU-time frame
-        s->frame_ms[k] = (double)(c1 - c0) * 1e-6;
+        s->frame_ms[k] = (double)ns * 1e-6;
         s->motion[k] = s->refit[k] = s->broad[k] = s->narrow[k] = NAN;
     }
     s->fps[k] = s->frame_ms[k] > 0 ? 1000.0 / s->frame_ms[k] : NAN;
@@ -456,7 +466,7 @@ static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uin
     for (int q = 0; q < 6; ++q) s->sums[q] += v[q];
     int peer = u->peer != NULL;
     cd_cell row[] = {
-        cd_cell_int(rep), cd_cell_int(f), cd_cell_text(s->hierarchy_col), cd_cell_real(s->frame_ms[k]),
+        cd_cell_int(u->rep), cd_cell_int(f), cd_cell_text(s->hierarchy_col), cd_cell_real(s->frame_ms[k]),
         cd_cell_real(s->fps[k]), cd_cell_real(s->motion[k]), cd_cell_real(s->broad[k]), cd_cell_real(s->narrow[k]),
         cd_cell_real(s->refit[k]), cd_cell_int((int64_t)st.candidates),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
@@ -471,22 +481,22 @@ static void bodies_frame(cd_run *r, bodies_state *s, bodies_repeat_setup *u, uin
     _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                    "one cell per frame column");
     cd_run_frame_row(r, row);
+    return 0;
 }
 
 // Repeat rep of the point: fresh bodies from the seed, warm-up frames, then the measured frames.
 // `last`: the point's last repeat, where Cv and Cp are measured. 0, or -1 after cd_run_fail.
 static int bodies_repeat(cd_run *r, bodies_state *s, uint32_t rep, int last)
 {
-    if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));  // rounds: other points ran between
     bodies_repeat_setup u;
     if (bodies_repeat_start(r, s, &u)) return -1;
-    cd_pair_list pairs = {0};
+    u.rep = rep;
     cd_bodies_deform(u.b);  // the first frame's shapes
-    for (uint32_t w = 0; w < s->warmup; ++w) bodies_frame(r, s, &u, rep, -1, &pairs);
-    if (u.nw) cd_bodies_narrow_take_stats(u.nw);
-    for (uint32_t f = 0; f < s->frames; ++f) bodies_frame(r, s, &u, rep, f, &pairs);
-    if (last && !u.peer) measure_costs(u.b, &pairs, &s->cv, &s->cp);
-    cd_pair_list_free(&pairs);
+    cd_frames fr = {.warmup = s->warmup, .frames = s->frames, .threads = s->threads, .cpu_clock = s->cpu_clock,
+                    .ctx = &u, .frame = bodies_frame, .done = bodies_frame_done};
+    cd_run_frames(r, &fr);  // neither bodies_frame nor bodies_frame_done fails
+    if (last && !u.peer) measure_costs(u.b, &u.pairs, &s->cv, &s->cp);
+    cd_pair_list_free(&u.pairs);
     bodies_repeat_end(&u);
     s->repeats_done++;
     return 0;

@@ -399,81 +399,98 @@ static const cd_cubes_setup *simulated(cd_run *r, const cd_cubes_setup *s, cd_cu
     return baked;
 }
 
-// Repeat rep of setup s: a fresh scene from the seed, warm-up frames, then s->frames measured
-// frames appended to m (frames.csv rows as they come).
-static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
-{
-    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
-    uint64_t (*clock_ns)(void) = s->cpu_clock && s->threads <= 1 ? cd_thread_cpu_ns : cd_now_ns;
-    // Every repeat binds its workers: in rounds, the point before may have used other threads.
-    if (s->threads > 1) cd_pin_workers(s->threads, cd_run_pinned_cpu(r));
-    cd_pair_list pairs = {0};
-    char why[4400];
+// One repeat of the cubes kind as cd_run_frames drives it: the scene, its broad phase and what
+// the frame in flight measured.
+typedef struct cubes_repeat {
+    const cd_cubes_setup *s;
+    uint32_t rep;
+    cubes_samples *m;
     cd_scene *scene;
     cd_broad *b;
     cd_cubes_motion motion;
+    cd_pair_list pairs;
+    uint64_t (*clock_ns)(void);  // the loop's clock, for the motion step's share
+    uint64_t motion_ns;
+    cd_broad_stats st;
+    cd_frame_times t;
+    int step_failed;
+    char why[4400];
+} cubes_repeat;
+
+// One frame: the motion step (timed on its own), then the broad phase and the narrow step.
+static int cubes_frame(void *ctx, int64_t f)
+{
+    cubes_repeat *u = ctx;
+    uint64_t t0 = f >= 0 ? u->clock_ns() : 0;
+    if (cd_cubes_step(&u->motion, u->scene, u->s->threads, u->why, sizeof u->why)) return u->step_failed = 1, -1;
+    if (f >= 0) u->motion_ns = u->clock_ns() - t0;
+    cd_broad_frame(u->b, u->scene, &u->pairs, &u->st, &u->t);
+    return 0;
+}
+
+// Measured frame f done: its samples, the sums and its frames.csv row.
+static int cubes_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
+{
+    cubes_repeat *u = ctx;
+    const cd_cubes_setup *s = u->s;
+    cubes_samples *m = u->m;
+    const cd_broad_stats st = u->st;
+    size_t k = m->count++;
+    int frozen = u->motion.frozen;
+    m->motion[k] = (double)u->motion_ns * 1e-6;
+    // The frame driver splits broad/narrow on the wall clock only.
+    m->broad[k] = s->cpu_clock ? NAN : u->t.broad_ms;
+    m->narrow[k] = s->cpu_clock ? NAN : u->t.narrow_ms;
+    m->frame_ms[k] = s->cpu_clock ? (double)ns * 1e-6 : m->motion[k] + m->broad[k] + m->narrow[k];
+    m->fps[k] = m->frame_ms[k] > 0 ? 1000.0 / m->frame_ms[k] : NAN;
+    cd_cubes_result *res = &m->sums;
+    res->bv_tests_mean += (double)st.bv_tests;
+    res->candidates_mean += (double)st.candidates;
+    res->narrow_tests_mean += (double)st.narrow_tests;
+    res->pairs_mean += (double)st.pairs;
+    res->moved_mean += frozen ? 0.0 : (double)u->scene->moved;
+    res->nodes_mean += (double)st.nodes;
+    res->bytes_mean += (double)st.bytes;
+    if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
+    if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
+    cd_cell row[] = {
+        cd_cell_int(u->rep), cd_cell_int(f), cd_cell_int(s->cubes), cd_cell_real(m->frame_ms[k]),
+        cd_cell_real(m->fps[k]), cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]),
+        cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
+        cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
+        cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates),
+        cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
+        cd_cell_int((int64_t)st.depth_reached), cd_cell_int(frozen ? 0 : u->scene->moved),
+    };
+    _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
+                   "one cell per frame column");
+    cd_run_frame_row(r, row);
+    return 0;
+}
+
+// Repeat rep of setup s: a fresh scene from the seed, then its frames through cd_run_frames
+// (warm-up, then s->frames measured frames appended to m, frames.csv rows as they come).
+static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
+{
     const char *source = s->simulate ? "[scene] source = simulate" : s->trace_file[0] ? "[scene] trace" : "[scene] file";
     cd_cubes_setup baked;
     if (!(s = simulated(r, s, &baked))) return -1;
-    if (cubes_start(s, &scene, &b, &motion, why, sizeof why)) {
-        cd_run_fail(r, "%s: %s", source, why);
+    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
+    int cpu = s->cpu_clock && s->threads <= 1;
+    cubes_repeat u = {.s = s, .rep = rep, .m = m, .clock_ns = cpu ? cd_thread_cpu_ns : cd_now_ns};
+    if (cubes_start(s, &u.scene, &u.b, &u.motion, u.why, sizeof u.why)) {
+        cd_run_fail(r, "%s: %s", source, u.why);
         return -1;
     }
-    int frozen = motion.frozen, rc = 0;
-    cd_broad_stats st;
-    cd_frame_times t;
-    cd_cubes_result *res = &m->sums;
-    for (uint32_t w = 0; w < s->warmup && rc == 0; ++w) {
-        rc = cd_cubes_step(&motion, scene, s->threads, why, sizeof why);
-        cd_broad_frame(b, scene, &pairs, &st, &t);
-    }
-    for (uint32_t f = 0; f < s->frames && rc == 0; ++f) {
-        cd_run_counters_begin(r);
-        uint64_t t0 = clock_ns();
-        rc = cd_cubes_step(&motion, scene, s->threads, why, sizeof why);
-        uint64_t t1 = clock_ns();
-        if (rc) {
-            cd_run_counters_end(r);
-            break;
-        }
-        size_t k = m->count++;
-        cd_broad_frame(b, scene, &pairs, &st, &t);
-        uint64_t t2 = clock_ns();
-        cd_run_counters_end(r);
-        m->motion[k] = (double)(t1 - t0) * 1e-6;
-        // The frame driver splits broad/narrow on the wall clock only.
-        m->broad[k] = s->cpu_clock ? NAN : t.broad_ms;
-        m->narrow[k] = s->cpu_clock ? NAN : t.narrow_ms;
-        m->frame_ms[k] = s->cpu_clock ? (double)(t2 - t0) * 1e-6 : m->motion[k] + m->broad[k] + m->narrow[k];
-        m->fps[k] = m->frame_ms[k] > 0 ? 1000.0 / m->frame_ms[k] : NAN;
-        res->bv_tests_mean += (double)st.bv_tests;
-        res->candidates_mean += (double)st.candidates;
-        res->narrow_tests_mean += (double)st.narrow_tests;
-        res->pairs_mean += (double)st.pairs;
-        res->moved_mean += frozen ? 0.0 : (double)scene->moved;
-        res->nodes_mean += (double)st.nodes;
-        res->bytes_mean += (double)st.bytes;
-        if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
-        if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
-        cd_cell row[] = {
-            cd_cell_int(rep), cd_cell_int(f), cd_cell_int(s->cubes), cd_cell_real(m->frame_ms[k]),
-            cd_cell_real(m->fps[k]), cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]),
-            cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
-            cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
-            cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates),
-            cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
-            cd_cell_int((int64_t)st.depth_reached), cd_cell_int(frozen ? 0 : scene->moved),
-        };
-        _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
-                       "one cell per frame column");
-        cd_run_frame_row(r, row);
-    }
-    cd_broad_destroy(b);
-    cd_scene_destroy(scene);
-    cd_cubes_motion_end(&motion);
-    cd_pair_list_free(&pairs);
-    if (rc) {  // the trace ended early or holds a bad frame: the point fails
-        cd_run_fail(r, "%s: %s", source, why);
+    cd_frames fr = {.warmup = s->warmup, .frames = s->frames, .threads = s->threads, .cpu_clock = cpu, .ctx = &u,
+                    .frame = cubes_frame, .done = cubes_frame_done};
+    cd_run_frames(r, &fr);
+    cd_broad_destroy(u.b);
+    cd_scene_destroy(u.scene);
+    cd_cubes_motion_end(&u.motion);
+    cd_pair_list_free(&u.pairs);
+    if (u.step_failed) {  // the trace ended early or holds a bad frame: the point fails
+        cd_run_fail(r, "%s: %s", source, u.why);
         return -1;
     }
     m->repeats_done++;

@@ -340,25 +340,43 @@ typedef struct mesh_sums {
     uint64_t busiest_tri;
 } mesh_sums;
 
-// Pose k queried once and timed, counters around it when `counted` (a pose's last repeat);
-// the result in *res. The query's time in µs.
-static double mesh_time_query(cd_run *r, const mesh_point *mp, cd_bvh_mode mode, size_t k, int counted,
-                              cd_bvh_result *res)
-{
-    if (counted) cd_run_counters_begin(r);
-    uint64_t t0 = cd_now_ns();
-    cd_bvh_query(mp->ha, mp->hb, &mp->poses[k], mode, res);
-    double us = (double)(cd_now_ns() - t0) * 1e-3;
-    if (counted) cd_run_counters_end(r);
-    return us;
-}
-
 // What a pose's query found (the same on every repeat: the query is deterministic).
 typedef struct pose_result {
     uint64_t count;
     int overlap;
     cd_bvh_stats stats;
 } pose_result;
+
+// Queries as cd_run_frames drives them: a warm-up frame queries the next warm-up pose, a measured
+// frame pose `pose` (points order: one pose's repeats) or pose f (rounds: every pose once).
+typedef struct mesh_frames {
+    const mesh_point *mp;
+    cd_bvh_mode mode;
+    cd_bvh_result res;
+    uint32_t warm;       // warm-up queries so far
+    int64_t pose;        // >= 0: every measured frame queries this pose; < 0: frame f queries pose f
+    double *us;          // where measured frame f's µs go: us[f * stride]
+    size_t stride;
+    pose_result *pr;     // rounds: pose f's result in pr[f]; points order: NULL
+} mesh_frames;
+
+static int mesh_frame(void *ctx, int64_t f)
+{
+    mesh_frames *q = ctx;
+    const mesh_point *mp = q->mp;
+    size_t k = f < 0 ? q->warm++ % mp->nposes : q->pose >= 0 ? (size_t)q->pose : (size_t)f;
+    cd_bvh_query(mp->ha, mp->hb, &mp->poses[k], q->mode, &q->res);
+    return 0;
+}
+
+static int mesh_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
+{
+    (void)r;
+    mesh_frames *q = ctx;
+    q->us[(size_t)f * q->stride] = (double)ns * 1e-3;
+    if (q->pr) q->pr[f] = (pose_result){q->res.count, q->res.overlap, q->res.stats};
+    return 0;
+}
 
 // Pose k done: its fastest repeat (the same query repeated differs only by what other processes
 // and interrupts added, so the minimum is the estimate least disturbed by them) and the spread of
@@ -388,26 +406,22 @@ static void mesh_pose_done(cd_run *r, const mesh_point *mp, size_t k, double dis
     cd_run_frame_row(r, row);
 }
 
-static void mesh_warmup(const mesh_point *mp, cd_bvh_mode mode, uint32_t warmup)
-{
-    cd_bvh_result res = {0};
-    for (uint32_t w = 0; w < warmup; ++w) cd_bvh_query(mp->ha, mp->hb, &mp->poses[w % mp->nposes], mode, &res);
-    cd_bvh_result_free(&res);
-}
 
 // Every pose of mp: `repeats` timed queries back to back, one frames.csv row each.
 static void mesh_queries(cd_run *r, const mesh_point *mp, cd_bvh_mode mode, double distance, uint32_t repeats,
                          uint32_t warmup, mesh_sums *m)
 {
     double *rep_us = cd_alloc(sizeof *rep_us * repeats);
-    cd_bvh_result res = {0};
-    mesh_warmup(mp, mode, warmup);
-    for (size_t k = 0; k < mp->nposes; ++k) {
-        for (uint32_t rep = 0; rep < repeats; ++rep) rep_us[rep] = mesh_time_query(r, mp, mode, k, rep + 1 == repeats, &res);
-        pose_result pr = {res.count, res.overlap, res.stats};
+    mesh_frames q = {.mp = mp, .mode = mode, .us = rep_us, .stride = 1};
+    for (size_t k = 0; k < mp->nposes; ++k) {  // the warm-up queries come before the first pose's
+        q.pose = (int64_t)k;
+        cd_frames fr = {.warmup = k == 0 ? warmup : 0, .frames = repeats, .ctx = &q, .frame = mesh_frame,
+                        .done = mesh_frame_done};
+        cd_run_frames(r, &fr);
+        pose_result pr = {q.res.count, q.res.overlap, q.res.stats};
         mesh_pose_done(r, mp, k, distance, rep_us, repeats, &pr, m);
     }
-    cd_bvh_result_free(&res);
+    cd_bvh_result_free(&q.res);
     cd_free(rep_us);
 }
 
@@ -507,13 +521,12 @@ static int mesh_run_round(cd_run *r, const cd_point *p, uint32_t round, void **s
         m->pr = cd_alloc(sizeof *m->pr * m->mp.nposes);
     }
     if (!m->ready) return -1;
-    mesh_warmup(&m->mp, m->mode, (uint32_t)cd_point_num(p, "experiment", "warmup"));
-    cd_bvh_result res = {0};
-    for (size_t k = 0; k < m->mp.nposes; ++k) {
-        m->reps[k * m->repeats + round] = mesh_time_query(r, &m->mp, m->mode, k, round + 1 == m->repeats, &res);
-        m->pr[k] = (pose_result){res.count, res.overlap, res.stats};
-    }
-    cd_bvh_result_free(&res);
+    mesh_frames q = {.mp = &m->mp, .mode = m->mode, .pose = -1, .us = &m->reps[round], .stride = m->repeats,
+                     .pr = m->pr};
+    cd_frames fr = {.warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"), .frames = (uint32_t)m->mp.nposes,
+                    .ctx = &q, .frame = mesh_frame, .done = mesh_frame_done};
+    cd_run_frames(r, &fr);
+    cd_bvh_result_free(&q.res);
     return 0;
 }
 

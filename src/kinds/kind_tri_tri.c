@@ -209,18 +209,39 @@ typedef struct tt_samples {
     size_t total;
 } tt_samples;
 
-// Frame f of repeat rep (sample k): a timed pass of the build, then a float pass right after it
-// (thread CPU time: a ratio of neighbouring passes cancels most of the load of a shared machine).
-// 0, or -1 after cd_run_fail when the build disagrees with the counting pass.
-static int tt_frame(cd_run *r, const tt_point *t, uint32_t rep, uint32_t f, size_t k, tt_samples *sm)
+// One repeat's frames as cd_run_frames drives them.
+typedef struct tt_repeat {
+    const tt_point *t;
+    tt_samples *sm;
+    uint32_t rep;
+    size_t k;  // the sample of the next measured frame
+    int h;     // the hits of the frame in flight
+} tt_repeat;
+
+// One frame: a pass of the build over every pair (timed on the thread's CPU clock).
+static int tt_frame(void *ctx, int64_t f)
 {
     static volatile int sink;
-    int h = 0, hf = 0;
-    cd_run_counters_begin(r);
-    uint64_t t0 = cd_thread_cpu_ns();
+    tt_repeat *u = ctx;
+    const tt_point *t = u->t;
+    int h = 0;
     for (size_t i = 0; i < t->n; ++i) h += t->fn(&t->ta[i], &t->tb[i]);
-    uint64_t dt = cd_thread_cpu_ns() - t0;
-    cd_run_counters_end(r);
+    if (f < 0) sink += h;
+    u->h = h;
+    return 0;
+}
+
+// Measured frame f done (dt ns of thread CPU time): a float pass right after it (a ratio of
+// neighbouring passes cancels most of the load of a shared machine), the samples and the row. 0,
+// or -1 after cd_run_fail when the build disagrees with the counting pass.
+static int tt_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t dt)
+{
+    static volatile int sink;
+    tt_repeat *u = ctx;
+    const tt_point *t = u->t;
+    tt_samples *sm = u->sm;
+    size_t k = u->k++;
+    int h = u->h, hf = 0;
     uint64_t t1 = cd_thread_cpu_ns();
     for (size_t i = 0; i < t->n; ++i) hf += cd_tri_tri_overlap_float(&t->ta[i], &t->tb[i]);
     uint64_t df = cd_thread_cpu_ns() - t1;
@@ -235,7 +256,7 @@ static int tt_frame(cd_run *r, const tt_point *t, uint32_t rep, uint32_t f, size
     double ns = (double)dt / (double)t->n;
     sm->mt[k] = ns > 0 ? 1e3 / ns : NAN;
     cd_cell row[] = {
-        cd_cell_int(rep), cd_cell_int(f), cd_cell_text(t->workload), cd_cell_text(t->algorithm),
+        cd_cell_int(u->rep), cd_cell_int(f), cd_cell_text(t->workload), cd_cell_text(t->algorithm),
         t->is_random ? cd_cell_real(t->a_over_h) : cd_cell_na(), cd_cell_real(sm->pass[k]), cd_cell_real(ns),
         cd_cell_real(sm->mt[k]), cd_cell_int(h), cd_cell_real((double)df * 1e-6), cd_cell_real(sm->ratio[k]),
     };
@@ -294,14 +315,15 @@ static int tri_tri_run_point(cd_run *r, const cd_point *p)
     tt_samples sm = {.total = (size_t)frames * repeats};
     sm.mt = cd_alloc(sm.total * sizeof *sm.mt), sm.pass = cd_alloc(sm.total * sizeof *sm.pass);
     sm.ratio = cd_alloc(sm.total * sizeof *sm.ratio);
-    volatile int sink = 0;
-    for (uint32_t w = 0; w < warmup; ++w)
-        for (size_t i = 0; i < t.n; ++i) sink += t.fn(&t.ta[i], &t.tb[i]);
-    (void)sink;
     int rc = 0;
-    size_t k = 0;
-    for (uint32_t rep = 0; rep < repeats && !rc; ++rep)
-        for (uint32_t f = 0; f < frames && !rc; ++f, ++k) rc = tt_frame(r, &t, rep, f, k, &sm);
+    tt_repeat u = {.t = &t, .sm = &sm};
+    for (uint32_t rep = 0; rep < repeats && !rc; ++rep) {
+        u.rep = rep;
+        // The warm-up passes come once, before the point's first repeat.
+        cd_frames fr = {.warmup = rep == 0 ? warmup : 0, .frames = frames, .cpu_clock = 1, .ctx = &u,
+                        .frame = tt_frame, .done = tt_frame_done};
+        rc = cd_run_frames(r, &fr);
+    }
     if (!rc) tt_summary(r, p, &t, &sm);
     cd_free(t.ta), cd_free(t.tb), cd_free(sm.mt), cd_free(sm.pass), cd_free(sm.ratio);
     return rc;

@@ -280,6 +280,25 @@ int cd_pin_workers(int threads, int first_cpu);
 
 /// The CPU the run's thread is pinned to (verified), or -1 when it is not pinned.
 int cd_run_pinned_cpu(const cd_run *r);
+/// One repeat's frames as every kind samples them (cd_run_frames): `warmup` untimed frames, then
+/// `frames` measured ones, each inside the run's hardware counters and timed on one clock.
+typedef struct cd_frames {
+    uint32_t warmup, frames;
+    int threads;    ///< > 1: bind the OpenMP workers first (cd_pin_workers)
+    int cpu_clock;  ///< 1: the thread's CPU clock (serial frames only); 0: the wall clock
+    void *ctx;      ///< the kind's, handed to frame and done
+    /// One frame: f < 0 a warm-up frame, else measured frame f (inside the counters and the
+    /// clock). 0, or -1 to end the repeat (after cd_run_fail, or with the kind's own reason).
+    int (*frame)(void *ctx, int64_t f);
+    /// After measured frame f, outside the counters: ns is the frame's time on the clock. The
+    /// kind keeps its samples and writes the frame's row. 0, or -1 to end the repeat.
+    int (*done)(cd_run *r, void *ctx, uint32_t f, uint64_t ns);
+} cd_frames;
+
+/// Run one repeat of fr: bind workers, warm up, then each measured frame between
+/// cd_run_counters_begin and cd_run_counters_end on fr's clock, its done after. 0, or -1 when a
+/// frame or done returned -1 (the repeat ends there).
+int cd_run_frames(cd_run *r, const cd_frames *fr);
 /// For kinds: start the hardware counters for one measured frame.
 void cd_run_counters_begin(cd_run *r);
 /// For kinds: stop them; their values go into the next frame row.
