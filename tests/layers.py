@@ -28,7 +28,7 @@ LAYERS = {
     "simulate": {"core", "shape", "scene"},
     "mesh": {"core"},
     "bvh": {"core", "shape", "narrow", "mesh"},
-    "verify": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
+    "verify": {"core", "shape", "narrow", "scene", "simulate", "broad", "mesh", "bvh"},
     "registry": {"core", "shape", "narrow", "scene", "broad", "peers", "mesh", "bvh"},
     "bodies": {"core", "shape", "narrow", "scene", "broad", "mesh", "bvh"},
     "harness": {"core"},

@@ -7,6 +7,8 @@
 // CDLAB_NO_AVX512 selects, grid_multi's AVX2 row map and the narrow step's eight-lane float
 // filter; <method>_sse2: CDLAB_NO_AVX2, their SSE2 twins and the baseline SAT), on the same
 // scenes against the same naive frames, so one process covers every path.
+// The first part also replays traces (cd_verify_broad_traces): a recorded family scene, a Broadmark
+// .aabbs file written here and, with Bullet, a short run of every simulation.
 // CD_DIFF_SCENES overrides the scene count (sanitizer builds default to 1 500), CD_DIFF_METHODS=a,b
 // limits the methods, CD_DIFF_PART=K/N checks the K-th of N equal runs of the scenes (meson runs
 // the quarters two at a time).
@@ -32,6 +34,7 @@ static int sanitized(void) { return strcmp(CD_SANITIZE, "none") != 0 && CD_SANIT
 
 static struct run {
     uint32_t scenes_requested, first, end;  // all scenes; this part's [first, end)
+    int traces;                             // traces replayed (the first part), -1 when one failed
     cd_verify_totals totals;
     size_t methods;
     cd_verify_tally t[MAX_METHODS];
@@ -60,6 +63,17 @@ static int sweep(void **state)
     // One thread: meson runs two tests at once on the project's two-core machines.
     cd_verify_options o = {.scenes = run.end, .first = run.first, .seed = 0, .threads = 1};
     cd_verify_broad(run.t, run.methods, &o, &run.totals);
+    if (run.first == 0) {
+        char dir[] = "/tmp/cd_diff_traces_XXXXXX", err[600], cmd[64];
+        assert_non_null(mkdtemp(dir));
+        cd_verify_totals tt = {0};
+        run.traces = cd_verify_broad_traces(run.t, run.methods, dir, &tt, err, sizeof err);
+        if (run.traces < 0) print_message("# traces: %s\n", err);
+        else print_message("# %d traces replayed, %llu frames, N up to %llu\n", run.traces,
+                           (unsigned long long)tt.frames, (unsigned long long)tt.max_n);
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+    }
     return 0;
 }
 
@@ -82,6 +96,12 @@ static void scene_count(void **state)
     if (sanitized()) print_message("# sanitizer build (%s): %u scenes by default\n", CD_SANITIZE, run.totals.scenes);
     assert_true(run.totals.max_n >= 1500 || run.totals.scenes < 1000);  // the large-N tail was drawn
     assert_true(pairs > 0);
+#ifdef CD_HAVE_SIMULATE
+    const int traces = 6;  // the recorded scene, the .aabbs and the four simulations
+#else
+    const int traces = 2;
+#endif
+    if (run.first == 0) assert_int_equal(run.traces, traces);
 }
 
 static void method_matches_naive(void **state)
@@ -90,13 +110,15 @@ static void method_matches_naive(void **state)
     print_message(
         "# %s%s: %llu scenes, %llu scene-frames, %llu pairs compared, %llu missed, %llu extra/duplicated pairs, "
         "%llu duplicated candidates, %llu bad candidates, %llu AABB pairs not reported"
-        " (first failing scene %lld)\n",
+        " (first failing scene %lld; %llu traces)\n",
         t->method->name, t->path == CD_VERIFY_NO_AVX512 ? " (avx2 path)" : t->path == CD_VERIFY_NO_AVX2 ? " (sse2 path)" : "",
         (unsigned long long)t->scenes, (unsigned long long)t->frames,
         (unsigned long long)t->pairs_compared, (unsigned long long)t->missed, (unsigned long long)t->extra,
         (unsigned long long)t->dup_candidates, (unsigned long long)t->bad_candidates,
-        (unsigned long long)t->aabb_missing, (long long)t->first_bad);
+        (unsigned long long)t->aabb_missing, (long long)t->first_bad, (unsigned long long)t->traces);
     assert_true(t->frames > 0);
+    if (t->trace_bad[0]) print_message("# first failing trace frame: %s\n", t->trace_bad);
+    if (run.first == 0) assert_true(t->traces == (uint64_t)run.traces);
     // The scenes idx of [first, end) with idx % stride == 0.
     EXPECT_EQ(t->scenes, (run.end + t->stride - 1) / t->stride - (run.first + t->stride - 1) / t->stride);
     EXPECT_EQ(t->missed, 0);

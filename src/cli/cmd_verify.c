@@ -10,11 +10,13 @@
 #include "cli.h"
 #include "options.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { DEFAULT_SCENES = 2000, DEFAULT_POSES = 64, MAX_NAMES = 128 };
 
@@ -308,6 +310,41 @@ static int choose(const verify_args *a, const cd_broad_method **bm, size_t *nb, 
     return 0;
 }
 
+// rm -r of the flat directory dir (its files, then itself).
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4400];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name), unlink(path);
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+// The replayed traces (cd_verify_broad_traces) in a new directory under $TMPDIR, its path in dir
+// ("" when none was made). 1 when they could not be written or read.
+static int verify_traces(cd_verify_tally *t, size_t nb, char *dir, size_t len, double t0)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/cdlab-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "cdlab verify: %s: cannot create a directory for the traces: %s\n", dir, strerror(errno));
+        dir[0] = '\0';
+        return 1;
+    }
+    fprintf(stderr, "verify: replaying traces, %.1f s\n", (double)cd_now_ns() * 1e-9 - t0);
+    cd_verify_totals tot = {0};
+    char err[600];
+    int n = cd_verify_broad_traces(t, nb, dir, &tot, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "cdlab verify: traces: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 // The broad phases against naive: a verdict line each, a reproducer for each failure; 1 when one failed.
 static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t nb, double t0)
 {
@@ -318,19 +355,23 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
                            .progress = on_progress, .ctx = &pr};
     cd_verify_totals tot;
     cd_verify_broad(t, nb, &o, &tot);
-    int failed = 0;
+    char dir[4096];
+    int failed = verify_traces(t, nb, dir, sizeof dir, t0);
     for (size_t k = 0; k < nb; ++k) {
         const cd_verify_tally *x = &t[k];
         if (cd_verify_tally_ok(x)) {
-            printf("ok    %-24s %llu scenes, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
-                   x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames,
-                   (unsigned long long)x->pairs_compared);
+            printf("ok    %-24s %llu scenes, %llu traces, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
+                   x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->traces,
+                   (unsigned long long)x->frames, (unsigned long long)x->pairs_compared);
             continue;
         }
         failed = 1;
         broad_verdict(x);
+        if (x->trace_bad[0]) printf("      first failing trace frame: %s\n", x->trace_bad);
         broad_reproducer(x, a->seed, a->out);
     }
+    if (dir[0] && !failed) remove_tree(dir);
+    else if (dir[0]) printf("      the traces are kept in %s\n", dir);
     cd_free(t);
     return failed;
 }

@@ -2,8 +2,13 @@
 // Broad phases against naive on seeded scenes (cd_verify.h says what the scenes hold and what is
 // checked per frame).
 #include "cd_verify.h"
+#include "cd_trace.h"
+#ifdef CD_HAVE_SIMULATE
+#include "cd_simulate.h"
+#endif
 
 #include <math.h>
+#include <stdio.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -284,7 +289,11 @@ static uint64_t count_missing(const cd_pair_list *want, const cd_pair_list *have
 typedef struct instance {
     cd_broad *framed;    // driven by cd_broad_frame
     cd_broad *recorded;  // driven through the recording sink
+    cd_broad *threaded;  // NULL, or driven by cd_broad_frame on VERIFY_THREADS workers
 } instance;
+
+// Workers of a threaded instance: two, as the machines that run the tests have (more only wait there).
+enum { VERIFY_THREADS = 2 };
 
 // One worker's scratch.
 typedef struct scratch {
@@ -334,6 +343,13 @@ static frame_faults check_frame(instance *in, const cd_scene *s, scratch *w)
     for (size_t k = 1; k < rec->all.count; ++k) ff.dups += pair_eq(rec->all.items[k - 1], rec->all.items[k]);
     ff.bad = rec->bad;
     ff.aabb_missing = count_missing(&w->aabb, &rec->all);
+    if (in->threaded) {  // the same pairs on several workers
+        cd_broad_frame(in->threaded, s, &w->got, &st, NULL);
+        cd_pair_list_sort(&w->got);
+        uint64_t missed = count_missing(&w->ref, &w->got);
+        ff.missed += missed;
+        ff.extra += w->got.count - (w->ref.count - missed);
+    }
     return ff;
 }
 
@@ -389,14 +405,28 @@ static void path_leave(cd_verify_path p, env_saved *e)
     }
 }
 
-// Method m's two instances on scene s, created on path p.
+// Method m's instances on scene s, created on path p: two serial ones, and with threaded one on
+// VERIFY_THREADS workers (for cdlab's own methods; a peer runs its library's serial code).
 static instance instance_create(const cd_broad_method *m, cd_verify_path p, const cd_param_settings *params,
-                                const cd_scene *s)
+                                const cd_scene *s, int threaded)
 {
     env_saved e = path_enter(p);
-    instance in = {cd_verify_broad_create(m, params, s), cd_verify_broad_create(m, params, s)};
+    instance in = {cd_verify_broad_create(m, params, s), cd_verify_broad_create(m, params, s), NULL};
+    if (threaded && strncmp(m->description, "peer:", 5) != 0) {
+        cd_params q = cd_broad_params_default(m);
+        char why[200];
+        if (cd_params_apply(&q, params, why, sizeof why)) q = cd_broad_params_default(m);
+        in.threaded = cd_broad_create(m, &q, VERIFY_THREADS, s);
+    }
     path_leave(p, &e);
     return in;
+}
+
+static void instance_destroy(instance *in)
+{
+    cd_broad_destroy(in->framed);
+    cd_broad_destroy(in->recorded);
+    cd_broad_destroy(in->threaded);
 }
 
 // What the failing frame s does alone: its poses as a fresh scene, fresh instances.
@@ -407,10 +437,9 @@ static frame_faults alone_faults(const cd_broad_method *m, cd_verify_path path, 
     scratch w = {0};
     cd_broad *naive = cd_verify_broad_create(naive_method(), p, c);
     reference(naive, c, &w);
-    instance in = instance_create(m, path, p, c);
+    instance in = instance_create(m, path, p, c, 1);
     frame_faults ff = check_frame(&in, c, &w);
-    cd_broad_destroy(in.framed);
-    cd_broad_destroy(in.recorded);
+    instance_destroy(&in);
     cd_broad_destroy(naive);
     cd_scene_destroy(c);
     cd_pair_list_free(&w.ref);
@@ -465,7 +494,7 @@ static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t co
     instance *in = cd_alloc_zero(count ? count : 1, sizeof *in);
     for (size_t m = 0; m < count; ++m) {
         if (idx % t[m].stride) continue;
-        in[m] = instance_create(t[m].method, t[m].path, &sp.params, s);
+        in[m] = instance_create(t[m].method, t[m].path, &sp.params, s, idx % 8 == 2);
         t[m].scenes++;
     }
     for (int f = 0; f < sp.frames; ++f) {
@@ -489,10 +518,7 @@ static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t co
         tot->frames++;
     }
     if (s->count > tot->max_n) tot->max_n = s->count;
-    for (size_t m = 0; m < count; ++m) {
-        cd_broad_destroy(in[m].framed);
-        cd_broad_destroy(in[m].recorded);
-    }
+    for (size_t m = 0; m < count; ++m) instance_destroy(&in[m]);
     cd_free(in);
     cd_broad_destroy(naive);
     cd_scene_destroy(s);
@@ -565,4 +591,147 @@ void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *
     }
     totals->scenes = todo;
     if (o->progress) o->progress(todo, todo, o->ctx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replayed traces: recorded scenes, Broadmark's files and simulations.
+
+int cd_verify_broad_trace(cd_verify_tally *t, size_t count, const char *path, cd_verify_totals *totals, char *err,
+                          size_t err_len)
+{
+    cd_scene *s;
+    cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, err_len);
+    if (!r) return -1;
+    const cd_param_settings none = {0};
+    scratch w = {0};
+    cd_broad *naive = cd_verify_broad_create(naive_method(), &none, s);
+    instance *in = cd_alloc_zero(count ? count : 1, sizeof *in);
+    for (size_t m = 0; m < count; ++m) in[m] = instance_create(t[m].method, t[m].path, &none, s, 1), t[m].traces++;
+    int rc = 0;
+    for (uint64_t f = 0; f < cd_trace_replay_frames(r) && !rc; ++f) {
+        if (f > 0 && cd_trace_replay_step(r, s, err, err_len)) {
+            rc = -1;
+            break;
+        }
+        reference(naive, s, &w);
+        for (size_t m = 0; m < count; ++m) {
+            frame_faults ff = check_frame(&in[m], s, &w);
+            cd_verify_tally *tm = &t[m];
+            tm->frames++;
+            tm->pairs_compared += w.ref.count;
+            tm->missed += ff.missed;
+            tm->extra += ff.extra;
+            tm->dup_candidates += ff.dups;
+            tm->bad_candidates += ff.bad;
+            tm->aabb_missing += ff.aabb_missing;
+            if (faulty(&ff) && !tm->trace_bad[0])
+                snprintf(tm->trace_bad, sizeof tm->trace_bad, "%s, frame %llu", path, (unsigned long long)f);
+        }
+        totals->frames++;
+    }
+    if (s->count > totals->max_n) totals->max_n = s->count;
+    for (size_t m = 0; m < count; ++m) instance_destroy(&in[m]);
+    cd_free(in);
+    cd_broad_destroy(naive);
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+    cd_pair_list_free(&w.ref);
+    cd_pair_list_free(&w.aabb);
+    cd_pair_list_free(&w.got);
+    cd_pair_list_free(&w.rec.all);
+    return rc;
+}
+
+// A seeded scene of family p recorded for `frames` frames into a cdlab trace at path.
+static int record_trace(const cd_scene_params *p, int frames, const char *path, char *err, size_t err_len)
+{
+    cd_scene *s = cd_scene_create(p);
+    float *half = cd_alloc(3 * (size_t)s->count * sizeof *half + 1);
+    cd_posef *pose = cd_alloc((size_t)s->count * sizeof *pose + 1);
+    for (uint32_t i = 0; i < s->count; ++i) memcpy(&half[3 * (size_t)s->ident[i]], s->pose[i].h, sizeof s->pose[i].h);
+    cd_trace_writer *tw = cd_trace_writer_open(path, s->count, half, err, err_len);
+    int rc = tw ? 0 : -1;
+    for (int f = 0; f < frames && !rc; ++f) {
+        if (f > 0) cd_scene_step(s);
+        for (uint32_t i = 0; i < s->count; ++i) pose[s->ident[i]] = s->pose[i];
+        rc = cd_trace_writer_frame(tw, pose, err, err_len);
+    }
+    if (rc) cd_trace_writer_abort(tw);
+    else rc = cd_trace_writer_close(tw, NULL, NULL, err, err_len);
+    cd_free(pose);
+    cd_free(half);
+    cd_scene_destroy(s);
+    return rc;
+}
+
+// A seeded scene of family p written for `frames` frames as Broadmark's .aabbs at path (its
+// layout: name[128], type[128], int32 objects, frames, 0, 0; world min xyz 0, max xyz 0; per
+// frame and object min xyz 0, max xyz 0, float32): the cubes' boxes, without their rotations.
+static int write_aabbs(const cd_scene_params *p, int frames, const char *path, char *err, size_t err_len)
+{
+    cd_scene *s = cd_scene_create(p);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot write", path);
+        cd_scene_destroy(s);
+        return -1;
+    }
+    char names[256] = "cdlab verify";
+    memcpy(names + 128, "cubes", 6);
+    int32_t counts[4] = {(int32_t)s->count, frames, 0, 0};
+    const float lo = (float)(-0.5 * s->world), hi = (float)(1.5 * s->world);  // boxes may cross the walls
+    float world[8] = {lo, lo, lo, 0, hi, hi, hi, 0};
+    int ok = fwrite(names, 1, 256, f) == 256 && fwrite(counts, 4, 4, f) == 4 && fwrite(world, 4, 8, f) == 8;
+    uint32_t *slot = cd_scene_slots(s);
+    for (int k = 0; k < frames && ok; ++k) {
+        if (k > 0) cd_scene_step(s);
+        cd_free(slot);
+        slot = cd_scene_slots(s);
+        for (uint32_t id = 0; id < s->count && ok; ++id) {
+            const cd_aabbf *b = &s->box[slot[id]];
+            float v[8] = {b->lo[0], b->lo[1], b->lo[2], 0, b->hi[0], b->hi[1], b->hi[2], 0};
+            ok = fwrite(v, 4, 8, f) == 8;
+        }
+    }
+    cd_free(slot);
+    cd_scene_destroy(s);
+    if (fclose(f) != 0 || !ok) {
+        snprintf(err, err_len, "%s: cannot write", path);
+        return -1;
+    }
+    return 0;
+}
+
+int cd_verify_broad_traces(cd_verify_tally *t, size_t count, const char *dir, cd_verify_totals *totals, char *err,
+                           size_t err_len)
+{
+    char path[4096];
+    int n = 0;
+    // A family scene recorded: Pareto-sized clusters, half still, sleeping and waking.
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 700, p.layout = CD_LAYOUT_CLUSTERS, p.size_dist = CD_SIZE_PARETO, p.size_ratio = 8;
+    p.clusters = 5, p.cluster_sigma = 0.1, p.still = 0.5, p.sleep = 2, p.speed = 0.4, p.spin = 0.2, p.seed = 7;
+    snprintf(path, sizeof path, "%s/clusters.trace", dir);
+    if (record_trace(&p, 6, path, err, err_len) || cd_verify_broad_trace(t, count, path, totals, err, err_len)) return -1;
+    n++;
+    // Broadmark's file of a ground layer of log-uniform sizes.
+    p = cd_scene_params_default();
+    p.cubes = 600, p.layout = CD_LAYOUT_GROUND, p.size_dist = CD_SIZE_LOGUNIFORM, p.size_ratio = 4, p.speed = 0.3;
+    p.seed = 11;
+    snprintf(path, sizeof path, "%s/ground.aabbs", dir);
+    if (write_aabbs(&p, 5, path, err, err_len) || cd_verify_broad_trace(t, count, path, totals, err, err_len)) return -1;
+    n++;
+#ifdef CD_HAVE_SIMULATE
+    // Every simulation, short: a few hundred boxes, 6 frames of 4 steps (the pile still settling).
+    for (int k = 0; cd_sim_kind_names[k]; ++k) {
+        cd_sim_params sp = {.kind = (cd_sim_kind)k, .objects = 300, .frames = 6, .steps = 4, .size = 1,
+                            .size_ratio = k % 2 ? 3 : 1, .density = 0.1, .seed = 5};
+        int baked;
+        if (cd_sim_bake_cached(&sp, dir, 0, path, sizeof path, &baked, err, err_len) ||
+            cd_verify_broad_trace(t, count, path, totals, err, err_len))
+            return -1;
+        n++;
+    }
+#endif
+    return n;
 }

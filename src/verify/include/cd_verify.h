@@ -18,7 +18,10 @@
 // (cd_scene_reorder), half of those once more between two steps: the framed instance follows
 // through the method's remap (or a rebuild after two), the recorded one sees only permuted slots.
 // Peers (description "peer:") see every 4th scene: they wrap other libraries and cost far more;
-// an untested method (all: every pair to the narrow step, O(n²) per frame) sees every 8th.
+// an untested method (all: every pair to the narrow step, O(n²) per frame) sees every 8th. On every
+// 8th scene (index 2 mod 8) and every trace frame a third instance of each of cdlab's own methods
+// runs on two worker threads and must give naive's pairs too. cd_verify_broad_traces adds
+// replayed traces: a recorded family scene, a Broadmark .aabbs file and short simulations.
 #ifndef CD_VERIFY_H
 #define CD_VERIFY_H
 
@@ -53,6 +56,8 @@ typedef struct cd_verify_tally {
     int64_t repro;
     int repro_frame;
     int repro_loses;
+    uint64_t traces;      ///< replayed traces checked (cd_verify_broad_trace), besides the scenes
+    char trace_bad[512];  ///< the first failing trace frame, "path, frame F"; "" none
 } cd_verify_tally;
 
 /// 1 when t found nothing wrong.
@@ -81,6 +86,19 @@ typedef struct cd_verify_totals {
 void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count);
 /// Check methods t[0..count) (from cd_verify_tallies_init) against naive on o's scenes.
 void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals);
+/// Check methods t[0..count) against naive on every frame of the trace at path (cdlab's format or
+/// Broadmark's .aabbs, replayed as [scene] trace does): serial, through the recording sink, and on
+/// several workers (cdlab's own methods), each on its tally's path. 0, or -1 with why in err (the
+/// trace cannot be read).
+int cd_verify_broad_trace(cd_verify_tally *t, size_t count, const char *path, cd_verify_totals *totals, char *err,
+                          size_t err_len);
+/// Write into dir and check with cd_verify_broad_trace: a trace recorded from a family scene (700
+/// Pareto-sized cubes in clusters, half still, sleep 2; 6 frames), a Broadmark .aabbs file of a
+/// ground layer (600 log-uniform cubes, 5 frames; boxes without rotation), and in a build with
+/// Bullet every simulation (300 boxes, 6 frames of 4 steps, cached in dir). The traces checked, or
+/// -1 with why in err.
+int cd_verify_broad_traces(cd_verify_tally *t, size_t count, const char *dir, cd_verify_totals *totals, char *err,
+                           size_t err_len);
 /// Scene index of seed as the check saw it at frame (0 = before any step): the frame's poses in
 /// cube order as a fresh scene (what cd_scene_export_csv then cd_scene_import_csv give), and the
 /// broad-phase settings of that scene in *p (each method takes those it declares). cd_scene_destroy it.
