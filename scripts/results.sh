@@ -46,21 +46,91 @@ pivot() {
         }'
 }
 
+# The awk function label(): a cubes point's workload as words, from the scene columns that differ
+# from the standard scene (layout, size_dist with size_ratio, moving, sleep) and the run's simulation
+# (awk variable sim, empty for a seeded scene): "uniform", "clusters", "pareto sizes 1-20",
+# "moving 0.1", "sleep 4", "sim pile". Needs h[] (column index by name) filled from the header.
+label_awk='
+function col(name) { return (name in h) ? $h[name] : "" }
+function label(   l) {
+    if (sim != "") return "sim " sim
+    l = (col("layout") == "" ? "uniform" : col("layout"))
+    if (col("size_dist") != "" && col("size_dist") != "uniform") l = (l == "uniform" ? "" : l ", ") col("size_dist") " sizes 1-" col("size_ratio") + 0
+    if (col("moving") != "" && col("moving") + 0 < 1) l = (l == "uniform" ? "" : l ", ") "moving " col("moving") + 0
+    if (col("sleep") != "" && col("sleep") + 0 > 0) l = (l == "uniform" ? "" : l ", ") "sleep " col("sleep") + 0
+    return l
+}'
+
+# A run of the workloads suite (experiments/workloads.suite): its one-thread points are rows of the
+# table "which method wins where".
+is_workloads_run() {
+    case $(basename "$1") in workloads_threads) return 1 ;; workloads_* | broad_coherence) ;; *) return 1 ;; esac
+    [ "$(ini "$1/meta.ini" run kind)" = cubes ]
+}
+
+# The simulation a cubes run replays ([scene] source = simulate), or nothing.
+run_simulation() {
+    if [ "$(ini "$1/config.ini" scene source)" = simulate ]; then
+        s=$(ini "$1/config.ini" scene simulation)
+        echo "${s:-pile}"
+    fi
+}
+
+# Per workload of every workloads run under the machine directory $1 (one thread): cdlab's fastest
+# method and the fastest peer by median ms per frame, and how many times faster cdlab's is, with
+# the reason from $root/why.tsv (workload, cubes, reason; tab-separated, # comments).
+wins_table() {
+    for run in "$1"/*/; do
+        run=${run%/}
+        is_workloads_run "$run" || continue
+        awk -F, -v OFS='\t' -v sim="$(run_simulation "$run")" -v exp="$(basename "$run")" "$label_awk"'
+            NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+            col("threads") != "" && col("threads") != 1 { next }
+            { t = $h["frame_ms_median"]; if (t != "NA" && t != "") print label(), $h["cubes"] + 0, exp, $h["method"], t }' "$run/summary.csv"
+    done | awk -F'\t' -v why="$root/why.tsv" '
+        BEGIN {
+            while ((getline line < why) > 0) {
+                if (line ~ /^#/ || line == "") continue
+                split(line, f, "\t"); reason[f[1] SUBSEP f[2]] = f[3]
+            }
+        }
+        {
+            k = $1 SUBSEP $2 SUBSEP $3
+            if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+            peer = ($4 ~ /^(fcl|bullet|cgal|ode)_/)
+            if (peer && (!(k in pt) || $5 + 0 < pt[k])) { pt[k] = $5 + 0; pm[k] = $4 }
+            if (!peer && (!(k in ct) || $5 + 0 < ct[k])) { ct[k] = $5 + 0; cm[k] = $4 }
+        }
+        END {
+            print "| workload | cubes | run | cdlab fastest | ms/frame | fastest peer | ms/frame | peer / cdlab | why |"
+            print "|---|---|---|---|---|---|---|---|---|"
+            for (i = 1; i <= n; i++) {
+                k = order[i]; split(k, f, SUBSEP)
+                r = (f[1] SUBSEP f[2]) in reason ? reason[f[1], f[2]] : "(no reason written in bench/results/why.tsv)"
+                printf "| %s | %d | %s | %s | %.4g | %s | %.4g | %s | %s |\n", f[1], f[2], f[3],
+                    (k in cm) ? cm[k] : "none", ct[k], (k in pm) ? pm[k] : "none", pt[k],
+                    ((k in cm) && (k in pm)) ? sprintf("%.1f×", pt[k] / ct[k]) : "NA", r
+            }
+        }'
+}
+
 # A cubes run: the peers against cdlab's fastest method, then every method's median ms per frame
 # at every cube count (a method run on several thread counts is one row per count).
 cubes_tables() {
-    if awk -F, 'NR > 1 && $0 ~ /,(fcl|bullet|cgal|ode)_/ { found = 1 } END { exit !found }' "$1/summary.csv"; then
+    if ! is_workloads_run "$1" && awk -F, 'NR > 1 && $0 ~ /,(fcl|bullet|cgal|ode)_/ { found = 1 } END { exit !found }' "$1/summary.csv"; then
         printf '\nPeers against cdlab'"'"'s fastest method (median ms per frame; × = how many times slower):\n\n'
         sh "$here/ratio-table.sh" "$1"
     fi
     printf '\nMedian ms per frame (motion + broad phase + narrow step), every method:\n\n'
-    awk -F, -v OFS='\t' '
+    wl=0
+    is_workloads_run "$1" || [ "$(basename "$1")" = workloads_threads ] && wl=1
+    awk -F, -v OFS='\t' -v wl=$wl -v sim="$(run_simulation "$1")" "$label_awk"'
         NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
         {
             m = $h["method"]; th = ("threads" in h) ? $h["threads"] : "1"  # NA in the row of a skipped point
             if (th != "NA" && th != 1) m = m " (" th " threads)"
             t = $h["frame_ms_median"]
-            print m, $h["cubes"] + 0, (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
+            print m, (wl ? label() " " : "") $h["cubes"] + 0, (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
         }' "$1/summary.csv" | pivot method
 }
 
@@ -174,6 +244,23 @@ rounds, a process per round). Times are medians over frames × repeats on the ru
 clock where the config says `clock = cpu`; the deterministic columns (pairs, candidates, tests)
 are the same on any machine.
 EOF
+
+for mdir in "$root"/*/; do
+    mdir=${mdir%/}
+    found=0
+    for run in "$mdir"/*/; do is_workloads_run "${run%/}" 2>/dev/null && found=1; done
+    [ $found = 1 ] || continue
+    printf '\n## Which method wins where, on %s\n\n' "$(basename "$mdir")"
+    cat <<'EOF'
+The workloads suite (`sh scripts/reproduce.sh experiments/workloads.suite`): every broad phase and
+every peer on every workload, one core (`chrt -f 50 taskset -c 0`), the runner thread's CPU clock,
+each run's points in one process. Per workload: cdlab's fastest method and the fastest peer by
+median ms per frame (motion + broad phase + narrow step), and how many times faster cdlab's is.
+The runs and their machine are below; the reasons are bench/results/why.tsv.
+
+EOF
+    wins_table "$mdir"
+done
 
 for dir in "$root"/*/*/; do
     dir=${dir%/}

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# Milliseconds per frame (motion + broad + narrow) against the fraction of cubes that move, log–log:
+# median with p5–p95 bars, one line per method (cdlab's solid, the peers' dashed). A method whose
+# work follows what moved falls with the fraction; a stateless one stays flat. Points a budget
+# skipped (NA) are left out. Reads RUN_DIR/summary.csv (a run sweeping [scene] moving, e.g.
+# configs/broad_coherence.ini); writes OUTPUT_STEM.png and .pdf.
+# usage: gnuplot -c plots/frame_ms_vs_moving.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
+if (ARGC < 1) { print "usage: gnuplot -c frame_ms_vs_moving.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
+dir = ARG1
+stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/frame_ms_vs_moving"
+file = dir."/summary.csv"
+here = system("dirname '".ARG0."'")
+points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file."'")
+methods = points("methodset")
+cubes = points("cubeset")
+moving = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } !($h[\"moving\"] in s) { s[$h[\"moving\"]] = 1; printf \"%s \", $h[\"moving\"] }' '".file."'")
+
+is_peer(m) = strstrt(m, "fcl_") == 1 || strstrt(m, "bullet_") == 1 || strstrt(m, "cgal_") == 1 || strstrt(m, "ode_") == 1
+
+set datafile separator comma
+set datafile columnheaders
+set datafile missing "NA"
+set title "Milliseconds per frame vs the fraction of cubes that move (".cubes."cubes; median, p5–p95 over frames)"
+set xlabel "fraction of cubes moving ([scene] moving)"
+set ylabel "ms per frame (motion + broad + narrow)"
+set logscale x 10
+set logscale y 10
+set grid xtics ytics mytics lc rgb "#dddddd"
+set key outside right top box opaque
+set xtics ()
+do for [w in moving] { set xtics add (w w + 0) }
+set offsets graph 0.05, graph 0.05, 0, 0
+
+do for [t in "png pdf"] {
+    if (t eq "png") { set terminal pngcairo size 1200,700 font ",11" noenhanced }
+    else { set terminal pdfcairo size 9.5in,5.5in font ",10" noenhanced }
+    set output stem.".".t
+    plot for [i = 1:words(methods)] file \
+            using (strcol("method") eq word(methods, i) ? column("moving") : NaN):"frame_ms_median":"frame_ms_p05":"frame_ms_p95" \
+            with yerrorlines lw 2 lc i pt i ps 0.8 dashtype 1 + is_peer(word(methods, i)) title word(methods, i), \
+         1000.0 / 60 with lines dt 2 lw 1.5 lc rgb "#c00000" title "60 FPS (16.7 ms)"
+    unset output
+}
