@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # src/harness/estimate_model.h from the committed reference runs: for every broad phase of the
 # cubes kind, a fit of its measured median ms per frame and its peak memory against the cube
-# count, from bench/results/<machine>/broad_scaling/summary.csv (the first machine by name that
-# has the run). Time per frame: t(n) = a·n^b, least squares on log t against log n, with the
+# count, from bench/results/<machine>/broad_scaling/summary.csv (of the machine whose run is the
+# newest by meta.ini's date_start, so a method added or rewritten since is modelled as it is now). Time per frame: t(n) = a·n^b, least squares on log t against log n, with the
 # largest factor by which a measured point strays from the fit; peak memory (the point's process,
 # peak_rss_bytes): m(n) = m0 + m1·n, least squares, never below the smallest measured peak. Points
 # a method skipped (over budget: NA) are left out. The estimate_model test checks that the
@@ -14,8 +14,14 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../bench/results}
 run=
+newest=
 for d in "$root"/*/broad_scaling; do
-    [ -f "$d/summary.csv" ] && { run=$d; break; }
+    [ -f "$d/summary.csv" ] && [ -f "$d/meta.ini" ] || continue
+    when=$(awk -F' = ' '/^\[/ { sec = $0; next } sec == "[run]" && $1 == "date_start" { print $2 }' "$d/meta.ini")
+    # ISO 8601 UTC times sort as strings.
+    if [ -z "$run" ] || [ "$(printf '%s\n%s\n' "$newest" "$when" | sort | tail -n 1)" != "$newest" ]; then
+        run=$d; newest=$when
+    fi
 done
 [ -n "$run" ] || { echo "estimate-model.sh: no $root/*/broad_scaling/summary.csv" >&2; exit 2; }
 machine=$(basename "$(dirname "$run")")

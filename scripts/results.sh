@@ -48,12 +48,12 @@ pivot() {
 
 # The awk function label(): a cubes point's workload as words, from the scene columns that differ
 # from the standard scene (layout, size_dist with size_ratio, moving, sleep) and the run's simulation
-# (awk variable sim, empty for a seeded scene): "uniform", "clusters", "pareto sizes 1-20",
+# (awk variable sim, empty for a seeded scene; the simulation column where the run has one): "uniform", "clusters", "pareto sizes 1-20",
 # "moving 0.1", "sleep 4", "sim pile". Needs h[] (column index by name) filled from the header.
 label_awk='
 function col(name) { return (name in h) ? $h[name] : "" }
 function label(   l) {
-    if (sim != "") return "sim " sim
+    if (sim != "") return "sim " (col("simulation") != "" ? col("simulation") : sim)
     l = (col("layout") == "" ? "uniform" : col("layout"))
     if (col("size_dist") != "" && col("size_dist") != "uniform") l = (l == "uniform" ? "" : l ", ") col("size_dist") " sizes 1-" col("size_ratio") + 0
     if (col("moving") != "" && col("moving") + 0 < 1) l = (l == "uniform" ? "" : l ", ") "moving " col("moving") + 0
@@ -83,11 +83,14 @@ wins_table() {
     for run in "$1"/*/; do
         run=${run%/}
         is_workloads_run "$run" || continue
-        awk -F, -v OFS='\t' -v sim="$(run_simulation "$run")" -v exp="$(basename "$run")" "$label_awk"'
+        awk -F, -v OFS='\t' -v sim="$(run_simulation "$run")" -v run="$(basename "$run")" "$label_awk"'
             NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
             col("threads") != "" && col("threads") != 1 { next }
-            { t = $h["frame_ms_median"]; if (t != "NA" && t != "") print label(), $h["cubes"] + 0, exp, $h["method"], t }' "$run/summary.csv"
-    done | awk -F'\t' -v why="$root/why.tsv" '
+            { t = $h["frame_ms_median"]; if (t != "NA" && t != "") print label(), $h["cubes"] + 0, run, $h["method"], t }' "$run/summary.csv"
+    done | {
+    echo "| workload | cubes | run | cdlab fastest | ms/frame | fastest peer | ms/frame | peer / cdlab | why |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    awk -F'\t' -v why="$root/why.tsv" '
         BEGIN {
             while ((getline line < why) > 0) {
                 if (line ~ /^#/ || line == "") continue
@@ -101,17 +104,29 @@ wins_table() {
             if (peer && (!(k in pt) || $5 + 0 < pt[k])) { pt[k] = $5 + 0; pm[k] = $4 }
             if (!peer && (!(k in ct) || $5 + 0 < ct[k])) { ct[k] = $5 + 0; cm[k] = $4 }
         }
+        # Rows by cube count, then in the suite'"'"'s order of workloads (layouts, sizes, moving
+        # fraction, sleep, simulations), then by run; the sort keys go before a tab.
+        function rank(l) {
+            if (l ~ /^uniform/) return 0
+            if (l ~ /^clusters/) return 1
+            if (l ~ /^ground/) return 2
+            if (l ~ /^level/) return 3
+            if (l ~ /sizes/) return 4
+            if (l ~ /^moving/) return 5
+            if (l ~ /^sleep/) return 6
+            return 7
+        }
         END {
-            print "| workload | cubes | run | cdlab fastest | ms/frame | fastest peer | ms/frame | peer / cdlab | why |"
-            print "|---|---|---|---|---|---|---|---|---|"
             for (i = 1; i <= n; i++) {
                 k = order[i]; split(k, f, SUBSEP)
                 r = (f[1] SUBSEP f[2]) in reason ? reason[f[1], f[2]] : "(no reason written in bench/results/why.tsv)"
-                printf "| %s | %d | %s | %s | %.4g | %s | %.4g | %s | %s |\n", f[1], f[2], f[3],
-                    (k in cm) ? cm[k] : "none", ct[k], (k in pm) ? pm[k] : "none", pt[k],
+                mv = (f[1] ~ /^moving /) ? substr(f[1], 8) + 0 : 1
+                printf "%d\t%d\t%g\t%s\t%s\t| %s | %d | %s | %s | %.4g | %s | %.4g | %s | %s |\n", f[2], rank(f[1]), mv, f[1], f[3],
+                    f[1], f[2], f[3], (k in cm) ? cm[k] : "none", ct[k], (k in pm) ? pm[k] : "none", pt[k],
                     ((k in cm) && (k in pm)) ? sprintf("%.1f×", pt[k] / ct[k]) : "NA", r
             }
-        }'
+        }' | sort -t"$(printf '\t')" -k1,1n -k2,2n -k3,3g -k4,4 -k5,5 | cut -f6-
+    }
 }
 
 # A cubes run: the peers against cdlab's fastest method, then every method's median ms per frame
@@ -131,6 +146,28 @@ cubes_tables() {
             if (th != "NA" && th != 1) m = m " (" th " threads)"
             t = $h["frame_ms_median"]
             print m, (wl ? label() " " : "") $h["cubes"] + 0, (t == "NA" || t == "") ? "skipped" : sprintf("%.4g", t)
+        }' "$1/summary.csv" | pivot method
+}
+
+# A cubes run with several thread counts: each method's one-thread frame over its N-thread frame,
+# per scene (the workload label of the point and its cube count).
+threads_table() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        ("threads" in h) && $h["threads"] != "NA" { t[$h["threads"]] = 1 } END { exit length(t) < 2 }' "$1/summary.csv" || return 0
+    printf '\nSpeed-up on N threads (the one-thread frame over the N-thread frame, wall clock):\n\n'
+    awk -F, -v OFS='\t' -v sim="$(run_simulation "$1")" "$label_awk"'
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        {
+            k = $h["method"] SUBSEP label() " " $h["cubes"]; tm = $h["frame_ms_median"]
+            if (tm == "NA" || tm == "") next
+            if ($h["threads"] == 1) one[k] = tm; else { n[k, $h["threads"]] = tm; ths[$h["threads"]] = 1 }
+            if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+        }
+        END {
+            for (i = 1; i <= nk; i++) for (th in ths) if ((order[i], th) in n && (order[i] in one)) {
+                split(order[i], f, SUBSEP)
+                print f[1], f[2] ", " th " threads", sprintf("%.2f×", one[order[i]] / n[order[i], th])
+            }
         }' "$1/summary.csv" | pivot method
 }
 
@@ -254,12 +291,24 @@ for mdir in "$root"/*/; do
     cat <<'EOF'
 The workloads suite (`sh scripts/reproduce.sh experiments/workloads.suite`): every broad phase and
 every peer on every workload, one core (`chrt -f 50 taskset -c 0`), the runner thread's CPU clock,
-each run's points in one process. Per workload: cdlab's fastest method and the fastest peer by
+each run's points measured back to back. Per workload: cdlab's fastest method and the fastest peer by
 median ms per frame (motion + broad phase + narrow step), and how many times faster cdlab's is.
 The runs and their machine are below; the reasons are bench/results/why.tsv.
 
 EOF
-    wins_table "$mdir"
+    table=$(wins_table "$mdir")
+    printf '%s\n' "$table"
+    # The range the front page quotes: the ratio column over every row with both a method and a peer.
+    printf '%s\n' "$table" | awk -F' [|] ' '
+        NR > 2 && $8 ~ /×$/ { r = $8 + 0; v[++n] = r; if (r < 5) under++
+            if (n == 1 || r < lo) { lo = r; lw = substr($1, 3) ", " $2 } if (n == 1 || r > hi) { hi = r; hw = substr($1, 3) ", " $2 } }
+        END {
+            if (!n) exit
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+            med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+            printf "\nOver these %d rows cdlab'"'"'s fastest method is %.1f× (%s cubes) to %.1f× (%s cubes) faster than the fastest peer, median %.1f×; under 5× on %d of %d.\n",
+                n, lo, lw, hi, hw, med, under, n
+        }'
 done
 
 for dir in "$root"/*/*/; do
@@ -281,7 +330,7 @@ for dir in "$root"/*/*/; do
     printf 'Data: [bench/results/%s](../bench/results/%s), config [%s](../bench/results/%s/config.ini).\n' \
         "$rel" "$rel" "$(ini "$dir/meta.ini" config path)" "$rel"
     case $kind in
-    cubes) cubes_tables "$dir" ;;
+    cubes) cubes_tables "$dir"; threads_table "$dir" ;;
     max_fps) max_fps_table "$dir" ;;
     tri_tri) tri_tri_table "$dir" ;;
     bodies) bodies_table "$dir" ;;
