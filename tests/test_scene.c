@@ -519,6 +519,73 @@ static void sleep_changes_the_moving_set(void **state)
     cd_scene_destroy(s);
 }
 
+// The move list is exactly the slots whose box changed, in slot order, after every step (serial,
+// threaded, with still, sleeping and waking cubes, across reorders, a reorder between a step and
+// the look) and after a refresh; cd_scene_moves_since answers for one publication, says nothing
+// moved for none, and does not know after two, a ranged step or on a first look.
+static void check_moves(const cd_scene *s, const cd_aabbf *before_by_cube, uint64_t *seen)
+{
+    cd_scene_moves m;
+    assert_int_equal(cd_scene_moves_since(s, seen, &m), 1);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        int changed = memcmp(&s->box[i], &before_by_cube[s->ident[i]], sizeof s->box[i]) != 0;
+        if (!changed) continue;
+        assert_true(k < m.count);
+        assert_int_equal(m.slot[k++], i);
+        assert_int_equal(m.flag[i], 1);
+    }
+    assert_int_equal(k, m.count);
+    assert_int_equal(m.count, s->moved);
+    for (uint32_t i = 0; i < s->count && m.count; ++i) assert_int_equal(m.flag[i], m.flag[i] != 0);
+    uint32_t flagged = 0;
+    for (uint32_t i = 0; i < s->count && m.count; ++i) flagged += m.flag[i];
+    assert_int_equal(flagged, m.count);
+    assert_int_equal(cd_scene_moves_since(s, seen, &m), 1);  // nothing since
+    assert_int_equal(m.count, 0);
+}
+
+static void move_list_is_what_changed(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 4; ++variant) {
+        cd_scene_params p = family(variant % 2 ? CD_LAYOUT_CLUSTERS : CD_LAYOUT_UNIFORM, CD_SIZE_UNIFORM,
+                                   variant >= 2 ? 0.9 : 0.0, variant == 3 || variant == 1 ? 4.0 : 0.0);
+        p.reorder = 3;
+        cd_scene *s = cd_scene_create(&p);
+        uint64_t seen = CD_SCENE_MOVES_UNSEEN;
+        cd_scene_moves m;
+        assert_int_equal(cd_scene_moves_since(s, &seen, &m), 0);  // a first look
+        cd_aabbf *before = cd_alloc(s->count * sizeof *before);
+        for (int f = 0; f < 12; ++f) {
+            for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i];
+            if (f % 3 == 2)
+                cd_scene_step_threads(s, 2 + f % 2);
+            else
+                cd_scene_step(s);
+            if (f == 7) cd_scene_reorder(s);  // between the step and the look
+            check_moves(s, before, &seen);
+        }
+        for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i];
+        cd_scene_set_pose(s, 5, cd_v3(1, 1, 1), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
+        cd_scene_refresh(s);
+        check_moves(s, before, &seen);
+        uint32_t listed = s->moved;
+        const uint32_t marks[] = {7, 7};
+        cd_scene_mark_moved(s, marks, 2);
+        assert_int_equal(s->moved, listed + 1);  // 7's box did not change in the refresh
+        for (uint32_t k = 0; k + 1 < s->moved; ++k) assert_true(s->moved_slot[k] < s->moved_slot[k + 1]);
+        assert_int_equal(s->moved_flag[7], 1);
+        cd_scene_step(s);
+        cd_scene_step(s);
+        assert_int_equal(cd_scene_moves_since(s, &seen, &m), 0);  // two publications since
+        cd_scene_step_range(s, 0, s->count);
+        assert_int_equal(cd_scene_moves_since(s, &seen, &m), 0);  // a ranged step lists nothing
+        cd_free(before);
+        cd_scene_destroy(s);
+    }
+}
+
 // Each layout has its shape: a ground layer two largest edges thick that stays so; nine still
 // axis-aligned slabs in a level, floors spanning the world; clusters occupying few cells.
 static void layouts_have_their_shape(void **state)
@@ -669,6 +736,7 @@ int main(void)
         cmocka_unit_test(families_are_seeded),
         cmocka_unit_test(still_cubes_keep_their_bits),
         cmocka_unit_test(sleep_changes_the_moving_set),
+        cmocka_unit_test(move_list_is_what_changed),
         cmocka_unit_test(layouts_have_their_shape),
         cmocka_unit_test(size_distributions_match_their_means),
         cmocka_unit_test(trace_replay_and_early_end),

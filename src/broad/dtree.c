@@ -65,6 +65,7 @@ typedef struct dtree {
     int threads;
     uint32_t n;       // objects the state was made for (UINT32_MAX: none yet)
     uint64_t layout;  // the scene's layout slot_of follows
+    uint64_t moves;   // the scene's move list last seen (cd_scene_moves_since)
     dt_tree tree[3];  // [DT_STATIC], [DT_DYNAMIC]; [0] unused
     cd_aabbf *box;    // per cube: its box at the last update
     cd_aabbf *fat;    // per cube: its fat box
@@ -435,13 +436,26 @@ static void dtree_reset(dtree *t, uint32_t n)
     t->fresh_list = cd_alloc(c * sizeof *t->fresh_list);
     t->n = n;
     t->layout = UINT64_MAX;
+    t->moves = CD_SCENE_MOVES_UNSEEN;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The frame's update
 
-// Which cubes' boxes changed since the last update (all of them after a reset): the changed
-// boxes are copied, the cubes listed in cube order.
+// Cube c (in slot i) moved: its displacement and box are kept, it is listed.
+static void note_moved(dtree *t, const cd_scene *s, uint32_t c, uint32_t i, int first)
+{
+    const cd_aabbf *b = &s->box[i];
+    for (int a = 0; a < 3; ++a)
+        t->disp[c][a] = first ? 0.0f : 0.5f * ((b->lo[a] + b->hi[a]) - (t->box[c].lo[a] + t->box[c].hi[a]));
+    t->box[c] = *b;
+    t->moved[c] = 1;
+    t->moved_list[t->nmoved++] = c;
+}
+
+// Which cubes' boxes changed since the last update: the scene's move list, in its slot order, or
+// every cube when the scene does not know (the first update, frames this method missed). The
+// moved flags of the last update's list (prev_list) are cleared first.
 static void find_moved(dtree *t, const cd_scene *s, int first)
 {
     uint32_t n = t->n;
@@ -449,18 +463,14 @@ static void find_moved(dtree *t, const cd_scene *s, int first)
         for (uint32_t i = 0; i < n; ++i) t->slot_of[cd_scene_ident(s, i)] = i;
         t->layout = s->layout;
     }
+    for (uint32_t k = 0; k < t->nprev; ++k) t->moved[t->prev_list[k]] = 0;
     t->nmoved = 0;
-    for (uint32_t c = 0; c < n; ++c) {
-        const cd_aabbf *b = &s->box[t->slot_of[c]];
-        int m = first || memcmp(b, &t->box[c], sizeof *b) != 0;
-        t->moved[c] = (uint8_t)m;
-        if (m) {
-            for (int a = 0; a < 3; ++a)
-                t->disp[c][a] = first ? 0.0f : 0.5f * ((b->lo[a] + b->hi[a]) - (t->box[c].lo[a] + t->box[c].hi[a]));
-            t->box[c] = *b;
-            t->moved_list[t->nmoved++] = c;
-        }
+    cd_scene_moves m;
+    if (cd_scene_moves_since(s, &t->moves, &m) && !first) {
+        for (uint32_t k = 0; k < m.count; ++k) note_moved(t, s, cd_scene_ident(s, m.slot[k]), m.slot[k], 0);
+        return;
     }
+    for (uint32_t c = 0; c < n; ++c) note_moved(t, s, c, t->slot_of[c], first);
 }
 
 static void place(dtree *t, uint32_t c, int where)

@@ -181,13 +181,18 @@ static void validate_pairs(const cd_pair_list *out, const cd_scene *s)
 }
 #endif
 
+void cd_broad_update(cd_broad *b, const cd_scene *s)
+{
+    follow_layout(b, s);
+    b->method->update(b->self, s);
+}
+
 void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t)
 {
     memset(st, 0, sizeof *st);
     out->count = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
-    follow_layout(b, s);
-    b->method->update(b->self, s);
+    cd_broad_update(b, s);
     if (b->parts) {
         uint64_t t1 = cd_now_ns();
         double share = frame_parts(b, s, out, st);

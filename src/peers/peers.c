@@ -23,16 +23,14 @@ static double reach_past_walls(const cd_scene *s)
     return 1.01 * r + 1e-9;
 }
 
-// A peer and what it needs to tell its library what moved: each slot's box as the last update
-// saw it. n + 1 boxes are kept because the scene's box array has a padding record after the last
-// cube, so both copy alike.
+// A peer and what it needs to tell its library what moved: the scene's move list (cd_scene_moves),
+// or every slot when the scene does not know (frames the peer missed).
 typedef struct peer_state {
     cd_peer *lib;
     uint32_t n;
     int inserted;       // the first update has given the library every box
-    cd_aabbf *seen;     // n boxes: each slot's box at the last update
-    cd_aabbf *spare;    // n boxes: scratch for remap
-    uint32_t *moved;    // n slots: the slots whose box changed in this update
+    uint64_t moves;     // the scene's move list last seen
+    uint32_t *all;      // n slots 0..n-1: "every slot moved"
 } peer_state;
 
 // The world box a peer library is told: the walls plus the reach of a box past them, widened to
@@ -59,44 +57,38 @@ static void *peer_create(cd_peer_kind kind, const cd_scene *s)
     peer_state *p = cd_alloc_zero(1, sizeof *p);
     p->lib = cd_peer_create(kind, s->count, lo, hi);
     p->n = s->count;
-    p->seen = cd_alloc(((size_t)s->count + 1) * sizeof *p->seen);
-    p->spare = cd_alloc(((size_t)s->count + 1) * sizeof *p->spare);
-    p->moved = cd_alloc(((size_t)s->count + 1) * sizeof *p->moved);
+    p->moves = CD_SCENE_MOVES_UNSEEN;
+    p->all = cd_alloc(((size_t)s->count + 1) * sizeof *p->all);
+    for (uint32_t i = 0; i < s->count; ++i) p->all[i] = i;
     return p;
 }
 
-// A box moved when any of its six floats changed: what a user sees comparing an object's box with
-// last frame's (or an engine's sleeping flag: a resting cube's box is bit for bit the same).
-static int box_changed(const cd_aabbf *a, const cd_aabbf *b) { return memcmp(a, b, sizeof *a) != 0; }
-
-// The library hears only of the slots whose box changed since the previous update (all on the first).
+// The library hears only of the slots whose box changed since the previous update (all on the
+// first): the scene's move list, the slots whose box changed bit for bit, which is what a user
+// sees comparing an object's box with last frame's (or an engine's sleeping flag: a resting cube's
+// box is bit for bit the same).
 static void peer_update(void *self, const cd_scene *s)
 {
     peer_state *p = self;
     CD_ASSERT(s->count == p->n);
     const cd_peer_box *boxes = (const cd_peer_box *)s->box;
+    cd_scene_moves m;
+    int known = cd_scene_moves_since(s, &p->moves, &m);
     if (!p->inserted) {
         cd_peer_update(p->lib, boxes, NULL, 0);
         p->inserted = 1;
+    } else if (known) {
+        cd_peer_update(p->lib, boxes, m.count ? m.slot : p->all, m.count);  // NULL would insert
     } else {
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < p->n; ++i)
-            if (box_changed(&s->box[i], &p->seen[i])) p->moved[m++] = i;
-        cd_peer_update(p->lib, boxes, p->moved, m);
+        cd_peer_update(p->lib, boxes, p->all, p->n);
     }
-    memcpy(p->seen, s->box, (size_t)p->n * sizeof *p->seen);
 }
 
-// The library's structure stays as it is; its objects only take their cubes' new slot numbers, and
-// each last-seen box moves with its cube.
+// The library's structure stays as it is; its objects only take their cubes' new slot numbers.
 static void peer_remap(void *self, const cd_scene *s)
 {
     peer_state *p = self;
     cd_peer_renumber(p->lib, s->slot_of_prev);
-    for (uint32_t i = 0; i < p->n; ++i) p->spare[s->slot_of_prev[i]] = p->seen[i];
-    cd_aabbf *t = p->seen;
-    p->seen = p->spare;
-    p->spare = t;
 }
 
 typedef struct emit_ctx {
@@ -127,9 +119,7 @@ static void peer_destroy(void *self)
     peer_state *p = self;
     if (!p) return;
     cd_peer_destroy(p->lib);
-    cd_free(p->seen);
-    cd_free(p->spare);
-    cd_free(p->moved);
+    cd_free(p->all);
     cd_free(p);
 }
 

@@ -29,10 +29,11 @@ double cd_scene_world_side(const cd_scene_params *p)
 
 enum { SCENE_FLOAT_ARRAYS = 7 };  // velocity (3) and turn per frame (4)
 
-// The slot map (ident, slot_of_prev) counts too: slot_of_prev exists once the scene has reordered.
+// The slot map (ident, slot_of_prev) counts too: slot_of_prev exists once the scene has reordered;
+// and the move list (a slot and a flag).
 size_t cd_scene_bytes_per_cube(void)
 {
-    return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_aabbf) + sizeof(cd_posef) + 2 * sizeof(uint32_t);
+    return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_aabbf) + sizeof(cd_posef) + 3 * sizeof(uint32_t) + 1;
 }
 
 #define SCENE_ARRAYS(s) {&(s)->vx, &(s)->vy, &(s)->vz, &(s)->tw, &(s)->tx, &(s)->ty, &(s)->tz}
@@ -47,6 +48,8 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
     s->box = cd_alloc_zero((size_t)n + 1, sizeof *s->box);  // + 1: see cd_scene.box
     s->pose = cd_alloc_zero(n ? n : 1, sizeof *s->pose);
     s->ident = cd_alloc(n ? n * sizeof *s->ident : 1);
+    s->moved_slot = cd_alloc(n ? n * sizeof *s->moved_slot : 1);
+    s->moved_flag = cd_alloc_zero((size_t)n + CD_SCENE_FLAG_PAD, 1);
     for (uint32_t i = 0; i < n; ++i) {
         s->pose[i].q[0] = s->tw[i] = 1.0f;
         s->ident[i] = i;
@@ -339,9 +342,12 @@ static void stream_copy(void *restrict dst, const void *restrict src, size_t byt
     for (; k < n; ++k) d[k] = q[k];
 }
 
-// Store n new boxes over old ones and count those that differ (three 64-bit words a box; a
-// compare per column loaded from the records cost more than half the motion step).
-static uint32_t store_changed(cd_aabbf *restrict old, const cd_aabbf *restrict box, uint32_t n)
+// Box i of slots [b, b + n) changed (a compare of three 64-bit words a box; one per column loaded
+// from the records cost more than half the motion step): its flag, and its slot appended to the
+// move list at list (branch-free: every slot is written, the count moves on only for a change).
+// Returns how many changed.
+static uint32_t note_changed(const cd_aabbf *restrict old, const cd_aabbf *restrict box, uint32_t n, uint32_t b,
+                             uint8_t *restrict flag, uint32_t *restrict list)
 {
     _Static_assert(sizeof(cd_aabbf) == 3 * sizeof(uint64_t), "a box is three 64-bit words");
     uint32_t changed = 0;
@@ -349,10 +355,28 @@ static uint32_t store_changed(cd_aabbf *restrict old, const cd_aabbf *restrict b
         uint64_t o[3], w[3];
         memcpy(o, &old[i], sizeof o);
         memcpy(w, &box[i], sizeof w);
-        changed += ((o[0] ^ w[0]) | (o[1] ^ w[1]) | (o[2] ^ w[2])) != 0;
+        uint32_t c = ((o[0] ^ w[0]) | (o[1] ^ w[1]) | (o[2] ^ w[2])) != 0;
+        flag[i] = (uint8_t)c;
+        list[changed] = b + i;
+        changed += c;
     }
-    memcpy(old, box, n * sizeof *box);
     return changed;
+}
+
+// Store n new boxes over slots [b, b + n) and note those that changed (note_changed).
+static uint32_t store_changed(cd_scene *s, const cd_aabbf *restrict box, uint32_t n, uint32_t b, uint32_t *list)
+{
+    uint32_t changed = note_changed(s->box + b, box, n, b, s->moved_flag + b, list);
+    memcpy(s->box + b, box, n * sizeof *box);
+    return changed;
+}
+
+// A move list of `moved` slots is complete (moves_known) or not.
+static void publish_moves(cd_scene *s, uint32_t moved, int known)
+{
+    s->moved = moved;
+    s->moves++;
+    s->moves_known = known;
 }
 
 void cd_scene_refresh(cd_scene *s)
@@ -365,15 +389,43 @@ void cd_scene_refresh(cd_scene *s)
         poses_in(s->pose + b, n, &k);
         chunk_bounds(&k, n);
         boxes_out(box, &k, n);
-        moved += store_changed(s->box + b, box, n);
+        moved += store_changed(s, box, n, b, s->moved_slot + moved);
     }
-    s->moved = moved;
+    publish_moves(s, moved, 1);
+}
+
+int cd_scene_moves_since(const cd_scene *s, uint64_t *seen, cd_scene_moves *m)
+{
+    uint64_t was = *seen;
+    *seen = s->moves;
+    *m = (cd_scene_moves){NULL, 0, NULL};
+    if (was == s->moves) return 1;
+    if (was == CD_SCENE_MOVES_UNSEEN || was + 1 != s->moves || !s->moves_known) return 0;
+    if (s->moved) *m = (cd_scene_moves){s->moved_slot, s->moved, s->moved_flag};
+    return 1;
+}
+
+void cd_scene_mark_moved(cd_scene *s, const uint32_t *slots, uint32_t count)
+{
+    uint32_t fresh = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+        CD_ASSERT(slots[k] < s->count);
+        fresh += !s->moved_flag[slots[k]];
+        s->moved_flag[slots[k]] = 1;
+    }
+    if (!fresh) return;
+    uint32_t m = 0;  // the list again from the flags, in slot order
+    for (uint32_t i = 0; i < s->count; ++i) {
+        s->moved_slot[m] = i;
+        m += s->moved_flag[i];
+    }
+    s->moved = m;
 }
 
 // step_range for a scene with still or sleeping cubes (s->state): the chunk is stepped into
 // buffers with the cubes that do not move this frame at zero velocity (their velocities stay as
 // they are), and only the awake cubes' poses and boxes are stored, so the others keep theirs bit
-// for bit. Returns the cubes whose box changed.
+// for bit. Returns the cubes whose box changed, listed from s->moved_slot + first on.
 static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, float L)
 {
     scene_toggle_sleep(s, first, end);
@@ -387,6 +439,7 @@ static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, flo
         uint32_t n = end - b < CHUNK ? end - b : CHUNK, awake = 0;
         const uint8_t *st = s->state + b;
         for (uint32_t i = 0; i < n; ++i) awake += (st[i] & CD_SCENE_AWAKE) != 0;
+        memset(s->moved_flag + b, 0, n);
         if (!awake) continue;
         poses_in(s->pose + b, n, &k);
         for (int a = 0; a < 3; ++a) {
@@ -401,7 +454,7 @@ static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, flo
         poses_out(pose, &k, n);
         for (uint32_t i = 0; i < n; ++i) {
             if (!(st[i] & CD_SCENE_AWAKE)) continue;
-            moved += memcmp(&s->box[b + i], &box[i], sizeof box[i]) != 0;
+            moved += note_changed(&s->box[b + i], &box[i], 1, b + i, &s->moved_flag[b + i], s->moved_slot + first + moved);
             s->box[b + i] = box[i];
             s->pose[b + i] = pose[i];
         }
@@ -415,6 +468,7 @@ static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, flo
 // first has to take each line back from another core's cache; a streaming store does not wait for
 // that. Once the slots follow space (s->layout > 0), a thread's own broad and narrow steps read
 // most of what its motion writes, and plain stores leave it in its cache, which is faster still.
+// Returns the cubes whose box changed, listed from s->moved_slot + first on (flags set).
 static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 {
     float L = (float)s->world;  // the far walls as the largest float ≤ L
@@ -435,9 +489,9 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
         boxes_out(box, &k, n);
         poses_out(stream ? pose : s->pose + b, &k, n);
         if (!stream) {
-            moved += store_changed(s->box + b, box, n);
+            moved += store_changed(s, box, n, b, s->moved_slot + first + moved);
         } else {
-            for (uint32_t i = 0; i < n; ++i) moved += memcmp(&s->box[b + i], &box[i], sizeof box[i]) != 0;
+            moved += note_changed(s->box + b, box, n, b, s->moved_flag + b, s->moved_slot + first + moved);
             stream_copy(s->box + b, box, n * sizeof *box);
             stream_copy(s->pose + b, pose, n * sizeof *pose);
         }
@@ -451,7 +505,10 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
 // Cubes per block of the threaded step: a thread's share of the scene is whole blocks.
 enum { STEP_BLOCK = 2048 };
 
-void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end) { s->moved = step_range(s, first, end, 0); }
+void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end)
+{
+    publish_moves(s, step_range(s, first, end, 0), 0);
+}
 
 // A centre coordinate as MORTON_BITS bits (cells of world / 2^MORTON_BITS), its bits spread to every
 // third place of a Morton code. Seven bits make cells of about a cube at 100 000 cubes (two at
@@ -512,6 +569,15 @@ void cd_scene_reorder(cd_scene *s)
     float **arrays[SCENE_FLOAT_ARRAYS] = SCENE_ARRAYS(s);
     for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n, 0);
     GATHER_INTO(uint32_t, s->ident, order, n, 0);
+    GATHER_INTO(uint8_t, s->moved_flag, order, n, CD_SCENE_FLAG_PAD);
+    if (s->moves_known) {  // the same set under the new slots, in slot order again
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            s->moved_slot[m] = i;
+            m += s->moved_flag[i];
+        }
+        CD_ASSERT(m == s->moved);
+    }
     if (s->state) GATHER_INTO(uint8_t, s->state, order, n, 0);
     if (s->toggle_at) GATHER_INTO(uint64_t, s->toggle_at, order, n, 0);
     cd_free(order);
@@ -539,7 +605,7 @@ static void reorder_if_due(cd_scene *s)
 void cd_scene_step(cd_scene *s)
 {
     reorder_if_due(s);
-    s->moved = step_range(s, 0, s->count, 0);
+    publish_moves(s, step_range(s, 0, s->count, 0), 1);
     s->frame++;
 }
 
@@ -556,18 +622,26 @@ void cd_scene_step_threads(cd_scene *s, int threads)
     if (threads > CD_PART_QUEUE_MAX_THREADS) threads = CD_PART_QUEUE_MAX_THREADS;
     uint32_t blocks = (uint32_t)(((uint64_t)s->count + STEP_BLOCK - 1) / STEP_BLOCK);
     cd_part_queue queue;
-    uint32_t moved = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : moved)
+    uint32_t *listed = cd_alloc((blocks ? blocks : 1) * sizeof *listed);
+#pragma omp parallel num_threads(threads)
     {
 #pragma omp single
         cd_part_queue_deal(&queue, blocks, (uint32_t)omp_get_num_threads());
         uint32_t k;
         while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) {
             uint32_t first = k * STEP_BLOCK, end = s->count - first < STEP_BLOCK ? s->count : first + STEP_BLOCK;
-            moved += step_range(s, first, end, s->layout == 0);
+            listed[k] = step_range(s, first, end, s->layout == 0);
         }
     }
-    s->moved = moved;
+    // Each block listed its slots at its own offset; joined in block order, the list is in slot
+    // order, the same as the serial step's.
+    uint32_t moved = 0;
+    for (uint32_t k = 0; k < blocks; ++k) {
+        memmove(s->moved_slot + moved, s->moved_slot + (size_t)k * STEP_BLOCK, listed[k] * sizeof *s->moved_slot);
+        moved += listed[k];
+    }
+    cd_free(listed);
+    publish_moves(s, moved, 1);
     s->frame++;
 }
 
@@ -579,6 +653,8 @@ void cd_scene_destroy(cd_scene *s)
     cd_free(s->box);
     cd_free(s->pose);
     cd_free(s->ident);
+    cd_free(s->moved_slot);
+    cd_free(s->moved_flag);
     cd_free(s->slot_of_prev);
     cd_free(s->state);
     cd_free(s->toggle_at);

@@ -114,11 +114,13 @@ static double split_plane(double L, double x, int level)
 
 // Grow the near face of every third box onto a split plane when it lies within the box's extent:
 // exact ties of closed boxes on the planes (A.hi == B.lo == plane). Boxes only grow, so they still
-// enclose their cubes and naive's answer stays the geometric one.
+// enclose their cubes and naive's answer stays the geometric one. The boxes that changed join the
+// scene's move list, as the contract asks of a hand edit.
 static void snap_to_planes(cd_scene *s, uint32_t salt)
 {
+    uint32_t *changed = cd_alloc((s->count / 3 + 1) * sizeof *changed), m = 0;
     for (uint32_t i = 0; i < s->count; i += 3) {
-        cd_aabbf *b = &s->box[i];
+        cd_aabbf *b = &s->box[i], was = *b;
         int level = (int)((i / 3 + salt) % 9);
         for (int a = 0; a < 3; ++a) {
             float *lo = &b->lo[a], *hi = &b->hi[a];
@@ -128,7 +130,10 @@ static void snap_to_planes(cd_scene *s, uint32_t salt)
             else if (*lo > p && *lo - p < ext)
                 *lo = -float_at_least(-p);
         }
+        if (memcmp(&was, b, sizeof was) != 0) changed[m++] = i;
     }
+    cd_scene_mark_moved(s, changed, m);
+    cd_free(changed);
 }
 
 // Scene idx of seed: seed 0 gives the scenes the differential test always checked.
@@ -336,7 +341,7 @@ static frame_faults check_frame(instance *in, const cd_scene *s, scratch *w)
     rec->boxes_tested = in->recorded->method->boxes_tested;
     cd_pair_sink sink = {buf, 0, 512, record_flush, rec};
     cd_broad_stats st2 = {0};
-    in->recorded->method->update(in->recorded->self, s);
+    cd_broad_update(in->recorded, s);
     in->recorded->method->candidates(in->recorded->self, s, &sink, &st2);
     record_flush(&sink);
     cd_pair_list_sort(&rec->all);

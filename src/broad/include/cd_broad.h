@@ -6,6 +6,14 @@
 // Exactness contract for a method's candidates(): every pair (i, j) whose scene AABBs overlap
 // (closed boxes) is reported exactly once, in either order. The narrow step then keeps the pairs
 // for which cd_cube_pair_overlap() holds, so every method reports the same pair set as naive.
+//
+// What moved. A method that keeps state between frames learns which boxes changed from the scene's
+// move list (cd_scene.h, cd_scene_moves_since): computed once per frame where the motion step or a
+// trace frame writes the boxes, in slot order, renumbered by a reorder. The method keeps the
+// publication it last saw; when the scene does not know (its first update, frames it missed, a
+// ranged step) it takes every object as moved. An instance follows the one scene it was created
+// for; the frame (and cd_broad_update) runs remap before update, so the list's slots are the
+// method's. docs/design/broad-phases.md#what-moved has the cases.
 #ifndef CD_BROAD_H
 #define CD_BROAD_H
 
@@ -200,6 +208,9 @@ static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j
     return cd_obb_obb_overlap(&a, &b);
 }
 
+/// The frame's first half alone: follow the scene's reorders (remap, or a fresh state after
+/// several) and update the method, for callers that then ask candidates() themselves.
+void cd_broad_update(cd_broad *b, const cd_scene *s);
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
 /// pairs of cubes (a < b, as cd_scene.ident numbers them, whatever slots hold them) are appended to
 /// out (cleared first); counters go to st (zeroed first); times to t when not NULL.

@@ -92,7 +92,16 @@ typedef struct cd_scene {
     double sleep;         ///< mean frames of a wake or rest period; 0: moving cubes never rest
     uint64_t sleep_seed;  ///< seed of the wake and rest periods
     uint32_t moved;       ///< cubes whose box changed in the last step or cd_scene_refresh
+    /// The move list (see "What moved" below): the slots whose box changed in the last step or
+    /// refresh, moved of them, in slot order.
+    uint32_t *moved_slot;
+    uint8_t *moved_flag;   ///< per slot (and CD_SCENE_FLAG_PAD bytes more, zero): 1 when listed
+    uint64_t moves;        ///< publications of a move list so far (steps and refreshes)
+    int moves_known;       ///< 0 when the last publication was cd_scene_step_range's: no list
 } cd_scene;
+
+/// Zero bytes after the last slot's moved_flag, so a vector load of a few flags stays in bounds.
+#define CD_SCENE_FLAG_PAD 16u
 
 /// cd_scene.state bits: the cube moves at all; it moves this frame.
 enum { CD_SCENE_MOVES = 1, CD_SCENE_AWAKE = 2 };
@@ -122,8 +131,9 @@ void cd_scene_step(cd_scene *s);
 /// cd_scene_step on `threads` threads (OpenMP); the result is bit-identical for any count.
 void cd_scene_step_threads(cd_scene *s, int threads);
 /// The same step on cubes [first, end) only, for callers that split the scene between threads;
-/// stepping every range once is identical to cd_scene_step except that frame is not advanced and
-/// no reorder falls due (the caller calls cd_scene_reorder when it wants one).
+/// stepping every range once is identical to cd_scene_step except that frame is not advanced, no
+/// reorder falls due (the caller calls cd_scene_reorder when it wants one), moved counts the range
+/// and no move list is published (cd_scene_moves_since answers 0 after it).
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
 /// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it every
 /// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
@@ -140,6 +150,34 @@ void cd_scene_renumber_slots(const cd_scene *s, uint32_t *slots, size_t count, u
 void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32_t *by_new);
 /// Free s (NULL allowed).
 void cd_scene_destroy(cd_scene *s);
+
+/// What moved. Every cd_scene_step, cd_scene_step_threads and cd_scene_refresh (so every trace
+/// frame, which is a refresh) publishes the move list: the slots whose box changed, bit for bit,
+/// compared with the box before that call, computed once where the boxes are written. moves counts
+/// the publications. A reorder renumbers the list with the slots (the set stays, in the new slot
+/// order). A consumer that keeps state between frames (a coherent broad phase, a peer told what
+/// moved) keeps the value of moves it last saw and asks cd_scene_moves_since. Whoever changes a
+/// box other than through a step or refresh calls cd_scene_mark_moved on its slot.
+typedef struct cd_scene_moves {
+    const uint32_t *slot;  ///< the slots that moved, count of them (NULL when count is 0)
+    uint32_t count;
+    const uint8_t *flag;   ///< per slot 1 when listed, else 0 (NULL when count is 0)
+} cd_scene_moves;
+
+/// The value of *seen before a consumer's first look: nothing seen, everything counts as moved.
+#define CD_SCENE_MOVES_UNSEEN UINT64_MAX
+
+/// The slots whose box changed since a consumer last looked, when *seen holds the publication it
+/// saw then (CD_SCENE_MOVES_UNSEEN: none). Returns 1 with m filled when the scene knows: no
+/// publication since (m empty: the boxes are as the consumer saw them), or exactly one with a
+/// list. Returns 0 when it does not — a first look, two or more publications since (frames the
+/// consumer missed), or one by cd_scene_step_range: the consumer takes every slot as moved. Either
+/// way *seen becomes s->moves.
+int cd_scene_moves_since(const cd_scene *s, uint64_t *seen, cd_scene_moves *m);
+/// The boxes of slots[0, count) (any order, repeats allowed) were changed by hand since the last
+/// publication (a test that snaps boxes to planes): they join the move list, which stays in slot
+/// order (O(count), plus O(N) when one is new).
+void cd_scene_mark_moved(cd_scene *s, const uint32_t *slots, uint32_t count);
 /// Make cube i never move (its motion is cleared; the scene then keeps a state array).
 void cd_scene_set_still(cd_scene *s, uint32_t i);
 /// Cubes that move at all (not still).
