@@ -72,7 +72,8 @@ static void boxes_are_the_cube_scene(void **state)
     EXPECT_EQ(b->scene->world, cubes->world);
     for (uint32_t i = 0; i < sp.cubes; ++i)
         assert_memory_equal(&b->scene->pose[i], &cubes->pose[i], sizeof cubes->pose[i]);
-    cd_broad *on_bodies = cd_registry_create("grid_multi", NULL, 1, b->scene), *on_cubes = cd_registry_create("grid_multi", NULL, 1, cubes);
+    cd_broad *on_bodies = cd_registry_create("grid_multi", NULL, 1, b->scene),
+             *on_cubes = cd_registry_create("grid_multi", NULL, 1, cubes);
     cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
     cd_pair_list got = {0}, want = {0};
     size_t total = 0;
@@ -96,8 +97,8 @@ static void boxes_are_the_cube_scene(void **state)
     cd_bodies_destroy(b);
 }
 
-static const char *const mesh_pool[] = {"icosphere:80", "torus:200", "noisy_sphere:320", "pencil:120", "box",
-                                        "torus:64"};
+static const char *const mesh_pool[] = {"icosphere:80", "torus:200", "noisy_sphere:320",
+                                        "pencil:120",   "box",       "torus:64"};
 static const char *const methods[] = {"naive", "all", "sap", "grid_multi", "loose_octree"};
 
 // Seeded scenes of up to 60 bodies of mixed meshes at sparse to crowded densities: each variant,
@@ -136,12 +137,13 @@ static void every_variant_matches_brute_force(void **state)
                         body_frame(first_bp, b, first_nw, &got_first);
                         uint64_t tris = body_frame(all_bp, b, all_nw, &got_all);
                         char what[200];
-                        snprintf(what, sizeof what, "seed %llu, %s, %s, %d thread(s), frame %d", (unsigned long long)seed,
-                                 v->name, methods[m], threads, f);
+                        snprintf(what, sizeof what, "seed %llu, %s, %s, %d thread(s), frame %d",
+                                 (unsigned long long)seed, v->name, methods[m], threads, f);
                         expect_same_pairs(&got_first, &want, what);
                         expect_same_pairs(&got_all, &want, what);
-                        if (tris != want_tris) fail_msg("%s: %llu triangle pairs, brute force %llu", what,
-                                                        (unsigned long long)tris, (unsigned long long)want_tris);
+                        if (tris != want_tris)
+                            fail_msg("%s: %llu triangle pairs, brute force %llu", what, (unsigned long long)tris,
+                                     (unsigned long long)want_tris);
                         checked++, touching += want.count, tri_total += want_tris;
                         cd_scene_step(b->scene);
                         cd_bodies_deform(b);
@@ -156,8 +158,8 @@ static void every_variant_matches_brute_force(void **state)
                     cd_bodies_destroy(b);
                 }
     }
-    fprintf(stderr, "# %llu frames checked: %llu touching body pairs, %llu triangle pairs\n", (unsigned long long)checked,
-            (unsigned long long)touching, (unsigned long long)tri_total);
+    fprintf(stderr, "# %llu frames checked: %llu touching body pairs, %llu triangle pairs\n",
+            (unsigned long long)checked, (unsigned long long)touching, (unsigned long long)tri_total);
     assert_true(touching > 100);
 }
 
@@ -292,7 +294,8 @@ static void fcl_peers_on_exact_contact(void **state)
         cd_bodies_peer_destroy(first);
         cd_bodies_peer_destroy(all);
     }
-    fprintf(stderr, "# exact contact: %zu body pairs, %llu triangle pairs\n", want.count, (unsigned long long)want_tris);
+    fprintf(stderr, "# exact contact: %zu body pairs, %llu triangle pairs\n", want.count,
+            (unsigned long long)want_tris);
     cd_pair_list_free(&want);
     cd_pair_list_free(&got);
     cd_bodies_destroy(b);
@@ -375,7 +378,8 @@ static cd_vec3 *world_vertices(const cd_bodies *b, uint32_t slot)
     cd_mat3 R = cd_q_to_m3(cd_q_normalize(cd_scene_rot(b->scene, slot)));
     cd_vec3 c = cd_scene_center(b->scene, slot);
     cd_vec3 *w = malloc(sizeof *w * m->nverts);
-    for (uint32_t v = 0; v < m->nverts; ++v) w[v] = cd_v3_add(c, cd_m3_mul_v(R, cd_v3_scale(m->verts[v], b->scale[body])));
+    for (uint32_t v = 0; v < m->nverts; ++v)
+        w[v] = cd_v3_add(c, cd_m3_mul_v(R, cd_v3_scale(m->verts[v], b->scale[body])));
     return w;
 }
 
@@ -402,9 +406,10 @@ static void scaled_bodies_match_world_brute_force(void **state)
             assert_true(fabs(x.x) <= h.x && fabs(x.y) <= h.y && fabs(x.z) <= h.z);
         }
     }
-    assert_true(smin >= 1.0 && smax <= 4.0 && smax > 2.5 * smin);  // sizes spread over the range
+    assert_true(smin >= 1.0 && smax <= 4.0 && smax > 2.5 * smin);        // sizes spread over the range
     assert_null(cd_bodies_peer_create("fcl_obb", b, CD_BVH_FIRST_HIT));  // FCL places rigid instances only
-    cd_broad *grid = cd_registry_create("grid_multi", NULL, 1, b->scene), *naive = cd_registry_create("naive", NULL, 1, b->scene);
+    cd_broad *grid = cd_registry_create("grid_multi", NULL, 1, b->scene),
+             *naive = cd_registry_create("naive", NULL, 1, b->scene);
     cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
     cd_pair_list got = {0}, got2 = {0}, want = {0}, world = {0};
     uint64_t touching = 0, scaled_touching = 0;
@@ -423,7 +428,8 @@ static void scaled_bodies_match_world_brute_force(void **state)
         for (uint32_t i = 0; i < n; ++i) w[i] = world_vertices(b, i), body_of[i] = cd_scene_ident(b->scene, i);
         for (uint32_t i = 0; i < n; ++i)
             for (uint32_t j = i + 1; j < n; ++j) {
-                const cd_mesh *mi = &b->shapes[b->shape_of[body_of[i]]].mesh, *mj = &b->shapes[b->shape_of[body_of[j]]].mesh;
+                const cd_mesh *mi = &b->shapes[b->shape_of[body_of[i]]].mesh,
+                              *mj = &b->shapes[b->shape_of[body_of[j]]].mesh;
                 int hit = 0;
                 for (uint32_t ti = 0; ti < mi->ntris && !hit; ++ti) {
                     cd_triangle A = {{w[i][mi->tris[ti][0]], w[i][mi->tris[ti][1]], w[i][mi->tris[ti][2]]}};

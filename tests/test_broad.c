@@ -108,7 +108,8 @@ static void touching_cubes_count_and_empty_scene(void **state)
     (void)state;
     // Three unit cubes in a row, faces exactly touching: pairs (0,1) and (1,2), not (0,2).
     cd_scene *s = cd_scene_create_empty(3, 10.0);
-    for (uint32_t i = 0; i < 3; ++i) cd_scene_set_pose(s, i, cd_v3(1.0 + i, 1.0, 1.0), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
+    for (uint32_t i = 0; i < 3; ++i)
+        cd_scene_set_pose(s, i, cd_v3(1.0 + i, 1.0, 1.0), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
     cd_scene_refresh(s);
     cd_pair_list l = {0};
     cd_broad_stats st;
@@ -158,8 +159,8 @@ static void collect_cell(void *ctx, const cd_aabb *box, int level)
 
 static int boxes_touch(const cd_aabb *a, const cd_aabb *b)
 {
-    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
-           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y && a->lo.z <= b->hi.z &&
+           b->lo.z <= a->hi.z;
 }
 
 // The cells a method shows (cdlab snapshot) are where its objects are: every cube's box touches a

@@ -68,9 +68,11 @@ static int sweep(void **state)
         assert_non_null(mkdtemp(dir));
         cd_verify_totals tt = {0};
         run.traces = cd_verify_broad_traces(run.t, run.methods, dir, &tt, err, sizeof err);
-        if (run.traces < 0) print_message("# traces: %s\n", err);
-        else print_message("# %d traces replayed, %llu frames, N up to %llu\n", run.traces,
-                           (unsigned long long)tt.frames, (unsigned long long)tt.max_n);
+        if (run.traces < 0)
+            print_message("# traces: %s\n", err);
+        else
+            print_message("# %d traces replayed, %llu frames, N up to %llu\n", run.traces,
+                          (unsigned long long)tt.frames, (unsigned long long)tt.max_n);
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         assert_int_equal(system(cmd), 0);
     }
@@ -92,7 +94,8 @@ static void scene_count(void **state)
                   run.methods, (unsigned long long)pairs, (unsigned long long)missed, (unsigned long long)dup);
     print_message("# scenes %u to %u of %u\n", run.first, run.end, run.scenes_requested);
     assert_int_equal(run.totals.scenes, run.end - run.first);
-    if (!getenv("CD_DIFF_SCENES")) assert_true(run.scenes_requested >= (sanitized() ? SANITIZED_SCENES : DEFAULT_SCENES));
+    if (!getenv("CD_DIFF_SCENES"))
+        assert_true(run.scenes_requested >= (sanitized() ? SANITIZED_SCENES : DEFAULT_SCENES));
     if (sanitized()) print_message("# sanitizer build (%s): %u scenes by default\n", CD_SANITIZE, run.totals.scenes);
     assert_true(run.totals.max_n >= 1500 || run.totals.scenes < 1000);  // the large-N tail was drawn
     assert_true(pairs > 0);
@@ -111,11 +114,14 @@ static void method_matches_naive(void **state)
         "# %s%s: %llu scenes, %llu scene-frames, %llu pairs compared, %llu missed, %llu extra/duplicated pairs, "
         "%llu duplicated candidates, %llu bad candidates, %llu AABB pairs not reported"
         " (first failing scene %lld; %llu traces)\n",
-        t->method->name, t->path == CD_VERIFY_NO_AVX512 ? " (avx2 path)" : t->path == CD_VERIFY_NO_AVX2 ? " (sse2 path)" : "",
-        (unsigned long long)t->scenes, (unsigned long long)t->frames,
-        (unsigned long long)t->pairs_compared, (unsigned long long)t->missed, (unsigned long long)t->extra,
-        (unsigned long long)t->dup_candidates, (unsigned long long)t->bad_candidates,
-        (unsigned long long)t->aabb_missing, (long long)t->first_bad, (unsigned long long)t->traces);
+        t->method->name,
+        t->path == CD_VERIFY_NO_AVX512 ? " (avx2 path)"
+        : t->path == CD_VERIFY_NO_AVX2 ? " (sse2 path)"
+                                       : "",
+        (unsigned long long)t->scenes, (unsigned long long)t->frames, (unsigned long long)t->pairs_compared,
+        (unsigned long long)t->missed, (unsigned long long)t->extra, (unsigned long long)t->dup_candidates,
+        (unsigned long long)t->bad_candidates, (unsigned long long)t->aabb_missing, (long long)t->first_bad,
+        (unsigned long long)t->traces);
     assert_true(t->frames > 0);
     if (t->trace_bad[0]) print_message("# first failing trace frame: %s\n", t->trace_bad);
     if (run.first == 0) assert_true(t->traces == (uint64_t)run.traces);

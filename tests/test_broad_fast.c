@@ -39,9 +39,10 @@ static void check_rounding(double d)
 static void float_rounding_is_strict_and_matches_nextafterf(void **state)
 {
     (void)state;
-    const double special[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-45, -1e-45, 1.4e-45, -1.4e-45, 1e-300,
-                              -1e-300, FLT_MAX, -FLT_MAX, 3.5e38, -3.5e38, 1e300, -1e300, INFINITY, -INFINITY,
-                              16777217.0, -16777217.0, DBL_MIN, -DBL_MIN, FLT_MIN, -FLT_MIN};
+    const double special[] = {0.0,         -0.0,    1.0,      -1.0,    0.1,      -0.1,      1e-45,
+                              -1e-45,      1.4e-45, -1.4e-45, 1e-300,  -1e-300,  FLT_MAX,   -FLT_MAX,
+                              3.5e38,      -3.5e38, 1e300,    -1e300,  INFINITY, -INFINITY, 16777217.0,
+                              -16777217.0, DBL_MIN, -DBL_MIN, FLT_MIN, -FLT_MIN};
     for (size_t k = 0; k < sizeof special / sizeof special[0]; ++k) check_rounding(special[k]);
     cd_rng r = cd_rng_make(1, CD_STREAM_TEST);
     for (int i = 0; i < 2000000; ++i) {
@@ -326,7 +327,9 @@ static void simd_paths_agree(void **state)
     assert_true(cd_cpu_avx2() == 0 && cd_cpu_avx512() == 0 && strcmp(cd_cpu_simd(), "sse2") == 0);
     unsetenv("CDLAB_NO_AVX2");
     print_message("# grid_multi: SSE2 against AVX2 (%s here) and AVX-512 (%s here)\n", cd_cpu_avx2() ? "runs" : "SSE2",
-                  cd_cpu_avx512() ? "runs" : cd_cpu_avx2() ? "AVX2" : "SSE2");
+                  cd_cpu_avx512() ? "runs"
+                  : cd_cpu_avx2() ? "AVX2"
+                                  : "SSE2");
     cd_param_settings p = {0};
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = 20000;
@@ -443,7 +446,8 @@ static void coherent_methods_follow_stops_and_starts(void **state)
             if (f) step_some(s, f, every[(f / 6) % 4]);
             cd_broad_frame(sap, s, &ref, &st, NULL);
             for (int k = 0; k < NT; ++k) cd_broad_frame(b[k], s, &got[k], &st, NULL);
-            for (int k = 1; k < NT; ++k) expect_pairs_equal(&got[k], &got[0], "coherent method: threads keep the order");
+            for (int k = 1; k < NT; ++k)
+                expect_pairs_equal(&got[k], &got[0], "coherent method: threads keep the order");
             expect_same_pairs(&got[0], &ref, coherent_methods[m]);
             pairs += ref.count;
         }

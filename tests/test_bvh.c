@@ -25,9 +25,9 @@ typedef struct tvariant {
     int x, y;
     uint32_t leaf;
 } tvariant;
-static const tvariant variants[] = {{"sphere", 0, 0, 1}, {"aabb", 0, 0, 1},   {"obb", 0, 0, 1},
+static const tvariant variants[] = {{"sphere", 0, 0, 1},     {"aabb", 0, 0, 1},   {"obb", 0, 0, 1},
                                     {"obb_sphere", 0, 0, 1}, {"hybrid", 2, 3, 1}, {"hybrid", 4, 4, 1},
-                                    {"hybrid", 1, 0, 4}, {"obb", 0, 0, 3},      {"aabb", 0, 0, 8}};
+                                    {"hybrid", 1, 0, 4},     {"obb", 0, 0, 3},    {"aabb", 0, 0, 8}};
 #define NVAR (sizeof variants / sizeof variants[0])
 
 static cd_bvh *build_variant(const cd_mesh *m, const tvariant *v)
@@ -70,7 +70,8 @@ static int agree_on_poses(const char *sa, const char *sb, int poses, double dmax
 {
     cd_mesh ma = test_mesh(sa), mb = test_mesh(sb);
     cd_bvh *ha[NVAR], *hb[NVAR];
-    for (size_t v = 0; v < NVAR; ++v) ha[v] = build_variant(&ma, &variants[v]), hb[v] = build_variant(&mb, &variants[v]);
+    for (size_t v = 0; v < NVAR; ++v)
+        ha[v] = build_variant(&ma, &variants[v]), hb[v] = build_variant(&mb, &variants[v]);
     cd_rng rng = cd_rng_make(seed, CD_STREAM_TEST);
     cd_bvh_result ref = {0}, all = {0}, first = {0};
     int hits = 0;
@@ -110,8 +111,10 @@ static void every_variant_equals_brute_force(void **state)
         int poses;
         double dmax;
     } cases[] = {
-        {"icosphere:320", "torus:400", 300, 2.5},  {"noisy_sphere:500", "pencil:200", 300, 2.0},
-        {"torus:300", "torus:300", 250, 2.2},      {"pencil:150", "pencil:150", 200, 0.5},
+        {"icosphere:320", "torus:400", 300, 2.5},
+        {"noisy_sphere:500", "pencil:200", 300, 2.0},
+        {"torus:300", "torus:300", 250, 2.2},
+        {"pencil:150", "pencil:150", 200, 0.5},
         {"icosphere:2000", "noisy_sphere:2000", 12, 2.0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
@@ -300,9 +303,15 @@ static void counters_are_deterministic_and_by_kind(void **state)
         const cd_bvh_stats *s = &r1.stats;
         const char *n = variants[v].name;
         // Which tests run follows the kinds: a sphere tree never tests boxes, and so on.
-        if (!strcmp(n, "sphere")) assert_true(s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_OBB_OBB] && !s->bv_tests[CD_BVT_AABB_AABB]);
-        if (!strcmp(n, "aabb")) assert_true(s->bv_tests[CD_BVT_AABB_AABB] && !s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_OBB_OBB]);
-        if (!strcmp(n, "obb")) assert_true(s->bv_tests[CD_BVT_OBB_OBB] && !s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_SPHERE_OBB]);
+        if (!strcmp(n, "sphere"))
+            assert_true(s->bv_tests[CD_BVT_SPHERE_SPHERE] && !s->bv_tests[CD_BVT_OBB_OBB] &&
+                        !s->bv_tests[CD_BVT_AABB_AABB]);
+        if (!strcmp(n, "aabb"))
+            assert_true(s->bv_tests[CD_BVT_AABB_AABB] && !s->bv_tests[CD_BVT_SPHERE_SPHERE] &&
+                        !s->bv_tests[CD_BVT_OBB_OBB]);
+        if (!strcmp(n, "obb"))
+            assert_true(s->bv_tests[CD_BVT_OBB_OBB] && !s->bv_tests[CD_BVT_SPHERE_SPHERE] &&
+                        !s->bv_tests[CD_BVT_SPHERE_OBB]);
         if (!strcmp(n, "hybrid")) assert_true(s->bv_tests[CD_BVT_SPHERE_SPHERE] && s->bv_tests[CD_BVT_OBB_OBB]);
         if (!strcmp(n, "hybrid") && variants[v].y == 0) assert_true(s->bv_tests[CD_BVT_SPHERE_OBB]);
         // Every popped pair costs at least one volume test.
@@ -360,8 +369,7 @@ static void every_isa_gives_the_same_bits(void **state)
         cd_bvh_destroy(ha);
         cd_bvh_destroy(hb);
     }
-    printf("# traversal builds: %d run here, %d queries compared bit for bit, %d with contact\n", isas, compared,
-           hits);
+    printf("# traversal builds: %d run here, %d queries compared bit for bit, %d with contact\n", isas, compared, hits);
     assert_true(hits > 0);
     if (isas > 1) assert_int_equal(compared, (int)(NVAR * 40 * 3) * (isas - 1));
     cd_mesh_free(&ma);
@@ -376,7 +384,8 @@ static void verify_passes_every_variant(void **state)
     (void)state;
     cd_verify_bvh_tally t[16];
     size_t n = 0;
-    for (const cd_bvh_variant *v = cd_bvh_variants; v->name && n < 16; ++v) t[n++] = (cd_verify_bvh_tally){.variant = v};
+    for (const cd_bvh_variant *v = cd_bvh_variants; v->name && n < 16; ++v)
+        t[n++] = (cd_verify_bvh_tally){.variant = v};
     cd_verify_bvh(t, n, 16, 11, 1);
     size_t pairs = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -401,11 +410,11 @@ static void variant_table(void **state)
     cd_param_settings_put(&set, "hybrid_x", "2");
     cd_param_settings_put(&set, "hybrid_y", "3");
     cd_bvh_plan plan = cd_bvh_variant_plan(cd_bvh_variant_find("hybrid"), &set);
-    uint8_t expect[7] = {CD_BV_SPHERE, CD_BV_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB, CD_BV_OBB};
+    uint8_t expect[7] = {CD_BV_SPHERE,     CD_BV_SPHERE, CD_BV_OBB_SPHERE, CD_BV_OBB_SPHERE,
+                         CD_BV_OBB_SPHERE, CD_BV_OBB,    CD_BV_OBB};
     for (int d = 0; d < 7; ++d) assert_int_equal(cd_bvh_plan_kind(&plan, d), expect[d]);
     assert_int_equal(cd_bvh_plan_kind(&plan, 200), CD_BV_OBB);
 }
-
 
 // A soup of random small triangles in which a third are degenerate (a point, or three collinear
 // vertices): the fits' fallbacks (zero-area covariance, flat and zero-extent boxes) still enclose,
@@ -419,8 +428,8 @@ static cd_mesh degenerate_soup(uint64_t seed, uint32_t n)
         cd_vec3 c = cd_v3(cd_rng_range(&r, -1, 1), cd_rng_range(&r, -1, 1), cd_rng_range(&r, -1, 1));
         cd_vec3 e1 = cd_v3_scale(cd_rng_unit_vector(&r), 0.2), e2 = cd_v3_scale(cd_rng_unit_vector(&r), 0.2);
         uint32_t kind = t % 3;
-        if (kind == 1) e2 = cd_v3_scale(e1, 0.5);                 // collinear
-        if (kind == 2) e1 = e2 = cd_v3(0, 0, 0);                  // a point
+        if (kind == 1) e2 = cd_v3_scale(e1, 0.5);  // collinear
+        if (kind == 2) e1 = e2 = cd_v3(0, 0, 0);   // a point
         m.verts[3 * t] = c, m.verts[3 * t + 1] = cd_v3_add(c, e1), m.verts[3 * t + 2] = cd_v3_add(c, e2);
         m.tris[t][0] = 3 * t, m.tris[t][1] = 3 * t + 1, m.tris[t][2] = 3 * t + 2;
     }
@@ -443,7 +452,8 @@ static void degenerate_triangles_equal_brute_force(void **state)
             cd_bvh_brute_force(&ma, &mb, &pose, &ref);
             cd_bvh_query(ha, hb, &pose, CD_BVH_ALL_PAIRS, &all);
             hits += ref.count > 0;
-            if (!same_pairs(&all, &ref)) fail_msg("variant %zu pose %d: %zu pairs, brute force %zu", v, k, all.count, ref.count);
+            if (!same_pairs(&all, &ref))
+                fail_msg("variant %zu pose %d: %zu pairs, brute force %zu", v, k, all.count, ref.count);
         }
         cd_bvh_destroy(ha);
         cd_bvh_destroy(hb);

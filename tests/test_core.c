@@ -164,8 +164,17 @@ static void grow_keeps_contents(void **state)
 static void csv_numbers_round_trip(void **state)
 {
     (void)state;
-    const double values[] = {0.0, -0.0, 1.0, -2.5, 0.1, 1e-300, 4.9406564584124654e-324, 2.2250738585072009e-308,
-                             -3e-320, 1.7976931348623157e308, 123456789.125};
+    const double values[] = {0.0,
+                             -0.0,
+                             1.0,
+                             -2.5,
+                             0.1,
+                             1e-300,
+                             4.9406564584124654e-324,
+                             2.2250738585072009e-308,
+                             -3e-320,
+                             1.7976931348623157e308,
+                             123456789.125};
     for (size_t i = 0; i < sizeof values / sizeof *values; ++i) {
         char buf[64];
         snprintf(buf, sizeof buf, "%.17g", values[i]);
@@ -228,8 +237,7 @@ static void part_queue_parts_taken_once_across_threads(void **state)
             }
             uint32_t t = (uint32_t)omp_get_thread_num(), k;
             if (t + 1 == (uint32_t)team)
-                while (atomic_load(&done) < team - 1) {
-                }
+                while (atomic_load(&done) < team - 1) {}
             while (cd_part_queue_take(&q, t, &k)) {
                 atomic_fetch_add(&taken[k], 1);
                 by[k] = t;

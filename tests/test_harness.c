@@ -146,7 +146,8 @@ static void test_config_and_plan(void **state)
     // [method] precedes [scene] in the cubes table, so depth varies slower than cubes.
     const cd_broad_method *oct = cd_registry_find("octree");
     cd_params op;
-#define DEPTH(p) (op = cd_point_params(&(p), "method", "method", oct->params, oct->param_count), cd_params_num(&op, "depth"))
+#define DEPTH(p) \
+    (op = cd_point_params(&(p), "method", "method", oct->params, oct->param_count), cd_params_num(&op, "depth"))
     cd_point_at(&c, 0, &p);
     assert_true(DEPTH(p) == 1 && cd_point_num(&p, "scene", "cubes") == 10);
     cd_point_at(&c, 1, &p);
@@ -435,7 +436,8 @@ static void test_rounds_order(void **state)
     for (int p = 0; p < POINTS; ++p) rows += (size_t)repeats[p] * FRAMES;
     assert_int_equal(rf.count, 1 + rows);
     assert_int_equal(pf.count, 1 + rows);
-    int point = (int)csv_column(&rf.rows[0], "point"), repeat = (int)csv_column(&rf.rows[0], "repeat"), frame = (int)csv_column(&rf.rows[0], "frame");
+    int point = (int)csv_column(&rf.rows[0], "point"), repeat = (int)csv_column(&rf.rows[0], "repeat"),
+        frame = (int)csv_column(&rf.rows[0], "frame");
     assert_true(point >= 0 && repeat >= 0 && frame >= 0);
     // The expected sequence of (point, repeat) in rounds order.
     size_t row = 1;
@@ -451,8 +453,10 @@ static void test_rounds_order(void **state)
     // Summary rows: same points, same repeats, same pair and candidate counts as order = points.
     assert_int_equal(rs.count, 1 + POINTS);
     assert_int_equal(ps.count, 1 + POINTS);
-    const char *same[] = {"point", "method", "cubes", "frames", "repeats", "pairs_mean", "candidates_mean",
-                          "bv_tests_mean", "narrow_tests_mean", "NOT_A_REAL_EVENT"};
+    const char *same[] = {"point",           "method",        "cubes",
+                          "frames",          "repeats",       "pairs_mean",
+                          "candidates_mean", "bv_tests_mean", "narrow_tests_mean",
+                          "NOT_A_REAL_EVENT"};
     for (size_t j = 0; j < sizeof same / sizeof same[0]; ++j) {
         int col = (int)csv_column(&rs.rows[0], same[j]);
         assert_true(col >= 0);
@@ -552,9 +556,11 @@ static void test_isolated_points(void **state)
         assert_true(atoll(s[1].rows[3].fields[rss]) >= atoll(s[1].rows[2].fields[rss]));
         for (int m = 0; m < 2; ++m) cd_csv_table_free(&s[m]), cd_csv_table_free(&f[m]);
         // The budget: the 150 000-cube point skipped after 2 000 went over, told by a child.
-        snprintf(text, sizeof text, "[experiment]\nname = i\norder = %s\nwarmup = 0\nframes = 2\nrepeats = 1\n"
+        snprintf(text, sizeof text,
+                 "[experiment]\nname = i\norder = %s\nwarmup = 0\nframes = 2\nrepeats = 1\n"
                  "[measure]\nbudget_ms = 1e-9\n[scene]\ncubes = 2000, 150000\n[run]\ncounters =\npin = off\n"
-                 "cpu = -1\nisolate = process\n", orders[o]);
+                 "cpu = -1\nisolate = process\n",
+                 orders[o]);
         snprintf(id, sizeof id, "%s_budget", orders[o]);
         run_tables(text, root, id, &s[0], &f[0]);
         int reps = (int)csv_column(&s[0].rows[0], "repeats");
@@ -569,14 +575,19 @@ static void test_isolated_points(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256_vectors),   cmocka_unit_test(test_value_lists_and_ranges),
+        cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_value_lists_and_ranges),
         cmocka_unit_test(test_config_and_plan),
-        cmocka_unit_test(test_plan_crosses_declared_params),  cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_plan_crosses_declared_params),
+        cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_config_continuation_comments),
-        cmocka_unit_test(test_stats),            cmocka_unit_test(test_bootstrap_ratio),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_bootstrap_ratio),
         cmocka_unit_test(test_counters_na_path),
-        cmocka_unit_test(test_pinning),          cmocka_unit_test(test_tiny_run),
-        cmocka_unit_test(test_rounds_order),     cmocka_unit_test(test_isolated_points),
+        cmocka_unit_test(test_pinning),
+        cmocka_unit_test(test_tiny_run),
+        cmocka_unit_test(test_rounds_order),
+        cmocka_unit_test(test_isolated_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

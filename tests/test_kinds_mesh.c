@@ -73,8 +73,8 @@ static void mesh_kind_config_errors(void **state)
     } cases[] = {
         {"[experiment]\nkind = mesh\n[mesh]\na = icosphere:0\n", "bad.ini:4:"},
         {"[experiment]\nkind = mesh\n[mesh]\na = /no/such/mesh.obj\n", "bad.ini:4:"},
-        {"[experiment]\nkind = mesh\n[mesh]\na = torus\n", "bad.ini:4:"},              // bare name, no faces
-        {"[experiment]\nkind = mesh\n[mesh]\nfaces = 100\n", "bad.ini:4:"},            // faces, a has N
+        {"[experiment]\nkind = mesh\n[mesh]\na = torus\n", "bad.ini:4:"},    // bare name, no faces
+        {"[experiment]\nkind = mesh\n[mesh]\nfaces = 100\n", "bad.ini:4:"},  // faces, a has N
         {"[experiment]\nkind = mesh\n[method]\nhierarchy = kdop\n", "bad.ini:4:"},
         {"[experiment]\nkind = mesh\n[method]\nmode = fast\n", "bad.ini:4:"},
         {"[experiment]\nkind = mesh\n[mesh]\ndistance = 1, 2\nposes_file = /no/such.csv\n", "bad.ini:4:"},

@@ -35,7 +35,8 @@ static void check_generator(void (*make)(cd_mesh *, uint32_t), uint32_t faces, d
     EXPECT_EQ(chi, (make == cd_mesh_torus ? 0 : 2));
     double v = cd_mesh_volume(&m);
     assert_true(v > 0.0);
-    if (volume > 0 && !(fabs(v - volume) < vol_tol * volume)) fail_msg("faces %u: volume %g, expected %g", faces, v, volume);
+    if (volume > 0 && !(fabs(v - volume) < vol_tol * volume))
+        fail_msg("faces %u: volume %g, expected %g", faces, v, volume);
     cd_mesh_free(&m);
 }
 

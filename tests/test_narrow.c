@@ -209,10 +209,7 @@ static int ccd_overlap(const void *a, ccd_support_fn sa, const void *b, ccd_supp
     return ccdGJKIntersect(a, b, &ccd);
 }
 
-static int ccd_obb_obb(const cd_obb *a, const cd_obb *b)
-{
-    return ccd_overlap(a, ccd_box_support, b, ccd_box_support);
-}
+static int ccd_obb_obb(const cd_obb *a, const cd_obb *b) { return ccd_overlap(a, ccd_box_support, b, ccd_box_support); }
 
 // ---------------------------------------------------------------------------------------------
 // Shared checks.
@@ -281,8 +278,8 @@ static void tally_add(tally *t, int answer, int truth, int outside_band)
 
 static void tally_print(const char *who, const char *what, const tally *t)
 {
-    printf("# %-8s %-34s pairs %6ld  agree %6ld  wrong outside band %ld  in band %ld (%ld differ)\n", who,
-           what, t->pairs, t->agree, t->wrong_outside, t->in_band, t->in_band_wrong);
+    printf("# %-8s %-34s pairs %6ld  agree %6ld  wrong outside band %ld  in band %ld (%ld differ)\n", who, what,
+           t->pairs, t->agree, t->wrong_outside, t->in_band, t->in_band_wrong);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,8 +287,8 @@ static void tally_print(const char *who, const char *what, const tally *t)
 
 static cd_obb random_box(cd_rng *r, double spread, double hmin, double hmax)
 {
-    cd_vec3 c = cd_v3(cd_rng_range(r, -spread, spread), cd_rng_range(r, -spread, spread),
-                      cd_rng_range(r, -spread, spread));
+    cd_vec3 c =
+        cd_v3(cd_rng_range(r, -spread, spread), cd_rng_range(r, -spread, spread), cd_rng_range(r, -spread, spread));
     cd_vec3 h = cd_v3(cd_rng_range(r, hmin, hmax), cd_rng_range(r, hmin, hmax), cd_rng_range(r, hmin, hmax));
     return cd_obb_from_pose(c, cd_rng_rotation(r), h);
 }
@@ -319,8 +316,8 @@ static void obb_obb_random_vs_oracles(void **state)
         judge_pair(&a, &b, &sat_t, &ccd_t);
         overlapping += cd_obb_obb_overlap(&a, &b);
     }
-    printf("# random OBB pairs: %d, overlapping %ld; general band |gap| <= sqrt(CD_SAT_EPSILON)*S\n",
-           RANDOM_PAIRS, overlapping);
+    printf("# random OBB pairs: %d, overlapping %ld; general band |gap| <= sqrt(CD_SAT_EPSILON)*S\n", RANDOM_PAIRS,
+           overlapping);
     tally_print("SAT", "vs exact geometry (random)", &sat_t);
     tally_print("libccd", "vs exact geometry (random)", &ccd_t);
     assert_int_equal(sat_t.pairs, RANDOM_PAIRS);
@@ -359,7 +356,8 @@ static void obb_obb_thin_random_vs_oracles(void **state)
 
 typedef enum contact_kind { FACE_FACE, VERTEX_FACE, EDGE_EDGE, EDGE_EDGE_PARALLEL, CONTACT_KINDS } contact_kind;
 
-static const char *const kind_name[CONTACT_KINDS] = {"face-face", "vertex-face", "edge-edge", "edge-edge near-parallel"};
+static const char *const kind_name[CONTACT_KINDS] = {"face-face", "vertex-face", "edge-edge",
+                                                     "edge-edge near-parallel"};
 
 /// A built pair: boxes a and b whose signed gap is gap (negative: penetration), and a certified
 /// lower bound on |signed gap| (for penetrating edge pairs the depth is only bounded below).
@@ -435,7 +433,8 @@ static double build_edge_edge(cd_rng *r, cd_obb *a, cd_obb *b, double g, double 
     b->axes.col[j2] = cd_v3_add(cd_v3_scale(n, -sin(gamma)), cd_v3_scale(w, cos(gamma)));
     b->half = random_halves(r, s);
     cd_vec3 q = cd_v3_add(p, cd_v3_scale(n, g));
-    cd_vec3 to_centre = cd_v3_add(cd_v3_scale(b->axes.col[j1], half_of(b, j1)), cd_v3_scale(b->axes.col[j2], half_of(b, j2)));
+    cd_vec3 to_centre =
+        cd_v3_add(cd_v3_scale(b->axes.col[j1], half_of(b, j1)), cd_v3_scale(b->axes.col[j2], half_of(b, j2)));
     to_centre = cd_v3_add(to_centre, cd_v3_scale(d, cd_rng_range(r, -0.5, 0.5) * half_of(b, j)));
     b->c = cd_v3_sub(q, to_centre);
     return fmin(cos(beta), sin(beta));
@@ -569,8 +568,8 @@ static void obb_obb_two_lanes_equal_scalar(void **state)
         cd_obb a[2], b[2];
         for (int l = 0; l < 2; ++l) {
             if (i % 4 == 3) {  // near contact: the band where rounding decides
-                built_pair p = build_pair(&r, (contact_kind)cd_rng_below(&r, CONTACT_KINDS), rel_gaps[cd_rng_below(&r, 6)],
-                                          thetas[cd_rng_below(&r, 6)]);
+                built_pair p = build_pair(&r, (contact_kind)cd_rng_below(&r, CONTACT_KINDS),
+                                          rel_gaps[cd_rng_below(&r, 6)], thetas[cd_rng_below(&r, 6)]);
                 a[l] = p.a, b[l] = p.b;
             } else {
                 a[l] = random_box(&r, 2.0, 0.1, 1.5);
@@ -718,7 +717,8 @@ static void obb_obb_known_far_apart(void **state)
     assert_int_equal(axis, 2);
     // Huge boxes far from the origin, overlapping by a lot: no precision surprises.
     cd_obb big_a = axis_box(1e9, 1e9, 1e9, 1e3, 1e3, 1e3);
-    cd_obb big_b = cd_obb_from_pose(cd_v3(1e9 + 1500, 1e9, 1e9), cd_q_from_rotvec(cd_v3(0, 0, 0.3)), cd_v3(1e3, 1e3, 1e3));
+    cd_obb big_b =
+        cd_obb_from_pose(cd_v3(1e9 + 1500, 1e9, 1e9), cd_q_from_rotvec(cd_v3(0, 0, 0.3)), cd_v3(1e3, 1e3, 1e3));
     assert_true(sat_both(&big_a, &big_b));
 }
 
@@ -793,19 +793,19 @@ static void sphere_obb_known(void **state)
         double x, y, z, r;
         int overlap;
     } cases[] = {
-        {4, 0, 0, 3, 1},                      // face region, touching exactly
-        {4, 0, 0, 2.9999999, 0},              // just short
-        {0, -7, 0, 5, 1},                     // face -y, touching
-        {4, 6, 0, 5, 1},                      // edge region: (3, 4) from the edge, distance 5
-        {4, 6, 0, 4.999999999, 0},            //
-        {-4, -6, 15, 13, 1},                  // corner region: (3, 4, 12) from the corner
-        {-4, -6, 15, 12.999999999, 0},        //
-        {0.5, 0.5, 0.5, 0.1, 1},              // inside, small
-        {0.5, -1.5, 2.5, 0, 1},               // a point inside
-        {1, 2, 3, 0, 1},                      // a point exactly on the corner
-        {1.5, 0, 0, 0, 0},                    // a point outside
-        {0, 0, 0, 100, 1},                    // box inside the sphere
-        {50, 50, 50, 10, 0},                  // far
+        {4, 0, 0, 3, 1},                // face region, touching exactly
+        {4, 0, 0, 2.9999999, 0},        // just short
+        {0, -7, 0, 5, 1},               // face -y, touching
+        {4, 6, 0, 5, 1},                // edge region: (3, 4) from the edge, distance 5
+        {4, 6, 0, 4.999999999, 0},      //
+        {-4, -6, 15, 13, 1},            // corner region: (3, 4, 12) from the corner
+        {-4, -6, 15, 12.999999999, 0},  //
+        {0.5, 0.5, 0.5, 0.1, 1},        // inside, small
+        {0.5, -1.5, 2.5, 0, 1},         // a point inside
+        {1, 2, 3, 0, 1},                // a point exactly on the corner
+        {1.5, 0, 0, 0, 0},              // a point outside
+        {0, 0, 0, 100, 1},              // box inside the sphere
+        {50, 50, 50, 10, 0},            // far
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         cd_sphere s = {cd_v3(cases[k].x, cases[k].y, cases[k].z), cases[k].r};
@@ -882,8 +882,7 @@ static void sphere_obb_random_vs_oracles(void **state)
         // Band: a relative 1e-12 of the scene scale around |distance − r| = 0.
         int outside = fabs(sd - s.r) > 1e-12 * 4.0;
         tally_add(&sat_t, cd_sphere_obb_overlap(&s, &b), truth, outside);
-        tally_add(&ccd_t, ccd_overlap(&s, ccd_sphere_support, &b, ccd_box_support) != 0, truth,
-                  fabs(sd - s.r) > 1e-6);
+        tally_add(&ccd_t, ccd_overlap(&s, ccd_sphere_support, &b, ccd_box_support) != 0, truth, fabs(sd - s.r) > 1e-6);
     }
     tally_print("SAT", "sphere-OBB vs face distances", &sat_t);
     tally_print("libccd", "sphere-OBB vs face distances (1e-6)", &ccd_t);
@@ -927,7 +926,10 @@ static void normalize_bounds(void **state)
 }
 
 /// The scale exponents tried for each question: both ends and 2^0, then a seeded sample.
-static int scale_exponent(cd_rng *r, int i) { return i == 0 ? -600 : i == 1 ? 600 : i == 2 ? 0 : (int)cd_rng_below(r, 1201) - 600; }
+static int scale_exponent(cd_rng *r, int i)
+{
+    return i == 0 ? -600 : i == 1 ? 600 : i == 2 ? 0 : (int)cd_rng_below(r, 1201) - 600;
+}
 
 /// b's lengths (centre, half-extents; not the axes) times 2^k.
 static cd_obb obb_scaled(cd_obb b, int k)
@@ -951,7 +953,7 @@ static void normalize_shapes(cd_obb *a, cd_obb *b, cd_sphere *s, cd_sphere *t)
     cd_sphere *balls[2] = {s, t};
     for (int i = 0; i < 2; ++i) {
         if (boxes[i]) {
-            double *f[6] = {&boxes[i]->c.x, &boxes[i]->c.y, &boxes[i]->c.z,
+            double *f[6] = {&boxes[i]->c.x,    &boxes[i]->c.y,    &boxes[i]->c.z,
                             &boxes[i]->half.x, &boxes[i]->half.y, &boxes[i]->half.z};
             for (int j = 0; j < 6; ++j) p[n++] = f[j];
         }
@@ -988,9 +990,15 @@ static void scaled_rows_keep_answers(void **state)
     assert_int_equal(wrong_outside, 0);
     // The sphere-box cases of sphere_obb_known, and random pairs against their unscaled answers.
     cd_obb box = axis_box(0, 0, 0, 1, 2, 3);
-    const double known[][5] = {{4, 0, 0, 3, 1},        {4, 0, 0, 2.9999999, 0},   {0, -7, 0, 5, 1},
-                               {4, 6, 0, 5, 1},        {4, 6, 0, 4.999999999, 0}, {-4, -6, 15, 13, 1},
-                               {-4, -6, 15, 12.999999999, 0}, {1, 2, 3, 0, 1},    {1.5, 0, 0, 0, 0}};
+    const double known[][5] = {{4, 0, 0, 3, 1},
+                               {4, 0, 0, 2.9999999, 0},
+                               {0, -7, 0, 5, 1},
+                               {4, 6, 0, 5, 1},
+                               {4, 6, 0, 4.999999999, 0},
+                               {-4, -6, 15, 13, 1},
+                               {-4, -6, 15, 12.999999999, 0},
+                               {1, 2, 3, 0, 1},
+                               {1.5, 0, 0, 0, 0}};
     for (size_t c = 0; c < sizeof known / sizeof known[0]; ++c)
         for (int i = 0; i < SCALES; ++i) {
             int k = scale_exponent(&ks, i);
@@ -1014,9 +1022,9 @@ static void scaled_rows_keep_answers(void **state)
     }
     // Spheres: the exact test, scaled, against exact answers (touching rows exactly representable).
     const double spheres[][9] = {
-        {0, 0, 0, 2, 3, 4, 0, 3, 1},          {0, 0, 0, 2, -3, 4, 12, 11, 1},  {0, 0, 0, 2, -3, 4, 12.000000001, 11, 0},
-        {0, 0, 0, 1, 0.5, 0, 0, 0.1, 1},      {0, 0, 0, 0, 0, 0, 0, 0, 1},     {0, 0, 0, 1, 100, 0, 0, 1, 0},
-        {0, 0, 0, 1, 3, 0, 0, 1, 0},          {0, 0, 0, 1, 2, 0, 0, 1, 1},
+        {0, 0, 0, 2, 3, 4, 0, 3, 1},     {0, 0, 0, 2, -3, 4, 12, 11, 1}, {0, 0, 0, 2, -3, 4, 12.000000001, 11, 0},
+        {0, 0, 0, 1, 0.5, 0, 0, 0.1, 1}, {0, 0, 0, 0, 0, 0, 0, 0, 1},    {0, 0, 0, 1, 100, 0, 0, 1, 0},
+        {0, 0, 0, 1, 3, 0, 0, 1, 0},     {0, 0, 0, 1, 2, 0, 0, 1, 1},
     };
     for (size_t c = 0; c < sizeof spheres / sizeof spheres[0]; ++c)
         for (int i = 0; i < SCALES; ++i) {
@@ -1092,7 +1100,8 @@ static void aabb_aabb_known(void **state)
 // and 8 lanes) evaluate the same float expressions per lane, so they leave the same lanes undecided.
 static cd_posef posef_of(cd_vec3 c, cd_quat q, cd_vec3 h)
 {
-    return (cd_posef){{(float)c.x, (float)c.y, (float)c.z}, {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
+    return (cd_posef){{(float)c.x, (float)c.y, (float)c.z},
+                      {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
                       {(float)h.x, (float)h.y, (float)h.z}};
 }
 
@@ -1103,11 +1112,11 @@ static void posef_batches_match_scalar_test(void **state)
     cd_rng r = cd_rng_make(77, CD_STREAM_TEST + 5);
     uint64_t agree = 0, hits = 0, unsure[3] = {0}, kinds[3] = {0};
     enum { RANDOM, ALIGNED_TOUCHING, TURNED_CONTACT };
-    static uint8_t kind[PAIRS];      // which of the three the pair is
+    static uint8_t kind[PAIRS];       // which of the three the pair is
     static cd_posef pose[2 * PAIRS];  // pair k: records 2k and 2k + 1
     enum { BUILDS = 6 };
-    static const cd_sat_build builds[BUILDS] = {CD_SAT_DEFAULT, CD_SAT_AVX512_FLOAT, CD_SAT_AVX512, CD_SAT_AVX2_FLOAT,
-                                                CD_SAT_AVX2,    CD_SAT_BASELINE};
+    static const cd_sat_build builds[BUILDS] = {CD_SAT_DEFAULT,    CD_SAT_AVX512_FLOAT, CD_SAT_AVX512,
+                                                CD_SAT_AVX2_FLOAT, CD_SAT_AVX2,         CD_SAT_BASELINE};
     print_message("# sat builds here: AVX-512 float and double %s, AVX2 float and double %s, baseline yes\n",
                   cd_sat_build_runs(CD_SAT_AVX512) ? "yes" : "no", cd_sat_build_runs(CD_SAT_AVX2) ? "yes" : "no");
     int filters = cd_sat_build_runs(CD_SAT_AVX512_FLOAT) + cd_sat_build_runs(CD_SAT_AVX2_FLOAT);
@@ -1156,7 +1165,8 @@ static void posef_batches_match_scalar_test(void **state)
                 cd_obb a = cd_posef_obb(pa[l]), b = cd_posef_obb(pb[l]);
                 unsigned want = (unsigned)cd_obb_obb_overlap(&a, &b);
                 int all = 1;
-                for (int bi = 0; bi < BUILDS; ++bi) all &= !cd_sat_build_runs(builds[bi]) || (bits[bi] >> l & 1u) == want;
+                for (int bi = 0; bi < BUILDS; ++bi)
+                    all &= !cd_sat_build_runs(builds[bi]) || (bits[bi] >> l & 1u) == want;
                 agree += (unsigned)all;
                 hits += want;
                 ++kinds[kind[k + l]];
@@ -1175,7 +1185,8 @@ static void posef_batches_match_scalar_test(void **state)
     if (filters) {
         // Contact sits inside the band, so every such pair goes to the double test; random poses
         // rarely do (within about 2^-13 of the sizes), so the filter decides the rest.
-        for (int kd = ALIGNED_TOUCHING; kd <= TURNED_CONTACT; ++kd) assert_true(kinds[kd] > 0 && unsure[kd] == kinds[kd]);
+        for (int kd = ALIGNED_TOUCHING; kd <= TURNED_CONTACT; ++kd)
+            assert_true(kinds[kd] > 0 && unsure[kd] == kinds[kd]);
         assert_true(unsure[RANDOM] < kinds[RANDOM] / 100);
     }
     assert_true(hits > (uint64_t)PAIRS * ROUNDS / 4 && hits < (uint64_t)PAIRS * ROUNDS * 3 / 4);

@@ -140,12 +140,15 @@ static void test_known_answers(void **state)
             for (int e = -20; e <= 20; e += 5) {
                 cd_triangle a = scaled(&c->a, ldexp(1.0, e)), b = scaled(&c->b, ldexp(1.0, e));
                 int got = all_variants(exact_algos[k].fn, &a, &b);
-                if (got != c->expect) fail_msg("%s: %s at 2^%d gave %d, expected %d", exact_algos[k].name, c->name, e, got, c->expect);
+                if (got != c->expect)
+                    fail_msg("%s: %s at 2^%d gave %d, expected %d", exact_algos[k].name, c->name, e, got, c->expect);
             }
             for (size_t d = 0; c->robust && d < sizeof decimal / sizeof decimal[0]; ++d) {
                 cd_triangle a = scaled(&c->a, decimal[d]), b = scaled(&c->b, decimal[d]);
                 int got = all_variants(exact_algos[k].fn, &a, &b);
-                if (got != c->expect) fail_msg("%s: %s at %g gave %d, expected %d", exact_algos[k].name, c->name, decimal[d], got, c->expect);
+                if (got != c->expect)
+                    fail_msg("%s: %s at %g gave %d, expected %d", exact_algos[k].name, c->name, decimal[d], got,
+                             c->expect);
             }
         }
     }
@@ -188,7 +191,8 @@ static void test_predicates_exact(void **state)
         // carries errors near 2^55 where the true value is 0, so a sign from rounding would be wrong
         // and only the filter's refusal plus the expansions get these right.
         ipt o = ipt_rand(&r, (int64_t)1 << 38), u = ipt_rand(&r, (int64_t)1 << 34), v = ipt_rand(&r, (int64_t)1 << 34);
-        ipt a = o, b = ipt_comb(o, u, v, irand(&r, -5, 5), irand(&r, -5, 5)), c = ipt_comb(o, u, v, irand(&r, -5, 5), irand(&r, -5, 5));
+        ipt a = o, b = ipt_comb(o, u, v, irand(&r, -5, 5), irand(&r, -5, 5)),
+            c = ipt_comb(o, u, v, irand(&r, -5, 5), irand(&r, -5, 5));
         ipt d = ipt_comb(o, u, v, irand(&r, -5, 5), irand(&r, -5, 5));
         d.c[cd_rng_below(&r, 3)] += irand(&r, -1, 1);
         int want = iorient3d(a, b, c, d);
@@ -206,7 +210,7 @@ static void test_predicates_exact(void **state)
             filtered_wrong++;
     }
     assert_int_equal(filtered_wrong, 0);
-    assert_true(zeros > 10000);       // the sample really holds exact zeros
+    assert_true(zeros > 10000);        // the sample really holds exact zeros
     assert_true(naive_wrong > 10000);  // ... and plain rounding gets many signs wrong
     // Shewchuk's classic: points near the line y = x at 0.5 + i·2^-53 on a 32×32 grid.
     for (int i = 0; i < 32; ++i)
@@ -249,7 +253,8 @@ static void test_invariance(void **state)
         for (size_t k = 0; k < sizeof exact_algos / sizeof exact_algos[0]; ++k) {
             int v = all_variants(exact_algos[k].fn, &a, &b);
             if (v < 0) fail_msg("%s: answer changes with vertex order / swap (pair %d)", exact_algos[k].name, n);
-            if (exact_algos[k].fn(&as, &bs) != v) fail_msg("%s: answer changes under scaling by 2^%d (pair %d)", exact_algos[k].name, e, n);
+            if (exact_algos[k].fn(&as, &bs) != v)
+                fail_msg("%s: answer changes under scaling by 2^%d (pair %d)", exact_algos[k].name, e, n);
             if (first == -2) first = v;
             if (v != first) fail_msg("plane-first and Guigue–Devillers disagree (pair %d)", n);
             checked++;
@@ -277,10 +282,13 @@ static void test_grid_of_points(void **state)
         for (int i = 0; i < 6; ++i) {
             uint64_t b = cd_rng_next(&r);
             switch (cd_rng_below(&r, 5)) {
-            case 0: b = cd_rng_below(&r, 2) << 63; break;                               // ±0
-            case 1: b &= ((UINT64_C(1) << 52) - 1) | (UINT64_C(1) << 63); break;         // subnormal
-            case 2: b &= ~((UINT64_C(1) << cd_rng_below(&r, 52)) - 1); break;            // low zeros
-            case 3: { double x = (double)cd_rng_below(&r, 1001) - 500; memcpy(&b, &x, sizeof b); } break;
+            case 0: b = cd_rng_below(&r, 2) << 63; break;                         // ±0
+            case 1: b &= ((UINT64_C(1) << 52) - 1) | (UINT64_C(1) << 63); break;  // subnormal
+            case 2: b &= ~((UINT64_C(1) << cd_rng_below(&r, 52)) - 1); break;     // low zeros
+            case 3: {
+                double x = (double)cd_rng_below(&r, 1001) - 500;
+                memcpy(&b, &x, sizeof b);
+            } break;
             default: break;
             }
             memcpy(&c[i], &b, sizeof b);
@@ -367,8 +375,9 @@ static void test_coplanar_lattice_limit(void **state)
         near_line_pair(&r, 23 + n % 6, &ia, &ib);
         int64_t top = 0;
         for (int i = 0; i < 3; ++i)
-            for (int k = 0; k < 3; ++k) top = imax(top, imax(ia.v[i].c[k] < 0 ? -ia.v[i].c[k] : ia.v[i].c[k],
-                                                               ib.v[i].c[k] < 0 ? -ib.v[i].c[k] : ib.v[i].c[k]));
+            for (int k = 0; k < 3; ++k)
+                top = imax(top, imax(ia.v[i].c[k] < 0 ? -ia.v[i].c[k] : ia.v[i].c[k],
+                                     ib.v[i].c[k] < 0 ? -ib.v[i].c[k] : ib.v[i].c[k]));
         top < ((int64_t)1 << 25) ? ++below : ++above;
         int want = itri_tri(&ia, &ib);
         double s = ldexp(1.0, (int)cd_rng_below(&r, 81) - 40);
@@ -385,9 +394,9 @@ static void test_coplanar_lattice_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_answers),       cmocka_unit_test(test_explain_names_branch),
-        cmocka_unit_test(test_predicates_exact),    cmocka_unit_test(test_invariance),
-        cmocka_unit_test(test_counting_build),      cmocka_unit_test(test_grid_of_points),
+        cmocka_unit_test(test_known_answers),          cmocka_unit_test(test_explain_names_branch),
+        cmocka_unit_test(test_predicates_exact),       cmocka_unit_test(test_invariance),
+        cmocka_unit_test(test_counting_build),         cmocka_unit_test(test_grid_of_points),
         cmocka_unit_test(test_coplanar_lattice_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,7 +47,8 @@ static void test_oracle_agreement(void **state)
     for (int f = 0; f < ITRI_FAMILIES; ++f)
         print_message("# family %d: %ld pairs, %ld intersecting\n", f, per_family[f], hits_family[f]);
     print_message("# oracle: %ld pairs, %ld intersecting; disagreements: plane-first %ld, Guigue–Devillers %ld, "
-                  "plain float %ld\n", (long)ORACLE_PAIRS, hits, bad_exact, bad_gd, bad_float);
+                  "plain float %ld\n",
+                  (long)ORACLE_PAIRS, hits, bad_exact, bad_gd, bad_float);
     assert_int_equal(bad_exact, 0);
     assert_int_equal(bad_gd, 0);
     // Every family contributes both answers except the always-touching constructions.
@@ -91,8 +92,8 @@ static void scaled_rows_vs_oracle(void **state)
             assert_int_equal(cd_narrow_normalize(p, 18), 0);
             int got = cd_tri_tri_overlap(&a, &b), gd = cd_tri_tri_overlap_gd(&a, &b);
             if ((got != want || gd != want) && bad++ < 5)
-                print_message("# pair %ld (family %d) at 2^%d: plane-first %d, Guigue–Devillers %d, oracle %d\n", n, f, k,
-                              got, gd, want);
+                print_message("# pair %ld (family %d) at 2^%d: plane-first %d, Guigue–Devillers %d, oracle %d\n", n, f,
+                              k, got, gd, want);
             int fl = cd_tri_tri_overlap_float(&a, &b);
             if (float_at_1 < 0) float_at_1 = fl;
             float_changed += fl != float_at_1;
@@ -106,6 +107,7 @@ static void scaled_rows_vs_oracle(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_oracle_agreement), cmocka_unit_test(scaled_rows_vs_oracle)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_oracle_agreement),
+                                       cmocka_unit_test(scaled_rows_vs_oracle)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,8 +80,8 @@ static void run_plan(const plan *pl, uint64_t seed, const cd_broad_method *const
         uint32_t *slot = cd_scene_slots(s);
         for (size_t p = 0; p < want.count; ++p) {
             uint32_t a = slot[want.items[p].a], c = slot[want.items[p].b];
-            t->resting_pairs += s->vx[a] == 0 && s->vy[a] == 0 && s->vz[a] == 0 && s->vx[c] == 0 && s->vy[c] == 0 &&
-                                s->vz[c] == 0;
+            t->resting_pairs +=
+                s->vx[a] == 0 && s->vy[a] == 0 && s->vz[a] == 0 && s->vx[c] == 0 && s->vy[c] == 0 && s->vz[c] == 0;
         }
         cd_free(slot);
         t->pairs += want.count;

@@ -107,8 +107,7 @@ static void assert_box_encloses(const cd_scene *s, uint32_t i)
     cd_vec3 corner[8];
     cd_obb_corners(&b, corner);
     cd_aabb box = cd_scene_aabb(s, i);
-    for (int k = 0; k < 8; ++k)
-        assert_true(cd_aabb_contains(box, (cd_aabb){corner[k], corner[k]}));
+    for (int k = 0; k < 8; ++k) assert_true(cd_aabb_contains(box, (cd_aabb){corner[k], corner[k]}));
 }
 
 static void motion_keeps_invariants(void **state)
@@ -126,7 +125,7 @@ static void motion_keeps_invariants(void **state)
             cd_vec3 c = cd_scene_center(s, i);
             assert_true(c.x >= 0 && c.x <= s->world && c.y >= 0 && c.y <= s->world && c.z >= 0 && c.z <= s->world);
             assert_true(fabs(cd_q_norm(cd_scene_rot(s, i)) - 1.0) < 1e-6);  // float renormalisation
-            cd_mat3 m = cd_scene_obb(s, i).axes;                             // normalised in double
+            cd_mat3 m = cd_scene_obb(s, i).axes;                            // normalised in double
             assert_true(fabs(cd_v3_dot(m.col[0], m.col[1])) < 1e-14);
             assert_true(fabs(cd_v3_len(m.col[2]) - 1.0) < 1e-14);
             assert_box_encloses(s, i);
@@ -170,7 +169,10 @@ static void boxes_are_tight(void **state)
 }
 
 // A few float ulps of |c| + radius (radius ≤ 60 below): the double path's rounding outward.
-static double double_path_slack(const cd_obb *b, int k) { return 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b->c, k)) + 60.0); }
+static double double_path_slack(const cd_obb *b, int k)
+{
+    return 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b->c, k)) + 60.0);
+}
 
 // Boxes enclose their cubes at the extremes of the float path (rotations of norm 2^-50 .. 2^50,
 // centres from 0 to 10^6, half-extents from 0 to 10^4 and unequal, long cubes whose extent on an
@@ -200,7 +202,7 @@ static void boxes_enclose_extreme_poses(void **state)
             c = cd_v3(0.0, 0.0, 0.0);
             h = cd_v3(1000.0, 1e-3, 1e-3);
         }
-        if (i >= 256 && i < 512) h = cd_v3(10.0, 20.0, 30.0);  // float margin ≥ 60·2^-17 > double slack
+        if (i >= 256 && i < 512) h = cd_v3(10.0, 20.0, 30.0);          // float margin ≥ 60·2^-17 > double slack
         if (i == 301) q = (cd_quat){0x1p70, 0x1p69, -0x1p68, 0x1p67};  // past float range
         cd_scene_set_pose(s, i, c, q, h);
     }
@@ -475,7 +477,8 @@ static void still_cubes_keep_their_bits(void **state)
     uint32_t still = 0;
     for (uint32_t i = 0; i < s->count; ++i) {
         uint32_t id = s->ident[i];
-        int same = memcmp(&s->pose[i], &pose0[id], sizeof pose0[0]) == 0 && memcmp(&s->box[i], &box0[id], sizeof box0[0]) == 0;
+        int same =
+            memcmp(&s->pose[i], &pose0[id], sizeof pose0[0]) == 0 && memcmp(&s->box[i], &box0[id], sizeof box0[0]) == 0;
         EXPECT_EQ(same, !(s->state[i] & CD_SCENE_MOVES));
         still += same;
     }
@@ -639,7 +642,8 @@ static void size_distributions_match_their_means(void **state)
             sum += e * e * e, lo = fmin(lo, e), hi = fmax(hi, e);
         }
         double want = pow(cd_scene_world_side(&p), 3) * p.density / p.cubes, got = sum / p.cubes;
-        print_message("# %s: mean edge^3 %.3f, expected %.3f, edges in [%.3f, %.3f]\n", cd_scene_size_dist_names[d], got, want, lo, hi);
+        print_message("# %s: mean edge^3 %.3f, expected %.3f, edges in [%.3f, %.3f]\n", cd_scene_size_dist_names[d],
+                      got, want, lo, hi);
         assert_true(fabs(got / want - 1.0) < 0.05 && lo >= 1.0 - 1e-6 && hi <= 10.0 + 1e-5);
         cd_scene_destroy(s);
     }

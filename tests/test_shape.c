@@ -79,8 +79,8 @@ static void obb_aabb_encloses_corners_random(void **state)
         cd_obb b = random_wild_box(&r);
         outside += corners_outside(&b, cd_obb_aabb(&b));
     }
-    printf("# obb_aabb: %d random boxes (centres, half-extents 1e-6..1e6), corners outside: %ld\n",
-           RANDOM_BOXES, outside);
+    printf("# obb_aabb: %d random boxes (centres, half-extents 1e-6..1e6), corners outside: %ld\n", RANDOM_BOXES,
+           outside);
     assert_int_equal(outside, 0);
 }
 
@@ -95,8 +95,8 @@ static void obb_aabb_encloses_subulp_boxes(void **state)
         double base = signed_log_uniform(&r, -6, 6);
         double ulp = nextafter(fabs(base), INFINITY) - fabs(base);
         cd_vec3 c = cd_v3(base, -base, base * 0.75);
-        cd_vec3 h = cd_v3(ulp * cd_rng_range(&r, 0.0, 2.0), ulp * cd_rng_range(&r, 0.0, 2.0),
-                          ulp * cd_rng_range(&r, 0.0, 2.0));
+        cd_vec3 h =
+            cd_v3(ulp * cd_rng_range(&r, 0.0, 2.0), ulp * cd_rng_range(&r, 0.0, 2.0), ulp * cd_rng_range(&r, 0.0, 2.0));
         cd_obb b = cd_obb_from_pose(c, cd_rng_rotation(&r), h);
         outside += corners_outside(&b, cd_obb_aabb(&b));
     }
@@ -312,8 +312,8 @@ static void obb_from_pose_orthonormal(void **state)
 static void outward_rounding_equals_nextafter(void **state)
 {
     (void)state;
-    const double special[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 1.0, -1.0,
-                              DBL_MAX, -DBL_MAX, INFINITY, -INFINITY, 0.1, -3e300, 2.0, -2.0};
+    const double special[] = {0.0,     -0.0,     0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 1.0, -1.0,
+                              DBL_MAX, -DBL_MAX, INFINITY,  -INFINITY,  0.1,       -3e300,     2.0, -2.0};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; ++i) {
         double x = special[i];
         EXPECT_EQ(cd_round_up(x), nextafter(x, INFINITY));
@@ -324,7 +324,10 @@ static void outward_rounding_equals_nextafter(void **state)
     assert_true(isnan(cd_round_up(NAN)) && isnan(cd_round_down(NAN)));
     cd_rng r = cd_rng_make(9, CD_STREAM_TEST + 9);
     for (int i = 0; i < 1000000; ++i) {
-        union { uint64_t u; double d; } b = {.u = cd_rng_next(&r)};
+        union {
+            uint64_t u;
+            double d;
+        } b = {.u = cd_rng_next(&r)};
         if (isnan(b.d)) continue;
         EXPECT_EQ(cd_round_up(b.d), nextafter(b.d, INFINITY));
         EXPECT_EQ(cd_round_down(b.d), nextafter(b.d, -INFINITY));

@@ -37,14 +37,14 @@ static inline void expect_eq_dbl(double a, double b, const char *ea, const char 
     _fail(file, line);
 }
 
-#define EXPECT_EQ(a, b)                                                                                     \
-    _Generic((a) + (b),                                                                                     \
-        float: expect_eq_dbl,                                                                               \
-        double: expect_eq_dbl,                                                                              \
-        unsigned: expect_eq_u64,                                                                            \
-        unsigned long: expect_eq_u64,                                                                       \
-        unsigned long long: expect_eq_u64,                                                                  \
-        default: expect_eq_i64)((a), (b), #a, #b, __FILE__, __LINE__)
+#define EXPECT_EQ(a, b)                          \
+    _Generic((a) + (b), float                    \
+             : expect_eq_dbl, double             \
+             : expect_eq_dbl, unsigned           \
+             : expect_eq_u64, unsigned long      \
+             : expect_eq_u64, unsigned long long \
+             : expect_eq_u64, default            \
+             : expect_eq_i64)((a), (b), #a, #b, __FILE__, __LINE__)
 
 /// s contains sub, else the test fails printing both.
 #define EXPECT_CONTAINS(s, sub) expect_contains((s), (sub), #s, __FILE__, __LINE__)

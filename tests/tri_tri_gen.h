@@ -37,8 +37,8 @@ static inline int iorient3d(ipt a, ipt b, ipt c, ipt d)
         v[i] = (i128)c.c[i] - a.c[i];
         w[i] = (i128)d.c[i] - a.c[i];
     }
-    i128 det = w[0] * (u[1] * v[2] - u[2] * v[1]) + w[1] * (u[2] * v[0] - u[0] * v[2]) +
-               w[2] * (u[0] * v[1] - u[1] * v[0]);
+    i128 det =
+        w[0] * (u[1] * v[2] - u[2] * v[1]) + w[1] * (u[2] * v[0] - u[0] * v[2]) + w[2] * (u[0] * v[1] - u[1] * v[0]);
     return sgn128(det);
 }
 
@@ -61,7 +61,8 @@ static inline int iseg_seg_2d(ipt p, ipt q, ipt r, ipt s, int k)
     if (o1 || o2 || o3 || o4) return 1;
     for (int i = 0; i < 3; ++i) {
         if (i == k) continue;
-        if (imax(imin(p.c[i], q.c[i]), imin(r.c[i], s.c[i])) > imin(imax(p.c[i], q.c[i]), imax(r.c[i], s.c[i]))) return 0;
+        if (imax(imin(p.c[i], q.c[i]), imin(r.c[i], s.c[i])) > imin(imax(p.c[i], q.c[i]), imax(r.c[i], s.c[i])))
+            return 0;
     }
     return 1;
 }
@@ -97,7 +98,8 @@ static inline int iseg_tri(ipt p, ipt q, const itri *t)
             if (iorient2d(t->v[i], t->v[(i + 1) % 3], p, k) == -o) in = 0;
         return in;
     }
-    int a = iorient3d(p, q, t->v[0], t->v[1]), b = iorient3d(p, q, t->v[1], t->v[2]), c = iorient3d(p, q, t->v[2], t->v[0]);
+    int a = iorient3d(p, q, t->v[0], t->v[1]), b = iorient3d(p, q, t->v[1], t->v[2]),
+        c = iorient3d(p, q, t->v[2], t->v[0]);
     return !((a > 0 || b > 0 || c > 0) && (a < 0 || b < 0 || c < 0));
 }
 
@@ -120,7 +122,10 @@ static inline cd_triangle itri_to_tri(const itri *t, double s)
     return r;
 }
 
-static inline int64_t irand(cd_rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)cd_rng_below(r, (uint64_t)(hi - lo + 1)); }
+static inline int64_t irand(cd_rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)cd_rng_below(r, (uint64_t)(hi - lo + 1));
+}
 
 // The lattice point (x, y) with P·y − Q·x = k·g (g = gcd(P, |Q|)) and x in [0, P), for P > 0: a
 // point within the span of the edge (0, 0) → (P, Q) at edge value k·g, by the extended Euclid
@@ -254,7 +259,8 @@ static inline void itri_pair(cd_rng *r, int f, itri *a, itri *b)
         ipt b0 = line_lattice_point(P, Q, k * side);
         a->v[0] = (ipt){{0, 0, 0}};
         a->v[1] = (ipt){{P, Q, 0}};
-        a->v[2] = (ipt){{irand(r, 0, P), Q + irand(r, (int64_t)1 << 30, (int64_t)1 << 38) * (cd_rng_below(r, 2) ? 1 : -1), 0}};
+        a->v[2] = (ipt){
+            {irand(r, 0, P), Q + irand(r, (int64_t)1 << 30, (int64_t)1 << 38) * (cd_rng_below(r, 2) ? 1 : -1), 0}};
         b->v[0] = b0;
         int far = cd_rng_below(r, 2) ? side : -side;  // b's other vertices beyond b0 or across the line
         for (int i = 1; i < 3; ++i)

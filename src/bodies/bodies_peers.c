@@ -61,9 +61,9 @@ cd_bodies_peer *cd_bodies_peer_create(const char *name, const cd_bodies *b, cd_b
         meshes[m] = (cd_fcl_mesh){(const double *)mesh->verts, (const uint32_t *)mesh->tris, mesh->nverts, mesh->ntris};
     }
     const cd_scene *s = b->scene;
-    cd_fcl_bodies *impl = cd_fcl_bodies_create(k == 1 ? CD_FCL_BV_OBBRSS : CD_FCL_BV_OBB, meshes, b->shape_count,
-                                               b->shape_of, s->count, (const cd_fcl_pose *)s->pose, s->ident,
-                                               mode == CD_BVH_ALL_PAIRS);
+    cd_fcl_bodies *impl =
+        cd_fcl_bodies_create(k == 1 ? CD_FCL_BV_OBBRSS : CD_FCL_BV_OBB, meshes, b->shape_count, b->shape_of, s->count,
+                             (const cd_fcl_pose *)s->pose, s->ident, mode == CD_BVH_ALL_PAIRS);
     cd_free(meshes);
     if (!impl) return NULL;
     cd_bodies_peer *p = cd_alloc_zero(1, sizeof *p);

@@ -35,7 +35,8 @@ struct cd_fcl_bodies {
                        std::uint64_t *tri_pairs, std::uint64_t *candidates) = 0;
 };
 
-namespace {
+namespace
+{
 
 std::uint32_t body_of(const fcl::CollisionObjectd *o)
 {
@@ -71,9 +72,9 @@ bool on_pair(fcl::CollisionObjectd *o1, fcl::CollisionObjectd *o2, void *data)
     return false;
 }
 
-template <typename BV>
-class fcl_bodies final : public cd_fcl_bodies {
-public:
+template <typename BV> class fcl_bodies final : public cd_fcl_bodies
+{
+  public:
     using model = fcl::BVHModel<BV>;
 
     // Throws nothing of its own; returns with ok() false if FCL refuses a mesh.
@@ -127,7 +128,7 @@ public:
         *candidates = data_.candidates;
     }
 
-private:
+  private:
     // Each body's transform from its record: the rotation normalised in double (Eigen's
     // normalize), the centre as stored; then the object's world AABB (FCL's computeAABB: the
     // box of the bounding sphere of the mesh's local AABB once the body is rotated).

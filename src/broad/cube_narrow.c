@@ -43,13 +43,14 @@ static void narrow_batch(cube_narrow *c, const cd_pair *pairs, uint32_t m, const
         for (uint32_t k = 0; k < m; ++k)
             if (cd_aabbf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     }
-    unsigned w = c->width;  // pairs per SAT
+    unsigned w = c->width;                                     // pairs per SAT
     for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
     // Only the overlapping pairs (about 4 in 10) are looked up and stored, by the set bits of each
     // group's answer: a branch per pair would be one no predictor learns, but with sixteen lanes
     // the loop's exit is one mispredict per group.
     cd_pair_list *out = c->out;
-    if (out->capacity - out->count < nk) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + nk);
+    if (out->capacity - out->count < nk)
+        cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + nk);
     cd_pair *end = out->items + out->count;
     for (uint32_t k = 0; k < nk; k += w) {
         for (uint32_t e = asked + w; asked < e && asked < m_next; ++asked) prefetch_pair(s, next[asked]);
@@ -82,4 +83,3 @@ void cube_narrow_flush(cd_pair_sink *sink)
     sink->count = 0;
     c->narrow_ns += cd_now_ns() - t0;
 }
-

@@ -43,12 +43,12 @@
 #define DT_AHEAD 8.0f
 #define DT_NULL UINT32_MAX
 enum { DT_STACK = 256, DT_PARALLEL_MIN = 2048, DT_STATIC = 1, DT_DYNAMIC = 2 };
-#define DT_EMPTY UINT64_MAX  // a free slot of the pair set
+#define DT_EMPTY UINT64_MAX   // a free slot of the pair set
 #define DT_OVER (1ull << 63)  // a set entry's flag: the two boxes overlap now (cubes < 2^31)
 
 typedef struct dt_node {
     float lo[3], hi[3];
-    uint32_t parent;  // or the next free node
+    uint32_t parent;          // or the next free node
     uint32_t child1, child2;  // DT_NULL for a leaf
     uint32_t obj;             // a leaf's object
     int32_t height;           // leaf 0, free −1
@@ -63,25 +63,25 @@ typedef struct dt_tree {
 
 typedef struct dtree {
     int threads;
-    uint32_t n;       // objects the state was made for (UINT32_MAX: none yet)
-    uint64_t layout;  // the scene's layout slot_of follows
-    uint64_t moves;   // the scene's move list last seen (cd_scene_moves_since)
-    dt_tree tree[3];  // [DT_STATIC], [DT_DYNAMIC]; [0] unused
-    cd_aabbf *box;    // per cube: its box at the last update
-    cd_aabbf *fat;    // per cube: its fat box
-    float (*disp)[3];  // per cube: its box's last displacement (centre, per axis)
-    uint32_t *leaf;   // per cube: its leaf node
-    uint8_t *where;   // per cube: DT_STATIC or DT_DYNAMIC
-    uint8_t *moved;   // per cube: its box changed at the last update
-    uint8_t *fresh;   // per cube: reinserted at the last update (queries)
-    uint32_t *slot_of;  // per cube: its slot
+    uint32_t n;                    // objects the state was made for (UINT32_MAX: none yet)
+    uint64_t layout;               // the scene's layout slot_of follows
+    uint64_t moves;                // the scene's move list last seen (cd_scene_moves_since)
+    dt_tree tree[3];               // [DT_STATIC], [DT_DYNAMIC]; [0] unused
+    cd_aabbf *box;                 // per cube: its box at the last update
+    cd_aabbf *fat;                 // per cube: its fat box
+    float (*disp)[3];              // per cube: its box's last displacement (centre, per axis)
+    uint32_t *leaf;                // per cube: its leaf node
+    uint8_t *where;                // per cube: DT_STATIC or DT_DYNAMIC
+    uint8_t *moved;                // per cube: its box changed at the last update
+    uint8_t *fresh;                // per cube: reinserted at the last update (queries)
+    uint32_t *slot_of;             // per cube: its slot
     uint32_t *moved_list, nmoved;  // cubes whose box changed, in cube order
     uint32_t *prev_list, nprev;    // the same of the update before
     uint32_t *fresh_list, nfresh;  // reinserted cubes, in cube order
-    uint64_t *set;     // pair set: (a << 32 | b), a < b cubes; DT_EMPTY free
+    uint64_t *set;                 // pair set: (a << 32 | b), a < b cubes; DT_EMPTY free
     uint64_t set_cap, set_count;
     cd_pair_list found[CD_BROAD_PARTS];  // new pairs per query part
-    uint64_t update_tests;                // node tests of the last update's queries
+    uint64_t update_tests;               // node tests of the last update's queries
 } dtree;
 
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +143,8 @@ static uint32_t node_alloc(dt_tree *t)
         if (old) memcpy(nn, t->node, (size_t)old * sizeof *nn);
         cd_free(t->node);
         t->node = nn;
-        for (uint32_t k = old; k < cap; ++k) t->node[k] = (dt_node){.parent = k + 1 < cap ? k + 1 : DT_NULL, .height = -1};
+        for (uint32_t k = old; k < cap; ++k)
+            t->node[k] = (dt_node){.parent = k + 1 < cap ? k + 1 : DT_NULL, .height = -1};
         t->free_list = old;
         t->cap = cap;
     }
@@ -192,7 +193,7 @@ static uint32_t balance(dt_tree *t, uint32_t ia)
     uint32_t ib = a->child1, ic = a->child2;
     int32_t d = t->node[ic].height - t->node[ib].height;
     if (d > 1 || d < -1) {
-        int up_c = d > 1;                   // raise c (right child) or b (left child)
+        int up_c = d > 1;              // raise c (right child) or b (left child)
         uint32_t iu = up_c ? ic : ib;  // u goes up
         dt_node *u = &t->node[iu];
         uint32_t i1 = u->child1, i2 = u->child2;
@@ -305,7 +306,10 @@ static uint64_t tree_query(const dt_tree *t, const float lo[3], const float hi[3
 // ---------------------------------------------------------------------------------------------
 // The pair set
 
-static inline uint64_t pair_key(uint32_t a, uint32_t b) { return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a; }
+static inline uint64_t pair_key(uint32_t a, uint32_t b)
+{
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
 
 static inline uint64_t slot_hash(uint64_t key, uint64_t cap)
 {
@@ -578,13 +582,15 @@ static void dtree_update(void *self, const cd_scene *s)
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) more += t->found[k].count;
     set_reserve(t, more);
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k)
-        for (size_t j = 0; j < t->found[k].count; ++j) set_put(t, pair_key(t->found[k].items[j].a, t->found[k].items[j].b));
+        for (size_t j = 0; j < t->found[k].count; ++j)
+            set_put(t, pair_key(t->found[k].items[j].a, t->found[k].items[j].b));
     // The overlap flags of the pairs with a cube that moved, in parts of the set.
     int rthreads = t->threads > 1 && t->nmoved >= DT_PARALLEL_MIN ? t->threads : 1;
     uint64_t rtests = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(rthreads) if (rthreads > 1) reduction(+ : rtests)
     for (int part = 0; part < (int)CD_BROAD_PARTS; ++part)
-        rtests += set_refresh(t, t->set_cap * (uint64_t)part / CD_BROAD_PARTS, t->set_cap * (uint64_t)(part + 1) / CD_BROAD_PARTS);
+        rtests += set_refresh(t, t->set_cap * (uint64_t)part / CD_BROAD_PARTS,
+                              t->set_cap * (uint64_t)(part + 1) / CD_BROAD_PARTS);
     t->update_tests += rtests + more;
 }
 
@@ -623,8 +629,8 @@ static void dtree_shape_stats(void *self, cd_broad_stats *st)
     dtree *t = self;
     if (t->n == UINT32_MAX) return;
     st->nodes = (uint64_t)t->tree[DT_STATIC].cap + t->tree[DT_DYNAMIC].cap;
-    st->bytes = sizeof *t + (t->n + 1ull) * (2 * sizeof(cd_aabbf) + 4 * sizeof(uint32_t) + 3) + st->nodes * sizeof(dt_node) +
-                t->set_cap * sizeof *t->set;
+    st->bytes = sizeof *t + (t->n + 1ull) * (2 * sizeof(cd_aabbf) + 4 * sizeof(uint32_t) + 3) +
+                st->nodes * sizeof(dt_node) + t->set_cap * sizeof *t->set;
     st->max_per_node = 1;
     int32_t hs = t->tree[DT_STATIC].root == DT_NULL ? 0 : t->tree[DT_STATIC].node[t->tree[DT_STATIC].root].height;
     int32_t hd = t->tree[DT_DYNAMIC].root == DT_NULL ? 0 : t->tree[DT_DYNAMIC].node[t->tree[DT_DYNAMIC].root].height;
@@ -633,7 +639,8 @@ static void dtree_shape_stats(void *self, cd_broad_stats *st)
 
 const cd_broad_method cd_broad_dtree = {
     .name = "dtree",
-    .description = "incremental dynamic AABB trees: fat boxes (margin and motion lookahead), only escaped objects reinserted and queried, "
+    .description = "incremental dynamic AABB trees: fat boxes (margin and motion lookahead), only escaped objects "
+                   "reinserted and queried, "
                    "static and dynamic trees, persistent pair set",
     .create = dtree_create,
     .update = dtree_update,

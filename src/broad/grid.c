@@ -41,16 +41,16 @@ typedef struct grid {
     uint32_t n;             // objects the layout was made for (UINT32_MAX = none yet)
     double world;           // world side the layout was made for
     size_t nrows;
-    uint32_t *start;        // nrows + 1 offsets into the columns (counting sort)
-    int ordered;            // the columns hold last frame's order of the same objects
-    cd_row_cols e;          // small objects by row, sorted by lo.x in a row, then bigs, as columns
-                            // (one load fills a block's lanes), each padded by GRID_LANES slots
-    float *col;             // the allocation of the six coordinate columns
-    id_box *next;          // this frame's boxes in last frame's order (scratch)
-    uint32_t *next_row;     // their rows; UINT32_MAX for big objects
+    uint32_t *start;     // nrows + 1 offsets into the columns (counting sort)
+    int ordered;         // the columns hold last frame's order of the same objects
+    cd_row_cols e;       // small objects by row, sorted by lo.x in a row, then bigs, as columns
+                         // (one load fills a block's lanes), each padded by GRID_LANES slots
+    float *col;          // the allocation of the six coordinate columns
+    id_box *next;        // this frame's boxes in last frame's order (scratch)
+    uint32_t *next_row;  // their rows; UINT32_MAX for big objects
     uint32_t nsmall, nbig;
-    int threads;            // threads of the update ([method] threads)
-    uint32_t *hist;         // per-thread row counts, then each thread's next slot per row
+    int threads;     // threads of the update ([method] threads)
+    uint32_t *hist;  // per-thread row counts, then each thread's next slot per row
     size_t start_cap, row_cap, col_cap, id_cap, next_cap, hist_cap;
     uint64_t max_per_row;
 } grid;
@@ -206,7 +206,8 @@ static void grid_update(void *self, const cd_scene *s)
 #pragma omp barrier
 #pragma omp single
         place_slices(g, g->hist, nt);
-        for (uint32_t k = k0; k < k1; ++k) cd_row_put(&g->e, hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++, &g->next[k]);
+        for (uint32_t k = k0; k < k1; ++k)
+            cd_row_put(&g->e, hist[row[k] == UINT32_MAX ? g->nrows : row[k]]++, &g->next[k]);
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (size_t r = 0; r < g->nrows; ++r) cd_row_sort(&g->e, g->start[r], g->start[r + 1] - g->start[r]);
@@ -345,7 +346,8 @@ static void grid_cells(void *self, const cd_scene *s, cd_broad_cell_fn each, voi
         uint32_t a = g->start[r], b = g->start[r + 1];
         if (a == b) continue;
         uint32_t y = (uint32_t)(r % g->dim[0]), z = (uint32_t)(r / g->dim[0]);
-        cd_aabb box = {cd_v3(INFINITY, y * g->cell, z * g->cell), cd_v3(-INFINITY, (y + 1) * g->cell, (z + 1) * g->cell)};
+        cd_aabb box = {cd_v3(INFINITY, y * g->cell, z * g->cell),
+                       cd_v3(-INFINITY, (y + 1) * g->cell, (z + 1) * g->cell)};
         for (uint32_t i = a; i < b; ++i) {
             box.lo.x = fmin(box.lo.x, g->e.lo[0][i]);
             box.hi.x = fmax(box.hi.x, g->e.hi[0][i]);

@@ -76,9 +76,9 @@ typedef struct gm_scratch {
 
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
-    float inv_cell;  // the row map works in float: any monotone map of the coordinates is exact here
-    uint32_t dim[2];  // rows per axis (y, z)
-    uint32_t n;       // objects the layout was made for (UINT32_MAX = none yet)
+    float inv_cell;     // the row map works in float: any monotone map of the coordinates is exact here
+    uint32_t dim[2];    // rows per axis (y, z)
+    uint32_t n;         // objects the layout was made for (UINT32_MAX = none yet)
     double world;
     size_t nrows;
     int threads;
@@ -97,10 +97,10 @@ typedef struct grid_multi {
                                   // (zeroed when allocated and at a new layout), so load_cols may
                                   // prefetch the box of any slot
     size_t id_cap, old_id_cap, start_cap, old_start_cap, span_cap, old_span_cap, moved_cap, kept_cap, todo_cap;
-    uint32_t *big;     // big objects in id order
+    uint32_t *big;  // big objects in id order
     size_t big_cap;
     uint32_t nbig;
-    uint32_t *hist;    // per thread: gone per row, appended per row (counts, then next slots), bigs
+    uint32_t *hist;  // per thread: gone per row, appended per row (counts, then next slots), bigs
     size_t hist_cap;
     uint32_t part_rows[CD_BROAD_PARTS + 1];  // this frame's rows cut into parts of about equal slots
     uint8_t part_ready[CD_BROAD_PARTS];      // 1 once the part's kept ids are placed and its rows sorted
@@ -127,8 +127,8 @@ static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
 static void gm_destroy(void *self)
 {
     grid_multi *g = self;
-    uint32_t *u32[] = {g->start,  g->old_start, g->kept_len, g->span, g->old_span,
-                       g->id,     g->old_id,    g->big,      g->hist, g->todo};
+    uint32_t *u32[] = {g->start, g->old_start, g->kept_len, g->span, g->old_span,
+                       g->id,    g->old_id,    g->big,      g->hist, g->todo};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
     for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
     cd_free(g->moved);
@@ -182,8 +182,8 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
     buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, (size_t)n + GM_MOVED_PAD);
     buf_reserve((void **)&g->todo, sizeof *g->todo, &g->todo_cap, n);
     memset(g->moved + n, 0, GM_MOVED_PAD);  // read by place_kept_wide, never used: defined bytes
-    CD_ASSERT(n <= (1u << 28));  // ids share their column with two flags; slot offsets (up to 4 slots
-                                 // and 4 pads per object) are 32-bit
+    CD_ASSERT(n <= (1u << 28));             // ids share their column with two flags; slot offsets (up to 4 slots
+                                            // and 4 pads per object) are 32-bit
     if (g->id) memset(g->id, 0, g->id_cap * sizeof *g->id);  // ids of another object count
     if (g->old_id) memset(g->old_id, 0, g->old_id_cap * sizeof *g->old_id);
     g->rows_made = 0;
@@ -289,11 +289,9 @@ _Static_assert(sizeof(cd_aabbf) == 6 * sizeof(float), "count_share_wide reads th
 // count_share for CPUs with AVX-512: the rows of sixteen objects at once (the same float operations
 // as span_of, lane by lane, so the same spans); the counters of the few objects whose rows
 // changed are then updated one by one, as in count_share.
-__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_wide(grid_multi *g, const cd_scene *s,
-                                                                                     uint32_t i0, uint32_t i1,
-                                                                                     uint32_t *gone, uint32_t *app,
-                                                                                     uint32_t *bigs, uint32_t *todo,
-                                                                                     uint32_t *ntodo)
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void
+count_share_wide(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uint32_t *gone, uint32_t *app,
+                 uint32_t *bigs, uint32_t *todo, uint32_t *ntodo)
 {
     uint32_t dy = g->dim[0];
     const float *box = (const float *)(const void *)s->box;  // six floats per box: lo x y z, hi x y z
@@ -343,8 +341,8 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void count_share_
 // float operations as span_of, lane by lane, so the same spans; the rows are at most 2^15, so
 // signed compares order them.
 __attribute__((target("avx2,popcnt"))) static void count_share_avx2(grid_multi *g, const cd_scene *s, uint32_t i0,
-                                                                   uint32_t i1, uint32_t *gone, uint32_t *app,
-                                                                   uint32_t *bigs, uint32_t *todo, uint32_t *ntodo)
+                                                                    uint32_t i1, uint32_t *gone, uint32_t *app,
+                                                                    uint32_t *bigs, uint32_t *todo, uint32_t *ntodo)
 {
     uint32_t dy = g->dim[0];
     const cd_aabbf *box = s->box;
@@ -389,8 +387,8 @@ __attribute__((target("avx2,popcnt"))) static void count_share_avx2(grid_multi *
 }
 
 // Lane indices of the set bits of a 4-bit mask, one byte each in order, the unused bytes 0.
-static const uint32_t gm_nibble_lanes[16] = {0x0,   0x0,     0x1,     0x100,   0x2,     0x200,   0x201,     0x20100,
-                                             0x3,   0x300,   0x301,   0x30100, 0x302,   0x30200, 0x30201,   0x3020100};
+static const uint32_t gm_nibble_lanes[16] = {0x0, 0x0,   0x1,   0x100,   0x2,   0x200,   0x201,   0x20100,
+                                             0x3, 0x300, 0x301, 0x30100, 0x302, 0x30200, 0x30201, 0x3020100};
 
 // The lanes of the set bits of bits (8 lanes) in order, as the indices of a 32-bit permute that
 // moves them to the front (AVX2's stand-in for AVX-512's compress); the indices past the count are
@@ -398,7 +396,8 @@ static const uint32_t gm_nibble_lanes[16] = {0x0,   0x0,     0x1,     0x100,   0
 __attribute__((always_inline, target("avx2,popcnt"))) static inline __m256i front_lanes(unsigned bits)
 {
     unsigned lo = bits & 15;
-    uint64_t b = gm_nibble_lanes[lo] | (uint64_t)(gm_nibble_lanes[bits >> 4] + 0x04040404u) << (8 * __builtin_popcount(lo));
+    uint64_t b = gm_nibble_lanes[lo] | (uint64_t)(gm_nibble_lanes[bits >> 4] + 0x04040404u)
+                                           << (8 * __builtin_popcount(lo));
     return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)b));
 }
 #endif
@@ -464,9 +463,10 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static void place_kept_w
             // span_has and slot_id in the lanes, on the moved objects' new spans
             __m512i sp = _mm512_mask_i32gather_epi32(big, was_moved, id, (const void *)span, 4);
             __m512i y0 = _mm512_and_si512(sp, coord_mask), z0 = _mm512_and_si512(_mm512_srli_epi32(sp, 15), coord_mask);
-            __mmask16 has = _mm512_cmpneq_epu32_mask(sp, big) &
-                            _mm512_cmple_epu32_mask(_mm512_sub_epi32(vry, y0), _mm512_and_si512(_mm512_srli_epi32(sp, 30), one)) &
-                            _mm512_cmple_epu32_mask(_mm512_sub_epi32(vrz, z0), _mm512_srli_epi32(sp, 31));
+            __mmask16 has =
+                _mm512_cmpneq_epu32_mask(sp, big) &
+                _mm512_cmple_epu32_mask(_mm512_sub_epi32(vry, y0), _mm512_and_si512(_mm512_srli_epi32(sp, 30), one)) &
+                _mm512_cmple_epu32_mask(_mm512_sub_epi32(vrz, z0), _mm512_srli_epi32(sp, 31));
             __m512i flags = _mm512_or_si512(
                 _mm512_maskz_mov_epi32(_mm512_cmpeq_epi32_mask(y0, vry), _mm512_set1_epi32((int)STARTS_Y)),
                 _mm512_maskz_mov_epi32(_mm512_cmpeq_epi32_mask(z0, vrz), _mm512_set1_epi32((int)STARTS_Z)));
@@ -501,7 +501,8 @@ __attribute__((target("avx2,popcnt"))) static void place_kept_avx2(grid_multi *g
                  k1 = k + row_len(g->old_start, r), at = g->start[r];
         const __m256i vry = _mm256_set1_epi32((int)ry), vrz = _mm256_set1_epi32((int)rz);
         for (; k + 8 <= k1; k += 8) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(old_id + k)), id = _mm256_and_si256(v, id_mask);
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(old_id + k)),
+                    id = _mm256_and_si256(v, id_mask);
             // moved[] has GM_MOVED_PAD bytes beyond the objects, so each lane may read four.
             __m256i mv = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)moved, id, 1), low_byte);
             __m256i was_moved = _mm256_cmpgt_epi32(mv, zero);
@@ -519,12 +520,12 @@ __attribute__((target("avx2,popcnt"))) static void place_kept_avx2(grid_multi *g
             __m256i has = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, big),
                                               _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(dy_, reach_y), dy_),
                                                                _mm256_cmpeq_epi32(_mm256_min_epu32(dz, reach_z), dz)));
-            __m256i flags = _mm256_or_si256(
-                _mm256_and_si256(_mm256_cmpeq_epi32(y0, vry), _mm256_set1_epi32((int)STARTS_Y)),
-                _mm256_and_si256(_mm256_cmpeq_epi32(z0, vrz), _mm256_set1_epi32((int)STARTS_Z)));
+            __m256i flags =
+                _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(y0, vry), _mm256_set1_epi32((int)STARTS_Y)),
+                                _mm256_and_si256(_mm256_cmpeq_epi32(z0, vrz), _mm256_set1_epi32((int)STARTS_Z)));
             v = _mm256_blendv_epi8(v, _mm256_or_si256(id, flags), was_moved);
-            unsigned keep = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(
-                                _mm256_xor_si256(was_moved, _mm256_set1_epi32(-1)), has)));
+            unsigned keep = (unsigned)_mm256_movemask_ps(
+                _mm256_castsi256_ps(_mm256_or_si256(_mm256_xor_si256(was_moved, _mm256_set1_epi32(-1)), has)));
             // The kept lanes to the front, in order; a masked store, since the slots after a row's
             // kept boxes already hold its new ones.
             unsigned kept = (unsigned)__builtin_popcount(keep);
@@ -573,8 +574,7 @@ static void load_row_rest(const grid_multi *g, const cd_scene *s, const cd_row_c
 }
 
 // Rows [r0, r1) of this frame into the columns e (slot k at k − base), pads included.
-static void load_cols(const grid_multi *g, const cd_scene *s, const cd_row_cols *e, uint32_t base, size_t r0,
-                      size_t r1)
+static void load_cols(const grid_multi *g, const cd_scene *s, const cd_row_cols *e, uint32_t base, size_t r0, size_t r1)
 {
     for (size_t r = r0; r < r1; ++r) {
         uint32_t a0 = g->start[r], len = row_len(g->start, r);
@@ -829,9 +829,8 @@ static uint64_t sweep_row(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_
 // its owned hits, and moves the end by their number). The portable sweep's two branches, "any
 // hit?" and "window longer than the block?", are the ones random rows mispredict. Same pairs in
 // the same order (lanes keep their order in the compress).
-__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_row_wide(const cd_row_cols *cols,
-                                                                                        uint32_t a0, uint32_t a1,
-                                                                                        cd_pair_sink *sink)
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
+sweep_row_wide(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
 {
     const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
     const uint32_t *ids = e.id;
@@ -863,7 +862,8 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
                 out = sink->buf + sink->count;
             }
             __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
-            _mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
+            _mm512_storeu_si512((void *)out,
+                                _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
             out += __builtin_popcount(hits);
             if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
         }
@@ -878,7 +878,7 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t sweep_ro
 // an inlined helper taking the probe as a struct, GCC kept the probe on the stack and reloaded it
 // in every block (broad 25 % slower at 10 000 cubes).
 __attribute__((target("avx2,popcnt"))) static uint64_t sweep_row_avx2(const cd_row_cols *cols, uint32_t a0, uint32_t a1,
-                                                                     cd_pair_sink *sink)
+                                                                      cd_pair_sink *sink)
 {
     const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
     const uint32_t *ids = e.id;
@@ -929,7 +929,10 @@ static uint32_t scratch_take(grid_multi *g)
             if (!atomic_exchange_explicit(&g->scratch_busy[k], 1, memory_order_acquire)) return k;
 }
 
-static void scratch_give(grid_multi *g, uint32_t k) { atomic_store_explicit(&g->scratch_busy[k], 0, memory_order_release); }
+static void scratch_give(grid_multi *g, uint32_t k)
+{
+    atomic_store_explicit(&g->scratch_busy[k], 0, memory_order_release);
+}
 
 // Columns for n slots in scratch c; the id column is the frame's ids from slot base on (ids), so
 // the sort orders them in place for the next frame (no copy back), and a part's slots are its
@@ -1021,8 +1024,7 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     grid_multi *g = self;
     st->nodes = g->nrows;
     size_t scratch = 0;
-    for (int k = 0; k < GM_MAX_THREADS; ++k)
-        scratch += g->scratch[k].col_cap * sizeof(float);
+    for (int k = 0; k < GM_MAX_THREADS; ++k) scratch += g->scratch[k].col_cap * sizeof(float);
     st->bytes = sizeof *g + scratch + g->moved_cap +
                 (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
                  g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap) *

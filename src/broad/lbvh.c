@@ -96,15 +96,15 @@ typedef struct lbvh {
     int height;      // root's height (leaves 0)
     size_t cap, ccap, task_cap, next_cap;
     uint32_t *key, *order, *tmp_key, *tmp_id;
-    uint32_t *hist;     // per thread: radix buckets
+    uint32_t *hist;  // per thread: radix buckets
     size_t hist_cap;
-    uint32_t *ckey;     // per cluster: its first object's code
-    uint32_t *cfirst;   // per cluster: its first sorted position; cfirst[nc] = n
+    uint32_t *ckey;                                  // per cluster: its first object's code
+    uint32_t *cfirst;                                // per cluster: its first sorted position; cfirst[nc] = n
     uint32_t tstart[CD_PART_QUEUE_MAX_THREADS + 1];  // per thread: its first cluster
-    uint32_t *up_leaf;  // per cluster: parent << 1 | side
-    uint32_t *up_node;  // per internal node: parent << 1 | side (root: unused)
-    uint32_t *arrived;  // per internal node: children refitted so far this frame
-    uint8_t *h;         // per internal node: height
+    uint32_t *up_leaf;                               // per cluster: parent << 1 | side
+    uint32_t *up_node;                               // per internal node: parent << 1 | side (root: unused)
+    uint32_t *arrived;                               // per internal node: children refitted so far this frame
+    uint8_t *h;                                      // per internal node: height
     lbvh_cluster *cl;
     lbvh_node *node;  // nc − 1 internal nodes, node 0 the root (64-byte aligned)
     void *node_mem;
@@ -112,7 +112,7 @@ typedef struct lbvh {
     lbvh_task *task, *next;
     uint32_t ntask;
     uint32_t part_task[CD_BROAD_PARTS + 1];  // part k runs tasks [part_task[k], part_task[k + 1])
-    uint32_t spread[1024];  // spread3 of every 10-bit value: three loads per code, not 24 operations
+    uint32_t spread[1024];                   // spread3 of every 10-bit value: three loads per code, not 24 operations
 } lbvh;
 
 static inline uint32_t spread3(uint32_t v);
@@ -383,8 +383,10 @@ static uint32_t cluster_starts(lbvh *t, uint32_t i0, uint32_t i1, uint32_t *out)
     uint32_t cell = key[i0] >> shift, lo = 0, hi = i0;  // first position of i0's cell
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (key[mid] >> shift < cell) lo = mid + 1;
-        else hi = mid;
+        if (key[mid] >> shift < cell)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     uint32_t cs = lo, m = 0;
     for (uint32_t i = i0; i < i1; ++i) {
@@ -583,8 +585,10 @@ __attribute__((target("avx2"))) static inline uint64_t lanes_avx2(const lbvh_clu
         __m256 m = _mm256_cmp_ps(_mm256_loadu_ps(&q->col[0][8 * part]), _mm256_set1_ps(hi[0]), _CMP_LE_OQ);
         m = _mm256_and_ps(m, _mm256_cmp_ps(_mm256_set1_ps(lo[0]), _mm256_loadu_ps(&q->col[3][8 * part]), _CMP_LE_OQ));
         for (int a = 1; a < 3; ++a) {
-            m = _mm256_and_ps(m, _mm256_cmp_ps(_mm256_loadu_ps(&q->col[a][8 * part]), _mm256_set1_ps(hi[a]), _CMP_LE_OQ));
-            m = _mm256_and_ps(m, _mm256_cmp_ps(_mm256_set1_ps(lo[a]), _mm256_loadu_ps(&q->col[3 + a][8 * part]), _CMP_LE_OQ));
+            m = _mm256_and_ps(m,
+                              _mm256_cmp_ps(_mm256_loadu_ps(&q->col[a][8 * part]), _mm256_set1_ps(hi[a]), _CMP_LE_OQ));
+            m = _mm256_and_ps(
+                m, _mm256_cmp_ps(_mm256_set1_ps(lo[a]), _mm256_loadu_ps(&q->col[3 + a][8 * part]), _CMP_LE_OQ));
         }
         bits |= (uint64_t)_mm256_movemask_ps(m) << (8 * part);
     }
@@ -600,7 +604,8 @@ __attribute__((target("avx2,avx512f"))) static inline uint64_t lanes_avx512(cons
         m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(lo[0]), _mm512_loadu_ps(&q->col[3][16 * part]), _CMP_LE_OQ);
         for (int a = 1; a < 3; ++a) {
             m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(&q->col[a][16 * part]), _mm512_set1_ps(hi[a]), _CMP_LE_OQ);
-            m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(lo[a]), _mm512_loadu_ps(&q->col[3 + a][16 * part]), _CMP_LE_OQ);
+            m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(lo[a]), _mm512_loadu_ps(&q->col[3 + a][16 * part]),
+                                        _CMP_LE_OQ);
         }
         bits |= (uint64_t)m << (16 * part);
     }
@@ -626,76 +631,76 @@ static inline float extent_sum(const lbvh_kid *k)
 // clusters only the objects that reach the other cluster's box can meet: their lanes are found
 // with one test each way, and only those rows and columns are tested. bv_tests counts the lanes
 // compared, which is the same in every version.
-#define CLUSTER_PAIRS(LANES)                                                                                    \
-    const lbvh_cluster *qa = &t->cl[a], *qb = &t->cl[b];                                                     \
-    uint64_t all = LBVH_B == 64 ? ~0ull : (1ull << (LBVH_B & 63)) - 1, rows = all, cols = all; /* empty lanes overlap nothing */             \
-    uint64_t tests = 0;                                                                                      \
-    if (a != b) {                                                                                            \
-        rows = LANES(qa, qb->lo, qb->hi);                                                                    \
-        tests += LBVH_B;                                                                                     \
-        if (!rows) return tests;                                                                             \
-        cols = LANES(qb, qa->lo, qa->hi);                                                                    \
-        tests += LBVH_B;                                                                                     \
-    }                                                                                                        \
-    unsigned ncols = bits_set(cols);                                                                         \
-    for (; rows && cols; rows &= rows - 1) {                                                                 \
-        unsigned l = (unsigned)__builtin_ctzll(rows);                                                          \
-        uint64_t mask = a == b ? (l == 63 ? 0 : cols & ~((2ull << l) - 1)) : cols;                                       \
-        if (!mask) continue;                                                                                 \
-        float lo[3] = {qa->col[0][l], qa->col[1][l], qa->col[2][l]};                                         \
-        float hi[3] = {qa->col[3][l], qa->col[4][l], qa->col[5][l]};                                         \
-        tests += a == b ? bits_set(mask) : ncols;                                                            \
-        for (uint64_t hit = LANES(qb, lo, hi) & mask; hit; hit &= hit - 1)                                   \
-            cd_sink_push(sink, qa->id[l], qb->id[__builtin_ctzll(hit)]);                                       \
-    }                                                                                                        \
+#define CLUSTER_PAIRS(LANES)                                                       \
+    const lbvh_cluster *qa = &t->cl[a], *qb = &t->cl[b];                           \
+    uint64_t all = LBVH_B == 64 ? ~0ull : (1ull << (LBVH_B & 63)) - 1, rows = all, \
+             cols = all; /* empty lanes overlap nothing */                         \
+    uint64_t tests = 0;                                                            \
+    if (a != b) {                                                                  \
+        rows = LANES(qa, qb->lo, qb->hi);                                          \
+        tests += LBVH_B;                                                           \
+        if (!rows) return tests;                                                   \
+        cols = LANES(qb, qa->lo, qa->hi);                                          \
+        tests += LBVH_B;                                                           \
+    }                                                                              \
+    unsigned ncols = bits_set(cols);                                               \
+    for (; rows && cols; rows &= rows - 1) {                                       \
+        unsigned l = (unsigned)__builtin_ctzll(rows);                              \
+        uint64_t mask = a == b ? (l == 63 ? 0 : cols & ~((2ull << l) - 1)) : cols; \
+        if (!mask) continue;                                                       \
+        float lo[3] = {qa->col[0][l], qa->col[1][l], qa->col[2][l]};               \
+        float hi[3] = {qa->col[3][l], qa->col[4][l], qa->col[5][l]};               \
+        tests += a == b ? bits_set(mask) : ncols;                                  \
+        for (uint64_t hit = LANES(qb, lo, hi) & mask; hit; hit &= hit - 1)         \
+            cd_sink_push(sink, qa->id[l], qb->id[__builtin_ctzll(hit)]);           \
+    }                                                                              \
     return tests;
 
 // Tasks [k0, k1) of the cut, each by simultaneous descent (see the file comment).
-#define RUN_TASKS(CLUSTER)                                                                                    \
-    uint64_t tests = 0;                                                                                      \
-    lbvh_task stack[LBVH_STACK];                                                                             \
-    for (uint32_t k = k0; k < k1; ++k) {                                                                     \
-        int top = 0;                                                                                         \
-        stack[top++] = t->task[k];                                                                           \
-        while (top > 0) {                                                                                    \
-            lbvh_task q = stack[--top];                                                                      \
-            CD_ASSERT(top + 3 <= LBVH_STACK);                                                                \
-            if (q.a == q.b) { /* self */                                                                     \
-                if (q.a->child & LBVH_LEAF) {                                                                \
-                    tests += CLUSTER(t, q.a->child & ~LBVH_LEAF, q.a->child & ~LBVH_LEAF, sink);             \
-                    continue;                                                                                \
-                }                                                                                            \
-                const lbvh_node *nd = &t->node[q.a->child];                                                  \
-                stack[top++] = (lbvh_task){&nd->kid[1], &nd->kid[1]};                                        \
-                stack[top++] = (lbvh_task){&nd->kid[0], &nd->kid[1]};                                        \
-                stack[top++] = (lbvh_task){&nd->kid[0], &nd->kid[0]};                                        \
-                continue;                                                                                    \
-            }                                                                                                \
-            ++tests;                                                                                         \
-            if (!kid_overlap(q.a, q.b)) continue;                                                            \
-            int la = (q.a->child & LBVH_LEAF) != 0, lb = (q.b->child & LBVH_LEAF) != 0;                      \
-            if (la && lb) {                                                                                  \
-                tests += CLUSTER(t, q.a->child & ~LBVH_LEAF, q.b->child & ~LBVH_LEAF, sink);                 \
-                continue;                                                                                    \
-            }                                                                                                \
-            if (la || (!lb && extent_sum(q.b) > extent_sum(q.a))) { /* descend b */                          \
-                const lbvh_node *nd = &t->node[q.b->child];                                                  \
-                stack[top++] = (lbvh_task){q.a, &nd->kid[1]};                                                \
-                stack[top++] = (lbvh_task){q.a, &nd->kid[0]};                                                \
-            } else {                                                                                         \
-                const lbvh_node *nd = &t->node[q.a->child];                                                  \
-                stack[top++] = (lbvh_task){&nd->kid[1], q.b};                                                \
-                stack[top++] = (lbvh_task){&nd->kid[0], q.b};                                                \
-            }                                                                                                \
-        }                                                                                                    \
-    }                                                                                                        \
+#define RUN_TASKS(CLUSTER)                                                                       \
+    uint64_t tests = 0;                                                                          \
+    lbvh_task stack[LBVH_STACK];                                                                 \
+    for (uint32_t k = k0; k < k1; ++k) {                                                         \
+        int top = 0;                                                                             \
+        stack[top++] = t->task[k];                                                               \
+        while (top > 0) {                                                                        \
+            lbvh_task q = stack[--top];                                                          \
+            CD_ASSERT(top + 3 <= LBVH_STACK);                                                    \
+            if (q.a == q.b) { /* self */                                                         \
+                if (q.a->child & LBVH_LEAF) {                                                    \
+                    tests += CLUSTER(t, q.a->child & ~LBVH_LEAF, q.a->child & ~LBVH_LEAF, sink); \
+                    continue;                                                                    \
+                }                                                                                \
+                const lbvh_node *nd = &t->node[q.a->child];                                      \
+                stack[top++] = (lbvh_task){&nd->kid[1], &nd->kid[1]};                            \
+                stack[top++] = (lbvh_task){&nd->kid[0], &nd->kid[1]};                            \
+                stack[top++] = (lbvh_task){&nd->kid[0], &nd->kid[0]};                            \
+                continue;                                                                        \
+            }                                                                                    \
+            ++tests;                                                                             \
+            if (!kid_overlap(q.a, q.b)) continue;                                                \
+            int la = (q.a->child & LBVH_LEAF) != 0, lb = (q.b->child & LBVH_LEAF) != 0;          \
+            if (la && lb) {                                                                      \
+                tests += CLUSTER(t, q.a->child & ~LBVH_LEAF, q.b->child & ~LBVH_LEAF, sink);     \
+                continue;                                                                        \
+            }                                                                                    \
+            if (la || (!lb && extent_sum(q.b) > extent_sum(q.a))) { /* descend b */              \
+                const lbvh_node *nd = &t->node[q.b->child];                                      \
+                stack[top++] = (lbvh_task){q.a, &nd->kid[1]};                                    \
+                stack[top++] = (lbvh_task){q.a, &nd->kid[0]};                                    \
+            } else {                                                                             \
+                const lbvh_node *nd = &t->node[q.a->child];                                      \
+                stack[top++] = (lbvh_task){&nd->kid[1], q.b};                                    \
+                stack[top++] = (lbvh_task){&nd->kid[0], q.b};                                    \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
     return tests;
 
 static uint64_t cluster_sse2(const lbvh *t, uint32_t a, uint32_t b, cd_pair_sink *sink) { CLUSTER_PAIRS(lanes_sse2) }
 static uint64_t run_tasks_sse2(const lbvh *t, uint32_t k0, uint32_t k1, cd_pair_sink *sink) { RUN_TASKS(cluster_sse2) }
 #if CD_X86_SIMD
-__attribute__((target("avx2"))) static uint64_t cluster_avx2(const lbvh *t, uint32_t a, uint32_t b,
-                                                             cd_pair_sink *sink)
+__attribute__((target("avx2"))) static uint64_t cluster_avx2(const lbvh *t, uint32_t a, uint32_t b, cd_pair_sink *sink)
 {
     CLUSTER_PAIRS(lanes_avx2)
 }

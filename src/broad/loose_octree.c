@@ -20,7 +20,8 @@ _Static_assert(offsetof(loose_octree, t) == 0, "the cd_otree_method_* adapters n
 
 static const cd_param_spec loose_params[] = {
     {"depth", CD_PARAM_INT, "4", 0, 24, NULL, "maximum tree depth; 0 = root only"},
-    {"looseness", CD_PARAM_REAL, "2.0", 1, 1000, NULL, "loose octree factor k >= 1: a node's bounds are k times its cell"},
+    {"looseness", CD_PARAM_REAL, "2.0", 1, 1000, NULL,
+     "loose octree factor k >= 1: a node's bounds are k times its cell"},
     {"update", CD_PARAM_WORD, "rebuild", 0, 0, cd_broad_update_words,
      "per-frame update: rebuild, or incremental (move only the objects that left their node)"},
 };

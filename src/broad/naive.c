@@ -4,7 +4,8 @@
 
 static void *naive_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)p; (void)threads;
+    (void)p;
+    (void)threads;
     (void)s;
     return NULL;
 }

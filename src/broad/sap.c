@@ -14,13 +14,13 @@
 enum { SAP_CHUNK = 32 };
 
 typedef struct sap {
-    int insertion;      // 1: insertion sort of last frame's order; 0: radix sort every frame
-    int fixed_axis;     // [method] axis: 0, 1, 2, or −1 for the widest spread
-    int axis;           // sweep axis of order[], −1 before the first build
-    int next_axis;      // axis chosen from this frame's spread for the next frame
-    uint32_t n;         // objects in order[]
-    size_t cap;         // elements held by every array below (n + SAP_CHUNK padding)
-    uint32_t *order;    // object ids in sweep order
+    int insertion;                     // 1: insertion sort of last frame's order; 0: radix sort every frame
+    int fixed_axis;                    // [method] axis: 0, 1, 2, or −1 for the widest spread
+    int axis;                          // sweep axis of order[], −1 before the first build
+    int next_axis;                     // axis chosen from this frame's spread for the next frame
+    uint32_t n;                        // objects in order[]
+    size_t cap;                        // elements held by every array below (n + SAP_CHUNK padding)
+    uint32_t *order;                   // object ids in sweep order
     uint32_t *key, *tmp_key, *tmp_id;  // radix keys and scratch
     float *lo[3], *hi[3];              // boxes in sweep order (lo[axis] is the sort key)
 } sap;
@@ -112,7 +112,7 @@ static inline uint32_t float_sort_key(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
-    return u ^ ((uint32_t)-(int32_t)(u >> 31) | 0x80000000u);
+    return u ^ ((uint32_t) - (int32_t)(u >> 31) | 0x80000000u);
 }
 
 static void sort_radix(sap *m, const cd_scene *s, int axis)
@@ -164,8 +164,10 @@ static void sap_update(void *self, const cd_scene *s)
         axis = spread_axis(sum, sum2, n, -1);
     }
     if (m->fixed_axis >= 0) axis = m->fixed_axis;
-    if (m->insertion && axis == m->axis) sort_insertion(m, s, axis);
-    else sort_radix(m, s, axis);
+    if (m->insertion && axis == m->axis)
+        sort_insertion(m, s, axis);
+    else
+        sort_radix(m, s, axis);
     m->axis = axis;
     m->n = n;
     // Gather the boxes in sweep order and measure the spread for the next frame's axis.

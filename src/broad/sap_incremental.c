@@ -45,7 +45,7 @@
 #include <omp.h>
 #include <math.h>
 
-#define SI_EMPTY UINT64_MAX  // a free slot of the pair set
+#define SI_EMPTY UINT64_MAX   // a free slot of the pair set
 #define SI_HIGH (1ull << 31)  // an endpoint's flag: the high end (objects < 2^31)
 
 // One endpoint: its key, and its object's box on the two other axes (k1 < k2): the union of the
@@ -67,20 +67,20 @@ typedef enum si_mode { SI_AUTO, SI_INCREMENTAL, SI_REBUILD } si_mode;
 
 typedef struct sap_incremental {
     int threads;
-    si_mode mode;      // [method] update
-    uint32_t n;        // objects the state was made for (UINT32_MAX: none yet)
-    uint64_t layout;   // the scene's layout slot_of follows
-    si_ep *ep[3];      // per axis: 2n endpoints in key order between sentinels at 0 and 2n + 1
-    uint32_t *hint[3];  // per axis: where endpoint 2c (low) and 2c + 1 (high) of cube c was last put
-    cd_aabbf *cur;     // per cube: its box at this update
-    cd_aabbf *prev;    // per cube: its box at the update before (= cur for cubes that did not move)
-    uint32_t *slot_of;  // per cube: its slot
+    si_mode mode;             // [method] update
+    uint32_t n;               // objects the state was made for (UINT32_MAX: none yet)
+    uint64_t layout;          // the scene's layout slot_of follows
+    si_ep *ep[3];             // per axis: 2n endpoints in key order between sentinels at 0 and 2n + 1
+    uint32_t *hint[3];        // per axis: where endpoint 2c (low) and 2c + 1 (high) of cube c was last put
+    cd_aabbf *cur;            // per cube: its box at this update
+    cd_aabbf *prev;           // per cube: its box at the update before (= cur for cubes that did not move)
+    uint32_t *slot_of;        // per cube: its slot
     uint32_t *moved, nmoved;  // cubes whose box changed at this update, in cube order
     uint32_t *last, nlast;    // the same of the update before
-    double swaps;      // predicted swaps of this update (endpoint travel × endpoints per length)
-    si_log log[3];     // per axis: crossings of the update
+    double swaps;             // predicted swaps of this update (endpoint travel × endpoints per length)
+    si_log log[3];            // per axis: crossings of the update
     uint32_t *rkey, *rid, *rtmp_key, *rtmp_id;  // radix scratch of the rebuild (2n each)
-    uint64_t *set;     // pair set: keys, SI_EMPTY free (linear probing)
+    uint64_t *set;                              // pair set: keys, SI_EMPTY free (linear probing)
     uint64_t set_cap, set_count;
     uint64_t update_tests;  // box tests of the last update
     uint64_t build_tests;   // box tests of the last build's sweep: what a build costs beyond its sorts
@@ -95,7 +95,7 @@ static inline uint32_t float_key(float f)
     f += 0.0f;  // −0 → +0, so −0 and +0 tie as the comparison of floats says
     uint32_t u;
     memcpy(&u, &f, sizeof u);
-    return u ^ ((uint32_t)-(int32_t)(u >> 31) | 0x80000000u);
+    return u ^ ((uint32_t) - (int32_t)(u >> 31) | 0x80000000u);
 }
 
 static inline float key_float(uint32_t k)
@@ -142,9 +142,15 @@ static inline int entries_overlap(const si_ep *a, const si_ep *b)
 // ---------------------------------------------------------------------------------------------
 // The pair set: open addressing with linear probing, deletion by backward shift (no tombstones).
 
-static inline uint64_t pair_key(uint32_t a, uint32_t b) { return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a; }
+static inline uint64_t pair_key(uint32_t a, uint32_t b)
+{
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
 
-static inline uint64_t slot_hash(uint64_t key, uint64_t cap) { return ((key * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1); }
+static inline uint64_t slot_hash(uint64_t key, uint64_t cap)
+{
+    return ((key * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
 
 static void set_insert_new(uint64_t *set, uint64_t cap, uint64_t key)
 {
@@ -389,8 +395,10 @@ static uint32_t locate(const axis_work *w, uint32_t hint, uint64_t v)
     }
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ep[mid].key <= v) lo = mid;
-        else hi = mid;
+        if (ep[mid].key <= v)
+            lo = mid;
+        else
+            hi = mid;
     }
     CD_ASSERT(ep[lo].key == v);
     return lo;
@@ -493,8 +501,10 @@ static void si_update(void *self, const cd_scene *s)
             uint64_t key = m->log[k].items[j];
             uint32_t a = (uint32_t)(key >> 32), b = (uint32_t)key;
             ++tests;
-            if (cd_aabbf_overlap(&m->cur[a], &m->cur[b])) set_put(m, key);
-            else set_remove(m, key);
+            if (cd_aabbf_overlap(&m->cur[a], &m->cur[b]))
+                set_put(m, key);
+            else
+                set_remove(m, key);
         }
     for (uint32_t j = 0; j < m->nmoved; ++j) m->prev[m->moved[j]] = m->cur[m->moved[j]];
     set_trim(m);

@@ -18,9 +18,9 @@ _Static_assert(sizeof(cd_bvh_node) == 128, "a node is two cache lines");
 typedef struct builder {
     cd_bvh *bvh;
     cd_bvh_build_ctx ctx;
-    uint32_t *list[3];  // list[a][first .. first + count): the node's triangles by (centroid[a], id)
-    uint32_t *tmp;      // scratch for the stable splits: 2·ntris
-    uint8_t *left;      // per triangle: in the left child of the node being split
+    uint32_t *list[3];      // list[a][first .. first + count): the node's triangles by (centroid[a], id)
+    uint32_t *tmp;          // scratch for the stable splits: 2·ntris
+    uint8_t *left;          // per triangle: in the left child of the node being split
     uint32_t *key, *count;  // sort keys (ntris) and radix counters (2·2¹⁶)
     void *scratch_block;    // holds all of the above and ctx's arrays (ctx_init)
 } builder;

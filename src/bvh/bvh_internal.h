@@ -7,24 +7,24 @@
 
 /// Area moments of one triangle, summed per node for RAPID's covariance.
 typedef struct cd_tri_moment {
-    double area;   ///< area A
-    cd_vec3 ac;    ///< A·centroid
-    double s[6];   ///< second moment about the origin, upper triangle (xx, xy, xz, yy, yz, zz)
+    double area;  ///< area A
+    cd_vec3 ac;   ///< A·centroid
+    double s[6];  ///< second moment about the origin, upper triangle (xx, xy, xz, yy, yz, zz)
 } cd_tri_moment;
 
 /// What fitting needs besides the triangle ids: the mesh and per-triangle precomputations.
 typedef struct cd_bvh_build_ctx {
     const cd_mesh *mesh;
-    int obb;                 ///< the plan has an OBB kind: sum the triangles' moments
-    cd_vec3 *centroids;      ///< per triangle
-    uint32_t *stamp;         ///< per vertex: epoch of the last node that gathered it
+    int obb;             ///< the plan has an OBB kind: sum the triangles' moments
+    cd_vec3 *centroids;  ///< per triangle
+    uint32_t *stamp;     ///< per vertex: epoch of the last node that gathered it
     uint32_t epoch;
     // Point lists of the nodes on the recursion path, stacked: a node's distinct vertices are its
     // children's lists merged (see build.c), so no node re-reads its triangles' indices. Stored
     // as three coordinate arrays so the projection onto a box's axes runs two points per SSE2
     // instruction (it is the inner loop of the fit).
-    double *px, *py, *pz;    ///< scratch: 3·ntris points
-    uint32_t *pid;           ///< vertex index of each point
+    double *px, *py, *pz;  ///< scratch: 3·ntris points
+    uint32_t *pid;         ///< vertex index of each point
 } cd_bvh_build_ctx;
 
 /// Componentwise min/max. fmin/fmax carry NaN rules that keep GCC from inlining them (they were
@@ -70,15 +70,15 @@ uint32_t cd_bvh_points_merge(cd_bvh_build_ctx *ctx, uint32_t pos, uint32_t n);
 
 /// The traversal of cd_bvh_query and the cost replays of cd_bvh_measure_costs, one per build of
 /// traverse.c (the AVX-512 one only on x86-64).
-void cd_bvh_traverse_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
-                              cd_bvh_mode mode, cd_bvh_result *res);
-void cd_bvh_measure_costs_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
-                                   double *cv_ns, double *cp_ns);
+void cd_bvh_traverse_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                              cd_bvh_result *res);
+void cd_bvh_measure_costs_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
+                                   double *cp_ns);
 #if CD_X86_SIMD
 void cd_bvh_traverse_avx512(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
                             cd_bvh_result *res);
-void cd_bvh_measure_costs_avx512(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
-                                 double *cv_ns, double *cp_ns);
+void cd_bvh_measure_costs_avx512(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
+                                 double *cp_ns);
 #endif
 
 #endif

@@ -231,14 +231,15 @@ void cd_bvh_obb_axes_two(const cd_bvh_build_ctx *ctx, const uint32_t *ids[2], co
     __m128d q = (a[0][0] + a[1][1] + a[2][2]) / lane_set(3.0);
     __m128d d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
     __m128d p2 = d0 * d0 + d1 * d1 + d2 * d2 + lane_set(2.0) * p1;
-    lane_mask rare = (lane_mask)(area > lane_set(0.0)) & (lane_mask)(p2 > lane_set(0.0)) &
-                     (lane_mask)(p1 > lane_set(1e-24) * p2);
+    lane_mask rare =
+        (lane_mask)(area > lane_set(0.0)) & (lane_mask)(p2 > lane_set(0.0)) & (lane_mask)(p1 > lane_set(1e-24) * p2);
     rare = ~rare;
     __m128d p = _mm_sqrt_pd(p2 / lane_set(6.0)), ip2 = lane_set(6.0) / p2, ip = p * ip2;
     __m128d a01 = a[0][1], a02 = a[0][2], a12 = a[1][2];
     __m128d det = d0 * (d1 * d2 - a12 * a12) - a01 * (a01 * d2 - a12 * a02) + a02 * (a01 * a12 - d1 * a02);
     __m128d r = lane_set(0.5) * det * (ip * ip * ip);
-    r = lane_sel((lane_mask)(r < lane_set(-1.0)), lane_set(-1.0), lane_sel((lane_mask)(r > lane_set(1.0)), lane_set(1.0), r));
+    r = lane_sel((lane_mask)(r < lane_set(-1.0)), lane_set(-1.0),
+                 lane_sel((lane_mask)(r > lane_set(1.0)), lane_set(1.0), r));
     __m128d c1 = lane_largest_root(r), c3 = -lane_largest_root(-r);
     __m128d l1 = q + lane_set(2.0) * p * c1, l3 = q + lane_set(2.0) * p * c3;
     __m128d l2 = lane_set(3.0) * q - l1 - l3;
@@ -267,8 +268,8 @@ void cd_bvh_obb_axes_two(const cd_bvh_build_ctx *ctx, const uint32_t *ids[2], co
             out[l] = cd_bvh_obb_axes(ctx, ids[l], n[l], sum[l]);
             continue;
         }
-        out[l] = (cd_mat3){{cd_v3(t[0][l], t[1][l], t[2][l]), cd_v3(t[3][l], t[4][l], t[5][l]),
-                            cd_v3(t[6][l], t[7][l], t[8][l])}};
+        out[l] = (cd_mat3){
+            {cd_v3(t[0][l], t[1][l], t[2][l]), cd_v3(t[3][l], t[4][l], t[5][l]), cd_v3(t[6][l], t[7][l], t[8][l])}};
     }
 }
 #else
@@ -498,7 +499,6 @@ void cd_bvh_fit_leaf1(cd_bvh_build_ctx *ctx, cd_bvh_node *node, uint32_t id, uin
     cd_bvh_fit_node(ctx, node, pos, n, &ax, margin);
 }
 
-
 void cd_bvh_fit_leaf1_two(cd_bvh_build_ctx *ctx, cd_bvh_node *node[2], const uint32_t id[2], uint32_t pos,
                           uint32_t np[2], cd_tri_moment m[2], double margin)
 {
@@ -559,8 +559,9 @@ void cd_bvh_fit_leaf1_two(cd_bvh_build_ctx *ctx, cd_bvh_node *node[2], const uin
         const lane_v3 h = {(hi.x - lo.x) * half_ + mg, (hi.y - lo.y) * half_ + mg, (hi.z - lo.z) * half_ + mg};
         const __m128d r = _mm_sqrt_pd(lane_dot(h, h)) * lane_set(1.0 + 4.0 * DBL_EPSILON) + mg;
         enum { NOUT = 23 };
-        const __m128d out[NOUT] = {u.x, u.y, u.z, v.x, v.y, v.z, c.x, c.y, c.z, h.x, h.y, h.z, r, area,
-                                   pc[0] * area, pc[1] * area, pc[2] * area, ms[0], ms[1], ms[2], ms[3], ms[4], ms[5]};
+        const __m128d out[NOUT] = {u.x,          u.y,   u.z,   v.x,   v.y,   v.z,   c.x,          c.y,
+                                   c.z,          h.x,   h.y,   h.z,   r,     area,  pc[0] * area, pc[1] * area,
+                                   pc[2] * area, ms[0], ms[1], ms[2], ms[3], ms[4], ms[5]};
         double o[NOUT][2];
         for (int i = 0; i < NOUT; ++i) _mm_storeu_pd(o[i], out[i]);
         long long bad[2];
@@ -587,4 +588,3 @@ void cd_bvh_fit_leaf1_two(cd_bvh_build_ctx *ctx, cd_bvh_node *node[2], const uin
     cd_bvh_fit_leaf1(ctx, node[0], id[0], pos, &np[0], &m[0], margin);
     cd_bvh_fit_leaf1(ctx, node[1], id[1], pos + np[0], &np[1], &m[1], margin);
 }
-

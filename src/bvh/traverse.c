@@ -46,8 +46,7 @@ typedef struct cd_bvh_moved_vert {
     uint32_t stamp, pad;
 } cd_bvh_moved_vert;
 
-static inline void move_node(const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double s, double m,
-                             cd_bvh_moved *out)
+static inline void move_node(const cd_bvh_node *nb, const cd_mat3 *R, cd_vec3 t, double s, double m, cd_bvh_moved *out)
 {
     out->box.c = cd_pose_apply_scaled(R, t, s, nb->c);
     out->r = s * nb->r + m;
@@ -297,8 +296,8 @@ static inline int descend_a(const cd_bvh_node *na, const cd_bvh_node *nb, double
 
 // The pair that comes after a passing test is known before the test: the children of the node
 // the descent rule picks. Fetching them now overlaps their misses with the test.
-static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_bvh_result *res,
-                                     const cd_bvh_node *na, const cd_bvh_node *nb, double s)
+static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_bvh_result *res, const cd_bvh_node *na,
+                                     const cd_bvh_node *nb, double s)
 {
     if (na->count && nb->count) {
         // Two leaves: a passing test is followed by the triangle test, which reads their vertices.
@@ -324,8 +323,7 @@ static inline void prefetch_children(const cd_bvh *a, const cd_bvh *b, const cd_
 // pair k overlaps. Two pure OBB pairs run in the two lanes of obb_obb_two.
 static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, cd_bvh_stats *st,
                                   const cd_mat3 *R, cd_vec3 t, double s, double m, cd_bvh_trace *tr, uint32_t ia,
-                                  uint32_t ib,
-                                  uint32_t ia2, uint32_t ib2, int two)
+                                  uint32_t ib, uint32_t ia2, uint32_t ib2, int two)
 {
     const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
     const cd_bvh_moved *mb = moved_node(res, b, ib, R, t, s, m);
@@ -351,8 +349,8 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
 // while the volume tests run two at a time. Inlined into its two callers so that the query's
 // copy carries no trace code; counts go to a local copy of the stats, which stays in registers.
 static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
-                                                          double s, cd_bvh_mode mode, cd_bvh_result *res,
-                                                          cd_bvh_trace *tr)
+                                                           double s, cd_bvh_mode mode, cd_bvh_result *res,
+                                                           cd_bvh_trace *tr)
 {
     reset(res);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
@@ -456,8 +454,8 @@ done:
     res->stats = st;
     if (mode == CD_BVH_SOLID && !res->overlap) solid_check(a, b, &R, t, s, res);  // no surface contact found
 }
-void CD_BVH_ISA_NAME(cd_bvh_traverse)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double s,
-                                      cd_bvh_mode mode, cd_bvh_result *res)
+void CD_BVH_ISA_NAME(cd_bvh_traverse)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double s, cd_bvh_mode mode,
+                                      cd_bvh_result *res)
 {
     traverse(a, b, pose, s, mode, res, NULL);
 }
@@ -543,8 +541,8 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
                 cache_begin(&res, b);
                 for (size_t k = 0; k < tr.tris; ++k) {
                     cd_triangle A = tri_of(a->mesh, tr.tri_pairs[k][0]);
-                    cd_triangle B = moved_tri_cached(&res, b->mesh, b->mesh->tris[tr.tri_pairs[k][1]], &R, pose->t,
-                                                    scale);
+                    cd_triangle B =
+                        moved_tri_cached(&res, b->mesh, b->mesh->tris[tr.tri_pairs[k][1]], &R, pose->t, scale);
                     sink += cd_tri_tri_overlap(&A, &B);
                 }
                 ++reps;

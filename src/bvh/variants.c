@@ -42,7 +42,10 @@ const cd_bvh_variant *cd_bvh_variant_find(const char *name)
     return NULL;
 }
 
-cd_params cd_bvh_variant_params_default(const cd_bvh_variant *v) { return cd_params_defaults(v->params, v->param_count); }
+cd_params cd_bvh_variant_params_default(const cd_bvh_variant *v)
+{
+    return cd_params_defaults(v->params, v->param_count);
+}
 
 cd_bvh_plan cd_bvh_variant_plan(const cd_bvh_variant *v, const cd_param_settings *set)
 {

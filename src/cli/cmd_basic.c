@@ -14,8 +14,10 @@ int cd_cli_load_plugin(const char *cmd, const char *path)
     if (cd_plugins_load(path, err, sizeof err) == 0) {
         const cd_plugin_file *f = cd_plugins_find(path);
         if (f && !f->plugin->optimized)
-            fprintf(stderr, "cdlab %s: warning: plugin %s was built %s: its times are not comparable with cdlab's "
-                    "(build it with -Dbuildtype=release or -O2)\n", cmd, f->plugin->name, f->plugin->build);
+            fprintf(stderr,
+                    "cdlab %s: warning: plugin %s was built %s: its times are not comparable with cdlab's "
+                    "(build it with -Dbuildtype=release or -O2)\n",
+                    cmd, f->plugin->name, f->plugin->build);
         return 0;
     }
     fprintf(stderr, "cdlab %s: --plugin %s\n", cmd, err);
@@ -43,14 +45,19 @@ static void print_params(const cd_param_spec *spec, size_t count)
 int cd_cmd_methods(int argc, char **argv)
 {
     const cli_opt opts[] = {
-        {.name = "plugin", .arg = "FILE", .help = "load a plugin first (repeatable) and mark what it adds", .type = CLI_CALL,
+        {.name = "plugin",
+         .arg = "FILE",
+         .help = "load a plugin first (repeatable) and mark what it adds",
+         .type = CLI_CALL,
          .call = load_plugin},
     };
-    const cli_spec spec = {.command = "methods", .usage = "[--plugin FILE]...",
+    const cli_spec spec = {.command = "methods",
+                           .usage = "[--plugin FILE]...",
                            .about = "List every registered broad phase, then every hierarchy variant, with a one-line\n"
                                     "description and, indented below it, the parameters it declares (its [method]\n"
                                     "keys: what each accepts, its default and what it means).\n",
-                           .opts = opts, .count = sizeof opts / sizeof opts[0]};
+                           .opts = opts,
+                           .count = sizeof opts / sizeof opts[0]};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     cli_operands_free(&ops);
@@ -74,7 +81,8 @@ int cd_cmd_methods(int argc, char **argv)
 
 int cd_cmd_version(int argc, char **argv)
 {
-    const cli_spec spec = {.command = "version", .usage = "", .about = "Print cdlab's version, build type and compiler.\n"};
+    const cli_spec spec = {
+        .command = "version", .usage = "", .about = "Print cdlab's version, build type and compiler.\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     cli_operands_free(&ops);

@@ -109,7 +109,9 @@ static void point_label(char *buf, size_t len, const side *b, const side *n, con
     buf[0] = '\0';
     for (size_t j = 0; j < k && o < len; ++j) {
         int c = cd_table_column(&s->r.summary, names[j]);
-        if (c >= 0) o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", names[j], cd_table_field(&s->r.summary, i, c));
+        if (c >= 0)
+            o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", names[j],
+                                  cd_table_field(&s->r.summary, i, c));
     }
     if (!buf[0]) snprintf(buf, len, "point %s", cd_table_field(&s->r.summary, i, 0));
 }
@@ -197,8 +199,10 @@ static void warn_diff(FILE *f, int csv, int *count, const side *b, const side *n
     const char *x = cd_rundir_meta(&b->r, sec, key, "(none)"), *y = cd_rundir_meta(&n->r, sec, key, "(none)");
     if (strcmp(x, y) == 0) return;
     ++*count;
-    if (csv) fprintf(stderr, "cdlab compare: warning: %s differs: [%s] %s = %s (BASE) vs %s (NEW)\n", what, sec, key, x, y);
-    else fprintf(f, "- **%s differs**: `[%s] %s` = `%s` (BASE) vs `%s` (NEW)\n", what, sec, key, x, y);
+    if (csv)
+        fprintf(stderr, "cdlab compare: warning: %s differs: [%s] %s = %s (BASE) vs %s (NEW)\n", what, sec, key, x, y);
+    else
+        fprintf(f, "- **%s differs**: `[%s] %s` = `%s` (BASE) vs `%s` (NEW)\n", what, sec, key, x, y);
 }
 
 static int warnings(FILE *f, int csv, const side *b, const side *n)
@@ -326,8 +330,8 @@ static void joined_row(FILE *f, side *b, size_t i, side *n, size_t k, const opti
             csv_row_start(f, b, n, b, i);
             fprintf(f, "%.6g,%.6g,%.4f,%.4f,%.4f,%s,%d\n", sb.median, sn.median, c.ratio, c.lo, c.hi, v, bad);
         } else
-            fprintf(f, "| %s | %.4g | %.4g | %.3f | %.3f – %.3f | %s%s |\n", label, sb.median, sn.median, c.ratio,
-                    c.lo, c.hi, verdict_md(v), bad ? ", **correctness alarm**" : "");
+            fprintf(f, "| %s | %.4g | %.4g | %.3f | %.3f – %.3f | %s%s |\n", label, sb.median, sn.median, c.ratio, c.lo,
+                    c.hi, verdict_md(v), bad ? ", **correctness alarm**" : "");
     }
     cd_free(vb);
     cd_free(vn);
@@ -348,7 +352,8 @@ static void unmatched_rows(FILE *f, const side *b, const side *n, const options 
             if (o->csv) {
                 csv_row_start(f, b, n, s[u], i);
                 fprintf(f, "NA,NA,NA,NA,NA,only_in_%s,0\n", u ? "new" : "base");
-            } else fprintf(f, "| %s | %s | %s | | | only in %s |\n", label, u ? "" : "yes", u ? "yes" : "", s[u]->name);
+            } else
+                fprintf(f, "| %s | %s | %s | | | only in %s |\n", label, u ? "" : "yes", u ? "yes" : "", s[u]->name);
         }
 }
 
@@ -357,7 +362,8 @@ static void alarms_out(FILE *f, const options *o, alarm_list *al)
 {
     if (!o->csv) {
         fprintf(f, "\n## Correctness\n\n");
-        if (!al->count) fprintf(f, "The deterministic columns (pairs, candidates, tests, ...) of every joined point are equal.\n");
+        if (!al->count)
+            fprintf(f, "The deterministic columns (pairs, candidates, tests, ...) of every joined point are equal.\n");
         for (size_t a = 0; a < al->count; ++a) fprintf(f, "- **correctness alarm**: %s\n", al->line[a]);
     } else {
         for (size_t a = 0; a < al->count; ++a) fprintf(stderr, "cdlab compare: correctness alarm: %s\n", al->line[a]);
@@ -371,7 +377,8 @@ static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
     warnings(o->csv ? stderr : f, o->csv, b, n);
     const char *metric = b->r.frames.rows[0].fields[b->metric];
     if (!o->csv)
-        fprintf(f, "\n## Points\n\n| point | BASE %s | NEW %s | ratio | 95 %% CI | verdict |\n|---|---|---|---|---|---|\n",
+        fprintf(f,
+                "\n## Points\n\n| point | BASE %s | NEW %s | ratio | 95 %% CI | verdict |\n|---|---|---|---|---|---|\n",
                 metric, metric);
     alarm_list al = {NULL, 0, 0};
     for (size_t i = 1; i < b->r.summary.count; ++i) {
@@ -385,10 +392,11 @@ static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
     alarms_out(f, o, &al);
     int joined = t->faster + t->slower + t->same + t->within + t->skipped;
     FILE *sf = o->csv ? stderr : f;
-    fprintf(sf, "%s%d joined point(s): %d slower, %d faster, %d no significant change, %d changed within the "
-                "threshold, %d skipped; %d only in BASE, %d only in NEW; %d correctness alarm(s)\n",
-            o->csv ? "cdlab compare: " : "\n## Result\n\n", joined, t->slower, t->faster, t->same, t->within, t->skipped,
-            t->only_base, t->only_new, t->alarms);
+    fprintf(sf,
+            "%s%d joined point(s): %d slower, %d faster, %d no significant change, %d changed within the "
+            "threshold, %d skipped; %d only in BASE, %d only in NEW; %d correctness alarm(s)\n",
+            o->csv ? "cdlab compare: " : "\n## Result\n\n", joined, t->slower, t->faster, t->same, t->within,
+            t->skipped, t->only_base, t->only_new, t->alarms);
     if (joined == 0) {
         fprintf(stderr, "cdlab compare: the runs share no point: their parameters differ (see `[values]` in each "
                         "meta.ini)\n");
@@ -404,15 +412,18 @@ static int open_side(side *s, const char *dir, const char *name, const char *met
     if (cd_rundir_read(dir, &s->r, err, len)) return -1;
     s->point_col = cd_table_column(&s->r.frames, "point");
     if (strcmp(cd_rundir_meta(&s->r, "run", "kind", ""), "max_fps") == 0) {
-        snprintf(err, len, "%s: a max_fps run: its frames belong to the probes of a search, not to one point; "
-                           "compare the cubes runs of the answers instead", dir);
+        snprintf(err, len,
+                 "%s: a max_fps run: its frames belong to the probes of a search, not to one point; "
+                 "compare the cubes runs of the answers instead",
+                 dir);
         return -1;
     }
     if (metric) {
         s->metric = cd_table_column(&s->r.frames, metric);
         if (s->metric < 0 || s->r.frames_role[s->metric] != CD_COL_VARYING) {
-            snprintf(err, len, "%s/frames.csv: no time column '%s': expected one of [columns] frames_varying in meta.ini",
-                     dir, metric);
+            snprintf(err, len,
+                     "%s/frames.csv: no time column '%s': expected one of [columns] frames_varying in meta.ini", dir,
+                     metric);
             return -1;
         }
     } else {
@@ -450,21 +461,45 @@ int cd_cmd_compare(int argc, char **argv)
     const char *format = "md";
     uint64_t seed = 42;
     const cli_opt opts[] = {
-        {.name = "threshold", .arg = "T", .help = "relative change that counts, as 5% or 0.05 (default 5%)",
-         .type = CLI_CALL, .call = parse_threshold, .ctx = &o.threshold},
-        {.name = "format", .arg = "F", .help = "md (default: Markdown report) or csv (one row per point; warnings, alarms\n"
-                                               "and the tally on stderr)",
-         .type = CLI_WORD, .dest = &format, .words = formats},
-        {.name = "metric", .arg = "C", .help = "the frames.csv time column to compare", .type = CLI_TEXT, .dest = &o.metric},
-        {.name = "seed", .arg = "S", .help = "bootstrap seed (default 42)", .type = CLI_COUNT, .dest = &seed, .lo = 0,
+        {.name = "threshold",
+         .arg = "T",
+         .help = "relative change that counts, as 5% or 0.05 (default 5%)",
+         .type = CLI_CALL,
+         .call = parse_threshold,
+         .ctx = &o.threshold},
+        {.name = "format",
+         .arg = "F",
+         .help = "md (default: Markdown report) or csv (one row per point; warnings, alarms\n"
+                 "and the tally on stderr)",
+         .type = CLI_WORD,
+         .dest = &format,
+         .words = formats},
+        {.name = "metric",
+         .arg = "C",
+         .help = "the frames.csv time column to compare",
+         .type = CLI_TEXT,
+         .dest = &o.metric},
+        {.name = "seed",
+         .arg = "S",
+         .help = "bootstrap seed (default 42)",
+         .type = CLI_COUNT,
+         .dest = &seed,
+         .lo = 0,
          .hi = UINT64_MAX},
-        {.name = "ignore", .arg = "C,...", .help = "deterministic columns not to check (e.g. bytes_mean after a layout change)",
-         .type = CLI_TEXT, .dest = &o.ignore},
+        {.name = "ignore",
+         .arg = "C,...",
+         .help = "deterministic columns not to check (e.g. bytes_mean after a layout change)",
+         .type = CLI_TEXT,
+         .dest = &o.ignore},
     };
     const cli_spec spec = {
-        .command = "compare", .usage = "[--threshold 5%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
-                                       "                     [--ignore COLUMN,...] BASE NEW",
-        .opts = opts, .count = sizeof opts / sizeof opts[0], .min_operands = 2, .max_operands = 2,
+        .command = "compare",
+        .usage = "[--threshold 5%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
+                 "                     [--ignore COLUMN,...] BASE NEW",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 2,
+        .max_operands = 2,
         .operands = "two run directories, BASE and NEW",
         .about = "Compare two runs point by point. Points are joined by their parameters (the summary columns\n"
                  "named after config keys, repeats aside); per point the ratio NEW/BASE of the median time over\n"

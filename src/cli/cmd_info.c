@@ -40,10 +40,16 @@ int cd_cmd_info(int argc, char **argv)
 {
     int all = 0;
     const cli_opt opts[] = {
-        {.name = "all", .help = "list every PAPI preset instead of the default presets", .type = CLI_FLAG, .dest = &all},
+        {.name = "all",
+         .help = "list every PAPI preset instead of the default presets",
+         .type = CLI_FLAG,
+         .dest = &all},
     };
     const cli_spec spec = {
-        .command = "info", .usage = "[--all]", .opts = opts, .count = sizeof opts / sizeof opts[0],
+        .command = "info",
+        .usage = "[--all]",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
         .about = "Print the machine (CPU model, hwloc topology), whether threads can be pinned (and a trial\n"
                  "pin to PU 0), the PAPI version and which counters can be read here and why not (the default\n"
                  "presets and Linux's software events, e.g. perf::TASK-CLOCK, with where they are read from),\n"

@@ -11,14 +11,25 @@ int cd_cmd_merge(int argc, char **argv)
     const char *out = NULL;
     int quiet = 0;
     const cli_opt opts[] = {
-        {.name = "output", .short_name = 'o', .arg = "RUN_DIR", .help = "the merged run directory (required)",
-         .type = CLI_TEXT, .dest = &out},
-        {.name = "quiet", .short_name = 'q', .help = "no warnings on stderr (they still go to meta.ini)", .type = CLI_FLAG,
+        {.name = "output",
+         .short_name = 'o',
+         .arg = "RUN_DIR",
+         .help = "the merged run directory (required)",
+         .type = CLI_TEXT,
+         .dest = &out},
+        {.name = "quiet",
+         .short_name = 'q',
+         .help = "no warnings on stderr (they still go to meta.ini)",
+         .type = CLI_FLAG,
          .dest = &quiet},
     };
     const cli_spec spec = {
-        .command = "merge", .usage = "[--quiet] SHARD_DIR... -o RUN_DIR", .opts = opts,
-        .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = -1,
+        .command = "merge",
+        .usage = "[--quiet] SHARD_DIR... -o RUN_DIR",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 1,
+        .max_operands = -1,
         .operands = "one or more shard directories",
         .about = "Join the run directories of one config's shards (cdlab run --shard I/N, one per shard)\n"
                  "into the new run directory RUN_DIR, as an unsharded run writes it: frames.csv and\n"

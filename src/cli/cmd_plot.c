@@ -64,8 +64,7 @@ static int plot_dir(const char *plots, const char *dir)
     meta_figures m = {{0}, 0};
     ini_parse(meta, on_meta, &m);  // other sections may hold lines this inih cannot read
     if (!m.found) {
-        fprintf(stderr, "cdlab plot: %s: cannot read [config] figures: expected a run directory with meta.ini\n",
-                meta);
+        fprintf(stderr, "cdlab plot: %s: cannot read [config] figures: expected a run directory with meta.ini\n", meta);
         return 2;
     }
     int rc = 0;
@@ -107,12 +106,20 @@ int cd_cmd_plot(int argc, char **argv)
 {
     const char *given = NULL;
     const cli_opt opts[] = {
-        {.name = "plots", .arg = "DIR", .help = "the gnuplot scripts (default: $CDLAB_PLOTS, else the installed ones)",
-         .type = CLI_TEXT, .dest = &given},
+        {.name = "plots",
+         .arg = "DIR",
+         .help = "the gnuplot scripts (default: $CDLAB_PLOTS, else the installed ones)",
+         .type = CLI_TEXT,
+         .dest = &given},
     };
     const cli_spec spec = {
-        .command = "plot", .usage = "[--plots DIR] RUN_DIR...", .opts = opts, .count = sizeof opts / sizeof opts[0],
-        .min_operands = 1, .max_operands = -1, .operands = "one or more run directories",
+        .command = "plot",
+        .usage = "[--plots DIR] RUN_DIR...",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 1,
+        .max_operands = -1,
+        .operands = "one or more run directories",
         .about = "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
                  "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
                  "A run that did not finish (an INCOMPLETE file, or no meta.ini) is refused (exit 2).\n"

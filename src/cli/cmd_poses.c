@@ -6,22 +6,41 @@
 #include "cli.h"
 #include "options.h"
 
-
 int cd_cmd_poses(int argc, char **argv)
 {
     uint64_t seed = 42, n = 200;
     double distance = 1.0;
     const cli_opt opts[] = {
-        {.name = "seed", .arg = "S", .help = "the config's [experiment] seed (default 42)", .type = CLI_COUNT, .dest = &seed,
-         .lo = 0, .hi = 9007199254740992ull},
-        {.name = "poses", .arg = "N", .help = "how many poses (default 200)", .type = CLI_COUNT, .dest = &n, .lo = 1,
+        {.name = "seed",
+         .arg = "S",
+         .help = "the config's [experiment] seed (default 42)",
+         .type = CLI_COUNT,
+         .dest = &seed,
+         .lo = 0,
+         .hi = 9007199254740992ull},
+        {.name = "poses",
+         .arg = "N",
+         .help = "how many poses (default 200)",
+         .type = CLI_COUNT,
+         .dest = &n,
+         .lo = 1,
          .hi = 10000000},
-        {.name = "distance", .arg = "D", .help = "centre distance along x (default 1.0)", .type = CLI_REAL,
-         .dest = &distance, .min = 0, .max = 1e6},
+        {.name = "distance",
+         .arg = "D",
+         .help = "centre distance along x (default 1.0)",
+         .type = CLI_REAL,
+         .dest = &distance,
+         .min = 0,
+         .max = 1e6},
     };
     const cli_spec spec = {
-        .command = "poses", .usage = "[--seed S] [--poses N] [--distance D] OUT.csv", .opts = opts,
-        .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = 1, .operands = "one output file",
+        .command = "poses",
+        .usage = "[--seed S] [--poses N] [--distance D] OUT.csv",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 1,
+        .max_operands = 1,
+        .operands = "one output file",
         .about = "Write N seeded poses of mesh B (uniform random rotations from seed S, translation (D, 0, 0))\n"
                  "as CSV qw,qx,qy,qz,tx,ty,tz with 17 significant digits; the same poses a mesh config with\n"
                  "[experiment] seed = S, [mesh] poses = N, distance = D queries.\n"};

@@ -129,9 +129,8 @@ static const query_kind query_kinds[] = {
     {"sphere-sphere", 8, "acx,acy,acz,ar,bcx,bcy,bcz,br", 0, check_sphere_sphere, answer_sphere_sphere},
     {"sphere-obb", 14, "scx,scy,scz,sr,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz", 0xfu << 7, check_sphere_obb,
      answer_sphere_obb},
-    {"obb-obb", 20,
-     "acx,acy,acz,aqw,aqx,aqy,aqz,ahx,ahy,ahz,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz", 0xfu << 3 | 0xfu << 13,
-     check_obb_obb, answer_obb_obb},
+    {"obb-obb", 20, "acx,acy,acz,aqw,aqx,aqy,aqz,ahx,ahy,ahz,bcx,bcy,bcz,bqw,bqx,bqy,bqz,bhx,bhy,bhz",
+     0xfu << 3 | 0xfu << 13, check_obb_obb, answer_obb_obb},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -192,8 +191,8 @@ static long parse_rows(const query_kind *k, const char *path, const cd_csv_table
         const cd_csv_row *row = &t->rows[r];
         if (r == 0 && is_header(k, row)) continue;
         if (row->count != k->fields) {
-            fprintf(stderr, "%s:%zu: expected %zu fields for %s (%s), found %zu\n", path, row->line, k->fields,
-                    k->name, k->columns, row->count);
+            fprintf(stderr, "%s:%zu: expected %zu fields for %s (%s), found %zu\n", path, row->line, k->fields, k->name,
+                    k->columns, row->count);
             return -1;
         }
         double *v = vals + (size_t)n * k->fields;
@@ -227,23 +226,37 @@ int cd_cmd_query(int argc, char **argv)
     int explain = 0;
     static const char *const algos[] = {"exact", "gd", "float", NULL};
     const cli_opt opts[] = {
-        {.name = "explain", .help = "add the column decided_by: the test that decided", .type = CLI_FLAG,
+        {.name = "explain",
+         .help = "add the column decided_by: the test that decided",
+         .type = CLI_FLAG,
          .dest = &explain},
-        {.name = "algo", .arg = "A", .help = "the triangle test: exact (plane-first, default), gd (Guigue-Devillers,\n"
-                                             "also exact), float (plain floating point, not exact)",
-         .type = CLI_WORD, .dest = &algo, .words = algos},
-        {.name = "out", .arg = "OUT.csv", .help = "write the answers there instead of stdout", .type = CLI_TEXT,
+        {.name = "algo",
+         .arg = "A",
+         .help = "the triangle test: exact (plane-first, default), gd (Guigue-Devillers,\n"
+                 "also exact), float (plain floating point, not exact)",
+         .type = CLI_WORD,
+         .dest = &algo,
+         .words = algos},
+        {.name = "out",
+         .arg = "OUT.csv",
+         .help = "write the answers there instead of stdout",
+         .type = CLI_TEXT,
          .dest = &out_path},
     };
     char after[1024];
     kinds_help(after, sizeof after);
-    const cli_spec spec = {
-        .command = "query", .usage = "KIND FILE.csv [--explain] [--algo exact|gd|float] [--out OUT.csv]", .opts = opts,
-        .count = sizeof opts / sizeof opts[0], .min_operands = 2, .max_operands = 2, .operands = "KIND FILE.csv",
-        .about = "Answer one overlap question per CSV row (touching counts as overlap). Output columns:\n"
-                 "line,overlap (1/0), and with --explain decided_by (the test that decided).\n"
-                 "'#' lines are comments; a header row equal to the column names below is allowed.\n",
-        .after = after};
+    const cli_spec spec = {.command = "query",
+                           .usage = "KIND FILE.csv [--explain] [--algo exact|gd|float] [--out OUT.csv]",
+                           .opts = opts,
+                           .count = sizeof opts / sizeof opts[0],
+                           .min_operands = 2,
+                           .max_operands = 2,
+                           .operands = "KIND FILE.csv",
+                           .about =
+                               "Answer one overlap question per CSV row (touching counts as overlap). Output columns:\n"
+                               "line,overlap (1/0), and with --explain decided_by (the test that decided).\n"
+                               "'#' lines are comments; a header row equal to the column names below is allowed.\n",
+                           .after = after};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     const char *kind_name = ops.n == 2 ? ops.v[0] : NULL, *path = ops.n == 2 ? ops.v[1] : NULL;
@@ -269,8 +282,10 @@ int cd_cmd_query(int argc, char **argv)
     cd_csv_table_free(&t);
     rc = 0;
     FILE *out = stdout;
-    if (n < 0) rc = 2;
-    else if (out_path && !(out = cd_cli_output_open("query", out_path))) rc = 2;
+    if (n < 0)
+        rc = 2;
+    else if (out_path && !(out = cd_cli_output_open("query", out_path)))
+        rc = 2;
     if (rc == 0) {
         const char *head[] = {"line", "overlap", "decided_by"};
         cd_csv_write_row(out, head, explain ? 3 : 2);

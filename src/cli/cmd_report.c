@@ -149,8 +149,10 @@ static int references_load(const char *dir, reference **out, size_t *count, char
     for (size_t i = 0; i < n; ++i) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (!rc && reference_read(path, &refs[*count], err, err_len) == 0) ++*count;
-        else rc = -1;
+        if (!rc && reference_read(path, &refs[*count], err, err_len) == 0)
+            ++*count;
+        else
+            rc = -1;
         cd_free(names[i]);
     }
     cd_free(names);
@@ -364,22 +366,38 @@ static void provenance(FILE *f, const cd_rundir *r)
 {
     fprintf(f, "<h3>Provenance</h3><table class=\"kv\">\n");
     static const char *const rows[][3] = {
-        {"experiment", "run", "experiment"},  {"kind", "run", "kind"},
-        {"run id", "run", "id"},              {"started", "run", "date_start"},
-        {"duration (s)", "run", "duration_s"}, {"host", "run", "host"},
-        {"command", "run", "command"},        {"points", "run", "points_done"},
-        {"isolation", "run", "isolate_why"},  {"CPU", "machine", "cpu_model"},
-        {"CPUs online", "machine", "cpus_online"}, {"topology", "machine", "topology"},
-        {"SIMD paths", "machine", "simd"},    {"pinning", "pinning", "status"},
-        {"pin mode", "pinning", "mode"},      {"requested CPU", "pinning", "requested_cpu"},
-        {"actual CPU", "pinning", "actual_cpu"}, {"allocator", "pinning", "allocator"},
-        {"PAPI", "papi", "version"},          {"PAPI status", "papi", "status"},
-        {"counters live", "papi", "events_live"}, {"cdlab", "cdlab", "version"},
-        {"git commit", "cdlab", "git_commit"}, {"dirty tree", "cdlab", "git_dirty"},
-        {"build type", "cdlab", "build_type"}, {"compiler", "cdlab", "compiler"},
-        {"C flags", "cdlab", "c_flags"},      {"per-module flags", "cdlab", "c_flags_extra"},
-        {"sanitizers", "cdlab", "sanitize"},  {"config", "config", "path"},
-        {"config SHA-256", "config", "sha256"}, {"seed", "config", "seed"},
+        {"experiment", "run", "experiment"},
+        {"kind", "run", "kind"},
+        {"run id", "run", "id"},
+        {"started", "run", "date_start"},
+        {"duration (s)", "run", "duration_s"},
+        {"host", "run", "host"},
+        {"command", "run", "command"},
+        {"points", "run", "points_done"},
+        {"isolation", "run", "isolate_why"},
+        {"CPU", "machine", "cpu_model"},
+        {"CPUs online", "machine", "cpus_online"},
+        {"topology", "machine", "topology"},
+        {"SIMD paths", "machine", "simd"},
+        {"pinning", "pinning", "status"},
+        {"pin mode", "pinning", "mode"},
+        {"requested CPU", "pinning", "requested_cpu"},
+        {"actual CPU", "pinning", "actual_cpu"},
+        {"allocator", "pinning", "allocator"},
+        {"PAPI", "papi", "version"},
+        {"PAPI status", "papi", "status"},
+        {"counters live", "papi", "events_live"},
+        {"cdlab", "cdlab", "version"},
+        {"git commit", "cdlab", "git_commit"},
+        {"dirty tree", "cdlab", "git_dirty"},
+        {"build type", "cdlab", "build_type"},
+        {"compiler", "cdlab", "compiler"},
+        {"C flags", "cdlab", "c_flags"},
+        {"per-module flags", "cdlab", "c_flags_extra"},
+        {"sanitizers", "cdlab", "sanitize"},
+        {"config", "config", "path"},
+        {"config SHA-256", "config", "sha256"},
+        {"seed", "config", "seed"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
         kv_row(f, rows[i][0], cd_rundir_meta(r, rows[i][1], rows[i][2], NULL));
@@ -481,12 +499,13 @@ static const char script[] =
     "  else if(svg){var b=svg.getBoundingClientRect();ok=b.width>0&&b.height>0&&svg.childElementCount>0;}\n"
     "  if(!ok)bad.push(fig.querySelector('figcaption').textContent);});\n"
     " var h=document.documentElement;\n"
-    " if(bad.length)h.setAttribute('data-figures-broken',bad.join(', '));else h.setAttribute('data-figures-ok',String(n));\n"
+    " if(bad.length)h.setAttribute('data-figures-broken',bad.join(', '));else "
+    "h.setAttribute('data-figures-ok',String(n));\n"
     "});\n"
     "})();\n";
 
-static void run_section(page *p, const cd_rundir *r, int index, const reference *refs, size_t nref, int *rc,
-                        char *err, size_t err_len)
+static void run_section(page *p, const cd_rundir *r, int index, const reference *refs, size_t nref, int *rc, char *err,
+                        size_t err_len)
 {
     FILE *f = p->f;
     const char *exp = cd_rundir_meta(r, "run", "experiment", "?");
@@ -562,17 +581,17 @@ static void run_section(page *p, const cd_rundir *r, int index, const reference 
     fprintf(f, "</section>\n");
 }
 
-static int write_page(page *p, cd_rundir *runs, int n, const reference *refs, size_t nref, char *err,
-                      size_t err_len)
+static int write_page(page *p, cd_rundir *runs, int n, const reference *refs, size_t nref, char *err, size_t err_len)
 {
     FILE *f = p->f;
     char now[64];
     time_t t = time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n"
-               "<meta charset=\"utf-8\"/>\n<title>cdlab report</title>\n<style>/*<![CDATA[*/%s/*]]>*/</style>\n"
-               "</head>\n<body>\n<h1>cdlab report</h1>\n<p>%d run%s, written %s by cdlab %s. Times are "
-               "medians; compare methods within one run (same machine, same minutes).</p>\n<ul>\n",
+    fprintf(f,
+            "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n"
+            "<meta charset=\"utf-8\"/>\n<title>cdlab report</title>\n<style>/*<![CDATA[*/%s/*]]>*/</style>\n"
+            "</head>\n<body>\n<h1>cdlab report</h1>\n<p>%d run%s, written %s by cdlab %s. Times are "
+            "medians; compare methods within one run (same machine, same minutes).</p>\n<ul>\n",
             style, n, n == 1 ? "" : "s", now, CD_VERSION);
     for (int i = 0; i < n; ++i) {
         fprintf(f, "<li><a href=\"#run%d\">", i);
@@ -643,18 +662,32 @@ int cd_cmd_report(int argc, char **argv)
 {
     const char *out = "report.html", *plots = NULL, *refdir = NULL;
     const cli_opt opts[] = {
-        {.name = "output", .short_name = 'o', .arg = "FILE", .help = "output file (default report.html); written whole or not at all",
-         .type = CLI_TEXT, .dest = &out},
-        {.name = "plots", .arg = "DIR", .help = "gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
-                                                "<prefix>/share/cdlab/plots; a program in its build tree: the sources')",
-         .type = CLI_TEXT, .dest = &plots},
-        {.name = "reference", .arg = "DIR", .help = "reference results (default: experiments/reference beside the plots'\n"
-                                                    "directory, i.e. <prefix>/share/cdlab or the sources)",
-         .type = CLI_TEXT, .dest = &refdir},
+        {.name = "output",
+         .short_name = 'o',
+         .arg = "FILE",
+         .help = "output file (default report.html); written whole or not at all",
+         .type = CLI_TEXT,
+         .dest = &out},
+        {.name = "plots",
+         .arg = "DIR",
+         .help = "gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
+                 "<prefix>/share/cdlab/plots; a program in its build tree: the sources')",
+         .type = CLI_TEXT,
+         .dest = &plots},
+        {.name = "reference",
+         .arg = "DIR",
+         .help = "reference results (default: experiments/reference beside the plots'\n"
+                 "directory, i.e. <prefix>/share/cdlab or the sources)",
+         .type = CLI_TEXT,
+         .dest = &refdir},
     };
     const cli_spec spec = {
-        .command = "report", .usage = "[-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...", .opts = opts,
-        .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = -1,
+        .command = "report",
+        .usage = "[-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 1,
+        .max_operands = -1,
         .operands = "one or more run directories",
         .about = "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
                  "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"

@@ -174,16 +174,18 @@ static void list_keys_markdown(void)
         printf("\n## Kind `%s`\n\n", k->name);
         putchar(toupper((unsigned char)k->description[0]));
         md_text(k->description + 1);
-        printf(". Default figures: `%s`.\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n",
-               k->figures);
+        printf(". Default figures: `%s`.\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n", k->figures);
         md_keys(k->keys, k->key_count);
         if (k->more_keys) md_keys(k->more_keys, k->more_key_count);
         if (k->method_key_count)
             printf("\nThe methods that `[method] %s` names bring their own parameters as `[method]` keys (see [Method "
                    "parameters](#method-parameters)); the plan crosses each method only with the parameters it "
-                   "declares.\n", k->method_keys[0].name);
+                   "declares.\n",
+                   k->method_keys[0].name);
         printf("\n`frames.csv` of kind `%s`:\n\n| column | varies | meaning |\n|---|---|---|\n"
-               "| `point` | | point number in the plan, 0-based |\n" "| *key columns* | | every key above marked *list or range*, and every parameter of a listed method, in table "
+               "| `point` | | point number in the plan, 0-based |\n"
+               "| *key columns* | | every key above marked *list or range*, and every parameter of a listed method, in "
+               "table "
                "order: the point's value (NA for a parameter its method does not read); a column of the kind's own "
                "below of the same name takes the key's place |\n",
                k->name);
@@ -191,7 +193,9 @@ static void list_keys_markdown(void)
         printf("| *one per `[run] counters` event* | yes | the event's count over the frame (NA when it cannot be "
                "read here; meta.ini says why) |\n");
         printf("\n`summary.csv` of kind `%s`:\n\n| column | varies | meaning |\n|---|---|---|\n"
-               "| `point` | | point number in the plan, 0-based |\n" "| *key columns* | | every key above marked *list or range*, and every parameter of a listed method, in table "
+               "| `point` | | point number in the plan, 0-based |\n"
+               "| *key columns* | | every key above marked *list or range*, and every parameter of a listed method, in "
+               "table "
                "order: the point's value (NA for a parameter its method does not read); a column of the kind's own "
                "below of the same name takes the key's place |\n",
                k->name);
@@ -250,7 +254,8 @@ static int take_cpu(const char *v, void *ctx, char *err, size_t len)
     uint64_t n;
     if (strcmp(v, "auto") == 0) {
         a->o.cpu = cd_pin_first_allowed();
-        if (a->o.cpu < 0) fprintf(stderr, "cdlab run: --cpu auto: hwloc cannot tell this process's CPUs; not pinning\n");
+        if (a->o.cpu < 0)
+            fprintf(stderr, "cdlab run: --cpu auto: hwloc cannot tell this process's CPUs; not pinning\n");
     } else if (cli_parse_count(v, 0, 65535, &n) == 0) {
         a->o.cpu = (int)n;
     } else {
@@ -273,8 +278,10 @@ static int take_run_id(const char *v, void *ctx, char *err, size_t len)
         a->o.run_id = v;
         return 0;
     }
-    snprintf(err, len, "a name of 1 to %d letters, digits, '.', '_' or '-', not starting with '.' or '-', and not "
-             "'latest' (the link to the newest run)", RUN_ID_MAX);
+    snprintf(err, len,
+             "a name of 1 to %d letters, digits, '.', '_' or '-', not starting with '.' or '-', and not "
+             "'latest' (the link to the newest run)",
+             RUN_ID_MAX);
     return -1;
 }
 
@@ -283,33 +290,67 @@ static int run_parse(int argc, char **argv, run_args *a)
 {
     int quiet = 0, resume = 0;
     const cli_opt opts[] = {
-        {.name = "output", .arg = "DIR", .help = "results root (overrides [run] output)", .type = CLI_TEXT, .dest = &a->o.output},
-        {.name = "run-id", .arg = "ID", .help = "name of the run directory (default: UTC time, e.g. 20260101T120000Z):\n"
-                                                "letters, digits, '.', '_', '-', at most 64, not 'latest'; with several\n"
-                                                "configs, each must be of a different experiment",
-         .type = CLI_CALL, .call = take_run_id, .ctx = a},
-        {.name = "quiet", .short_name = 'q', .help = "no progress or warnings on stderr", .type = CLI_FLAG, .dest = &quiet},
-        {.name = "dry-run", .help = "check the configs and print the plan, run nothing", .type = CLI_FLAG, .dest = &a->dry},
-        {.name = "shard", .arg = "I/N", .help = "run only shard I (0 <= I < N) of the configs' points: the points split\n"
-                                                "into N shards of similar estimated cost, the same split on every machine;\n"
-                                                "meta.ini [shard] names the points; `cdlab merge` joins the N shards",
-         .type = CLI_CALL, .call = take_shard, .ctx = a},
-        {.name = "cpu", .arg = "N|auto", .help = "pin to PU N instead of [run] cpu; auto: the first PU of this process's\n"
-                                                 "CPU binding (a batch job's allocation), found with hwloc",
-         .type = CLI_CALL, .call = take_cpu, .ctx = a},
-        {.name = "resume", .help = "continue the incomplete run --run-id names (without --run-id: the newest\n"
-                                   "incomplete run of the same config and shard), keeping its finished points;\n"
-                                   "with no such run, start one; a complete one is left as it is",
-         .type = CLI_FLAG, .dest = &resume},
-        {.name = "keys", .help = "list every config key of every kind with its default, then exit", .type = CLI_FLAG,
+        {.name = "output",
+         .arg = "DIR",
+         .help = "results root (overrides [run] output)",
+         .type = CLI_TEXT,
+         .dest = &a->o.output},
+        {.name = "run-id",
+         .arg = "ID",
+         .help = "name of the run directory (default: UTC time, e.g. 20260101T120000Z):\n"
+                 "letters, digits, '.', '_', '-', at most 64, not 'latest'; with several\n"
+                 "configs, each must be of a different experiment",
+         .type = CLI_CALL,
+         .call = take_run_id,
+         .ctx = a},
+        {.name = "quiet",
+         .short_name = 'q',
+         .help = "no progress or warnings on stderr",
+         .type = CLI_FLAG,
+         .dest = &quiet},
+        {.name = "dry-run",
+         .help = "check the configs and print the plan, run nothing",
+         .type = CLI_FLAG,
+         .dest = &a->dry},
+        {.name = "shard",
+         .arg = "I/N",
+         .help = "run only shard I (0 <= I < N) of the configs' points: the points split\n"
+                 "into N shards of similar estimated cost, the same split on every machine;\n"
+                 "meta.ini [shard] names the points; `cdlab merge` joins the N shards",
+         .type = CLI_CALL,
+         .call = take_shard,
+         .ctx = a},
+        {.name = "cpu",
+         .arg = "N|auto",
+         .help = "pin to PU N instead of [run] cpu; auto: the first PU of this process's\n"
+                 "CPU binding (a batch job's allocation), found with hwloc",
+         .type = CLI_CALL,
+         .call = take_cpu,
+         .ctx = a},
+        {.name = "resume",
+         .help = "continue the incomplete run --run-id names (without --run-id: the newest\n"
+                 "incomplete run of the same config and shard), keeping its finished points;\n"
+                 "with no such run, start one; a complete one is left as it is",
+         .type = CLI_FLAG,
+         .dest = &resume},
+        {.name = "keys",
+         .help = "list every config key of every kind with its default, then exit",
+         .type = CLI_FLAG,
          .dest = &a->keys},
-        {.name = "markdown", .help = "with --keys: the config reference as Markdown (docs/config.md), with\n"
-                                     "every kind's frames.csv and summary.csv columns",
-         .type = CLI_FLAG, .dest = &a->markdown},
+        {.name = "markdown",
+         .help = "with --keys: the config reference as Markdown (docs/config.md), with\n"
+                 "every kind's frames.csv and summary.csv columns",
+         .type = CLI_FLAG,
+         .dest = &a->markdown},
     };
     const cli_spec spec = {
-        .command = "run", .usage = "[options] CONFIG.ini...", .opts = opts, .count = sizeof opts / sizeof opts[0],
-        .min_operands = 0, .max_operands = -1, .operands = "config files",
+        .command = "run",
+        .usage = "[options] CONFIG.ini...",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 0,
+        .max_operands = -1,
+        .operands = "config files",
         .about = "Run every point of each config (the cartesian product of its lists and ranges) and write\n"
                  "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
                  "complete run of an experiment is also reachable as <output>/<experiment>/latest.\n"
@@ -356,8 +397,10 @@ static int load_configs(const run_args *a, cd_config *cfg)
     // --run-id names one run per experiment: configs of one experiment would share the directory.
     for (int k = 0; status == 0 && a->o.run_id && k < a->configs.n; ++k)
         for (int j = 0; j < k && status == 0; ++j)
-            if (strcmp(cd_config_text(&cfg[j], "experiment", "name"), cd_config_text(&cfg[k], "experiment", "name")) == 0) {
-                fprintf(stderr, "cdlab run: --run-id with %s and %s, both experiment %s: expected one config per experiment\n",
+            if (strcmp(cd_config_text(&cfg[j], "experiment", "name"), cd_config_text(&cfg[k], "experiment", "name")) ==
+                0) {
+                fprintf(stderr,
+                        "cdlab run: --run-id with %s and %s, both experiment %s: expected one config per experiment\n",
                         a->configs.v[j], a->configs.v[k], cd_config_text(&cfg[k], "experiment", "name"));
                 status = 2;
             }
@@ -374,8 +417,8 @@ static int run_configs(run_args *a, cd_config *cfg)
         cd_shard_plan_make(cfg, (size_t)n, o->shard_count, &sp);
         o->shard_cost = sp.cost[o->shard_index], o->shard_total = sp.total;
         if (a->dry)
-            printf("shard %u/%u: estimated %.4g s of %.4g s (%.1f %%)\n", o->shard_index, o->shard_count,
-                   o->shard_cost, sp.total, sp.total > 0 ? 100.0 * o->shard_cost / sp.total : 0.0);
+            printf("shard %u/%u: estimated %.4g s of %.4g s (%.1f %%)\n", o->shard_index, o->shard_count, o->shard_cost,
+                   sp.total, sp.total > 0 ? 100.0 * o->shard_cost / sp.total : 0.0);
     }
     for (int k = 0; k < n && status == 0; ++k) {
         o->shard_owner = sp.count ? sp.owner[k] : NULL;

@@ -247,8 +247,9 @@ static int render(const picture *pic, const cd_config *c, const cd_point *p, con
     char title[1024], label[512], lo[64], hi[64], stem[4300], key[64];
     cd_point_label(p, label, sizeof label);
     snprintf(title, sizeof title, "%s, point %zu (%s): %s, %u %s, frame %" PRIu64 ": %zu overlapping pairs (red)%s; %s",
-             cd_config_text(c, "experiment", "name"), p->index, label[0] ? label : "no sweep", b->method->name, s->count,
-             noun, a->frame, pairs->count, pic->n.drawn + pic->n.hits < s->count ? ", a seeded sample of the others" : "",
+             cd_config_text(c, "experiment", "name"), p->index, label[0] ? label : "no sweep", b->method->name,
+             s->count, noun, a->frame, pairs->count,
+             pic->n.drawn + pic->n.hits < s->count ? ", a seeded sample of the others" : "",
              b->method->cells ? "cells coloured by level" : "the method lists no cells");
     snprintf(lo, sizeof lo, "%.9g", pic->ext[0]);
     snprintf(hi, sizeof hi, "%.9g", pic->ext[1]);
@@ -305,8 +306,8 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
     if (!rc) rc = render(&pic, c, p, v, &pairs, a, script, out);
     if (!rc)
         fprintf(stderr, "cdlab snapshot: %u %s (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
-                cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v), pic.n.drawn + pic.n.hits, pic.n.hits,
-                pairs.count, pic.cells.count, pic.cells.max_level);
+                cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v), pic.n.drawn + pic.n.hits, pic.n.hits, pairs.count,
+                pic.cells.count, pic.cells.max_level);
     remove_scratch(pic.scratch);
     cd_pair_list_free(&pairs);
     cd_kinds_view_close(v);
@@ -359,28 +360,57 @@ static int take_where(const char *v, void *ctx, char *err, size_t len)
 static int snapshot_parse(int argc, char **argv, snapshot_args *a)
 {
     const cli_opt opts[] = {
-        {.name = "frame", .arg = "K", .help = "frame to draw (default 0: the seeded scene; at most " SNAPSHOT_MAX_FRAME_TEXT ",\n"
-                                              "the last frame a run can measure: warmup + frames at their maxima)",
-         .type = CLI_COUNT, .dest = &a->frame, .lo = 0, .hi = SNAPSHOT_MAX_FRAME},
-        {.name = "point", .arg = "I", .help = "the config's point I, in plan order as `cdlab run --dry-run` lists them\n"
-                                              "(default 0)",
-         .type = CLI_CALL, .call = take_point, .ctx = a},
-        {.name = "where", .arg = "K=V", .help = "the first point where key K (e.g. method, cubes, scene.cubes) is V;\n"
-                                                "repeat for several keys",
-         .type = CLI_CALL, .call = take_where, .ctx = a},
-        {.name = "output", .short_name = 'o', .arg = "STEM", .help = "output stem: STEM.png and STEM.svg (default <experiment>_p<I>_f<K>;\n"
-                                                          "with a run directory, RUN_DIR/snapshot_p<I>_f<K>, which `cdlab report`\n"
-                                                          "shows with the run); a name ending in .png or .svg is that one file",
-         .type = CLI_TEXT, .dest = &a->stem},
-        {.name = "max-boxes", .arg = "N", .help = "boxes drawn besides those in pairs; above it a seeded sample (default 3000)",
-         .type = CLI_COUNT, .dest = &a->max_boxes, .lo = 0, .hi = UINT32_MAX},
-        {.name = "plots", .arg = "DIR", .help = "gnuplot scripts (default as cdlab plot)", .type = CLI_TEXT,
+        {.name = "frame",
+         .arg = "K",
+         .help = "frame to draw (default 0: the seeded scene; at most " SNAPSHOT_MAX_FRAME_TEXT ",\n"
+                 "the last frame a run can measure: warmup + frames at their maxima)",
+         .type = CLI_COUNT,
+         .dest = &a->frame,
+         .lo = 0,
+         .hi = SNAPSHOT_MAX_FRAME},
+        {.name = "point",
+         .arg = "I",
+         .help = "the config's point I, in plan order as `cdlab run --dry-run` lists them\n"
+                 "(default 0)",
+         .type = CLI_CALL,
+         .call = take_point,
+         .ctx = a},
+        {.name = "where",
+         .arg = "K=V",
+         .help = "the first point where key K (e.g. method, cubes, scene.cubes) is V;\n"
+                 "repeat for several keys",
+         .type = CLI_CALL,
+         .call = take_where,
+         .ctx = a},
+        {.name = "output",
+         .short_name = 'o',
+         .arg = "STEM",
+         .help = "output stem: STEM.png and STEM.svg (default <experiment>_p<I>_f<K>;\n"
+                 "with a run directory, RUN_DIR/snapshot_p<I>_f<K>, which `cdlab report`\n"
+                 "shows with the run); a name ending in .png or .svg is that one file",
+         .type = CLI_TEXT,
+         .dest = &a->stem},
+        {.name = "max-boxes",
+         .arg = "N",
+         .help = "boxes drawn besides those in pairs; above it a seeded sample (default 3000)",
+         .type = CLI_COUNT,
+         .dest = &a->max_boxes,
+         .lo = 0,
+         .hi = UINT32_MAX},
+        {.name = "plots",
+         .arg = "DIR",
+         .help = "gnuplot scripts (default as cdlab plot)",
+         .type = CLI_TEXT,
          .dest = &a->plots},
     };
     const cli_spec spec = {
-        .command = "snapshot", .usage = "[--frame K] [--point I | --where KEY=VALUE...] [-o STEM] [--max-boxes N]\n"
-                                        "                      [--plots DIR] CONFIG|RUN_DIR",
-        .opts = opts, .count = sizeof opts / sizeof opts[0], .min_operands = 1, .max_operands = 1,
+        .command = "snapshot",
+        .usage = "[--frame K] [--point I | --where KEY=VALUE...] [-o STEM] [--max-boxes N]\n"
+                 "                      [--plots DIR] CONFIG|RUN_DIR",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 1,
+        .max_operands = 1,
         .operands = "one config or run directory",
         .about = "Draw the scene a point of a cubes or bodies config measures, at frame K (K motion steps\n"
                  "from the seeded scene, each followed by the method's frame), with gnuplot as STEM.png and\n"
@@ -455,17 +485,21 @@ int cd_cmd_snapshot(int argc, char **argv)
         }
         a.point = i;
     } else if (a.point >= points) {
-        fprintf(stderr, "cdlab snapshot: %s: no point %" PRIu64 ": the config has %zu (0 to %zu)\n", cfg_path, a.point, points,
-                points - 1);
+        fprintf(stderr, "cdlab snapshot: %s: no point %" PRIu64 ": the config has %zu (0 to %zu)\n", cfg_path, a.point,
+                points, points - 1);
         rc = 2;
     } else {
         cd_point_at(&c, (size_t)a.point, &p);
     }
     if (!rc) {
         char stem[4200];
-        if (a.stem) snprintf(stem, sizeof stem, "%s", a.stem);
-        else if (is_run) snprintf(stem, sizeof stem, "%s/snapshot_p%" PRIu64 "_f%" PRIu64, a.source, a.point, a.frame);
-        else snprintf(stem, sizeof stem, "%s_p%" PRIu64 "_f%" PRIu64, cd_config_text(&c, "experiment", "name"), a.point, a.frame);
+        if (a.stem)
+            snprintf(stem, sizeof stem, "%s", a.stem);
+        else if (is_run)
+            snprintf(stem, sizeof stem, "%s/snapshot_p%" PRIu64 "_f%" PRIu64, a.source, a.point, a.frame);
+        else
+            snprintf(stem, sizeof stem, "%s_p%" PRIu64 "_f%" PRIu64, cd_config_text(&c, "experiment", "name"), a.point,
+                     a.frame);
         outputs out;
         outputs_of(stem, &out);
         rc = draw(&c, &p, &a, &out);

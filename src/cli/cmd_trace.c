@@ -36,8 +36,8 @@ static int cmd_info(const trace_args *a)
     printf("file     %s\nformat   %s\nobjects  %llu\nframes   %llu (every frame checked)\n", a->in,
            i->format == CD_TRACE_CDLAB ? "cdlab trace, version 1" : "Broadmark .aabbs", (unsigned long long)i->objects,
            (unsigned long long)i->frames);
-    printf("world    [%.9g, %.9g] x [%.9g, %.9g] x [%.9g, %.9g]\nbytes    %llu\n", i->lo[0], i->hi[0], i->lo[1], i->hi[1],
-           i->lo[2], i->hi[2], (unsigned long long)i->bytes);
+    printf("world    [%.9g, %.9g] x [%.9g, %.9g] x [%.9g, %.9g]\nbytes    %llu\n", i->lo[0], i->hi[0], i->lo[1],
+           i->hi[1], i->lo[2], i->hi[2], (unsigned long long)i->bytes);
     if (i->format == CD_TRACE_BROADMARK) printf("name     %s\ntype     %s\n", i->name, i->type);
     cd_trace_close(t);
     return 0;
@@ -65,13 +65,16 @@ static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, cha
         poses_by_object(s, pose);
         for (uint32_t i = 0; i < s->count && rc == 0; ++i)
             if (memcmp(pose[i].h, half + 3 * (size_t)i, sizeof pose[i].h) != 0)
-                rc = -1, snprintf(err, len, "object %u changed its half-extents at frame %llu: a trace holds constant ones", i,
-                                  (unsigned long long)f);
+                rc = -1,
+                snprintf(err, len, "object %u changed its half-extents at frame %llu: a trace holds constant ones", i,
+                         (unsigned long long)f);
         if (rc == 0) rc = cd_trace_writer_frame(w, pose, err, len);
     }
     double lo[3] = {0, 0, 0}, hi[3] = {s->world, s->world, s->world};
-    if (rc == 0) rc = cd_trace_writer_close(w, lo, hi, err, len);
-    else cd_trace_writer_abort(w);
+    if (rc == 0)
+        rc = cd_trace_writer_close(w, lo, hi, err, len);
+    else
+        cd_trace_writer_abort(w);
     cd_free(pose);
     cd_free(half);
     return rc;
@@ -101,7 +104,7 @@ static int cmd_record(const trace_args *a)
     if (v) {
         uint64_t frames = a->frames ? a->frames
                                     : 1 + (uint64_t)cd_point_num(&p, "experiment", "warmup") +
-                                               (uint64_t)cd_point_num(&p, "experiment", "frames");
+                                          (uint64_t)cd_point_num(&p, "experiment", "frames");
         if (record_frames(v, frames, a->out, err, sizeof err) == 0) {
             printf("%s: %u %s, %llu frames\n", a->out, cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v),
                    (unsigned long long)frames);
@@ -129,7 +132,8 @@ typedef struct csv_in {
 // The next row's twelve numbers: 1, 0 at the end, -1 with "path:line: what" in err.
 static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
 {
-    static const char *const names[CSV_FIELDS] = {"frame", "id", "qw", "qx", "qy", "qz", "x", "y", "z", "hx", "hy", "hz"};
+    static const char *const names[CSV_FIELDS] = {"frame", "id", "qw", "qx", "qy", "qz",
+                                                  "x",     "y",  "z",  "hx", "hy", "hz"};
     ssize_t got;
     while ((got = getline(&in->buf, &in->cap, in->f)) >= 0) {
         in->line++;
@@ -149,7 +153,8 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
             if (end) *end = '\0';
             int integer = k < 2;
             double lim = integer ? 4294967295.0 : 1e30;
-            if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(v[k]) <= lim) || (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
+            if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(v[k]) <= lim) ||
+                (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
                 snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'", in->path, in->line, names[k],
                          integer ? "an integer >= 0" : "a number of magnitude <= 1e30", p);
                 return -1;
@@ -158,7 +163,8 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
         }
         double q2 = v[2] * v[2] + v[3] * v[3] + v[4] * v[4] + v[5] * v[5];
         if (!(q2 >= 0.25 && q2 <= 4.0) || v[9] < 0 || v[10] < 0 || v[11] < 0) {
-            snprintf(err, len, "%s:%zu: expected a unit quaternion (norm 0.5 to 2) and half-extents >= 0", in->path, in->line);
+            snprintf(err, len, "%s:%zu: expected a unit quaternion (norm 0.5 to 2) and half-extents >= 0", in->path,
+                     in->line);
             return -1;
         }
         return 1;
@@ -192,26 +198,33 @@ static int import_start(importer *im, const char *out, char *err, size_t len)
 }
 
 // One row into the importer; 0, or -1 with "path:line: what".
-static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS], const char *out, char *err, size_t len)
+static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS], const char *out, char *err,
+                      size_t len)
 {
     uint64_t f = (uint64_t)v[0], id = (uint64_t)v[1];
     cd_posef p = row_pose(v);
     if (f == 0 && !im->w) {  // frame 0 sets N and the half-extents
-        if (id != im->n) return snprintf(err, len, "%s:%zu: id %llu: expected %zu (ids 0..N-1 in order)", in->path, in->line,
-                                         (unsigned long long)id, im->n), -1;
-        if (im->n == im->cap) im->pose = cd_realloc(im->pose, (im->cap = im->cap ? 2 * im->cap : 1024) * sizeof *im->pose);
+        if (id != im->n)
+            return snprintf(err, len, "%s:%zu: id %llu: expected %zu (ids 0..N-1 in order)", in->path, in->line,
+                            (unsigned long long)id, im->n),
+                   -1;
+        if (im->n == im->cap)
+            im->pose = cd_realloc(im->pose, (im->cap = im->cap ? 2 * im->cap : 1024) * sizeof *im->pose);
         im->pose[im->n++] = p;
         return 0;
     }
     if (!im->w && import_start(im, out, err, len)) return -1;
     if (im->next_id == im->n) im->frame++, im->next_id = 0;  // the last frame was complete
     if (f != im->frame || id != im->next_id)
-        return snprintf(err, len, "%s:%zu: frame %llu id %llu: expected frame %llu id %zu (frames from 0, ids 0..%zu in each)",
-                        in->path, in->line, (unsigned long long)f, (unsigned long long)id, (unsigned long long)im->frame,
-                        im->next_id, im->n - 1), -1;
+        return snprintf(err, len,
+                        "%s:%zu: frame %llu id %llu: expected frame %llu id %zu (frames from 0, ids 0..%zu in each)",
+                        in->path, in->line, (unsigned long long)f, (unsigned long long)id,
+                        (unsigned long long)im->frame, im->next_id, im->n - 1),
+               -1;
     if (memcmp(p.h, im->pose[id].h, sizeof p.h) != 0)
         return snprintf(err, len, "%s:%zu: id %llu: half-extents differ from frame 0's: expected constant ones per id",
-                        in->path, in->line, (unsigned long long)id), -1;
+                        in->path, in->line, (unsigned long long)id),
+               -1;
     im->pose[im->next_id++] = p;
     return im->next_id == im->n ? cd_trace_writer_frame(im->w, im->pose, err, len) : 0;
 }
@@ -230,18 +243,24 @@ static int cmd_import(const trace_args *a)
     int rc = 0;
     ssize_t got;
     while ((got = getline(&in.buf, &in.cap, in.f)) >= 0 && (++in.line, in.buf[0] == '#')) {}
-    if (got < 0 || strncmp(in.buf, CSV_HEADER, sizeof CSV_HEADER - 1) != 0 || strspn(in.buf + sizeof CSV_HEADER - 1, "\r\n") != strlen(in.buf + sizeof CSV_HEADER - 1))
+    if (got < 0 || strncmp(in.buf, CSV_HEADER, sizeof CSV_HEADER - 1) != 0 ||
+        strspn(in.buf + sizeof CSV_HEADER - 1, "\r\n") != strlen(in.buf + sizeof CSV_HEADER - 1))
         rc = -1, snprintf(err, sizeof err, "%s:%zu: expected header %s", a->in, in.line ? in.line : 1, CSV_HEADER);
-    while (rc == 0 && (rc = csv_next(&in, v, err, sizeof err)) == 1) rc = import_row(&im, &in, v, a->out, err, sizeof err);
+    while (rc == 0 && (rc = csv_next(&in, v, err, sizeof err)) == 1)
+        rc = import_row(&im, &in, v, a->out, err, sizeof err);
     if (rc == 0 && im.n == 0) rc = -1, snprintf(err, sizeof err, "%s:%zu: no rows", a->in, in.line);
     if (rc == 0 && !im.w) rc = import_start(&im, a->out, err, sizeof err);
     if (rc == 0 && im.next_id != im.n && im.frame > 0)
         rc = -1, snprintf(err, sizeof err, "%s:%zu: frame %llu ends after %zu of %zu ids", a->in, in.line,
                           (unsigned long long)im.frame, im.next_id, im.n);
-    if (rc == 0) rc = cd_trace_writer_close(im.w, NULL, NULL, err, sizeof err);
-    else cd_trace_writer_abort(im.w);
-    if (rc == 0) printf("%s: %zu objects, %llu frames\n", a->out, im.n, (unsigned long long)im.frame + 1);
-    else fprintf(stderr, "cdlab trace import: %s\n", err);
+    if (rc == 0)
+        rc = cd_trace_writer_close(im.w, NULL, NULL, err, sizeof err);
+    else
+        cd_trace_writer_abort(im.w);
+    if (rc == 0)
+        printf("%s: %zu objects, %llu frames\n", a->out, im.n, (unsigned long long)im.frame + 1);
+    else
+        fprintf(stderr, "cdlab trace import: %s\n", err);
     fclose(in.f);
     free(in.buf);
     cd_free(im.pose);
@@ -290,7 +309,8 @@ static int cmd_export(const trace_args *a)
     else
         rc = 0;
     if (f && fclose(f) != 0 && rc == 0) fprintf(stderr, "cdlab trace export: %s: %s\n", tmp, strerror(errno)), rc = 1;
-    if (f && rc == 0 && rename(tmp, a->out) != 0) fprintf(stderr, "cdlab trace export: %s: %s\n", a->out, strerror(errno)), rc = 1;
+    if (f && rc == 0 && rename(tmp, a->out) != 0)
+        fprintf(stderr, "cdlab trace export: %s: %s\n", a->out, strerror(errno)), rc = 1;
     if (f && rc != 0) remove(tmp);
     cd_trace_close(t);
     return rc;
@@ -300,12 +320,26 @@ int cd_cmd_trace(int argc, char **argv)
 {
     trace_args a = {0};
     const cli_opt opts[] = {
-        {.name = "output", .short_name = 'o', .arg = "FILE", .help = "the trace or CSV to write (record, import, export)",
-         .type = CLI_TEXT, .dest = &a.out},
-        {.name = "point", .arg = "I", .help = "record: the config's point I (default 0)", .type = CLI_COUNT, .dest = &a.point,
-         .lo = 0, .hi = 1000000000},
-        {.name = "frames", .arg = "F", .help = "record: F frames (default 1 + warmup + frames, what one repeat reads)",
-         .type = CLI_COUNT, .dest = &a.frames, .lo = 1, .hi = 100000000},
+        {.name = "output",
+         .short_name = 'o',
+         .arg = "FILE",
+         .help = "the trace or CSV to write (record, import, export)",
+         .type = CLI_TEXT,
+         .dest = &a.out},
+        {.name = "point",
+         .arg = "I",
+         .help = "record: the config's point I (default 0)",
+         .type = CLI_COUNT,
+         .dest = &a.point,
+         .lo = 0,
+         .hi = 1000000000},
+        {.name = "frames",
+         .arg = "F",
+         .help = "record: F frames (default 1 + warmup + frames, what one repeat reads)",
+         .type = CLI_COUNT,
+         .dest = &a.frames,
+         .lo = 1,
+         .hi = 100000000},
     };
     static const char *const subs[] = {"record", "import", "export", "info", NULL};
     const cli_spec spec = {
@@ -321,7 +355,10 @@ int cd_cmd_trace(int argc, char **argv)
                  "info: what a trace holds; every frame is read and checked.\n"
                  "[scene] trace = FILE replays a trace (docs/design/scene.md#traces). Bad input: 'path: offset:\n"
                  "what is wrong' (traces) or 'path:line: what is wrong' (CSV), exit 2, nothing written.\n",
-        .opts = opts, .count = sizeof opts / sizeof opts[0], .min_operands = 2, .max_operands = 2,
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
+        .min_operands = 2,
+        .max_operands = 2,
         .operands = "a subcommand (record, import, export, info) and its input"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);

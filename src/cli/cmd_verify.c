@@ -36,10 +36,7 @@ static void on_progress(uint32_t done, uint32_t total, void *ctx)
             (double)(cd_now_ns()) * 1e-9 - p->t0);
 }
 
-static int make_dir(const char *path)
-{
-    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
+static int make_dir(const char *path) { return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1; }
 
 // OUT/<name>/ for a reproducer, into dir; 0, or -1 after saying why.
 static int reproducer_dir(const char *out, const char *name, char *dir, size_t len)
@@ -95,10 +92,10 @@ static void broad_verdict(const cd_verify_tally *x)
     printf("FAIL  %-24s %llu scenes, %llu frames: %llu of %llu pairs missed, %llu extra, %llu duplicated "
            "candidates, %llu bad candidates, %llu overlapping boxes never a candidate; first failure: "
            "scene %lld frame %d",
-           x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames,
-           (unsigned long long)x->missed, (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
-           (unsigned long long)x->dup_candidates, (unsigned long long)x->bad_candidates,
-           (unsigned long long)x->aabb_missing, (long long)x->first_bad, x->first_bad_frame);
+           x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames, (unsigned long long)x->missed,
+           (unsigned long long)x->pairs_compared, (unsigned long long)x->extra, (unsigned long long)x->dup_candidates,
+           (unsigned long long)x->bad_candidates, (unsigned long long)x->aabb_missing, (long long)x->first_bad,
+           x->first_bad_frame);
     if (x->repro >= 0 && (x->repro != x->first_bad || x->repro_frame != x->first_bad_frame))
         printf("; reproducer: scene %lld frame %d", (long long)x->repro, x->repro_frame);
     printf("\n");
@@ -118,8 +115,10 @@ static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint6
     int k = snprintf(buf, len, "; cdlab verify: %s fails on this frame (seed %llu, scene %u, frame %d).\n", m,
                      (unsigned long long)seed, r->scene, r->frame);
     if (r->want != r->got) {
-        snprintf(buf + k, len - (size_t)k, "; cdlab run this file: summary.csv's pairs_mean of naive (%zu) and of %s "
-                 "(%zu) differ.\n", r->want, m, r->got);
+        snprintf(buf + k, len - (size_t)k,
+                 "; cdlab run this file: summary.csv's pairs_mean of naive (%zu) and of %s "
+                 "(%zu) differ.\n",
+                 r->want, m, r->got);
         return;
     }
     const cd_plugin_file *p = cd_plugins_method_owner(t->method);
@@ -163,20 +162,22 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     repro_comment(comment, sizeof comment, t, seed, &r);
     plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
     if (write_config(ini,
-            "%s[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
-            "[scene]\nfile = scene.csv\n\n"
-            "[method]\n%smethod = naive, %s\n%s\n"
-            "[run]\ncounters =\n",
-            comment, t->method->name, plug, t->method->name, params))
+                     "%s[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
+                     "[scene]\nfile = scene.csv\n\n"
+                     "[method]\n%smethod = naive, %s\n%s\n"
+                     "[run]\ncounters =\n",
+                     comment, t->method->name, plug, t->method->name, params))
         return;
     printf("      reproduce: cdlab run %s   (scene %u frame %d, %u cubes; ", ini, r.scene, r.frame, r.cubes);
     if (r.want != r.got)
         printf("naive finds %zu pairs, %s %zu", r.want, t->method->name, r.got);
     else
         printf("naive and %s both find %zu pairs: a candidate-contract failure the pair set cannot show; "
-               "the file's comment says how to see it", t->method->name, r.want);
-    printf("%s)\n", r.alone ? "" : "; the failure needed the frames before it (or boxes grown onto split planes), "
-                                   "which the CSV cannot hold: it is the first failing frame all the same");
+               "the file's comment says how to see it",
+               t->method->name, r.want);
+    printf("%s)\n", r.alone ? ""
+                            : "; the failure needed the frames before it (or boxes grown onto split planes), "
+                              "which the CSV cannot hold: it is the first failing frame all the same");
 }
 
 static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t poses, const char *out)
@@ -197,7 +198,8 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
     if (bad || !realpath(csv, real)) return;
     plugin_line(cd_plugins_variant_owner(t->variant), plug, sizeof plug);
     const char *ref = strcmp(t->variant->name, "obb") == 0 ? "sphere" : "obb";
-    if (write_config(ini,
+    if (write_config(
+            ini,
             "; cdlab verify: hierarchy %s disagrees with brute force on this pose (seed %llu, mesh pair %d,\n"
             "; pose %lld, leaf size %d). cdlab run this file: summary.csv's pairs_mean of %s and of %s differ.\n"
             "[experiment]\nkind = mesh\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
@@ -243,25 +245,59 @@ static int take_method(const char *v, void *ctx, char *err, size_t len)
 static int verify_parse(int argc, char **argv, verify_args *a)
 {
     const cli_opt opts[] = {
-        {.name = "plugin", .arg = "FILE", .help = "load a plugin first (repeatable); without --method, verify only what the\n"
-                                                  "plugins add",
-         .type = CLI_CALL, .call = take_plugin, .ctx = a},
-        {.name = "method", .arg = "M", .help = "a broad phase or hierarchy variant (repeatable); default: every one",
-         .type = CLI_CALL, .call = take_method, .ctx = a},
-        {.name = "scenes", .arg = "N", .help = "broad-phase scenes (default 2000)", .type = CLI_COUNT, .dest = &a->scenes,
-         .lo = 1, .hi = 100000000},
-        {.name = "poses", .arg = "N", .help = "poses per mesh pair for the hierarchies (default 64)", .type = CLI_COUNT,
-         .dest = &a->poses, .lo = 1, .hi = 1000000},
-        {.name = "seed", .arg = "S", .help = "other scenes and poses (0: those of the differential test)", .type = CLI_COUNT,
-         .dest = &a->seed, .lo = 0, .hi = UINT32_MAX},
-        {.name = "threads", .arg = "T", .help = "scenes checked at once (default 1); the verdicts do not depend on it",
-         .type = CLI_COUNT, .dest = &a->threads, .lo = 1, .hi = 1024},
-        {.name = "out", .arg = "DIR", .help = "where reproducers go (default cdlab-verify)", .type = CLI_TEXT, .dest = &a->out},
+        {.name = "plugin",
+         .arg = "FILE",
+         .help = "load a plugin first (repeatable); without --method, verify only what the\n"
+                 "plugins add",
+         .type = CLI_CALL,
+         .call = take_plugin,
+         .ctx = a},
+        {.name = "method",
+         .arg = "M",
+         .help = "a broad phase or hierarchy variant (repeatable); default: every one",
+         .type = CLI_CALL,
+         .call = take_method,
+         .ctx = a},
+        {.name = "scenes",
+         .arg = "N",
+         .help = "broad-phase scenes (default 2000)",
+         .type = CLI_COUNT,
+         .dest = &a->scenes,
+         .lo = 1,
+         .hi = 100000000},
+        {.name = "poses",
+         .arg = "N",
+         .help = "poses per mesh pair for the hierarchies (default 64)",
+         .type = CLI_COUNT,
+         .dest = &a->poses,
+         .lo = 1,
+         .hi = 1000000},
+        {.name = "seed",
+         .arg = "S",
+         .help = "other scenes and poses (0: those of the differential test)",
+         .type = CLI_COUNT,
+         .dest = &a->seed,
+         .lo = 0,
+         .hi = UINT32_MAX},
+        {.name = "threads",
+         .arg = "T",
+         .help = "scenes checked at once (default 1); the verdicts do not depend on it",
+         .type = CLI_COUNT,
+         .dest = &a->threads,
+         .lo = 1,
+         .hi = 1024},
+        {.name = "out",
+         .arg = "DIR",
+         .help = "where reproducers go (default cdlab-verify)",
+         .type = CLI_TEXT,
+         .dest = &a->out},
     };
     const cli_spec spec = {
-        .command = "verify", .usage = "[--plugin FILE]... [--method M]... [--scenes N] [--poses N] [--seed S]\n"
-                                      "                    [--threads T] [--out DIR]",
-        .opts = opts, .count = sizeof opts / sizeof opts[0],
+        .command = "verify",
+        .usage = "[--plugin FILE]... [--method M]... [--scenes N] [--poses N] [--seed S]\n"
+                 "                    [--threads T] [--out DIR]",
+        .opts = opts,
+        .count = sizeof opts / sizeof opts[0],
         .about = "Check broad phases against naive and hierarchy variants against brute force, as cdlab's own\n"
                  "differential test does (docs/usage.md#cdlab-verify). Broad phases run on N seeded scenes\n"
                  "built to break them: touching lattices, boxes on octree split planes and beyond the walls,\n"
@@ -290,8 +326,10 @@ static int choose(const verify_args *a, const cd_broad_method **bm, size_t *nb, 
         const cd_broad_method *m = cd_registry_find(a->names[k]);
         const cd_bvh_variant *var = cd_registry_variant_find(a->names[k]);
         if (!m && !var) {
-            fprintf(stderr, "cdlab verify: --method %s: no such broad phase or hierarchy variant (cdlab methods%s "
-                    "lists them)\n", a->names[k], a->plugins ? " --plugin FILE" : "");
+            fprintf(stderr,
+                    "cdlab verify: --method %s: no such broad phase or hierarchy variant (cdlab methods%s "
+                    "lists them)\n",
+                    a->names[k], a->plugins ? " --plugin FILE" : "");
             return 2;
         }
         if (m && strcmp(m->name, "naive") == 0) m = NULL;  // the reference itself
@@ -351,8 +389,11 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
     cd_verify_tally *t = cd_alloc(nb * sizeof *t);
     cd_verify_tallies_init(t, bm, nb);
     progress pr = {t0, -1, "scene"};
-    cd_verify_options o = {.scenes = (uint32_t)a->scenes, .seed = a->seed, .threads = (int)a->threads,
-                           .progress = on_progress, .ctx = &pr};
+    cd_verify_options o = {.scenes = (uint32_t)a->scenes,
+                           .seed = a->seed,
+                           .threads = (int)a->threads,
+                           .progress = on_progress,
+                           .ctx = &pr};
     cd_verify_totals tot;
     cd_verify_broad(t, nb, &o, &tot);
     char dir[4096];
@@ -360,9 +401,10 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
     for (size_t k = 0; k < nb; ++k) {
         const cd_verify_tally *x = &t[k];
         if (cd_verify_tally_ok(x)) {
-            printf("ok    %-24s %llu scenes, %llu traces, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
-                   x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->traces,
-                   (unsigned long long)x->frames, (unsigned long long)x->pairs_compared);
+            printf(
+                "ok    %-24s %llu scenes, %llu traces, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
+                x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->traces,
+                (unsigned long long)x->frames, (unsigned long long)x->pairs_compared);
             continue;
         }
         failed = 1;
@@ -370,8 +412,10 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
         if (x->trace_bad[0]) printf("      first failing trace frame: %s\n", x->trace_bad);
         broad_reproducer(x, a->seed, a->out);
     }
-    if (dir[0] && !failed) remove_tree(dir);
-    else if (dir[0]) printf("      the traces are kept in %s\n", dir);
+    if (dir[0] && !failed)
+        remove_tree(dir);
+    else if (dir[0])
+        printf("      the traces are kept in %s\n", dir);
     cd_free(t);
     return failed;
 }
@@ -394,8 +438,7 @@ static int verify_bvh(const verify_args *a, cd_verify_bvh_tally *bt, size_t nh, 
                "wrong; first failure: mesh pair %d, pose %lld, leaf size %d\n",
                x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->missed,
                (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
-               (unsigned long long)x->first_hit_wrong, x->first_bad_pair, (long long)x->first_bad,
-               x->first_bad_leaf);
+               (unsigned long long)x->first_hit_wrong, x->first_bad_pair, (long long)x->first_bad, x->first_bad_leaf);
         bvh_reproducer(x, a->seed, (uint32_t)a->poses, a->out);
     }
     return failed;

@@ -61,7 +61,9 @@ void cli_help(FILE *f, const cli_spec *s)
 static void expected(const cli_opt *o, char *buf, size_t len)
 {
     switch (o->type) {
-    case CLI_COUNT: snprintf(buf, len, "an integer in [%llu, %llu]", (unsigned long long)o->lo, (unsigned long long)o->hi); break;
+    case CLI_COUNT:
+        snprintf(buf, len, "an integer in [%llu, %llu]", (unsigned long long)o->lo, (unsigned long long)o->hi);
+        break;
     case CLI_REAL: snprintf(buf, len, "a number in [%g, %g]", o->min, o->max); break;
     case CLI_WORD: {
         size_t k = (size_t)snprintf(buf, len, "one of");
@@ -113,7 +115,9 @@ static int check_operands(const cli_spec *s, int n)
 {
     if (n >= s->min_operands && (s->max_operands < 0 || n <= s->max_operands)) return 0;
     fprintf(stderr, "cdlab %s: %s: expected %s (see cdlab %s --help)\n", s->command,
-            n == 0 ? "nothing to work on" : n < s->min_operands ? "too few arguments" : "too many arguments",
+            n == 0                ? "nothing to work on"
+            : n < s->min_operands ? "too few arguments"
+                                  : "too many arguments",
             s->operands ? s->operands : "no arguments", s->command);
     return 2;
 }

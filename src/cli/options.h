@@ -29,12 +29,12 @@ typedef struct cli_opt {
     const char *arg;   ///< the value's name in --help ("FILE"); NULL for a flag (CLI_FLAG)
     const char *help;  ///< --help text; each '\n' starts a continuation line under the first
     cli_opt_type type;
-    void *dest;        ///< see cli_opt_type; NULL for CLI_CALL
-    uint64_t lo, hi;   ///< CLI_COUNT's range
-    double min, max;   ///< CLI_REAL's range
+    void *dest;                ///< see cli_opt_type; NULL for CLI_CALL
+    uint64_t lo, hi;           ///< CLI_COUNT's range
+    double min, max;           ///< CLI_REAL's range
     const char *const *words;  ///< CLI_WORD's accepted values
-    cli_opt_fn call;   ///< CLI_CALL's handler
-    void *ctx;         ///< its context
+    cli_opt_fn call;           ///< CLI_CALL's handler
+    void *ctx;                 ///< its context
 } cli_opt;
 
 /// A command: its usage line, the text around its option table, its options and operands.
@@ -44,10 +44,10 @@ typedef struct cli_spec {
     const char *about;    ///< paragraphs before the options (ends with "\n"), or NULL
     const cli_opt *opts;
     size_t count;
-    const char *after;    ///< paragraphs after the options (starts without a blank line), or NULL
-    int min_operands;     ///< operands (arguments that are not options) required ...
-    int max_operands;     ///< ... and allowed; -1: any number
-    const char *operands; ///< what the operands are, for the message when their count is wrong
+    const char *after;     ///< paragraphs after the options (starts without a blank line), or NULL
+    int min_operands;      ///< operands (arguments that are not options) required ...
+    int max_operands;      ///< ... and allowed; -1: any number
+    const char *operands;  ///< what the operands are, for the message when their count is wrong
 } cli_spec;
 
 /// The operands of a command line, in order (cli_parse allocates v; cli_operands_free frees it).

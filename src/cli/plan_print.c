@@ -80,9 +80,11 @@ static void warn_one(const cd_config *c, const cd_point *p, size_t i, const char
     (void)p;
     double phys = *(const double *)ctx;
     if (!modelled || e->peak_bytes <= phys) return;
-    fprintf(stderr, "cdlab run: warning: %s point %zu%s%s%s: estimated peak memory %.3g GiB exceeds this machine's "
-            "%.3g GiB of physical memory\n", c->path, i, label[0] ? " (" : "", label, label[0] ? ")" : "",
-            e->peak_bytes / 1073741824.0, phys / 1073741824.0);
+    fprintf(stderr,
+            "cdlab run: warning: %s point %zu%s%s%s: estimated peak memory %.3g GiB exceeds this machine's "
+            "%.3g GiB of physical memory\n",
+            c->path, i, label[0] ? " (" : "", label, label[0] ? ")" : "", e->peak_bytes / 1073741824.0,
+            phys / 1073741824.0);
 }
 
 void cd_cli_warn_memory(const cd_config *c, const uint32_t *owner, uint32_t shard)

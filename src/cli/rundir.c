@@ -185,7 +185,8 @@ int cd_rundir_read(const char *dir, cd_rundir *r, char *err, size_t err_len)
     snprintf(path, sizeof path, "%s/frames.csv", dir);
     if (cd_csv_read(path, &r->frames, err, err_len)) goto fail;
     if (r->summary.count == 0 || r->frames.count == 0) {
-        snprintf(err, err_len, "%s: %s is empty: expected a header row", dir, r->summary.count ? "frames.csv" : "summary.csv");
+        snprintf(err, err_len, "%s: %s is empty: expected a header row", dir,
+                 r->summary.count ? "frames.csv" : "summary.csv");
         goto fail;
     }
     for (size_t i = 1; i < r->summary.count; ++i)

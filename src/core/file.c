@@ -21,8 +21,11 @@ void cd_file_size_text(size_t max, char *buf, size_t len)
 
 static const char *file_type(mode_t m)
 {
-    return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a pipe"
-         : S_ISSOCK(m) ? "a socket" : "not a file";
+    return S_ISCHR(m)    ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISFIFO(m) ? "a pipe"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
 }
 
 // Refuse what fd is when it is not a file cdlab may read: 0, or -1 with err and errno set.

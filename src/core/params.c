@@ -104,25 +104,30 @@ static int good_name(const char *s)
 
 int cd_param_table_ok(const cd_param_spec *spec, size_t count, char *why, size_t why_len)
 {
-    if (count > CD_PARAMS_MAX) return snprintf(why, why_len, "%zu parameters: expected at most %d", count, CD_PARAMS_MAX), 0;
+    if (count > CD_PARAMS_MAX)
+        return snprintf(why, why_len, "%zu parameters: expected at most %d", count, CD_PARAMS_MAX), 0;
     if (count && !spec) return snprintf(why, why_len, "param_count %zu without params: expected a table", count), 0;
     for (size_t i = 0; i < count; ++i) {
         const cd_param_spec *s = &spec[i];
         if (!good_name(s->name))
             return snprintf(why, why_len, "parameter %zu has name '%s': expected letters, digits and _", i,
-                            s->name ? s->name : "(NULL)"), 0;
+                            s->name ? s->name : "(NULL)"),
+                   0;
         for (size_t j = 0; j < i; ++j)
             if (strcmp(spec[j].name, s->name) == 0)
                 return snprintf(why, why_len, "parameter '%s' declared twice: expected unique names", s->name), 0;
         if (!s->help || !s->def)
             return snprintf(why, why_len, "parameter '%s' has no %s: expected a default and a one-line help", s->name,
-                            s->def ? "help" : "default"), 0;
+                            s->def ? "help" : "default"),
+                   0;
         if (s->type != CD_PARAM_INT && s->type != CD_PARAM_REAL && s->type != CD_PARAM_WORD)
             return snprintf(why, why_len, "parameter '%s' has type %d: expected a cd_param_type", s->name,
-                            (int)s->type), 0;
+                            (int)s->type),
+                   0;
         if (s->type == CD_PARAM_WORD ? !s->words || !s->words[0] : !(s->min <= s->max))
             return snprintf(why, why_len, "parameter '%s': expected %s", s->name,
-                            s->type == CD_PARAM_WORD ? "a NULL-terminated words list" : "min <= max"), 0;
+                            s->type == CD_PARAM_WORD ? "a NULL-terminated words list" : "min <= max"),
+                   0;
         char w[160];
         if (cd_param_check(s, s->def, w, sizeof w))
             return snprintf(why, why_len, "parameter '%s': its default %s", s->name, w), 0;
@@ -146,7 +151,8 @@ void cd_param_settings_put(cd_param_settings *s, const char *name, const char *f
 int cd_params_apply(cd_params *p, const cd_param_settings *s, char *why, size_t why_len)
 {
     for (uint32_t i = 0; s && i < s->count; ++i)
-        if (cd_params_index(p, s->item[i].name) >= 0 && cd_params_set(p, s->item[i].name, s->item[i].text, why, why_len))
+        if (cd_params_index(p, s->item[i].name) >= 0 &&
+            cd_params_set(p, s->item[i].name, s->item[i].text, why, why_len))
             return -1;
     return 0;
 }

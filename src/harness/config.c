@@ -89,14 +89,14 @@ typedef struct raw {
     const char *path;
     const char *text;
     size_t len, pos;
-    int line;             // line the reader handed out last
-    int line_indented;    // it started with white space (an inih continuation)
-    int too_long;         // first line longer than inih's buffer
+    int line;           // line the reader handed out last
+    int line_indented;  // it started with white space (an inih continuation)
+    int too_long;       // first line longer than inih's buffer
     entry *e;
     size_t count, cap;
     section_line *sec;
     size_t sec_count, sec_cap;
-    int bad_line;         // first line a handler rejected
+    int bad_line;  // first line a handler rejected
     char *err;
     size_t err_len;
 } raw;
@@ -196,8 +196,6 @@ static void raw_free(raw *r)
 }
 
 // ---------------------------------------------------------------------------------------------
-
-
 
 static int known_section(const cd_config *c, const char *name)
 {
@@ -321,8 +319,7 @@ static int validate_common(cd_config *c, char *err, size_t err_len)
                 return -1;
             }
     if (cd_plan_size(c) > 1000000) {
-        cd_config_error(c, NULL, err, err_len, "the sweep has %zu points: expected at most 1000000",
-                        cd_plan_size(c));
+        cd_config_error(c, NULL, err, err_len, "the sweep has %zu points: expected at most 1000000", cd_plan_size(c));
         return -1;
     }
     return 0;
@@ -352,19 +349,23 @@ static int read_ini(raw *r)
 {
     int bad = ini_parse_stream(reader, r, handler, r);
     if (r->too_long) {
-        snprintf(r->err, r->err_len, "%s:%d: line longer than %d characters: expected a shorter line (split a long "
-                 "list over indented continuation lines)", r->path, r->too_long, MAX_LINE_CHARS);
+        snprintf(r->err, r->err_len,
+                 "%s:%d: line longer than %d characters: expected a shorter line (split a long "
+                 "list over indented continuation lines)",
+                 r->path, r->too_long, MAX_LINE_CHARS);
         return -1;
     }
     if (r->bad_line) return -1;
     if (bad) {
-        snprintf(r->err, r->err_len, "%s:%d: syntax error: expected '[section]', 'key = value' or a ; comment",
-                 r->path, bad > 0 ? bad : 1);
+        snprintf(r->err, r->err_len, "%s:%d: syntax error: expected '[section]', 'key = value' or a ; comment", r->path,
+                 bad > 0 ? bad : 1);
         return -1;
     }
     if (r->count == 0) {  // it would run one point of every default, which nobody asked for
-        snprintf(r->err, r->err_len, "%s:1: no settings (the file is empty or all comments): expected at least "
-                 "[experiment] kind = ... and the keys to set", r->path);
+        snprintf(r->err, r->err_len,
+                 "%s:1: no settings (the file is empty or all comments): expected at least "
+                 "[experiment] kind = ... and the keys to set",
+                 r->path);
         return -1;
     }
     return 0;

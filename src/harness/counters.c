@@ -52,7 +52,8 @@ static int library(void)
 static int describe_library(cd_counters *k)
 {
     snprintf(k->papi_version, sizeof k->papi_version, "%d.%d.%d.%d", PAPI_VERSION_MAJOR(PAPI_VERSION),
-             PAPI_VERSION_MINOR(PAPI_VERSION), PAPI_VERSION_REVISION(PAPI_VERSION), PAPI_VERSION_INCREMENT(PAPI_VERSION));
+             PAPI_VERSION_MINOR(PAPI_VERSION), PAPI_VERSION_REVISION(PAPI_VERSION),
+             PAPI_VERSION_INCREMENT(PAPI_VERSION));
     if (library() < 0) {
         snprintf(k->papi_status, sizeof k->papi_status, "%s", lib_error);
         return 0;
@@ -63,7 +64,8 @@ static int describe_library(cd_counters *k)
         const PAPI_component_info_t *ci = PAPI_get_component_info(i);
         if (!ci || strcmp(ci->name, "perf_event") != 0) continue;
         if (ci->disabled)
-            snprintf(k->papi_status, sizeof k->papi_status, "perf_event component disabled: %.140s", ci->disabled_reason);
+            snprintf(k->papi_status, sizeof k->papi_status, "perf_event component disabled: %.140s",
+                     ci->disabled_reason);
         else
             snprintf(k->papi_status, sizeof k->papi_status, "perf_event component enabled, %d counters", ci->num_cntrs);
         return !ci->disabled;
@@ -231,8 +233,8 @@ void cd_counters_open(cd_counters *k, const char *const *names, size_t n)
                     k->live[i] = 0;
                     k->source[i] = CD_COUNTER_NA;
                     k->slot[i] = -1;
-                    snprintf(k->reason[i], sizeof k->reason[i], "perf_event_open: opened but cannot be read: %s (errno %d)",
-                             strerror(err), err);
+                    snprintf(k->reason[i], sizeof k->reason[i],
+                             "perf_event_open: opened but cannot be read: %s (errno %d)", strerror(err), err);
                 }
             perf_close(k);
         }
@@ -258,7 +260,8 @@ void cd_counters_end(cd_counters *k)
     for (size_t i = 0; i < k->count; ++i) {
         long long x = -1;
         if (k->source[i] == CD_COUNTER_PAPI && ok) x = v[k->slot[i]];
-        if (k->source[i] == CD_COUNTER_PERF && perf_ok && pv[k->slot[i]] <= (uint64_t)INT64_MAX) x = (long long)pv[k->slot[i]];
+        if (k->source[i] == CD_COUNTER_PERF && perf_ok && pv[k->slot[i]] <= (uint64_t)INT64_MAX)
+            x = (long long)pv[k->slot[i]];
         k->last[i] = x;
     }
 }

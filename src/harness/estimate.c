@@ -67,10 +67,14 @@ double cd_physical_memory(void)
 void cd_estimate_format(double seconds, double bytes, char *buf, size_t len)
 {
     char t[32], m[32] = "";
-    if (seconds < 90) snprintf(t, sizeof t, "%.2g s", seconds);
-    else if (seconds < 5400) snprintf(t, sizeof t, "%.3g min", seconds / 60);
-    else if (seconds < 172800) snprintf(t, sizeof t, "%.3g h", seconds / 3600);
-    else snprintf(t, sizeof t, "%.3g days", seconds / 86400);
+    if (seconds < 90)
+        snprintf(t, sizeof t, "%.2g s", seconds);
+    else if (seconds < 5400)
+        snprintf(t, sizeof t, "%.3g min", seconds / 60);
+    else if (seconds < 172800)
+        snprintf(t, sizeof t, "%.3g h", seconds / 3600);
+    else
+        snprintf(t, sizeof t, "%.3g days", seconds / 86400);
     if (bytes > 0) snprintf(m, sizeof m, ", %.3g MiB", bytes / 1048576.0);
     if (bytes >= 1073741824.0) snprintf(m, sizeof m, ", %.3g GiB", bytes / 1073741824.0);
     snprintf(buf, len, "%s%s", t, m);

@@ -188,7 +188,8 @@ static int read_shard(shard *s, char *err, size_t len)
         return fail(err, len, "%s: not a shard: meta.ini has no [shard] (a run of cdlab run without --shard)", s->dir);
     s->index = (uint32_t)strtoul(index, NULL, 10);
     if (parse_points(points, &s->points, &s->npoints))
-        return fail(err, len, "%s: meta.ini [shard] points: expected sorted indices and ranges, got '%.80s'", path, points);
+        return fail(err, len, "%s: meta.ini [shard] points: expected sorted indices and ranges, got '%.80s'", path,
+                    points);
     return 0;
 }
 
@@ -246,7 +247,8 @@ static int check_cover(const shard *s, size_t n, size_t plan, uint32_t count, si
         for (size_t j = 0; j < s[i].npoints && !bad; ++j) {
             size_t p = s[i].points[j];
             if (p >= plan)
-                bad = fail(err, len, "%s: point %zu of [shard] points is beyond the plan's %zu points", s[i].dir, p, plan);
+                bad = fail(err, len, "%s: point %zu of [shard] points is beyond the plan's %zu points", s[i].dir, p,
+                           plan);
             else if (owner[p] != SIZE_MAX)
                 bad = fail(err, len, "point %zu measured twice: by %s and by %s", p, s[owner[p]].dir, s[i].dir);
             else
@@ -256,14 +258,16 @@ static int check_cover(const shard *s, size_t n, size_t plan, uint32_t count, si
         char missing[600] = "", shards[300] = "";
         size_t k = 0, m = 0, ks = 0;
         for (size_t p = 0; p < plan; ++p)
-            if (owner[p] == SIZE_MAX && m++ < 12) k += (size_t)snprintf(missing + k, sizeof missing - k, "%s%zu", m > 1 ? ", " : "", p);
+            if (owner[p] == SIZE_MAX && m++ < 12)
+                k += (size_t)snprintf(missing + k, sizeof missing - k, "%s%zu", m > 1 ? ", " : "", p);
         for (uint32_t i = 0; i < count && ks < sizeof shards; ++i)
             if (!by_index[i]) ks += (size_t)snprintf(shards + ks, sizeof shards - ks, "%s%u", ks ? ", " : "", i);
         if (m)
             bad = fail(err, len, "missing %zu of %zu points (%s%s)%s%s%s", m, plan, missing, m > 12 ? ", ..." : "",
                        ks ? ": shard(s) " : "", shards, ks ? " not given" : "");
         else if (ks)
-            bad = fail(err, len, "missing shard(s) %s of %u (they hold no points, but the sweep had them)", shards, count);
+            bad = fail(err, len, "missing shard(s) %s of %u (they hold no points, but the sweep had them)", shards,
+                       count);
     }
     cd_free(by_index);
     return bad;
@@ -288,8 +292,10 @@ static int check_digest(const shard *s, const char *name, const char *path, char
     snprintf(key, sizeof key, "%s_bytes", name);
     const char *want_bytes = meta_get(&s->m, "files", key);
     if (!want || !want_bytes)
-        return fail(err, len, "%s/meta.ini: no [files] %s: cannot check its rows against what its run wrote (a shard "
-                    "of an older cdlab: run it again)", s->dir, key);
+        return fail(err, len,
+                    "%s/meta.ini: no [files] %s: cannot check its rows against what its run wrote (a shard "
+                    "of an older cdlab: run it again)",
+                    s->dir, key);
     uint64_t bytes;
     int e = cd_sha256_file(path, sha, &bytes);
     if (e) return fail(err, len, "%s: %s", path, strerror(e));
@@ -297,7 +303,8 @@ static int check_digest(const shard *s, const char *name, const char *path, char
         return fail(err, len, "%s: %llu bytes, but its run wrote %s (meta.ini [files]): cut short or changed since",
                     path, (unsigned long long)bytes, want_bytes);
     if (strcmp(sha, want) != 0)
-        return fail(err, len, "%s: SHA-256 %s, but its run wrote %s (meta.ini [files]): changed since", path, sha, want);
+        return fail(err, len, "%s: SHA-256 %s, but its run wrote %s (meta.ini [files]): changed since", path, sha,
+                    want);
     return 0;
 }
 
@@ -445,9 +452,10 @@ static int own_section(const char *section) { return strcmp(section, "shard") ==
 // Is key a value of one shard's own ([run] keys that the merge sets itself)?
 static int merge_sets(const char *section, const char *key)
 {
-    static const char *const run_keys[] = {"id", "date_start", "date_end", "duration_s", "host", "command",
-                                           "points_planned", "points_done", "points_short", "points_resumed",
-                                           "resumed_from", "complete", "status", "failure", NULL};
+    static const char *const run_keys[] = {
+        "id",           "date_start",     "date_end",    "duration_s",   "host",
+        "command",      "points_planned", "points_done", "points_short", "points_resumed",
+        "resumed_from", "complete",       "status",      "failure",      NULL};
     if (own_section(section) || strcmp(section, "warnings") == 0) return 1;
     if (strcmp(section, "run") != 0) return 0;
     for (const char *const *k = run_keys; *k; ++k)
@@ -476,13 +484,13 @@ static void write_merge_section(FILE *f, const shard *s, size_t n)
         cd_meta_kv(f, key, "%s | host %s | cpu %s | pinned %s cpu %s | %s | %s s | %zu points%s%s", s[i].dir,
                    meta_str(m, "run", "host"), meta_str(m, "machine", "cpu_model"), meta_str(m, "pinning", "pinned"),
                    meta_str(m, "pinning", "actual_cpu"), meta_str(m, "run", "date_start"),
-                   meta_str(m, "run", "duration_s"), s[i].npoints, meta_get(m, "run", "points_resumed") ? " | resumed " : "",
-                   meta_str(m, "run", "points_resumed"));
+                   meta_str(m, "run", "duration_s"), s[i].npoints,
+                   meta_get(m, "run", "points_resumed") ? " | resumed " : "", meta_str(m, "run", "points_resumed"));
     }
 }
 
-static int write_meta(const char *path, const char *out, const shard *s, size_t n, const char *id,
-                      const char *command, char *const *warnings, size_t nwarnings)
+static int write_meta(const char *path, const char *out, const shard *s, size_t n, const char *id, const char *command,
+                      char *const *warnings, size_t nwarnings)
 {
     FILE *f = fopen(path, "w");
     if (!f) return errno ? errno : EIO;
@@ -500,7 +508,8 @@ static int write_meta(const char *path, const char *out, const shard *s, size_t 
         add_distinct(hosts, sizeof hosts, meta_str(&s[i].m, "run", "host"));
     }
     const char *plan = meta_str(m0, "shard", "plan_points");
-    fprintf(f, "; cdlab run metadata (provenance of frames.csv and summary.csv), merged from %zu shards by cdlab merge\n",
+    fprintf(f,
+            "; cdlab run metadata (provenance of frames.csv and summary.csv), merged from %zu shards by cdlab merge\n",
             n);
     const char *section = "";
     for (size_t k = 0; k < m0->n; ++k) {
@@ -584,7 +593,8 @@ static size_t collect_warnings(const shard *s, size_t n, int quiet, char **w)
     for (size_t i = 0; i < n; ++i)
         if (meta_get(&s[i].m, "run", "points_resumed"))
             merge_warn(w, &k, quiet, "shard %u was resumed: %s of its points were measured by an earlier attempt (%s)",
-                       s[i].index, meta_str(&s[i].m, "run", "points_resumed"), meta_str(&s[i].m, "run", "resumed_from"));
+                       s[i].index, meta_str(&s[i].m, "run", "points_resumed"),
+                       meta_str(&s[i].m, "run", "resumed_from"));
     for (size_t i = 0; i < n; ++i)
         for (size_t j = 0; j < s[i].m.n; ++j) {
             const entry *e = &s[i].m.e[j];
@@ -627,7 +637,8 @@ static int take_marker(const char *marker, size_t n, int *lock)
     snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s: cdlab merge of %zu shards\n", date,
              (long)getpid(), host, n);
     errno = 0;
-    return *lock < 0 || flock(*lock, LOCK_EX) != 0 || cd_write_all(*lock, text, strlen(text)) ? (errno ? errno : EIO) : 0;
+    return *lock < 0 || flock(*lock, LOCK_EX) != 0 || cd_write_all(*lock, text, strlen(text)) ? (errno ? errno : EIO)
+                                                                                              : 0;
 }
 
 int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
@@ -665,7 +676,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         if (!e) e = mkdir(out, 0777) != 0 ? errno : 0;
         made = !e;
         int lock = -1;  // the marker, locked while the merge writes (cd_run_lock_held), as a run's
-        if (!e) {  // the marker first, as for a run: nothing here looks complete until it is
+        if (!e) {       // the marker first, as for a run: nothing here looks complete until it is
             step = "writing " CD_RUN_INCOMPLETE;
             e = take_marker(marker, n, &lock);
         }

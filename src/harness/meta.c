@@ -99,8 +99,8 @@ static void write_columns(FILE *f, const cd_run *r)
             n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? ", " : "",
                                   k->frame_columns[i].name);
     for (size_t i = 0; i < r->counters.count; ++i)
-        n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? ", " : "",
-                              r->counters.names[i]);
+        n +=
+            (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", n ? ", " : "", r->counters.names[i]);
     kv(f, "frames_varying", "%s", buf);
     n = 0;
     buf[0] = '\0';
@@ -388,8 +388,10 @@ void cd_run_marker_describe(int state, const char *line, char *out, size_t len)
     else if (state == CD_MARKER_UNKNOWN)
         snprintf(out, len, "%s; in progress or abandoned: the file system keeps no locks to tell", l);
     else if (state == CD_MARKER_ABANDONED)
-        snprintf(out, len, "abandoned: %s; no process holds the run's lock: its runner was killed or crashed "
-                 "(cdlab run --resume continues it)", l);
+        snprintf(out, len,
+                 "abandoned: %s; no process holds the run's lock: its runner was killed or crashed "
+                 "(cdlab run --resume continues it)",
+                 l);
     else
         snprintf(out, len, "%s", l);
 }

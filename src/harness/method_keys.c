@@ -85,10 +85,9 @@ static cd_key_spec *make_spec(const cd_method_key *mk, const cd_config_key *owne
         const cd_param_spec *p = method_param(mk, owner->values[v].text, name);
         if (!p) continue;
         if (first) {
-            static const cd_key_type type[] = {[CD_PARAM_INT] = CD_KEY_INT, [CD_PARAM_REAL] = CD_KEY_REAL,
-                                               [CD_PARAM_WORD] = CD_KEY_WORD};
-            *s = (cd_key_spec){mk->section, p->name, type[p->type], p->def, p->min, p->max, p->words, NULL, 1,
-                               p->help};
+            static const cd_key_type type[] = {
+                [CD_PARAM_INT] = CD_KEY_INT, [CD_PARAM_REAL] = CD_KEY_REAL, [CD_PARAM_WORD] = CD_KEY_WORD};
+            *s = (cd_key_spec){mk->section, p->name, type[p->type], p->def, p->min, p->max, p->words, NULL, 1, p->help};
             first = 0;
         }
         if (p->min < s->min) s->min = p->min;
@@ -170,15 +169,17 @@ static int unread_entry(cd_config *c, const cd_config_entry *e, char *err, size_
         for (size_t i = 0; i < c->key_count && len < sizeof keys; ++i)
             if (strcmp(c->keys[i].spec->section, e->section) == 0)
                 len += (size_t)snprintf(keys + len, sizeof keys - len, "%s%s", len ? ", " : "", c->keys[i].spec->name);
-        snprintf(err, err_len, "%s:%d: unknown key '%s' in [%s]: expected one of %s, or a parameter a method "
-                 "declares (`cdlab methods`)", c->path, e->line, e->name, e->section, keys);
+        snprintf(err, err_len,
+                 "%s:%d: unknown key '%s' in [%s]: expected one of %s, or a parameter a method "
+                 "declares (`cdlab methods`)",
+                 c->path, e->line, e->name, e->section, keys);
         return -1;
     }
     // A value no method could take is an error even here: the key is a typo's neighbour.
     const char *who;
     const cd_param_spec *ps = first_declaring(mk, e->name, &who);
-    static const cd_key_type type[] = {[CD_PARAM_INT] = CD_KEY_INT, [CD_PARAM_REAL] = CD_KEY_REAL,
-                                       [CD_PARAM_WORD] = CD_KEY_WORD};
+    static const cd_key_type type[] = {
+        [CD_PARAM_INT] = CD_KEY_INT, [CD_PARAM_REAL] = CD_KEY_REAL, [CD_PARAM_WORD] = CD_KEY_WORD};
     cd_key_spec ks = {mk->section, ps->name, type[ps->type], ps->def, ps->min, ps->max, ps->words, NULL, 1, ps->help};
     cd_value *v;
     size_t nv;
@@ -199,8 +200,8 @@ static int unread_entry(cd_config *c, const cd_config_entry *e, char *err, size_
     for (size_t v = 0; v < owner->count && len < sizeof listed; ++v)
         len += (size_t)snprintf(listed + len, sizeof listed - len, "%s%s", v ? ", " : "", owner->values[v].text);
     cd_config_key at = {.line = e->line};
-    cd_config_warn(c, &at, "[%s] %s: no listed %s (%s) reads it: it adds no points and no column", e->section,
-                   e->name, mk->name, listed);
+    cd_config_warn(c, &at, "[%s] %s: no listed %s (%s) reads it: it adds no points and no column", e->section, e->name,
+                   mk->name, listed);
     return 0;
 }
 
@@ -236,7 +237,8 @@ int cd_config_add_params(cd_config *c, const cd_config_entry *given, size_t n, c
             if (strcmp(c->keys[i].spec->section, mk->section) || strcmp(c->keys[i].spec->name, mk->name)) continue;
             size_t owner = k - 1;
             for (size_t j = 0; j < ps[m].count; ++j, ++k)
-                if (!bad) bad = make_param_key(c, mk, &c->keys[i], owner, ps[m].names[j], given, n, &keys[k], err, err_len);
+                if (!bad)
+                    bad = make_param_key(c, mk, &c->keys[i], owner, ps[m].names[j], given, n, &keys[k], err, err_len);
         }
     }
     CD_ASSERT(k == c->key_count + extra);

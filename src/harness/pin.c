@@ -43,8 +43,8 @@ int cd_pin_thread(cd_pin_mode mode, int cpu, cd_pin_result *r)
     }
     hwloc_bitmap_t where = hwloc_bitmap_alloc();
     if (mode == CD_PIN_OFF || cpu < 0) {
-        snprintf(r->status, sizeof r->status, "not pinned (pin = %s, cpu = %d)", mode == CD_PIN_OFF ? "off" : "optional",
-                 cpu);
+        snprintf(r->status, sizeof r->status, "not pinned (pin = %s, cpu = %d)",
+                 mode == CD_PIN_OFF ? "off" : "optional", cpu);
     } else {
         hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(t, (unsigned)cpu);
         if (!pu) {
@@ -104,7 +104,8 @@ void cd_topology_summary(char *buf, size_t len)
     int pk = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE), co = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
     int pu = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), nn = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
     snprintf(buf, len, "%d package(s), %d core(s), %d PU(s), %d NUMA node(s); L1d %zu KiB, L2 %zu KiB, L3 %zu KiB", pk,
-             co, pu, nn, cache_kb(t, HWLOC_OBJ_L1CACHE), cache_kb(t, HWLOC_OBJ_L2CACHE), cache_kb(t, HWLOC_OBJ_L3CACHE));
+             co, pu, nn, cache_kb(t, HWLOC_OBJ_L1CACHE), cache_kb(t, HWLOC_OBJ_L2CACHE),
+             cache_kb(t, HWLOC_OBJ_L3CACHE));
     hwloc_topology_destroy(t);
 }
 

@@ -160,9 +160,10 @@ static void check_input(const cd_run *r, const char *line, char *why, size_t len
     for (size_t i = 0; i < r->input_count; ++i)
         if (strcmp(r->inputs[i].path, path) == 0) {
             if (strcmp(r->inputs[i].sha256, sha) != 0)
-                snprintf(why, len, "%s changed since the run started (SHA-256 %.12s..., %llu bytes then; %.12s..., "
-                         "%llu bytes now)", path, sha, bytes, r->inputs[i].sha256,
-                         (unsigned long long)r->inputs[i].bytes);
+                snprintf(why, len,
+                         "%s changed since the run started (SHA-256 %.12s..., %llu bytes then; %.12s..., "
+                         "%llu bytes now)",
+                         path, sha, bytes, r->inputs[i].sha256, (unsigned long long)r->inputs[i].bytes);
             return;
         }
     snprintf(why, len, "the run started with %s, which the config does not name now", path);

@@ -45,16 +45,16 @@
 static volatile sig_atomic_t stop_requested, stop_count;
 
 static struct {
-    pid_t runner;                     // in a point's process (a fork) the handlers pass
-    int marker_fd;                    // INCOMPLETE, locked by the runner; -1 outside a run
+    pid_t runner;   // in a point's process (a fork) the handlers pass
+    int marker_fd;  // INCOMPLETE, locked by the runner; -1 outside a run
     int isolate;
-    volatile sig_atomic_t in_point;   // a point (round) is running ...
-    volatile pid_t child;             // ... in this process (isolate = process), else 0
-    volatile size_t point, done;      // the point running; points done so far
+    volatile sig_atomic_t in_point;  // a point (round) is running ...
+    volatile pid_t child;            // ... in this process (isolate = process), else 0
+    volatile size_t point, done;     // the point running; points done so far
     size_t planned;
-    char timeout[96];                 // "it ran past [run] point_timeout = 5 s"
-    char tail[1200];                  // INCOMPLETE after its first line
-    char dir[4600];                   // for the message on stderr
+    char timeout[96];  // "it ran past [run] point_timeout = 5 s"
+    char tail[1200];   // INCOMPLETE after its first line
+    char dir[4600];    // for the message on stderr
 } sig_run = {.marker_fd = -1};
 
 void cd_run_request_stop(void) { stop_requested = SIGINT; }
@@ -74,7 +74,8 @@ static void safe_num(safe_text *t, size_t v)
 {
     char d[24];
     size_t k = 0;
-    do d[k++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    do d[k++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
     while (k && t->n + 1 < sizeof t->buf) t->buf[t->n++] = d[--k];
 }
 
@@ -191,8 +192,8 @@ static void run_signals_setup(cd_run *r, saved_signals *saved)
     sig_run.isolate = r->isolate;
     sig_run.in_point = 0, sig_run.child = 0;
     sig_run.done = r->points_done, sig_run.planned = r->points_planned;
-    snprintf(sig_run.timeout, sizeof sig_run.timeout, ": it ran past [run] point_timeout = %g s (isolate = none: the runner ended at once)",
-             r->point_timeout);
+    snprintf(sig_run.timeout, sizeof sig_run.timeout,
+             ": it ran past [run] point_timeout = %g s (isolate = none: the runner ended at once)", r->point_timeout);
     snprintf(sig_run.dir, sizeof sig_run.dir, "%s", r->dir);
     char shard[64];
     cd_run_shard_line(r, shard, sizeof shard);
@@ -592,8 +593,7 @@ static int run_work(cd_run *r, const cd_point *p, uint32_t round, void **state)
     if (timed_out) kill(pid, SIGKILL);
     int rc = timed_out ? -1 : runner_side(r, state, fds[0]), status = 0;
     close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     sig_run.child = 0;
     run_point_end();
     // The child wrote through the shared file offsets; put the runner's streams at the ends.
@@ -674,8 +674,10 @@ static int lock_marker(cd_run *r, int create, char *err, size_t err_len)
     for (int k = 0; k < 50 && !locked; ++k) {  // a reader's shared lock lasts microseconds
         locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
         if (!locked && cd_run_lock_unsupported(errno)) {  // the run goes on; readers cannot tell
-            cd_run_warn(r, "%s: the file system keeps no locks (%s): readers cannot tell this run in progress "
-                        "from an abandoned one", path, strerror(errno));
+            cd_run_warn(r,
+                        "%s: the file system keeps no locks (%s): readers cannot tell this run in progress "
+                        "from an abandoned one",
+                        path, strerror(errno));
             locked = 1;
         }
         if (!locked && errno != EWOULDBLOCK) break;
@@ -829,8 +831,7 @@ static int link_latest(const cd_run *r, const char *root, const char *name)
 }
 
 // "point i/n" (what: "" or "round k/R, ") with the elapsed time and an ETA from the steps done.
-static void progress_line(cd_run *r, const char *what, size_t step, size_t steps, size_t i, size_t n,
-                          const cd_point *p)
+static void progress_line(cd_run *r, const char *what, size_t step, size_t steps, size_t i, size_t n, const cd_point *p)
 {
     double elapsed = (double)(cd_now_ns() - r->start_ns) * 1e-9;
     if (r->quiet || elapsed < 1.0) return;
@@ -951,10 +952,10 @@ static int run_points(cd_run *r, char *err, size_t err_len)
 
 // A point's runner state between rounds.
 typedef struct round_slot {
-    void *state;                            // the kind's
-    uint32_t rounds_done, repeats;          // repeats: the point's [experiment] repeats
-    int64_t rss;                            // peak RSS after its first round
-    double counter_sum[CD_COUNTERS_MAX];    // its frames' counter sums so far
+    void *state;                          // the kind's
+    uint32_t rounds_done, repeats;        // repeats: the point's [experiment] repeats
+    int64_t rss;                          // peak RSS after its first round
+    double counter_sum[CD_COUNTERS_MAX];  // its frames' counter sums so far
     size_t counter_n[CD_COUNTERS_MAX];
 } round_slot;
 
@@ -1111,8 +1112,7 @@ static void keep_incomplete(cd_run *r)
 #undef ADD
     int e = write_marker(r, text);
     if (e)
-        fprintf(stderr, "cdlab: %s/" CD_RUN_INCOMPLETE ": cannot write why the run stopped: %s\n", r->dir,
-                strerror(e));
+        fprintf(stderr, "cdlab: %s/" CD_RUN_INCOMPLETE ": cannot write why the run stopped: %s\n", r->dir, strerror(e));
 }
 
 // Own the run directory (found: 1 a new one, 0 an incomplete one to resume): lock its marker,
@@ -1131,7 +1131,8 @@ static int take_run_dir(cd_run *r, int found, size_t *points, size_t npoints, ch
     char text[2048], shard[64];
     cd_run_shard_line(r, shard, sizeof shard);
     snprintf(text, sizeof text,
-             CD_RUN_MARKER_START "%s by pid %ld on %s\n"
+             CD_RUN_MARKER_START
+             "%s by pid %ld on %s\n"
              "This directory is not a complete run while this file is here; rows go to the .part files.\n"
              "The run's processes hold a lock on this file (flock) while the run is in progress; readers that\n"
              "find it unlocked with this text here know the run was abandoned (killed or crashed).\n%s",
@@ -1157,7 +1158,8 @@ static void choose_isolation(cd_run *r, size_t counters, int rounds)
     else if (strcmp(isolate, "process") == 0)
         r->isolate = 1, r->isolate_why = "isolate = process";
     else if (counters)
-        r->isolate = 0, r->isolate_why = "isolate = auto, and counters are read (PAPI's event sets do not follow a fork)";
+        r->isolate = 0,
+        r->isolate_why = "isolate = auto, and counters are read (PAPI's event sets do not follow a fork)";
     else if (rounds && !r->cfg->kind->pack_state)
         r->isolate = 0, r->isolate_why = "isolate = auto, and the kind keeps its rounds in the runner";
     else
@@ -1189,7 +1191,9 @@ static int complete_run(cd_run *r, const char *root, char *err, size_t err_len)
 static int pin_and_open_counters(cd_run *r, const cd_run_options *o, char *err, size_t err_len)
 {
     const char *pin = cd_config_text(r->cfg, "run", "pin");
-    cd_pin_mode mode = strcmp(pin, "off") == 0 ? CD_PIN_OFF : strcmp(pin, "required") == 0 ? CD_PIN_REQUIRED : CD_PIN_OPTIONAL;
+    cd_pin_mode mode = strcmp(pin, "off") == 0        ? CD_PIN_OFF
+                       : strcmp(pin, "required") == 0 ? CD_PIN_REQUIRED
+                                                      : CD_PIN_OPTIONAL;
     if (cd_pin_thread(mode, o->cpu_set ? o->cpu : (int)cd_config_num(r->cfg, "run", "cpu"), &r->pin)) {
         snprintf(err, err_len, "%s: pin = required but pinning failed: %s", r->cfg->path, r->pin.status);
         return 1;
@@ -1256,8 +1260,13 @@ static int finish_run(cd_run *r, const char *root, int status, char *err, size_t
 
 int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t dir_len, char *err, size_t err_len)
 {
-    cd_run r = {.cfg = c, .quiet = o->quiet, .argv0 = o->argv0, .meta_extra = o->meta_extra, .meta_ctx = o->meta_ctx,
-                .lock_fd = -1, .point_timeout = cd_config_num(c, "run", "point_timeout")};
+    cd_run r = {.cfg = c,
+                .quiet = o->quiet,
+                .argv0 = o->argv0,
+                .meta_extra = o->meta_extra,
+                .meta_ctx = o->meta_ctx,
+                .lock_fd = -1,
+                .point_timeout = cd_config_num(c, "run", "point_timeout")};
     dir[0] = '\0';
     const char *root = o->output ? o->output : cd_config_text(c, "run", "output");
     snprintf(r.name, sizeof r.name, "%s", cd_config_text(c, "experiment", "name"));
@@ -1277,7 +1286,9 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
     size_t *points = run_points_of(c, o, &npoints);
     if (r.shard_count) r.shard_points = points, r.shard_point_count = npoints;
     r.points_planned = npoints;
-    int found = digest_inputs(&r, err, err_len) ? -1 : o->resume ? cd_resume_find(&r, root, o->run_id, err, err_len) : 1;
+    int found = digest_inputs(&r, err, err_len) ? -1
+                : o->resume                     ? cd_resume_find(&r, root, o->run_id, err, err_len)
+                                                : 1;
     if (found == 2) {  // complete already: nothing to do
         snprintf(dir, dir_len, "%s", r.dir);
         if (!r.quiet) fprintf(stderr, "cdlab: %s: %s is complete; nothing to resume\n", r.name, r.dir);

@@ -35,21 +35,21 @@ struct cd_run {
     char dir[4096 + 400];
     char date_start[32], date_end[32];
     char git_commit[128], git_dirty[16];  // the source tree when the run started
-    FILE *frames, *summary;              // frames.csv.part, summary.csv.part
-    int frames_errno, summary_errno;     // the first write error of each (0: none)
-    int write_errno;                     // the run's first output error (0: none) ...
-    const char *write_op, *write_file;   // ... "writing", "creating", ... and which file
+    FILE *frames, *summary;               // frames.csv.part, summary.csv.part
+    int frames_errno, summary_errno;      // the first write error of each (0: none)
+    int write_errno;                      // the run's first output error (0: none) ...
+    const char *write_op, *write_file;    // ... "writing", "creating", ... and which file
     char host[256];
-    long pid;                            // the runner's, for INCOMPLETE
-    int lock_fd;                         // INCOMPLETE, held with an exclusive flock (-1: none)
+    long pid;     // the runner's, for INCOMPLETE
+    int lock_fd;  // INCOMPLETE, held with an exclusive flock (-1: none)
     cd_pin_result pin;
-    int keeps_freed;                     // cd_alloc_keep_freed succeeded
+    int keeps_freed;  // cd_alloc_keep_freed succeeded
     cd_counters counters;
-    int counters_fresh;                  // counters_end since the last frame row
+    int counters_fresh;                   // counters_end since the last frame row
     double counter_sum[CD_COUNTERS_MAX];  // per summary row
     size_t counter_n[CD_COUNTERS_MAX];
-    size_t *pick;           // the current point's value of every key
-    size_t *key_col;        // the key columns (cd_run_key_columns), on first use
+    size_t *pick;     // the current point's value of every key
+    size_t *key_col;  // the key columns (cd_run_key_columns), on first use
     size_t key_col_count;
     int64_t point_rss;  // > 0: the peak RSS the summary row reports (order = rounds), else getrusage
     size_t point_index, points_done, points_planned;
@@ -59,27 +59,27 @@ struct cd_run {
     double duration_s;
     int status;
     char failure[512];
-    char reason[1024];      // why the run is incomplete: INCOMPLETE's first line, meta.ini failure
-    int output_reported;    // reason is the output error (write_errno)
+    char reason[1024];    // why the run is incomplete: INCOMPLETE's first line, meta.ini failure
+    int output_reported;  // reason is the output error (write_errno)
     char *warnings[CD_RUN_MAX_WARNINGS];
     size_t warning_count;
     cd_series_note *notes;  // cd_run_note_series
     size_t note_count;
-    int isolate;            // points (rounds) in child processes
+    int isolate;  // points (rounds) in child processes
     const char *isolate_why;
-    int64_t child_rss;      // the last child's peak RSS
-    double point_timeout;   // [run] point_timeout: seconds a point (a round) may run; 0: no limit
-    int cut;                // the current point was cut short by a second SIGINT/SIGTERM
-    size_t *todo;           // the points this run measures (global plan indices, in plan order)
+    int64_t child_rss;     // the last child's peak RSS
+    double point_timeout;  // [run] point_timeout: seconds a point (a round) may run; 0: no limit
+    int cut;               // the current point was cut short by a second SIGINT/SIGTERM
+    size_t *todo;          // the points this run measures (global plan indices, in plan order)
     size_t todo_count;
     uint32_t shard_index, shard_count;  // shard_count > 0: a shard run (cd_run_options)
     double shard_cost, shard_total;
-    size_t *shard_points;   // a shard's points in plan order (for meta.ini)
+    size_t *shard_points;  // a shard's points in plan order (for meta.ini)
     size_t shard_point_count;
-    FILE *progress;         // progress.part: the points done so far, for --resume
-    size_t points_resumed;  // done by an earlier attempt (--resume)
-    char resumed_from[600]; // the earlier attempt's INCOMPLETE, first line
-    cd_run_input *inputs;   // the config's files, digested when the run started
+    FILE *progress;          // progress.part: the points done so far, for --resume
+    size_t points_resumed;   // done by an earlier attempt (--resume)
+    char resumed_from[600];  // the earlier attempt's INCOMPLETE, first line
+    cd_run_input *inputs;    // the config's files, digested when the run started
     size_t input_count;
 };
 
@@ -122,7 +122,7 @@ void cd_meta_kv(FILE *f, const char *key, const char *fmt, ...) __attribute__((f
 void cd_meta_index_list(FILE *f, const char *key, const size_t *v, size_t n);
 
 /// The comment under meta.ini's [inputs].
-#define CD_META_INPUTS_COMMENT \
+#define CD_META_INPUTS_COMMENT                                                                                  \
     "the files the config names, resolved against its directory ([config] dir), as read when the run started: " \
     "path, bytes, SHA-256 (cdlab snapshot RUN_DIR checks them)"
 /// The comment under meta.ini's [files].

@@ -94,7 +94,10 @@ static chained *config_units(const cd_config *c, size_t config, unit **u, size_t
 }
 
 // A min-heap of shards by (cost so far, index).
-static int heap_less(const double *cost, uint32_t a, uint32_t b) { return cost[a] < cost[b] || (cost[a] == cost[b] && a < b); }
+static int heap_less(const double *cost, uint32_t a, uint32_t b)
+{
+    return cost[a] < cost[b] || (cost[a] == cost[b] && a < b);
+}
 
 static void heap_down(uint32_t *h, uint32_t n, const double *cost, uint32_t i)
 {

@@ -180,8 +180,9 @@ int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, s
             int lone_empty = !comma && *count == 0 && s == text;
             cd_free(tok);
             if (lone_empty && spec->type == CD_KEY_WORDS) break;  // `counters =` means none
-            snprintf(why, why_len, "%s", lone_empty ? "empty list: expected at least one value"
-                                                    : "empty item in list: expected value, value, ...");
+            snprintf(why, why_len, "%s",
+                     lone_empty ? "empty list: expected at least one value"
+                                : "empty item in list: expected value, value, ...");
             rc = -1;
             break;
         }
@@ -214,8 +215,8 @@ void cd_values_free(cd_value *v, size_t count)
 
 void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
 {
-    int n = k && k->line ? snprintf(err, err_len, "%s:%d: ", c->path, k->line)
-                         : snprintf(err, err_len, "%s:1: ", c->path);
+    int n =
+        k && k->line ? snprintf(err, err_len, "%s:%d: ", c->path, k->line) : snprintf(err, err_len, "%s:1: ", c->path);
     if (n < 0 || (size_t)n >= err_len) return;
     va_list ap;
     va_start(ap, fmt);

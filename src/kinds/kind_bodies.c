@@ -101,13 +101,15 @@ static const cd_key_spec bodies_keys[] = {
     {"bodies", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1, "clusters of layout = clusters"},
     {"bodies", "cluster_sigma", CD_KEY_REAL, "0.1", 1e-6, 10, NULL, NULL, 1,
      "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters)"},
-    {"bodies", "moving", CD_KEY_REAL, "1", 0, 1, NULL, NULL, 1, "fraction of the bodies that move (the others never do)"},
+    {"bodies", "moving", CD_KEY_REAL, "1", 0, 1, NULL, NULL, 1,
+     "fraction of the bodies that move (the others never do)"},
     {"bodies", "sleep", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 1,
      "mean frames a moving body moves before it rests, and rests before it wakes; 0 = never rests"},
 };
 
 // The specs of a point: bare generator names get [bodies] faces.
-static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MESHES][4096], const char *specs[MAX_MESHES])
+static uint32_t point_specs(const char *meshes, uint32_t faces, char buf[MAX_MESHES][4096],
+                            const char *specs[MAX_MESHES])
 {
     char text[4096];
     snprintf(text, sizeof text, "%s", meshes);
@@ -131,9 +133,10 @@ static int refuse_with_peer(const cd_config *c, const char *key, double ok, cons
     for (size_t i = 0; i < method->count; ++i)
         for (size_t j = 0; j < k->count; ++j)
             if (cd_bodies_peer_known(method->values[i].text) && k->values[j].num != ok) {
-                cd_config_error(c, k, err, err_len, "%s = %s with the peer %s (line %d), %s: expected %s = %g or "
-                                "cdlab's methods only", key, k->values[j].text, method->values[i].text, method->line,
-                                why, key, ok);
+                cd_config_error(c, k, err, err_len,
+                                "%s = %s with the peer %s (line %d), %s: expected %s = %g or "
+                                "cdlab's methods only",
+                                key, k->values[j].text, method->values[i].text, method->line, why, key, ok);
                 return -1;
             }
     return 0;
@@ -199,18 +202,22 @@ static const cd_column frame_columns[] = {
     {"repeat", 0, "repeat number, 0-based"},
     {"frame", 0, "measured frame within the repeat, 0-based (warm-up frames not counted)"},
     {"hierarchy", 0, "[method] hierarchy (a bodies peer: its bounding volume, OBB or OBBRSS)"},
-    {"frame_ms", 1, "motion_ms + refit_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms); with "
-                    "[measure] clock = cpu the frame's thread CPU time"},
+    {"frame_ms", 1,
+     "motion_ms + refit_ms + broad_ms + narrow_ms (a bodies peer: motion_ms + broad_ms); with "
+     "[measure] clock = cpu the frame's thread CPU time"},
     {"fps", 1, "1000 / frame_ms (collision only)"},
     {"motion_ms", 1, "motion step (move, reflect, rotate, refresh the bodies' boxes)"},
-    {"broad_ms", 1, "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
-                    "update and collide)"},
+    {"broad_ms", 1,
+     "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
+     "update and collide)"},
     {"narrow_ms", 1, "exact box tests and hierarchy pair queries on the candidates (NA for a bodies peer)"},
     {"refit_ms", 1, "deforming the bodies of [bodies] deform, refitting their hierarchies, their boxes following"},
-    {"candidates", 0, "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
-                      "callback)"},
-    {"queries", 0, "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; every candidate "
-                   "under method all; NA for a bodies peer, as bv_tests and tri_tests)"},
+    {"candidates", 0,
+     "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
+     "callback)"},
+    {"queries", 0,
+     "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; every candidate "
+     "under method all; NA for a bodies peer, as bv_tests and tri_tests)"},
     {"pairs", 0, "touching body pairs"},
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
     {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},
@@ -220,8 +227,9 @@ static const cd_column frame_columns[] = {
     {"obb_obb", 0, "OBB-OBB tests"},
     {"aabb_aabb", 0, "AABB-AABB tests"},
     {"nu", 0, "hierarchy nodes refitted (Nu)"},
-    {"moved", 0, "bodies whose box changed in this frame's motion step (a deformation's box changes not counted: "
-                 "see nu)"},
+    {"moved", 0,
+     "bodies whose box changed in this frame's motion step (a deformation's box changes not counted: "
+     "see nu)"},
 };
 
 static const cd_column summary_columns[] = {
@@ -324,15 +332,15 @@ static const cd_method_key bodies_method_keys[] = {CD_KINDS_BROAD_KEY, CD_KINDS_
 // A point's samples over its repeats, kept between repeats so that they run back to back
 // (bodies_run_point) or one per round ([experiment] order = rounds).
 typedef struct bodies_state {
-    cd_bodies_point pt;               // its mesh specs (pt.params points into pt)
+    cd_bodies_point pt;                  // its mesh specs (pt.params points into pt)
     const char *method, *hierarchy_col;  // hierarchy_col: a peer's bounding volume
-    const cd_broad_method *bm;        // NULL for a bodies peer
+    const cd_broad_method *bm;           // NULL for a bodies peer
     cd_params brp;
     int threads, is_peer, cpu_clock;
     uint32_t frames, warmup, repeats_done;
-    size_t k;                         // frames measured so far
+    size_t k;                                                  // frames measured so far
     double *frame_ms, *fps, *motion, *broad, *narrow, *refit;  // frames × repeats
-    double sums[6];                   // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
+    double sums[6];  // candidates, queries, pairs, tri_pairs, bv_tests, tri_tests
     double nu_sum, moved_sum, refit_ns, cv, cp, build_ms;
     size_t shared;
     uint64_t triangles;
@@ -448,8 +456,10 @@ static int bodies_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
     const uint32_t moved = u->moved;
     size_t k = s->k++;
     cd_bodies_stats bs = {0, u->peer_tris, 0, 0, {0}};
-    if (u->peer) st.candidates = cd_bodies_peer_candidates(u->peer), st.pairs = u->pairs.count;
-    else bs = cd_bodies_narrow_take_stats(u->nw);
+    if (u->peer)
+        st.candidates = cd_bodies_peer_candidates(u->peer), st.pairs = u->pairs.count;
+    else
+        bs = cd_bodies_narrow_take_stats(u->nw);
     s->motion[k] = (double)(tm - t0) * 1e-6;
     s->refit[k] = (double)(t1 - tm) * 1e-6;
     s->nu_sum += (double)nu, s->moved_sum += (double)moved, s->refit_ns += (double)(t1 - tm);
@@ -461,21 +471,31 @@ static int bodies_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
     }
     s->fps[k] = s->frame_ms[k] > 0 ? 1000.0 / s->frame_ms[k] : NAN;
     double na = u->peer ? NAN : 0.0;  // a peer's queries, Nv and Np are not visible
-    double v[6] = {(double)st.candidates, (double)bs.queries + na, (double)st.pairs, (double)bs.tri_pairs,
-                   (double)bs.bv_tests + na, (double)bs.tri_tests + na};
+    double v[6] = {(double)st.candidates, (double)bs.queries + na,  (double)st.pairs,
+                   (double)bs.tri_pairs,  (double)bs.bv_tests + na, (double)bs.tri_tests + na};
     for (int q = 0; q < 6; ++q) s->sums[q] += v[q];
     int peer = u->peer != NULL;
     cd_cell row[] = {
-        cd_cell_int(u->rep), cd_cell_int(f), cd_cell_text(s->hierarchy_col), cd_cell_real(s->frame_ms[k]),
-        cd_cell_real(s->fps[k]), cd_cell_real(s->motion[k]), cd_cell_real(s->broad[k]), cd_cell_real(s->narrow[k]),
-        cd_cell_real(s->refit[k]), cd_cell_int((int64_t)st.candidates),
-        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries), cd_cell_int((int64_t)st.pairs),
-        cd_cell_int((int64_t)bs.tri_pairs), peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
+        cd_cell_int(u->rep),
+        cd_cell_int(f),
+        cd_cell_text(s->hierarchy_col),
+        cd_cell_real(s->frame_ms[k]),
+        cd_cell_real(s->fps[k]),
+        cd_cell_real(s->motion[k]),
+        cd_cell_real(s->broad[k]),
+        cd_cell_real(s->narrow[k]),
+        cd_cell_real(s->refit[k]),
+        cd_cell_int((int64_t)st.candidates),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.queries),
+        cd_cell_int((int64_t)st.pairs),
+        cd_cell_int((int64_t)bs.tri_pairs),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_tests),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.tri_tests),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_SPHERE]),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_SPHERE_OBB]),
         peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_OBB_OBB]),
-        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_AABB_AABB]), cd_cell_int((int64_t)nu),
+        peer ? cd_cell_na() : cd_cell_int((int64_t)bs.bv_by_kind[CD_BVT_AABB_AABB]),
+        cd_cell_int((int64_t)nu),
         cd_cell_int(moved),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
@@ -492,8 +512,13 @@ static int bodies_repeat(cd_run *r, bodies_state *s, uint32_t rep, int last)
     if (bodies_repeat_start(r, s, &u)) return -1;
     u.rep = rep;
     cd_bodies_deform(u.b);  // the first frame's shapes
-    cd_frames fr = {.warmup = s->warmup, .frames = s->frames, .threads = s->threads, .cpu_clock = s->cpu_clock,
-                    .ctx = &u, .frame = bodies_frame, .done = bodies_frame_done};
+    cd_frames fr = {.warmup = s->warmup,
+                    .frames = s->frames,
+                    .threads = s->threads,
+                    .cpu_clock = s->cpu_clock,
+                    .ctx = &u,
+                    .frame = bodies_frame,
+                    .done = bodies_frame_done};
     cd_run_frames(r, &fr);  // neither bodies_frame nor bodies_frame_done fails
     if (last && !u.peer) measure_costs(u.b, &u.pairs, &s->cv, &s->cp);
     cd_pair_list_free(&u.pairs);
@@ -523,8 +548,8 @@ static void bodies_summary(cd_run *r, const cd_point *p, bodies_state *s)
     cd_row_set_stats(&row, "broad_ms", &bs);
     cd_row_set_stats(&row, "narrow_ms", &ns);
     cd_row_set_stats(&row, "refit_ms", &rs);
-    static const char *const mean_names[6] = {"candidates_mean", "queries_mean", "pairs_mean", "tri_pairs_mean",
-                                              "bv_tests_mean", "tri_tests_mean"};
+    static const char *const mean_names[6] = {"candidates_mean", "queries_mean",  "pairs_mean",
+                                              "tri_pairs_mean",  "bv_tests_mean", "tri_tests_mean"};
     for (int q = 0; q < 6; ++q) cd_row_set(&row, mean_names[q], cd_cell_real(m[q]));
     cd_row_set(&row, "cv_ns", cd_cell_real(s->cv));
     cd_row_set(&row, "cp_ns", cd_cell_real(s->cp));

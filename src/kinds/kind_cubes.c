@@ -53,8 +53,10 @@ int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_
         }
         const cd_plugin_file *f = cd_plugins_find(path);
         if (f && !f->plugin->optimized)
-            cd_config_warn(c, k, "[method] plugin %s was built %s: its times are not comparable with cdlab's (build "
-                           "it with -Dbuildtype=release or -O2)", f->plugin->name, f->plugin->build);
+            cd_config_warn(c, k,
+                           "[method] plugin %s was built %s: its times are not comparable with cdlab's (build "
+                           "it with -Dbuildtype=release or -O2)",
+                           f->plugin->name, f->plugin->build);
     }
     return 0;
 }
@@ -106,7 +108,6 @@ const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
      "0 = moving cubes never rest"},
 };
 _Static_assert(CD_SCENE_REORDER_DEFAULT == 64, "[scene] reorder's default above is the scene's");
-
 
 static const char *const clock_words[] = {"wall", "cpu", NULL};
 static const char *const source_words[] = {"seeded", "simulate", NULL};
@@ -165,13 +166,16 @@ static int check_trace(const cd_config *c, char *err, size_t err_len)
     }
     uint64_t frames = cd_trace_get_info(t)->frames, need = 0;
     cd_trace_close(t);
-    const cd_config_key *w = cd_config_key_get(c, "experiment", "warmup"), *f = cd_config_key_get(c, "experiment", "frames");
+    const cd_config_key *w = cd_config_key_get(c, "experiment", "warmup"),
+                        *f = cd_config_key_get(c, "experiment", "frames");
     for (size_t i = 0; i < w->count; ++i)
         for (size_t j = 0; j < f->count; ++j)
-            if (1 + w->values[i].num + f->values[j].num > (double)need) need = (uint64_t)(1 + w->values[i].num + f->values[j].num);
+            if (1 + w->values[i].num + f->values[j].num > (double)need)
+                need = (uint64_t)(1 + w->values[i].num + f->values[j].num);
     if (need > frames) {
-        cd_config_error(c, trace, err, err_len, "[scene] trace: %s holds %llu frames, a repeat reads 1 + warmup + frames = %llu",
-                        path, (unsigned long long)frames, (unsigned long long)need);
+        cd_config_error(c, trace, err, err_len,
+                        "[scene] trace: %s holds %llu frames, a repeat reads 1 + warmup + frames = %llu", path,
+                        (unsigned long long)frames, (unsigned long long)need);
         return -1;
     }
     return 0;
@@ -183,7 +187,8 @@ static int check_simulate(const cd_config *c, char *err, size_t err_len)
     const cd_config_key *source = cd_config_key_get(c, "scene", "source");
     if (!source->count || strcmp(source->values[0].text, "simulate") != 0) return 0;
 #ifndef CD_HAVE_SIMULATE
-    cd_config_error(c, source, err, err_len, "[scene] source = simulate: this cdlab was built without Bullet (meson "
+    cd_config_error(c, source, err, err_len,
+                    "[scene] source = simulate: this cdlab was built without Bullet (meson "
                     "setup -Dpeers=enabled)");
     return -1;
 #endif
@@ -191,8 +196,10 @@ static int check_simulate(const cd_config *c, char *err, size_t err_len)
     for (int k = 0; k < 2; ++k) {
         const cd_config_key *o = cd_config_key_get(c, "scene", other[k]);
         if (o->count && o->values[0].text[0]) {
-            cd_config_error(c, source, err, err_len, "[scene] source = simulate and [scene] %s (line %d): expected one "
-                            "of the two", other[k], o->line);
+            cd_config_error(c, source, err, err_len,
+                            "[scene] source = simulate and [scene] %s (line %d): expected one "
+                            "of the two",
+                            other[k], o->line);
             return -1;
         }
     }
@@ -311,7 +318,7 @@ cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)
 // (cd_cubes_measure) or one per round ([experiment] order = rounds).
 typedef struct cubes_samples {
     double *frame_ms, *fps, *motion, *broad, *narrow;  // frames × repeats, filled in repeat order
-    size_t count;                                       // frames measured so far
+    size_t count;                                      // frames measured so far
     uint32_t repeats_done;
     cd_cubes_result sums;  // the means' sums and the maxima, until cubes_samples_finish
 } cubes_samples;
@@ -342,14 +349,22 @@ void cd_cubes_motion_end(cd_cubes_motion *m)
 
 // The scene of setup s (seeded, read from [scene] file or replayed from [scene] trace) and its
 // broad phase, before any frame. 0, or -1 with why the scene file or trace cannot be read.
-static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **broad, cd_cubes_motion *motion,
-                       char *why, size_t why_len)
+static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **broad, cd_cubes_motion *motion, char *why,
+                       size_t why_len)
 {
-    cd_scene_params sp = {.cubes = s->cubes, .size = s->size, .size_ratio = s->size_ratio, .density = s->density,
-                          .speed = s->speed, .spin = s->spin, .seed = s->seed, .reorder = s->reorder,
+    cd_scene_params sp = {.cubes = s->cubes,
+                          .size = s->size,
+                          .size_ratio = s->size_ratio,
+                          .density = s->density,
+                          .speed = s->speed,
+                          .spin = s->spin,
+                          .seed = s->seed,
+                          .reorder = s->reorder,
                           .layout = (cd_scene_layout)cd_scene_name_index(cd_scene_layout_names, s->layout),
                           .size_dist = (cd_scene_size_dist)cd_scene_name_index(cd_scene_size_dist_names, s->size_dist),
-                          .clusters = s->clusters, .cluster_sigma = s->cluster_sigma, .still = 1.0 - s->moving,
+                          .clusters = s->clusters,
+                          .cluster_sigma = s->cluster_sigma,
+                          .still = 1.0 - s->moving,
                           .sleep = s->sleep};
     *broad = NULL;
     *motion = (cd_cubes_motion){.frozen = s->scene_file[0] != '\0'};
@@ -368,9 +383,14 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
 static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, char *why, size_t why_len)
 {
 #ifdef CD_HAVE_SIMULATE
-    cd_sim_params sp = {.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation), .objects = s->cubes,
-                        .frames = 1 + (uint64_t)s->warmup + s->frames, .steps = s->sim_steps, .size = s->size,
-                        .size_ratio = s->size_ratio, .density = s->density, .seed = s->seed};
+    cd_sim_params sp = {.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation),
+                        .objects = s->cubes,
+                        .frames = 1 + (uint64_t)s->warmup + s->frames,
+                        .steps = s->sim_steps,
+                        .size = s->size,
+                        .size_ratio = s->size_ratio,
+                        .density = s->density,
+                        .seed = s->seed};
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/cache", root);
     (void)mkdir(root, 0777);  // cd_sim_bake_cached says why when dir cannot be made
@@ -454,13 +474,23 @@ static int cubes_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
     if (st.max_per_node > res->max_per_node) res->max_per_node = st.max_per_node;
     if (st.depth_reached > res->depth_reached) res->depth_reached = st.depth_reached;
     cd_cell row[] = {
-        cd_cell_int(u->rep), cd_cell_int(f), cd_cell_int(s->cubes), cd_cell_real(m->frame_ms[k]),
-        cd_cell_real(m->fps[k]), cd_cell_real(m->motion[k]), cd_cell_real(m->broad[k]),
+        cd_cell_int(u->rep),
+        cd_cell_int(f),
+        cd_cell_int(s->cubes),
+        cd_cell_real(m->frame_ms[k]),
+        cd_cell_real(m->fps[k]),
+        cd_cell_real(m->motion[k]),
+        cd_cell_real(m->broad[k]),
         cd_cell_real(m->narrow[k]),  // NaN (cpu clock) → NA
-        cd_cell_int((int64_t)st.bv_tests), cd_cell_int((int64_t)st.narrow_tests),
-        cd_cell_int((int64_t)st.pairs), cd_cell_int((int64_t)st.candidates),
-        cd_cell_int((int64_t)st.nodes), cd_cell_int((int64_t)st.bytes), cd_cell_int((int64_t)st.max_per_node),
-        cd_cell_int((int64_t)st.depth_reached), cd_cell_int(frozen ? 0 : u->scene->moved),
+        cd_cell_int((int64_t)st.bv_tests),
+        cd_cell_int((int64_t)st.narrow_tests),
+        cd_cell_int((int64_t)st.pairs),
+        cd_cell_int((int64_t)st.candidates),
+        cd_cell_int((int64_t)st.nodes),
+        cd_cell_int((int64_t)st.bytes),
+        cd_cell_int((int64_t)st.max_per_node),
+        cd_cell_int((int64_t)st.depth_reached),
+        cd_cell_int(frozen ? 0 : u->scene->moved),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof cd_cubes_frame_columns / sizeof cd_cubes_frame_columns[0],
                    "one cell per frame column");
@@ -472,7 +502,9 @@ static int cubes_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t ns)
 // (warm-up, then s->frames measured frames appended to m, frames.csv rows as they come).
 static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep, cubes_samples *m)
 {
-    const char *source = s->simulate ? "[scene] source = simulate" : s->trace_file[0] ? "[scene] trace" : "[scene] file";
+    const char *source = s->simulate        ? "[scene] source = simulate"
+                         : s->trace_file[0] ? "[scene] trace"
+                                            : "[scene] file";
     cd_cubes_setup baked;
     if (!(s = simulated(r, s, &baked))) return -1;
     // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
@@ -482,8 +514,13 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
         cd_run_fail(r, "%s: %s", source, u.why);
         return -1;
     }
-    cd_frames fr = {.warmup = s->warmup, .frames = s->frames, .threads = s->threads, .cpu_clock = cpu, .ctx = &u,
-                    .frame = cubes_frame, .done = cubes_frame_done};
+    cd_frames fr = {.warmup = s->warmup,
+                    .frames = s->frames,
+                    .threads = s->threads,
+                    .cpu_clock = cpu,
+                    .ctx = &u,
+                    .frame = cubes_frame,
+                    .done = cubes_frame_done};
     cd_run_frames(r, &fr);
     cd_broad_destroy(u.b);
     cd_scene_destroy(u.scene);
@@ -609,8 +646,8 @@ static over_budget cubes_skip_reason(const cd_run *r, const cd_point *p, const c
 
 static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, over_budget over)
 {
-    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index,
-                s->method, over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
+    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index, s->method,
+                over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
     cd_row row = cd_run_summary_begin(r);
     cd_row_set(&row, "cubes", cd_cell_int(s->cubes));
     cd_row_set_rest_na(&row);
@@ -740,7 +777,8 @@ static void *cubes_pack_state(const void *state, size_t *bytes)
     memcpy(block, cp, sizeof *cp);
     double *a[SAMPLE_ARRAYS];
     get_sample_arrays(&cp->samples, a);
-    for (int k = 0; n && k < SAMPLE_ARRAYS; ++k) memcpy(block + sizeof *cp + k * n * sizeof(double), a[k], n * sizeof(double));
+    for (int k = 0; n && k < SAMPLE_ARRAYS; ++k)
+        memcpy(block + sizeof *cp + k * n * sizeof(double), a[k], n * sizeof(double));
     return block;
 }
 
@@ -749,7 +787,7 @@ static void *cubes_unpack_state(void *old, const void *block, size_t bytes)
     cubes_point *cp = old ? old : cd_alloc_zero(1, sizeof *cp);
     double *a[SAMPLE_ARRAYS] = {NULL};
     if (old && !cp->over.skip) get_sample_arrays(&cp->samples, a);  // the runner's arrays, reused
-    memcpy(cp, block, sizeof *cp);  // the child's array pointers are replaced below
+    memcpy(cp, block, sizeof *cp);                                  // the child's array pointers are replaced below
     size_t n = cp->over.skip ? 0 : (size_t)cp->setup.frames * cp->setup.repeats;
     CD_ASSERT(bytes == sizeof *cp + SAMPLE_ARRAYS * n * sizeof(double));
     for (int k = 0; n && k < SAMPLE_ARRAYS; ++k) {

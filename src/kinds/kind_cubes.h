@@ -7,7 +7,6 @@
 #include "cd_broad.h"
 #include "cd_harness.h"
 
-
 /// One cubes measurement setup (scene + method + protocol).
 typedef struct cd_cubes_setup {
     const char *method;
@@ -16,7 +15,7 @@ typedef struct cd_cubes_setup {
     int threads;
     uint32_t cubes;
     double size, size_ratio, density, speed, spin;
-    uint32_t reorder;  ///< frames between the scene's spatial reorders (cd_scene.reorder)
+    uint32_t reorder;                ///< frames between the scene's spatial reorders (cd_scene.reorder)
     const char *layout, *size_dist;  ///< [scene] layout and size_dist (cd_scene_layout_names, ...)
     uint32_t clusters;
     double cluster_sigma, moving, sleep;
@@ -69,19 +68,27 @@ const char *cd_kinds_check_method(const char *w);
 /// The [method] plugin key every kind with broad phases or hierarchies has (CD_KINDS_PLUGIN_KEY in
 /// its table, cd_kinds_load_plugins as its preload): the plugins load while the config is checked,
 /// relative paths against the config's directory.
-#define CD_KINDS_PLUGIN_KEY                                                                              \
-    {"method", "plugin", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,                                          \
-     "plugin shared objects (a comma list; relative to the config file's directory) whose broad phases and " \
-     "hierarchy variants [method] method and hierarchy may name (docs/extending.md#plugins)"}
+#define CD_KINDS_PLUGIN_KEY                                                                                         \
+    {                                                                                                               \
+        "method", "plugin", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,                                                  \
+            "plugin shared objects (a comma list; relative to the config file's directory) whose broad phases and " \
+            "hierarchy variants [method] method and hierarchy may name (docs/extending.md#plugins)"                 \
+    }
 int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_t err_len);
 /// The i-th registered broad phase and its parameters (cd_method_key.method_at).
 const char *cd_kinds_broad_at(size_t i, const cd_param_spec **params, size_t *count);
 /// The i-th registered hierarchy variant and its parameters (cd_method_key.method_at).
 const char *cd_kinds_variant_at(size_t i, const cd_param_spec **params, size_t *count);
 /// [method] method: a broad phase by registry name, whose parameters are [method] keys.
-#define CD_KINDS_BROAD_KEY {"method", "method", cd_kinds_broad_at}
+#define CD_KINDS_BROAD_KEY                    \
+    {                                         \
+        "method", "method", cd_kinds_broad_at \
+    }
 /// [method] hierarchy: a hierarchy variant by registry name, whose parameters are [method] keys.
-#define CD_KINDS_HIERARCHY_KEY {"method", "hierarchy", cd_kinds_variant_at}
+#define CD_KINDS_HIERARCHY_KEY                     \
+    {                                              \
+        "method", "hierarchy", cd_kinds_variant_at \
+    }
 /// The preload fields of a cd_kind initializer with CD_KINDS_PLUGIN_KEY.
 #define CD_KINDS_PLUGIN_PRELOAD .preload_section = "method", .preload_name = "plugin", .preload = cd_kinds_load_plugins
 /// Number of cd_cubes_keys (a constant so other kinds' static cd_kind can use it).

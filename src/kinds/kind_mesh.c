@@ -46,7 +46,7 @@ const char *kinds_check_mesh(const char *w)
         char *end;
         double n = strtod(w + len, &end);
         return (w[len] >= '0' && w[len] <= '9' && *end == '\0' && n >= 1 && n <= 1e7 && n == floor(n)) ? NULL
-                                                                                                     : expected;
+                                                                                                       : expected;
     }
     return NULL;  // a mesh file: read, relative to the config's directory, by the kind's validate
 }
@@ -183,8 +183,10 @@ static int mesh_validate(const cd_config *c, char *err, size_t err_len)
     if (file->count == 0) return 0;
     const cd_config_key *dist = cd_config_key_get(c, "mesh", "distance");
     if (dist->count > 1) {
-        cd_config_error(c, dist, err, err_len, "distance is swept but poses_file (line %d) fixes the poses: "
-                        "expected one distance or no poses_file", file->line);
+        cd_config_error(c, dist, err, err_len,
+                        "distance is swept but poses_file (line %d) fixes the poses: "
+                        "expected one distance or no poses_file",
+                        file->line);
         return -1;
     }
     cd_pose *p;
@@ -294,7 +296,8 @@ static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
     uint32_t leaf = (uint32_t)cd_point_num(p, "method", "leaf_size");
     // The fastest of up to `repeats` builds, as for queries; a single build once the pair
     // exceeds 4·10⁵ triangles, where one build takes seconds.
-    uint32_t builds = mp->ma.ntris + (uint64_t)mp->mb.ntris <= 400000 ? (uint32_t)cd_point_num(p, "experiment", "repeats") : 1;
+    uint32_t builds =
+        mp->ma.ntris + (uint64_t)mp->mb.ntris <= 400000 ? (uint32_t)cd_point_num(p, "experiment", "repeats") : 1;
     *build_ms = INFINITY;
     for (uint32_t k = 0; k < builds; ++k) {
         cd_bvh_destroy(mp->ha);
@@ -336,7 +339,7 @@ typedef struct mesh_sums {
     double *query_us;   // per pose: the fastest of its repeats
     double rep_cv_sum;  // spread of repeats of one pose: poses differ in work by design
     double pairs, bv, tri, np, kind[CD_BVT_COUNT], overlaps;
-    size_t busiest;     // the pose with the most triangle tests
+    size_t busiest;  // the pose with the most triangle tests
     uint64_t busiest_tri;
 } mesh_sums;
 
@@ -353,11 +356,11 @@ typedef struct mesh_frames {
     const mesh_point *mp;
     cd_bvh_mode mode;
     cd_bvh_result res;
-    uint32_t warm;       // warm-up queries so far
-    int64_t pose;        // >= 0: every measured frame queries this pose; < 0: frame f queries pose f
-    double *us;          // where measured frame f's µs go: us[f * stride]
+    uint32_t warm;  // warm-up queries so far
+    int64_t pose;   // >= 0: every measured frame queries this pose; < 0: frame f queries pose f
+    double *us;     // where measured frame f's µs go: us[f * stride]
     size_t stride;
-    pose_result *pr;     // rounds: pose f's result in pr[f]; points order: NULL
+    pose_result *pr;  // rounds: pose f's result in pr[f]; points order: NULL
 } mesh_frames;
 
 static int mesh_frame(void *ctx, int64_t f)
@@ -394,18 +397,23 @@ static void mesh_pose_done(cd_run *r, const mesh_point *mp, size_t k, double dis
     for (int j = 0; j < CD_BVT_COUNT; ++j) m->kind[j] += (double)s->bv_tests[j];
     if (s->tri_tests > m->busiest_tri) m->busiest_tri = s->tri_tests, m->busiest = k;
     cd_cell row[] = {
-        cd_cell_int((int64_t)k), mp->have_distance ? cd_cell_real(distance) : cd_cell_na(),
-        cd_cell_int((int64_t)pr->count), cd_cell_int((int64_t)bv), cd_cell_int((int64_t)s->tri_tests),
-        cd_cell_real(m->query_us[k]), cd_cell_int(pr->overlap),
-        cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_SPHERE]), cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_OBB]),
-        cd_cell_int((int64_t)s->bv_tests[CD_BVT_OBB_OBB]), cd_cell_int((int64_t)s->bv_tests[CD_BVT_AABB_AABB]),
+        cd_cell_int((int64_t)k),
+        mp->have_distance ? cd_cell_real(distance) : cd_cell_na(),
+        cd_cell_int((int64_t)pr->count),
+        cd_cell_int((int64_t)bv),
+        cd_cell_int((int64_t)s->tri_tests),
+        cd_cell_real(m->query_us[k]),
+        cd_cell_int(pr->overlap),
+        cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_SPHERE]),
+        cd_cell_int((int64_t)s->bv_tests[CD_BVT_SPHERE_OBB]),
+        cd_cell_int((int64_t)s->bv_tests[CD_BVT_OBB_OBB]),
+        cd_cell_int((int64_t)s->bv_tests[CD_BVT_AABB_AABB]),
         cd_cell_int((int64_t)s->node_pairs),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                    "one cell per frame column");
     cd_run_frame_row(r, row);
 }
-
 
 // Every pose of mp: `repeats` timed queries back to back, one frames.csv row each.
 static void mesh_queries(cd_run *r, const mesh_point *mp, cd_bvh_mode mode, double distance, uint32_t repeats,
@@ -415,8 +423,8 @@ static void mesh_queries(cd_run *r, const mesh_point *mp, cd_bvh_mode mode, doub
     mesh_frames q = {.mp = mp, .mode = mode, .us = rep_us, .stride = 1};
     for (size_t k = 0; k < mp->nposes; ++k) {  // the warm-up queries come before the first pose's
         q.pose = (int64_t)k;
-        cd_frames fr = {.warmup = k == 0 ? warmup : 0, .frames = repeats, .ctx = &q, .frame = mesh_frame,
-                        .done = mesh_frame_done};
+        cd_frames fr = {
+            .warmup = k == 0 ? warmup : 0, .frames = repeats, .ctx = &q, .frame = mesh_frame, .done = mesh_frame_done};
         cd_run_frames(r, &fr);
         pose_result pr = {q.res.count, q.res.overlap, q.res.stats};
         mesh_pose_done(r, mp, k, distance, rep_us, repeats, &pr, m);
@@ -438,7 +446,8 @@ static void mesh_summary(cd_run *r, const cd_point *p, const mesh_point *mp, dou
     uint32_t nu = cd_bvh_refit(mp->hb);
     double cu_ns = (double)(cd_now_ns() - t0) / (double)nu;
     cd_stats q = cd_stats_compute(m->query_us, n);
-    if (repeats > 1) cd_run_warn_noisy(r, p, "query_us (mean over poses of a pose's repeats)", m->rep_cv_sum / (double)n);
+    if (repeats > 1)
+        cd_run_warn_noisy(r, p, "query_us (mean over poses of a pose's repeats)", m->rep_cv_sum / (double)n);
     double dn = (double)n;
     cd_row row = cd_run_summary_begin(r);
     cd_row_set(&row, "faces_a", cd_cell_int(mp->ma.ntris));
@@ -472,7 +481,8 @@ static void mesh_summary(cd_run *r, const cd_point *p, const mesh_point *mp, dou
 static cd_bvh_mode point_mode(const cd_point *p)
 {
     const char *mode_text = cd_point_text(p, "method", "mode");
-    return !strcmp(mode_text, "first_hit") ? CD_BVH_FIRST_HIT : (!strcmp(mode_text, "solid") ? CD_BVH_SOLID : CD_BVH_ALL_PAIRS);
+    return !strcmp(mode_text, "first_hit") ? CD_BVH_FIRST_HIT
+                                           : (!strcmp(mode_text, "solid") ? CD_BVH_SOLID : CD_BVH_ALL_PAIRS);
 }
 
 static int mesh_run_point(cd_run *r, const cd_point *p)
@@ -499,11 +509,11 @@ static int mesh_run_point(cd_run *r, const cd_point *p)
 // meshes, hierarchies and every pose's repeats wait in its state, the rows come at the end.
 typedef struct mesh_rounds {
     mesh_point mp;
-    int ready;           // set up (the meshes read and the hierarchies built)
+    int ready;  // set up (the meshes read and the hierarchies built)
     double build_ms, distance;
     cd_bvh_mode mode;
     uint32_t repeats;
-    double *reps;        // poses × repeats, pose-major
+    double *reps;  // poses × repeats, pose-major
     pose_result *pr;
 } mesh_rounds;
 
@@ -521,10 +531,13 @@ static int mesh_run_round(cd_run *r, const cd_point *p, uint32_t round, void **s
         m->pr = cd_alloc(sizeof *m->pr * m->mp.nposes);
     }
     if (!m->ready) return -1;
-    mesh_frames q = {.mp = &m->mp, .mode = m->mode, .pose = -1, .us = &m->reps[round], .stride = m->repeats,
-                     .pr = m->pr};
-    cd_frames fr = {.warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"), .frames = (uint32_t)m->mp.nposes,
-                    .ctx = &q, .frame = mesh_frame, .done = mesh_frame_done};
+    mesh_frames q = {
+        .mp = &m->mp, .mode = m->mode, .pose = -1, .us = &m->reps[round], .stride = m->repeats, .pr = m->pr};
+    cd_frames fr = {.warmup = (uint32_t)cd_point_num(p, "experiment", "warmup"),
+                    .frames = (uint32_t)m->mp.nposes,
+                    .ctx = &q,
+                    .frame = mesh_frame,
+                    .done = mesh_frame_done};
     cd_run_frames(r, &fr);
     cd_bvh_result_free(&q.res);
     return 0;

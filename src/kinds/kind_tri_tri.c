@@ -43,10 +43,12 @@ static const cd_column frame_columns[] = {
 };
 
 // Per-branch columns: <branch>_n, <branch>_ops_mean, <branch>_ops_max, in cd_tri_tri_why order.
-#define BRANCH_COLUMNS(b, help)                                                                  \
-    {#b "_n", 0, "pairs decided by " help},                                                      \
-    {#b "_ops_mean", 0, "mean arithmetic operations of pairs decided by " help " (NA if none)"}, \
-    {#b "_ops_max", 0, "largest arithmetic operation count of pairs decided by " help " (NA if none)"}
+#define BRANCH_COLUMNS(b, help)                                                                          \
+    {#b "_n", 0, "pairs decided by " help},                                                              \
+        {#b "_ops_mean", 0, "mean arithmetic operations of pairs decided by " help " (NA if none)"},     \
+    {                                                                                                    \
+#b "_ops_max", 0, "largest arithmetic operation count of pairs decided by " help " (NA if none)" \
+    }
 
 static const cd_column summary_columns[] = {
     {"workload", 0, "[tri_tri] workload"},
@@ -68,8 +70,9 @@ static const cd_column summary_columns[] = {
     {"mtests_per_s_best", 1, "fastest pass: the least disturbed by other load on a shared machine"},
     {"ns_per_test_median", 1, "nanoseconds per test, median"},
     {"pass_ms_cv", 1, "coefficient of variation of pass_ms"},
-    {"ratio_to_float_median", 1, "median over frames of pass_ms / float_pass_ms (interleaved passes, thread CPU "
-                                 "time): the time relative to plain float, robust to load that comes and goes"},
+    {"ratio_to_float_median", 1,
+     "median over frames of pass_ms / float_pass_ms (interleaved passes, thread CPU "
+     "time): the time relative to plain float, robust to load that comes and goes"},
     BRANCH_COLUMNS(plane_a, "the plane of a"),
     BRANCH_COLUMNS(plane_b, "the plane of b"),
     BRANCH_COLUMNS(slices_disjoint, "disjoint slices"),
@@ -93,7 +96,8 @@ static cd_vec3 rand_box(cd_rng *r, double side)
 static cd_triangle rand_triangle(cd_rng *r, cd_vec3 c, double a)
 {
     cd_triangle t;
-    for (int i = 0; i < 3; ++i) t.v[i] = cd_v3_add(c, cd_v3_scale(cd_v3_sub(rand_box(r, 1.0), cd_v3(0.5, 0.5, 0.5)), a));
+    for (int i = 0; i < 3; ++i)
+        t.v[i] = cd_v3_add(c, cd_v3_scale(cd_v3_sub(rand_box(r, 1.0), cd_v3(0.5, 0.5, 0.5)), a));
     return t;
 }
 
@@ -182,8 +186,10 @@ static void tt_setup(const cd_point *p, tt_point *t)
         else
             gen_coplanar(&rng, &t->ta[i], &t->tb[i]);
     }
-    if (strcmp(t->algorithm, "float") == 0) t->fn = cd_tri_tri_overlap_float, t->counted = cd_count_tri_tri_overlap_float_explain;
-    if (strcmp(t->algorithm, "gd") == 0) t->fn = cd_tri_tri_overlap_gd, t->counted = cd_count_tri_tri_overlap_gd_explain;
+    if (strcmp(t->algorithm, "float") == 0)
+        t->fn = cd_tri_tri_overlap_float, t->counted = cd_count_tri_tri_overlap_float_explain;
+    if (strcmp(t->algorithm, "gd") == 0)
+        t->fn = cd_tri_tri_overlap_gd, t->counted = cd_count_tri_tri_overlap_gd_explain;
 }
 
 // Counting pass: deterministic, outside the timing.
@@ -256,9 +262,17 @@ static int tt_frame_done(cd_run *r, void *ctx, uint32_t f, uint64_t dt)
     double ns = (double)dt / (double)t->n;
     sm->mt[k] = ns > 0 ? 1e3 / ns : NAN;
     cd_cell row[] = {
-        cd_cell_int(u->rep), cd_cell_int(f), cd_cell_text(t->workload), cd_cell_text(t->algorithm),
-        t->is_random ? cd_cell_real(t->a_over_h) : cd_cell_na(), cd_cell_real(sm->pass[k]), cd_cell_real(ns),
-        cd_cell_real(sm->mt[k]), cd_cell_int(h), cd_cell_real((double)df * 1e-6), cd_cell_real(sm->ratio[k]),
+        cd_cell_int(u->rep),
+        cd_cell_int(f),
+        cd_cell_text(t->workload),
+        cd_cell_text(t->algorithm),
+        t->is_random ? cd_cell_real(t->a_over_h) : cd_cell_na(),
+        cd_cell_real(sm->pass[k]),
+        cd_cell_real(ns),
+        cd_cell_real(sm->mt[k]),
+        cd_cell_int(h),
+        cd_cell_real((double)df * 1e-6),
+        cd_cell_real(sm->ratio[k]),
     };
     _Static_assert(sizeof row / sizeof row[0] == sizeof frame_columns / sizeof frame_columns[0],
                    "one cell per frame column");
@@ -271,8 +285,8 @@ static void tt_summary(cd_run *r, const cd_point *p, const tt_point *t, const tt
     cd_stats ms = cd_stats_compute(sm->mt, sm->total), ps = cd_stats_compute(sm->pass, sm->total);
     cd_run_warn_noisy(r, p, "pass_ms", ps.cv);
     double dn = (double)t->n;
-    static const char *const op_columns[6] = {"addsub_mean", "mul_mean", "div_mean", "cmp_mean", "abs_mean",
-                                              "exact_mean"};
+    static const char *const op_columns[6] = {"addsub_mean", "mul_mean", "div_mean",
+                                              "cmp_mean",    "abs_mean", "exact_mean"};
     cd_row row = cd_run_summary_begin(r);
     cd_row_set(&row, "workload", cd_cell_text(t->workload));
     cd_row_set(&row, "algorithm", cd_cell_text(t->algorithm));
@@ -320,8 +334,12 @@ static int tri_tri_run_point(cd_run *r, const cd_point *p)
     for (uint32_t rep = 0; rep < repeats && !rc; ++rep) {
         u.rep = rep;
         // The warm-up passes come once, before the point's first repeat.
-        cd_frames fr = {.warmup = rep == 0 ? warmup : 0, .frames = frames, .cpu_clock = 1, .ctx = &u,
-                        .frame = tt_frame, .done = tt_frame_done};
+        cd_frames fr = {.warmup = rep == 0 ? warmup : 0,
+                        .frames = frames,
+                        .cpu_clock = 1,
+                        .ctx = &u,
+                        .frame = tt_frame,
+                        .done = tt_frame_done};
         rc = cd_run_frames(r, &fr);
     }
     if (!rc) tt_summary(r, p, &t, &sm);

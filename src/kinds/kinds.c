@@ -9,11 +9,7 @@ extern const cd_kind cd_kind_max_fps;
 extern const cd_kind cd_kind_bodies;
 
 static const cd_kind *const kinds[] = {
-    &cd_kind_cubes,
-    &cd_kind_mesh,
-    &cd_kind_tri_tri,
-    &cd_kind_max_fps,
-    &cd_kind_bodies,
+    &cd_kind_cubes, &cd_kind_mesh, &cd_kind_tri_tri, &cd_kind_max_fps, &cd_kind_bodies,
 };
 
 static const cd_kind_set kind_set = {kinds, sizeof kinds / sizeof kinds[0]};

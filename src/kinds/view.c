@@ -13,7 +13,7 @@
 #include <string.h>
 
 struct cd_kinds_view {
-    cd_scene *scene;         // cubes: the scene; bodies: bodies->scene
+    cd_scene *scene;  // cubes: the scene; bodies: bodies->scene
     cd_broad *broad;
     cd_cubes_motion motion;  // cubes: frozen ([scene] file), a trace, or the seeded step
     cd_bodies *bodies;       // bodies kind, else NULL
@@ -31,8 +31,10 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
     } else if (strcmp(kind, "bodies") == 0) {
         const char *method = cd_point_text(p, "method", "method");
         if (cd_bodies_peer_known(method)) {
-            snprintf(err, err_len, "method %s is a peer (FCL's manager): it has no broad phase to draw; pick a point of "
-                     "a cdlab method", method);
+            snprintf(err, err_len,
+                     "method %s is a peer (FCL's manager): it has no broad phase to draw; pick a point of "
+                     "a cdlab method",
+                     method);
         } else {
             cd_bodies_point pt;
             cd_bodies_point_setup(p, &pt);
@@ -61,8 +63,10 @@ void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out)
     cd_broad_stats st;
     char why[4400];
     // A trace that ends keeps its last frame (cdlab snapshot checks --frame against its length).
-    if (move && v->bodies) cd_scene_step(v->scene);
-    else if (move && cd_cubes_step(&v->motion, v->scene, 1, why, sizeof why)) v->motion.frozen = 1;
+    if (move && v->bodies)
+        cd_scene_step(v->scene);
+    else if (move && cd_cubes_step(&v->motion, v->scene, 1, why, sizeof why))
+        v->motion.frozen = 1;
     if (move && v->bodies) cd_bodies_deform(v->bodies);
     if (!out) return;
     cd_broad_frame(v->broad, v->scene, out, &st, NULL);
@@ -70,7 +74,10 @@ void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out)
 
 const cd_scene *cd_kinds_view_scene(const cd_kinds_view *v) { return v->scene; }
 
-uint64_t cd_kinds_view_frames(const cd_kinds_view *v) { return v->motion.replay ? cd_trace_replay_frames(v->motion.replay) : 0; }
+uint64_t cd_kinds_view_frames(const cd_kinds_view *v)
+{
+    return v->motion.replay ? cd_trace_replay_frames(v->motion.replay) : 0;
+}
 
 const cd_broad *cd_kinds_view_broad(const cd_kinds_view *v) { return v->broad; }
 
@@ -81,8 +88,10 @@ void cd_kinds_view_close(cd_kinds_view *v)
     if (!v) return;
     cd_broad_destroy(v->broad);
     cd_bodies_narrow_destroy(v->narrow);
-    if (v->bodies) cd_bodies_destroy(v->bodies);
-    else cd_scene_destroy(v->scene);
+    if (v->bodies)
+        cd_bodies_destroy(v->bodies);
+    else
+        cd_scene_destroy(v->scene);
     cd_cubes_motion_end(&v->motion);
     cd_free(v);
 }

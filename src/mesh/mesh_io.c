@@ -90,8 +90,8 @@ static _Noreturn void import_child(const char *path, long long file_size, int fd
         nv += am->mNumVertices;
     }
     if (nt == 0 || nv > UINT32_MAX || nt > UINT32_MAX) {
-        snprintf(h.message, sizeof h.message, "expected between 1 and 2^32-1 triangles and vertices, found %llu triangles",
-                 (unsigned long long)nt);
+        snprintf(h.message, sizeof h.message,
+                 "expected between 1 and 2^32-1 triangles and vertices, found %llu triangles", (unsigned long long)nt);
         _exit(cd_write_all(fd, &h, sizeof h) ? 1 : 0);
     }
     h.ok = 1, h.nverts = (uint32_t)nv, h.ntris = (uint32_t)nt;
@@ -242,14 +242,15 @@ int mesh_import_isolated(const char *path, long long file_size, cd_mesh *m, char
     if (timed_out) kill(pid, SIGKILL);
     close(data[0]), close(text[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     char line[320];
     first_line(said, said_n, line, sizeof line);
     int ok = 0;
     if (timed_out)
-        snprintf(err, err_len, "%s: the mesh reader (Assimp) did not finish within %.0f s and was stopped "
-                 "(CDLAB_MESH_READ_TIMEOUT sets the limit)", path, read_deadline(file_size));
+        snprintf(err, err_len,
+                 "%s: the mesh reader (Assimp) did not finish within %.0f s and was stopped "
+                 "(CDLAB_MESH_READ_TIMEOUT sets the limit)",
+                 path, read_deadline(file_size));
     else if (WIFSIGNALED(status))
         snprintf(err, err_len, "%s: the mesh reader (Assimp) crashed on this file: signal %d (%s)%s", path,
                  WTERMSIG(status), strsignal(WTERMSIG(status)), line);

@@ -45,8 +45,8 @@ static cd_vec3 lattice(cd_vec3 A, cd_vec3 B, cd_vec3 C, uint32_t a, uint32_t b, 
 void cd_mesh_icosphere(cd_mesh *m, uint32_t faces)
 {
     const double t = (1.0 + sqrt(5.0)) / 2.0;
-    const cd_vec3 ico[12] = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
-                             {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+    const cd_vec3 ico[12] = {{-1, t, 0},  {1, t, 0},  {-1, -t, 0}, {1, -t, 0}, {0, -1, t},  {0, 1, t},
+                             {0, -1, -t}, {0, 1, -t}, {t, 0, -1},  {t, 0, 1},  {-t, 0, -1}, {-t, 0, 1}};
     static const uint8_t face[20][3] = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
                                         {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
                                         {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
@@ -108,8 +108,7 @@ void cd_mesh_noisy_sphere(cd_mesh *m, uint32_t faces)
 {
     cd_mesh_icosphere(m, faces);
     // |noise| ≤ 1, so the radius stays in [0.85, 1.15]: still star-shaped, hence still embedded.
-    for (uint32_t i = 0; i < m->nverts; ++i)
-        m->verts[i] = cd_v3_scale(m->verts[i], 1.0 + 0.15 * noise(m->verts[i]));
+    for (uint32_t i = 0; i < m->nverts; ++i) m->verts[i] = cd_v3_scale(m->verts[i], 1.0 + 0.15 * noise(m->verts[i]));
 }
 
 void cd_mesh_pencil(cd_mesh *m, uint32_t faces)
@@ -146,7 +145,8 @@ void cd_mesh_box(cd_mesh *m)
     cd_mesh_alloc(m, 8, 12);
     for (uint32_t v = 0; v < 8; ++v) m->verts[v] = cd_v3(v & 1 ? 1 : -1, v & 2 ? 1 : -1, v & 4 ? 1 : -1);
     // Two triangles per face, counter-clockwise seen from outside.
-    static const uint32_t quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    static const uint32_t quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                                         {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
     for (int f = 0; f < 6; ++f) {
         const uint32_t *q = quads[f];
         m->tris[2 * f][0] = q[0], m->tris[2 * f][1] = q[1], m->tris[2 * f][2] = q[2];

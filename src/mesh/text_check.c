@@ -15,10 +15,10 @@
 
 typedef struct scan {
     const char *name;
-    const char *p, *end;      // unread bytes
-    const char *ls, *le;      // current line [ls, le), without its newline
-    const char *tok;          // next unread byte of the current line
-    unsigned long line;       // 1-based number of the current line
+    const char *p, *end;  // unread bytes
+    const char *ls, *le;  // current line [ls, le), without its newline
+    const char *tok;      // next unread byte of the current line
+    unsigned long line;   // 1-based number of the current line
     char *err;
     size_t err_len;
 } scan;
@@ -51,8 +51,7 @@ static int next_line(scan *s, int names_may_be_utf8)
     for (const char *c = s->ls; c < s->le; ++c) {
         unsigned char b = (unsigned char)*c;
         if ((b < 0x20 && !is_space((char)b)) || b == 0x7f || (b >= 0x80 && !names_may_be_utf8 && (!hash || c < hash)))
-            return fail(s, "unexpected byte 0x%02x in column %ld: expected printable text",
-                        b, (long)(c - s->ls) + 1);
+            return fail(s, "unexpected byte 0x%02x in column %ld: expected printable text", b, (long)(c - s->ls) + 1);
     }
     if (hash) s->le = hash;
     s->tok = s->ls;
@@ -207,13 +206,15 @@ static int check_off(scan *s)
         snprintf(what, sizeof what, "face %lld: a vertex index", (long long)f);
         for (int64_t i = 0; i < k; ++i) {
             if (!token(s, &t, &len))
-                return fail(s, "face %lld has %lld of its %lld vertex indices", (long long)f, (long long)i, (long long)k);
+                return fail(s, "face %lld has %lld of its %lld vertex indices", (long long)f, (long long)i,
+                            (long long)k);
             if (int_token(s, t, len, what, 0, nv - 1, &idx)) return -1;
         }
         int colour = 0;
         double x;
         while (token(s, &t, &len)) {
-            if (++colour > 4) return fail(s, "face %lld: more than %lld indices and a colour", (long long)f, (long long)k);
+            if (++colour > 4)
+                return fail(s, "face %lld: more than %lld indices and a colour", (long long)f, (long long)k);
             if (real_token(s, t, len, "a face colour", &x)) return -1;
         }
     }
@@ -285,7 +286,8 @@ static int obj_pass(scan *s, int check, obj_counts *total, int64_t *faces)
         if (!token(s, &t, &len)) continue;
         if (s->le > s->ls && s->le[-1] == '\\')
             return fail(s, "a line continued with '\\': join it with the next line");
-        int v = is_word(t, len, "v"), vt = is_word(t, len, "vt"), vn = is_word(t, len, "vn"), vp = is_word(t, len, "vp");
+        int v = is_word(t, len, "v"), vt = is_word(t, len, "vt"), vn = is_word(t, len, "vn"),
+            vp = is_word(t, len, "vp");
         if (v || vt || vn || vp) {
             int lo = v ? 3 : vn ? 3 : 1, hi = v ? 7 : 3, n = 0;
             const char *stmt = v ? "v" : vt ? "vt" : vn ? "vn" : "vp";
@@ -299,8 +301,7 @@ static int obj_pass(scan *s, int check, obj_counts *total, int64_t *faces)
                 }
                 ++n;
             }
-            if (check && (n < lo || n > hi))
-                return fail(s, "%s has %d numbers: expected %d to %d", stmt, n, lo, hi);
+            if (check && (n < lo || n > hi)) return fail(s, "%s has %d numbers: expected %d to %d", stmt, n, lo, hi);
             sofar.v += v, sofar.vt += vt, sofar.vn += vn;
             continue;
         }
@@ -318,13 +319,14 @@ static int obj_pass(scan *s, int check, obj_counts *total, int64_t *faces)
             *faces += f;
             continue;
         }
-        static const char *const named[] = {"o", "g", "s", "usemtl", "mtllib", "usemap", "maplib", "lod",
-                                            "shadow_obj", "trace_obj", "bevel", "c_interp", "d_interp", "mg"};
+        static const char *const named[] = {"o",      "g",        "s",        "usemtl",     "mtllib",
+                                            "usemap", "maplib",   "lod",      "shadow_obj", "trace_obj",
+                                            "bevel",  "c_interp", "d_interp", "mg"};
         int ok = 0;
         for (size_t k = 0; k < sizeof named / sizeof named[0]; ++k) ok |= is_word(t, len, named[k]);
         if (!ok) {
-            static const char *const freeform[] = {"cstype", "deg", "bmat", "step", "curv", "curv2", "surf", "parm",
-                                                   "trim", "hole", "scrv", "sp", "end", "con", "ctech", "stech"};
+            static const char *const freeform[] = {"cstype", "deg",  "bmat", "step", "curv", "curv2", "surf",  "parm",
+                                                   "trim",   "hole", "scrv", "sp",   "end",  "con",   "ctech", "stech"};
             for (size_t k = 0; k < sizeof freeform / sizeof freeform[0]; ++k)
                 if (is_word(t, len, freeform[k]))
                     return fail(s, "'%s': free-form curves and surfaces are not read: expected polygon faces (f)",
@@ -363,9 +365,8 @@ static int check_obj(scan *s)
 
 static int is_ply_type(const char *t, size_t len)
 {
-    static const char *const types[] = {"char", "uchar", "short", "ushort", "int", "uint", "float", "double",
-                                        "int8", "uint8", "int16", "uint16", "int32", "uint32", "float32",
-                                        "float64"};
+    static const char *const types[] = {"char", "uchar", "short", "ushort", "int",   "uint",   "float",   "double",
+                                        "int8", "uint8", "int16", "uint16", "int32", "uint32", "float32", "float64"};
     for (size_t k = 0; k < sizeof types / sizeof types[0]; ++k)
         if (is_word(t, len, types[k])) return 1;
     return 0;
@@ -414,12 +415,16 @@ static int check_ply_header(scan *s)
             if (list && !(token(s, &t, &len) && is_ply_type(t, len) && token(s, &t, &len)))
                 return fail(s, "property list: expected 'property list COUNT_TYPE ITEM_TYPE NAME'");
             if (!is_ply_type(t, len))
-                return fail(s, "property type '%.*s': expected char, uchar, short, ushort, int, uint, float, double "
-                            "or a sized name (int32, float32, ...)", (int)(len < 40 ? len : 40), t);
+                return fail(s,
+                            "property type '%.*s': expected char, uchar, short, ushort, int, uint, float, double "
+                            "or a sized name (int32, float32, ...)",
+                            (int)(len < 40 ? len : 40), t);
             if (!token(s, &t, &len) || token(s, &t, &len)) return fail(s, "property: expected 'property TYPE NAME'");
         } else {
-            return fail(s, "'%.*s': not a PLY header statement (expected format, element, property, comment or "
-                        "end_header)", (int)(len < 40 ? len : 40), t);
+            return fail(s,
+                        "'%.*s': not a PLY header statement (expected format, element, property, comment or "
+                        "end_header)",
+                        (int)(len < 40 ? len : 40), t);
         }
     }
     if (rc < 0) return -1;

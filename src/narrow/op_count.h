@@ -18,16 +18,56 @@ static inline double cd_op_min(double a, double b) { return a < b ? a : b; }
 
 #ifdef CD_COUNT_OPS
 // Functions, not comma expressions: nested counted operations then stay well sequenced.
-static inline double cd_cnt_add(double a, double b) { cd_op_tally.addsub++; return a + b; }
-static inline double cd_cnt_sub(double a, double b) { cd_op_tally.addsub++; return a - b; }
-static inline double cd_cnt_mul(double a, double b) { cd_op_tally.mul++; return a * b; }
-static inline double cd_cnt_div(double a, double b) { cd_op_tally.div++; return a / b; }
-static inline int cd_cnt_lt(double a, double b) { cd_op_tally.cmp++; return a < b; }
-static inline int cd_cnt_le(double a, double b) { cd_op_tally.cmp++; return a <= b; }
-static inline int cd_cnt_eq(double a, double b) { cd_op_tally.cmp++; return a == b; }
-static inline double cd_cnt_abs(double a) { cd_op_tally.abs++; return fabs(a); }
-static inline double cd_cnt_max(double a, double b) { cd_op_tally.cmp++; return cd_op_max(a, b); }
-static inline double cd_cnt_min(double a, double b) { cd_op_tally.cmp++; return cd_op_min(a, b); }
+static inline double cd_cnt_add(double a, double b)
+{
+    cd_op_tally.addsub++;
+    return a + b;
+}
+static inline double cd_cnt_sub(double a, double b)
+{
+    cd_op_tally.addsub++;
+    return a - b;
+}
+static inline double cd_cnt_mul(double a, double b)
+{
+    cd_op_tally.mul++;
+    return a * b;
+}
+static inline double cd_cnt_div(double a, double b)
+{
+    cd_op_tally.div++;
+    return a / b;
+}
+static inline int cd_cnt_lt(double a, double b)
+{
+    cd_op_tally.cmp++;
+    return a < b;
+}
+static inline int cd_cnt_le(double a, double b)
+{
+    cd_op_tally.cmp++;
+    return a <= b;
+}
+static inline int cd_cnt_eq(double a, double b)
+{
+    cd_op_tally.cmp++;
+    return a == b;
+}
+static inline double cd_cnt_abs(double a)
+{
+    cd_op_tally.abs++;
+    return fabs(a);
+}
+static inline double cd_cnt_max(double a, double b)
+{
+    cd_op_tally.cmp++;
+    return cd_op_max(a, b);
+}
+static inline double cd_cnt_min(double a, double b)
+{
+    cd_op_tally.cmp++;
+    return cd_op_min(a, b);
+}
 #define CD_ADD(a, b) cd_cnt_add((a), (b))
 #define CD_SUB(a, b) cd_cnt_sub((a), (b))
 #define CD_MUL(a, b) cd_cnt_mul((a), (b))

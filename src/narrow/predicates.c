@@ -177,8 +177,8 @@ static int product_expansion(int elen, const double *e, int flen, const double *
 }
 
 // h = e·f − g·k for four differences (a 2×2 minor); up to 16 components.
-static int minor_expansion(int elen, const double *e, int flen, const double *f, int glen, const double *g,
-                           int klen, const double *k, double *h)
+static int minor_expansion(int elen, const double *e, int flen, const double *f, int glen, const double *g, int klen,
+                           const double *k, double *h)
 {
     double p[8], q[8];
     int np = product_expansion(elen, e, flen, f, p);
@@ -250,9 +250,9 @@ int cd_orient3d(const cd_vec3 *a, const cd_vec3 *b, const cd_vec3 *c, const cd_v
     double p3 = CD_MUL(uz, vx), p4 = CD_MUL(ux, vz);
     double p5 = CD_MUL(ux, vy), p6 = CD_MUL(uy, vx);
     double det = CD_ADD(CD_ADD(CD_MUL(wx, CD_SUB(p1, p2)), CD_MUL(wy, CD_SUB(p3, p4))), CD_MUL(wz, CD_SUB(p5, p6)));
-    double perm = CD_ADD(CD_ADD(CD_MUL(CD_ADD(CD_ABS(p1), CD_ABS(p2)), CD_ABS(wx)),
-                                CD_MUL(CD_ADD(CD_ABS(p3), CD_ABS(p4)), CD_ABS(wy))),
-                         CD_MUL(CD_ADD(CD_ABS(p5), CD_ABS(p6)), CD_ABS(wz)));
+    double perm = CD_ADD(
+        CD_ADD(CD_MUL(CD_ADD(CD_ABS(p1), CD_ABS(p2)), CD_ABS(wx)), CD_MUL(CD_ADD(CD_ABS(p3), CD_ABS(p4)), CD_ABS(wy))),
+        CD_MUL(CD_ADD(CD_ABS(p5), CD_ABS(p6)), CD_ABS(wz)));
     double bound = CD_MUL(CD_O3D_BOUND, perm);
     if (CD_GT(det, bound)) return 1;
     if (CD_LT(det, -bound)) return -1;

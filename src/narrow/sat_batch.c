@@ -43,7 +43,7 @@ static unsigned sat4_baseline(const cd_posef *const pa[4], const cd_posef *const
 
 // h[1] and h[2] of records p[0..3] as (h[1] of the four, h[2] of the four): one 64-bit load each.
 __attribute__((always_inline, target("avx2"))) static inline void h12_of4(const cd_posef *const p[4], __m128 *h1,
-                                                                           __m128 *h2)
+                                                                          __m128 *h2)
 {
     __m128 v[4];
     for (int k = 0; k < 4; ++k) v[k] = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&p[k]->h[1]));
@@ -55,7 +55,7 @@ __attribute__((always_inline, target("avx2"))) static inline void h12_of4(const 
 // 8 × 8 transpose with the second half repeated) — the same floats, so the same lanes, for fewer
 // loads than one per field.
 __attribute__((always_inline, target("avx2"))) static inline void obb4_of_avx2(const cd_posef *const p[4],
-                                                                                cd_obb_lanes4 *o)
+                                                                               cd_obb_lanes4 *o)
 {
     __m256 r[8], f[8];
     for (int k = 0; k < 4; ++k) r[k] = r[k + 4] = _mm256_loadu_ps(&p[k]->c[0]);
@@ -161,8 +161,8 @@ static inline unsigned settle_unsure(const cd_posef *const pa[], const cd_posef 
 }
 
 // Pairs [0, n) of build b, n a multiple of its width.
-__attribute__((always_inline)) static inline unsigned pairs_overlap(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
-                              unsigned *unsure)
+__attribute__((always_inline)) static inline unsigned
+pairs_overlap(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n, unsigned *unsure)
 {
     unsigned bits = 0;
     *unsure = 0;

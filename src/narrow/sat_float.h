@@ -98,9 +98,11 @@ SATF_INLINE void obbf_of(const cd_posef *const p[16], obbf *o, maskf *bad)
 {
     __m512 r[8], t[8], u[8], f[8];
     for (int l = 0; l < 8; ++l)
-        r[l] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(&p[l]->c[0]))),
-                                                   _mm256_castps_pd(_mm256_loadu_ps(&p[l + 8]->c[0])), 1));
-    for (int j = 0; j < 8; j += 2) t[j] = _mm512_unpacklo_ps(r[j], r[j + 1]), t[j + 1] = _mm512_unpackhi_ps(r[j], r[j + 1]);
+        r[l] =
+            _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(&p[l]->c[0]))),
+                                                _mm256_castps_pd(_mm256_loadu_ps(&p[l + 8]->c[0])), 1));
+    for (int j = 0; j < 8; j += 2)
+        t[j] = _mm512_unpacklo_ps(r[j], r[j + 1]), t[j + 1] = _mm512_unpackhi_ps(r[j], r[j + 1]);
     for (int j = 0; j < 8; j += 4) {
         u[j] = _mm512_shuffle_ps(t[j], t[j + 2], 0x44), u[j + 1] = _mm512_shuffle_ps(t[j], t[j + 2], 0xEE);
         u[j + 2] = _mm512_shuffle_ps(t[j + 1], t[j + 3], 0x44), u[j + 3] = _mm512_shuffle_ps(t[j + 1], t[j + 3], 0xEE);
@@ -109,7 +111,8 @@ SATF_INLINE void obbf_of(const cd_posef *const p[16], obbf *o, maskf *bad)
     // 0–7, j / 4 + 2 for records 8–15; the records' order in f is p's.
     const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
                   hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    for (int j = 0; j < 4; ++j) f[j] = _mm512_permutex2var_ps(u[j], lo, u[j + 4]), f[j + 4] = _mm512_permutex2var_ps(u[j], hi, u[j + 4]);
+    for (int j = 0; j < 4; ++j)
+        f[j] = _mm512_permutex2var_ps(u[j], lo, u[j + 4]), f[j + 4] = _mm512_permutex2var_ps(u[j], hi, u[j + 4]);
     for (int k = 0; k < 3; ++k) o->c[k] = (lanesf)f[k];
     o->e[0] = (lanesf)f[7];
     __m128 h1[4], h2[4];
@@ -141,17 +144,17 @@ SATF_INLINE void obbf_of(const cd_posef *const p[8], obbf *o, maskf *bad)
 #endif
 
 // One axis: margin m = |T| − radius; apart |= m > band, open |= !(m < −band).
-#define SATF_AXIS(T, radius)                                \
-    do {                                                    \
-        lanesf m_ = SATF_ABS(T) - (radius);                 \
-        apart |= m_ > band;                                 \
-        open |= ~(m_ < -band);                              \
+#define SATF_AXIS(T, radius)                \
+    do {                                    \
+        lanesf m_ = SATF_ABS(T) - (radius); \
+        apart |= m_ > band;                 \
+        open |= ~(m_ < -band);              \
     } while (0)
 
 // Bit k of the result: lane k's cubes overlap, certainly; bit k of *unsure: the float cannot
 // tell, and the caller runs the double test on lane k (its result bit is then 0).
 __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_posef *const pa[SATF_W],
-                                                                   const cd_posef *const pb[SATF_W], unsigned *unsure)
+                                                                     const cd_posef *const pb[SATF_W], unsigned *unsure)
 {
     obbf a, b;
     maskf bad = {0};
@@ -159,9 +162,9 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_po
     obbf_of(pb, &b, &bad);
     lanesf R[3][3], AR[3][3], t[3], d[3];
     for (int k = 0; k < 3; ++k) d[k] = b.c[k] - a.c[k];
-    lanesf scale = (SATF_ABS(d[0]) + SATF_ABS(d[1]) + SATF_ABS(d[2])) +
-                   ((SATF_ABS(a.e[0]) + SATF_ABS(a.e[1]) + SATF_ABS(a.e[2])) +
-                    (SATF_ABS(b.e[0]) + SATF_ABS(b.e[1]) + SATF_ABS(b.e[2])));
+    lanesf scale =
+        (SATF_ABS(d[0]) + SATF_ABS(d[1]) + SATF_ABS(d[2])) + ((SATF_ABS(a.e[0]) + SATF_ABS(a.e[1]) + SATF_ABS(a.e[2])) +
+                                                              (SATF_ABS(b.e[0]) + SATF_ABS(b.e[1]) + SATF_ABS(b.e[2])));
     bad |= ~(scale <= SATF_SPLAT(0x1p100f));
     const lanesf band = scale * SATF_SPLAT(0x1p-13f) + SATF_SPLAT(0x1p-100f);
     for (int i = 0; i < 3; ++i) {
@@ -172,7 +175,7 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_po
         t[i] = d[0] * a.ax[i][0] + d[1] * a.ax[i][1] + d[2] * a.ax[i][2];
     }
     maskf apart = {0}, open = bad;  // a bad lane is never certain either way
-    for (int i = 0; i < 3; ++i)  // faces of a
+    for (int i = 0; i < 3; ++i)     // faces of a
         SATF_AXIS(t[i], a.e[i] + (b.e[0] * AR[i][0] + b.e[1] * AR[i][1] + b.e[2] * AR[i][2]));
     unsigned sure_apart = satf_bits(apart & ~bad);
     if (sure_apart == SATF_ALL) return *unsure = 0, 0;

@@ -158,7 +158,7 @@ CD_TRI_TRI_CLONES int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle
 const char *cd_tri_tri_why_name(cd_tri_tri_why why)
 {
     static const char *const names[CD_TT_WHY_COUNT] = {
-        "plane_a",        "plane_b",           "slices_disjoint",     "slices_overlap",
+        "plane_a",        "plane_b",          "slices_disjoint",     "slices_overlap",
         "coplanar_apart", "coplanar_overlap", "degenerate_disjoint", "degenerate_overlap",
     };
     return (unsigned)why < CD_TT_WHY_COUNT ? names[why] : "unknown";

@@ -247,8 +247,8 @@ static inline void cd_plane_signs_grid(const cd_triangle *t, const cd_triangle *
         }
         if (!CD_EQ(pe->d[j], 0.0)) {
             const cd_vec3 *p = &o->v[j], *t0 = &t->v[0];
-            double m = CD_MAX(CD_MAX(CD_ABS(CD_SUB(p->x, t0->x)), CD_ABS(CD_SUB(p->y, t0->y))),
-                              CD_ABS(CD_SUB(p->z, t0->z)));
+            double m =
+                CD_MAX(CD_MAX(CD_ABS(CD_SUB(p->x, t0->x)), CD_ABS(CD_SUB(p->y, t0->y))), CD_ABS(CD_SUB(p->z, t0->z)));
             double ej = CD_MUL(pe->k, m);
             s[j] = CD_GT(pe->d[j], ej) ? 1 : (CD_LT(pe->d[j], -ej) ? -1 : cd_orient3d(&t->v[0], &t->v[1], &t->v[2], p));
             continue;

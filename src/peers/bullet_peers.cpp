@@ -23,7 +23,8 @@
 #include <memory>
 #include <vector>
 
-namespace {
+namespace
+{
 
 float down(double x)
 {
@@ -45,7 +46,8 @@ std::uint32_t index_of(const btBroadphaseProxy *p)
     return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(p->m_clientObject));
 }
 
-std::unique_ptr<btBroadphaseInterface> make_broadphase(cd_peer_kind kind, std::uint32_t n, double world_lo, double world_hi)
+std::unique_ptr<btBroadphaseInterface> make_broadphase(cd_peer_kind kind, std::uint32_t n, double world_lo,
+                                                       double world_hi)
 {
     if (kind == CD_PEER_BULLET_DBVT) return std::unique_ptr<btBroadphaseInterface>(new btDbvtBroadphase());
     if (kind == CD_PEER_BULLET_AXIS_SWEEP) {
@@ -63,8 +65,9 @@ struct drop_every_pair final : btOverlapCallback {
     bool processOverlap(btBroadphasePair &) override { return true; }
 };
 
-class bullet_peer final : public cd_peer {
-public:
+class bullet_peer final : public cd_peer
+{
+  public:
     bullet_peer(cd_peer_kind kind, std::uint32_t n, double world_lo, double world_hi)
         : kind_(kind), n_(n), broadphase_(make_broadphase(kind, n, world_lo, world_hi))
     {
@@ -124,7 +127,7 @@ public:
         for (int k = 0; k < count; ++k) emit(ctx, index_of(pair[k].m_pProxy0), index_of(pair[k].m_pProxy1));
     }
 
-private:
+  private:
     cd_peer_kind kind_;
     std::uint32_t n_;
     std::unique_ptr<btBroadphaseInterface> broadphase_;

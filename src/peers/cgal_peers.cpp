@@ -13,7 +13,8 @@
 #include <cstddef>
 #include <vector>
 
-namespace {
+namespace
+{
 
 /// One box as CGAL's box concept reads it: NT, ID, dimension(), min_coord, max_coord and id().
 /// The id is the object's index: unique, and CGAL breaks ties between equal coordinates by it.
@@ -35,8 +36,9 @@ struct emit_target {
     void operator()(const cgal_box *a, const cgal_box *b) const { emit(ctx, a->index, b->index); }
 };
 
-class cgal_peer final : public cd_peer {
-public:
+class cgal_peer final : public cd_peer
+{
+  public:
     explicit cgal_peer(std::uint32_t n) : boxes_(n), order_(n)
     {
         for (std::uint32_t i = 0; i < n; ++i) boxes_[i].index = i;
@@ -77,7 +79,7 @@ public:
                                       CGAL::Box_intersection_d::CLOSED);
     }
 
-private:
+  private:
     void set(std::uint32_t i, const cd_peer_box &b)
     {
         for (int d = 0; d < 3; ++d) {

@@ -17,12 +17,14 @@
 #include <memory>
 #include <vector>
 
-namespace {
+namespace
+{
 
 /// A geometry that is only a box: the managers read nothing but the object's AABB, and the
 /// narrow test is cdlab's, so no FCL shape is needed.
-class aabb_geometry final : public fcl::CollisionGeometryd {
-public:
+class aabb_geometry final : public fcl::CollisionGeometryd
+{
+  public:
     void computeLocalAABB() override
     {
         aabb_local = fcl::AABBd(fcl::Vector3d::Zero());
@@ -33,8 +35,9 @@ public:
 
 /// A collision object whose world AABB is written directly (the protected member FCL's own
 /// computeAABB() would fill).
-class aabb_object final : public fcl::CollisionObjectd {
-public:
+class aabb_object final : public fcl::CollisionObjectd
+{
+  public:
     aabb_object(const std::shared_ptr<fcl::CollisionGeometryd> &g, std::uint32_t index) : fcl::CollisionObjectd(g)
     {
         set_index(index);
@@ -50,7 +53,7 @@ public:
         aabb.max_ = fcl::Vector3d(up(b.hi[0]), up(b.hi[1]), up(b.hi[2]));
     }
 
-private:
+  private:
     static double down(double x) { return std::nextafter(x, -HUGE_VAL); }
     static double up(double x) { return std::nextafter(x, HUGE_VAL); }
 };
@@ -76,12 +79,14 @@ bool on_pair(fcl::CollisionObjectd *a, fcl::CollisionObjectd *b, void *data)
 std::unique_ptr<fcl::BroadPhaseCollisionManagerd> make_manager(cd_peer_kind kind)
 {
     switch (kind) {
-    case CD_PEER_FCL_DYNAMIC_TREE: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::DynamicAABBTreeCollisionManagerd);
+    case CD_PEER_FCL_DYNAMIC_TREE:
+        return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::DynamicAABBTreeCollisionManagerd);
     case CD_PEER_FCL_DYNAMIC_TREE_ARRAY:
         return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::DynamicAABBTreeCollisionManager_Arrayd);
     case CD_PEER_FCL_SAP: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::SaPCollisionManagerd);
     case CD_PEER_FCL_SSAP: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::SSaPCollisionManagerd);
-    case CD_PEER_FCL_INTERVAL_TREE: return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::IntervalTreeCollisionManagerd);
+    case CD_PEER_FCL_INTERVAL_TREE:
+        return std::unique_ptr<fcl::BroadPhaseCollisionManagerd>(new fcl::IntervalTreeCollisionManagerd);
     default: break;
     }
     std::fprintf(stderr, "cdlab peers: %d is not an FCL kind\n", static_cast<int>(kind));
@@ -105,8 +110,9 @@ fcl_update update_of(cd_peer_kind kind)
     }
 }
 
-class fcl_peer final : public cd_peer {
-public:
+class fcl_peer final : public cd_peer
+{
+  public:
     // The two dynamic trees take the moved objects (update(vector): each leaf whose box changed is
     // removed and reinserted, then the tree is rebalanced incrementally); when every object moved,
     // update() refits the whole tree instead, as FCL's own examples do for scenes that all move.
@@ -170,7 +176,7 @@ public:
         manager_->collide(&t, on_pair);
     }
 
-private:
+  private:
     void register_all()
     {
         std::vector<fcl::CollisionObjectd *> raw;

@@ -20,7 +20,8 @@
 #include <mutex>
 #include <vector>
 
-namespace {
+namespace
+{
 
 /// What the user geom class keeps per geom: the box in ODE's order (x lo, x hi, y lo, y hi, z lo, z hi).
 struct geom_box {
@@ -55,7 +56,10 @@ void init_ode()
     dAllocateODEDataForThread(dAllocateMaskAll);
 }
 
-std::uint32_t index_of(dGeomID g) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(dGeomGetData(g))); }
+std::uint32_t index_of(dGeomID g)
+{
+    return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(dGeomGetData(g)));
+}
 
 struct emit_target {
     cd_peer_emit_fn emit;
@@ -99,10 +103,12 @@ dSpaceID make_space(cd_peer_kind kind, std::uint32_t n, double world_lo, double 
     std::abort();
 }
 
-class ode_peer final : public cd_peer {
-public:
+class ode_peer final : public cd_peer
+{
+  public:
     ode_peer(cd_peer_kind kind, std::uint32_t n, double world_lo, double world_hi)
-        : kind_(kind), reach_(-world_lo), shift_(shift_for(kind, -world_lo)), space_((init_ode(), make_space(kind, n, world_lo, world_hi)))
+        : kind_(kind), reach_(-world_lo), shift_(shift_for(kind, -world_lo)),
+          space_((init_ode(), make_space(kind, n, world_lo, world_hi)))
     {
         geoms_.reserve(n);
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -154,7 +160,7 @@ public:
         dSpaceCollide(space_, &t, on_pair);
     }
 
-private:
+  private:
     void set(std::uint32_t i, const cd_peer_box &b)
     {
         geom_box *g = static_cast<geom_box *>(dGeomGetClassData(geoms_[i]));

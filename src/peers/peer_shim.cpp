@@ -7,7 +7,8 @@
 #include <cstdlib>
 #include <exception>
 
-namespace {
+namespace
+{
 
 [[noreturn]] void die(const char *where, const std::exception &e)
 {

@@ -13,17 +13,17 @@ extern "C" {
 
 /// Which peer broad phase to build.
 typedef enum cd_peer_kind {
-    CD_PEER_FCL_DYNAMIC_TREE = 0,   ///< fcl::DynamicAABBTreeCollisionManager<double>
-    CD_PEER_FCL_DYNAMIC_TREE_ARRAY, ///< fcl::DynamicAABBTreeCollisionManager_Array<double>
-    CD_PEER_FCL_SAP,                ///< fcl::SaPCollisionManager<double>
-    CD_PEER_FCL_SSAP,               ///< fcl::SSaPCollisionManager<double>
-    CD_PEER_FCL_INTERVAL_TREE,      ///< fcl::IntervalTreeCollisionManager<double>
-    CD_PEER_BULLET_DBVT,            ///< btDbvtBroadphase
-    CD_PEER_BULLET_AXIS_SWEEP,      ///< bt32BitAxisSweep3
-    CD_PEER_CGAL_BOX_INTERSECTION,  ///< CGAL::box_self_intersection_d (built with CD_PEER_HAVE_CGAL)
-    CD_PEER_ODE_HASH,               ///< ODE dHashSpace (built with CD_PEER_HAVE_ODE)
-    CD_PEER_ODE_SAP,                ///< ODE dSweepAndPruneSpace
-    CD_PEER_ODE_QUADTREE,           ///< ODE dQuadTreeSpace
+    CD_PEER_FCL_DYNAMIC_TREE = 0,    ///< fcl::DynamicAABBTreeCollisionManager<double>
+    CD_PEER_FCL_DYNAMIC_TREE_ARRAY,  ///< fcl::DynamicAABBTreeCollisionManager_Array<double>
+    CD_PEER_FCL_SAP,                 ///< fcl::SaPCollisionManager<double>
+    CD_PEER_FCL_SSAP,                ///< fcl::SSaPCollisionManager<double>
+    CD_PEER_FCL_INTERVAL_TREE,       ///< fcl::IntervalTreeCollisionManager<double>
+    CD_PEER_BULLET_DBVT,             ///< btDbvtBroadphase
+    CD_PEER_BULLET_AXIS_SWEEP,       ///< bt32BitAxisSweep3
+    CD_PEER_CGAL_BOX_INTERSECTION,   ///< CGAL::box_self_intersection_d (built with CD_PEER_HAVE_CGAL)
+    CD_PEER_ODE_HASH,                ///< ODE dHashSpace (built with CD_PEER_HAVE_ODE)
+    CD_PEER_ODE_SAP,                 ///< ODE dSweepAndPruneSpace
+    CD_PEER_ODE_QUADTREE,            ///< ODE dQuadTreeSpace
 } cd_peer_kind;
 
 /// One object's axis-aligned box; same layout as the scene's cd_aabbf (checked in peers.c).

@@ -28,9 +28,9 @@ static double reach_past_walls(const cd_scene *s)
 typedef struct peer_state {
     cd_peer *lib;
     uint32_t n;
-    int inserted;       // the first update has given the library every box
-    uint64_t moves;     // the scene's move list last seen
-    uint32_t *all;      // n slots 0..n-1: "every slot moved"
+    int inserted;    // the first update has given the library every box
+    uint64_t moves;  // the scene's move list last seen
+    uint32_t *all;   // n slots 0..n-1: "every slot moved"
 } peer_state;
 
 // The world box a peer library is told: the walls plus the reach of a box past them, widened to
@@ -123,21 +123,22 @@ static void peer_destroy(void *self)
     cd_free(p);
 }
 
-#define CD_PEER_METHOD(ident, kind, text)                                                                  \
-    static void *ident##_create(const cd_params *p, int threads, const cd_scene *s)                             \
-    {                                                                                                      \
-        (void)p; (void)threads;                                                                                           \
-        return peer_create(kind, s);                                                                       \
-    }                                                                                                      \
-    static const cd_broad_method cd_broad_##ident = {                                                             \
-        .name = #ident,                                                                                    \
-        .description = text,                                                                               \
-        .create = ident##_create,                                                                          \
-        .update = peer_update,                                                                             \
-        .remap = peer_remap,                                                                               \
-        .candidates = peer_candidates,                                                                     \
-        .shape_stats = NULL,                                                                               \
-        .destroy = peer_destroy,                                                                           \
+#define CD_PEER_METHOD(ident, kind, text)                                           \
+    static void *ident##_create(const cd_params *p, int threads, const cd_scene *s) \
+    {                                                                               \
+        (void)p;                                                                    \
+        (void)threads;                                                              \
+        return peer_create(kind, s);                                                \
+    }                                                                               \
+    static const cd_broad_method cd_broad_##ident = {                               \
+        .name = #ident,                                                             \
+        .description = text,                                                        \
+        .create = ident##_create,                                                   \
+        .update = peer_update,                                                      \
+        .remap = peer_remap,                                                        \
+        .candidates = peer_candidates,                                              \
+        .shape_stats = NULL,                                                        \
+        .destroy = peer_destroy,                                                    \
     };
 
 CD_PEER_METHOD(fcl_dynamic_tree, CD_PEER_FCL_DYNAMIC_TREE,
@@ -146,31 +147,42 @@ CD_PEER_METHOD(fcl_dynamic_tree_array, CD_PEER_FCL_DYNAMIC_TREE_ARRAY,
                "peer: FCL 0.7 DynamicAABBTreeCollisionManager_Array, update(moved objects), update() when all moved")
 CD_PEER_METHOD(fcl_sap, CD_PEER_FCL_SAP,
                "peer: FCL 0.7 SaPCollisionManager, objects re-registered when any moved (0.7.0 update() hangs)")
-CD_PEER_METHOD(fcl_ssap, CD_PEER_FCL_SSAP, "peer: FCL 0.7 SSaPCollisionManager (simple sweep and prune), update() when any moved")
+CD_PEER_METHOD(fcl_ssap, CD_PEER_FCL_SSAP,
+               "peer: FCL 0.7 SSaPCollisionManager (simple sweep and prune), update() when any moved")
 CD_PEER_METHOD(fcl_interval_tree, CD_PEER_FCL_INTERVAL_TREE,
                "peer: FCL 0.7 IntervalTreeCollisionManager, update() when any moved (0.7.0 update(obj) is wrong)")
 CD_PEER_METHOD(bullet_dbvt, CD_PEER_BULLET_DBVT,
                "peer: Bullet btDbvtBroadphase, setAabb for moved proxies (resting ones go static), pair cache")
-CD_PEER_METHOD(bullet_axis_sweep, CD_PEER_BULLET_AXIS_SWEEP, "peer: Bullet bt32BitAxisSweep3, setAabb for moved proxies, pair cache")
+CD_PEER_METHOD(bullet_axis_sweep, CD_PEER_BULLET_AXIS_SWEEP,
+               "peer: Bullet bt32BitAxisSweep3, setAabb for moved proxies, pair cache")
 #ifdef CD_PEER_HAVE_CGAL
 CD_PEER_METHOD(cgal_box_intersection, CD_PEER_CGAL_BOX_INTERSECTION,
-               "peer: CGAL 5.5 box_self_intersection_d (complete box intersection, closed boxes, cutoff 1000), all boxes per frame")
+               "peer: CGAL 5.5 box_self_intersection_d (complete box intersection, closed boxes, cutoff 1000), all "
+               "boxes per frame")
 #endif
 #ifdef CD_PEER_HAVE_ODE
 CD_PEER_METHOD(ode_hash, CD_PEER_ODE_HASH, "peer: ODE 0.16 dHashSpace, moved geoms marked with dGeomSetPosition")
-CD_PEER_METHOD(ode_sap, CD_PEER_ODE_SAP, "peer: ODE 0.16 dSweepAndPruneSpace (x, y, z), moved geoms marked with dGeomSetPosition")
+CD_PEER_METHOD(ode_sap, CD_PEER_ODE_SAP,
+               "peer: ODE 0.16 dSweepAndPruneSpace (x, y, z), moved geoms marked with dGeomSetPosition")
 CD_PEER_METHOD(ode_quadtree, CD_PEER_ODE_QUADTREE,
                "peer: ODE 0.16 dQuadTreeSpace (x-y blocks, ~8 cubes per leaf), moved geoms re-filed")
 #endif
 
 static const cd_broad_method *const peer_methods[] = {
-    &cd_broad_fcl_dynamic_tree, &cd_broad_fcl_dynamic_tree_array, &cd_broad_fcl_sap, &cd_broad_fcl_ssap,
-    &cd_broad_fcl_interval_tree, &cd_broad_bullet_dbvt, &cd_broad_bullet_axis_sweep,
+    &cd_broad_fcl_dynamic_tree,
+    &cd_broad_fcl_dynamic_tree_array,
+    &cd_broad_fcl_sap,
+    &cd_broad_fcl_ssap,
+    &cd_broad_fcl_interval_tree,
+    &cd_broad_bullet_dbvt,
+    &cd_broad_bullet_axis_sweep,
 #ifdef CD_PEER_HAVE_CGAL
     &cd_broad_cgal_box_intersection,
 #endif
 #ifdef CD_PEER_HAVE_ODE
-    &cd_broad_ode_hash, &cd_broad_ode_sap, &cd_broad_ode_quadtree,
+    &cd_broad_ode_hash,
+    &cd_broad_ode_sap,
+    &cd_broad_ode_quadtree,
 #endif
 };
 

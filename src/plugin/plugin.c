@@ -33,12 +33,20 @@ static int check_method(const cd_broad_method *m, size_t i, char *why, size_t le
     if (!m) return snprintf(why, len, "methods[%zu] is NULL: expected a cd_broad_method", i), -1;
     if (!good_name(m->name))
         return snprintf(why, len, "methods[%zu] has name '%s': expected letters, digits and _", i,
-                        m->name ? m->name : "(NULL)"), -1;
-    const char *missing = !m->description ? "description" : !m->create ? "create" : !m->update ? "update"
-                        : !m->candidates ? "candidates" : !m->destroy ? "destroy" : NULL;
+                        m->name ? m->name : "(NULL)"),
+               -1;
+    const char *missing = !m->description  ? "description"
+                          : !m->create     ? "create"
+                          : !m->update     ? "update"
+                          : !m->candidates ? "candidates"
+                          : !m->destroy    ? "destroy"
+                                           : NULL;
     if (missing)
-        return snprintf(why, len, "method '%s' has a NULL %s: expected name, description, create, update, candidates "
-                        "and destroy", m->name, missing), -1;
+        return snprintf(why, len,
+                        "method '%s' has a NULL %s: expected name, description, create, update, candidates "
+                        "and destroy",
+                        m->name, missing),
+               -1;
     char w[300];
     if (!cd_param_table_ok(m->params, m->param_count, w, sizeof w))
         return snprintf(why, len, "method '%s': params: %s", m->name, w), -1;
@@ -49,10 +57,12 @@ static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t le
 {
     if (!good_name(v->name))
         return snprintf(why, len, "variants[%zu] has name '%s': expected letters, digits and _", i,
-                        v->name ? v->name : "(NULL)"), -1;
+                        v->name ? v->name : "(NULL)"),
+               -1;
     if (!v->summary || !v->plan)
         return snprintf(why, len, "hierarchy variant '%s' has a NULL %s: expected name, summary and plan", v->name,
-                        v->summary ? "plan" : "summary"), -1;
+                        v->summary ? "plan" : "summary"),
+               -1;
     char w[300];
     if (!cd_param_table_ok(v->params, v->param_count, w, sizeof w))
         return snprintf(why, len, "hierarchy variant '%s': params: %s", v->name, w), -1;
@@ -65,9 +75,11 @@ static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t le
         if (k > 0 && k < plan.count - 1) ok = ok && plan.until[k] >= plan.until[k - 1];
     }
     if (!ok)
-        return snprintf(why, len, "hierarchy variant '%s': its plan (default parameters) has %d segments or a kind "
+        return snprintf(why, len,
+                        "hierarchy variant '%s': its plan (default parameters) has %d segments or a kind "
                         "that is no enum cd_bv_kind: expected 1 to %d segments of those kinds, depths increasing",
-                        v->name, plan.count, CD_BVH_PLAN_MAX), -1;
+                        v->name, plan.count, CD_BVH_PLAN_MAX),
+               -1;
     return 0;
 }
 
@@ -75,28 +87,38 @@ static int check_plugin(const cd_plugin *p, char *why, size_t len)
 {
     if (!p) return snprintf(why, len, CD_PLUGIN_ENTRY "() returned NULL: expected a cd_plugin"), -1;
     if (p->abi == 2)
-        return snprintf(why, len, "plugin ABI 2 (every method read the fixed struct cd_broad_params), this cdlab's is "
+        return snprintf(why, len,
+                        "plugin ABI 2 (every method read the fixed struct cd_broad_params), this cdlab's is "
                         "%d (each method and variant declares its own parameters in a cd_param_spec table; create "
                         "takes const cd_params * and the thread count; the plugin reports its build): expected the "
                         "plugin ported and rebuilt against this cdlab's headers (pkg-config cdlab; "
-                        "docs/extending.md#plugins)", CD_PLUGIN_ABI), -1;
+                        "docs/extending.md#plugins)",
+                        CD_PLUGIN_ABI),
+               -1;
     if (p->abi != CD_PLUGIN_ABI)
-        return snprintf(why, len, "plugin ABI %u, this cdlab's is %d: expected the plugin rebuilt against this "
-                        "cdlab's headers (pkg-config cdlab)", p->abi, CD_PLUGIN_ABI), -1;
+        return snprintf(why, len,
+                        "plugin ABI %u, this cdlab's is %d: expected the plugin rebuilt against this "
+                        "cdlab's headers (pkg-config cdlab)",
+                        p->abi, CD_PLUGIN_ABI),
+               -1;
     if (p->method_size != sizeof(cd_broad_method) || p->scene_size != sizeof(cd_scene) ||
         p->variant_size != sizeof(cd_bvh_variant))
-        return snprintf(why, len, "built with other headers of ABI %d (cd_broad_method %u bytes, cd_scene %u, "
+        return snprintf(why, len,
+                        "built with other headers of ABI %d (cd_broad_method %u bytes, cd_scene %u, "
                         "cd_bvh_variant %u; here %zu, %zu, %zu): expected the plugin rebuilt against this cdlab's "
-                        "headers", CD_PLUGIN_ABI, p->method_size, p->scene_size, p->variant_size,
-                        sizeof(cd_broad_method), sizeof(cd_scene), sizeof(cd_bvh_variant)), -1;
+                        "headers",
+                        CD_PLUGIN_ABI, p->method_size, p->scene_size, p->variant_size, sizeof(cd_broad_method),
+                        sizeof(cd_scene), sizeof(cd_bvh_variant)),
+               -1;
     if (!p->build)
         return snprintf(why, len, "no build: expected CD_PLUGIN_VERSION_FIELDS in its cd_plugin initializer"), -1;
     if (!good_name(p->name))
-        return snprintf(why, len, "plugin name '%s': expected letters, digits and _", p->name ? p->name : "(NULL)"),
-               -1;
+        return snprintf(why, len, "plugin name '%s': expected letters, digits and _", p->name ? p->name : "(NULL)"), -1;
     if ((p->method_count && !p->methods) || (p->variant_count && !p->variants))
-        return snprintf(why, len, "a count without its array: expected methods for method_count and variants for "
-                        "variant_count"), -1;
+        return snprintf(why, len,
+                        "a count without its array: expected methods for method_count and variants for "
+                        "variant_count"),
+               -1;
     if (p->method_count + p->variant_count == 0)
         return snprintf(why, len, "provides no method and no hierarchy variant: expected at least one"), -1;
     for (size_t i = 0; i < p->method_count; ++i)
@@ -163,8 +185,10 @@ int cd_plugins_load(const char *path, char *err, size_t err_len)
     dlerror();
     void *sym = dlsym(h, CD_PLUGIN_ENTRY);
     if (!sym) {
-        snprintf(err, err_len, "%s: no entry point " CD_PLUGIN_ENTRY ": expected a cdlab plugin exporting "
-                 "const cd_plugin *" CD_PLUGIN_ENTRY "(void) (cd_plugin.h)", path);
+        snprintf(err, err_len,
+                 "%s: no entry point " CD_PLUGIN_ENTRY ": expected a cdlab plugin exporting "
+                 "const cd_plugin *" CD_PLUGIN_ENTRY "(void) (cd_plugin.h)",
+                 path);
         dlclose(h);
         return -1;
     }

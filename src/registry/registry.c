@@ -98,7 +98,8 @@ static const char *method_taken(const registry *r, const cd_broad_method *const 
 {
     for (size_t i = 0; i < r->count; ++i)
         if (strcmp(r->all[i]->name, name) == 0)
-            return i < r->builtin ? "the built-in method of that name" : "the method of that name of a plugin loaded before";
+            return i < r->builtin ? "the built-in method of that name"
+                                  : "the method of that name of a plugin loaded before";
     for (size_t i = 0; i < upto; ++i)
         if (strcmp(m[i]->name, name) == 0) return "another method of that name in the same plugin";
     return NULL;
@@ -110,7 +111,8 @@ static const char *variant_taken(const registry *r, const cd_bvh_variant *v, siz
     while (cd_bvh_variants[builtin].name) ++builtin;
     for (size_t i = 0; i < r->variant_count; ++i)
         if (strcmp(r->variants[i]->name, name) == 0)
-            return i < builtin ? "the built-in variant of that name" : "the variant of that name of a plugin loaded before";
+            return i < builtin ? "the built-in variant of that name"
+                               : "the variant of that name of a plugin loaded before";
     for (size_t i = 0; i < upto; ++i)
         if (strcmp(v[i].name, name) == 0) return "another variant of that name in the same plugin";
     return NULL;
@@ -123,16 +125,15 @@ int cd_registry_add(const cd_broad_method *const *m, size_t nm, const cd_bvh_var
     for (size_t i = 0; i < nm; ++i) {
         const char *taken = method_taken(r, m, i, m[i]->name);
         if (taken) {
-            snprintf(why, why_len, "method '%s' clashes with %s: expected a name of its own", m[i]->name,
-                     taken);
+            snprintf(why, why_len, "method '%s' clashes with %s: expected a name of its own", m[i]->name, taken);
             return -1;
         }
     }
     for (size_t i = 0; i < nv; ++i) {
         const char *taken = variant_taken(r, v, i, v[i].name);
         if (taken) {
-            snprintf(why, why_len, "hierarchy variant '%s' clashes with %s: expected a name of its own",
-                     v[i].name, taken);
+            snprintf(why, why_len, "hierarchy variant '%s' clashes with %s: expected a name of its own", v[i].name,
+                     taken);
             return -1;
         }
     }

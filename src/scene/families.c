@@ -43,14 +43,12 @@ double scene_draw_edge(cd_rng *r, const cd_scene_params *p)
     double s = p->size, k = p->size_ratio;
     if (k == 1.0) return s;
     switch (p->size_dist) {
-    case CD_SIZE_LOGUNIFORM:
-        return s * pow(k, cd_rng_uniform(r));
+    case CD_SIZE_LOGUNIFORM: return s * pow(k, cd_rng_uniform(r));
     case CD_SIZE_PARETO: {  // inverse of the bounded Pareto's distribution function
         double a = CD_SCENE_PARETO_SHAPE, e = s * pow(1.0 - cd_rng_uniform(r) * (1.0 - pow(k, -a)), -1.0 / a);
         return e < s * k ? e : s * k;
     }
-    default:
-        return cd_rng_range(r, s, s * k);
+    default: return cd_rng_range(r, s, s * k);
     }
 }
 
@@ -65,7 +63,10 @@ static double normal(cd_rng *r)
 
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-static cd_vec3 uniform_vec(cd_rng *r, double a) { return cd_v3(cd_rng_range(r, -a, a), cd_rng_range(r, -a, a), cd_rng_range(r, -a, a)); }
+static cd_vec3 uniform_vec(cd_rng *r, double a)
+{
+    return cd_v3(cd_rng_range(r, -a, a), cd_rng_range(r, -a, a), cd_rng_range(r, -a, a));
+}
 
 // K clusters: centres uniform in the world, each with a drift velocity (components uniform in
 // [−speed, speed]); a cube joins a cluster at random, sits at a Gaussian offset of σ per axis
@@ -85,8 +86,9 @@ static void place_clusters(cd_scene *s, const cd_scene_params *p, cd_rng *place,
     for (uint32_t i = 0; i < s->count; ++i) {
         uint32_t c = (uint32_t)cd_rng_below(place, k);
         double e = scene_draw_edge(place, p);
-        cd_vec3 x = cd_v3(clamp(centre[c].x + sigma * normal(place), 0, L), clamp(centre[c].y + sigma * normal(place), 0, L),
-                          clamp(centre[c].z + sigma * normal(place), 0, L));
+        cd_vec3 x =
+            cd_v3(clamp(centre[c].x + sigma * normal(place), 0, L), clamp(centre[c].y + sigma * normal(place), 0, L),
+                  clamp(centre[c].z + sigma * normal(place), 0, L));
         cd_scene_set_pose(s, i, x, cd_rng_rotation(place), cd_v3(0.5 * e, 0.5 * e, 0.5 * e));
         cd_scene_set_motion(s, i, cd_v3_add(drift[c], uniform_vec(motion, CLUSTER_JITTER * p->speed)),
                             uniform_vec(motion, p->spin));
@@ -122,9 +124,11 @@ static void place_level(cd_scene *s, const cd_scene_params *p, cd_rng *place, cd
         if (i < 3) {
             c = cd_v3(0.5 * L, 0.5 * L, floor_z + t), h = cd_v3(0.5 * L, 0.5 * L, t);
         } else if (i < 6) {
-            c = cd_v3(0.25 * (double)(i - 2) * L, 0.35 * L, floor_z + 0.5 * storey), h = cd_v3(t, 0.35 * L, 0.5 * storey);
+            c = cd_v3(0.25 * (double)(i - 2) * L, 0.35 * L, floor_z + 0.5 * storey),
+            h = cd_v3(t, 0.35 * L, 0.5 * storey);
         } else {
-            c = cd_v3(0.65 * L, 0.25 * (double)(i - 5) * L, floor_z + 0.5 * storey), h = cd_v3(0.35 * L, t, 0.5 * storey);
+            c = cd_v3(0.65 * L, 0.25 * (double)(i - 5) * L, floor_z + 0.5 * storey),
+            h = cd_v3(0.35 * L, t, 0.5 * storey);
         }
         cd_scene_set_pose(s, i, c, cd_q_identity(), h);
     }

@@ -12,8 +12,8 @@
 
 cd_scene_params cd_scene_params_default(void)
 {
-    return (cd_scene_params){.cubes = 1000, .size = 1.0, .size_ratio = 1.0, .density = 0.05,
-                             .speed = 0.05, .spin = 0.01, .seed = 42};
+    return (cd_scene_params){
+        .cubes = 1000, .size = 1.0, .size_ratio = 1.0, .density = 0.05, .speed = 0.05, .spin = 0.01, .seed = 42};
 }
 
 // The density is the volume fraction of the cubes in the world cube; on the ground, of the
@@ -21,7 +21,8 @@ cd_scene_params cd_scene_params_default(void)
 double cd_scene_world_side(const cd_scene_params *p)
 {
     double volume = (double)p->cubes * scene_mean_edge_cubed(p), top = p->size * p->size_ratio;
-    if (p->layout == CD_LAYOUT_LEVEL) volume = (double)(p->cubes - scene_level_slabs(p->cubes)) * scene_mean_edge_cubed(p);
+    if (p->layout == CD_LAYOUT_LEVEL)
+        volume = (double)(p->cubes - scene_level_slabs(p->cubes)) * scene_mean_edge_cubed(p);
     double side = p->layout == CD_LAYOUT_GROUND ? sqrt(volume / (p->density * 2.0 * top)) : cbrt(volume / p->density);
     double diag = top * sqrt(3.0);
     return side > diag ? side : diag;
@@ -36,7 +37,10 @@ size_t cd_scene_bytes_per_cube(void)
     return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_aabbf) + sizeof(cd_posef) + 3 * sizeof(uint32_t) + 1;
 }
 
-#define SCENE_ARRAYS(s) {&(s)->vx, &(s)->vy, &(s)->vz, &(s)->tw, &(s)->tx, &(s)->ty, &(s)->tz}
+#define SCENE_ARRAYS(s)                                                      \
+    {                                                                        \
+        &(s)->vx, &(s)->vy, &(s)->vz, &(s)->tw, &(s)->tx, &(s)->ty, &(s)->tz \
+    }
 
 cd_scene *cd_scene_create_empty(uint32_t n, double world)
 {
@@ -173,12 +177,12 @@ static void chunk_bounds(chunk_cols *k, uint32_t n)
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
 // through a wall by at most its half-diagonal, as in the seed report's scene. Selects, no
 // branches, so the motion loop vectorises.
-#define REFLECT(c, v, L)                                                                \
-    do {                                                                                \
+#define REFLECT(c, v, L)                                                                 \
+    do {                                                                                 \
         float v_ = v[i], x_ = c[i] + v_, low_ = -x_, high_ = 2.0f * L - x_, back_ = -v_; \
-        int below_ = x_ < 0.0f, above_ = x_ > L;                                        \
-        c[i] = below_ ? low_ : (above_ ? high_ : x_);                                   \
-        v[i] = below_ | above_ ? back_ : v_;                                            \
+        int below_ = x_<0.0f, above_ = x_> L;                                            \
+        c[i] = below_ ? low_ : (above_ ? high_ : x_);                                    \
+        v[i] = below_ | above_ ? back_ : v_;                                             \
     } while (0)
 
 // Centres move and bounce; one axis per call. The velocities are stored only when a cube of the
@@ -327,8 +331,6 @@ static void boxes_out(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
         box[i] = (cd_aabbf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
 }
 
-
-
 // Streaming (non-temporal) stores: sixteen bytes at a time once dst is aligned, the rest plain.
 static void stream_copy(void *restrict dst, const void *restrict src, size_t bytes)
 {
@@ -454,7 +456,8 @@ static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, flo
         poses_out(pose, &k, n);
         for (uint32_t i = 0; i < n; ++i) {
             if (!(st[i] & CD_SCENE_AWAKE)) continue;
-            moved += note_changed(&s->box[b + i], &box[i], 1, b + i, &s->moved_flag[b + i], s->moved_slot + first + moved);
+            moved +=
+                note_changed(&s->box[b + i], &box[i], 1, b + i, &s->moved_flag[b + i], s->moved_slot + first + moved);
             s->box[b + i] = box[i];
             s->pose[b + i] = pose[i];
         }
@@ -531,13 +534,13 @@ static uint32_t morton_spread(float x, float scale)
 // every pass reads through a nearly sorted order, so it streams. An in-place walk of the
 // permutation's cycles needed 16 B per cube but jumped across all ten arrays at once and was about
 // three times slower. The `tail` records after the n cubes keep their places.
-#define GATHER_INTO(type, array, order, n, tail)                                    \
-    do {                                                                            \
-        type *gathered_ = cd_alloc(((size_t)(n) + (tail)) * sizeof(type));          \
-        for (uint32_t k_ = 0; k_ < (n); ++k_) gathered_[k_] = (array)[(order)[k_]];  \
+#define GATHER_INTO(type, array, order, n, tail)                                      \
+    do {                                                                              \
+        type *gathered_ = cd_alloc(((size_t)(n) + (tail)) * sizeof(type));            \
+        for (uint32_t k_ = 0; k_ < (n); ++k_) gathered_[k_] = (array)[(order)[k_]];   \
         for (uint32_t k_ = (n); k_ < (n) + (tail); ++k_) gathered_[k_] = (array)[k_]; \
-        cd_free(array);                                                             \
-        (array) = gathered_;                                                        \
+        cd_free(array);                                                               \
+        (array) = gathered_;                                                          \
     } while (0)
 
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half

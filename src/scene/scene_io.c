@@ -63,8 +63,10 @@ int cd_scene_check_world(double world, double extent, char *why, size_t len)
     }
     const double factor = 16777216.0;  // 2^24: the float positions' precision
     if (extent > 0.0 && (world > extent * factor || world < extent / factor)) {
-        snprintf(why, len, "the objects reach %.6g: expected a world side within a factor 2^24 of that (%.6g to "
-                 "%.6g), the precision of the float positions", extent, extent / factor, extent * factor);
+        snprintf(why, len,
+                 "the objects reach %.6g: expected a world side within a factor 2^24 of that (%.6g to "
+                 "%.6g), the precision of the float positions",
+                 extent, extent / factor, extent * factor);
         return -1;
     }
     return 0;
@@ -100,8 +102,8 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
         }
         for (int k = 0; k < NCOL; ++k)
             if (cd_csv_parse_double(row->fields[k], &v[k]) != 0 || !(fabs(v[k]) <= CD_SCENE_MAX_COORD)) {
-                snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'", path, row->line,
-                         columns[k], row->fields[k]);
+                snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'", path,
+                         row->line, columns[k], row->fields[k]);
                 goto fail;
             }
         cd_quat q = {v[4], v[5], v[6], v[7]};

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 enum {
-    HEADER = 80,           // cdlab header bytes
-    POSE_FLOATS = 7,       // qw qx qy qz x y z
-    BM_HEADER = 304,       // Broadmark: name[128], type[128], 4 × i32, world box of 2 × 4 floats
-    BM_BOX_FLOATS = 8,     // min x y z 0, max x y z 0
+    HEADER = 80,        // cdlab header bytes
+    POSE_FLOATS = 7,    // qw qx qy qz x y z
+    BM_HEADER = 304,    // Broadmark: name[128], type[128], 4 × i32, world box of 2 × 4 floats
+    BM_BOX_FLOATS = 8,  // min x y z 0, max x y z 0
     MAX_OBJECTS = 100000000,
 };
 static const char MAGIC[8] = {'C', 'D', 'L', 'T', 'R', 'A', 'C', 'E'};
@@ -42,7 +42,10 @@ static int fail(char *err, size_t len, const char *path, uint64_t offset, const 
     return -1;
 }
 
-static uint32_t get_u32(const unsigned char *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
+static uint32_t get_u32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
 static uint64_t get_u64(const unsigned char *b) { return get_u32(b) | (uint64_t)get_u32(b + 4) << 32; }
 static float get_f32(const unsigned char *b)
 {
@@ -103,17 +106,23 @@ static int check_world(cd_trace *t, uint64_t at, char *err, size_t len)
 static int check_size(cd_trace *t, uint64_t head, uint64_t rec, uint64_t count_at, char *err, size_t len)
 {
     uint64_t n = t->info.objects, want = expected_size(head, n, t->info.frames, rec), have = t->info.bytes;
-    if (!want) return fail(err, len, t->path, count_at, "%llu objects × %llu frames overflow a file size",
-                           (unsigned long long)n, (unsigned long long)t->info.frames);
-    if (have < head) return fail(err, len, t->path, have, "truncated: the header and half-extents need %llu bytes, the file has %llu",
-                                 (unsigned long long)head, (unsigned long long)have);
+    if (!want)
+        return fail(err, len, t->path, count_at, "%llu objects × %llu frames overflow a file size",
+                    (unsigned long long)n, (unsigned long long)t->info.frames);
+    if (have < head)
+        return fail(err, len, t->path, have,
+                    "truncated: the header and half-extents need %llu bytes, the file has %llu",
+                    (unsigned long long)head, (unsigned long long)have);
     if (have < want)
-        return fail(err, len, t->path, count_at,
-                    "frame count %llu needs %llu bytes, the file has %llu (%llu whole frames): truncated or a frame count "
-                    "beyond the file", (unsigned long long)t->info.frames, (unsigned long long)want,
-                    (unsigned long long)have, (unsigned long long)((have - head) / (n * rec)));
+        return fail(
+            err, len, t->path, count_at,
+            "frame count %llu needs %llu bytes, the file has %llu (%llu whole frames): truncated or a frame count "
+            "beyond the file",
+            (unsigned long long)t->info.frames, (unsigned long long)want, (unsigned long long)have,
+            (unsigned long long)((have - head) / (n * rec)));
     if (have > want)
-        return fail(err, len, t->path, want, "%llu bytes after frame %llu, the last the header counts: wrong object or frame count",
+        return fail(err, len, t->path, want,
+                    "%llu bytes after frame %llu, the last the header counts: wrong object or frame count",
                     (unsigned long long)(have - want), (unsigned long long)t->info.frames - 1);
     return 0;
 }
@@ -126,7 +135,8 @@ static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len
     if (flags != 0) return fail(err, len, t->path, 12, "flags %u: expected 0", flags);
     t->info.objects = get_u64(h + 16), t->info.frames = get_u64(h + 24);
     if (t->info.objects < 1 || t->info.objects > MAX_OBJECTS)
-        return fail(err, len, t->path, 16, "object count %llu: expected 1..%d", (unsigned long long)t->info.objects, MAX_OBJECTS);
+        return fail(err, len, t->path, 16, "object count %llu: expected 1..%d", (unsigned long long)t->info.objects,
+                    MAX_OBJECTS);
     if (t->info.frames < 1) return fail(err, len, t->path, 24, "frame count 0: expected at least 1");
     for (int k = 0; k < 3; ++k) t->info.lo[k] = get_f64(h + 32 + 8 * k), t->info.hi[k] = get_f64(h + 56 + 8 * k);
     if (check_world(t, 32, err, len)) return -1;
@@ -143,8 +153,10 @@ static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len
         t->half[i] = get_f32(b + 4 * i);
         if (!(t->half[i] >= 0.0f && t->half[i] <= MAX_COORD)) {
             cd_free(b);
-            return fail(err, len, t->path, HEADER + 4 * i, "half-extent %llu of object %llu is %g: expected 0..1e30 (an "
-                        "inverted or NaN box)", (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)t->half[i]);
+            return fail(err, len, t->path, HEADER + 4 * i,
+                        "half-extent %llu of object %llu is %g: expected 0..1e30 (an "
+                        "inverted or NaN box)",
+                        (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)t->half[i]);
         }
     }
     cd_free(b);
@@ -157,13 +169,16 @@ static int open_broadmark(cd_trace *t, const unsigned char *h, char *err, size_t
 {
     t->info.format = CD_TRACE_BROADMARK;
     if (!memchr(h, 0, 128) || !memchr(h + 128, 0, 128))
-        return fail(err, len, t->path, 0, "not a cdlab trace (magic CDLTRACE) nor a Broadmark .aabbs scene (no "
+        return fail(err, len, t->path, 0,
+                    "not a cdlab trace (magic CDLTRACE) nor a Broadmark .aabbs scene (no "
                     "NUL-terminated scene name and object type in its first 256 bytes)");
     memcpy(t->info.name, h, 128), memcpy(t->info.type, h + 128, 128);
     int32_t n = (int32_t)get_u32(h + 256), frames = (int32_t)get_u32(h + 260);
-    if (n < 1 || n > MAX_OBJECTS) return fail(err, len, t->path, 256, "object count %d: expected 1..%d", n, MAX_OBJECTS);
+    if (n < 1 || n > MAX_OBJECTS)
+        return fail(err, len, t->path, 256, "object count %d: expected 1..%d", n, MAX_OBJECTS);
     if (frames < 1) return fail(err, len, t->path, 260, "frame count %d: expected at least 1", frames);
-    if (get_u32(h + 264) || get_u32(h + 268)) return fail(err, len, t->path, 264, "padding is not zero: not a Broadmark scene");
+    if (get_u32(h + 264) || get_u32(h + 268))
+        return fail(err, len, t->path, 264, "padding is not zero: not a Broadmark scene");
     t->info.objects = (uint64_t)n, t->info.frames = (uint64_t)frames;
     for (int k = 0; k < 3; ++k) t->info.lo[k] = get_f32(h + 272 + 4 * k), t->info.hi[k] = get_f32(h + 288 + 4 * k);
     if (get_f32(h + 284) != 0.0f || get_f32(h + 300) != 0.0f)
@@ -189,9 +204,12 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
                             (unsigned long long)frame, (unsigned long long)i, (double)v[k]);
         double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
         if (!(q2 >= 0.25 && q2 <= 4.0))
-            return fail(err, len, t->path, at + 4 * POSE_FLOATS * i, "frame %llu object %llu: quaternion of norm %g: expected "
-                        "0.5..2", (unsigned long long)frame, (unsigned long long)i, sqrt(q2));
-        *p = (cd_posef){{v[4], v[5], v[6]}, {v[0], v[1], v[2], v[3]}, {t->half[3 * i], t->half[3 * i + 1], t->half[3 * i + 2]}};
+            return fail(err, len, t->path, at + 4 * POSE_FLOATS * i,
+                        "frame %llu object %llu: quaternion of norm %g: expected "
+                        "0.5..2",
+                        (unsigned long long)frame, (unsigned long long)i, sqrt(q2));
+        *p = (cd_posef){
+            {v[4], v[5], v[6]}, {v[0], v[1], v[2], v[3]}, {t->half[3 * i], t->half[3 * i + 1], t->half[3 * i + 2]}};
         return 0;
     }
     const unsigned char *b = t->raw + 4 * BM_BOX_FLOATS * i;
@@ -201,10 +219,12 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
         if (!(fabsf(lo[k]) <= MAX_COORD && fabsf(hi[k]) <= MAX_COORD && lo[k] <= hi[k]))
             return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 4 * (uint64_t)k,
                         "frame %llu object %llu: box axis %d is [%g, %g]: expected finite bounds, min <= max (NaN or "
-                        "inverted box)", (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k]);
+                        "inverted box)",
+                        (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k]);
     if (lo[3] != 0.0f || hi[3] != 0.0f)
-        return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 12, "frame %llu object %llu: fourth components not zero",
-                    (unsigned long long)frame, (unsigned long long)i);
+        return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 12,
+                    "frame %llu object %llu: fourth components not zero", (unsigned long long)frame,
+                    (unsigned long long)i);
     // Centre and half-extents in double, each rounded to float once.
     for (int k = 0; k < 3; ++k) {
         p->c[k] = (float)(0.5 * ((double)lo[k] + hi[k]));
@@ -221,7 +241,8 @@ int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t
     if (fseeko(t->f, (off_t)at, SEEK_SET) != 0) return fail(err, len, t->path, at, "cannot seek: %s", strerror(errno));
     size_t got = fread(t->raw, 1, t->frame_bytes, t->f);
     if (got != t->frame_bytes)
-        return fail(err, len, t->path, at + got, "ended early in frame %llu of %llu (the file is shorter than its header says)",
+        return fail(err, len, t->path, at + got,
+                    "ended early in frame %llu of %llu (the file is shorter than its header says)",
                     (unsigned long long)frame, (unsigned long long)t->info.frames);
     for (uint64_t i = 0; i < t->info.objects; ++i)
         if (decode(t, frame, i, &pose[i], err, len)) return -1;
@@ -246,9 +267,11 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
     } else if (got == BM_HEADER && ends_with(path, ".aabbs")) {
         if (open_broadmark(t, h, err, len)) goto bad;
     } else {
-        fail(err, len, path, 0, got >= HEADER || ends_with(path, ".aabbs")
-                                    ? "not a cdlab trace (magic CDLTRACE) nor a Broadmark .aabbs scene"
-                                    : "truncated: %zu bytes, shorter than any trace header", got);
+        fail(err, len, path, 0,
+             got >= HEADER || ends_with(path, ".aabbs")
+                 ? "not a cdlab trace (magic CDLTRACE) nor a Broadmark .aabbs scene"
+                 : "truncated: %zu bytes, shorter than any trace header",
+             got);
         goto bad;
     }
     t->raw = cd_alloc(t->frame_bytes);
@@ -357,8 +380,7 @@ int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi
     bad |= fclose(w->f) != 0;
     w->f = NULL;
     if (bad || rename(w->tmp, w->path) != 0) {
-        snprintf(err, len, "%s: %s", w->frames ? w->tmp : w->path,
-                 w->frames ? strerror(errno) : "no frame to write");
+        snprintf(err, len, "%s: %s", w->frames ? w->tmp : w->path, w->frames ? strerror(errno) : "no frame to write");
         cd_trace_writer_abort(w);
         return -1;
     }
@@ -390,8 +412,9 @@ struct cd_trace_replay {
 static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
 {
     if (r->next >= r->trace->info.frames)
-        return fail(err, len, r->trace->path, r->trace->info.bytes, "ended early: the run needs frame %llu, the trace has %llu",
-                    (unsigned long long)r->next, (unsigned long long)r->trace->info.frames);
+        return fail(err, len, r->trace->path, r->trace->info.bytes,
+                    "ended early: the run needs frame %llu, the trace has %llu", (unsigned long long)r->next,
+                    (unsigned long long)r->trace->info.frames);
     if (cd_trace_read(r->trace, r->next, r->pose, err, len)) return -1;
     int shifted = r->shift[0] != 0.0 || r->shift[1] != 0.0 || r->shift[2] != 0.0;
     for (uint32_t i = 0; i < s->count; ++i) {

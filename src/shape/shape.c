@@ -3,10 +3,7 @@
 
 #include <float.h>
 
-cd_obb cd_obb_from_pose(cd_vec3 c, cd_quat q, cd_vec3 half)
-{
-    return (cd_obb){c, cd_q_to_m3(q), half};
-}
+cd_obb cd_obb_from_pose(cd_vec3 c, cd_quat q, cd_vec3 half) { return (cd_obb){c, cd_q_to_m3(q), half}; }
 
 // The radius r = Σ|a_j[i]|·h_j is computed with at most 5 roundings, each at most a relative
 // half-ulp of the running sum, so (1 + 8·DBL_EPSILON)·r bounds the exact value; the subtraction

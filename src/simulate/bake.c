@@ -19,9 +19,8 @@ void cd_sim_cache_key(const cd_sim_params *p, char key[17])
 {
     char text[512];
     snprintf(text, sizeof text, "cdlab simulate %d|%s|%u|%llu|%u|%.17g|%.17g|%.17g|%llu|bullet %d", SIM_VERSION,
-             cd_sim_kind_names[p->kind],
-             p->objects, (unsigned long long)p->frames, p->steps, p->size, p->size_ratio, p->density,
-             (unsigned long long)p->seed, cd_sim_bullet_version());
+             cd_sim_kind_names[p->kind], p->objects, (unsigned long long)p->frames, p->steps, p->size, p->size_ratio,
+             p->density, (unsigned long long)p->seed, cd_sim_bullet_version());
     uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
     for (const char *c = text; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
     snprintf(key, 17, "%016llx", (unsigned long long)h);
@@ -43,8 +42,8 @@ static int on_frame(void *arg, uint64_t frame, const float *raw)
     bake_ctx *b = arg;
     for (uint32_t i = 0; i < b->p->objects; ++i) {
         const float *r = raw + 7 * (size_t)i;
-        b->pose[i] = (cd_posef){{r[4], r[5], r[6]}, {r[0], r[1], r[2], r[3]},
-                                {b->half[3 * i], b->half[3 * i + 1], b->half[3 * i + 2]}};
+        b->pose[i] = (cd_posef){
+            {r[4], r[5], r[6]}, {r[0], r[1], r[2], r[3]}, {b->half[3 * i], b->half[3 * i + 1], b->half[3 * i + 2]}};
     }
     if (cd_trace_writer_frame(b->w, b->pose, b->err, b->err_len)) return -1;
     uint64_t now = cd_now_ns();

@@ -20,7 +20,8 @@
 
 extern "C" const char *const cd_sim_kind_names[] = {"brownian", "free_fall", "gravity", "pile", nullptr};
 
-namespace {
+namespace
+{
 
 const btScalar kDt = btScalar(1.0 / 60.0);
 const btScalar kG = btScalar(9.81);
@@ -84,10 +85,7 @@ void add_container(World &w, double L, double H, bool closed)
 }
 
 // Mean of e³ for e uniform in [a, a·r].
-double mean_cube(double a, double r)
-{
-    return r == 1.0 ? a * a * a : a * a * a * (r * r * r * r - 1) / (4 * (r - 1));
-}
+double mean_cube(double a, double r) { return r == 1.0 ? a * a * a : a * a * a * (r * r * r * r - 1) / (4 * (r - 1)); }
 
 // Initial centres of the spread scenes: the first N cells, in a seeded order, of an m × m × m'
 // lattice of spacing s over the box (every cell a cube of side s >= d, the largest diagonal, so no
@@ -134,7 +132,8 @@ std::vector<btVector3> place_heap(Rng &rng, std::uint32_t n, double s, double *r
                 double k = column(R, static_cast<double>(x) * s, static_cast<double>(y) * s);
                 total += k;
                 for (std::uint64_t z = 0; cells && z < k; ++z)
-                    cells->push_back((z * w + static_cast<std::uint64_t>(y + h)) * w + static_cast<std::uint64_t>(x + h));
+                    cells->push_back((z * w + static_cast<std::uint64_t>(y + h)) * w +
+                                     static_cast<std::uint64_t>(x + h));
             }
         return total;
     };
@@ -190,7 +189,8 @@ void push(World &w, Rng &rng, cd_sim_kind kind, const btVector3 &centre, double 
     for (auto &b : w.bodies) {
         btScalar m = btScalar(1) / b->getInvMass();
         if (kind == CD_SIM_BROWNIAN) {
-            btVector3 v(btScalar(rng.range(-kick, kick)), btScalar(rng.range(-kick, kick)), btScalar(rng.range(-kick, kick)));
+            btVector3 v(btScalar(rng.range(-kick, kick)), btScalar(rng.range(-kick, kick)),
+                        btScalar(rng.range(-kick, kick)));
             b->applyCentralImpulse(v * m);
         } else if (kind == CD_SIM_GRAVITY) {
             btVector3 to = centre - b->getWorldTransform().getOrigin();
@@ -210,14 +210,16 @@ extern "C" int cd_sim_run(const cd_sim_params *p, float *half, cd_sim_frame_fn f
     const std::uint32_t n = p->objects;
     std::vector<double> edge(n);
     for (auto &e : edge) e = p->size * (p->size_ratio > 1 ? rng.range(1, p->size_ratio) : 1.0);
-    for (std::uint32_t i = 0; i < n; ++i) half[3 * i] = half[3 * i + 1] = half[3 * i + 2] = static_cast<float>(edge[i] / 2);
+    for (std::uint32_t i = 0; i < n; ++i)
+        half[3 * i] = half[3 * i + 1] = half[3 * i + 2] = static_cast<float>(edge[i] / 2);
     const double L = std::cbrt(n * mean_cube(p->size, p->size_ratio) / p->density);
     const double d = p->size * p->size_ratio * std::sqrt(3.0) * 1.02;
     const bool falls = p->kind == CD_SIM_FREE_FALL || p->kind == CD_SIM_PILE, pile = p->kind == CD_SIM_PILE;
     double height, side = std::max(L, d);
     std::vector<btVector3> c;
     if (pile) {  // the heap on the middle of a floor at least two cells wider than it on every side
-        const double s = p->size * p->size_ratio * (1 + std::sqrt(2.0) * std::sin(kTilt) + 2 * (1 - std::cos(kTilt))) * 1.02;
+        const double s =
+            p->size * p->size_ratio * (1 + std::sqrt(2.0) * std::sin(kTilt) + 2 * (1 - std::cos(kTilt))) * 1.02;
         double radius;
         c = place_heap(rng, n, s, &radius, &height);
         side = std::max(side, 2 * radius + 4 * s);

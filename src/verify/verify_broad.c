@@ -76,24 +76,12 @@ static void perturb(cd_rng *r, cd_scene *s)
             *x = (float)(L * (double)cd_rng_below(r, (uint64_t)cells + 1) / cells);  // a split plane or wall
         } else if (mode & 2) {
             switch (cd_rng_below(r, 6)) {
-            case 0:
-                *x = 0.0f;
-                break;
-            case 1:
-                *x = (float)L;
-                break;
-            case 2:
-                *x = (float)-h;
-                break;  // touching a wall from outside
-            case 3:
-                *x = (float)(L + h);
-                break;
-            case 4:
-                *x = (float)(-cd_rng_range(r, 0.0, 0.6) * L - h);
-                break;  // wholly outside
-            default:
-                *x = (float)(L * (1.0 + cd_rng_range(r, 0.0, 0.6)) + h);
-                break;
+            case 0: *x = 0.0f; break;
+            case 1: *x = (float)L; break;
+            case 2: *x = (float)-h; break;  // touching a wall from outside
+            case 3: *x = (float)(L + h); break;
+            case 4: *x = (float)(-cd_rng_range(r, 0.0, 0.6) * L - h); break;  // wholly outside
+            default: *x = (float)(L * (1.0 + cd_rng_range(r, 0.0, 0.6)) + h); break;
             }
         }
     }
@@ -487,8 +475,11 @@ void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m,
         // method (all) hands every pair to the narrow step, O(n²) per frame as the reference, about
         // 20x sap's time over the scenes (47 s of CPU against 2.4): it sees every 8th scene.
         t[k] = (cd_verify_tally){.method = m[k],
-                                 .stride = strncmp(m[k]->description, "peer:", 5) == 0 ? 4 : m[k]->untested ? 8 : 1,
-                                 .first_bad = -1, .repro = -1};
+                                 .stride = strncmp(m[k]->description, "peer:", 5) == 0 ? 4
+                                           : m[k]->untested                            ? 8
+                                                                                       : 1,
+                                 .first_bad = -1,
+                                 .repro = -1};
 }
 
 static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t count, scratch *w, cd_verify_totals *tot)
@@ -661,8 +652,10 @@ static int record_trace(const cd_scene_params *p, int frames, const char *path, 
         for (uint32_t i = 0; i < s->count; ++i) pose[s->ident[i]] = s->pose[i];
         rc = cd_trace_writer_frame(tw, pose, err, err_len);
     }
-    if (rc) cd_trace_writer_abort(tw);
-    else rc = cd_trace_writer_close(tw, NULL, NULL, err, err_len);
+    if (rc)
+        cd_trace_writer_abort(tw);
+    else
+        rc = cd_trace_writer_close(tw, NULL, NULL, err, err_len);
     cd_free(pose);
     cd_free(half);
     cd_scene_destroy(s);
@@ -717,20 +710,28 @@ int cd_verify_broad_traces(cd_verify_tally *t, size_t count, const char *dir, cd
     p.cubes = 700, p.layout = CD_LAYOUT_CLUSTERS, p.size_dist = CD_SIZE_PARETO, p.size_ratio = 8;
     p.clusters = 5, p.cluster_sigma = 0.1, p.still = 0.5, p.sleep = 2, p.speed = 0.4, p.spin = 0.2, p.seed = 7;
     snprintf(path, sizeof path, "%s/clusters.trace", dir);
-    if (record_trace(&p, 6, path, err, err_len) || cd_verify_broad_trace(t, count, path, totals, err, err_len)) return -1;
+    if (record_trace(&p, 6, path, err, err_len) || cd_verify_broad_trace(t, count, path, totals, err, err_len))
+        return -1;
     n++;
     // Broadmark's file of a ground layer of log-uniform sizes.
     p = cd_scene_params_default();
     p.cubes = 600, p.layout = CD_LAYOUT_GROUND, p.size_dist = CD_SIZE_LOGUNIFORM, p.size_ratio = 4, p.speed = 0.3;
     p.seed = 11;
     snprintf(path, sizeof path, "%s/ground.aabbs", dir);
-    if (write_aabbs(&p, 5, path, err, err_len) || cd_verify_broad_trace(t, count, path, totals, err, err_len)) return -1;
+    if (write_aabbs(&p, 5, path, err, err_len) || cd_verify_broad_trace(t, count, path, totals, err, err_len))
+        return -1;
     n++;
 #ifdef CD_HAVE_SIMULATE
     // Every simulation, short: a few hundred boxes, 6 frames of 4 steps (the pile still settling).
     for (int k = 0; cd_sim_kind_names[k]; ++k) {
-        cd_sim_params sp = {.kind = (cd_sim_kind)k, .objects = 300, .frames = 6, .steps = 4, .size = 1,
-                            .size_ratio = k % 2 ? 3 : 1, .density = 0.1, .seed = 5};
+        cd_sim_params sp = {.kind = (cd_sim_kind)k,
+                            .objects = 300,
+                            .frames = 6,
+                            .steps = 4,
+                            .size = 1,
+                            .size_ratio = k % 2 ? 3 : 1,
+                            .density = 0.1,
+                            .seed = 5};
         int baked;
         if (cd_sim_bake_cached(&sp, dir, 0, path, sizeof path, &baked, err, err_len) ||
             cd_verify_broad_trace(t, count, path, totals, err, err_len))

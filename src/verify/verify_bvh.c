@@ -70,8 +70,8 @@ static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, c
             t->pairs_compared += ref[k].count;
             int ok = same_pairs(&all, &ref[k], &t->missed, &t->extra);
             // First hit: overlap exactly when brute force finds a pair, and its pair is one of them.
-            int first_ok = first.overlap == (ref[k].count > 0) && (!first.overlap || (first.count == 1 &&
-                                                                                       contains(&ref[k], first.pairs[0])));
+            int first_ok = first.overlap == (ref[k].count > 0) &&
+                           (!first.overlap || (first.count == 1 && contains(&ref[k], first.pairs[0])));
             t->first_hit_wrong += !first_ok;
             if ((!ok || !first_ok) && (t->first_bad < 0 || (int64_t)k < t->first_bad ||
                                        ((int64_t)k == t->first_bad && pair < t->first_bad_pair))) {
@@ -89,8 +89,7 @@ static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, c
 
 void cd_verify_bvh(cd_verify_bvh_tally *t, size_t count, uint32_t poses, uint64_t seed, int threads)
 {
-    for (size_t v = 0; v < count; ++v)
-        t[v] = (cd_verify_bvh_tally){.variant = t[v].variant, .first_bad = -1};
+    for (size_t v = 0; v < count; ++v) t[v] = (cd_verify_bvh_tally){.variant = t[v].variant, .first_bad = -1};
     for (int pair = 0; pair < (int)(sizeof mesh_pairs / sizeof mesh_pairs[0]); ++pair) {
         const cd_verify_mesh_pair *mp = &mesh_pairs[pair];
         cd_mesh ma = {0}, mb = {0};

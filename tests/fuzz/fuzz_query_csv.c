@@ -61,9 +61,9 @@ static int row_ok(const fuzz_kind *k, const double *v)
     for (size_t i = 0; i < k->fields; ++i) {
         if (k->quaternion >> i & 1u || v[i] == 0.0) continue;
         int e;
-        double m = frexp(fabs(v[i]), &e);          // |v| = m · 2^e, m in [0.5, 1)
-        uint64_t bits = (uint64_t)ldexp(m, 53);    // m's 53 significant bits as an integer
-        int l = e - 53 + __builtin_ctzll(bits);    // the lowest set bit of v is 2^l
+        double m = frexp(fabs(v[i]), &e);        // |v| = m · 2^e, m in [0.5, 1)
+        uint64_t bits = (uint64_t)ldexp(m, 53);  // m's 53 significant bits as an integer
+        int l = e - 53 + __builtin_ctzll(bits);  // the lowest set bit of v is 2^l
         lo = l < lo ? l : lo;
         hi = e - 1 > hi ? e - 1 : hi;
     }
@@ -107,8 +107,8 @@ static void check(const fuzz_kind *k, const char *algo, const char *in_path, con
         FUZZ_CHECK(strtoull(o->fields[0], NULL, 10) == row->line, "answer for line %s, expected %zu", o->fields[0],
                    row->line);
         int got = strcmp(o->fields[1], "1") == 0, want = oracle(k, algo, v);
-        FUZZ_CHECK(want < 0 || got == want, "%s --algo %s, line %zu: answered %d, the exact answer is %d", k->name, algo,
-                   row->line, got, want);
+        FUZZ_CHECK(want < 0 || got == want, "%s --algo %s, line %zu: answered %d, the exact answer is %d", k->name,
+                   algo, row->line, got, want);
     }
     FUZZ_CHECK(rc == (bad ? 2 : 0), "exit %d, but the rules %s a row", rc, bad ? "refuse" : "refuse no");
     if (rc == 0) FUZZ_CHECK(answer == out.count, "%zu answers for %zu rows", out.count - 1, answer - 1);

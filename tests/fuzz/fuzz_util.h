@@ -11,14 +11,14 @@
 
 /// What a reader promises, checked on every input: a broken promise aborts, which libFuzzer and
 /// the replay tests report as a failure with the message.
-#define FUZZ_CHECK(cond, ...)                                                  \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: %s failed: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-            abort();                                                           \
-        }                                                                      \
+#define FUZZ_CHECK(cond, ...)                                                 \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: %s failed: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
+            abort();                                                          \
+        }                                                                     \
     } while (0)
 
 /// Write data to a per-process file ending in ext ("csv", "off", ...) and return its path

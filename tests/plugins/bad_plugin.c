@@ -69,8 +69,8 @@ CD_PLUGIN_EXPORT const cd_plugin *cdlab_plugin_v1(void)
     method.candidates = narrow_candidates;
     method.candidates_part = NULL;
 #endif
-    static cd_plugin p = {CD_PLUGIN_VERSION_FIELDS, .name = "bad", .methods = methods, .method_count = 1,
-                          .variants = variants, .variant_count = 1};
+    static cd_plugin p = {CD_PLUGIN_VERSION_FIELDS, .name = "bad",        .methods = methods,
+                          .method_count = 1,        .variants = variants, .variant_count = 1};
 #ifdef WRONG_ABI
     p.abi = 2;  // a plugin built before methods declared their parameters
 #endif

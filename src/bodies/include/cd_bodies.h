@@ -25,10 +25,10 @@ typedef struct cd_bodies_params {
     cd_scene_params scene;
     const char *const *meshes;  ///< mesh specs as cd_mesh_from_spec takes them ("box", "torus:500", a file)
     uint32_t mesh_count;
-    int assign_cycle;           ///< 1: body i is mesh i mod mesh_count; 0: drawn from its own seeded stream
-    cd_bvh_plan plan;           ///< hierarchy variant of every mesh
-    uint32_t leaf_size;         ///< most triangles per leaf
-    double deform;              ///< fraction of bodies (drawn from a seeded stream) that deform, 0..1
+    int assign_cycle;    ///< 1: body i is mesh i mod mesh_count; 0: drawn from its own seeded stream
+    cd_bvh_plan plan;    ///< hierarchy variant of every mesh
+    uint32_t leaf_size;  ///< most triangles per leaf
+    double deform;       ///< fraction of bodies (drawn from a seeded stream) that deform, 0..1
 } cd_bodies_params;
 
 /// Amplitude of a deforming body's vertex displacement, as a fraction of [bodies] size: each
@@ -52,10 +52,10 @@ typedef struct cd_bodies {
     double *scale;          ///< each body's size over its mesh's (by body number; all 1 when size_ratio is 1)
     uint32_t deform_count;  ///< deforming bodies: shapes[shape_count + d] is body deform_body[d]'s
     uint32_t *deform_body;
-    cd_vec3 **rest;         ///< rest vertices of each deforming copy
-    double *phase;          ///< three phases per deforming body
-    double size;            ///< [bodies] size (the displacement's scale)
-    double build_ms;        ///< time to read, scale and build the hierarchies
+    cd_vec3 **rest;   ///< rest vertices of each deforming copy
+    double *phase;    ///< three phases per deforming body
+    double size;      ///< [bodies] size (the displacement's scale)
+    double build_ms;  ///< time to read, scale and build the hierarchies
 } cd_bodies;
 
 /// Build the scene for p: the meshes (each read and its hierarchy built once), then placement and

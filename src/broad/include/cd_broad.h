@@ -47,14 +47,14 @@ cd_update_mode cd_broad_update_mode(const cd_params *p);
 
 /// Software counters of one frame plus the structure's shape. Deterministic for a given scene.
 typedef struct cd_broad_stats {
-    uint64_t bv_tests;       ///< bounding-volume tests made by the broad phase
-    uint64_t candidates;     ///< candidate pairs handed to the narrow step
-    uint64_t narrow_tests;   ///< exact tests run ("checks")
-    uint64_t pairs;          ///< overlapping pairs found
-    uint64_t nodes;          ///< nodes (or cells) allocated
-    uint64_t bytes;          ///< bytes held by the structure
-    uint64_t max_per_node;   ///< most objects stored in one node
-    uint64_t depth_reached;  ///< deepest level holding an object
+    uint64_t bv_tests;                        ///< bounding-volume tests made by the broad phase
+    uint64_t candidates;                      ///< candidate pairs handed to the narrow step
+    uint64_t narrow_tests;                    ///< exact tests run ("checks")
+    uint64_t pairs;                           ///< overlapping pairs found
+    uint64_t nodes;                           ///< nodes (or cells) allocated
+    uint64_t bytes;                           ///< bytes held by the structure
+    uint64_t max_per_node;                    ///< most objects stored in one node
+    uint64_t depth_reached;                   ///< deepest level holding an object
     uint64_t per_level[CD_BROAD_MAX_LEVELS];  ///< objects stored per level
 } cd_broad_stats;
 
@@ -167,12 +167,12 @@ typedef struct cd_narrow_step {
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;
-    cd_params params;      ///< the method's parameters
-    int threads;           ///< the frame's worker threads
-    cd_broad_part *parts;  ///< CD_BROAD_PARTS outputs when the method has candidates_part
-    cd_sat_build sat;      ///< the narrow step's batched SAT build (cd_sat_build_default at create)
-    uint64_t layout;       ///< the scene's layout the method last saw (cd_scene.layout)
-    cd_narrow_step narrow; ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
+    cd_params params;       ///< the method's parameters
+    int threads;            ///< the frame's worker threads
+    cd_broad_part *parts;   ///< CD_BROAD_PARTS outputs when the method has candidates_part
+    cd_sat_build sat;       ///< the narrow step's batched SAT build (cd_sat_build_default at create)
+    uint64_t layout;        ///< the scene's layout the method last saw (cd_scene.layout)
+    cd_narrow_step narrow;  ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in

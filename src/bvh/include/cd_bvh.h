@@ -13,10 +13,10 @@
 /// Node kinds as bit sets of the volumes a node carries. Every node also carries a valid
 /// enclosing sphere (its size for the descent rule), but only kinds with CD_BV_SPHERE test it.
 enum cd_bv_kind {
-    CD_BV_SPHERE = 1,                         ///< bounding sphere only
-    CD_BV_OBB = 2,                            ///< oriented box fitted by covariance (RAPID)
+    CD_BV_SPHERE = 1,                             ///< bounding sphere only
+    CD_BV_OBB = 2,                                ///< oriented box fitted by covariance (RAPID)
     CD_BV_OBB_SPHERE = CD_BV_OBB | CD_BV_SPHERE,  ///< both: sphere–sphere first, then OBB–OBB
-    CD_BV_AABB = 4,                           ///< box along the mesh's own axes
+    CD_BV_AABB = 4,                               ///< box along the mesh's own axes
 };
 
 /// At most this many segments in a layer plan.
@@ -68,7 +68,7 @@ typedef struct cd_bvh_node {
     uint8_t kind;      ///< enum cd_bv_kind
     uint8_t depth;     ///< depth of the node (root 0)
     uint8_t pad[2];
-    uint32_t tri[3];   ///< one-triangle leaf: its vertex indices (the triangle test needs no order/tris loads); else 0
+    uint32_t tri[3];  ///< one-triangle leaf: its vertex indices (the triangle test needs no order/tris loads); else 0
 } cd_bvh_node;
 
 /// The node's box as a cd_obb (third axis ax0 × ax1).
@@ -87,12 +87,12 @@ typedef struct cd_bvh {
     cd_bvh_node *nodes;  ///< aligned inside nodes_block (2 MiB pages when large, see cd_bvh_alloc_huge)
     void *nodes_block;
     uint32_t nnodes;
-    uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
-    int depth;         ///< deepest node's depth
+    uint32_t *order;  ///< triangle ids, permuted so every node's triangles are contiguous
+    int depth;        ///< deepest node's depth
     // Whether the mesh is closed, found on first need (cd_bvh_is_closed): 0 not yet known, 1
     // closed, 2 open. The check was a twentieth of every build but only solid mode reads it.
     _Atomic int closed_state;
-    double margin;     ///< absolute outward margin added to every volume (covers fitting rounding)
+    double margin;  ///< absolute outward margin added to every volume (covers fitting rounding)
 } cd_bvh;
 
 /// Build top-down: each node is split at the median triangle centroid along the longest axis of
@@ -137,9 +137,9 @@ int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, siz
 
 /// Query modes.
 typedef enum cd_bvh_mode {
-    CD_BVH_FIRST_HIT,   ///< stop at the first intersecting triangle pair
-    CD_BVH_ALL_PAIRS,   ///< every intersecting triangle pair
-    CD_BVH_SOLID,       ///< first hit; with none and both meshes closed, also one mesh inside the other
+    CD_BVH_FIRST_HIT,  ///< stop at the first intersecting triangle pair
+    CD_BVH_ALL_PAIRS,  ///< every intersecting triangle pair
+    CD_BVH_SOLID,      ///< first hit; with none and both meshes closed, also one mesh inside the other
 } cd_bvh_mode;
 
 /// BV test kinds counted separately (Nv by kind).
@@ -166,12 +166,12 @@ typedef struct cd_tri_pair {
 
 /// Output and scratch of queries; reuse one across queries to avoid allocation. Zero-initialise.
 typedef struct cd_bvh_result {
-    int overlap;          ///< a triangle pair intersects, or (solid) one mesh is inside the other
-    int inside;           ///< solid mode found containment without a surface contact
-    cd_tri_pair *pairs;   ///< intersecting pairs (all_pairs: all; first_hit/solid: at most one)
+    int overlap;         ///< a triangle pair intersects, or (solid) one mesh is inside the other
+    int inside;          ///< solid mode found containment without a surface contact
+    cd_tri_pair *pairs;  ///< intersecting pairs (all_pairs: all; first_hit/solid: at most one)
     size_t count, capacity;
     cd_bvh_stats stats;
-    uint32_t *stack;      ///< traversal scratch
+    uint32_t *stack;  ///< traversal scratch
     size_t stack_capacity;
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
     // equals epoch: a node of B meets many nodes of A, and moving it once saves most of the

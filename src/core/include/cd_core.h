@@ -28,7 +28,6 @@ const char *cd_fatal_message(void);
 #define CD_VALIDATE_ASSERT(c) ((void)0)
 #endif
 
-
 // ---------------------------------------------------------------------------------------------
 // Allocation: one hook that knows the size; aborts on exhaustion so callers need no checks.
 
@@ -91,14 +90,8 @@ static inline cd_vec3 cd_v3_cross(cd_vec3 a, cd_vec3 b)
 static inline double cd_v3_len2(cd_vec3 a) { return cd_v3_dot(a, a); }
 static inline double cd_v3_len(cd_vec3 a) { return sqrt(cd_v3_dot(a, a)); }
 static inline cd_vec3 cd_v3_abs(cd_vec3 a) { return cd_v3(fabs(a.x), fabs(a.y), fabs(a.z)); }
-static inline cd_vec3 cd_v3_min(cd_vec3 a, cd_vec3 b)
-{
-    return cd_v3(fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z));
-}
-static inline cd_vec3 cd_v3_max(cd_vec3 a, cd_vec3 b)
-{
-    return cd_v3(fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z));
-}
+static inline cd_vec3 cd_v3_min(cd_vec3 a, cd_vec3 b) { return cd_v3(fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z)); }
+static inline cd_vec3 cd_v3_max(cd_vec3 a, cd_vec3 b) { return cd_v3(fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z)); }
 /// Component i (0, 1, 2) of a.
 static inline double cd_v3_get(cd_vec3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 /// a / |a|; a must be non-zero.
@@ -112,10 +105,7 @@ typedef struct cd_mat3 {
     cd_vec3 col[3];
 } cd_mat3;
 
-static inline cd_mat3 cd_m3_identity(void)
-{
-    return (cd_mat3){{cd_v3(1, 0, 0), cd_v3(0, 1, 0), cd_v3(0, 0, 1)}};
-}
+static inline cd_mat3 cd_m3_identity(void) { return (cd_mat3){{cd_v3(1, 0, 0), cd_v3(0, 1, 0), cd_v3(0, 0, 1)}}; }
 /// Row i of m.
 static inline cd_vec3 cd_m3_row(cd_mat3 m, int i)
 {
@@ -124,8 +114,7 @@ static inline cd_vec3 cd_m3_row(cd_mat3 m, int i)
 /// m · v.
 static inline cd_vec3 cd_m3_mul_v(cd_mat3 m, cd_vec3 v)
 {
-    return cd_v3_add(cd_v3_add(cd_v3_scale(m.col[0], v.x), cd_v3_scale(m.col[1], v.y)),
-                     cd_v3_scale(m.col[2], v.z));
+    return cd_v3_add(cd_v3_add(cd_v3_scale(m.col[0], v.x), cd_v3_scale(m.col[1], v.y)), cd_v3_scale(m.col[2], v.z));
 }
 /// mᵀ · v.
 static inline cd_vec3 cd_m3_tmul_v(cd_mat3 m, cd_vec3 v)
@@ -160,10 +149,8 @@ static inline cd_quat cd_q_identity(void) { return (cd_quat){1, 0, 0, 0}; }
 /// a · b (apply b, then a).
 static inline cd_quat cd_q_mul(cd_quat a, cd_quat b)
 {
-    return (cd_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                     a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                     a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                     a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+    return (cd_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                     a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 static inline double cd_q_norm(cd_quat q) { return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
 /// The norm range within which a quaternion read from outside (scene and query files) counts as a
@@ -242,8 +229,6 @@ cd_quat cd_rng_rotation(cd_rng *r);
 /// Uniform point on the unit sphere.
 cd_vec3 cd_rng_unit_vector(cd_rng *r);
 
-
-
 // ---------------------------------------------------------------------------------------------
 // Method parameters: a broad phase or a hierarchy variant declares its own in a table; the config
 // checker, the plan, `cdlab methods`, docs/config.md and the CSV key columns all read that table.
@@ -257,7 +242,7 @@ typedef enum cd_param_type {
 
 /// One parameter a method declares: `[method] <name>` in a config, a key column in the CSVs.
 typedef struct cd_param_spec {
-    const char *name;          ///< letters, digits and _ (e.g. "depth")
+    const char *name;  ///< letters, digits and _ (e.g. "depth")
     cd_param_type type;
     const char *def;           ///< default, written as in a config file
     double min, max;           ///< bounds for INT and REAL
@@ -272,8 +257,8 @@ typedef struct cd_param_spec {
 typedef struct cd_params {
     const cd_param_spec *spec;
     uint32_t count;
-    double num[CD_PARAMS_MAX];         ///< INT and REAL values
-    const char *word[CD_PARAMS_MAX];   ///< WORD values (pointers into spec[i].words)
+    double num[CD_PARAMS_MAX];        ///< INT and REAL values
+    const char *word[CD_PARAMS_MAX];  ///< WORD values (pointers into spec[i].words)
 } cd_params;
 
 /// Every parameter of the table spec[0, count) at its default (count <= CD_PARAMS_MAX; the defaults
@@ -409,7 +394,7 @@ uint64_t cd_thread_cpu_ns(void);
 typedef struct cd_part_queue {
     struct {
         _Alignas(64) _Atomic uint64_t left;  ///< next part (low 32 bits) and end (high 32 bits)
-    } run[CD_PART_QUEUE_MAX_THREADS];  // a line each: the owners' claims do not contend
+    } run[CD_PART_QUEUE_MAX_THREADS];        // a line each: the owners' claims do not contend
     uint32_t threads;
 } cd_part_queue;
 

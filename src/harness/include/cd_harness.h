@@ -43,8 +43,8 @@ typedef struct cd_key_spec {
     const char *const *words;  ///< NULL-terminated allowed words for WORD (NULL: use check)
     /// For WORD/WORDS without words[]: NULL when w is acceptable, else what was expected.
     const char *(*check)(const char *w);
-    int sweep;                 ///< 1 when the key may hold a list or range (a sweep dimension)
-    const char *help;          ///< one line for `cdlab run --keys` and docs/config.md
+    int sweep;         ///< 1 when the key may hold a list or range (a sweep dimension)
+    const char *help;  ///< one line for `cdlab run --keys` and docs/config.md
 } cd_key_spec;
 
 /// One value of a key: its text as written (ranges expanded) and, for numbers, its number.
@@ -81,15 +81,15 @@ struct cd_kind;
 
 /// A parsed and validated config.
 typedef struct cd_config {
-    char *path;                  ///< as given
-    char *text;                  ///< the file's bytes (copied into the run directory)
+    char *path;  ///< as given
+    char *text;  ///< the file's bytes (copied into the run directory)
     size_t text_len;
     char sha256[65];             ///< hex SHA-256 of text
     const struct cd_kind *kind;  ///< from [experiment] kind
     cd_config_key *keys;         ///< common keys then the kind's keys, in table order; a method key's
                                  ///< parameters right after it
     size_t key_count;
-    char **warnings;             ///< "path:line: ..." that do not stop the run (meta.ini keeps them)
+    char **warnings;  ///< "path:line: ..." that do not stop the run (meta.ini keeps them)
     size_t warning_count;
     /// Every existing file that cd_config_resolve resolved: the files the config names (scene,
     /// meshes, poses, plugins), which meta.ini [inputs] records with their SHA-256.
@@ -103,7 +103,6 @@ typedef struct cd_kind_set {
     const struct cd_kind *const *kinds;
     size_t count;
 } cd_kind_set;
-
 
 /// A path as c names it (a plugin, a scene, mesh or poses file): a relative one is resolved against
 /// the directory of c's file, into out. Every path key goes through here; an existing file is
@@ -125,14 +124,13 @@ void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size
 
 /// Parse one value list as config keys do (lists, `a..b`, `a..b +s`, `a..b *f`), for tests and
 /// for kinds. Returns 0, or -1 with the reason (no file:line) in why.
-int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, size_t *count, char *why, size_t why_len);
+int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, size_t *count, char *why,
+                    size_t why_len);
 /// Free a value array from cd_values_parse.
 void cd_values_free(cd_value *v, size_t count);
 
-
 // ---------------------------------------------------------------------------------------------
 // Plan: the cartesian product of all keys; the first swept key in table order varies slowest.
-
 
 /// One point of the plan: which value every key takes.
 typedef struct cd_point {
@@ -168,7 +166,6 @@ typedef struct cd_stats {
 /// Statistics of x[0..n) (x is not modified). Percentiles interpolate linearly between order
 /// statistics (Hyndman–Fan type 7, as R and numpy default). n = 0 gives all zeros.
 cd_stats cd_stats_compute(const double *x, size_t n);
-
 
 // ---------------------------------------------------------------------------------------------
 // CSV rows: typed cells written through cd_csv.
@@ -206,11 +203,9 @@ typedef struct cd_column {
 typedef struct cd_row {
     const cd_column *columns;  ///< the kind's summary columns
     size_t count;
-    cd_cell *cells;            ///< one per column
-    unsigned char *set;        ///< 1 where the cell was set
+    cd_cell *cells;      ///< one per column
+    unsigned char *set;  ///< 1 where the cell was set
 } cd_row;
-
-
 
 // ---------------------------------------------------------------------------------------------
 // The runner and the kind interface.
@@ -219,13 +214,13 @@ typedef struct cd_run cd_run;
 
 /// An experiment kind.
 typedef struct cd_kind {
-    const char *name;              ///< [experiment] kind
-    const char *description;       ///< one line
-    const cd_key_spec *keys;       ///< the kind's keys (sections other than experiment, run)
+    const char *name;         ///< [experiment] kind
+    const char *description;  ///< one line
+    const cd_key_spec *keys;  ///< the kind's keys (sections other than experiment, run)
     size_t key_count;
     const cd_key_spec *more_keys;  ///< a second table, so a kind can reuse another's (may be NULL)
     size_t more_key_count;
-    const char *figures;           ///< default [run] figures
+    const char *figures;  ///< default [run] figures
     /// Cross-key checks after every key parsed (contradicting values); 0 or -1 with err set
     /// through cd_config_error. May be NULL.
     int (*validate)(const cd_config *c, char *err, size_t err_len);
@@ -238,7 +233,7 @@ typedef struct cd_kind {
     /// Keys that name methods with parameters of their own (cd_method_key); may be NULL.
     const cd_method_key *method_keys;
     size_t method_key_count;
-    const cd_column *frame_columns;    ///< frames.csv columns after `point`
+    const cd_column *frame_columns;  ///< frames.csv columns after `point`
     size_t frame_column_count;
     const cd_column *summary_columns;  ///< summary.csv columns after `point`, before peak_rss
     size_t summary_column_count;

@@ -16,8 +16,8 @@
 /// checks. Returns 0, or -1 with "path:line: what was expected" in err (c is then empty).
 int cd_config_load(const cd_kind_set *kinds, const char *path, cd_config *c, char *err, size_t err_len);
 /// Same from text in memory; path names the source in messages.
-int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text, size_t len, cd_config *c,
-                    char *err, size_t err_len);
+int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text, size_t len, cd_config *c, char *err,
+                    size_t err_len);
 /// Free everything c holds.
 void cd_config_free(cd_config *c);
 /// The keys every kind shares ([experiment] and [run]); *count receives their number.
@@ -58,22 +58,22 @@ typedef enum cd_counter_source {
 /// PAPI cannot provide is opened with perf_event_open, counting like PAPI would (this thread only,
 /// user mode) between the same begin and end.
 typedef struct cd_counters {
-    size_t count;                        ///< requested events
-    char names[CD_COUNTERS_MAX][64];     ///< as requested
-    int live[CD_COUNTERS_MAX];           ///< 1 when counted (by either source)
-    int source[CD_COUNTERS_MAX];         ///< cd_counter_source
-    char reason[CD_COUNTERS_MAX][224];   ///< "ok", "ok (perf_event_open; PAPI: why not)", or why NA
-    int slot[CD_COUNTERS_MAX];           ///< index in the PAPI event set or in the perf group
-    int live_count;                      ///< live events of both sources
-    int papi_count;                      ///< events in the PAPI event set
-    int event_set;                       ///< PAPI event set (PAPI_NULL when none)
-    int running;                         ///< the PAPI event set is started
-    int perf_count;                      ///< events in the perf_event group
-    int perf_fd[CD_COUNTERS_MAX];        ///< their descriptors; perf_fd[0] leads the group
-    int perf_running;                    ///< the group is enabled
-    char papi_version[32];               ///< "7.0.0.0", or "unavailable"
-    char papi_status[200];               ///< library/component state in one line
-    long long last[CD_COUNTERS_MAX];     ///< values of the last begin/end interval; -1 when NA
+    size_t count;                       ///< requested events
+    char names[CD_COUNTERS_MAX][64];    ///< as requested
+    int live[CD_COUNTERS_MAX];          ///< 1 when counted (by either source)
+    int source[CD_COUNTERS_MAX];        ///< cd_counter_source
+    char reason[CD_COUNTERS_MAX][224];  ///< "ok", "ok (perf_event_open; PAPI: why not)", or why NA
+    int slot[CD_COUNTERS_MAX];          ///< index in the PAPI event set or in the perf group
+    int live_count;                     ///< live events of both sources
+    int papi_count;                     ///< events in the PAPI event set
+    int event_set;                      ///< PAPI event set (PAPI_NULL when none)
+    int running;                        ///< the PAPI event set is started
+    int perf_count;                     ///< events in the perf_event group
+    int perf_fd[CD_COUNTERS_MAX];       ///< their descriptors; perf_fd[0] leads the group
+    int perf_running;                   ///< the group is enabled
+    char papi_version[32];              ///< "7.0.0.0", or "unavailable"
+    char papi_status[200];              ///< library/component state in one line
+    long long last[CD_COUNTERS_MAX];    ///< values of the last begin/end interval; -1 when NA
 } cd_counters;
 
 /// Set up the named events, adding them one at a time; never fails — unusable events are NA with
@@ -101,10 +101,10 @@ typedef enum cd_pin_mode { CD_PIN_OFF = 0, CD_PIN_OPTIONAL, CD_PIN_REQUIRED } cd
 /// The outcome of a pinning request.
 typedef struct cd_pin_result {
     cd_pin_mode mode;
-    int requested;    ///< OS index of the requested PU (-1: none)
-    int actual;       ///< CPU the thread ran on after binding (-1: unknown)
-    int ok;           ///< 1 when bound and verified
-    char status[200]; ///< "bound and verified", or what failed
+    int requested;     ///< OS index of the requested PU (-1: none)
+    int actual;        ///< CPU the thread ran on after binding (-1: unknown)
+    int ok;            ///< 1 when bound and verified
+    char status[200];  ///< "bound and verified", or what failed
 } cd_pin_result;
 
 /// Bind the calling thread to PU cpu (OS index) and verify with the last CPU location.

@@ -64,8 +64,8 @@ int cd_sphere_obb_overlap(const cd_sphere *s, const cd_obb *b);
 /// AABB–AABB overlap of closed boxes.
 static inline int cd_aabb_aabb_overlap(const cd_aabb *a, const cd_aabb *b)
 {
-    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
-           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y && a->lo.z <= b->hi.z &&
+           b->lo.z <= a->hi.z;
 }
 
 /// Exact triangle–triangle overlap: plane-first test with filtered-exact orientation predicates

@@ -87,7 +87,7 @@ typedef struct cd_plugin {
 
 /// The version fields of a cd_plugin initializer: {CD_PLUGIN_VERSION_FIELDS, .name = ..., ...};
 /// they record the ABI and the build of the plugin's own compilation.
-#define CD_PLUGIN_VERSION_FIELDS                                                                              \
+#define CD_PLUGIN_VERSION_FIELDS                                                                                      \
     .abi = CD_PLUGIN_ABI, .method_size = (uint32_t)sizeof(cd_broad_method), .scene_size = (uint32_t)sizeof(cd_scene), \
     .variant_size = (uint32_t)sizeof(cd_bvh_variant), .build = CD_PLUGIN_BUILD, .optimized = CD_PLUGIN_OPTIMIZED
 

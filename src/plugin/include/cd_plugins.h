@@ -11,9 +11,9 @@
 
 /// A plugin file loaded into this process: what meta.ini records of it.
 typedef struct cd_plugin_file {
-    char path[4096];   ///< absolute path, symbolic links resolved
-    uint64_t size;     ///< bytes
-    char sha256[65];   ///< SHA-256 of the file's bytes, hex
+    char path[4096];  ///< absolute path, symbolic links resolved
+    uint64_t size;    ///< bytes
+    char sha256[65];  ///< SHA-256 of the file's bytes, hex
     const cd_plugin *plugin;
 } cd_plugin_file;
 

@@ -44,14 +44,14 @@ int cd_scene_name_index(const char *const *names, const char *name);
 /// Parameters of the standard cube scene; cd_scene_params_default() gives the standard values.
 /// Zero in every field added after reorder gives the standard scene (uniform, everything moving).
 typedef struct cd_scene_params {
-    uint32_t cubes;     ///< number of cubes N
-    double size;        ///< cube edge (smallest edge when size_ratio > 1)
-    double size_ratio;  ///< edges uniform in [size, size·size_ratio]; 1 = all equal
-    double density;     ///< volume fraction: world side L = cbrt(N·mean edge³ / density)
-    double speed;       ///< velocity components uniform in [−speed, speed] per frame
-    double spin;        ///< angular-velocity components uniform in [−spin, spin] rad per frame
-    uint64_t seed;      ///< seed of every random draw of the scene
-    uint32_t reorder;   ///< frames between spatial reorders of the storage (0 = never; see cd_scene)
+    uint32_t cubes;                ///< number of cubes N
+    double size;                   ///< cube edge (smallest edge when size_ratio > 1)
+    double size_ratio;             ///< edges uniform in [size, size·size_ratio]; 1 = all equal
+    double density;                ///< volume fraction: world side L = cbrt(N·mean edge³ / density)
+    double speed;                  ///< velocity components uniform in [−speed, speed] per frame
+    double spin;                   ///< angular-velocity components uniform in [−spin, spin] rad per frame
+    uint64_t seed;                 ///< seed of every random draw of the scene
+    uint32_t reorder;              ///< frames between spatial reorders of the storage (0 = never; see cd_scene)
     cd_scene_layout layout;        ///< placement family
     cd_scene_size_dist size_dist;  ///< edge distribution
     uint32_t clusters;             ///< clusters of the clusters layout (0: 8)
@@ -77,7 +77,7 @@ typedef struct cd_scene {
     float *vx, *vy, *vz;       ///< velocity per frame
     float *tw, *tx, *ty, *tz;  ///< rotation over one frame: omega is constant, so its sin/cos are
                                ///< computed once, not per frame
-    cd_aabbf *box;              ///< outward-rounded world AABB per cube (broad-phase input), then one
+    cd_aabbf *box;             ///< outward-rounded world AABB per cube (broad-phase input), then one
                                ///< zero record, so a 32-byte load of any cube's box stays in bounds
     uint64_t frame;            ///< frames stepped since creation
     uint32_t *ident;           ///< cube held by each slot (the identity until the first reorder)
@@ -95,9 +95,9 @@ typedef struct cd_scene {
     /// The move list (see "What moved" below): the slots whose box changed in the last step or
     /// refresh, moved of them, in slot order.
     uint32_t *moved_slot;
-    uint8_t *moved_flag;   ///< per slot (and CD_SCENE_FLAG_PAD bytes more, zero): 1 when listed
-    uint64_t moves;        ///< publications of a move list so far (steps and refreshes)
-    int moves_known;       ///< 0 when the last publication was cd_scene_step_range's: no list
+    uint8_t *moved_flag;  ///< per slot (and CD_SCENE_FLAG_PAD bytes more, zero): 1 when listed
+    uint64_t moves;       ///< publications of a move list so far (steps and refreshes)
+    int moves_known;      ///< 0 when the last publication was cd_scene_step_range's: no list
 } cd_scene;
 
 /// Zero bytes after the last slot's moved_flag, so a vector load of a few flags stays in bounds.
@@ -161,7 +161,7 @@ void cd_scene_destroy(cd_scene *s);
 typedef struct cd_scene_moves {
     const uint32_t *slot;  ///< the slots that moved, count of them (NULL when count is 0)
     uint32_t count;
-    const uint8_t *flag;   ///< per slot 1 when listed, else 0 (NULL when count is 0)
+    const uint8_t *flag;  ///< per slot 1 when listed, else 0 (NULL when count is 0)
 } cd_scene_moves;
 
 /// The value of *seen before a consumer's first look: nothing seen, everything counts as moved.

@@ -25,7 +25,7 @@ typedef enum cd_trace_format { CD_TRACE_CDLAB, CD_TRACE_BROADMARK } cd_trace_for
 typedef struct cd_trace_info {
     cd_trace_format format;
     uint64_t objects, frames;
-    double lo[3], hi[3];       ///< world box as the file gives it
+    double lo[3], hi[3];        ///< world box as the file gives it
     char name[128], type[128];  ///< Broadmark's scene name and object type ("" for cdlab traces)
     uint64_t bytes;             ///< file size
 } cd_trace_info;

@@ -109,26 +109,32 @@ void cd_obb_corners(const cd_obb *b, cd_vec3 out[8]);
 // library call is a large share of the motion step. Same results as nextafter.
 static inline double cd_bits_to_double(uint64_t u)
 {
-    union { uint64_t u; double d; } b = {.u = u};
+    union {
+        uint64_t u;
+        double d;
+    } b = {.u = u};
     return b.d;
 }
 static inline uint64_t cd_double_to_bits(double x)
 {
-    union { double d; uint64_t u; } b = {.d = x};
+    union {
+        double d;
+        uint64_t u;
+    } b = {.d = x};
     return b.u;
 }
 /// Round x up to the next representable double (toward +inf); equals nextafter(x, INFINITY).
 static inline double cd_round_up(double x)
 {
-    if (!(x < INFINITY)) return x;           // +inf and NaN stay
-    if (x == 0.0) return 0x1p-1074;          // ±0 → smallest subnormal
+    if (!(x < INFINITY)) return x;   // +inf and NaN stay
+    if (x == 0.0) return 0x1p-1074;  // ±0 → smallest subnormal
     uint64_t u = cd_double_to_bits(x);
     return cd_bits_to_double(x > 0.0 ? u + 1 : u - 1);
 }
 /// Round x down to the next representable double (toward -inf); equals nextafter(x, -INFINITY).
 static inline double cd_round_down(double x)
 {
-    if (!(x > -INFINITY)) return x;          // -inf and NaN stay
+    if (!(x > -INFINITY)) return x;  // -inf and NaN stay
     if (x == 0.0) return -0x1p-1074;
     uint64_t u = cd_double_to_bits(x);
     return cd_bits_to_double(x > 0.0 ? u - 1 : u + 1);
@@ -138,7 +144,10 @@ static inline double cd_round_down(double x)
 /// loops that round many bounds vectorise; same results as nextafterf(f, −INFINITY).
 static inline float cd_float_next_down(float f)
 {
-    union { float f; uint32_t u; } b = {.f = f};
+    union {
+        float f;
+        uint32_t u;
+    } b = {.f = f};
     uint32_t u = b.u, r = u + 2u * (u >> 31) - 1u;  // magnitude grows below zero, shrinks above
     r = (u & 0x7fffffffu) == 0 ? 0x80000001u : r;   // ±0 → −denorm_min
     r = u == 0xff800000u ? u : r;                   // −inf has nothing below

@@ -38,14 +38,14 @@ typedef enum cd_verify_path { CD_VERIFY_NATIVE, CD_VERIFY_NO_AVX512, CD_VERIFY_N
 typedef struct cd_verify_tally {
     const cd_broad_method *method;
     cd_verify_path path;  ///< CD_VERIFY_NATIVE unless the caller sets another after cd_verify_tallies_init
-    uint32_t stride;  ///< checked on scenes index % stride == 0 (4 for peers, 8 untested, else 1)
+    uint32_t stride;      ///< checked on scenes index % stride == 0 (4 for peers, 8 untested, else 1)
     uint64_t scenes, frames, pairs_compared;
-    uint64_t missed, extra;     ///< pairs of naive missing from the frame's list; pairs beyond them
-    uint64_t dup_candidates;    ///< candidates reported twice in one frame
-    uint64_t bad_candidates;    ///< self pairs, slots out of range, untested boxes of a boxes_tested method
-    uint64_t aabb_missing;      ///< AABB-overlapping pairs never reported as candidates
-    int64_t first_bad;          ///< first failing scene, -1 none
-    int first_bad_frame;        ///< its frame
+    uint64_t missed, extra;   ///< pairs of naive missing from the frame's list; pairs beyond them
+    uint64_t dup_candidates;  ///< candidates reported twice in one frame
+    uint64_t bad_candidates;  ///< self pairs, slots out of range, untested boxes of a boxes_tested method
+    uint64_t aabb_missing;    ///< AABB-overlapping pairs never reported as candidates
+    int64_t first_bad;        ///< first failing scene, -1 none
+    int first_bad_frame;      ///< its frame
     /// The reproducer's scene: a failing frame that fails again alone (the frame's poses, in cube
     /// order, as a fresh scene, what its scene CSV reads back as, under a fresh instance), the
     /// first of those that lose or add pairs alone (repro_loses = 1: `cdlab run` shows the two
@@ -118,9 +118,9 @@ typedef struct cd_verify_mesh_pair {
 typedef struct cd_verify_bvh_tally {
     const cd_bvh_variant *variant;
     uint64_t queries, pairs_compared, missed, extra, first_hit_wrong;
-    int64_t first_bad;      ///< first failing pose index, -1 none
-    int first_bad_pair;     ///< its mesh pair (index into cd_verify_mesh_pairs)
-    int first_bad_leaf;     ///< its leaf size
+    int64_t first_bad;   ///< first failing pose index, -1 none
+    int first_bad_pair;  ///< its mesh pair (index into cd_verify_mesh_pairs)
+    int first_bad_leaf;  ///< its leaf size
 } cd_verify_bvh_tally;
 
 /// The mesh pairs of the hierarchy check; *count receives their number.
