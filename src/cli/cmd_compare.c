@@ -454,6 +454,53 @@ static int parse_threshold(const char *v, void *ctx, char *err, size_t len)
     return 0;
 }
 
+// The two runs opened, checked to be comparable, compared on stdout: the command's exit status.
+static int compare_dirs(const char *const dirs[2], const options *o)
+{
+    side b = {0}, n = {0};
+    char err[4600];
+    int rc = 0;
+    if (open_side(&b, dirs[0], "BASE", o->metric, err, sizeof err) ||
+        open_side(&n, dirs[1], "NEW", o->metric, err, sizeof err)) {
+        fprintf(stderr, "cdlab compare: %s\n", err);
+        rc = 2;
+    } else if (strcmp(cd_rundir_meta(&b.r, "run", "kind", ""), cd_rundir_meta(&n.r, "run", "kind", "")) != 0) {
+        fprintf(stderr, "cdlab compare: %s is a %s run, %s a %s run: expected two runs of one kind\n", dirs[0],
+                cd_rundir_meta(&b.r, "run", "kind", "?"), dirs[1], cd_rundir_meta(&n.r, "run", "kind", "?"));
+        rc = 2;
+    } else if (strcmp(b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]) != 0) {
+        fprintf(stderr, "cdlab compare: the time columns differ: %s (BASE) vs %s (NEW)\n",
+                b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]);
+        rc = 2;
+    } else {
+        tally t = {0};
+        header(stdout, o, &b, &n);
+        rc = compare(stdout, &b, &n, o, &t);
+    }
+    cd_rundir_free(&b.r);
+    cd_rundir_free(&n.r);
+    cd_free(b.matched);
+    cd_free(n.matched);
+    return rc;
+}
+
+static const char compare_about[] =
+    "Compare two runs point by point. Points are joined by their parameters (the summary columns\n"
+    "named after config keys, repeats aside); per point the ratio NEW/BASE of the median time over\n"
+    "the frames (default: the kind's first varying frames.csv column, e.g. frame_ms) with a 95 %\n"
+    "percentile bootstrap interval (2000 resamples of the frames, seeded), and a verdict:\n"
+    "slower (the whole interval above 1 + threshold), faster (below 1 / (1 + threshold)), changed\n"
+    "within the threshold, or no significant change (the interval holds 1). Points of one run only\n"
+    "are listed. The deterministic columns (pairs, candidates, BV and narrow tests, ...: every\n"
+    "column meta.ini does not list as varying) must be equal in summary.csv and frame by frame;\n"
+    "a difference is a correctness alarm. Differences of host, CPU, build, flags, pinning or\n"
+    "settings are warnings.\n";
+
+static const char compare_after[] =
+    "Exit 0: no point slower; 1: a point significantly slower beyond the threshold; 3: a\n"
+    "correctness alarm (deterministic columns differ); 2: bad usage, a directory that is not a\n"
+    "complete run, runs of different kinds, or no point in common.\n";
+
 int cd_cmd_compare(int argc, char **argv)
 {
     options o = {.threshold = 0.05, .seed = 42};
@@ -492,28 +539,16 @@ int cd_cmd_compare(int argc, char **argv)
          .type = CLI_TEXT,
          .dest = &o.ignore},
     };
-    const cli_spec spec = {
-        .command = "compare",
-        .usage = "[--threshold 5%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
-                 "                     [--ignore COLUMN,...] BASE NEW",
-        .opts = opts,
-        .count = sizeof opts / sizeof opts[0],
-        .min_operands = 2,
-        .max_operands = 2,
-        .operands = "two run directories, BASE and NEW",
-        .about = "Compare two runs point by point. Points are joined by their parameters (the summary columns\n"
-                 "named after config keys, repeats aside); per point the ratio NEW/BASE of the median time over\n"
-                 "the frames (default: the kind's first varying frames.csv column, e.g. frame_ms) with a 95 %\n"
-                 "percentile bootstrap interval (2000 resamples of the frames, seeded), and a verdict:\n"
-                 "slower (the whole interval above 1 + threshold), faster (below 1 / (1 + threshold)), changed\n"
-                 "within the threshold, or no significant change (the interval holds 1). Points of one run only\n"
-                 "are listed. The deterministic columns (pairs, candidates, BV and narrow tests, ...: every\n"
-                 "column meta.ini does not list as varying) must be equal in summary.csv and frame by frame;\n"
-                 "a difference is a correctness alarm. Differences of host, CPU, build, flags, pinning or\n"
-                 "settings are warnings.\n",
-        .after = "Exit 0: no point slower; 1: a point significantly slower beyond the threshold; 3: a\n"
-                 "correctness alarm (deterministic columns differ); 2: bad usage, a directory that is not a\n"
-                 "complete run, runs of different kinds, or no point in common.\n"};
+    const cli_spec spec = {.command = "compare",
+                           .usage = "[--threshold 5%] [--format md|csv] [--metric COLUMN] [--seed S]\n"
+                                    "                     [--ignore COLUMN,...] BASE NEW",
+                           .opts = opts,
+                           .count = sizeof opts / sizeof opts[0],
+                           .min_operands = 2,
+                           .max_operands = 2,
+                           .operands = "two run directories, BASE and NEW",
+                           .about = compare_about,
+                           .after = compare_after};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     const char *dirs[2] = {ops.n > 0 ? ops.v[0] : NULL, ops.n > 1 ? ops.v[1] : NULL};
@@ -521,29 +556,5 @@ int cd_cmd_compare(int argc, char **argv)
     if (rc >= 0) return rc;
     o.csv = strcmp(format, "csv") == 0;
     o.seed = seed;
-    side b = {0}, n = {0};
-    char err[4600];
-    rc = 0;
-    if (open_side(&b, dirs[0], "BASE", o.metric, err, sizeof err) ||
-        open_side(&n, dirs[1], "NEW", o.metric, err, sizeof err)) {
-        fprintf(stderr, "cdlab compare: %s\n", err);
-        rc = 2;
-    } else if (strcmp(cd_rundir_meta(&b.r, "run", "kind", ""), cd_rundir_meta(&n.r, "run", "kind", "")) != 0) {
-        fprintf(stderr, "cdlab compare: %s is a %s run, %s a %s run: expected two runs of one kind\n", dirs[0],
-                cd_rundir_meta(&b.r, "run", "kind", "?"), dirs[1], cd_rundir_meta(&n.r, "run", "kind", "?"));
-        rc = 2;
-    } else if (strcmp(b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]) != 0) {
-        fprintf(stderr, "cdlab compare: the time columns differ: %s (BASE) vs %s (NEW)\n",
-                b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]);
-        rc = 2;
-    } else {
-        tally t = {0};
-        header(stdout, &o, &b, &n);
-        rc = compare(stdout, &b, &n, &o, &t);
-    }
-    cd_rundir_free(&b.r);
-    cd_rundir_free(&n.r);
-    cd_free(b.matched);
-    cd_free(n.matched);
-    return rc;
+    return compare_dirs(dirs, &o);
 }

@@ -220,6 +220,11 @@ static long parse_rows(const query_kind *k, const char *path, const cd_csv_table
     return n;
 }
 
+static const char query_about[] =
+    "Answer one overlap question per CSV row (touching counts as overlap). Output columns:\n"
+    "line,overlap (1/0), and with --explain decided_by (the test that decided).\n"
+    "'#' lines are comments; a header row equal to the column names below is allowed.\n";
+
 int cd_cmd_query(int argc, char **argv)
 {
     const char *algo = "exact", *out_path = NULL;
@@ -252,10 +257,7 @@ int cd_cmd_query(int argc, char **argv)
                            .min_operands = 2,
                            .max_operands = 2,
                            .operands = "KIND FILE.csv",
-                           .about =
-                               "Answer one overlap question per CSV row (touching counts as overlap). Output columns:\n"
-                               "line,overlap (1/0), and with --explain decided_by (the test that decided).\n"
-                               "'#' lines are comments; a header row equal to the column names below is allowed.\n",
+                           .about = query_about,
                            .after = after};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);

@@ -658,60 +658,12 @@ static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, refe
     return rc;
 }
 
-int cd_cmd_report(int argc, char **argv)
+// The page for runs dirs[0, n) written to out (report_to_file): the command's exit status, after
+// saying what went wrong.
+static int report_runs(const char **dirs, int n, const char *out, const char *plots, const char *refdir)
 {
-    const char *out = "report.html", *plots = NULL, *refdir = NULL;
-    const cli_opt opts[] = {
-        {.name = "output",
-         .short_name = 'o',
-         .arg = "FILE",
-         .help = "output file (default report.html); written whole or not at all",
-         .type = CLI_TEXT,
-         .dest = &out},
-        {.name = "plots",
-         .arg = "DIR",
-         .help = "gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
-                 "<prefix>/share/cdlab/plots; a program in its build tree: the sources')",
-         .type = CLI_TEXT,
-         .dest = &plots},
-        {.name = "reference",
-         .arg = "DIR",
-         .help = "reference results (default: experiments/reference beside the plots'\n"
-                 "directory, i.e. <prefix>/share/cdlab or the sources)",
-         .type = CLI_TEXT,
-         .dest = &refdir},
-    };
-    const cli_spec spec = {
-        .command = "report",
-        .usage = "[-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...",
-        .opts = opts,
-        .count = sizeof opts / sizeof opts[0],
-        .min_operands = 1,
-        .max_operands = -1,
-        .operands = "one or more run directories",
-        .about = "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
-                 "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
-                 "compiler and flags, config hash, seed), its warnings (noisy and skipped points), its figures\n"
-                 "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64), the\n"
-                 "seed documents' result the experiment reproduces (experiments/reference/*.csv, drawn as\n"
-                 "inline SVG beside its table), and its summary table (click a header to sort).\n",
-        .after = "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
-                 "page and on stderr. Exit 0; 1 when the page cannot be written or a reference cannot be\n"
-                 "drawn; 2 on bad usage, a directory that is not a complete run, or a bad reference file.\n"};
-    cli_operands ops;
-    int rc = cli_parse(&spec, argc, argv, &ops);
-    if (rc >= 0) {
-        cli_operands_free(&ops);
-        return rc;
-    }
-    const char **dirs = ops.v;
-    int n = ops.n;
-    if (cd_cli_output_check("report", out)) {
-        cli_operands_free(&ops);
-        return 2;
-    }
     char err[4600] = "";
-    rc = 0;
+    int rc = 0;
     cd_rundir *runs = cd_alloc_zero((size_t)n, sizeof *runs);
     for (int i = 0; i < n; ++i)
         if (cd_rundir_read(dirs[i], &runs[i], err, sizeof err)) {
@@ -739,11 +691,70 @@ int cd_cmd_report(int argc, char **argv)
     for (size_t k = 0; k < nref; ++k) cd_csv_table_free(&refs[k].table);
     cd_free(refs);
     cd_free(runs);
-    cli_operands_free(&ops);
     if (rc) {
         fprintf(stderr, "cdlab report: %s\n", err);
         return rc;
     }
     printf("%s\n", out);
     return 0;
+}
+
+static const char report_about[] =
+    "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
+    "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
+    "compiler and flags, config hash, seed), its warnings (noisy and skipped points), its figures\n"
+    "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64), the\n"
+    "seed documents' result the experiment reproduces (experiments/reference/*.csv, drawn as\n"
+    "inline SVG beside its table), and its summary table (click a header to sort).\n";
+
+static const char report_after[] =
+    "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
+    "page and on stderr. Exit 0; 1 when the page cannot be written or a reference cannot be\n"
+    "drawn; 2 on bad usage, a directory that is not a complete run, or a bad reference file.\n";
+
+int cd_cmd_report(int argc, char **argv)
+{
+    const char *out = "report.html", *plots = NULL, *refdir = NULL;
+    const cli_opt opts[] = {
+        {.name = "output",
+         .short_name = 'o',
+         .arg = "FILE",
+         .help = "output file (default report.html); written whole or not at all",
+         .type = CLI_TEXT,
+         .dest = &out},
+        {.name = "plots",
+         .arg = "DIR",
+         .help = "gnuplot scripts (default $CDLAB_PLOTS, else the installed\n"
+                 "<prefix>/share/cdlab/plots; a program in its build tree: the sources')",
+         .type = CLI_TEXT,
+         .dest = &plots},
+        {.name = "reference",
+         .arg = "DIR",
+         .help = "reference results (default: experiments/reference beside the plots'\n"
+                 "directory, i.e. <prefix>/share/cdlab or the sources)",
+         .type = CLI_TEXT,
+         .dest = &refdir},
+    };
+    const cli_spec spec = {.command = "report",
+                           .usage = "[-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...",
+                           .opts = opts,
+                           .count = sizeof opts / sizeof opts[0],
+                           .min_operands = 1,
+                           .max_operands = -1,
+                           .operands = "one or more run directories",
+                           .about = report_about,
+                           .after = report_after};
+    cli_operands ops;
+    int rc = cli_parse(&spec, argc, argv, &ops);
+    if (rc >= 0) {
+        cli_operands_free(&ops);
+        return rc;
+    }
+    if (cd_cli_output_check("report", out)) {
+        cli_operands_free(&ops);
+        return 2;
+    }
+    rc = report_runs(ops.v, ops.n, out, plots, refdir);
+    cli_operands_free(&ops);
+    return rc;
 }

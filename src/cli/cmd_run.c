@@ -285,6 +285,43 @@ static int take_run_id(const char *v, void *ctx, char *err, size_t len)
     return -1;
 }
 
+// What cli_parse left in rc (< 0: go on) checked against the operands: --keys takes none, a run
+// needs one; --keys lists the keys here (0).
+static int run_parse_checked(run_args *a, int rc)
+{
+    if (rc < 0 && (a->keys || a->markdown) && (!a->keys || a->configs.n > 0)) {
+        fprintf(stderr, "cdlab run: --keys [--markdown] takes no config\n");
+        rc = 2;
+    } else if (rc < 0 && !a->keys && a->configs.n == 0) {
+        fprintf(stderr, "cdlab run: no config given (see cdlab run --help)\n");
+        rc = 2;
+    } else if (rc < 0 && a->keys) {
+        if (a->markdown)
+            list_keys_markdown();
+        else
+            list_keys();
+        rc = 0;
+    }
+    return rc;
+}
+
+static const char run_about[] =
+    "Run every point of each config (the cartesian product of its lists and ranges) and write\n"
+    "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
+    "complete run of an experiment is also reachable as <output>/<experiment>/latest.\n"
+    "All configs are checked before the first point runs; a bad config exits 2 with\n"
+    "file:line and writes nothing. Ctrl-C or SIGTERM stops after the current point (exit 130 or 143);\n"
+    "a second one ends the current point at once, and [run] point_timeout fails a point that runs\n"
+    "longer. A point's process dies with the runner; while the run may write, it holds a lock on\n"
+    "INCOMPLETE, by which readers tell a run in progress from an abandoned one.\n"
+    "Until a run is complete its rows are in *.part files and the file INCOMPLETE marks the\n"
+    "directory; a run that stops short (interrupted, a failed point, a write error such as a\n"
+    "full disk: exit 1, naming the file and the cause) keeps them, INCOMPLETE says why, and\n"
+    "latest stays where it was. cdlab plot refuses such a directory.\n"
+    "[method] plugin = lib.so loads a plugin's broad phases and hierarchy variants while the\n"
+    "config is checked; meta.ini's [plugins] records each one's path, size and SHA-256.\n\n"
+    "Options may come before or after the configs; everything after -- is a config.\n";
+
 // The command line into a; -1 to go on, else the exit code.
 static int run_parse(int argc, char **argv, run_args *a)
 {
@@ -343,45 +380,17 @@ static int run_parse(int argc, char **argv, run_args *a)
          .type = CLI_FLAG,
          .dest = &a->markdown},
     };
-    const cli_spec spec = {
-        .command = "run",
-        .usage = "[options] CONFIG.ini...",
-        .opts = opts,
-        .count = sizeof opts / sizeof opts[0],
-        .min_operands = 0,
-        .max_operands = -1,
-        .operands = "config files",
-        .about = "Run every point of each config (the cartesian product of its lists and ranges) and write\n"
-                 "<output>/<experiment>/<run-id>/{frames.csv, summary.csv, meta.ini, config.ini}; the newest\n"
-                 "complete run of an experiment is also reachable as <output>/<experiment>/latest.\n"
-                 "All configs are checked before the first point runs; a bad config exits 2 with\n"
-                 "file:line and writes nothing. Ctrl-C or SIGTERM stops after the current point (exit 130 or 143);\n"
-                 "a second one ends the current point at once, and [run] point_timeout fails a point that runs\n"
-                 "longer. A point's process dies with the runner; while the run may write, it holds a lock on\n"
-                 "INCOMPLETE, by which readers tell a run in progress from an abandoned one.\n"
-                 "Until a run is complete its rows are in *.part files and the file INCOMPLETE marks the\n"
-                 "directory; a run that stops short (interrupted, a failed point, a write error such as a\n"
-                 "full disk: exit 1, naming the file and the cause) keeps them, INCOMPLETE says why, and\n"
-                 "latest stays where it was. cdlab plot refuses such a directory.\n"
-                 "[method] plugin = lib.so loads a plugin's broad phases and hierarchy variants while the\n"
-                 "config is checked; meta.ini's [plugins] records each one's path, size and SHA-256.\n\n"
-                 "Options may come before or after the configs; everything after -- is a config.\n"};
+    const cli_spec spec = {.command = "run",
+                           .usage = "[options] CONFIG.ini...",
+                           .opts = opts,
+                           .count = sizeof opts / sizeof opts[0],
+                           .min_operands = 0,
+                           .max_operands = -1,
+                           .operands = "config files",
+                           .about = run_about};
     int rc = cli_parse(&spec, argc, argv, &a->configs);
     a->o.quiet = quiet, a->o.resume = resume;
-    if (rc < 0 && (a->keys || a->markdown) && (!a->keys || a->configs.n > 0)) {
-        fprintf(stderr, "cdlab run: --keys [--markdown] takes no config\n");
-        rc = 2;
-    } else if (rc < 0 && !a->keys && a->configs.n == 0) {
-        fprintf(stderr, "cdlab run: no config given (see cdlab run --help)\n");
-        rc = 2;
-    } else if (rc < 0 && a->keys) {
-        if (a->markdown)
-            list_keys_markdown();
-        else
-            list_keys();
-        rc = 0;
-    }
-    return rc;
+    return run_parse_checked(a, rc);
 }
 
 // Load every config; 0, or 2 after saying what is wrong with each bad one.
