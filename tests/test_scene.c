@@ -522,17 +522,19 @@ static void sleep_changes_the_moving_set(void **state)
     cd_scene_destroy(s);
 }
 
-// The move list is exactly the slots whose box changed, in slot order, after every step (serial,
-// threaded, with still, sleeping and waking cubes, across reorders, a reorder between a step and
-// the look) and after a refresh; cd_scene_moves_since answers for one publication, says nothing
-// moved for none, and does not know after two, a ranged step or on a first look.
-static void check_moves(const cd_scene *s, const cd_aabbf *before_by_cube, uint64_t *seen)
+// The move list is exactly the slots whose pose or box changed, in slot order, after every step
+// (serial, threaded, with still, sleeping and waking cubes, across reorders, a reorder between a
+// step and the look; every stepped cube moves here) and after a refresh, a pose changed under an
+// identical box included; cd_scene_moves_since answers for one publication, says nothing moved
+// for none, and does not know after two, a ranged step or on a first look.
+static void check_moves(const cd_scene *s, const cd_aabbf *before_by_cube, const cd_posef *pose_by_cube, uint64_t *seen)
 {
     cd_scene_moves m;
     assert_int_equal(cd_scene_moves_since(s, seen, &m), 1);
     uint32_t k = 0;
     for (uint32_t i = 0; i < s->count; ++i) {
-        int changed = memcmp(&s->box[i], &before_by_cube[s->ident[i]], sizeof s->box[i]) != 0;
+        int changed = memcmp(&s->box[i], &before_by_cube[s->ident[i]], sizeof s->box[i]) != 0 ||
+                      memcmp(&s->pose[i], &pose_by_cube[s->ident[i]], sizeof s->pose[i]) != 0;
         if (!changed) continue;
         assert_true(k < m.count);
         assert_int_equal(m.slot[k++], i);
@@ -560,19 +562,31 @@ static void move_list_is_what_changed(void **state)
         cd_scene_moves m;
         assert_int_equal(cd_scene_moves_since(s, &seen, &m), 0);  // a first look
         cd_aabbf *before = cd_alloc(s->count * sizeof *before);
+        cd_posef *pose = cd_alloc(s->count * sizeof *pose);
         for (int f = 0; f < 12; ++f) {
-            for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i];
+            for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i], pose[s->ident[i]] = s->pose[i];
             if (f % 3 == 2)
                 cd_scene_step_threads(s, 2 + f % 2);
             else
                 cd_scene_step(s);
             if (f == 7) cd_scene_reorder(s);  // between the step and the look
-            check_moves(s, before, &seen);
+            check_moves(s, before, pose, &seen);
         }
-        for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i];
+        for (uint32_t i = 0; i < s->count; ++i) before[s->ident[i]] = s->box[i], pose[s->ident[i]] = s->pose[i];
         cd_scene_set_pose(s, 5, cd_v3(1, 1, 1), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
+        // Cube 9's rotation stored twice as long (the same rotation: the box is the same bit for
+        // bit), and cube 11's centre written by hand as a trace frame does: both poses changed.
+        cd_quat q9 = cd_scene_rot(s, 9);
+        cd_scene_set_pose(s, 9, cd_scene_center(s, 9), (cd_quat){2 * q9.w, 2 * q9.x, 2 * q9.y, 2 * q9.z},
+                          cd_scene_half(s, 9));
+        s->pose[11].c[0] = cd_float_next_up(s->pose[11].c[0]);
+        cd_scene_note_pose(s, 11);
+        cd_aabbf box9 = s->box[9];
         cd_scene_refresh(s);
-        check_moves(s, before, &seen);
+        assert_memory_equal(&s->box[9], &box9, sizeof box9);
+        assert_int_equal(s->moved_flag[9], 1);
+        assert_int_equal(s->moved_flag[11], 1);
+        check_moves(s, before, pose, &seen);
         uint32_t listed = s->moved;
         const uint32_t marks[] = {7, 7};
         cd_scene_mark_moved(s, marks, 2);
@@ -585,6 +599,7 @@ static void move_list_is_what_changed(void **state)
         cd_scene_step_range(s, 0, s->count);
         assert_int_equal(cd_scene_moves_since(s, &seen, &m), 0);  // a ranged step lists nothing
         cd_free(before);
+        cd_free(pose);
         cd_scene_destroy(s);
     }
 }

@@ -228,8 +228,8 @@ static const cd_column frame_columns[] = {
     {"aabb_aabb", 0, "AABB-AABB tests"},
     {"nu", 0, "hierarchy nodes refitted (Nu)"},
     {"moved", 0,
-     "bodies whose box changed in this frame's motion step (a deformation's box changes not counted: "
-     "see nu)"},
+     "bodies on this frame's move list from the motion step (stepped, or pose or box changed; a "
+     "deformation's box changes not counted: see nu)"},
 };
 
 static const cd_column summary_columns[] = {
@@ -259,7 +259,7 @@ static const cd_column summary_columns[] = {
     {"cv_ns", 1, "measured cost of one BV test (Cv), on touching pairs of the last frame"},
     {"cp_ns", 1, "measured cost of one triangle test (Cp), on the same pairs"},
     {"nu_mean", 0, "mean Nu per frame"},
-    {"moved_mean", 0, "mean bodies whose box changed in the motion step per frame"},
+    {"moved_mean", 0, "mean bodies on the motion step's move list per frame"},
     {"cu_ns", 1, "refit time per node refitted (Cu): all frames' refit time over their Nu"},
     {"model_ms", 1, "Nv·Cv + Np·Cp + Nu·Cu with the means above, beside narrow_ms_median + refit_ms_median"},
     {"bytes_per_body", 0, "scene bytes per body (the shared meshes and hierarchies not counted)"},

@@ -252,7 +252,7 @@ const cd_column cd_cubes_frame_columns[CD_CUBES_FRAME_COLUMN_COUNT] = {
     {"bytes", 0, "bytes held by the broad phase"},
     {"max_per_node", 0, "most objects stored in one node"},
     {"depth_reached", 0, "deepest level holding an object"},
-    {"moved", 0, "cubes whose box changed in this frame's motion step"},
+    {"moved", 0, "cubes on this frame's move list: stepped, or pose or box changed (a trace frame)"},
 };
 
 static const cd_column summary_columns[] = {
@@ -282,7 +282,7 @@ static const cd_column summary_columns[] = {
     {"bytes_mean", 0, "mean bytes held by the broad phase"},
     {"max_per_node", 0, "largest max_per_node over all frames"},
     {"depth_reached", 0, "largest depth_reached over all frames"},
-    {"moved_mean", 0, "mean cubes whose box changed per frame"},
+    {"moved_mean", 0, "mean cubes on the move list per frame"},
 };
 
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p)

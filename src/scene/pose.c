@@ -4,12 +4,16 @@
 // either, so the module's files form no circle.
 #include "cd_scene.h"
 
+#include <string.h>
+
 void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half)
 {
     CD_ASSERT(i < s->count && (q.w != 0.0 || q.x != 0.0 || q.y != 0.0 || q.z != 0.0));
-    s->pose[i] = (cd_posef){{(float)c.x, (float)c.y, (float)c.z},
-                            {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
-                            {(float)half.x, (float)half.y, (float)half.z}};
+    cd_posef p = {{(float)c.x, (float)c.y, (float)c.z},
+                  {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
+                  {(float)half.x, (float)half.y, (float)half.z}};
+    if (memcmp(&p, &s->pose[i], sizeof p) != 0) cd_scene_note_pose(s, i);
+    s->pose[i] = p;
 }
 
 void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega)

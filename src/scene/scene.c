@@ -54,6 +54,7 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
     s->ident = cd_alloc(n ? n * sizeof *s->ident : 1);
     s->moved_slot = cd_alloc(n ? n * sizeof *s->moved_slot : 1);
     s->moved_flag = cd_alloc_zero((size_t)n + CD_SCENE_FLAG_PAD, 1);
+    s->pose_noted = cd_alloc_zero(n ? n : 1, 1);
     for (uint32_t i = 0; i < n; ++i) {
         s->pose[i].q[0] = s->tw[i] = 1.0f;
         s->ident[i] = i;
@@ -365,12 +366,30 @@ static uint32_t note_changed(const cd_aabbf *restrict old, const cd_aabbf *restr
     return changed;
 }
 
-// Store n new boxes over slots [b, b + n) and note those that changed (note_changed).
+// Store n new boxes over slots [b, b + n) and note those that changed (note_changed), or whose
+// pose was noted (cd_scene_note_pose; the notes are cleared).
 static uint32_t store_changed(cd_scene *s, const cd_aabbf *restrict box, uint32_t n, uint32_t b, uint32_t *list)
 {
     uint32_t changed = note_changed(s->box + b, box, n, b, s->moved_flag + b, list);
     memcpy(s->box + b, box, n * sizeof *box);
+    if (!s->poses_noted) return changed;
+    changed = 0;  // the list again with the noted poses, still in slot order
+    for (uint32_t i = 0; i < n; ++i) {
+        s->moved_flag[b + i] |= s->pose_noted[b + i];
+        s->pose_noted[b + i] = 0;
+        list[changed] = b + i;
+        changed += s->moved_flag[b + i];
+    }
     return changed;
+}
+
+// Slots [b, b + n) were all stepped: each is listed (its pose was rewritten; a superset of the
+// cubes whose pose or box changed, which only a cube at rest, velocity and spin zero, is not).
+static uint32_t note_stepped(uint32_t n, uint32_t b, uint8_t *restrict flag, uint32_t *restrict list)
+{
+    memset(flag, 1, n);
+    for (uint32_t i = 0; i < n; ++i) list[i] = b + i;
+    return n;
 }
 
 // A move list of `moved` slots is complete (moves_known) or not.
@@ -393,7 +412,14 @@ void cd_scene_refresh(cd_scene *s)
         boxes_out(box, &k, n);
         moved += store_changed(s, box, n, b, s->moved_slot + moved);
     }
+    s->poses_noted = 0;
     publish_moves(s, moved, 1);
+}
+
+// Poses written by hand since the last publication are refreshed (and listed) before a step.
+static void refresh_noted(cd_scene *s)
+{
+    if (s->poses_noted) cd_scene_refresh(s);
 }
 
 int cd_scene_moves_since(const cd_scene *s, uint64_t *seen, cd_scene_moves *m)
@@ -456,8 +482,7 @@ static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, flo
         poses_out(pose, &k, n);
         for (uint32_t i = 0; i < n; ++i) {
             if (!(st[i] & CD_SCENE_AWAKE)) continue;
-            moved +=
-                note_changed(&s->box[b + i], &box[i], 1, b + i, &s->moved_flag[b + i], s->moved_slot + first + moved);
+            moved += note_stepped(1, b + i, &s->moved_flag[b + i], s->moved_slot + first + moved);
             s->box[b + i] = box[i];
             s->pose[b + i] = pose[i];
         }
@@ -491,10 +516,10 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
         chunk_bounds(&k, n);
         boxes_out(box, &k, n);
         poses_out(stream ? pose : s->pose + b, &k, n);
+        moved += note_stepped(n, b, s->moved_flag + b, s->moved_slot + first + moved);
         if (!stream) {
-            moved += store_changed(s, box, n, b, s->moved_slot + first + moved);
+            memcpy(s->box + b, box, n * sizeof *box);
         } else {
-            moved += note_changed(s->box + b, box, n, b, s->moved_flag + b, s->moved_slot + first + moved);
             stream_copy(s->box + b, box, n * sizeof *box);
             stream_copy(s->pose + b, pose, n * sizeof *pose);
         }
@@ -510,6 +535,7 @@ enum { STEP_BLOCK = 2048 };
 
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end)
 {
+    refresh_noted(s);
     publish_moves(s, step_range(s, first, end, 0), 0);
 }
 
@@ -573,6 +599,7 @@ void cd_scene_reorder(cd_scene *s)
     for (int a = 0; a < SCENE_FLOAT_ARRAYS; ++a) GATHER_INTO(float, *arrays[a], order, n, 0);
     GATHER_INTO(uint32_t, s->ident, order, n, 0);
     GATHER_INTO(uint8_t, s->moved_flag, order, n, CD_SCENE_FLAG_PAD);
+    GATHER_INTO(uint8_t, s->pose_noted, order, n, 0);
     if (s->moves_known) {  // the same set under the new slots, in slot order again
         uint32_t m = 0;
         for (uint32_t i = 0; i < n; ++i) {
@@ -607,6 +634,7 @@ static void reorder_if_due(cd_scene *s)
 
 void cd_scene_step(cd_scene *s)
 {
+    refresh_noted(s);
     reorder_if_due(s);
     publish_moves(s, step_range(s, 0, s->count, 0), 1);
     s->frame++;
@@ -618,6 +646,7 @@ void cd_scene_step_threads(cd_scene *s, int threads)
         cd_scene_step(s);
         return;
     }
+    refresh_noted(s);
     reorder_if_due(s);
     // Whole blocks per thread: each cube's step reads and writes only its own entries. Each thread
     // keeps last frame's blocks (its cores' caches hold their arrays) unless it has to take over
@@ -658,6 +687,7 @@ void cd_scene_destroy(cd_scene *s)
     cd_free(s->ident);
     cd_free(s->moved_slot);
     cd_free(s->moved_flag);
+    cd_free(s->pose_noted);
     cd_free(s->slot_of_prev);
     cd_free(s->state);
     cd_free(s->toggle_at);

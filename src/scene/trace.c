@@ -420,7 +420,9 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
     for (uint32_t i = 0; i < s->count; ++i) {
         cd_posef p = r->pose[i];
         for (int k = 0; shifted && k < 3; ++k) p.c[k] = (float)((double)p.c[k] + r->shift[k]);
-        s->pose[r->slot_of[i]] = p;
+        uint32_t slot = r->slot_of[i];
+        if (memcmp(&p, &s->pose[slot], sizeof p) != 0) cd_scene_note_pose(s, slot);
+        s->pose[slot] = p;
     }
     r->next++;
     return 0;

@@ -91,13 +91,18 @@ typedef struct cd_scene {
     uint64_t *toggle_at;  ///< per slot: frame at which a moving cube falls asleep or wakes (sleep > 0)
     double sleep;         ///< mean frames of a wake or rest period; 0: moving cubes never rest
     uint64_t sleep_seed;  ///< seed of the wake and rest periods
-    uint32_t moved;       ///< cubes whose box changed in the last step or cd_scene_refresh
-    /// The move list (see "What moved" below): the slots whose box changed in the last step or
-    /// refresh, moved of them, in slot order.
+    uint32_t moved;       ///< cubes listed as moved by the last step or cd_scene_refresh
+    /// The move list (see "What moved" below): the slots whose pose or box changed in the last
+    /// step or refresh (a step lists every cube it stepped), moved of them, in slot order.
     uint32_t *moved_slot;
     uint8_t *moved_flag;  ///< per slot (and CD_SCENE_FLAG_PAD bytes more, zero): 1 when listed
     uint64_t moves;       ///< publications of a move list so far (steps and refreshes)
     int moves_known;      ///< 0 when the last publication was cd_scene_step_range's: no list
+    /// Per slot: 1 when its pose was written by hand (cd_scene_set_pose, a trace frame; see
+    /// cd_scene_note_pose) since the last publication; the next refresh lists it. poses_noted
+    /// counts them.
+    uint8_t *pose_noted;
+    uint32_t poses_noted;
 } cd_scene;
 
 /// Zero bytes after the last slot's moved_flag, so a vector load of a few flags stays in bounds.
@@ -123,8 +128,8 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world);
 void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half);
 /// Set cube i's velocity per frame and angular velocity (rotation vector, rad per frame).
 void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega);
-/// Recompute every cube's box from its pose (moved: the boxes that changed). Call after
-/// cd_scene_set_pose.
+/// Recompute every cube's box from its pose (moved: the cubes whose box changed or whose pose was
+/// noted, see "What moved"). Call after cd_scene_set_pose.
 void cd_scene_refresh(cd_scene *s);
 /// One motion step: move, reflect at walls, rotate (quaternion renormalised), refresh boxes.
 void cd_scene_step(cd_scene *s);
@@ -152,9 +157,15 @@ void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32
 void cd_scene_destroy(cd_scene *s);
 
 /// What moved. Every cd_scene_step, cd_scene_step_threads and cd_scene_refresh (so every trace
-/// frame, which is a refresh) publishes the move list: the slots whose box changed, bit for bit,
-/// compared with the box before that call, computed once where the boxes are written. moves counts
-/// the publications. A reorder renumbers the list with the slots (the set stays, in the new slot
+/// frame, which is a refresh) publishes the move list: every slot whose pose or box changed since
+/// the publication before, computed once where the poses and boxes are written. A step lists every
+/// cube it stepped (the awake ones; a cube it does not step keeps its pose and box bit for bit); a
+/// refresh lists the cubes whose box changed, bit for bit, and those whose pose was noted
+/// (cd_scene_note_pose). Poses count, not only boxes: a consumer that keeps the narrow step's answer
+/// for a pair of unlisted cubes (the frame's kept pairs, cd_broad.h) needs both poses unchanged,
+/// and a pose can change under an identical float box (a tiny rotation, a move within the box's
+/// rounding). A consumer that only reads boxes sees a superset, which costs it nothing in
+/// exactness. moves counts the publications. A reorder renumbers the list with the slots (the set stays, in the new slot
 /// order). A consumer that keeps state between frames (a coherent broad phase, a peer told what
 /// moved) keeps the value of moves it last saw and asks cd_scene_moves_since. Whoever changes a
 /// box other than through a step or refresh calls cd_scene_mark_moved on its slot.
@@ -178,6 +189,14 @@ int cd_scene_moves_since(const cd_scene *s, uint64_t *seen, cd_scene_moves *m);
 /// publication (a test that snaps boxes to planes): they join the move list, which stays in slot
 /// order (O(count), plus O(N) when one is new).
 void cd_scene_mark_moved(cd_scene *s, const uint32_t *slots, uint32_t count);
+/// Slot i's pose was written other than through cd_scene_set_pose (which calls this when the pose
+/// changes): the next cd_scene_refresh lists it as moved whether or not its box changed, and a
+/// step before that refresh refreshes first.
+static inline void cd_scene_note_pose(cd_scene *s, uint32_t i)
+{
+    s->poses_noted += !s->pose_noted[i];
+    s->pose_noted[i] = 1;
+}
 /// Make cube i never move (its motion is cleared; the scene then keeps a state array).
 void cd_scene_set_still(cd_scene *s, uint32_t i);
 /// Cubes that move at all (not still).
