@@ -436,6 +436,54 @@ static cd_scene_params family(cd_scene_layout layout, cd_scene_size_dist dist, d
     return p;
 }
 
+// Poses, boxes, velocities and state in cube order, and the move list as cubes, hashed into h.
+static uint64_t scene_hash_all(const cd_scene *s, uint64_t h)
+{
+    h ^= scene_hash(s);
+    uint32_t *slot = cd_scene_slots(s);
+    for (uint32_t c = 0; c < s->count; ++c) {
+        float v[3] = {s->vx[slot[c]], s->vy[slot[c]], s->vz[slot[c]]};
+        h = fnv(h, v, sizeof v);
+        if (s->state) h = fnv(h, &s->state[slot[c]], 1);
+    }
+    cd_free(slot);
+    for (uint32_t k = 0; k < s->moved; ++k) h = fnv(h, &s->ident[s->moved_slot[k]], sizeof s->ident[0]);
+    return fnv(h, &s->moved, sizeof s->moved);
+}
+
+// Scenes with still and sleeping cubes hold the bits they held when the motion step still walked
+// every slot (the step now walks only the cubes that move): poses, boxes, velocities, sleep
+// state and move lists of 36 frames on one, two and three threads in turn, across reorders.
+static void moving_fraction_bits_pinned(void **state)
+{
+    (void)state;
+    const struct {
+        cd_scene_layout layout;
+        double still, sleep;
+        uint32_t reorder;
+        uint64_t hash;
+    } cases[] = {
+        {CD_LAYOUT_UNIFORM, 0.9, 0.0, 8, 0xb80d0ba800f2d9f6ULL},
+        {CD_LAYOUT_UNIFORM, 0.99, 0.0, 0, 0x0cd550d5c7aab40dULL},
+        {CD_LAYOUT_CLUSTERS, 0.0, 4.0, 8, 0x562df63b2c8d2f69ULL},
+        {CD_LAYOUT_UNIFORM, 0.5, 3.0, 5, 0x21e6996fd0887531ULL},
+        {CD_LAYOUT_LEVEL, 0.3, 0.0, 8, 0x64bfc3d375e2e1d8ULL},
+        {CD_LAYOUT_GROUND, 0.7, 6.0, 0, 0x51d818caf7414688ULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        cd_scene_params p = family(cases[k].layout, CD_SIZE_LOGUNIFORM, cases[k].still, cases[k].sleep);
+        p.cubes = 5003, p.speed = 0.5, p.spin = 0.2, p.reorder = cases[k].reorder;  // fast: walls are hit
+        cd_scene *s = cd_scene_create(&p);
+        uint64_t h = scene_hash_all(s, 0);
+        for (int f = 0; f < 36; ++f) {
+            cd_scene_step_threads(s, 1 + f % 3);
+            h = scene_hash_all(s, h);
+        }
+        EXPECT_EQ(h, cases[k].hash);
+        cd_scene_destroy(s);
+    }
+}
+
 // Every family is seeded: the same parameters give the same bits, on any thread count; another
 // seed another scene.
 static void families_are_seeded(void **state)
@@ -456,6 +504,53 @@ static void families_are_seeded(void **state)
             assert_true(scene_hash(a) != scene_hash(c));
             cd_scene_destroy(a), cd_scene_destroy(b), cd_scene_destroy(c);
         }
+}
+
+// The movers' lists follow what changes them between steps: a velocity set mid-run moves the
+// cube by exactly that velocity in the next step (whole, threaded or ranged), a cube made still
+// stops, and steps of every kind mixed with refreshes keep the sleeping cubes' boxes.
+static void motion_changes_reach_the_step(void **state)
+{
+    (void)state;
+    cd_scene_params p = family(CD_LAYOUT_UNIFORM, CD_SIZE_UNIFORM, 0.5, 3.0);
+    p.reorder = 4;
+    cd_scene *s = cd_scene_create(&p);
+    for (int f = 0; f < 24; ++f) {
+        uint32_t *slot = cd_scene_slots(s);
+        uint32_t c = (uint32_t)(f * 97 + 1) % s->count, i = slot[c];
+        cd_free(slot);
+        if (!(s->state[i] & CD_SCENE_MOVES)) continue;
+        cd_vec3 at = cd_scene_center(s, i);
+        float v = f % 2 ? 0.015625f : -0.03125f;  // exact steps, far from the walls below
+        cd_scene_set_motion(s, i, cd_v3(v, -v, 2 * v), cd_v3(0, 0, 0));
+        int awake_next = (s->state[i] & CD_SCENE_AWAKE) != 0, k = f % 3;
+        if (s->toggle_at[i] == s->frame) awake_next = !awake_next;
+        if (k == 0) cd_scene_step(s);
+        if (k == 1) cd_scene_step_threads(s, 2);
+        if (k == 2) {
+            cd_scene_step_range(s, 0, i + 1);
+            cd_scene_step_range(s, i + 1, s->count);
+            s->frame++;  // a ranged step leaves the frame to its caller
+        }
+        slot = cd_scene_slots(s);
+        i = slot[c];  // a reorder may have come first
+        cd_free(slot);
+        cd_vec3 now = cd_scene_center(s, i);
+        if (at.x > 1 && at.y > 1 && at.z > 1 && at.x < s->world - 1 && at.y < s->world - 1 && at.z < s->world - 1) {
+            cd_vec3 want = awake_next ? cd_v3((float)(at.x + v), (float)(at.y - v), (float)(at.z + 2 * v)) : at;
+            assert_true(now.x == want.x && now.y == want.y && now.z == want.z);
+        }
+        if (f % 4 == 3) {
+            cd_scene_set_still(s, i);
+            cd_posef was = s->pose[i];
+            cd_scene_step(s);
+            slot = cd_scene_slots(s);
+            assert_memory_equal(&s->pose[slot[c]], &was, sizeof was);
+            cd_free(slot);
+            cd_scene_refresh(s);
+        }
+    }
+    cd_scene_destroy(s);
 }
 
 // Still cubes keep their pose and box bit for bit through steps and reorders; exactly
@@ -753,7 +848,9 @@ int main(void)
         cmocka_unit_test(csv_import_errors_name_line),
         cmocka_unit_test(uniform_scene_bits_pinned),
         cmocka_unit_test(families_are_seeded),
+        cmocka_unit_test(moving_fraction_bits_pinned),
         cmocka_unit_test(still_cubes_keep_their_bits),
+        cmocka_unit_test(motion_changes_reach_the_step),
         cmocka_unit_test(sleep_changes_the_moving_set),
         cmocka_unit_test(move_list_is_what_changed),
         cmocka_unit_test(layouts_have_their_shape),

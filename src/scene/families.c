@@ -158,6 +158,7 @@ void cd_scene_set_still(cd_scene *s, uint32_t i)
     }
     cd_scene_set_motion(s, i, cd_v3(0, 0, 0), cd_v3(0, 0, 0));
     s->state[i] = 0;
+    s->movers_stale = 1;
 }
 
 uint32_t cd_scene_moving_count(const cd_scene *s)
@@ -193,6 +194,7 @@ void scene_set_moving(cd_scene *s, const cd_scene_params *p)
     if (!s->state) {
         s->state = cd_alloc(s->count ? s->count : 1);
         memset(s->state, CD_SCENE_MOVES | CD_SCENE_AWAKE, s->count);
+        s->movers_stale = 1;
     }
     s->sleep = p->sleep;
     cd_rng r = cd_rng_make(p->seed, STREAM_SLEEP);
@@ -201,12 +203,17 @@ void scene_set_moving(cd_scene *s, const cd_scene_params *p)
     for (uint32_t i = 0; i < s->count; ++i) s->toggle_at[i] = period(s, i, 0);  // fresh: slot i is cube i
 }
 
-void scene_toggle_sleep(cd_scene *s, uint32_t first, uint32_t end)
+uint32_t scene_toggle_sleep(cd_scene *s, const uint32_t *slot, uint32_t n)
 {
-    if (!s->toggle_at) return;
-    for (uint32_t i = first; i < end; ++i)
+    if (!s->toggle_at) return 0;
+    uint32_t flips = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t i = slot[k];
         if ((s->state[i] & CD_SCENE_MOVES) && s->toggle_at[i] == s->frame) {
             s->state[i] ^= CD_SCENE_AWAKE;
             s->toggle_at[i] = s->frame + period(s, s->ident[i], s->frame);
+            flips++;
         }
+    }
+    return flips;
 }

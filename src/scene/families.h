@@ -16,7 +16,8 @@ uint32_t scene_level_slabs(uint32_t n);
 void scene_place_family(cd_scene *s, const cd_scene_params *p);
 /// Still cubes and sleep (p->still, p->sleep): clears the still cubes' motion and sets the state.
 void scene_set_moving(cd_scene *s, const cd_scene_params *p);
-/// The toggles due at s->frame on slots [first, end): a moving cube falls asleep or wakes.
-void scene_toggle_sleep(cd_scene *s, uint32_t first, uint32_t end);
+/// The toggles due at s->frame on slots slot[0, n) (the movers among them): a moving cube falls
+/// asleep or wakes. Returns how many toggled.
+uint32_t scene_toggle_sleep(cd_scene *s, const uint32_t *slot, uint32_t n);
 
 #endif

@@ -22,4 +22,5 @@ void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega)
     s->vx[i] = (float)vel.x, s->vy[i] = (float)vel.y, s->vz[i] = (float)vel.z;
     cd_quat t = cd_q_from_rotvec(omega);
     s->tw[i] = (float)t.w, s->tx[i] = (float)t.x, s->ty[i] = (float)t.y, s->tz[i] = (float)t.z;
+    s->movers_stale = 1;  // the movers' copy of the motion (cd_scene.mover_motion)
 }

@@ -101,6 +101,9 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
 // memory, which at 100 000 cubes is most of the working set.
 enum { CHUNK = 256 };
 
+// Floats per mover in cd_scene.mover_motion: velocity (3), turn per frame (4), one unused.
+enum { MOTION_FLOATS = 8 };
+
 typedef struct chunk_cols {
     float c[3][CHUNK], q[4][CHUNK], h[3][CHUNK];  // pose fields
     float box[6][CHUNK];                          // lo x y z, hi x y z
@@ -228,21 +231,25 @@ _Static_assert(sizeof(cd_posef) == 10 * sizeof(float), "a pose record is ten pac
 static float *pose_floats(cd_posef *p) { return (float *)(void *)p; }
 static const float *pose_floats_const(const cd_posef *p) { return (const float *)(const void *)p; }
 
+// Record i of a chunk: record i of the run (at NULL) or record at[i] of the scene.
+static inline size_t record_at(const uint32_t *at, uint32_t i) { return at ? at[i] : i; }
+
 #if CD_X86_SIMD
 // Fields 0–7 of eight records from their first eight floats, fields 8 and 9 (h1, h2) from their
 // last eight: two transposes.
 // The AVX2 functions do whole groups of eight records and return how many they did; the callers
-// do the rest one by one.
-__attribute__((target("avx2"))) static uint32_t poses_in_avx2(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
+// do the rest one by one. The records are pose[0, n) or, with at, pose[at[0]], ..., pose[at[n − 1]].
+__attribute__((target("avx2"))) static uint32_t poses_in_avx2(const cd_posef *restrict pose, const uint32_t *at,
+                                                              uint32_t n, chunk_cols *k)
 {
     const float *in = pose_floats_const(pose);
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 r[8], f[8];
-        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in + 10 * (i + l));
+        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in + 10 * record_at(at, i + l));
         cd_transpose8(r, f);
         for (int j = 0; j < 8; ++j) _mm256_storeu_ps(pose_col(k, j) + i, f[j]);
-        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in + 10 * (i + l) + 2);
+        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(in + 10 * record_at(at, i + l) + 2);
         cd_transpose8(r, f);
         _mm256_storeu_ps(k->h[1] + i, f[6]);
         _mm256_storeu_ps(k->h[2] + i, f[7]);
@@ -250,7 +257,8 @@ __attribute__((target("avx2"))) static uint32_t poses_in_avx2(const cd_posef *re
     return i;
 }
 
-__attribute__((target("avx2"))) static uint32_t poses_out_avx2(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
+__attribute__((target("avx2"))) static uint32_t poses_out_avx2(cd_posef *restrict pose, const uint32_t *at,
+                                                               chunk_cols *k, uint32_t n)
 {
     float *out = pose_floats(pose);
     uint32_t i = 0;
@@ -258,18 +266,18 @@ __attribute__((target("avx2"))) static uint32_t poses_out_avx2(cd_posef *restric
         __m256 r[8], f[8];
         for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(pose_col(k, j) + i);
         cd_transpose8(r, f);
-        for (uint32_t l = 0; l < 8; ++l) _mm256_storeu_ps(out + 10 * (i + l), f[l]);
+        for (uint32_t l = 0; l < 8; ++l) _mm256_storeu_ps(out + 10 * record_at(at, i + l), f[l]);
         __m256 h1 = _mm256_loadu_ps(k->h[1] + i), h2 = _mm256_loadu_ps(k->h[2] + i);
         // Record l's (h1, h2) is in 128-bit lane l / 4 of lo (l mod 4 < 2) or hi, low or high half.
         __m256 lo = _mm256_unpacklo_ps(h1, h2), hi = _mm256_unpackhi_ps(h1, h2);
         for (uint32_t l = 0; l < 8; ++l) {
             __m256 v = l & 2 ? hi : lo;
             __m128 half = l < 4 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1);
-            __m64 *at = (__m64 *)(void *)(out + 10 * (i + l) + 8);
+            __m64 *to = (__m64 *)(void *)(out + 10 * record_at(at, i + l) + 8);
             if (l & 1)
-                _mm_storeh_pi(at, half);
+                _mm_storeh_pi(to, half);
             else
-                _mm_storel_pi(at, half);
+                _mm_storel_pi(to, half);
         }
     }
     return i;
@@ -300,26 +308,28 @@ static int have_avx2(void)
 #endif
 }
 
-static void poses_in(const cd_posef *restrict pose, uint32_t n, chunk_cols *k)
+// The chunk's n records into columns: pose[0, n), or with at the records pose[at[i]].
+static void poses_in(const cd_posef *restrict pose, const uint32_t *at, uint32_t n, chunk_cols *k)
 {
     uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) i = poses_in_avx2(pose, n, k);
+    if (have_avx2()) i = poses_in_avx2(pose, at, n, k);
 #endif
     const float *in = pose_floats_const(pose);
     for (; i < n; ++i)
-        for (int j = 0; j < 10; ++j) pose_col(k, j)[i] = in[10 * i + (uint32_t)j];
+        for (int j = 0; j < 10; ++j) pose_col(k, j)[i] = in[10 * record_at(at, i) + (uint32_t)j];
 }
 
-static void poses_out(cd_posef *restrict pose, chunk_cols *k, uint32_t n)
+// The columns back out to the records they came from (poses_in).
+static void poses_out(cd_posef *restrict pose, const uint32_t *at, chunk_cols *k, uint32_t n)
 {
     uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) i = poses_out_avx2(pose, k, n);
+    if (have_avx2()) i = poses_out_avx2(pose, at, k, n);
 #endif
     float *out = pose_floats(pose);
     for (; i < n; ++i)
-        for (int j = 0; j < 10; ++j) out[10 * i + (uint32_t)j] = pose_col(k, j)[i];
+        for (int j = 0; j < 10; ++j) out[10 * record_at(at, i) + (uint32_t)j] = pose_col(k, j)[i];
 }
 
 static void boxes_out(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
@@ -407,7 +417,7 @@ void cd_scene_refresh(cd_scene *s)
     uint32_t moved = 0;
     for (uint32_t b = 0; b < s->count; b += CHUNK) {
         uint32_t n = s->count - b < CHUNK ? s->count - b : CHUNK;
-        poses_in(s->pose + b, n, &k);
+        poses_in(s->pose + b, NULL, n, &k);
         chunk_bounds(&k, n);
         boxes_out(box, &k, n);
         moved += store_changed(s, box, n, b, s->moved_slot + moved);
@@ -450,43 +460,169 @@ void cd_scene_mark_moved(cd_scene *s, const uint32_t *slots, uint32_t count)
     s->moved = m;
 }
 
-// step_range for a scene with still or sleeping cubes (s->state): the chunk is stepped into
-// buffers with the cubes that do not move this frame at zero velocity (their velocities stay as
-// they are), and only the awake cubes' poses and boxes are stored, so the others keep theirs bit
-// for bit. Returns the cubes whose box changed, listed from s->moved_slot + first on.
-static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, float L)
+// The lines that the step of movers mover[0, n) reads and writes, asked for ahead: the slots are
+// scattered over the scene (a mover's neighbours in memory mostly stand still), so each pose, box
+// and flag is a line of its own, which the hardware prefetcher cannot guess. Asked one chunk ahead,
+// the misses of a chunk overlap the work of the one before.
+static void prefetch_movers(const cd_scene *s, const uint32_t *mover, uint32_t n)
 {
-    scene_toggle_sleep(s, first, end);
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t slot = s->mover_slot[mover[i]];
+        const char *pose = (const char *)&s->pose[slot], *box = (const char *)&s->box[slot];
+        __builtin_prefetch(pose, 1);
+        __builtin_prefetch(pose + sizeof s->pose[0] - 1, 1);
+        __builtin_prefetch(box, 1);
+        __builtin_prefetch(box + sizeof s->box[0] - 1, 1);
+        __builtin_prefetch(&s->moved_flag[slot], 1);
+    }
+}
+
+// The motion of the awake movers whose indices in the movers list are mover[0, n) (ascending), a
+// chunk at a time: the same column arithmetic as a run of slots, on records gathered by slot and
+// scattered back, with the motion read from the movers' own copy (s->mover_motion, in list order:
+// one stream, where the seven per-slot arrays cost a line each per cube). A velocity that a wall
+// turned is written to both. Every cube stepped is flagged (the caller cleared the flags of every
+// other slot) and its slot listed at list, as note_stepped does. Returns how many (n). A cube's result depends only
+// on its own record and motion: every column loop works lane by lane (no sums across lanes) and a
+// move_axis without a bounce gives what REFLECT gives, so the cubes that share a chunk do not
+// matter — save that chunk_bounds takes the double path for a whole chunk in which some rotation's
+// norm is out of the float path's range, which a quaternion of norm 1 turned by one frame's turn
+// never is.
+static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32_t *list, float L)
+{
     chunk_cols k;
     cd_aabbf box[CHUNK];
-    cd_posef pose[CHUNK];
-    float v[3][CHUNK];
+    float v[3][CHUNK], t[4][CHUNK];
+    uint32_t at[CHUNK];
     float *vel[3] = {s->vx, s->vy, s->vz};
     uint32_t moved = 0;
-    for (uint32_t b = first; b < end; b += CHUNK) {
-        uint32_t n = end - b < CHUNK ? end - b : CHUNK, awake = 0;
-        const uint8_t *st = s->state + b;
-        for (uint32_t i = 0; i < n; ++i) awake += (st[i] & CD_SCENE_AWAKE) != 0;
-        memset(s->moved_flag + b, 0, n);
-        if (!awake) continue;
-        poses_in(s->pose + b, n, &k);
-        for (int a = 0; a < 3; ++a) {
-            for (uint32_t i = 0; i < n; ++i) v[a][i] = st[i] & CD_SCENE_AWAKE ? vel[a][b + i] : 0.0f;
-            move_axis(k.c[a], v[a], n, L);
-            for (uint32_t i = 0; i < n; ++i)
-                if (st[i] & CD_SCENE_AWAKE) vel[a][b + i] = v[a][i];
+    prefetch_movers(s, mover, n < CHUNK ? n : CHUNK);
+    for (uint32_t b = 0; b < n; b += CHUNK) {
+        uint32_t m = n - b < CHUNK ? n - b : CHUNK;
+        if (b + m < n) prefetch_movers(s, mover + b + m, n - b - m < CHUNK ? n - b - m : CHUNK);
+        for (uint32_t i = 0; i < m; ++i) {
+            const float *mm = s->mover_motion + (size_t)MOTION_FLOATS * mover[b + i];
+            at[i] = s->mover_slot[mover[b + i]];
+            for (int a = 0; a < 3; ++a) v[a][i] = mm[a];
+            for (int a = 0; a < 4; ++a) t[a][i] = mm[3 + a];
         }
-        turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
-        chunk_bounds(&k, n);
-        boxes_out(box, &k, n);
-        poses_out(pose, &k, n);
-        for (uint32_t i = 0; i < n; ++i) {
-            if (!(st[i] & CD_SCENE_AWAKE)) continue;
-            moved += note_stepped(1, b + i, &s->moved_flag[b + i], s->moved_slot + first + moved);
-            s->box[b + i] = box[i];
-            s->pose[b + i] = pose[i];
+        poses_in(s->pose, at, m, &k);
+        for (int a = 0; a < 3; ++a) {
+            float was[CHUNK];
+            memcpy(was, v[a], m * sizeof *was);
+            move_axis(k.c[a], v[a], m, L);
+            if (memcmp(was, v[a], m * sizeof *was) == 0) continue;  // no wall this frame
+            for (uint32_t i = 0; i < m; ++i)
+                s->mover_motion[(size_t)MOTION_FLOATS * mover[b + i] + (uint32_t)a] = v[a][i];
+            for (uint32_t i = 0; i < m; ++i) vel[a][at[i]] = v[a][i];
+        }
+        turn_cols(k.q, t[0], t[1], t[2], t[3], m);
+        chunk_bounds(&k, m);
+        boxes_out(box, &k, m);
+        poses_out(s->pose, at, &k, m);
+        for (uint32_t i = 0; i < m; ++i) {
+            s->moved_flag[at[i]] = 1;
+            list[moved++] = at[i];
+            s->box[at[i]] = box[i];
         }
     }
+    return moved;
+}
+
+// The far walls as the largest float ≤ L.
+static float far_wall(const cd_scene *s)
+{
+    float L = (float)s->world;
+    if ((double)L > s->world) L = cd_float_next_down(L);
+    return L;
+}
+
+// The movers list and their motion from the state and the per-slot arrays (when stale): O(N),
+// after a reorder, cd_scene_set_still or cd_scene_set_motion only.
+static void list_movers(cd_scene *s)
+{
+    if (!s->movers_stale) return;
+    if (!s->mover_slot) {
+        s->mover_slot = cd_alloc(s->count ? s->count * sizeof *s->mover_slot : 1);
+        s->awake_mover = cd_alloc(s->count ? s->count * sizeof *s->awake_mover : 1);
+        s->mover_motion = cd_alloc((s->count ? s->count : 1) * MOTION_FLOATS * sizeof *s->mover_motion);
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        s->mover_slot[m] = i;
+        m += (s->state[i] & CD_SCENE_MOVES) != 0;
+    }
+    const float *motion[7] = {s->vx, s->vy, s->vz, s->tw, s->tx, s->ty, s->tz};
+    for (uint32_t k = 0; k < m; ++k)
+        for (int a = 0; a < 7; ++a)
+            s->mover_motion[(size_t)MOTION_FLOATS * k + (uint32_t)a] = motion[a][s->mover_slot[k]];
+    s->movers = m;
+    s->movers_stale = 0;
+    s->awake_for = UINT64_MAX;  // the awake list follows
+}
+
+// The awake movers (indices into the movers list) among mover indices [lo, hi), into awake.
+static uint32_t list_awake(const cd_scene *s, uint32_t lo, uint32_t hi, uint32_t *awake)
+{
+    uint32_t a = 0;
+    for (uint32_t k = lo; k < hi; ++k) {
+        awake[a] = k;
+        a += (s->state[s->mover_slot[k]] & CD_SCENE_AWAKE) != 0;
+    }
+    return a;
+}
+
+// Before a whole step of a scene with a state: the toggles due this frame (on the movers only),
+// the awake list when it changed, and the flags of the last move list cleared (the step flags the
+// boxes that change), so that the step costs what moves, not N.
+static void prepare_movers(cd_scene *s)
+{
+    list_movers(s);
+    uint32_t flips = scene_toggle_sleep(s, s->mover_slot, s->movers);
+    if (flips || s->awake_for != s->moves) s->awake = list_awake(s, 0, s->movers, s->awake_mover);
+    if (s->moves_known)
+        for (uint32_t k = 0; k < s->moved; ++k) s->moved_flag[s->moved_slot[k]] = 0;
+    else
+        memset(s->moved_flag, 0, s->count);
+}
+
+// After a whole step of a scene with a state: its awake list holds for the next step, unless a
+// refresh or a ranged step publishes in between.
+static void publish_step(cd_scene *s, uint32_t moved)
+{
+    publish_moves(s, moved, 1);
+    if (s->state) s->awake_for = s->moves;
+}
+
+// First index k of the ascending slot[0, n) with slot[k] >= x.
+static uint32_t lower_bound(const uint32_t *slot, uint32_t n, uint32_t x)
+{
+    uint32_t lo = 0;
+    while (n) {
+        uint32_t half = n / 2;
+        if (slot[lo + half] < x) {
+            lo += half + 1;
+            n -= half + 1;
+        } else {
+            n = half;
+        }
+    }
+    return lo;
+}
+
+// step_range for a scene with still or sleeping cubes (s->state): the toggles due on the range's
+// movers, then the awake ones among them stepped as a list; the cubes that do not move keep their
+// poses, boxes and velocities bit for bit. Returns the cubes whose box changed, listed from
+// s->moved_slot + first on.
+static uint32_t step_range_movers(cd_scene *s, uint32_t first, uint32_t end, float L)
+{
+    list_movers(s);
+    uint32_t lo = lower_bound(s->mover_slot, s->movers, first), hi = lower_bound(s->mover_slot, s->movers, end);
+    scene_toggle_sleep(s, s->mover_slot + lo, hi - lo);
+    uint32_t *awake = cd_alloc((hi - lo ? hi - lo : 1) * sizeof *awake), a = list_awake(s, lo, hi, awake);
+    memset(s->moved_flag + first, 0, end - first);
+    uint32_t moved = step_list(s, awake, a, s->moved_slot + first, L);
+    cd_free(awake);
     return moved;
 }
 
@@ -499,23 +635,22 @@ static uint32_t step_range_masked(cd_scene *s, uint32_t first, uint32_t end, flo
 // Returns the cubes whose box changed, listed from s->moved_slot + first on (flags set).
 static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream)
 {
-    float L = (float)s->world;  // the far walls as the largest float ≤ L
-    if ((double)L > s->world) L = cd_float_next_down(L);
-    if (s->state) return step_range_masked(s, first, end, L);
+    float L = far_wall(s);
+    if (s->state) return step_range_movers(s, first, end, L);
     uint32_t moved = 0;
     chunk_cols k;
     cd_aabbf box[CHUNK];
     cd_posef pose[CHUNK];
     for (uint32_t b = first; b < end; b += CHUNK) {
         uint32_t n = end - b < CHUNK ? end - b : CHUNK;
-        poses_in(s->pose + b, n, &k);
+        poses_in(s->pose + b, NULL, n, &k);
         move_axis(k.c[0], s->vx + b, n, L);
         move_axis(k.c[1], s->vy + b, n, L);
         move_axis(k.c[2], s->vz + b, n, L);
         turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
         chunk_bounds(&k, n);
         boxes_out(box, &k, n);
-        poses_out(stream ? pose : s->pose + b, &k, n);
+        poses_out(stream ? pose : s->pose + b, NULL, &k, n);
         moved += note_stepped(n, b, s->moved_flag + b, s->moved_slot + first + moved);
         if (!stream) {
             memcpy(s->box + b, box, n * sizeof *box);
@@ -532,6 +667,7 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
 
 // Cubes per block of the threaded step: a thread's share of the scene is whole blocks.
 enum { STEP_BLOCK = 2048 };
+_Static_assert(STEP_BLOCK % CHUNK == 0, "a block of the threaded step is whole chunks");
 
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end)
 {
@@ -609,6 +745,7 @@ void cd_scene_reorder(cd_scene *s)
         CD_ASSERT(m == s->moved);
     }
     if (s->state) GATHER_INTO(uint8_t, s->state, order, n, 0);
+    s->movers_stale = s->state != NULL;  // the lists name old slots
     if (s->toggle_at) GATHER_INTO(uint64_t, s->toggle_at, order, n, 0);
     cd_free(order);
     s->layout++;
@@ -636,7 +773,12 @@ void cd_scene_step(cd_scene *s)
 {
     refresh_noted(s);
     reorder_if_due(s);
-    publish_moves(s, step_range(s, 0, s->count, 0), 1);
+    if (s->state) {
+        prepare_movers(s);
+        publish_step(s, step_list(s, s->awake_mover, s->awake, s->moved_slot, far_wall(s)));
+    } else {
+        publish_moves(s, step_range(s, 0, s->count, 0), 1);
+    }
     s->frame++;
 }
 
@@ -650,9 +792,13 @@ void cd_scene_step_threads(cd_scene *s, int threads)
     reorder_if_due(s);
     // Whole blocks per thread: each cube's step reads and writes only its own entries. Each thread
     // keeps last frame's blocks (its cores' caches hold their arrays) unless it has to take over
-    // another thread's tail.
+    // another thread's tail. With a state, the blocks are of the awake list (STEP_BLOCK entries,
+    // whole chunks, so a cube shares its chunk with the same cubes as in the serial step).
     if (threads > CD_PART_QUEUE_MAX_THREADS) threads = CD_PART_QUEUE_MAX_THREADS;
-    uint32_t blocks = (uint32_t)(((uint64_t)s->count + STEP_BLOCK - 1) / STEP_BLOCK);
+    if (s->state) prepare_movers(s);
+    uint32_t items = s->state ? s->awake : s->count;
+    uint32_t blocks = (uint32_t)(((uint64_t)items + STEP_BLOCK - 1) / STEP_BLOCK);
+    float L = far_wall(s);
     cd_part_queue queue;
     uint32_t *listed = cd_alloc((blocks ? blocks : 1) * sizeof *listed);
 #pragma omp parallel num_threads(threads)
@@ -661,8 +807,11 @@ void cd_scene_step_threads(cd_scene *s, int threads)
         cd_part_queue_deal(&queue, blocks, (uint32_t)omp_get_num_threads());
         uint32_t k;
         while (cd_part_queue_take(&queue, (uint32_t)omp_get_thread_num(), &k)) {
-            uint32_t first = k * STEP_BLOCK, end = s->count - first < STEP_BLOCK ? s->count : first + STEP_BLOCK;
-            listed[k] = step_range(s, first, end, s->layout == 0);
+            uint32_t first = k * STEP_BLOCK, end = items - first < STEP_BLOCK ? items : first + STEP_BLOCK;
+            if (s->state)
+                listed[k] = step_list(s, s->awake_mover + first, end - first, s->moved_slot + first, L);
+            else
+                listed[k] = step_range(s, first, end, s->layout == 0);
         }
     }
     // Each block listed its slots at its own offset; joined in block order, the list is in slot
@@ -673,7 +822,7 @@ void cd_scene_step_threads(cd_scene *s, int threads)
         moved += listed[k];
     }
     cd_free(listed);
-    publish_moves(s, moved, 1);
+    publish_step(s, moved);
     s->frame++;
 }
 
@@ -691,6 +840,9 @@ void cd_scene_destroy(cd_scene *s)
     cd_free(s->slot_of_prev);
     cd_free(s->state);
     cd_free(s->toggle_at);
+    cd_free(s->mover_slot);
+    cd_free(s->awake_mover);
+    cd_free(s->mover_motion);
     cd_free(s);
 }
 

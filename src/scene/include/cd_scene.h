@@ -89,6 +89,19 @@ typedef struct cd_scene {
     /// A cube without CD_SCENE_AWAKE keeps its pose and box bit for bit through a step.
     uint8_t *state;
     uint64_t *toggle_at;  ///< per slot: frame at which a moving cube falls asleep or wakes (sleep > 0)
+    /// With a state, the motion step walks lists, not every slot: mover_slot holds the slots with
+    /// CD_SCENE_MOVES (movers of them) in slot order, mover_motion their velocities and turns in
+    /// that order (eight floats a mover: vx vy vz tw tx ty tz and one unused; the per-slot arrays
+    /// stay current), awake_mover the indices into mover_slot of those with CD_SCENE_AWAKE as well
+    /// (awake of them), ascending. The step rebuilds the first two when movers_stale (set by
+    /// cd_scene_set_still, cd_scene_set_motion and cd_scene_reorder) and the third when a cube fell
+    /// asleep or woke or when another call published since (awake_for: the publication it was
+    /// built for). Whoever changes state, vx..tz other than through those calls sets movers_stale.
+    uint32_t *mover_slot, *awake_mover;
+    float *mover_motion;
+    uint32_t movers, awake;
+    uint64_t awake_for;
+    int movers_stale;
     double sleep;         ///< mean frames of a wake or rest period; 0: moving cubes never rest
     uint64_t sleep_seed;  ///< seed of the wake and rest periods
     uint32_t moved;       ///< cubes listed as moved by the last step or cd_scene_refresh
