@@ -462,6 +462,83 @@ static void coherent_methods_follow_stops_and_starts(void **state)
     }
 }
 
+// The coherent methods read the scene's move list: with still and sleeping cubes stepped on one
+// and two threads, frames they miss (two steps between looks), a ranged step (no list), a reorder
+// between the step and the look, and boxes grown by hand and marked (cd_scene_mark_moved), they
+// report sap's pairs every frame, on 1, 2 and 3 threads alike.
+static void coherent_methods_follow_the_move_list(void **state)
+{
+    (void)state;
+    enum { NT = 3, FRAMES = 42 };
+    for (size_t m = 0; m < sizeof coherent_methods / sizeof coherent_methods[0]; ++m) {
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 3000, sp.speed = 0.3, sp.reorder = 5, sp.still = 0.6, sp.sleep = 3.0;
+        cd_scene *s = cd_scene_create(&sp);
+        cd_broad *b[NT];
+        for (int k = 0; k < NT; ++k) b[k] = cd_registry_create(coherent_methods[m], NULL, k + 1, s);
+        cd_broad *sap = cd_registry_create("sap", NULL, 1, s);
+        cd_pair_list got[NT] = {{0}}, ref = {0};
+        cd_broad_stats st;
+        for (int f = 0; f < FRAMES; ++f) {
+            if (f % 7 == 3) cd_scene_step(s);  // a frame the methods miss
+            if (f % 7 == 5) {
+                cd_scene_step_range(s, 0, s->count);
+                s->frame++;
+            } else if (f) {
+                cd_scene_step_threads(s, 1 + f % 2);
+            }
+            if (f % 11 == 4) cd_scene_reorder(s);
+            if (f % 7 == 6) {
+                uint32_t grown[3] = {(uint32_t)f * 131 % s->count, (uint32_t)f * 17 % s->count, 5};
+                for (int g = 0; g < 3; ++g) s->box[grown[g]].lo[g] -= 0.75f;
+                cd_scene_mark_moved(s, grown, 3);
+            }
+            cd_broad_frame(sap, s, &ref, &st, NULL);
+            for (int k = 0; k < NT; ++k) cd_broad_frame(b[k], s, &got[k], &st, NULL);
+            for (int k = 1; k < NT; ++k) expect_pairs_equal(&got[k], &got[0], "move list: threads keep the order");
+            expect_same_pairs(&got[0], &ref, coherent_methods[m]);
+        }
+        for (int k = 0; k < NT; ++k) {
+            cd_broad_destroy(b[k]);
+            cd_pair_list_free(&got[k]);
+        }
+        cd_broad_destroy(sap);
+        cd_pair_list_free(&ref);
+        cd_scene_destroy(s);
+    }
+}
+
+// sap_incremental takes the moved cubes from the scene's list in cube order, as its compare of
+// every box found them: fed the list (one step between looks) or not (a refresh after each step
+// makes two publications), it makes the same box tests, frame by frame, across reorders.
+static void sap_incremental_counts_as_without_the_list(void **state)
+{
+    (void)state;
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 3000, sp.speed = 0.3, sp.reorder = 4, sp.still = 0.5;
+    cd_scene *s[2] = {cd_scene_create(&sp), cd_scene_create(&sp)};
+    cd_broad *b[2] = {cd_registry_create("sap_incremental", NULL, 1, s[0]),
+                      cd_registry_create("sap_incremental", NULL, 1, s[1])};
+    cd_pair_list got[2] = {{0}, {0}};
+    for (int f = 0; f < 24; ++f) {
+        uint64_t tests[2];
+        for (int k = 0; k < 2; ++k) {
+            if (f) cd_scene_step(s[k]);
+            if (f && k) cd_scene_refresh(s[k]);  // nothing changes, but the list is not one step's
+            cd_broad_stats st = {0};
+            cd_broad_frame(b[k], s[k], &got[k], &st, NULL);
+            tests[k] = st.bv_tests;
+        }
+        EXPECT_EQ(tests[0], tests[1]);
+        expect_pairs_equal(&got[0], &got[1], "list or compare");
+    }
+    for (int k = 0; k < 2; ++k) {
+        cd_broad_destroy(b[k]);
+        cd_pair_list_free(&got[k]);
+        cd_scene_destroy(s[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +552,8 @@ int main(void)
         cmocka_unit_test(simd_paths_agree),
         cmocka_unit_test(grid_multi_update_without_candidates),
         cmocka_unit_test(coherent_methods_follow_stops_and_starts),
+        cmocka_unit_test(coherent_methods_follow_the_move_list),
+        cmocka_unit_test(sap_incremental_counts_as_without_the_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,8 +11,9 @@
 // last frame's order). A low end passing a high end is the only event that can start or end an
 // overlap on that axis; such a crossing is logged when the pair could overlap on the other two
 // axes, and after the sorting every logged pair is tested on its new boxes and added to or removed
-// from the set. The candidates are the set's pairs. Objects that did not move cost nothing but
-// their motion check; the frame's work follows the endpoints that moved and the swaps they made.
+// from the set. The candidates are the set's pairs. The objects that moved come from the scene's
+// move list; those that did not cost nothing but reading the set: the frame's work follows the
+// endpoints that moved and the swaps they made.
 //
 // One axis does not pay: a pair set kept by one list's swaps holds every pair that overlaps on that
 // axis alone, about n·(extent/L) per object (thousands at 10^5 cubes of the standard scene), where
@@ -70,6 +71,7 @@ typedef struct sap_incremental {
     si_mode mode;             // [method] update
     uint32_t n;               // objects the state was made for (UINT32_MAX: none yet)
     uint64_t layout;          // the scene's layout slot_of follows
+    uint64_t moves;           // the scene's move list last seen (cd_scene_moves_since)
     si_ep *ep[3];             // per axis: 2n endpoints in key order between sentinels at 0 and 2n + 1
     uint32_t *hint[3];        // per axis: where endpoint 2c (low) and 2c + 1 (high) of cube c was last put
     cd_aabbf *cur;            // per cube: its box at this update
@@ -266,6 +268,7 @@ static void si_reset(sap_incremental *m, const cd_scene *s)
     size_t c = (size_t)n + 1;
     m->n = n;
     m->layout = s->layout;
+    m->moves = CD_SCENE_MOVES_UNSEEN;
     m->cur = cd_alloc(c * sizeof *m->cur);
     m->prev = cd_alloc(c * sizeof *m->prev);
     m->slot_of = cd_alloc(c * sizeof *m->slot_of);
@@ -336,9 +339,43 @@ static void si_build(sap_incremental *m)
 // ---------------------------------------------------------------------------------------------
 // The frame's update
 
+// Cube c's box b (in the scene) is noted when it changed: it goes to cur, c to moved, and its
+// endpoints' travel to travel.
+static inline void note_box(sap_incremental *m, uint32_t c, const cd_aabbf *b, double travel[3])
+{
+    if (memcmp(b, &m->cur[c], sizeof *b) == 0) return;
+    for (int k = 0; k < 3; ++k)
+        travel[k] += fabs((double)b->lo[k] - m->cur[c].lo[k]) + fabs((double)b->hi[k] - m->cur[c].hi[k]);
+    m->cur[c] = *b;
+    m->moved[m->nmoved++] = c;
+}
+
+// The cubes of the scene's move list whose box changed, to moved in cube order: the list is in slot
+// order, which is cube order until the scene's first reorder (then a radix sort of the few listed).
+// The listed cubes are a superset of those whose box changed (a step lists every cube it stepped),
+// so the set is the same as a compare of every box finds, and in the same order: the update that
+// follows, its swaps, tests and the prediction below are those of that compare.
+static void moved_from_list(sap_incremental *m, const cd_scene *s, const cd_scene_moves *mv, double travel[3])
+{
+    int sorted = 1;
+    for (uint32_t k = 0; k < mv->count; ++k) {
+        uint32_t c = cd_scene_ident(s, mv->slot[k]);
+        sorted &= k == 0 || c > m->rkey[k - 1];
+        m->rkey[k] = c;
+    }
+    if (!sorted) {
+        int bits = 1;
+        while (bits < 32 && (m->n - 1) >> bits) ++bits;
+        cd_radix_sort_bits(m->rkey, m->rid, m->rtmp_key, m->rtmp_id, mv->count, bits);
+    }
+    for (uint32_t k = 0; k < mv->count; ++k) note_box(m, m->rkey[k], &s->box[m->slot_of[m->rkey[k]]], travel);
+}
+
 // Which cubes' boxes changed since the last update: their new boxes go to cur, the cubes to moved
-// in cube order; last frame's list is kept as last. Also predicts the swaps of an incremental
-// update: each endpoint's travel times the endpoints per unit length of its list.
+// in cube order; last frame's list is kept as last. The scene's move list names them (a look at
+// only the listed boxes); when the scene does not know (frames this method missed, a ranged step),
+// every box is compared. Also predicts the swaps of an incremental update: each endpoint's travel
+// times the endpoints per unit length of its list.
 static void find_moved(sap_incremental *m, const cd_scene *s)
 {
     if (s->layout != m->layout) {
@@ -351,14 +388,11 @@ static void find_moved(sap_incremental *m, const cd_scene *s)
     m->nlast = m->nmoved;
     m->nmoved = 0;
     double travel[3] = {0, 0, 0}, density[3];
-    for (uint32_t c = 0; c < m->n; ++c) {
-        const cd_aabbf *b = &s->box[m->slot_of[c]];
-        if (memcmp(b, &m->cur[c], sizeof *b) == 0) continue;
-        for (int k = 0; k < 3; ++k)
-            travel[k] += fabs((double)b->lo[k] - m->cur[c].lo[k]) + fabs((double)b->hi[k] - m->cur[c].hi[k]);
-        m->cur[c] = *b;
-        m->moved[m->nmoved++] = c;
-    }
+    cd_scene_moves mv;
+    if (cd_scene_moves_since(s, &m->moves, &mv))
+        moved_from_list(m, s, &mv, travel);
+    else
+        for (uint32_t c = 0; c < m->n; ++c) note_box(m, c, &s->box[m->slot_of[c]], travel);
     m->swaps = 0.0;
     for (int k = 0; k < 3 && m->n; ++k) {
         double span = (double)key_float((uint32_t)(m->ep[k][2 * m->n].key >> 32)) -
@@ -481,6 +515,8 @@ static void si_update(void *self, const cd_scene *s)
     if (s->count != m->n) {
         si_reset(m, s);
         si_build(m);
+        cd_scene_moves seen;  // the boxes built from are this publication's
+        (void)cd_scene_moves_since(s, &m->moves, &seen);
         return;
     }
     find_moved(m, s);
