@@ -557,13 +557,16 @@ static int sat_both(const cd_obb *a, const cd_obb *b)
     return ab;
 }
 
-// cd_obb_obb_overlap2 answers each lane exactly as cd_obb_obb_overlap does: random pairs (half
-// overlapping) and pairs built at ±1e-3..1e-9 of contact, with every lane combination.
+// cd_obb_obb_overlap2 (and cd_obb_obb_overlap2_wide where it runs) answers each lane exactly as
+// cd_obb_obb_overlap does: random pairs (half overlapping) and pairs built at ±1e-3..1e-9 of
+// contact, with every lane combination.
 static void obb_obb_two_lanes_equal_scalar(void **state)
 {
     (void)state;
     cd_rng r = cd_rng_make(77, CD_STREAM_TEST);
     uint64_t pairs = 0, overlapping = 0, differing_lanes = 0;
+    // The 256-bit form (cd_sat_wide.h, the mesh traversal's AVX-512 build) where the CPU runs it.
+    const int wide_runs = CD_X86_SIMD && cd_cpu_avx2();
     for (int i = 0; i < 200000; ++i) {
         cd_obb a[2], b[2];
         for (int l = 0; l < 2; ++l) {
@@ -576,20 +579,78 @@ static void obb_obb_two_lanes_equal_scalar(void **state)
                 b[l] = random_box(&r, 2.0, 0.1, 1.5);
             }
         }
-        unsigned two = cd_obb_obb_overlap2(&a[0], &b[0], &a[1], &b[1]);
+        unsigned two = cd_obb_obb_overlap2(&a[0], &b[0], &a[1], &b[1]), wide = two;
+#if CD_X86_SIMD
+        if (wide_runs) wide = cd_obb_obb_overlap2_wide(&a[0], &b[0], &a[1], &b[1]);
+#endif
         for (int l = 0; l < 2; ++l) {
             unsigned one = (unsigned)cd_obb_obb_overlap(&a[l], &b[l]);
             if ((two >> l & 1u) != one) fail_msg("pair %d lane %d: two-lane %u, scalar %u", i, l, two >> l & 1u, one);
+            if ((wide >> l & 1u) != one) fail_msg("pair %d lane %d: wide %u, scalar %u", i, l, wide >> l & 1u, one);
             overlapping += one;
             ++pairs;
         }
         differing_lanes += (two == 1u || two == 2u);
     }
-    print_message("# two-lane SAT: %llu pairs, %llu overlapping, %llu calls with lanes differing, 0 disagreements\n",
-                  (unsigned long long)pairs, (unsigned long long)overlapping, (unsigned long long)differing_lanes);
+    print_message("# two-lane SAT%s: %llu pairs, %llu overlapping, %llu calls with lanes differing, 0 disagreements\n",
+                  wide_runs ? " and its 256-bit form" : "", (unsigned long long)pairs, (unsigned long long)overlapping,
+                  (unsigned long long)differing_lanes);
     assert_true(overlapping > pairs / 5 && overlapping < pairs - pairs / 5);
     assert_true(differing_lanes > 10000);  // the early outs ran with one lane separated only
 }
+
+#if CD_X86_SIMD
+// cd_obb_obb_overlap2_wide evaluates cd_obb_obb_overlap's expressions bit for bit, checked where
+// a difference of one rounding shows: B slides along a random line out of A, bisected down to two
+// adjacent doubles of its offset at which the scalar test's answer flips (on a face axis of
+// either box or on an edge axis), and both positions go through the lanes in both orders. A
+// reassociated sum in the wide form (a relative change of 1e-16) fails here, which the sampled
+// bands above do not catch.
+static void obb_obb_wide_equal_scalar_at_the_flip(void **state)
+{
+    (void)state;
+    if (!cd_cpu_avx2()) skip();
+    cd_rng r = cd_rng_make(78, CD_STREAM_TEST);
+    int flips = 0, by_kind[3] = {0};
+    for (int i = 0; i < 4000; ++i) {
+        cd_obb a = random_box(&r, 0.0, 0.1, 1.5), b = random_box(&r, 0.0, 0.1, 1.5);
+        cd_vec3 dir = cd_v3_normalize(cd_v3(cd_rng_range(&r, -1, 1), cd_rng_range(&r, -1, 1), cd_rng_range(&r, -1, 1)));
+        const cd_vec3 c0 = b.c;
+        double lo = 0.0, hi = 8.0;  // the centres coincide at 0; the boxes (half-extents < 1.5) are apart at 8
+        cd_obb at[2] = {b, b};
+        at[1].c = cd_v3_add(c0, cd_v3_scale(dir, hi));
+        if (!cd_obb_obb_overlap(&a, &at[0]) || cd_obb_obb_overlap(&a, &at[1])) continue;
+        while (nextafter(lo, hi) < hi) {
+            double mid = lo + (hi - lo) / 2;
+            if (mid <= lo || mid >= hi) mid = nextafter(lo, hi);
+            at[0].c = cd_v3_add(c0, cd_v3_scale(dir, mid));
+            *(cd_obb_obb_overlap(&a, &at[0]) ? &lo : &hi) = mid;
+        }
+        at[0].c = cd_v3_add(c0, cd_v3_scale(dir, lo)), at[1].c = cd_v3_add(c0, cd_v3_scale(dir, hi));
+        int want[2], axis;
+        for (int l = 0; l < 2; ++l) want[l] = cd_obb_obb_overlap(&a, &at[l]);
+        if (want[0] == want[1]) continue;  // the moved centres rounded to the same point
+        cd_obb_obb_overlap_axis(&a, want[0] ? &at[1] : &at[0], &axis);
+        ++by_kind[axis < 3 ? 0 : axis < 6 ? 1 : 2];
+        unsigned w01 = cd_obb_obb_overlap2_wide(&a, &at[0], &a, &at[1]);
+        unsigned w10 = cd_obb_obb_overlap2_wide(&a, &at[1], &a, &at[0]);
+        unsigned t01 = cd_obb_obb_overlap2(&a, &at[0], &a, &at[1]);
+        for (int l = 0; l < 2; ++l) {
+            if ((w01 >> l & 1u) != (unsigned)want[l])
+                fail_msg("pair %d lane %d: wide %u, scalar %d", i, l, w01 >> l & 1u, want[l]);
+            if ((w10 >> (1 - l) & 1u) != (unsigned)want[l])
+                fail_msg("pair %d lane %d: wide %u, scalar %d", i, 1 - l, w10 >> (1 - l) & 1u, want[l]);
+            if ((t01 >> l & 1u) != (unsigned)want[l])
+                fail_msg("pair %d lane %d: two-lane %u, scalar %d", i, l, t01 >> l & 1u, want[l]);
+        }
+        ++flips;
+    }
+    print_message(
+        "# wide SAT at the flip: %d pairs one rounding apart (separated on a face of a: %d, of b: %d, an edge: %d)\n",
+        flips, by_kind[0], by_kind[1], by_kind[2]);
+    for (int k = 0; k < 3; ++k) assert_true(by_kind[k] > 100);
+}
+#endif
 
 static void obb_obb_known_identical_and_nested(void **state)
 {
@@ -1196,6 +1257,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(obb_obb_two_lanes_equal_scalar),
+#if CD_X86_SIMD
+        cmocka_unit_test(obb_obb_wide_equal_scalar_at_the_flip),
+#endif
         cmocka_unit_test(posef_batches_match_scalar_test),
         cmocka_unit_test(obb_obb_known_identical_and_nested),
         cmocka_unit_test(obb_obb_known_touching_faces),

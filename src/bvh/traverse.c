@@ -96,8 +96,17 @@ static inline int obb_obb_node(const cd_bvh_node *na, const cd_obb *b)
     return 1;
 }
 
+// The AVX-512 build tests its pairs with the 256-bit form of the lane test (cd_sat_wide.h: the
+// same bits in about three quarters of the arithmetic instructions).
+#ifdef CD_BVH_TRAVERSE_BASELINE
+#define CD_BVH_SAT2 cd_sat2
+#else
+#include "cd_sat_wide.h"
+#define CD_BVH_SAT2 cd_sat2_wide
+#endif
+
 // Two OBB–OBB tests at once, pair k in lane k (A nodes a0, a1; moved B boxes b0, b1), by the
-// shared lane test (cd_sat_lanes.h): each lane evaluates obb_obb_node's expressions in its order,
+// shared lane test (cd_sat_lanes.h, or its 256-bit form): each lane evaluates obb_obb_node's expressions in its order,
 // so each answer has the same bits as that test (the cull stays conservative for the same
 // reason); returns bit k set when pair k overlaps.
 static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1, const cd_obb *b0, const cd_obb *b1)
@@ -118,7 +127,7 @@ static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1,
         b.ax[j][0] = CD_LB(axes.col[j].x), b.ax[j][1] = CD_LB(axes.col[j].y), b.ax[j][2] = CD_LB(axes.col[j].z);
 #undef CD_LA
 #undef CD_LB
-    return cd_sat2(&a, &b);
+    return CD_BVH_SAT2(&a, &b);
 }
 
 // m (inside mb) covers the rounding of moving B's volumes and of the tests, so the cull never

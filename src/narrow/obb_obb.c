@@ -55,19 +55,41 @@ int cd_obb_obb_overlap(const cd_obb *a, const cd_obb *b)
     return cd_obb_obb_overlap_axis(a, b, &axis);
 }
 
+// The two pairs in the lanes of the shared lane test's boxes.
+static inline void lanes_of(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1, cd_obb_lanes2 *a,
+                            cd_obb_lanes2 *b)
+{
+#define CD_L(p, f) ((cd_lanes2){p##0->f, p##1->f})
+    for (int i = 0; i < 3; ++i) {
+        a->ax[i][0] = CD_L(a, axes.col[i].x), a->ax[i][1] = CD_L(a, axes.col[i].y),
+        a->ax[i][2] = CD_L(a, axes.col[i].z);
+        b->ax[i][0] = CD_L(b, axes.col[i].x), b->ax[i][1] = CD_L(b, axes.col[i].y),
+        b->ax[i][2] = CD_L(b, axes.col[i].z);
+    }
+    a->c[0] = CD_L(a, c.x), a->c[1] = CD_L(a, c.y), a->c[2] = CD_L(a, c.z);
+    b->c[0] = CD_L(b, c.x), b->c[1] = CD_L(b, c.y), b->c[2] = CD_L(b, c.z);
+    a->e[0] = CD_L(a, half.x), a->e[1] = CD_L(a, half.y), a->e[2] = CD_L(a, half.z);
+    b->e[0] = CD_L(b, half.x), b->e[1] = CD_L(b, half.y), b->e[2] = CD_L(b, half.z);
+#undef CD_L
+}
+
 // The two pairs in the lanes of the shared lane test (each lane cd_obb_obb_overlap's expressions).
 unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1)
 {
     cd_obb_lanes2 a, b;
-#define CD_L(p, f) ((cd_lanes2){p##0->f, p##1->f})
-    for (int i = 0; i < 3; ++i) {
-        a.ax[i][0] = CD_L(a, axes.col[i].x), a.ax[i][1] = CD_L(a, axes.col[i].y), a.ax[i][2] = CD_L(a, axes.col[i].z);
-        b.ax[i][0] = CD_L(b, axes.col[i].x), b.ax[i][1] = CD_L(b, axes.col[i].y), b.ax[i][2] = CD_L(b, axes.col[i].z);
-    }
-    a.c[0] = CD_L(a, c.x), a.c[1] = CD_L(a, c.y), a.c[2] = CD_L(a, c.z);
-    b.c[0] = CD_L(b, c.x), b.c[1] = CD_L(b, c.y), b.c[2] = CD_L(b, c.z);
-    a.e[0] = CD_L(a, half.x), a.e[1] = CD_L(a, half.y), a.e[2] = CD_L(a, half.z);
-    b.e[0] = CD_L(b, half.x), b.e[1] = CD_L(b, half.y), b.e[2] = CD_L(b, half.z);
-#undef CD_L
+    lanes_of(a0, b0, a1, b1, &a, &b);
     return cd_sat2(&a, &b);
 }
+
+#if CD_X86_SIMD
+#define CD_SAT_WIDE_TARGET "avx2"
+#include "cd_sat_wide.h"
+
+__attribute__((target("avx2"))) unsigned cd_obb_obb_overlap2_wide(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1,
+                                                                  const cd_obb *b1)
+{
+    cd_obb_lanes2 a, b;
+    lanes_of(a0, b0, a1, b1, &a, &b);
+    return cd_sat2_wide(&a, &b);
+}
+#endif

@@ -26,6 +26,11 @@ int cd_obb_obb_overlap_axis(const cd_obb *a, const cd_obb *b, int *axis);
 /// result is set when pair k overlaps. Each lane evaluates cd_obb_obb_overlap's expressions in
 /// the same order, so each answer is that test's, bit for bit.
 unsigned cd_obb_obb_overlap2(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1);
+#if CD_X86_SIMD
+/// cd_obb_obb_overlap2 through cd_sat2_wide (cd_sat_wide.h), the form the mesh traversal's
+/// AVX-512 build runs: the same answers. Only where cd_cpu_avx2() holds.
+unsigned cd_obb_obb_overlap2_wide(const cd_obb *a0, const cd_obb *b0, const cd_obb *a1, const cd_obb *b1);
+#endif
 /// Builds of the batched test on pose records: the same answers, bit for bit, on different
 /// instruction sets.
 typedef enum cd_sat_build {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The 15-axis separating-axis test on CD_SAT_W box pairs at once, pair k in lane k of GCC's generic
-// vectors of doubles: the one body behind cd_obb_obb_overlap2 (two lanes), the mesh hierarchies'
-// paired OBB node test (two lanes) and the batched tests on pose records (cd_posef_pairs_overlap:
-// four lanes, or eight in AVX-512 registers).
+// vectors of doubles: the one body behind cd_obb_obb_overlap2 (two lanes), the baseline build of
+// the mesh hierarchies' paired OBB node test (two lanes; cd_sat_wide.h is its AVX-512 build's
+// form) and the batched tests on pose records (cd_posef_pairs_overlap: four lanes, or eight in
+// AVX-512 registers).
 //
 // Each lane evaluates cd_quat_axes's and cd_obb_obb_overlap_axis's expressions in their order
 // (-ffp-contract=off keeps FMA out of every build), so each answer has the scalar test's bits;
