@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // broad: the naive reference is reproducible, survives export → import, agrees with an
-// independent double loop, and the registry and frame driver behave.
+// independent double loop, and the registry and frame driver behave (the frame's kept pairs too).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,8 @@
 #include "cd_registry.h"
 #include "test_util.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -246,6 +248,131 @@ static void degenerate_world_keeps_pairs(void **state)
     }
 }
 
+// grid_multi with coherence `word` on `threads` workers for scene s.
+static cd_broad *coherent_grid(const char *word, int threads, const cd_scene *s)
+{
+    const cd_broad_method *m = cd_registry_find("grid_multi");
+    assert_non_null(m);
+    cd_params p = cd_broad_params_default(m);
+    char why[200];
+    assert_int_equal(cd_params_set(&p, "coherence", word, why, sizeof why), 0);
+    return cd_broad_create(m, &p, threads, s);
+}
+
+static void expect_naive(cd_broad *b, const cd_scene *s, const cd_pair_list *want, cd_pair_list *got,
+                         cd_broad_stats *st, const char *what, int frame)
+{
+    cd_broad_frame(b, s, got, st, NULL);
+    cd_pair_list_sort(got);
+    if (got->count != want->count || memcmp(got->items, want->items, got->count * sizeof *got->items) != 0)
+        fail_msg("%s, frame %d: %zu pairs, naive %zu", what, frame, got->count, want->count);
+}
+
+// Frames that keep last frame's pairs (grid_multi's coherent frames) give naive's pairs at every
+// moving fraction, with cubes falling asleep and waking, slots reordering every few frames, on one
+// and two workers, and after a caller's own update (which makes the next frame keep nothing).
+// With a hundredth moving, the coherent frames hand the narrow step a small share of the full
+// sweep's candidates (what shows that they ran).
+static void kept_pairs_follow_the_scene(void **state)
+{
+    (void)state;
+    static const double moving[] = {0.0, 0.01, 0.1, 1.0};
+    static const char *const words[] = {"auto", "always", "off"};
+    for (size_t f = 0; f < 4; ++f)
+        for (int sleep = 0; sleep < 2; ++sleep) {
+            cd_scene_params p = cd_scene_params_default();
+            p.cubes = 4000;
+            p.still = 1.0 - moving[f];
+            p.sleep = sleep ? 3.0 : 0.0;
+            p.reorder = 5;
+            cd_scene *s = cd_scene_create(&p);
+            cd_broad *b[6];
+            for (int k = 0; k < 6; ++k) b[k] = coherent_grid(words[k / 2], 1 + k % 2, s);
+            cd_pair_list want = {0}, got = {0};
+            cd_broad_stats st, full, coh;
+            for (int frame = 0; frame < 14; ++frame) {
+                cd_scene_step(s);
+                naive_pairs(s, &want, &st);
+                if (frame == 9) cd_broad_update(b[0], s);  // the next frame keeps no pairs
+                for (int k = 0; k < 6; ++k) {
+                    char what[80];
+                    snprintf(what, sizeof what, "moving %g, sleep %d, coherence %s, %d threads", moving[f], sleep,
+                             words[k / 2], 1 + k % 2);
+                    expect_naive(b[k], s, &want, &got, k == 4 ? &full : k == 3 ? &coh : &st, what, frame);
+                }
+                if (frame == 13 && f == 1 && !sleep)
+                    assert_true(coh.candidates * 10 < full.candidates);  // always, 2 threads against off
+            }
+            for (int k = 0; k < 6; ++k) cd_broad_destroy(b[k]);
+            cd_pair_list_free(&want);
+            cd_pair_list_free(&got);
+            cd_scene_destroy(s);
+        }
+}
+
+// A cube standing on an edge (turned 45° about z), its corner just reaching the face of an
+// axis-aligned box. Turned θ further, its corner draws back by h·√2·(1 − cos θ) while its float
+// box stays the same bit for bit (the box's rounding is coarser): found here, the box's x
+// half-extent that puts its face between the two reaches, so the pair stops touching. A frame
+// that keeps last frame's pairs must judge it again: the scene lists the cube because its pose
+// changed (not its box). The search is deterministic.
+static int edge_standing_pair(cd_scene *s, double theta)
+{
+    const double a = 0.25 * 3.14159265358979323846;
+    cd_quat q0 = {cos(0.5 * a), 0, 0, sin(0.5 * a)}, q1 = {cos(0.5 * (a + theta)), 0, 0, sin(0.5 * (a + theta))};
+    cd_vec3 c = cd_v3(20, 32, 32), half = cd_v3(0.5, 0.5, 0.5);
+    cd_scene_set_pose(s, 0, c, q1, half);
+    cd_scene_refresh(s);
+    cd_aabbf turned = s->box[0];
+    cd_scene_set_pose(s, 0, c, q0, half);
+    cd_scene_refresh(s);
+    if (memcmp(&turned, &s->box[0], sizeof turned) != 0) return 0;
+    float bx = 22.0f, hx = (float)(bx - c.x - 0.5 * sqrt(2.0));
+    for (int k = 0; k < 256; ++k, hx = cd_float_next_up(hx)) {
+        cd_scene_set_pose(s, 1, cd_v3(bx, 32, 32), cd_q_identity(), cd_v3(hx, 0.5, 0.5));
+        cd_scene_set_pose(s, 0, c, q0, half);
+        cd_scene_refresh(s);
+        int touching = cd_cube_pair_overlap(s, 0, 1);
+        cd_scene_set_pose(s, 0, c, q1, half);
+        cd_scene_refresh(s);
+        int apart = !cd_cube_pair_overlap(s, 0, 1);
+        cd_scene_set_pose(s, 0, c, q0, half);
+        cd_scene_refresh(s);
+        if (touching && apart) return 1;
+    }
+    return 0;
+}
+
+static void pose_change_under_same_box_is_judged_again(void **state)
+{
+    (void)state;
+    cd_scene *s = cd_scene_create_empty(2, 64.0);
+    const double theta = 1.5e-3;
+    assert_true(edge_standing_pair(s, theta));
+    cd_broad *b = coherent_grid("always", 1, s);
+    cd_pair_list want = {0}, got = {0};
+    cd_broad_stats st;
+    for (int frame = 0; frame < 3; ++frame) {  // plain, then the static rows, then coherent frames
+        cd_scene_refresh(s);
+        naive_pairs(s, &want, &st);
+        assert_int_equal(want.count, 1);
+        expect_naive(b, s, &want, &got, &st, "touching", frame);
+    }
+    const double a = 0.25 * 3.14159265358979323846 + theta;
+    cd_aabbf box = s->box[0];
+    cd_scene_set_pose(s, 0, cd_scene_center(s, 0), (cd_quat){cos(0.5 * a), 0, 0, sin(0.5 * a)}, cd_scene_half(s, 0));
+    cd_scene_refresh(s);
+    assert_memory_equal(&box, &s->box[0], sizeof box);
+    naive_pairs(s, &want, &st);
+    assert_int_equal(want.count, 0);
+    expect_naive(b, s, &want, &got, &st, "turned apart", 3);
+    assert_int_equal(s->moved, 1);  // the pose, not the box
+    cd_broad_destroy(b);
+    cd_pair_list_free(&want);
+    cd_pair_list_free(&got);
+    cd_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +383,8 @@ int main(void)
         cmocka_unit_test(frame_times_are_reported),
         cmocka_unit_test(cells_cover_the_objects),
         cmocka_unit_test(degenerate_world_keeps_pairs),
+        cmocka_unit_test(kept_pairs_follow_the_scene),
+        cmocka_unit_test(pose_change_under_same_box_is_judged_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

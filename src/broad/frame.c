@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The frame driver every broad phase runs under: create and destroy, following the scene's
-// reorders, the serial frame or the parallel one in fixed parts, and the split of the frame's time
-// between broad phase and narrow step. The narrow step itself is cube_narrow.c, or the caller's
+// reorders, the serial frame or the parallel one in fixed parts, last frame's pairs kept for a
+// coherent method (cd_broad.h, "Kept pairs"), and the split of the frame's time between broad
+// phase and narrow step. The narrow step itself is cube_narrow.c, or the caller's
 // (cd_broad_set_narrow: the mesh-body scene's hierarchy queries).
 #include "cube_narrow.h"
 
@@ -32,6 +33,10 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->sat = cd_sat_build_default();
     b->narrow = (cd_narrow_step){NULL, NULL};
     b->layout = s ? s->layout : 0;
+    b->kept = (cd_pair_list){0};
+    b->kept_valid = 0;
+    b->moved_ident = NULL;
+    b->moved_n = 0;
     return b;
 }
 
@@ -42,10 +47,16 @@ void cd_broad_destroy(cd_broad *b)
     if (b->parts)
         for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) cd_pair_list_free(&b->parts[k].pairs);
     cd_free(b->parts);
+    cd_pair_list_free(&b->kept);
+    cd_free(b->moved_ident);
     cd_free(b);
 }
 
-void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step) { b->narrow = *step; }
+void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step)
+{
+    b->narrow = *step;
+    b->kept_valid = 0;
+}
 
 // A caller's narrow step behind a sink: the box gate where the method has not tested the boxes
 // and its candidates are not meant untested, then the step on the candidates that passed.
@@ -159,6 +170,7 @@ static void follow_layout(cd_broad *b, const cd_scene *s)
     } else if (b->method->remap) {
         b->method->destroy(b->self);
         b->self = b->method->create(&b->params, b->threads, s);
+        b->kept_valid = 0;
     }
     b->layout = s->layout;
 }
@@ -185,6 +197,52 @@ void cd_broad_update(cd_broad *b, const cd_scene *s)
 {
     follow_layout(b, s);
     b->method->update(b->self, s);
+    b->kept_valid = 0;
+}
+
+// The frame's update: the coherent one when the frame holds last frame's pairs for this state of
+// the method (and the cube scene's narrow step judges them). Returns 1 when the method reported a
+// coherent frame, with m its move list.
+static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
+{
+    follow_layout(b, s);
+    if (b->method->update_coherent && b->kept_valid && !b->narrow.test && b->moved_n == s->count)
+        return b->method->update_coherent(b->self, s, m);
+    b->method->update(b->self, s);
+    return 0;
+}
+
+// Last frame's pairs of two cubes off the move list m into out (empty before): the cubes are
+// flagged by ident in moved_ident for the filter, and the flags cleared after.
+static void keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out)
+{
+    uint8_t *moved = b->moved_ident;
+    for (uint32_t k = 0; k < m->count; ++k) moved[s->ident[m->slot[k]]] = 1;
+    if (b->kept.count > out->capacity) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, b->kept.count);
+    size_t n = 0;
+    const cd_pair *kept = b->kept.items;
+    for (size_t k = 0; k < b->kept.count; ++k) {
+        out->items[n] = kept[k];
+        n += !(moved[kept[k].a] | moved[kept[k].b]);
+    }
+    out->count = n;
+    for (uint32_t k = 0; k < m->count; ++k) moved[s->ident[m->slot[k]]] = 0;
+}
+
+// This frame's output becomes the pairs the next frame may keep.
+static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *out)
+{
+    if (!b->method->update_coherent || b->narrow.test) return;
+    if (b->moved_n != s->count) {
+        cd_free(b->moved_ident);
+        b->moved_ident = cd_alloc_zero(s->count ? s->count : 1, 1);
+        b->moved_n = s->count;
+    }
+    if (out->count > b->kept.capacity)
+        cd_grow((void **)&b->kept.items, sizeof *out->items, &b->kept.capacity, out->count);
+    if (out->count) memcpy(b->kept.items, out->items, out->count * sizeof *out->items);
+    b->kept.count = out->count;
+    b->kept_valid = 1;
 }
 
 void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_stats *st, cd_frame_times *t)
@@ -192,7 +250,8 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
     memset(st, 0, sizeof *st);
     out->count = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
-    cd_broad_update(b, s);
+    cd_scene_moves m;
+    if (frame_update(b, s, &m)) keep_pairs(b, s, &m, out);
     if (b->parts) {
         uint64_t t1 = cd_now_ns();
         double share = frame_parts(b, s, out, st);
@@ -203,6 +262,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
 #ifdef CD_VALIDATE
     validate_pairs(out, s);
 #endif
+    remember_pairs(b, s, out);
     uint64_t total = cd_now_ns() - t0;
     st->pairs = out->count;
     if (b->method->shape_stats) b->method->shape_stats(b->self, st);

@@ -19,6 +19,9 @@
 // monotone and clamped, so boxes beyond the walls stay exact (as in grid). With threads, each phase
 // splits its input into contiguous slices whose results are placed in slice order: every result is
 // the serial one.
+//
+// While few objects move, frames are coherent: the frame keeps last frame's pairs and only the
+// pairs with a moved object are found, against static rows built once ("Coherent frames" below).
 #include "row_blocks.h"
 
 #include <math.h>
@@ -107,17 +110,50 @@ typedef struct grid_multi {
     gm_scratch scratch[GM_MAX_THREADS];      // one per concurrent caller of candidates_part
     atomic_int scratch_busy[GM_MAX_THREADS];
     uint64_t max_per_row, boxes_in_rows;
+    // Coherent frames (see "Coherent frames" below).
+    int coherence;                        // GM_COH_*
+    int coh_valid;                        // the static rows hold every clean object's box
+    int coh_frame;                        // this frame is coherent: candidates are coh_candidates_part's
+    uint64_t coh_seen;                    // the scene's move list last seen
+    cd_scene_moves coh_m;                 // this frame's moved objects
+    uint32_t *coh_span;                   // per object: its span when last binned (static or dynamic)
+    uint64_t *coh_key;                    // scratch of the row sort (lo.x key, id column value)
+    uint32_t *st_start, *st_id, *st_big;  // static rows (no pads) and big objects
+    float *st_col;                        // their seven columns while they are built
+    uint32_t *st_where;                   // per object: its (up to 4) static slots, UINT32_MAX for none
+    uint32_t *dy_start, *dy_id, *dy_big;  // dynamic rows (with pads) and big dirty objects
+    float *dy_col;                        // their six columns, dy_stride apart
+    uint8_t *dirty;                       // per object: listed as moved since the static rows were built
+    uint32_t *dlist, ndirty, st_nbig, dy_nbig;
+    size_t st_stride, dy_stride, coh_span_cap, st_start_cap, st_id_cap, st_big_cap, st_col_cap, st_where_cap,
+        dy_start_cap, dy_id_cap, dy_big_cap, dy_col_cap, dirty_cap, dlist_cap, coh_key_cap;
 } grid_multi;
+
+static const char *const gm_coherence_words[] = {"auto", "off", "always", NULL};
+enum { GM_COH_AUTO, GM_COH_OFF, GM_COH_ALWAYS };
+// Coherent frames while the dirty objects number at most n / GM_COHERENT_SHARE.
+enum { GM_COHERENT_SHARE = 8 };
 
 static const cd_param_spec gm_params[] = {
     {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL, "grid cell side; 0 = derived from the objects"},
+    {"coherence", CD_PARAM_WORD, "auto", 0, 0, gm_coherence_words,
+     "frames that keep last frame's pairs: auto (while at most an eighth of the objects moved since the "
+     "structure was built), always (whenever the scene knows what moved; for tests), off"},
 };
+
+// Coherent frames (defined below with their comment).
+static void coh_build(grid_multi *g, const cd_scene *s);
+static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m);
+static void coh_remap(grid_multi *g, const cd_scene *s);
 
 static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
 {
     (void)s;
     grid_multi *g = cd_alloc_zero(1, sizeof *g);
     g->cell_param = cd_params_num(p, "cell_size");
+    const char *coh = cd_params_word(p, "coherence");
+    g->coherence = strcmp(coh, "off") == 0 ? GM_COH_OFF : strcmp(coh, "always") == 0 ? GM_COH_ALWAYS : GM_COH_AUTO;
+    g->coh_seen = CD_SCENE_MOVES_UNSEEN;
     g->threads = threads > GM_MAX_THREADS ? GM_MAX_THREADS : threads;
     g->n = UINT32_MAX;
     g->simd = !GM_WIDE ? GM_SSE2 : cd_cpu_avx512() ? GM_AVX512 : cd_cpu_avx2() ? GM_AVX2 : GM_SSE2;
@@ -127,11 +163,17 @@ static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
 static void gm_destroy(void *self)
 {
     grid_multi *g = self;
-    uint32_t *u32[] = {g->start, g->old_start, g->kept_len, g->span, g->old_span,
-                       g->id,    g->old_id,    g->big,      g->hist, g->todo};
+    uint32_t *u32[] = {g->start,  g->old_start, g->kept_len, g->span,  g->old_span, g->id,
+                       g->old_id, g->big,       g->hist,     g->todo,  g->coh_span, g->st_start,
+                       g->st_id,  g->st_big,    g->dy_start, g->dy_id, g->dy_big,   g->dlist};
     for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
     for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
     cd_free(g->moved);
+    cd_free(g->st_col);
+    cd_free(g->st_where);
+    cd_free(g->dy_col);
+    cd_free(g->dirty);
+    cd_free(g->coh_key);
     cd_free(g);
 }
 
@@ -709,6 +751,7 @@ static void finish_parts(grid_multi *g)
 static void gm_remap(void *self, const cd_scene *s)
 {
     grid_multi *g = self;
+    coh_remap(g, s);
     if (!g->rows_made || g->n != s->count) return;
     finish_parts(g);
     cd_scene_renumber_slots(s, g->id, g->id_cap, ID_MASK);
@@ -717,9 +760,8 @@ static void gm_remap(void *self, const cd_scene *s)
     SWAP(size_t, g->span_cap, g->old_span_cap);
 }
 
-static void gm_update(void *self, const cd_scene *s)
+static void gm_update_full(grid_multi *g, const cd_scene *s)
 {
-    grid_multi *g = self;
     uint32_t n = s->count;
     finish_parts(g);
     if (n != g->n || s->world != g->world) gm_layout(g, s);
@@ -772,6 +814,43 @@ static void gm_update(void *self, const cd_scene *s)
         place_new(g, todo, ntodo, app, bigs);
     }
     g->rows_made = 1;
+}
+
+// The frame's update: coherent when allowed (the frame keeps pairs), the scene knows what moved
+// since the last update, the static rows are there and the dirty objects stay few; else the full
+// path, and the static rows built when few moved (so the next frame can be coherent).
+static int gm_update_mode(grid_multi *g, const cd_scene *s, cd_scene_moves *out, int allowed)
+{
+    g->coh_frame = 0;
+    if (g->coherence == GM_COH_OFF) {
+        gm_update_full(g, s);
+        return 0;
+    }
+    cd_scene_moves m;
+    int known = cd_scene_moves_since(s, &g->coh_seen, &m);
+    if (s->count != g->n || s->world != g->world) g->coh_valid = 0;  // a new layout on the full path
+    if (allowed && known && g->coh_valid && coh_update(g, s, &m)) {
+        g->coh_frame = 1;
+        g->rows_made = 0;  // the full path's rows fall behind: its next frame starts afresh
+        *out = m;
+        return 1;
+    }
+    gm_update_full(g, s);
+    g->coh_valid = 0;
+    uint32_t limit = g->coherence == GM_COH_ALWAYS ? s->count : s->count / GM_COHERENT_SHARE;
+    if (allowed && known && m.count <= limit) coh_build(g, s);
+    return 0;
+}
+
+static void gm_update(void *self, const cd_scene *s)
+{
+    cd_scene_moves m;
+    gm_update_mode(self, s, &m, 0);
+}
+
+static int gm_update_coherent(void *self, const cd_scene *s, cd_scene_moves *moved)
+{
+    return gm_update_mode(self, s, moved, 1);
 }
 
 // Bit l set when the pair (a, slot q + l) belongs to this row: the two boxes' flags together
@@ -992,12 +1071,359 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
     return tests;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Coherent frames (coherence = auto | always): the frame keeps last frame's pairs of two objects
+// off the scene's move list (cd_broad.h, "Kept pairs"), so only the pairs with a moved object are
+// asked for. Two structures, as a static and a dynamic tree:
+//
+// - the static rows: every object's slots as the rows above, sorted by lo.x, built from the boxes
+//   of one frame, with each row's prefix maximum of hi.x, and left as they are while objects move;
+// - the dirty objects: those listed as moved since the static rows were built. Their slots in the
+//   static rows are stale: each is killed when its object turns dirty (lo.y = +inf, so no box
+//   overlaps it; lo.x stays, so the row stays sorted). Each frame the dirty objects are binned
+//   afresh into dynamic rows (the same cells, flags and pads), which are swept as above.
+//
+// A pair with a moved object p is then found once: with a clean object q in the static row of the
+// pair's owner cell (p's rows are queried: the first slot whose prefix maximum of hi.x reaches
+// p's lo.x, on while lo.x ≤ p's hi.x; the prefix maximum is monotone, so no arithmetic on the
+// coordinates and no bound on the extents is needed), or with a dirty q in the dynamic row of the
+// owner cell (dropped there when neither moved this frame: the frame keeps those). Big objects:
+// a moved big one against every object (a moved big one only after it), a moved small one
+// against every big one that did not move. Every box is tested on the scene's floats, so the
+// candidates are exact as the full sweep's.
+//
+// The static rows are built on a frame that follows the full path when few objects moved, and
+// dropped when the dirty objects outnumber n / GM_COHERENT_SHARE (rebuilt on the same frame), on
+// a layout change and when the scene does not know what moved.
+
+// The columns of n slots in col (stride n): lo x y z, hi x y z, then (static rows) the prefix
+// maximum of hi.x.
+static cd_row_cols coh_cols(float *col, size_t stride, uint32_t *ids)
+{
+    cd_row_cols e;
+    cd_row_cols_in(&e, col, stride);
+    e.id = ids;
+    return e;
+}
+
+// lo.x as an unsigned key in the order of the floats (-0 before +0, which compare equal).
+static inline uint64_t coh_key(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u >> 31 ? ~u : u | 0x80000000u;
+}
+
+// Slots [a0, a0 + len) of keys (lo.x key << 32 | id column value) in order: insertion sort, since
+// a dynamic row holds a few dozen boxes; a static row, built once, may take longer.
+static void coh_sort_keys(uint64_t *key, uint32_t len)
+{
+    for (uint32_t k = 1; k < len; ++k) {
+        uint64_t v = key[k];
+        uint32_t j = k;
+        for (; j > 0 && key[j - 1] > v; --j) key[j] = key[j - 1];
+        key[j] = v;
+    }
+}
+
+// Rows of the objects ids[0, count) (or every object when ids is NULL) into start (nrows + 1
+// entries), id and col (columns, GM_PAD pads after each non-empty row when pads), each row sorted
+// by lo.x (ties by id column value); their big ones into big. coh_span receives each listed
+// object's span. The rows are sorted as keys, then the boxes gathered in order: moving the six
+// columns through an insertion sort cost three times as much. Returns the slots.
+static uint32_t coh_bin(grid_multi *g, const cd_scene *s, const uint32_t *ids, uint32_t count, int pads,
+                        uint32_t **start, size_t *start_cap, uint32_t **id, size_t *id_cap, float **col,
+                        size_t *col_cap, size_t *stride, uint32_t **big, size_t *big_cap, uint32_t *nbig, int prefix)
+{
+    size_t R = g->nrows;
+    uint32_t dy = g->dim[0], *sp = g->coh_span;
+    buf_reserve((void **)start, sizeof **start, start_cap, R + 1);
+    uint32_t *at = *start;
+    memset(at, 0, (R + 1) * sizeof *at);
+    uint32_t bigs = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t o = ids ? ids[k] : k, v = span_of(g, &s->box[o]);
+        sp[o] = v;
+        if (v == SPAN_BIG) {
+            ++bigs;
+            continue;
+        }
+        for (uint32_t z = span_z(v); z <= span_z(v) + (v >> 31); ++z)
+            for (uint32_t y = span_y(v); y <= span_y(v) + (v >> 30 & 1); ++y) at[(size_t)z * dy + y]++;
+    }
+    uint32_t slots = 0;
+    for (size_t r = 0; r < R; ++r) {
+        uint32_t c = at[r];
+        at[r] = slots;
+        slots += c + (c && pads ? GM_PAD : 0);
+    }
+    at[R] = slots;
+    buf_reserve((void **)id, sizeof **id, id_cap, slots ? slots : 1);
+    buf_reserve((void **)big, sizeof **big, big_cap, bigs ? bigs : 1);
+    buf_reserve((void **)&g->coh_key, sizeof *g->coh_key, &g->coh_key_cap, slots ? slots : 1);
+    uint64_t *key = g->coh_key;
+    *nbig = 0;
+    // at[r] is row r's next slot; once every object is placed it is the row's end, from which the
+    // starts are restored below.
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t o = ids ? ids[k] : k, v = sp[o];
+        if (v == SPAN_BIG) {
+            (*big)[(*nbig)++] = o;
+            continue;
+        }
+        uint64_t x = coh_key(s->box[o].lo[0]) << 32;
+        for (uint32_t z = span_z(v); z <= span_z(v) + (v >> 31); ++z)
+            for (uint32_t y = span_y(v); y <= span_y(v) + (v >> 30 & 1); ++y)
+                key[at[(size_t)z * dy + y]++] = x | slot_id(o, v, y, z);
+    }
+    *stride = slots;
+    buf_reserve((void **)col, sizeof **col, col_cap, (size_t)(prefix ? 7 : 6) * (slots ? slots : 1));
+    cd_row_cols e = coh_cols(*col, slots, *id);
+    static const id_box pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+    uint32_t a0 = 0;
+    for (size_t r = 0; r < R; ++r) {
+        uint32_t end = at[r], len = end - a0;  // the row's boxes are [a0, end)
+        at[r] = a0;
+        if (!len) continue;
+        coh_sort_keys(key + a0, len);
+        for (uint32_t k = a0; k < end; ++k) {
+            uint32_t v = (uint32_t)key[k];
+            id_box b = id_box_from(&s->box[v & ID_MASK], v);
+            cd_row_put(&e, k, &b);
+        }
+        if (prefix) {
+            float *top = *col + 6 * (size_t)slots, m = -INFINITY;
+            for (uint32_t k = a0; k < end; ++k) {
+                top[k] = m = e.hi[0][k] > m ? e.hi[0][k] : m;
+                uint32_t *w = g->st_where + 4 * (size_t)(e.id[k] & ID_MASK);
+                while (*w != UINT32_MAX) ++w;  // an object's first free entry of four
+                *w = k;
+            }
+        }
+        for (uint32_t j = 0; pads && j < GM_PAD; ++j) cd_row_put(&e, end + j, &pad);
+        a0 = end + (pads ? GM_PAD : 0);
+    }
+    return slots;
+}
+
+// The static rows from every object's box now; nothing is dirty.
+static void coh_build(grid_multi *g, const cd_scene *s)
+{
+    uint32_t n = s->count;
+    buf_reserve((void **)&g->coh_span, sizeof *g->coh_span, &g->coh_span_cap, n ? n : 1);
+    buf_reserve((void **)&g->st_where, sizeof *g->st_where, &g->st_where_cap, 4 * (size_t)(n ? n : 1));
+    memset(g->st_where, 0xFF, 4 * (size_t)n * sizeof *g->st_where);
+    coh_bin(g, s, NULL, n, 1, &g->st_start, &g->st_start_cap, &g->st_id, &g->st_id_cap, &g->st_col, &g->st_col_cap,
+            &g->st_stride, &g->st_big, &g->st_big_cap, &g->st_nbig, 1);
+    buf_reserve((void **)&g->dirty, 1, &g->dirty_cap, (size_t)n + 1);
+    memset(g->dirty, 0, (size_t)n + 1);
+    buf_reserve((void **)&g->dlist, sizeof *g->dlist, &g->dlist_cap, n ? n : 1);
+    g->ndirty = 0;
+    g->coh_valid = 1;
+}
+
+// A coherent frame on move list m when the dirty objects stay few enough: m's objects become
+// dirty and every dirty object is binned into the dynamic rows. Returns 0 (nothing changed) when
+// they would be too many.
+static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
+{
+    uint32_t fresh = 0, limit = g->coherence == GM_COH_ALWAYS ? s->count : s->count / GM_COHERENT_SHARE;
+    for (uint32_t k = 0; k < m->count; ++k) fresh += !g->dirty[m->slot[k]];
+    if (g->ndirty + fresh > limit) return 0;
+    float *loy = g->st_col + g->st_stride;
+    for (uint32_t k = 0; k < m->count; ++k) {
+        uint32_t o = m->slot[k];
+        if (g->dirty[o]) continue;
+        g->dirty[o] = 1, g->dlist[g->ndirty++] = o;
+        for (int j = 0; j < 4 && g->st_where[4 * (size_t)o + j] != UINT32_MAX; ++j)
+            loy[g->st_where[4 * (size_t)o + j]] = INFINITY;  // killed: no box overlaps it
+    }
+    g->coh_m = *m;
+    if (m->count)
+        coh_bin(g, s, g->dlist, g->ndirty, 1, &g->dy_start, &g->dy_start_cap, &g->dy_id, &g->dy_id_cap, &g->dy_col,
+                &g->dy_col_cap, &g->dy_stride, &g->dy_big, &g->dy_big_cap, &g->dy_nbig, 0);
+    return 1;
+}
+
+// The static row r against the moved objects of dynamic row r (slots [a0, a1) of e, in lo.x
+// order): each moved p against every live static slot whose box overlaps p's and whose pair with
+// p this row owns, CD_ROW_LANES slots per block test (the row's pads end every window). A moved
+// p's window starts at the first static slot whose prefix maximum of hi.x reaches p's lo.x; that
+// slot only moves forward along the row (lo.x grows), so it is found by galloping from the last
+// one and the static row is read about once. Returns the slots read.
+static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *e, uint32_t a0, uint32_t a1,
+                              cd_pair_sink *sink)
+{
+    uint32_t k = g->st_start[r], end = k + row_len(g->st_start, r);
+    if (k == end) return 0;
+    cd_row_cols st = coh_cols(g->st_col, g->st_stride, g->st_id);
+    const float *top = g->st_col + 6 * g->st_stride, *lox = st.lo[0];
+    const uint8_t *moved = g->coh_m.flag;
+    uint64_t tests = 0;
+    for (uint32_t j = a0; j < a1; ++j) {
+        cd_row_probe p = cd_row_probe_of(e, j);
+        uint32_t pid = p.id & ID_MASK, pflags = p.id & ~ID_MASK;
+        if (!moved[pid]) continue;
+        // Gallop: the first slot from k on whose prefix maximum reaches p's lo.x.
+        uint32_t lo = k, step = 1;
+        while (lo < end && top[lo] < p.lo[0]) {
+            uint32_t next = lo + step;
+            if (next >= end || top[next] >= p.lo[0]) {
+                uint32_t hi = next < end ? next : end;
+                ++lo;
+                while (lo < hi) {
+                    uint32_t mid = lo + (hi - lo) / 2;
+                    if (top[mid] < p.lo[0])
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                break;
+            }
+            lo = next;
+            step *= 2;
+        }
+        k = lo;
+        uint32_t q = k;
+        for (;; q += CD_ROW_LANES) {
+            unsigned hits = cd_row_block_hits(&st, &p, q) & block_owned(st.id, pflags, q);
+            if (hits) cd_row_emit(st.id, ID_MASK, pid, q, hits, sink);
+            if (!(lox[q + CD_ROW_LANES - 1] <= p.hi[0])) break;
+        }
+        tests += window_boxes(lox, k - 1, q, CD_ROW_LANES, p.hi[0]);
+    }
+    return tests;
+}
+
+// A sink that passes on only the pairs with an object on the move list (flag), to out.
+typedef struct coh_filter {
+    cd_pair_sink *out;
+    const uint8_t *flag;
+} coh_filter;
+
+static void coh_filter_flush(cd_pair_sink *sink)
+{
+    const coh_filter *f = sink->ctx;
+    for (uint32_t k = 0; k < sink->count; ++k) {
+        cd_pair p = sink->buf[k];
+        if (f->flag[p.a] | f->flag[p.b]) cd_sink_push(f->out, p.a, p.b);
+    }
+    sink->count = 0;
+}
+
+// The dynamic rows [r0, r1) swept into sink (through the filter when some dirty objects did not
+// move this frame), and their moved objects queried against the static rows. Returns the box
+// tests.
+
+static uint64_t coh_rows(const grid_multi *g, size_t r0, size_t r1, cd_pair_sink *out)
+{
+    cd_pair buf[1024];
+    coh_filter f = {out, g->coh_m.flag};
+    cd_pair_sink filtered = {buf, 0, 1024, coh_filter_flush, &f};
+    cd_pair_sink *sink = g->ndirty == g->coh_m.count ? out : &filtered;
+    cd_row_cols e = coh_cols(g->dy_col, g->dy_stride, g->dy_id);
+    uint64_t tests = 0;
+    for (size_t r = r0; r < r1; ++r) {
+        uint32_t a0 = g->dy_start[r], len = row_len(g->dy_start, r);
+        if (!len) continue;
+        tests += coh_query_row(g, r, &e, a0, a0 + len, out);
+        if (len < 2) continue;
+#if GM_WIDE
+        if (g->simd == GM_AVX512)
+            tests += sweep_row_wide(&e, a0, a0 + len, sink);
+        else if (g->simd == GM_AVX2)
+            tests += sweep_row_avx2(&e, a0, a0 + len, sink);
+        else
+#endif
+            tests += sweep_row(&e, a0, a0 + len, sink);
+    }
+    if (sink == &filtered) coh_filter_flush(&filtered);
+    return tests;
+}
+
+// Moved object p against the big objects: a big p against every object (a moved big one only
+// after it), a small p against every big one that did not move. Returns the box tests.
+static uint64_t coh_bigs(const grid_multi *g, const cd_scene *s, uint32_t p, cd_pair_sink *sink)
+{
+    const uint8_t *moved = g->coh_m.flag, *dirty = g->dirty;
+    const cd_aabbf *box = s->box;
+    uint64_t tests = 0;
+    if (g->coh_span[p] == SPAN_BIG) {
+        for (uint32_t q = 0; q < s->count; ++q) {
+            if (q == p || (moved[q] && q < p && g->coh_span[q] == SPAN_BIG)) continue;
+            ++tests;
+            if (cd_aabbf_overlap(&box[p], &box[q])) cd_sink_push(sink, p, q);
+        }
+        return tests;
+    }
+    for (uint32_t k = 0; k < g->st_nbig; ++k) {
+        uint32_t q = g->st_big[k];
+        if (dirty[q]) continue;
+        ++tests;
+        if (cd_aabbf_overlap(&box[p], &box[q])) cd_sink_push(sink, p, q);
+    }
+    for (uint32_t k = 0; k < g->dy_nbig; ++k) {
+        uint32_t q = g->dy_big[k];
+        if (moved[q]) continue;
+        ++tests;
+        if (cd_aabbf_overlap(&box[p], &box[q])) cd_sink_push(sink, p, q);
+    }
+    return tests;
+}
+
+// Part `part` of `parts` of a coherent frame: its share of the rows (dynamic rows swept, their
+// moved objects queried against the static rows) and of the moved objects' big pairs.
+static void coh_candidates_part(const grid_multi *g, const cd_scene *s, uint32_t part, uint32_t parts,
+                                cd_pair_sink *sink, cd_broad_stats *st)
+{
+    const cd_scene_moves *m = &g->coh_m;
+    if (!m->count) return;
+    size_t R = g->nrows;
+    uint64_t tests = coh_rows(g, R * part / parts, R * (part + 1) / parts, sink);
+    if (g->st_nbig || g->dy_nbig)
+        for (uint64_t k = (uint64_t)m->count * part / parts; k < (uint64_t)m->count * (part + 1) / parts; ++k)
+            tests += coh_bigs(g, s, m->slot[k], sink);
+    st->bv_tests += tests;
+}
+
+// The scene permuted its slots: the static rows, the big list and the dirty set keep their
+// objects under the new slot numbers (the dynamic rows are binned afresh each frame).
+static void coh_remap(grid_multi *g, const cd_scene *s)
+{
+    if (!g->coh_valid) return;
+    if (g->n != s->count) {
+        g->coh_valid = 0;
+        return;
+    }
+    cd_scene_renumber_slots(s, g->st_id, g->st_start[g->nrows], ID_MASK);
+    uint32_t *where = cd_alloc(4 * (size_t)(s->count ? s->count : 1) * sizeof *where);
+    for (uint32_t i = 0; i < s->count; ++i)
+        memcpy(where + 4 * (size_t)s->slot_of_prev[i], g->st_where + 4 * (size_t)i, 4 * sizeof *where);
+    cd_free(g->st_where);
+    g->st_where = where;
+    g->st_where_cap = 4 * (size_t)(s->count ? s->count : 1);
+    cd_scene_renumber_slots(s, g->st_big, g->st_nbig, UINT32_MAX);
+    for (uint32_t k = 0; k < g->ndirty; ++k) g->dirty[g->dlist[k]] = 0;
+    cd_scene_renumber_slots(s, g->dlist, g->ndirty, UINT32_MAX);
+    for (uint32_t k = 0; k < g->ndirty; ++k) g->dirty[g->dlist[k]] = 1;
+    uint32_t n = 0;  // the dirty list in slot order again, so the frame's pairs do not depend on the past
+    for (uint32_t i = 0; i < s->count; ++i) {
+        g->dlist[n] = i;
+        n += g->dirty[i];
+    }
+    CD_ASSERT(n == g->ndirty);
+}
+
 // Part `part` of `parts`: a contiguous range of rows (the fine parts it covers, in order), and every
 // parts-th big box against every small box and every big box after it (by id).
 static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
                                cd_broad_stats *st)
 {
     grid_multi *g = self;
+    if (g->coh_frame) {
+        coh_candidates_part(g, s, part, parts, sink, st);
+        return;
+    }
     uint64_t tests = 0;
     uint32_t c = scratch_take(g);
     for (uint64_t k = (uint64_t)part * CD_BROAD_PARTS / parts; k < ((uint64_t)part + 1) * CD_BROAD_PARTS / parts; ++k)
@@ -1027,8 +1453,11 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     for (int k = 0; k < GM_MAX_THREADS; ++k) scratch += g->scratch[k].col_cap * sizeof(float);
     st->bytes = sizeof *g + scratch + g->moved_cap +
                 (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
-                 g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap) *
-                    sizeof(uint32_t);
+                 g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap + g->coh_span_cap + g->st_start_cap +
+                 g->st_id_cap + g->st_big_cap + g->dy_start_cap + g->dy_id_cap + g->dy_big_cap + g->dlist_cap) *
+                    sizeof(uint32_t) +
+                (g->st_col_cap + g->dy_col_cap) * sizeof(float) + g->st_where_cap * sizeof(uint32_t) + g->dirty_cap +
+                g->coh_key_cap * sizeof(uint64_t);
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)
     st->per_level[1] = g->nbig;           // objects scanned linearly
@@ -1042,6 +1471,7 @@ const cd_broad_method cd_broad_grid_multi = {
     .param_count = sizeof gm_params / sizeof gm_params[0],
     .create = gm_create,
     .update = gm_update,
+    .update_coherent = gm_update_coherent,
     .candidates = gm_candidates,
     .boxes_tested = 1,
     .candidates_part = gm_candidates_part,

@@ -14,6 +14,15 @@
 // ranged step) it takes every object as moved. An instance follows the one scene it was created
 // for; the frame (and cd_broad_update) runs remap before update, so the list's slots are the
 // method's. docs/design/broad-phases.md#what-moved has the cases.
+//
+// Kept pairs. A method may report, on a frame it calls coherent (cd_broad_method.coherent), only
+// the candidates with at least one object on the move list; the frame then keeps last frame's
+// pairs of two unlisted objects and appends the narrow step's answer on the candidates. Exact: the
+// move list names every cube whose pose or box changed (cd_scene.h), so an unlisted pair's boxes
+// and poses are last frame's and so is the narrow step's answer on it; the pairs with a listed
+// cube are judged afresh, each once. The frame keeps pairs only from the frame just before (no
+// cd_broad_update, cd_broad_set_narrow or fresh state in between) and only for the cube scene's
+// narrow step (a caller's step may read more than the poses, such as a deforming body's mesh).
 #ifndef CD_BROAD_H
 #define CD_BROAD_H
 
@@ -127,6 +136,14 @@ typedef struct cd_broad_method {
     /// between frames, or its update copes with any motion anyway (a permutation looks like every
     /// cube jumping); the differential check (src/verify/) runs every method on reordering scenes.
     void (*remap)(void *self, const cd_scene *s);
+    /// Optional (NULL: never coherent): update() for a frame that keeps last frame's pairs (see
+    /// "Kept pairs" above; the frame calls it instead of update() when it holds them). Follows the
+    /// scene as update() does and returns 1 when this frame's candidates (and parts) are only the
+    /// pairs with at least one object in *moved, each such pair whose boxes overlap exactly once,
+    /// with *moved the scene's move list since the method's previous update (cd_scene_moves_since;
+    /// count 0: nothing moved). Returns 0 when they are all, as in the contract above (moves
+    /// unknown, too many moved to gain, a structure to build first).
+    int (*update_coherent)(void *self, const cd_scene *s, cd_scene_moves *moved);
     /// Fill the structure fields of st (nodes, bytes, per_level, ...); may be NULL.
     void (*shape_stats)(void *self, cd_broad_stats *st);
     /// Optional, for pictures (`cdlab snapshot`): pass each cell of the structure as the last
@@ -173,6 +190,10 @@ typedef struct cd_broad {
     cd_sat_build sat;       ///< the narrow step's batched SAT build (cd_sat_build_default at create)
     uint64_t layout;        ///< the scene's layout the method last saw (cd_scene.layout)
     cd_narrow_step narrow;  ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
+    cd_pair_list kept;      ///< last frame's output (see "Kept pairs" above)
+    int kept_valid;         ///< kept is the frame just before's, for the method's state now
+    uint8_t *moved_ident;   ///< per cube: scratch of the kept filter (zero between frames)
+    uint32_t moved_n;       ///< cubes moved_ident holds
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
@@ -209,7 +230,9 @@ static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j
 }
 
 /// The frame's first half alone: follow the scene's reorders (remap, or a fresh state after
-/// several) and update the method, for callers that then ask candidates() themselves.
+/// several) and update the method, for callers that then ask candidates() themselves (and
+/// coherent(): a coherent method's candidates are only those with a moved object). The next
+/// frame keeps no pairs.
 void cd_broad_update(cd_broad *b, const cd_scene *s);
 /// One collision frame on the current scene state: update, candidates, narrow tests. Overlapping
 /// pairs of cubes (a < b, as cd_scene.ident numbers them, whatever slots hold them) are appended to
