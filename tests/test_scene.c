@@ -415,17 +415,30 @@ static uint64_t scene_hash(const cd_scene *s)
 
 // The standard scene holds the bits it held before the families came: 2 000 cubes of edges in
 // [1, 3], 40 steps on one and two threads alternately, reordered every 16 frames.
+// A scene made with CDLAB_NO_AVX2 set (plain) or not: its records go through the plain loops or
+// the AVX2 transposes, for the same bits.
+static cd_scene *scene_on_path(const cd_scene_params *p, int plain)
+{
+    if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+    cd_scene *s = cd_scene_create(p);
+    unsetenv("CDLAB_NO_AVX2");
+    if (plain) assert_false(s->avx2);
+    return s;
+}
+
 static void uniform_scene_bits_pinned(void **state)
 {
     (void)state;
     cd_scene_params p = cd_scene_params_default();
     p.cubes = 2000, p.reorder = 16, p.size_ratio = 3;
-    cd_scene *s = cd_scene_create(&p);
-    for (int f = 0; f < 40; ++f) cd_scene_step_threads(s, f % 2 ? 2 : 1);
-    EXPECT_EQ(scene_hash(s), 0x0caec07ee82753fcULL);
-    EXPECT_EQ(s->moved, 2000);
-    assert_null(s->state);
-    cd_scene_destroy(s);
+    for (int plain = 0; plain < 2; ++plain) {
+        cd_scene *s = scene_on_path(&p, plain);
+        for (int f = 0; f < 40; ++f) cd_scene_step_threads(s, f % 2 ? 2 : 1);
+        EXPECT_EQ(scene_hash(s), 0x0caec07ee82753fcULL);
+        EXPECT_EQ(s->moved, 2000);
+        assert_null(s->state);
+        cd_scene_destroy(s);
+    }
 }
 
 static cd_scene_params family(cd_scene_layout layout, cd_scene_size_dist dist, double still, double sleep)
@@ -453,7 +466,8 @@ static uint64_t scene_hash_all(const cd_scene *s, uint64_t h)
 
 // Scenes with still and sleeping cubes hold the bits they held when the motion step still walked
 // every slot (the step now walks only the cubes that move): poses, boxes, velocities, sleep
-// state and move lists of 36 frames on one, two and three threads in turn, across reorders.
+// state and move lists of 36 frames on one, two and three threads in turn, across reorders, with
+// the records moved by the AVX2 transposes and by the plain loops.
 static void moving_fraction_bits_pinned(void **state)
 {
     (void)state;
@@ -470,16 +484,17 @@ static void moving_fraction_bits_pinned(void **state)
         {CD_LAYOUT_LEVEL, 0.3, 0.0, 8, 0x64bfc3d375e2e1d8ULL},
         {CD_LAYOUT_GROUND, 0.7, 6.0, 0, 0x51d818caf7414688ULL},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        cd_scene_params p = family(cases[k].layout, CD_SIZE_LOGUNIFORM, cases[k].still, cases[k].sleep);
-        p.cubes = 5003, p.speed = 0.5, p.spin = 0.2, p.reorder = cases[k].reorder;  // fast: walls are hit
-        cd_scene *s = cd_scene_create(&p);
+    for (size_t k = 0; k < 2 * sizeof cases / sizeof cases[0]; ++k) {
+        size_t c = k / 2;
+        cd_scene_params p = family(cases[c].layout, CD_SIZE_LOGUNIFORM, cases[c].still, cases[c].sleep);
+        p.cubes = 5003, p.speed = 0.5, p.spin = 0.2, p.reorder = cases[c].reorder;  // fast: walls are hit
+        cd_scene *s = scene_on_path(&p, k % 2);
         uint64_t h = scene_hash_all(s, 0);
         for (int f = 0; f < 36; ++f) {
             cd_scene_step_threads(s, 1 + f % 3);
             h = scene_hash_all(s, h);
         }
-        EXPECT_EQ(h, cases[k].hash);
+        EXPECT_EQ(h, cases[c].hash);
         cd_scene_destroy(s);
     }
 }

@@ -54,6 +54,7 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
     s->ident = cd_alloc(n ? n * sizeof *s->ident : 1);
     s->moved_slot = cd_alloc(n ? n * sizeof *s->moved_slot : 1);
     s->moved_flag = cd_alloc_zero((size_t)n + CD_SCENE_FLAG_PAD, 1);
+    s->avx2 = CD_X86_SIMD && cd_cpu_avx2();
     s->pose_noted = cd_alloc_zero(n ? n : 1, 1);
     for (uint32_t i = 0; i < n; ++i) {
         s->pose[i].q[0] = s->tw[i] = 1.0f;
@@ -107,6 +108,7 @@ enum { MOTION_FLOATS = 8 };
 typedef struct chunk_cols {
     float c[3][CHUNK], q[4][CHUNK], h[3][CHUNK];  // pose fields
     float box[6][CHUNK];                          // lo x y z, hi x y z
+    int avx2;                                     // records in and out through the AVX2 transposes
 } chunk_cols;
 
 // Also built for AVX2 and AVX-512 (picked at load time by what the CPU has): two and four times the
@@ -299,21 +301,12 @@ __attribute__((target("avx2"))) static uint32_t boxes_out_avx2(cd_aabbf *restric
 }
 #endif
 
-static int have_avx2(void)
-{
-#if CD_X86_SIMD
-    return __builtin_cpu_supports("avx2");
-#else
-    return 0;
-#endif
-}
-
 // The chunk's n records into columns: pose[0, n), or with at the records pose[at[i]].
 static void poses_in(const cd_posef *restrict pose, const uint32_t *at, uint32_t n, chunk_cols *k)
 {
     uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) i = poses_in_avx2(pose, at, n, k);
+    if (k->avx2) i = poses_in_avx2(pose, at, n, k);
 #endif
     const float *in = pose_floats_const(pose);
     for (; i < n; ++i)
@@ -325,7 +318,7 @@ static void poses_out(cd_posef *restrict pose, const uint32_t *at, chunk_cols *k
 {
     uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) i = poses_out_avx2(pose, at, k, n);
+    if (k->avx2) i = poses_out_avx2(pose, at, k, n);
 #endif
     float *out = pose_floats(pose);
     for (; i < n; ++i)
@@ -336,7 +329,7 @@ static void boxes_out(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
 {
     uint32_t i = 0;
 #if CD_X86_SIMD
-    if (have_avx2()) i = boxes_out_avx2(box, k, n);
+    if (k->avx2) i = boxes_out_avx2(box, k, n);
 #endif
     for (; i < n; ++i)
         box[i] = (cd_aabbf){{k->box[0][i], k->box[1][i], k->box[2][i]}, {k->box[3][i], k->box[4][i], k->box[5][i]}};
@@ -413,6 +406,7 @@ static void publish_moves(cd_scene *s, uint32_t moved, int known)
 void cd_scene_refresh(cd_scene *s)
 {
     chunk_cols k;
+    k.avx2 = s->avx2;
     cd_aabbf box[CHUNK];
     uint32_t moved = 0;
     for (uint32_t b = 0; b < s->count; b += CHUNK) {
@@ -491,6 +485,7 @@ static void prefetch_movers(const cd_scene *s, const uint32_t *mover, uint32_t n
 static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32_t *list, float L)
 {
     chunk_cols k;
+    k.avx2 = s->avx2;
     cd_aabbf box[CHUNK];
     float v[3][CHUNK], t[4][CHUNK];
     uint32_t at[CHUNK];
@@ -639,6 +634,7 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
     if (s->state) return step_range_movers(s, first, end, L);
     uint32_t moved = 0;
     chunk_cols k;
+    k.avx2 = s->avx2;
     cd_aabbf box[CHUNK];
     cd_posef pose[CHUNK];
     for (uint32_t b = first; b < end; b += CHUNK) {
