@@ -78,7 +78,8 @@ run_simulation() {
 
 # Per workload of every workloads run under the machine directory $1 (one thread): cdlab's fastest
 # method and the fastest peer by median ms per frame, and how many times faster cdlab's is, with
-# the reason from $root/why.tsv (workload, cubes, reason; tab-separated, # comments).
+# the reason from the machine directory's why.tsv (workload, cubes, reason; tab-separated, #
+# comments): the reasons quote that machine's runs.
 wins_table() {
     for run in "$1"/*/; do
         run=${run%/}
@@ -90,7 +91,7 @@ wins_table() {
     done | {
     echo "| workload | cubes | run | cdlab fastest | ms/frame | fastest peer | ms/frame | peer / cdlab | why |"
     echo "|---|---|---|---|---|---|---|---|---|"
-    awk -F'\t' -v why="$root/why.tsv" '
+    awk -F'\t' -v why="$1/why.tsv" -v whyname="bench/results/$(basename "$1")/why.tsv" '
         BEGIN {
             while ((getline line < why) > 0) {
                 if (line ~ /^#/ || line == "") continue
@@ -119,7 +120,7 @@ wins_table() {
         END {
             for (i = 1; i <= n; i++) {
                 k = order[i]; split(k, f, SUBSEP)
-                r = (f[1] SUBSEP f[2]) in reason ? reason[f[1], f[2]] : "(no reason written in bench/results/why.tsv)"
+                r = (f[1] SUBSEP f[2]) in reason ? reason[f[1], f[2]] : "(no reason written in " whyname ")"
                 mv = (f[1] ~ /^moving /) ? substr(f[1], 8) + 0 : 1
                 printf "%d\t%d\t%g\t%s\t%s\t| %s | %d | %s | %s | %.4g | %s | %.4g | %s | %s |\n", f[2], rank(f[1]), mv, f[1], f[3],
                     f[1], f[2], f[3], (k in cm) ? cm[k] : "none", ct[k], (k in pm) ? pm[k] : "none", pt[k],
@@ -293,7 +294,7 @@ The workloads suite (`sh scripts/reproduce.sh experiments/workloads.suite`): eve
 every peer on every workload, one core (`chrt -f 50 taskset -c 0`), the runner thread's CPU clock,
 each run's points measured back to back. Per workload: cdlab's fastest method and the fastest peer by
 median ms per frame (motion + broad phase + narrow step), and how many times faster cdlab's is.
-The runs and their machine are below; the reasons are bench/results/why.tsv.
+The runs and their machine are below; the reasons are bench/results/<machine>/why.tsv.
 
 EOF
     table=$(wins_table "$mdir")
