@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // broad: the naive reference is reproducible, survives export → import, agrees with an
-// independent double loop, and the registry and frame driver behave (the frame's kept pairs too).
+// independent double loop, and the registry and frame driver behave (the frame's kept pairs too);
+// the pair sort orders as qsort does.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -373,6 +374,45 @@ static void pose_change_under_same_box_is_judged_again(void **state)
     cd_scene_destroy(s);
 }
 
+static int pair_order(const void *x, const void *y)
+{
+    const cd_pair *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : (p->b > q->b);
+}
+
+// The pair sort (insertion for short lists, radix for long ones) orders exactly as qsort does: over
+// lengths around the insertion/radix boundary, ids of 1 to 32 bits (one, two and three digits per
+// id, and the skipped passes of digits every pair shares), and repeated pairs.
+static void pair_sort_matches_qsort(void **state)
+{
+    (void)state;
+    static const size_t lengths[] = {0, 1, 2, 63, 64, 65, 1000, 70000};
+    static const int id_bits[] = {1, 5, 11, 12, 22, 23, 32};
+    cd_rng r = cd_rng_make(7, 0);
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; ++li)
+        for (size_t bi = 0; bi < sizeof id_bits / sizeof *id_bits; ++bi) {
+            const size_t n = lengths[li];
+            const uint64_t range = (uint64_t)1 << id_bits[bi];
+            cd_pair_list got = {0};
+            cd_pair *want = malloc((n ? n : 1) * sizeof *want);
+            for (size_t i = 0; i < n; ++i) {
+                cd_pair p = (i % 7 == 3 && i > 0)
+                                ? got.items[i / 2]  // repeats
+                                : (cd_pair){(uint32_t)cd_rng_below(&r, range), (uint32_t)cd_rng_below(&r, range)};
+                if (i % 5 == 1) p.a = (uint32_t)(range - 1);  // a shared top digit
+                cd_pair_list_push(&got, p);
+                want[i] = p;
+            }
+            qsort(want, n, sizeof *want, pair_order);
+            cd_pair_list_sort(&got);
+            assert_int_equal(got.count, n);
+            if (n) assert_memory_equal(got.items, want, n * sizeof *want);
+            free(want);
+            cd_pair_list_free(&got);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +425,7 @@ int main(void)
         cmocka_unit_test(degenerate_world_keeps_pairs),
         cmocka_unit_test(kept_pairs_follow_the_scene),
         cmocka_unit_test(pose_change_under_same_box_is_judged_again),
+        cmocka_unit_test(pair_sort_matches_qsort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
