@@ -6,7 +6,9 @@
 // methods are checked again on each narrower SIMD path this CPU has (<method>_avx2: what
 // CDLAB_NO_AVX512 selects, grid_multi's AVX2 row map and the narrow step's eight-lane float
 // filter; <method>_sse2: CDLAB_NO_AVX2, their SSE2 twins and the baseline SAT), on the same
-// scenes against the same naive frames, so one process covers every path.
+// scenes against the same naive frames, so one process covers every path: on every scene for a
+// method that chooses a SIMD path when created, on every 4th for one that runs its native code
+// there (cd_verify_tally_set_path says why that is enough).
 // The first part also replays traces (cd_verify_broad_traces): a recorded family scene, a Broadmark
 // .aabbs file written here and, with Bullet, a short run of every simulation.
 // CD_DIFF_SCENES overrides the scene count (sanitizer builds default to 1 500), CD_DIFF_METHODS=a,b
@@ -105,6 +107,16 @@ static void scene_count(void **state)
     const int traces = 2;
 #endif
     if (run.first == 0) assert_int_equal(run.traces, traces);
+    // The methods that choose a SIMD path when created are found so, and see every scene on every
+    // path; the others see every 4th there.
+    for (size_t m = 0; m < run.methods; ++m) {
+        const cd_verify_tally *t = &run.t[m];
+        if (t->path == CD_VERIFY_NATIVE) continue;
+        const char *name = t->method->name;
+        int chooses = strcmp(name, "grid_multi") == 0 || strcmp(name, "lbvh") == 0 || strcmp(name, "lbvh_refit") == 0;
+        if (chooses) assert_int_equal(t->stride, 1);
+        if (strcmp(name, "sap") == 0) assert_int_equal(t->stride, 4);
+    }
 }
 
 static void method_matches_naive(void **state)
@@ -113,14 +125,14 @@ static void method_matches_naive(void **state)
     print_message(
         "# %s%s: %llu scenes, %llu scene-frames, %llu pairs compared, %llu missed, %llu extra/duplicated pairs, "
         "%llu duplicated candidates, %llu bad candidates, %llu AABB pairs not reported"
-        " (first failing scene %lld; %llu traces)\n",
+        " (every %u scene(s); first failing scene %lld; %llu traces)\n",
         t->method->name,
         t->path == CD_VERIFY_NO_AVX512 ? " (avx2 path)"
         : t->path == CD_VERIFY_NO_AVX2 ? " (sse2 path)"
                                        : "",
         (unsigned long long)t->scenes, (unsigned long long)t->frames, (unsigned long long)t->pairs_compared,
         (unsigned long long)t->missed, (unsigned long long)t->extra, (unsigned long long)t->dup_candidates,
-        (unsigned long long)t->bad_candidates, (unsigned long long)t->aabb_missing, (long long)t->first_bad,
+        (unsigned long long)t->bad_candidates, (unsigned long long)t->aabb_missing, t->stride, (long long)t->first_bad,
         (unsigned long long)t->traces);
     assert_true(t->frames > 0);
     if (t->trace_bad[0]) print_message("# first failing trace frame: %s\n", t->trace_bad);
@@ -184,7 +196,7 @@ int main(void)
     size_t k = 0;
     tests[k++] = (struct CMUnitTest){"scenes_run_and_totals", scene_count, NULL, NULL, NULL};
     for (size_t m = 0; m < run.methods; ++m) {
-        run.t[m].path = path[m];
+        cd_verify_tally_set_path(&run.t[m], path[m]);
         snprintf(names[m], sizeof names[m], "%s%s", chosen[m]->name, suffix[path[m]]);
         tests[k++] = (struct CMUnitTest){names[m], method_matches_naive, NULL, NULL, &run.t[m]};
     }

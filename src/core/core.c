@@ -57,8 +57,13 @@ static int env_set(const char *name)
     return v && *v;
 }
 
+static _Atomic uint64_t switch_reads;
+
+uint64_t cd_cpu_switch_reads(void) { return atomic_load_explicit(&switch_reads, memory_order_relaxed); }
+
 int cd_cpu_avx2(void)
 {
+    atomic_fetch_add_explicit(&switch_reads, 1, memory_order_relaxed);
     if (env_set("CDLAB_NO_AVX2")) return 0;
 #if CD_X86_SIMD
     __builtin_cpu_init();

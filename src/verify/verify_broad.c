@@ -287,6 +287,10 @@ typedef struct instance {
     cd_broad *threaded;  // NULL, or driven by cd_broad_frame on VERIFY_THREADS workers
 } instance;
 
+// A narrower SIMD path of a method that chooses none is checked on every NARROWER_PATH_STRIDE-th
+// of the scenes its native path sees (cd_verify_tally_set_path).
+enum { NARROWER_PATH_STRIDE = 4 };
+
 // Workers of a threaded instance: two, as the machines that run the tests have (more only wait there).
 enum { VERIFY_THREADS = 2 };
 
@@ -467,6 +471,34 @@ static void consider_repro(cd_verify_tally *t, uint32_t idx, int f, const cd_sce
 int cd_verify_tally_ok(const cd_verify_tally *t)
 {
     return t->frames > 0 && (t->missed | t->extra | t->dup_candidates | t->bad_candidates | t->aabb_missing) == 0;
+}
+
+// Does m choose a SIMD path when created (asks cd_cpu_avx2 / cd_cpu_avx512, as grid_multi's row
+// map and lbvh's sort do)? Counted around the method's own create on a small scene, so the frame's
+// narrow step, which chooses its path in cd_broad_create, does not count.
+static int creation_reads_switches(const cd_broad_method *m)
+{
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 16;
+    cd_scene *s = cd_scene_create(&sp);
+    cd_params p = cd_broad_params_default(m);
+    uint64_t before = cd_cpu_switch_reads();
+    void *self = m->create(&p, 1, s);
+    int reads = cd_cpu_switch_reads() != before;
+    m->destroy(self);
+    cd_scene_destroy(s);
+    return reads;
+}
+
+void cd_verify_tally_set_path(cd_verify_tally *t, cd_verify_path path)
+{
+    t->path = path;
+    // A method that chooses no SIMD path runs its native code on a narrower path too; only the
+    // frame's narrow step differs there, and the narrow step's paths have checks of their own
+    // (tests/test_narrow.c, posef_batches_match_scalar_test: 409 600 pairs, every batch
+    // width and build equal to the scalar test, bit for bit). Such a method's
+    // narrower paths see every 4th of its scenes; a method that chooses one sees all of them.
+    if (path != CD_VERIFY_NATIVE && !creation_reads_switches(t->method)) t->stride *= NARROWER_PATH_STRIDE;
 }
 
 void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count)

@@ -68,6 +68,10 @@ const char *cd_cpu_simd(void);
 /// The switch that narrowed cd_cpu_simd() in this process ("CDLAB_NO_AVX2" or "CDLAB_NO_AVX512"),
 /// or NULL when neither is set.
 const char *cd_cpu_simd_switch(void);
+/// How many times this process asked cd_cpu_avx2 (cd_cpu_avx512 asks it too), from any thread: a
+/// count taken around a creation tells whether the created thing chose a SIMD path (src/verify/
+/// checks such methods on every narrower path for every scene).
+uint64_t cd_cpu_switch_reads(void);
 
 // ---------------------------------------------------------------------------------------------
 // vec3

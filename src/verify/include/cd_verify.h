@@ -37,8 +37,9 @@ typedef enum cd_verify_path { CD_VERIFY_NATIVE, CD_VERIFY_NO_AVX512, CD_VERIFY_N
 /// What one broad-phase method did over a verification.
 typedef struct cd_verify_tally {
     const cd_broad_method *method;
-    cd_verify_path path;  ///< CD_VERIFY_NATIVE unless the caller sets another after cd_verify_tallies_init
-    uint32_t stride;      ///< checked on scenes index % stride == 0 (4 for peers, 8 untested, else 1)
+    cd_verify_path path;  ///< CD_VERIFY_NATIVE unless set by cd_verify_tally_set_path
+    uint32_t stride;      ///< checked on scenes index % stride == 0 (4 for peers, 8 untested, else 1;
+                          ///< times 4 on a narrower path of a method that chooses no SIMD path)
     uint64_t scenes, frames, pairs_compared;
     uint64_t missed, extra;   ///< pairs of naive missing from the frame's list; pairs beyond them
     uint64_t dup_candidates;  ///< candidates reported twice in one frame
@@ -84,6 +85,11 @@ typedef struct cd_verify_totals {
 
 /// Set t[0..count) up for methods m[0..count) (stride 4 for peers, 8 untested).
 void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count);
+/// Put tally t (from cd_verify_tallies_init) on SIMD path p. On a narrower path, a method whose
+/// creation chooses no SIMD path (asks neither cd_cpu_avx2 nor cd_cpu_avx512) differs from its
+/// native path only in the narrow step, which has checks of its own: it sees every 4th of its
+/// scenes there. Grid_multi and lbvh, which choose one, see every scene on every path.
+void cd_verify_tally_set_path(cd_verify_tally *t, cd_verify_path p);
 /// Check methods t[0..count) (from cd_verify_tallies_init) against naive on o's scenes.
 void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *o, cd_verify_totals *totals);
 /// Check methods t[0..count) against naive on every frame of the trace at path (cdlab's format or
