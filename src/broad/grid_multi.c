@@ -998,6 +998,17 @@ __attribute__((target("avx2,popcnt"))) static uint64_t sweep_row_avx2(const cd_r
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
+
+// Row [a0, a1) of cols swept on g's SIMD path: every pair of its boxes that overlap, to sink.
+static inline uint64_t sweep_row_on_path(const grid_multi *g, const cd_row_cols *cols, uint32_t a0, uint32_t a1,
+                                         cd_pair_sink *sink)
+{
+#if GM_WIDE
+    if (g->simd == GM_AVX512) return sweep_row_wide(cols, a0, a1, sink);
+    if (g->simd == GM_AVX2) return sweep_row_avx2(cols, a0, a1, sink);
+#endif
+    return sweep_row(cols, a0, a1, sink);
+}
 #endif
 
 // A free scratch for this call (there are as many as threads can call at once).
@@ -1059,14 +1070,7 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
     for (size_t r = r0; r < r1; ++r) {
         uint32_t a0 = g->start[r] - base, len = row_len(g->start, r);
         if (!len) continue;
-#if GM_WIDE
-        if (g->simd == GM_AVX512)
-            tests += sweep_row_wide(&e, a0, a0 + len, sink);
-        else if (g->simd == GM_AVX2)
-            tests += sweep_row_avx2(&e, a0, a0 + len, sink);
-        else
-#endif
-            tests += sweep_row(&e, a0, a0 + len, sink);
+        tests += sweep_row_on_path(g, &e, a0, a0 + len, sink);
     }
     return tests;
 }
@@ -1328,14 +1332,7 @@ static uint64_t coh_rows(const grid_multi *g, size_t r0, size_t r1, cd_pair_sink
         if (!len) continue;
         tests += coh_query_row(g, r, &e, a0, a0 + len, out);
         if (len < 2) continue;
-#if GM_WIDE
-        if (g->simd == GM_AVX512)
-            tests += sweep_row_wide(&e, a0, a0 + len, sink);
-        else if (g->simd == GM_AVX2)
-            tests += sweep_row_avx2(&e, a0, a0 + len, sink);
-        else
-#endif
-            tests += sweep_row(&e, a0, a0 + len, sink);
+        tests += sweep_row_on_path(g, &e, a0, a0 + len, sink);
     }
     if (sink == &filtered) coh_filter_flush(&filtered);
     return tests;
