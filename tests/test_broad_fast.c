@@ -425,10 +425,47 @@ static void step_some(cd_scene *s, int f, uint32_t every)
     cd_free(was);
 }
 
+// One coherent method on 1, 2 and 3 threads beside sap, frame after frame on one scene.
+enum { COHERENT_THREADS = 3 };
+typedef struct coherent_run {
+    cd_broad *b[COHERENT_THREADS], *sap;
+    cd_pair_list got[COHERENT_THREADS], ref;
+    const char *method;
+} coherent_run;
+
+static coherent_run coherent_run_open(const char *method, const cd_scene *s)
+{
+    coherent_run r = {.method = method};
+    for (int k = 0; k < COHERENT_THREADS; ++k) r.b[k] = cd_registry_create(method, NULL, k + 1, s);
+    r.sap = cd_registry_create("sap", NULL, 1, s);
+    return r;
+}
+
+// This frame of s: sap's pair set on every thread count, in the same order on each. Returns the pairs.
+static size_t coherent_run_frame(coherent_run *r, const cd_scene *s, const char *threads_what)
+{
+    cd_broad_stats st;
+    cd_broad_frame(r->sap, s, &r->ref, &st, NULL);
+    for (int k = 0; k < COHERENT_THREADS; ++k) cd_broad_frame(r->b[k], s, &r->got[k], &st, NULL);
+    for (int k = 1; k < COHERENT_THREADS; ++k) expect_pairs_equal(&r->got[k], &r->got[0], threads_what);
+    expect_same_pairs(&r->got[0], &r->ref, r->method);
+    return r->ref.count;
+}
+
+static void coherent_run_close(coherent_run *r)
+{
+    for (int k = 0; k < COHERENT_THREADS; ++k) {
+        cd_broad_destroy(r->b[k]);
+        cd_pair_list_free(&r->got[k]);
+    }
+    cd_broad_destroy(r->sap);
+    cd_pair_list_free(&r->ref);
+}
+
 static void coherent_methods_follow_stops_and_starts(void **state)
 {
     (void)state;
-    enum { NT = 3, FRAMES = 48 };
+    enum { FRAMES = 48 };
     const uint32_t every[] = {0, 10, 1u << 31, 2};  // 0: all move; 1 << 31: (almost) none
     for (size_t m = 0; m < sizeof coherent_methods / sizeof coherent_methods[0]; ++m) {
         cd_scene_params sp = cd_scene_params_default();
@@ -436,28 +473,14 @@ static void coherent_methods_follow_stops_and_starts(void **state)
         sp.speed = 0.3;
         sp.reorder = 8;
         cd_scene *s = cd_scene_create(&sp);
-        cd_broad *b[NT];
-        for (int k = 0; k < NT; ++k) b[k] = cd_registry_create(coherent_methods[m], NULL, k + 1, s);
-        cd_broad *sap = cd_registry_create("sap", NULL, 1, s);
-        cd_pair_list got[NT] = {{0}}, ref = {0};
-        cd_broad_stats st;
+        coherent_run r = coherent_run_open(coherent_methods[m], s);
         uint64_t pairs = 0;
         for (int f = 0; f < FRAMES; ++f) {
             if (f) step_some(s, f, every[(f / 6) % 4]);
-            cd_broad_frame(sap, s, &ref, &st, NULL);
-            for (int k = 0; k < NT; ++k) cd_broad_frame(b[k], s, &got[k], &st, NULL);
-            for (int k = 1; k < NT; ++k)
-                expect_pairs_equal(&got[k], &got[0], "coherent method: threads keep the order");
-            expect_same_pairs(&got[0], &ref, coherent_methods[m]);
-            pairs += ref.count;
+            pairs += coherent_run_frame(&r, s, "coherent method: threads keep the order");
         }
         assert_true(pairs > 1000);
-        for (int k = 0; k < NT; ++k) {
-            cd_broad_destroy(b[k]);
-            cd_pair_list_free(&got[k]);
-        }
-        cd_broad_destroy(sap);
-        cd_pair_list_free(&ref);
+        coherent_run_close(&r);
         cd_scene_destroy(s);
     }
 }
@@ -469,16 +492,12 @@ static void coherent_methods_follow_stops_and_starts(void **state)
 static void coherent_methods_follow_the_move_list(void **state)
 {
     (void)state;
-    enum { NT = 3, FRAMES = 42 };
+    enum { FRAMES = 42 };
     for (size_t m = 0; m < sizeof coherent_methods / sizeof coherent_methods[0]; ++m) {
         cd_scene_params sp = cd_scene_params_default();
         sp.cubes = 3000, sp.speed = 0.3, sp.reorder = 5, sp.still = 0.6, sp.sleep = 3.0;
         cd_scene *s = cd_scene_create(&sp);
-        cd_broad *b[NT];
-        for (int k = 0; k < NT; ++k) b[k] = cd_registry_create(coherent_methods[m], NULL, k + 1, s);
-        cd_broad *sap = cd_registry_create("sap", NULL, 1, s);
-        cd_pair_list got[NT] = {{0}}, ref = {0};
-        cd_broad_stats st;
+        coherent_run r = coherent_run_open(coherent_methods[m], s);
         for (int f = 0; f < FRAMES; ++f) {
             if (f % 7 == 3) cd_scene_step(s);  // a frame the methods miss
             if (f % 7 == 5) {
@@ -493,17 +512,9 @@ static void coherent_methods_follow_the_move_list(void **state)
                 for (int g = 0; g < 3; ++g) s->box[grown[g]].lo[g] -= 0.75f;
                 cd_scene_mark_moved(s, grown, 3);
             }
-            cd_broad_frame(sap, s, &ref, &st, NULL);
-            for (int k = 0; k < NT; ++k) cd_broad_frame(b[k], s, &got[k], &st, NULL);
-            for (int k = 1; k < NT; ++k) expect_pairs_equal(&got[k], &got[0], "move list: threads keep the order");
-            expect_same_pairs(&got[0], &ref, coherent_methods[m]);
+            coherent_run_frame(&r, s, "move list: threads keep the order");
         }
-        for (int k = 0; k < NT; ++k) {
-            cd_broad_destroy(b[k]);
-            cd_pair_list_free(&got[k]);
-        }
-        cd_broad_destroy(sap);
-        cd_pair_list_free(&ref);
+        coherent_run_close(&r);
         cd_scene_destroy(s);
     }
 }
