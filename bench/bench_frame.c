@@ -2,8 +2,9 @@
 // Frame benchmark (not a test): median ms per frame — motion step + broad phase + narrow step —
 // for every registered method on the standard cube scene at several N.
 // Usage: bench_frame [-n N[,N...]] [-m method[,method...]] [-f frames] [-w warmup] [-t threads]
-// [-r reorder] (threads > 1: the OpenMP frame; cpu_ms then counts the main thread only, read
-// frame_ms; reorder: frames between the scene's spatial reorders, 0 = never). mean_ms is the mean
+// [-r reorder] [-M moving] (threads > 1: the OpenMP frame; cpu_ms then counts the main thread only, read
+// frame_ms; reorder: frames between the scene's spatial reorders, 0 = never; moving: the fraction
+// of the cubes that move, as [scene] moving). mean_ms is the mean
 // frame, which counts the reorders' frames that the median leaves out.
 // Defaults: N = 1000,10000,100000; every method except naive above 2000 cubes; 30 frames.
 #include "cd_registry.h"
@@ -37,11 +38,13 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, int threads, uint32_t reorder)
+static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, int threads, uint32_t reorder,
+                double moving)
 {
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = n;
     sp.reorder = reorder;
+    sp.still = 1.0 - moving;
     cd_scene *s = cd_scene_create(&sp);
     cd_broad *b = cd_broad_create(m, NULL, threads, s);
     cd_pair_list out = {0};
@@ -67,10 +70,10 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, in
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double med = median(total, frames), mean = cd_stats_compute(total, (size_t)frames).mean;
-    printf("%-16s %8u %9.3f %9.3f %9.3f %9.3f %9.3f %8.1f %10llu %10llu %8.1f %8.1f %8.0f %9.3f\n", m->name, n, med, median(cpu, frames),
-           median(motion, frames), median(broad, frames), median(narrow, frames), 1000.0 / med,
-           (unsigned long long)st.candidates, (unsigned long long)st.pairs, (double)st.bytes / n,
-           scene_bytes / n, (double)ru.ru_maxrss * 1024.0 / n, mean);
+    printf("%-16s %8u %9.3f %9.3f %9.3f %9.3f %9.3f %8.1f %10llu %10llu %8.1f %8.1f %8.0f %9.3f\n", m->name, n, med,
+           median(cpu, frames), median(motion, frames), median(broad, frames), median(narrow, frames), 1000.0 / med,
+           (unsigned long long)st.candidates, (unsigned long long)st.pairs, (double)st.bytes / n, scene_bytes / n,
+           (double)ru.ru_maxrss * 1024.0 / n, mean);
     fflush(stdout);
     cd_free(motion), cd_free(broad), cd_free(narrow), cd_free(total), cd_free(cpu);
     cd_pair_list_free(&out);
@@ -85,13 +88,15 @@ int main(int argc, char **argv)
     const char *sizes = "1000,10000,100000", *methods = NULL;
     int frames = 30, warmup = 3, threads = 1;
     uint32_t reorder = CD_SCENE_REORDER_DEFAULT;
+    double moving = 1.0;
     (void)cd_alloc_keep_freed();  // as the harness does: every repetition reuses its pages
     static const char usage[] =
         "usage: bench_frame [-n N,...] [-m method,...] [-f frames] [-w warmup] [-t threads] [-r reorder]\n"
+        "                   [-M moving]\n"
         "Median ms per frame (motion + broad + narrow) per method and cube count on the standard scene.\n"
-        "-r: frames between the scene's spatial reorders (0 = never).\n"
+        "-r: frames between the scene's spatial reorders (0 = never). -M: fraction of the cubes that move.\n"
         "Defaults: -n 1000,10000,100000, every method (naive only up to 2000 cubes), -f 30, -w 3, -t 1,\n"
-        "-r 64 (CD_SCENE_REORDER_DEFAULT).\n";
+        "-r 64 (CD_SCENE_REORDER_DEFAULT), -M 1.\n";
     for (int i = 1; i < argc; i += 2) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage, stdout);
@@ -101,12 +106,20 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_frame: %s needs a value\n%s", argv[i], usage);
             return 2;
         }
-        if (strcmp(argv[i], "-n") == 0) sizes = argv[i + 1];
-        else if (strcmp(argv[i], "-m") == 0) methods = argv[i + 1];
-        else if (strcmp(argv[i], "-f") == 0) frames = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-w") == 0) warmup = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-t") == 0) threads = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-r") == 0) reorder = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        if (strcmp(argv[i], "-n") == 0)
+            sizes = argv[i + 1];
+        else if (strcmp(argv[i], "-m") == 0)
+            methods = argv[i + 1];
+        else if (strcmp(argv[i], "-f") == 0)
+            frames = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-w") == 0)
+            warmup = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-t") == 0)
+            threads = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-r") == 0)
+            reorder = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "-M") == 0)
+            moving = atof(argv[i + 1]);
         else {
             fprintf(stderr, "bench_frame: unknown option %s\n%s", argv[i], usage);
             return 2;
@@ -123,8 +136,13 @@ int main(int argc, char **argv)
         }
     }
     if (frames < 1) frames = 1;
-    printf("%-16s %8s %9s %9s %9s %9s %9s %8s %10s %10s %8s %8s %8s %9s\n", "method", "cubes", "frame_ms", "cpu_ms", "motion_ms",
-           "broad_ms", "narrow_ms", "fps", "candidates", "pairs", "B/obj", "scnB/obj", "rssB/obj", "mean_ms");
+    if (!(moving >= 0.0 && moving <= 1.0)) {
+        fprintf(stderr, "bench_frame: -M must lie in [0, 1]\n");
+        return 2;
+    }
+    printf("%-16s %8s %9s %9s %9s %9s %9s %8s %10s %10s %8s %8s %8s %9s\n", "method", "cubes", "frame_ms", "cpu_ms",
+           "motion_ms", "broad_ms", "narrow_ms", "fps", "candidates", "pairs", "B/obj", "scnB/obj", "rssB/obj",
+           "mean_ms");
     size_t count;
     const cd_broad_method *const *all = cd_registry_methods(&count);
     for (const char *p = sizes; *p;) {
@@ -132,7 +150,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < count; ++k) {
             int naive = strcmp(all[k]->name, "naive") == 0;
             if (methods ? !listed(methods, all[k]->name) : (naive && n > 2000)) continue;
-            run(all[k], n, frames, warmup, threads, reorder);
+            run(all[k], n, frames, warmup, threads, reorder, moving);
         }
         const char *e = strchr(p, ',');
         if (!e) break;

@@ -374,6 +374,62 @@ static void pose_change_under_same_box_is_judged_again(void **state)
     cd_scene_destroy(s);
 }
 
+// The coherent frames' x index of the static rows (its buckets bound where a mover's window may
+// start) on rows that strain it: boxes long in x beside thin ones (the prefix maximum of hi.x
+// jumps), runs of boxes with the same lo.x, and rows holding a box at x = ±1e30 (the row's x span
+// overflows to infinity and the index falls back to one bucket). A fifth of the cubes move; every
+// frame gives naive's pairs on every SIMD path (chosen at create, as cdlab's switches do) on one
+// and two workers.
+static void coherent_index_edges(void **state)
+{
+    (void)state;
+    static const char *const path_switch[] = {"CDLAB_NO_AVX2", "CDLAB_NO_AVX512", NULL};
+    for (uint64_t seed = 0; seed < 3; ++seed) {
+        cd_rng r = cd_rng_make(seed, CD_STREAM_TEST + 7);
+        const double L = 40.0;
+        cd_scene *s = cd_scene_create_empty(2000, L);
+        for (uint32_t i = 0; i < s->count; ++i) {
+            cd_vec3 c = cd_v3(cd_rng_range(&r, 0, L), cd_rng_range(&r, 0, L), cd_rng_range(&r, 0, L));
+            double hx = i % 4 == 0 ? 0.02 : i % 16 == 1 ? 2.0 + 6.0 * cd_rng_uniform(&r) : 0.5;
+            if (i % 9 == 2) c.x = 20.0, hx = 0.5;  // the same lo.x
+            if (i % 97 == 5) c.x = i % 2 ? 1e30 : -1e30;
+            cd_quat q = i % 3 ? cd_q_identity() : cd_rng_rotation(&r);
+            cd_scene_set_pose(s, i, c, q, cd_v3(hx, 0.5, 0.5));
+            if (i % 5)
+                cd_scene_set_still(s, i);
+            else
+                cd_scene_set_motion(s, i, cd_v3(cd_rng_range(&r, -0.4, 0.4), cd_rng_range(&r, -0.4, 0.4), 0.0),
+                                    cd_v3(0.0, 0.0, 0.05));
+        }
+        cd_scene_refresh(s);
+        cd_broad *b[6];
+        for (int k = 0; k < 6; ++k) {
+            if (path_switch[k / 2]) setenv(path_switch[k / 2], "1", 1);
+            b[k] = coherent_grid("always", 1 + k % 2, s);
+            if (path_switch[k / 2]) unsetenv(path_switch[k / 2]);
+        }
+        cd_pair_list want = {0}, got = {0};
+        cd_broad_stats st;
+        uint64_t pairs = 0;
+        for (int frame = 0; frame < 10; ++frame) {
+            cd_scene_step(s);
+            naive_pairs(s, &want, &st);
+            pairs += want.count;
+            for (int k = 0; k < 6; ++k) {
+                char what[80];
+                snprintf(what, sizeof what, "seed %llu, %s, %d threads", (unsigned long long)seed,
+                         path_switch[k / 2] ? path_switch[k / 2] : "widest path", 1 + k % 2);
+                expect_naive(b[k], s, &want, &got, &st, what, frame);
+            }
+        }
+        assert_true(pairs > 1000);
+        for (int k = 0; k < 6; ++k) cd_broad_destroy(b[k]);
+        cd_pair_list_free(&want);
+        cd_pair_list_free(&got);
+        cd_scene_destroy(s);
+    }
+}
+
 static int pair_order(const void *x, const void *y)
 {
     const cd_pair *p = x, *q = y;
@@ -425,6 +481,7 @@ int main(void)
         cmocka_unit_test(degenerate_world_keeps_pairs),
         cmocka_unit_test(kept_pairs_follow_the_scene),
         cmocka_unit_test(pose_change_under_same_box_is_judged_again),
+        cmocka_unit_test(coherent_index_edges),
         cmocka_unit_test(pair_sort_matches_qsort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

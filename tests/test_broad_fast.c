@@ -288,8 +288,10 @@ static cd_broad *create_on_path(int path, const cd_param_settings *p, const cd_s
     return b;
 }
 
-static void compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames)
+// Frames of s on every path. Returns the last frame's candidates over the first's.
+static double compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames)
 {
+    uint64_t first = 0, last = 0;
     cd_broad *b[PATHS];
     cd_pair_list out[PATHS] = {{0}};
     for (int k = 0; k < PATHS; ++k) b[k] = create_on_path(k, p, s);
@@ -308,12 +310,15 @@ static void compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames)
             EXPECT_EQ(st[k].pairs, st[0].pairs);
             EXPECT_EQ(st[k].bytes, st[0].bytes);
         }
+        last = st[0].candidates;
+        if (!f) first = last;
         cd_scene_step(s);
     }
     for (int k = 0; k < PATHS; ++k) {
         cd_broad_destroy(b[k]);
         cd_pair_list_free(&out[k]);
     }
+    return first ? (double)last / (double)first : 0.0;
 }
 
 static void simd_paths_agree(void **state)
@@ -347,6 +352,42 @@ static void simd_paths_agree(void **state)
         s = outlier_scene(300, (uint64_t)seed, seed % 2 ? 1e7 : 3.0);
         cd_param_settings_put(&p, "cell_size", "%s", seed % 3 ? "0" : "0.7");
         compare_sweeps(s, &p, 3);
+        cd_scene_destroy(s);
+    }
+}
+
+// The same on coherent frames (coherence = always: the static rows, their x index, the dynamic
+// rows and their queries): the standard scene with a tenth moving, a crowded cell (a seventh
+// moving) whose movers' windows overflow the pair buffer, and far outliers with a third moving,
+// under two cells. The
+// last frame hands the narrow step a fraction of the first's candidates (the coherent frames ran).
+static void simd_paths_agree_on_coherent_frames(void **state)
+{
+    (void)state;
+    cd_param_settings p = {0};
+    cd_param_settings_put(&p, "coherence", "%s", "always");
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 20000;
+    sp.speed = 0.5;
+    sp.still = 0.9;
+    cd_scene *s = cd_scene_create(&sp);
+    assert_true(compare_sweeps(s, &p, 5) < 0.4);
+    cd_scene_destroy(s);
+    s = cd_scene_create_empty(1200, 10.0);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        cd_scene_set_pose(s, i, cd_v3(5.0, 5.0, 5.0 + 1e-4 * i), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
+        cd_scene_set_motion(s, i, cd_v3(0.0, 0.0, i % 2 ? 0.01 : -0.01), cd_v3(0.0, 0.0, 0.05));
+        if (i % 7) cd_scene_set_still(s, i);
+    }
+    cd_scene_refresh(s);
+    assert_true(compare_sweeps(s, &p, 4) < 0.4);
+    cd_scene_destroy(s);
+    for (int seed = 0; seed < 4; ++seed) {
+        s = outlier_scene(300, (uint64_t)seed, seed % 2 ? 1e7 : 3.0);
+        for (uint32_t i = 0; i < s->count; ++i)
+            if (i % 3) cd_scene_set_still(s, i);
+        cd_param_settings_put(&p, "cell_size", "%s", seed % 3 ? "0" : "0.7");
+        assert_true(compare_sweeps(s, &p, 4) < 1.0);
         cd_scene_destroy(s);
     }
 }
@@ -561,6 +602,7 @@ int main(void)
         cmocka_unit_test(threads_give_identical_pairs_in_identical_order),
         cmocka_unit_test(threads_identical_on_reordering_scenes),
         cmocka_unit_test(simd_paths_agree),
+        cmocka_unit_test(simd_paths_agree_on_coherent_frames),
         cmocka_unit_test(grid_multi_update_without_candidates),
         cmocka_unit_test(coherent_methods_follow_stops_and_starts),
         cmocka_unit_test(coherent_methods_follow_the_move_list),

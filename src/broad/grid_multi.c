@@ -77,6 +77,13 @@ typedef struct gm_scratch {
     size_t col_cap;
 } gm_scratch;
 
+// A static row's x index: its buckets coh_bucket(x) = 0 .. nb − 1 and, at st_first[off + b], the
+// first slot of the row whose prefix maximum of hi.x falls in bucket b or later.
+typedef struct coh_row_index {
+    float x0, inv;  // bucket of x: trunc((x − x0) · inv), clamped to [0, nb − 1]
+    uint32_t off, nb;
+} coh_row_index;
+
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
     float inv_cell;     // the row map works in float: any monotone map of the coordinates is exact here
@@ -117,16 +124,21 @@ typedef struct grid_multi {
     uint64_t coh_seen;                    // the scene's move list last seen
     cd_scene_moves coh_m;                 // this frame's moved objects
     uint32_t *coh_span;                   // per object: its span when last binned (static or dynamic)
-    uint64_t *coh_key;                    // scratch of the row sort (lo.x key, id column value)
+    uint32_t *coh_key;                    // scratch of the bin's sort: lo.x keys, their boxes, and the radix
+                                          // sort's copies of both, their spans (5 × the boxes binned)
+    cd_aabbf *dy_box;                     // the dirty objects' boxes this frame, in dlist order
     uint32_t *st_start, *st_id, *st_big;  // static rows (no pads) and big objects
     float *st_col;                        // their seven columns while they are built
     uint32_t *st_where;                   // per object: its (up to 4) static slots, UINT32_MAX for none
+    coh_row_index *st_index;              // per static row: its x index (coh_index)
+    uint32_t *st_first;                   // the x indexes' entries: first slot of each bucket
     uint32_t *dy_start, *dy_id, *dy_big;  // dynamic rows (with pads) and big dirty objects
     float *dy_col;                        // their six columns, dy_stride apart
     uint8_t *dirty;                       // per object: listed as moved since the static rows were built
     uint32_t *dlist, ndirty, st_nbig, dy_nbig;
     size_t st_stride, dy_stride, coh_span_cap, st_start_cap, st_id_cap, st_big_cap, st_col_cap, st_where_cap,
-        dy_start_cap, dy_id_cap, dy_big_cap, dy_col_cap, dirty_cap, dlist_cap, coh_key_cap;
+        dy_start_cap, dy_id_cap, dy_big_cap, dy_col_cap, dirty_cap, dlist_cap, coh_key_cap, dy_box_cap, st_index_cap,
+        st_first_cap;
 } grid_multi;
 
 static const char *const gm_coherence_words[] = {"auto", "off", "always", NULL};
@@ -171,9 +183,12 @@ static void gm_destroy(void *self)
     cd_free(g->moved);
     cd_free(g->st_col);
     cd_free(g->st_where);
+    cd_free(g->st_index);
+    cd_free(g->st_first);
     cd_free(g->dy_col);
     cd_free(g->dirty);
     cd_free(g->coh_key);
+    cd_free(g->dy_box);
     cd_free(g);
 }
 
@@ -880,6 +895,21 @@ static inline uint64_t window_boxes(const float *lox, uint32_t p, uint32_t q, ui
     return n;
 }
 
+// Probe a against the slots of e from q on while they start within a's x range (lo.x ≤ a's
+// hi.x; the slots are sorted by lo.x and a pad at lo.x = +inf ends every row), CD_ROW_LANES per
+// block: each overlapping slot whose pair with a this row owns, to sink. Returns the slots in the
+// window (window_boxes).
+static inline uint64_t window(const cd_row_cols *e, const cd_row_probe *a, uint32_t q, cd_pair_sink *sink)
+{
+    uint32_t aid = a->id & ID_MASK, aflags = a->id & ~ID_MASK, q0 = q;
+    for (;; q += CD_ROW_LANES) {
+        unsigned hits = cd_row_block_hits(e, a, q) & block_owned(e->id, aflags, q);
+        if (hits) cd_row_emit(e->id, ID_MASK, aid, q, hits, sink);
+        if (!(e->lo[0][q + CD_ROW_LANES - 1] <= a->hi[0])) break;
+    }
+    return window_boxes(e->lo[0], q0 - 1, q, CD_ROW_LANES, a->hi[0]);
+}
+
 // The row in slots [a0, a1) of the columns against itself: each box against the boxes after it
 // while they start within its x range (the pads, at lo.x = +inf, end every row).
 static uint64_t sweep_row(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
@@ -887,117 +917,126 @@ static uint64_t sweep_row(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_
     // A local copy of the column pointers: the pair stores could alias the caller's, which the
     // loop would then reload after every block.
     const cd_row_cols e = *cols;
-    const float *lox = e.lo[0];
     uint64_t tests = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
         cd_row_probe a = cd_row_probe_of(&e, p);
-        uint32_t aid = a.id & ID_MASK, aflags = a.id & ~ID_MASK, q = p + 1;
-        for (;; q += CD_ROW_LANES) {
-            unsigned hits = cd_row_block_hits(&e, &a, q) & block_owned(e.id, aflags, q);
-            if (hits) cd_row_emit(e.id, ID_MASK, aid, q, hits, sink);
-            if (!(lox[q + CD_ROW_LANES - 1] <= a.hi[0])) break;
-        }
-        tests += window_boxes(lox, p, q, CD_ROW_LANES, a.hi[0]);
+        tests += window(&e, &a, p + 1, sink);
     }
     return tests;
 }
 
 #if GM_WIDE
-// sweep_row for CPUs with AVX-512: blocks of GM_WIDE_LANES boxes (a window of up to seven boxes is
+// window for CPUs with AVX-512: blocks of GM_WIDE_LANES boxes (a window of up to seven boxes is
 // one block) and branch-free emission (every block stores its eight (a, b) pairs, compressed to
-// its owned hits, and moves the end by their number). The portable sweep's two branches, "any
+// its owned hits, and moves the end by their number). The portable window's two branches, "any
 // hit?" and "window longer than the block?", are the ones random rows mispredict. Same pairs in
-// the same order (lanes keep their order in the compress).
+// the same order (lanes keep their order in the compress). The probe comes as its broadcast
+// bounds (lo, hi: three each), its x reach, flags and (a, 0) pair half; pairs go to *out, with
+// room for a block from *out to last, else through the sink. Returns the slots in the window.
+__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline uint64_t
+window_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m512i a_half,
+            uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+{
+    const uint32_t *ids = e->id;
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    uint64_t tests = 0;
+    for (;; q += GM_WIDE_LANES) {
+        // Lanes in the x window: a prefix of the block (rows are sorted by lo.x); summed over the
+        // blocks, the boxes in the window (window_boxes, without its loop).
+        __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ);
+        tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
+        __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
+        for (int k = 1; k < 3; ++k)
+            m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
+                                               _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
+        __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
+        __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
+        unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+        if (*out > last) {  // fewer than a block's pairs of room left
+            sink->count = (uint32_t)(*out - sink->buf);
+            sink->flush(sink);
+            *out = sink->buf + sink->count;
+        }
+        __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
+        _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
+        *out += __builtin_popcount(hits);
+        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
+    }
+    return tests;
+}
+
+// sweep_row on the AVX-512 path (window_wide).
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 sweep_row_wide(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
 {
     const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
-    const uint32_t *ids = e.id;
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
     // Locals: the pair stores could alias the sink's fields, which the loop would then reload.
     cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
     uint64_t tests = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
-        float reach = e.hi[0][p];
-        __m256i aflags = _mm256_set1_epi32((int)(ids[p] & ~ID_MASK));
-        __m512i a_half = _mm512_set1_epi64(ids[p] & ID_MASK);  // (a, 0): a pair's first field
-        for (uint32_t q = p + 1;; q += GM_WIDE_LANES) {
-            // Lanes in p's x window: a prefix of the block (rows are sorted by lo.x); summed over
-            // the blocks, the boxes in the window (window_boxes, without its loop).
-            __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e.lo[0] + q), hi[0], _CMP_LE_OQ);
-            tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
-            __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e.hi[0] + q), _CMP_LE_OQ));
-            for (int k = 1; k < 3; ++k)
-                m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e.lo[k] + q), hi[k], _CMP_LE_OQ),
-                                                   _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e.hi[k] + q), _CMP_LE_OQ)));
-            __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
-            __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
-            unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
-            if (out > last) {  // fewer than a block's pairs of room left
-                sink->count = (uint32_t)(out - sink->buf);
-                sink->flush(sink);
-                out = sink->buf + sink->count;
-            }
-            __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
-            _mm512_storeu_si512((void *)out,
-                                _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
-            out += __builtin_popcount(hits);
-            if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
-        }
+        tests += window_wide(&e, lo, hi, e.hi[0][p], _mm256_set1_epi32((int)(e.id[p] & ~ID_MASK)),
+                             _mm512_set1_epi64(e.id[p] & ID_MASK), p + 1, &out, last, sink);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
 
-// sweep_row_wide for CPUs with AVX2: the same blocks, counts and branch-free emission; the owned
-// hits' ids go to the front by a permute (front_lanes) instead of a compress, and the eight pairs
-// are stored as two interleaves of (a, b). The block test is written out in both: shared through
-// an inlined helper taking the probe as a struct, GCC kept the probe on the stack and reloaded it
-// in every block (broad 25 % slower at 10 000 cubes).
+// window for CPUs with AVX2: the same blocks, counts and branch-free emission; the owned hits'
+// ids go to the front by a permute (front_lanes) instead of a compress, and the eight pairs are
+// stored as two interleaves of (a, b). The probe as in window_wide, with aid its id broadcast.
+__attribute__((always_inline, target("avx2,popcnt"))) static inline uint64_t
+window_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m256i aid,
+            uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+{
+    const uint32_t *ids = e->id;
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    uint64_t tests = 0;
+    for (;; q += GM_WIDE_LANES) {
+        __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ);
+        tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
+        __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
+        for (int k = 1; k < 3; ++k)
+            m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
+                                               _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
+        __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
+        __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
+        unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+        if (*out > last) {  // fewer than a block's pairs of room left
+            sink->count = (uint32_t)(*out - sink->buf);
+            sink->flush(sink);
+            *out = sink->buf + sink->count;
+        }
+        // The hits' ids b0 .. b7 in front, their 64-bit halves reordered (b0 b1 b4 b5 | b2 b3 b6
+        // b7) so that the in-lane interleaves with a give the pairs (a, b0) .. (a, b7) in order.
+        __m256i b = _mm256_permutevar8x32_epi32(_mm256_and_si256(bid, id_mask), front_lanes(hits));
+        b = _mm256_permute4x64_epi64(b, 0xD8);
+        _mm256_storeu_si256((__m256i *)(void *)*out, _mm256_unpacklo_epi32(aid, b));
+        _mm256_storeu_si256((__m256i *)(void *)(*out + 4), _mm256_unpackhi_epi32(aid, b));
+        *out += __builtin_popcount(hits);
+        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
+    }
+    return tests;
+}
+
+// sweep_row on the AVX2 path (window_avx2).
 __attribute__((target("avx2,popcnt"))) static uint64_t sweep_row_avx2(const cd_row_cols *cols, uint32_t a0, uint32_t a1,
                                                                       cd_pair_sink *sink)
 {
     const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
-    const uint32_t *ids = e.id;
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
-    // Locals: the pair stores could alias the sink's fields, which the loop would then reload.
     cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
     uint64_t tests = 0;
     for (uint32_t p = a0; p + 1 < a1; ++p) {
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
-        float reach = e.hi[0][p];
-        __m256i aflags = _mm256_set1_epi32((int)(ids[p] & ~ID_MASK)), aid = _mm256_set1_epi32((int)(ids[p] & ID_MASK));
-        for (uint32_t q = p + 1;; q += GM_WIDE_LANES) {
-            __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e.lo[0] + q), hi[0], _CMP_LE_OQ);
-            tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
-            __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e.hi[0] + q), _CMP_LE_OQ));
-            for (int k = 1; k < 3; ++k)
-                m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e.lo[k] + q), hi[k], _CMP_LE_OQ),
-                                                   _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e.hi[k] + q), _CMP_LE_OQ)));
-            __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
-            __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
-            unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
-            if (out > last) {  // fewer than a block's pairs of room left
-                sink->count = (uint32_t)(out - sink->buf);
-                sink->flush(sink);
-                out = sink->buf + sink->count;
-            }
-            // The hits' ids b0 .. b7 in front, their 64-bit halves reordered (b0 b1 b4 b5 | b2 b3 b6
-            // b7) so that the in-lane interleaves with a give the pairs (a, b0) .. (a, b7) in order.
-            __m256i b = _mm256_permutevar8x32_epi32(_mm256_and_si256(bid, id_mask), front_lanes(hits));
-            b = _mm256_permute4x64_epi64(b, 0xD8);
-            _mm256_storeu_si256((__m256i *)(void *)out, _mm256_unpacklo_epi32(aid, b));
-            _mm256_storeu_si256((__m256i *)(void *)(out + 4), _mm256_unpackhi_epi32(aid, b));
-            out += __builtin_popcount(hits);
-            if (!(e.lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
-        }
+        tests += window_avx2(&e, lo, hi, e.hi[0][p], _mm256_set1_epi32((int)(e.id[p] & ~ID_MASK)),
+                             _mm256_set1_epi32((int)(e.id[p] & ID_MASK)), p + 1, &out, last, sink);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
+#endif
 
 // Row [a0, a1) of cols swept on g's SIMD path: every pair of its boxes that overlap, to sink.
 static inline uint64_t sweep_row_on_path(const grid_multi *g, const cd_row_cols *cols, uint32_t a0, uint32_t a1,
@@ -1009,7 +1048,6 @@ static inline uint64_t sweep_row_on_path(const grid_multi *g, const cd_row_cols 
 #endif
     return sweep_row(cols, a0, a1, sink);
 }
-#endif
 
 // A free scratch for this call (there are as many as threads can call at once).
 static uint32_t scratch_take(grid_multi *g)
@@ -1111,50 +1149,49 @@ static cd_row_cols coh_cols(float *col, size_t stride, uint32_t *ids)
 }
 
 // lo.x as an unsigned key in the order of the floats (-0 before +0, which compare equal).
-static inline uint64_t coh_key(float x)
+static inline uint32_t coh_key(float x)
 {
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return u >> 31 ? ~u : u | 0x80000000u;
 }
 
-// Slots [a0, a0 + len) of keys (lo.x key << 32 | id column value) in order: insertion sort, since
-// a dynamic row holds a few dozen boxes; a static row, built once, may take longer.
-static void coh_sort_keys(uint64_t *key, uint32_t len)
-{
-    for (uint32_t k = 1; k < len; ++k) {
-        uint64_t v = key[k];
-        uint32_t j = k;
-        for (; j > 0 && key[j - 1] > v; --j) key[j] = key[j - 1];
-        key[j] = v;
-    }
-}
-
-// Rows of the objects ids[0, count) (or every object when ids is NULL) into start (nrows + 1
-// entries), id and col (columns, GM_PAD pads after each non-empty row when pads), each row sorted
-// by lo.x (ties by id column value); their big ones into big. coh_span receives each listed
-// object's span. The rows are sorted as keys, then the boxes gathered in order: moving the six
-// columns through an insertion sort cost three times as much. Returns the slots.
-static uint32_t coh_bin(grid_multi *g, const cd_scene *s, const uint32_t *ids, uint32_t count, int pads,
+// The objects ids[0, count) (or 0 .. count − 1 when ids is NULL), whose boxes are box[0, count),
+// into rows: start (nrows + 1 entries), id and col (columns, GM_PAD pads after each non-empty row
+// when pads), each row sorted by lo.x (ties in list order); their big ones into big, in list
+// order. coh_span receives each listed object's span. The small boxes are radix-sorted by lo.x
+// once, and their slots then dealt to the rows in that order (a stable counting sort), each as its
+// list index and flags in the id column; a pass along the slots then fills in the boxes. No row is
+// sorted on its own (a static row holds hundreds of boxes, O(len²) in an insertion sort), and the
+// boxes are written in slot order: writing them while dealing, to hundreds of rows and seven
+// columns at once, cost twice the rest of the bin. With prefix (the static rows), also each row's
+// prefix maximum of hi.x and each object's slots (st_where). Returns the slots.
+static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids, uint32_t count, int pads,
                         uint32_t **start, size_t *start_cap, uint32_t **id, size_t *id_cap, float **col,
                         size_t *col_cap, size_t *stride, uint32_t **big, size_t *big_cap, uint32_t *nbig, int prefix)
 {
     size_t R = g->nrows;
     uint32_t dy = g->dim[0], *sp = g->coh_span;
-    buf_reserve((void **)start, sizeof **start, start_cap, R + 1);
-    uint32_t *at = *start;
-    memset(at, 0, (R + 1) * sizeof *at);
-    uint32_t bigs = 0;
+    // Row counts in start[0, R], with dy + 1 spare entries: the counts below add 0 to the rows a
+    // span does not reach, which for the last row on y or z lie past it.
+    buf_reserve((void **)start, sizeof **start, start_cap, R + dy + 2);
+    buf_reserve((void **)big, sizeof **big, big_cap, count ? count : 1);
+    buf_reserve((void **)&g->coh_key, sizeof *g->coh_key, &g->coh_key_cap, 5 * (size_t)(count ? count : 1));
+    uint32_t *at = *start, *key = g->coh_key, *which = key + count, *span = key + 4 * (size_t)count, small = 0;
+    memset(at, 0, (R + dy + 2) * sizeof *at);
+    *nbig = 0;
     for (uint32_t k = 0; k < count; ++k) {
-        uint32_t o = ids ? ids[k] : k, v = span_of(g, &s->box[o]);
+        uint32_t o = ids ? ids[k] : k, v = span_of(g, &box[k]);
         sp[o] = v;
         if (v == SPAN_BIG) {
-            ++bigs;
+            (*big)[(*nbig)++] = o;
             continue;
         }
-        for (uint32_t z = span_z(v); z <= span_z(v) + (v >> 31); ++z)
-            for (uint32_t y = span_y(v); y <= span_y(v) + (v >> 30 & 1); ++y) at[(size_t)z * dy + y]++;
+        key[small] = coh_key(box[k].lo[0]), which[small++] = k, span[k] = v;
+        uint32_t *r = at + (size_t)span_z(v) * dy + span_y(v), ry = v >> 30 & 1, rz = v >> 31;
+        r[0]++, r[1] += ry, r[dy] += rz, r[dy + 1] += ry & rz;
     }
+    cd_radix_sort_u32(key, which, key + 2 * (size_t)count, key + 3 * (size_t)count, small);
     uint32_t slots = 0;
     for (size_t r = 0; r < R; ++r) {
         uint32_t c = at[r];
@@ -1162,38 +1199,28 @@ static uint32_t coh_bin(grid_multi *g, const cd_scene *s, const uint32_t *ids, u
         slots += c + (c && pads ? GM_PAD : 0);
     }
     at[R] = slots;
-    buf_reserve((void **)id, sizeof **id, id_cap, slots ? slots : 1);
-    buf_reserve((void **)big, sizeof **big, big_cap, bigs ? bigs : 1);
-    buf_reserve((void **)&g->coh_key, sizeof *g->coh_key, &g->coh_key_cap, slots ? slots : 1);
-    uint64_t *key = g->coh_key;
-    *nbig = 0;
-    // at[r] is row r's next slot; once every object is placed it is the row's end, from which the
-    // starts are restored below.
-    for (uint32_t k = 0; k < count; ++k) {
-        uint32_t o = ids ? ids[k] : k, v = sp[o];
-        if (v == SPAN_BIG) {
-            (*big)[(*nbig)++] = o;
-            continue;
-        }
-        uint64_t x = coh_key(s->box[o].lo[0]) << 32;
-        for (uint32_t z = span_z(v); z <= span_z(v) + (v >> 31); ++z)
-            for (uint32_t y = span_y(v); y <= span_y(v) + (v >> 30 & 1); ++y)
-                key[at[(size_t)z * dy + y]++] = x | slot_id(o, v, y, z);
-    }
     *stride = slots;
+    buf_reserve((void **)id, sizeof **id, id_cap, slots ? slots : 1);
     buf_reserve((void **)col, sizeof **col, col_cap, (size_t)(prefix ? 7 : 6) * (slots ? slots : 1));
     cd_row_cols e = coh_cols(*col, slots, *id);
+    // Deal: at[r] is row r's next slot; once every slot is dealt it is the row's end, from which
+    // the starts are restored below.
+    for (uint32_t i = 0; i < small; ++i) {
+        uint32_t k = which[i], v = span[k];
+        for (uint32_t z = span_z(v); z <= span_z(v) + (v >> 31); ++z)
+            for (uint32_t y = span_y(v); y <= span_y(v) + (v >> 30 & 1); ++y)
+                e.id[at[(size_t)z * dy + y]++] = slot_id(k, v, y, z);
+    }
     static const id_box pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
     uint32_t a0 = 0;
     for (size_t r = 0; r < R; ++r) {
         uint32_t end = at[r], len = end - a0;  // the row's boxes are [a0, end)
         at[r] = a0;
         if (!len) continue;
-        coh_sort_keys(key + a0, len);
-        for (uint32_t k = a0; k < end; ++k) {
-            uint32_t v = (uint32_t)key[k];
-            id_box b = id_box_from(&s->box[v & ID_MASK], v);
-            cd_row_put(&e, k, &b);
+        for (uint32_t j = a0; j < end; ++j) {  // fill in the boxes; the id column gets the object ids
+            uint32_t k = e.id[j] & ID_MASK, flags = e.id[j] & ~ID_MASK;
+            id_box b = id_box_from(&box[k], (ids ? ids[k] : k) | flags);
+            cd_row_put(&e, j, &b);
         }
         if (prefix) {
             float *top = *col + 6 * (size_t)slots, m = -INFINITY;
@@ -1210,6 +1237,54 @@ static uint32_t coh_bin(grid_multi *g, const cd_scene *s, const uint32_t *ids, u
     return slots;
 }
 
+// Static slots per bucket of a row's x index, on average: a query starts at most about this many
+// slots before its window (2, 4 and 8 were measured: see the commit that chose it).
+enum { GM_BUCKET_SLOTS = 4 };
+
+// The bucket of x in row index ix: trunc((x − x0) · inv) clamped to [0, nb − 1], in float (NaN
+// goes to 0). Monotone in x (a rounded difference, a product by inv ≥ 0, the clamps and the
+// truncation all are), which is all the index needs.
+static inline uint32_t coh_bucket(const coh_row_index *ix, float x)
+{
+    float t = (x - ix->x0) * ix->inv, top = (float)(ix->nb - 1);  // exact: nb ≤ 2^24
+    t = t > 0.0f ? t : 0.0f;
+    return (uint32_t)(t < top ? t : top);
+}
+
+// Each static row's x index. The prefix maximum of hi.x (top) does not decrease along a row, so
+// neither does its bucket, and the slots whose top lies in bucket b or later are a suffix of the
+// row, starting at st_first[off + b] (the row's end when there are none). A query box p of bucket
+// b = coh_bucket(p.lo.x) starts there: a slot j before it has coh_bucket(top[j]) < b, hence
+// top[j] < p.lo.x (were top[j] ≥ p.lo.x, monotony would give bucket ≥ b), so its hi.x ≤ top[j]
+// misses p. No bound on the extents and no arithmetic on the coordinates is needed for that; the
+// index only decides how many slots before p's window the scan starts (about GM_BUCKET_SLOTS / 2).
+static void coh_index(grid_multi *g)
+{
+    size_t R = g->nrows, total = 0;
+    buf_reserve((void **)&g->st_index, sizeof *g->st_index, &g->st_index_cap, R ? R : 1);
+    for (size_t r = 0; r < R; ++r) {
+        uint32_t nb = row_len(g->st_start, r) / GM_BUCKET_SLOTS + 1;
+        nb = nb < (1u << 24) ? nb : 1u << 24;
+        g->st_index[r] = (coh_row_index){0.0f, 0.0f, (uint32_t)total, nb};
+        total += nb;
+    }
+    buf_reserve((void **)&g->st_first, sizeof *g->st_first, &g->st_first_cap, total);
+    const float *lox = g->st_col, *top = g->st_col + 6 * g->st_stride;
+    for (size_t r = 0; r < R; ++r) {
+        coh_row_index *ix = &g->st_index[r];
+        uint32_t k0 = g->st_start[r], end = k0 + row_len(g->st_start, r), b = 0, *first = g->st_first + ix->off;
+        if (end > k0) {  // the buckets span the row's lo.x but for a 32nd at each end (far outliers)
+            uint32_t trim = (end - k0 - 1) / 32;
+            float x0 = lox[k0 + trim], span = lox[end - 1 - trim] - x0, inv = (float)ix->nb / span;
+            ix->x0 = isfinite(x0) ? x0 : 0.0f;
+            ix->inv = isfinite(x0) && span > 0.0f && isfinite(inv) ? inv : 0.0f;  // else one bucket in effect
+        }
+        for (uint32_t k = k0; k < end; ++k)
+            for (uint32_t kb = coh_bucket(ix, top[k]); b <= kb;) first[b++] = k;
+        while (b < ix->nb) first[b++] = end;
+    }
+}
+
 // The static rows from every object's box now; nothing is dirty.
 static void coh_build(grid_multi *g, const cd_scene *s)
 {
@@ -1217,8 +1292,9 @@ static void coh_build(grid_multi *g, const cd_scene *s)
     buf_reserve((void **)&g->coh_span, sizeof *g->coh_span, &g->coh_span_cap, n ? n : 1);
     buf_reserve((void **)&g->st_where, sizeof *g->st_where, &g->st_where_cap, 4 * (size_t)(n ? n : 1));
     memset(g->st_where, 0xFF, 4 * (size_t)n * sizeof *g->st_where);
-    coh_bin(g, s, NULL, n, 1, &g->st_start, &g->st_start_cap, &g->st_id, &g->st_id_cap, &g->st_col, &g->st_col_cap,
+    coh_bin(g, s->box, NULL, n, 1, &g->st_start, &g->st_start_cap, &g->st_id, &g->st_id_cap, &g->st_col, &g->st_col_cap,
             &g->st_stride, &g->st_big, &g->st_big_cap, &g->st_nbig, 1);
+    coh_index(g);
     buf_reserve((void **)&g->dirty, 1, &g->dirty_cap, (size_t)n + 1);
     memset(g->dirty, 0, (size_t)n + 1);
     buf_reserve((void **)&g->dlist, sizeof *g->dlist, &g->dlist_cap, n ? n : 1);
@@ -1243,58 +1319,77 @@ static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
             loy[g->st_where[4 * (size_t)o + j]] = INFINITY;  // killed: no box overlaps it
     }
     g->coh_m = *m;
-    if (m->count)
-        coh_bin(g, s, g->dlist, g->ndirty, 1, &g->dy_start, &g->dy_start_cap, &g->dy_id, &g->dy_id_cap, &g->dy_col,
-                &g->dy_col_cap, &g->dy_stride, &g->dy_big, &g->dy_big_cap, &g->dy_nbig, 0);
+    if (!m->count) return 1;
+    buf_reserve((void **)&g->dy_box, sizeof *g->dy_box, &g->dy_box_cap, g->ndirty);
+    for (uint32_t k = 0; k < g->ndirty; ++k) g->dy_box[k] = s->box[g->dlist[k]];
+    coh_bin(g, g->dy_box, g->dlist, g->ndirty, 1, &g->dy_start, &g->dy_start_cap, &g->dy_id, &g->dy_id_cap, &g->dy_col,
+            &g->dy_col_cap, &g->dy_stride, &g->dy_big, &g->dy_big_cap, &g->dy_nbig, 0);
     return 1;
 }
 
-// The static row r against the moved objects of dynamic row r (slots [a0, a1) of e, in lo.x
-// order): each moved p against every live static slot whose box overlaps p's and whose pair with
-// p this row owns, CD_ROW_LANES slots per block test (the row's pads end every window). A moved
-// p's window starts at the first static slot whose prefix maximum of hi.x reaches p's lo.x; that
-// slot only moves forward along the row (lo.x grows), so it is found by galloping from the last
-// one and the static row is read about once. Returns the slots read.
+#if GM_WIDE
+// coh_query_row's loop on the AVX-512 path: the same windows (window_wide), pairs and counts.
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
+coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
+                   const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+{
+    const cd_row_cols s = *st;  // local: the pair stores could alias the caller's
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
+    uint64_t tests = 0;
+    for (uint32_t j = a0; j < a1; ++j) {
+        uint32_t id = e->id[j];
+        if (!moved[id & ID_MASK]) continue;
+        __m256 lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
+        tests += window_wide(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                             _mm512_set1_epi64(id & ID_MASK), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink);
+    }
+    sink->count = (uint32_t)(out - sink->buf);
+    return tests;
+}
+
+// The same on the AVX2 path (window_avx2).
+__attribute__((target("avx2,popcnt"))) static uint64_t
+coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
+                   const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+{
+    const cd_row_cols s = *st;
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
+    uint64_t tests = 0;
+    for (uint32_t j = a0; j < a1; ++j) {
+        uint32_t id = e->id[j];
+        if (!moved[id & ID_MASK]) continue;
+        __m256 lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
+        tests +=
+            window_avx2(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                        _mm256_set1_epi32((int)(id & ID_MASK)), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink);
+    }
+    sink->count = (uint32_t)(out - sink->buf);
+    return tests;
+}
+#endif
+
+// The static row r against the moved objects of dynamic row r (slots [a0, a1) of e): each moved p
+// against every live static slot whose box overlaps p's and whose pair with p this row owns, from
+// the slot its bucket names (coh_index) while lo.x ≤ p's hi.x (the row's pads end every window),
+// on g's SIMD path. Returns the slots read.
 static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *e, uint32_t a0, uint32_t a1,
                               cd_pair_sink *sink)
 {
-    uint32_t k = g->st_start[r], end = k + row_len(g->st_start, r);
-    if (k == end) return 0;
-    cd_row_cols st = coh_cols(g->st_col, g->st_stride, g->st_id);
-    const float *top = g->st_col + 6 * g->st_stride, *lox = st.lo[0];
+    if (!row_len(g->st_start, r)) return 0;
+    const cd_row_cols st = coh_cols(g->st_col, g->st_stride, g->st_id);
+    const coh_row_index ix = g->st_index[r];
+    const uint32_t *first = g->st_first + ix.off;
     const uint8_t *moved = g->coh_m.flag;
     uint64_t tests = 0;
+#if GM_WIDE
+    if (g->simd == GM_AVX512) return coh_query_row_wide(&st, &ix, first, moved, e, a0, a1, sink);
+    if (g->simd == GM_AVX2) return coh_query_row_avx2(&st, &ix, first, moved, e, a0, a1, sink);
+#endif
     for (uint32_t j = a0; j < a1; ++j) {
         cd_row_probe p = cd_row_probe_of(e, j);
-        uint32_t pid = p.id & ID_MASK, pflags = p.id & ~ID_MASK;
-        if (!moved[pid]) continue;
-        // Gallop: the first slot from k on whose prefix maximum reaches p's lo.x.
-        uint32_t lo = k, step = 1;
-        while (lo < end && top[lo] < p.lo[0]) {
-            uint32_t next = lo + step;
-            if (next >= end || top[next] >= p.lo[0]) {
-                uint32_t hi = next < end ? next : end;
-                ++lo;
-                while (lo < hi) {
-                    uint32_t mid = lo + (hi - lo) / 2;
-                    if (top[mid] < p.lo[0])
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                break;
-            }
-            lo = next;
-            step *= 2;
-        }
-        k = lo;
-        uint32_t q = k;
-        for (;; q += CD_ROW_LANES) {
-            unsigned hits = cd_row_block_hits(&st, &p, q) & block_owned(st.id, pflags, q);
-            if (hits) cd_row_emit(st.id, ID_MASK, pid, q, hits, sink);
-            if (!(lox[q + CD_ROW_LANES - 1] <= p.hi[0])) break;
-        }
-        tests += window_boxes(lox, k - 1, q, CD_ROW_LANES, p.hi[0]);
+        if (moved[p.id & ID_MASK]) tests += window(&st, &p, first[coh_bucket(&ix, p.lo[0])], sink);
     }
     return tests;
 }
@@ -1454,7 +1549,7 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
                  g->st_id_cap + g->st_big_cap + g->dy_start_cap + g->dy_id_cap + g->dy_big_cap + g->dlist_cap) *
                     sizeof(uint32_t) +
                 (g->st_col_cap + g->dy_col_cap) * sizeof(float) + g->st_where_cap * sizeof(uint32_t) + g->dirty_cap +
-                g->coh_key_cap * sizeof(uint64_t);
+                g->coh_key_cap * sizeof(uint32_t) + g->dy_box_cap * sizeof(cd_aabbf);
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)
     st->per_level[1] = g->nbig;           // objects scanned linearly
