@@ -1200,16 +1200,21 @@ static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids,
     }
     at[R] = slots;
     *stride = slots;
-    buf_reserve((void **)id, sizeof **id, id_cap, slots ? slots : 1);
+    buf_reserve((void **)id, sizeof **id, id_cap, (size_t)slots + 1);  // and a spare entry (the deal)
     buf_reserve((void **)col, sizeof **col, col_cap, (size_t)(prefix ? 7 : 6) * (slots ? slots : 1));
     cd_row_cols e = coh_cols(*col, slots, *id);
     // Deal: at[r] is row r's next slot; once every slot is dealt it is the row's end, from which
     // the starts are restored below.
+    // Branch-free: each of the four rows (y0 | y0 + 1) × (z0 | z0 + 1) takes its entry (slot_id's
+    // flags) or, where the span does not reach it, writes to the spare entry at slots and leaves
+    // its count (as the counts above did).
     for (uint32_t i = 0; i < small; ++i) {
-        uint32_t k = which[i], v = span[k];
-        for (uint32_t z = span_z(v); z <= span_z(v) + (v >> 31); ++z)
-            for (uint32_t y = span_y(v); y <= span_y(v) + (v >> 30 & 1); ++y)
-                e.id[at[(size_t)z * dy + y]++] = slot_id(k, v, y, z);
+        uint32_t k = which[i], v = span[k], ry = v >> 30 & 1, rz = v >> 31;
+        uint32_t *r = at + (size_t)span_z(v) * dy + span_y(v), t;
+        t = r[0], e.id[t] = k | STARTS_Y | STARTS_Z, r[0] = t + 1;
+        t = r[1], e.id[ry ? t : slots] = k | STARTS_Z, r[1] = t + ry;
+        t = r[dy], e.id[rz ? t : slots] = k | STARTS_Y, r[dy] = t + rz;
+        t = r[dy + 1], e.id[ry & rz ? t : slots] = k, r[dy + 1] = t + (ry & rz);
     }
     static const id_box pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
     uint32_t a0 = 0;
