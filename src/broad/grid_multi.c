@@ -127,7 +127,7 @@ typedef struct grid_multi {
     uint32_t *coh_key;                    // scratch of the bin's sort: lo.x keys, their boxes, and the radix
                                           // sort's copies of both, their spans (5 × the boxes binned)
     cd_aabbf *dy_box;                     // the dirty objects' boxes this frame, in dlist order
-    uint32_t *st_start, *st_id, *st_big;  // static rows (no pads) and big objects
+    uint32_t *st_start, *st_id, *st_big;  // static rows (with pads) and big objects
     float *st_col;                        // their seven columns while they are built
     uint32_t *st_where;                   // per object: its (up to 4) static slots, UINT32_MAX for none
     coh_row_index *st_index;              // per static row: its x index (coh_index)
@@ -1163,8 +1163,8 @@ static inline uint32_t coh_key(float x)
 }
 
 // The objects ids[0, count) (or 0 .. count − 1 when ids is NULL), whose boxes are box[0, count),
-// into rows: start (nrows + 1 entries), id and col (columns, GM_PAD pads after each non-empty row
-// when pads), each row sorted by lo.x (ties in list order); their big ones into big, in list
+// into rows: start (nrows + 1 entries), id and col (columns, GM_PAD pads after each non-empty
+// row), each row sorted by lo.x (ties in list order); their big ones into big, in list
 // order. coh_span receives each listed object's span. The small boxes are radix-sorted by lo.x
 // once, and their slots then dealt to the rows in that order (a stable counting sort), each as its
 // list index and flags in the id column; a pass along the slots then fills in the boxes. No row is
@@ -1172,9 +1172,9 @@ static inline uint32_t coh_key(float x)
 // boxes are written in slot order: writing them while dealing, to hundreds of rows and seven
 // columns at once, cost twice the rest of the bin. With prefix (the static rows), also each row's
 // prefix maximum of hi.x and each object's slots (st_where). Returns the slots.
-static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids, uint32_t count, int pads,
-                        uint32_t **start, size_t *start_cap, uint32_t **id, size_t *id_cap, float **col,
-                        size_t *col_cap, size_t *stride, uint32_t **big, size_t *big_cap, uint32_t *nbig, int prefix)
+static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids, uint32_t count, uint32_t **start,
+                        size_t *start_cap, uint32_t **id, size_t *id_cap, float **col, size_t *col_cap, size_t *stride,
+                        uint32_t **big, size_t *big_cap, uint32_t *nbig, int prefix)
 {
     size_t R = g->nrows;
     uint32_t dy = g->dim[0], *sp = g->coh_span;
@@ -1202,7 +1202,7 @@ static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids,
     for (size_t r = 0; r < R; ++r) {
         uint32_t c = at[r];
         at[r] = slots;
-        slots += c + (c && pads ? GM_PAD : 0);
+        slots += c + (c ? GM_PAD : 0);
     }
     at[R] = slots;
     *stride = slots;
@@ -1210,8 +1210,7 @@ static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids,
     buf_reserve((void **)col, sizeof **col, col_cap, (size_t)(prefix ? 7 : 6) * (slots ? slots : 1));
     cd_row_cols e = coh_cols(*col, slots, *id);
     // Deal: at[r] is row r's next slot; once every slot is dealt it is the row's end, from which
-    // the starts are restored below.
-    // Branch-free: each of the four rows (y0 | y0 + 1) × (z0 | z0 + 1) takes its entry (slot_id's
+    // the starts are restored below. Branch-free: each of the four rows (y0 | y0 + 1) × (z0 | z0 + 1) takes its entry (slot_id's
     // flags) or, where the span does not reach it, writes to the spare entry at slots and leaves
     // its count (as the counts above did).
     for (uint32_t i = 0; i < small; ++i) {
@@ -1242,8 +1241,8 @@ static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids,
                 *w = k;
             }
         }
-        for (uint32_t j = 0; pads && j < GM_PAD; ++j) cd_row_put(&e, end + j, &pad);
-        a0 = end + (pads ? GM_PAD : 0);
+        for (uint32_t j = 0; j < GM_PAD; ++j) cd_row_put(&e, end + j, &pad);
+        a0 = end + GM_PAD;
     }
     return slots;
 }
@@ -1303,7 +1302,7 @@ static void coh_build(grid_multi *g, const cd_scene *s)
     buf_reserve((void **)&g->coh_span, sizeof *g->coh_span, &g->coh_span_cap, n ? n : 1);
     buf_reserve((void **)&g->st_where, sizeof *g->st_where, &g->st_where_cap, 4 * (size_t)(n ? n : 1));
     memset(g->st_where, 0xFF, 4 * (size_t)n * sizeof *g->st_where);
-    coh_bin(g, s->box, NULL, n, 1, &g->st_start, &g->st_start_cap, &g->st_id, &g->st_id_cap, &g->st_col, &g->st_col_cap,
+    coh_bin(g, s->box, NULL, n, &g->st_start, &g->st_start_cap, &g->st_id, &g->st_id_cap, &g->st_col, &g->st_col_cap,
             &g->st_stride, &g->st_big, &g->st_big_cap, &g->st_nbig, 1);
     coh_index(g);
     buf_reserve((void **)&g->dirty, 1, &g->dirty_cap, (size_t)n + 1);
@@ -1333,7 +1332,7 @@ static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
     if (!m->count) return 1;
     buf_reserve((void **)&g->dy_box, sizeof *g->dy_box, &g->dy_box_cap, g->ndirty);
     for (uint32_t k = 0; k < g->ndirty; ++k) g->dy_box[k] = s->box[g->dlist[k]];
-    coh_bin(g, g->dy_box, g->dlist, g->ndirty, 1, &g->dy_start, &g->dy_start_cap, &g->dy_id, &g->dy_id_cap, &g->dy_col,
+    coh_bin(g, g->dy_box, g->dlist, g->ndirty, &g->dy_start, &g->dy_start_cap, &g->dy_id, &g->dy_id_cap, &g->dy_col,
             &g->dy_col_cap, &g->dy_stride, &g->dy_big, &g->dy_big_cap, &g->dy_nbig, 0);
     return 1;
 }
