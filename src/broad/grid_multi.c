@@ -123,22 +123,24 @@ typedef struct grid_multi {
     int coh_frame;                        // this frame is coherent: candidates are coh_candidates_part's
     uint64_t coh_seen;                    // the scene's move list last seen
     cd_scene_moves coh_m;                 // this frame's moved objects
-    uint32_t *coh_span;                   // per object: its span when last binned (static or dynamic)
-    uint32_t *coh_key;                    // scratch of the bin's sort: lo.x keys, their boxes, and the radix
-                                          // sort's copies of both, their spans (5 × the boxes binned)
-    cd_aabbf *dy_box;                     // the dirty objects' boxes this frame, in dlist order
+    uint32_t *coh_span;                   // per object: its span in the static rows (coh_bin)
+    uint32_t *coh_key;                    // scratch of the static bin's sort: lo.x keys, their boxes, and the
+                                          // radix sort's copies of both, their spans (5 × the objects)
     uint32_t *st_start, *st_id, *st_big;  // static rows (with pads) and big objects
-    float *st_col;                        // their seven columns while they are built
+    float *st_col;                        // their seven columns
     uint32_t *st_where;                   // per object: its (up to 4) static slots, UINT32_MAX for none
     coh_row_index *st_index;              // per static row: its x index (coh_index)
     uint32_t *st_first;                   // the x indexes' entries: first slot of each bucket
-    uint32_t *dy_start, *dy_id, *dy_big;  // dynamic rows (with pads) and big dirty objects
-    float *dy_col;                        // their six columns, dy_stride apart
     uint8_t *dirty;                       // per object: listed as moved since the static rows were built
-    uint32_t *dlist, ndirty, st_nbig, dy_nbig;
-    size_t st_stride, dy_stride, coh_span_cap, st_start_cap, st_id_cap, st_big_cap, st_col_cap, st_where_cap,
-        dy_start_cap, dy_id_cap, dy_big_cap, dy_col_cap, dirty_cap, dlist_cap, coh_key_cap, dy_box_cap, st_index_cap,
-        st_first_cap;
+    uint32_t *dlist, ndirty, st_nbig;     // the dirty objects, in the order they turned dirty
+    uint32_t *dk;                         // per dirty object: its index in dlist
+    cd_aabbf *dy_box;                     // per dirty object by dlist index: its box now (and a zero record)
+    uint8_t *kmoved;                      // per dirty object by dlist index: moved this frame
+    struct grid_multi *sub;               // the dirty objects' rows: a grid_multi on sub_scene, on these cells
+    const struct grid_multi *layout_of;   // for a sub: the grid whose cells it takes
+    cd_scene sub_scene;                   // the dirty objects as a scene: dy_box, ndirty of them
+    size_t st_stride, coh_span_cap, st_start_cap, st_id_cap, st_big_cap, st_col_cap, st_where_cap, dirty_cap, dlist_cap,
+        coh_key_cap, st_index_cap, st_first_cap, dk_cap, dy_box_cap, kmoved_cap;
 } grid_multi;
 
 static const char *const gm_coherence_words[] = {"auto", "off", "always", NULL};
@@ -178,20 +180,14 @@ static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
 static void gm_destroy(void *self)
 {
     grid_multi *g = self;
-    uint32_t *u32[] = {g->start,  g->old_start, g->kept_len, g->span,  g->old_span, g->id,
-                       g->old_id, g->big,       g->hist,     g->todo,  g->coh_span, g->st_start,
-                       g->st_id,  g->st_big,    g->dy_start, g->dy_id, g->dy_big,   g->dlist};
-    for (size_t k = 0; k < sizeof u32 / sizeof u32[0]; ++k) cd_free(u32[k]);
+    if (!g) return;
+    void *blocks[] = {g->start,   g->old_start, g->kept_len, g->span,     g->old_span, g->id,       g->old_id,
+                      g->big,     g->hist,      g->todo,     g->coh_span, g->st_start, g->st_id,    g->st_big,
+                      g->dlist,   g->moved,     g->st_col,   g->st_where, g->st_index, g->st_first, g->dirty,
+                      g->coh_key, g->dk,        g->dy_box,   g->kmoved};
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) cd_free(blocks[k]);
     for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
-    cd_free(g->moved);
-    cd_free(g->st_col);
-    cd_free(g->st_where);
-    cd_free(g->st_index);
-    cd_free(g->st_first);
-    cd_free(g->dy_col);
-    cd_free(g->dirty);
-    cd_free(g->coh_key);
-    cd_free(g->dy_box);
+    gm_destroy(g->sub);
     cd_free(g);
 }
 
@@ -219,20 +215,25 @@ static void reserve_slack(void **p, size_t elem, size_t *cap, size_t n)
 static void gm_layout(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * small_box_limit(s, 0.0);
-    // As in grid.c: a world side that is not finite and positive counts as one cell (the clamp of
-    // the cell map keeps the pairs exact), and with finite sides the loop ends with at most
-    // max_rows rows, since cell grows by 1.25 per turn.
-    double side = isfinite(s->world) && s->world > 0.0 ? s->world : cell;
-    double max_rows = fmax((double)GM_MIN_ROWS, (double)n);
-    for (;;) {
+    if (g->layout_of) {  // a sub: the cells of its grid
+        g->inv_cell = g->layout_of->inv_cell;
+        g->dim[0] = g->layout_of->dim[0], g->dim[1] = g->layout_of->dim[1];
+    } else {
+        double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * small_box_limit(s, 0.0);
+        // As in grid.c: a world side that is not finite and positive counts as one cell (the clamp
+        // of the cell map keeps the pairs exact), and with finite sides the loop ends with at most
+        // max_rows rows, since cell grows by 1.25 per turn.
+        double side = isfinite(s->world) && s->world > 0.0 ? s->world : cell;
+        double max_rows = fmax((double)GM_MIN_ROWS, (double)n);
+        for (;;) {
+            double d = fmax(1.0, ceil(side / cell));
+            if (d <= GM_MAX_DIM && d * d <= max_rows) break;
+            cell *= 1.25;
+        }
+        g->inv_cell = (float)(1.0 / cell);
         double d = fmax(1.0, ceil(side / cell));
-        if (d <= GM_MAX_DIM && d * d <= max_rows) break;
-        cell *= 1.25;
+        g->dim[0] = g->dim[1] = (uint32_t)d;
     }
-    g->inv_cell = (float)(1.0 / cell);
-    double d = fmax(1.0, ceil(side / cell));
-    g->dim[0] = g->dim[1] = (uint32_t)d;
     g->nrows = (size_t)g->dim[0] * g->dim[1];
     buf_reserve((void **)&g->start, sizeof *g->start, &g->start_cap, g->nrows + 1);
     buf_reserve((void **)&g->old_start, sizeof *g->old_start, &g->old_start_cap, g->nrows + 1);
@@ -1080,13 +1081,14 @@ static cd_row_cols scratch_cols(gm_scratch *c, size_t n, uint32_t *ids)
     return e;
 }
 
-// Fine part k (of CD_BROAD_PARTS) swept into sink: its rows' boxes gathered into columns; the first
-// time in a frame also its kept ids placed, its rows sorted and the sorted ids kept for the next
-// frame. Returns the box tests.
-static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint32_t k, cd_pair_sink *sink)
+// Fine part k (of CD_BROAD_PARTS) as columns in scratch c, slot j of the frame at j − *base: its
+// rows' boxes gathered; the first time in a frame also its kept ids placed, its rows sorted and the
+// sorted ids kept for the next frame. Returns its slots (0: nothing was gathered).
+static uint32_t part_cols(grid_multi *g, const cd_scene *s, gm_scratch *c, uint32_t k, cd_row_cols *e, uint32_t *base)
 {
     size_t r0 = g->part_rows[k], r1 = g->part_rows[k + 1];
-    uint32_t base = g->start[r0], n = g->start[r1] - base;
+    uint32_t n = g->start[r1] - g->start[r0];
+    *base = g->start[r0];
     if (!n) return 0;
     int first = !g->part_ready[k];
     if (first) {
@@ -1099,19 +1101,28 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
 #endif
             place_kept(g, r0, r1);
     }
-    cd_row_cols e = scratch_cols(c, n, g->id + base);
+    *e = scratch_cols(c, n, g->id + *base);
 #if GM_WIDE
     if (g->simd != GM_SSE2)
-        load_cols_avx2(g, s, &e, base, r0, r1);
+        load_cols_avx2(g, s, e, *base, r0, r1);
     else
 #endif
-        load_cols(g, s, &e, base, r0, r1);
+        load_cols(g, s, e, *base, r0, r1);
     if (first) {
-        sort_rows(g, &e, base, r0, r1);  // also the ids of g->id (e.id)
+        sort_rows(g, e, *base, r0, r1);  // also the ids of g->id (e->id)
         g->part_ready[k] = 1;
     }
+    return n;
+}
+
+// Fine part k swept into sink (part_cols). Returns the box tests.
+static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint32_t k, cd_pair_sink *sink)
+{
+    cd_row_cols e;
+    uint32_t base;
+    if (!part_cols(g, s, c, k, &e, &base)) return 0;
     uint64_t tests = 0;
-    for (size_t r = r0; r < r1; ++r) {
+    for (size_t r = g->part_rows[k]; r < g->part_rows[k + 1]; ++r) {
         uint32_t a0 = g->start[r] - base, len = row_len(g->start, r);
         if (!len) continue;
         tests += sweep_row_on_path(g, &e, a0, a0 + len, sink);
@@ -1125,27 +1136,30 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
 // asked for. Two structures, as a static and a dynamic tree:
 //
 // - the static rows: every object's slots as the rows above, sorted by lo.x, built from the boxes
-//   of one frame, with each row's prefix maximum of hi.x, and left as they are while objects move;
+//   of one frame, with each row's prefix maximum of hi.x and an x index, and left as they are
+//   while objects move;
 // - the dirty objects: those listed as moved since the static rows were built. Their slots in the
 //   static rows are stale: each is killed when its object turns dirty (lo.y = +inf, so no box
-//   overlaps it; lo.x stays, so the row stays sorted). Each frame the dirty objects are binned
-//   afresh into dynamic rows (the same cells, flags and pads), which are swept as above.
+//   overlaps it; lo.x stays, so the row stays sorted). The dirty objects are a scene of their own
+//   (sub_scene: their boxes by dlist index), kept in rows by a second grid_multi on the same cells
+//   (sub), which follows them from frame to frame as the full path does every object: a box that
+//   stays in its rows keeps its place, and a few neighbours swap.
 //
 // A pair with a moved object p is then found once: with a clean object q in the static row of the
 // pair's owner cell (p's rows are queried: the first slot whose prefix maximum of hi.x reaches
 // p's lo.x, on while lo.x ≤ p's hi.x; the prefix maximum is monotone, so no arithmetic on the
-// coordinates and no bound on the extents is needed), or with a dirty q in the dynamic row of the
-// owner cell (dropped there when neither moved this frame: the frame keeps those). Big objects:
-// a moved big one against every object (a moved big one only after it), a moved small one
-// against every big one that did not move. Every box is tested on the scene's floats, so the
-// candidates are exact as the full sweep's.
+// coordinates and no bound on the extents is needed), or with a dirty q in the dirty row of the
+// owner cell (dropped there when neither moved this frame: the frame keeps those). The two grids
+// share their cells, so a dirty row and the static row of its cell are read together, in row
+// order. Big objects: a moved big one against every object (a moved big one only after it), a
+// moved small one against every big one that did not move. Every box is tested on the scene's
+// floats, so the candidates are exact as the full sweep's.
 //
 // The static rows are built on a frame that follows the full path when few objects moved, and
 // dropped when the dirty objects outnumber n / GM_COHERENT_SHARE (rebuilt on the same frame), on
 // a layout change and when the scene does not know what moved.
 
-// The columns of n slots in col (stride n): lo x y z, hi x y z, then (static rows) the prefix
-// maximum of hi.x.
+// The columns of n slots in col (stride n): lo x y z, hi x y z, then the prefix maximum of hi.x.
 static cd_row_cols coh_cols(float *col, size_t stride, uint32_t *ids)
 {
     cd_row_cols e;
@@ -1162,35 +1176,32 @@ static inline uint32_t coh_key(float x)
     return u >> 31 ? ~u : u | 0x80000000u;
 }
 
-// The objects ids[0, count) (or 0 .. count − 1 when ids is NULL), whose boxes are box[0, count),
-// into rows: start (nrows + 1 entries), id and col (columns, GM_PAD pads after each non-empty
-// row), each row sorted by lo.x (ties in list order); their big ones into big, in list
-// order. coh_span receives each listed object's span. The small boxes are radix-sorted by lo.x
-// once, and their slots then dealt to the rows in that order (a stable counting sort), each as its
-// list index and flags in the id column; a pass along the slots then fills in the boxes. No row is
-// sorted on its own (a static row holds hundreds of boxes, O(len²) in an insertion sort), and the
-// boxes are written in slot order: writing them while dealing, to hundreds of rows and seven
-// columns at once, cost twice the rest of the bin. With prefix (the static rows), also each row's
-// prefix maximum of hi.x and each object's slots (st_where). Returns the slots.
-static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids, uint32_t count, uint32_t **start,
-                        size_t *start_cap, uint32_t **id, size_t *id_cap, float **col, size_t *col_cap, size_t *stride,
-                        uint32_t **big, size_t *big_cap, uint32_t *nbig, int prefix)
+// Every object's box (box[0, count)) into the static rows: st_start (nrows + 1 entries), st_id and
+// st_col (GM_PAD pads after each non-empty row), each row sorted by lo.x (ties in object order),
+// with each row's prefix maximum of hi.x; the big objects into st_big, each object's span into
+// coh_span and its slots into st_where. The small boxes are radix-sorted by lo.x once, and their
+// slots then dealt to the rows in that order (a stable counting sort), each as its object id and
+// flags in the id column; a pass along the slots then fills in the boxes. No row is sorted on its
+// own (a static row holds hundreds of boxes, O(len²) in an insertion sort), and the boxes are
+// written in slot order: writing them while dealing, to hundreds of rows and seven columns at
+// once, cost twice the rest of the bin.
+static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
 {
     size_t R = g->nrows;
     uint32_t dy = g->dim[0], *sp = g->coh_span;
-    // Row counts in start[0, R], with dy + 1 spare entries: the counts below add 0 to the rows a
-    // span does not reach, which for the last row on y or z lie past it.
-    buf_reserve((void **)start, sizeof **start, start_cap, R + dy + 2);
-    buf_reserve((void **)big, sizeof **big, big_cap, count ? count : 1);
+    // Row counts in st_start[0, R], with dy + 1 spare entries: the counts below add 0 to the rows
+    // a span does not reach, which for the last row on y or z lie past it.
+    buf_reserve((void **)&g->st_start, sizeof *g->st_start, &g->st_start_cap, R + dy + 2);
+    buf_reserve((void **)&g->st_big, sizeof *g->st_big, &g->st_big_cap, count ? count : 1);
     buf_reserve((void **)&g->coh_key, sizeof *g->coh_key, &g->coh_key_cap, 5 * (size_t)(count ? count : 1));
-    uint32_t *at = *start, *key = g->coh_key, *which = key + count, *span = key + 4 * (size_t)count, small = 0;
+    uint32_t *at = g->st_start, *key = g->coh_key, *which = key + count, *span = key + 4 * (size_t)count, small = 0;
     memset(at, 0, (R + dy + 2) * sizeof *at);
-    *nbig = 0;
+    g->st_nbig = 0;
     for (uint32_t k = 0; k < count; ++k) {
-        uint32_t o = ids ? ids[k] : k, v = span_of(g, &box[k]);
-        sp[o] = v;
+        uint32_t v = span_of(g, &box[k]);
+        sp[k] = v;
         if (v == SPAN_BIG) {
-            (*big)[(*nbig)++] = o;
+            g->st_big[g->st_nbig++] = k;
             continue;
         }
         key[small] = coh_key(box[k].lo[0]), which[small++] = k, span[k] = v;
@@ -1205,14 +1216,14 @@ static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids,
         slots += c + (c ? GM_PAD : 0);
     }
     at[R] = slots;
-    *stride = slots;
-    buf_reserve((void **)id, sizeof **id, id_cap, (size_t)slots + 1);  // and a spare entry (the deal)
-    buf_reserve((void **)col, sizeof **col, col_cap, (size_t)(prefix ? 7 : 6) * (slots ? slots : 1));
-    cd_row_cols e = coh_cols(*col, slots, *id);
+    g->st_stride = slots;
+    buf_reserve((void **)&g->st_id, sizeof *g->st_id, &g->st_id_cap, (size_t)slots + 1);  // and a spare entry
+    buf_reserve((void **)&g->st_col, sizeof *g->st_col, &g->st_col_cap, 7 * (size_t)(slots ? slots : 1));
+    cd_row_cols e = coh_cols(g->st_col, slots, g->st_id);
     // Deal: at[r] is row r's next slot; once every slot is dealt it is the row's end, from which
-    // the starts are restored below. Branch-free: each of the four rows (y0 | y0 + 1) × (z0 | z0 + 1) takes its entry (slot_id's
-    // flags) or, where the span does not reach it, writes to the spare entry at slots and leaves
-    // its count (as the counts above did).
+    // the starts are restored below. Branch-free: each of the four rows (y0 | y0 + 1) × (z0 | z0 +
+    // 1) takes its entry (slot_id's flags) or, where the span does not reach it, writes to the
+    // spare entry at slots and leaves its count (as the counts above did).
     for (uint32_t i = 0; i < small; ++i) {
         uint32_t k = which[i], v = span[k], ry = v >> 30 & 1, rz = v >> 31;
         uint32_t *r = at + (size_t)span_z(v) * dy + span_y(v), t;
@@ -1222,29 +1233,25 @@ static uint32_t coh_bin(grid_multi *g, const cd_aabbf *box, const uint32_t *ids,
         t = r[dy + 1], e.id[ry & rz ? t : slots] = k, r[dy + 1] = t + (ry & rz);
     }
     static const id_box pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+    float *top = g->st_col + 6 * (size_t)slots;
     uint32_t a0 = 0;
     for (size_t r = 0; r < R; ++r) {
         uint32_t end = at[r], len = end - a0;  // the row's boxes are [a0, end)
         at[r] = a0;
         if (!len) continue;
-        for (uint32_t j = a0; j < end; ++j) {  // fill in the boxes; the id column gets the object ids
-            uint32_t k = e.id[j] & ID_MASK, flags = e.id[j] & ~ID_MASK;
-            id_box b = id_box_from(&box[k], (ids ? ids[k] : k) | flags);
+        float m = -INFINITY;
+        for (uint32_t j = a0; j < end; ++j) {  // fill in the boxes, the prefix maximum and st_where
+            uint32_t k = e.id[j] & ID_MASK;
+            id_box b = id_box_from(&box[k], e.id[j]);
             cd_row_put(&e, j, &b);
-        }
-        if (prefix) {
-            float *top = *col + 6 * (size_t)slots, m = -INFINITY;
-            for (uint32_t k = a0; k < end; ++k) {
-                top[k] = m = e.hi[0][k] > m ? e.hi[0][k] : m;
-                uint32_t *w = g->st_where + 4 * (size_t)(e.id[k] & ID_MASK);
-                while (*w != UINT32_MAX) ++w;  // an object's first free entry of four
-                *w = k;
-            }
+            top[j] = m = b.hi[0] > m ? b.hi[0] : m;
+            uint32_t *w = g->st_where + 4 * (size_t)k;
+            while (*w != UINT32_MAX) ++w;  // an object's first free entry of four
+            *w = j;
         }
         for (uint32_t j = 0; j < GM_PAD; ++j) cd_row_put(&e, end + j, &pad);
         a0 = end + GM_PAD;
     }
-    return slots;
 }
 
 // Static slots per bucket of a row's x index, on average: a query starts at most about this many
@@ -1260,7 +1267,6 @@ static inline uint32_t coh_bucket(const coh_row_index *ix, float x)
     t = t > 0.0f ? t : 0.0f;
     return (uint32_t)(t < top ? t : top);
 }
-
 // Each static row's x index. The prefix maximum of hi.x (top) does not decrease along a row, so
 // neither does its bucket, and the slots whose top lies in bucket b or later are a suffix of the
 // row, starting at st_first[off + b] (the row's end when there are none). A query box p of bucket
@@ -1295,45 +1301,59 @@ static void coh_index(grid_multi *g)
     }
 }
 
-// The static rows from every object's box now; nothing is dirty.
+// The static rows from every object's box now; nothing is dirty, and the dirty rows start afresh
+// on these cells.
 static void coh_build(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
     buf_reserve((void **)&g->coh_span, sizeof *g->coh_span, &g->coh_span_cap, n ? n : 1);
     buf_reserve((void **)&g->st_where, sizeof *g->st_where, &g->st_where_cap, 4 * (size_t)(n ? n : 1));
     memset(g->st_where, 0xFF, 4 * (size_t)n * sizeof *g->st_where);
-    coh_bin(g, s->box, NULL, n, &g->st_start, &g->st_start_cap, &g->st_id, &g->st_id_cap, &g->st_col, &g->st_col_cap,
-            &g->st_stride, &g->st_big, &g->st_big_cap, &g->st_nbig, 1);
+    coh_bin(g, s->box, n);
     coh_index(g);
     buf_reserve((void **)&g->dirty, 1, &g->dirty_cap, (size_t)n + 1);
     memset(g->dirty, 0, (size_t)n + 1);
     buf_reserve((void **)&g->dlist, sizeof *g->dlist, &g->dlist_cap, n ? n : 1);
+    buf_reserve((void **)&g->dk, sizeof *g->dk, &g->dk_cap, n ? n : 1);
+    if (!g->sub) {
+        g->sub = cd_alloc_zero(1, sizeof *g->sub);
+        g->sub->threads = g->threads, g->sub->simd = g->simd, g->sub->coherence = GM_COH_OFF;
+        g->sub->layout_of = g;
+    }
+    g->sub->n = UINT32_MAX;  // a new layout on its next update, on these cells
     g->ndirty = 0;
     g->coh_valid = 1;
 }
 
-// A coherent frame on move list m when the dirty objects stay few enough: m's objects become
-// dirty and every dirty object is binned into the dynamic rows. Returns 0 (nothing changed) when
-// they would be too many.
+// A coherent frame on move list m when the dirty objects stay few enough: m's new objects become
+// dirty (their static slots killed), the moved ones' boxes are copied to sub_scene and the dirty
+// rows follow them. Returns 0 (nothing changed) when the dirty objects would be too many.
 static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
 {
     uint32_t fresh = 0, limit = g->coherence == GM_COH_ALWAYS ? s->count : s->count / GM_COHERENT_SHARE;
     for (uint32_t k = 0; k < m->count; ++k) fresh += !g->dirty[m->slot[k]];
     if (g->ndirty + fresh > limit) return 0;
-    float *loy = g->st_col + g->st_stride;
-    for (uint32_t k = 0; k < m->count; ++k) {
-        uint32_t o = m->slot[k];
-        if (g->dirty[o]) continue;
-        g->dirty[o] = 1, g->dlist[g->ndirty++] = o;
-        for (int j = 0; j < 4 && g->st_where[4 * (size_t)o + j] != UINT32_MAX; ++j)
-            loy[g->st_where[4 * (size_t)o + j]] = INFINITY;  // killed: no box overlaps it
-    }
     g->coh_m = *m;
     if (!m->count) return 1;
-    buf_reserve((void **)&g->dy_box, sizeof *g->dy_box, &g->dy_box_cap, g->ndirty);
-    for (uint32_t k = 0; k < g->ndirty; ++k) g->dy_box[k] = s->box[g->dlist[k]];
-    coh_bin(g, g->dy_box, g->dlist, g->ndirty, &g->dy_start, &g->dy_start_cap, &g->dy_id, &g->dy_id_cap, &g->dy_col,
-            &g->dy_col_cap, &g->dy_stride, &g->dy_big, &g->dy_big_cap, &g->dy_nbig, 0);
+    size_t need = (size_t)g->ndirty + fresh + 1;  // and the zero record the AVX2 loads read past the last box
+    cd_grow((void **)&g->dy_box, sizeof *g->dy_box, &g->dy_box_cap, need);
+    cd_grow((void **)&g->kmoved, sizeof *g->kmoved, &g->kmoved_cap, need);
+    memset(g->kmoved, 0, need);
+    float *loy = g->st_col + g->st_stride;
+    for (uint32_t i = 0; i < m->count; ++i) {
+        uint32_t o = m->slot[i];
+        if (!g->dirty[o]) {
+            g->dirty[o] = 1, g->dk[o] = g->ndirty, g->dlist[g->ndirty++] = o;
+            for (int j = 0; j < 4 && g->st_where[4 * (size_t)o + j] != UINT32_MAX; ++j)
+                loy[g->st_where[4 * (size_t)o + j]] = INFINITY;  // killed: no box overlaps it
+        }
+        uint32_t k = g->dk[o];
+        g->dy_box[k] = s->box[o], g->kmoved[k] = 1;
+    }
+    memset(&g->dy_box[g->ndirty], 0, sizeof *g->dy_box);
+    g->sub_scene = *s;  // only count, box, world and layout are read
+    g->sub_scene.count = g->ndirty, g->sub_scene.box = g->dy_box, g->sub_scene.layout = 0;
+    gm_update_full(g->sub, &g->sub_scene);
     return 1;
 }
 
@@ -1380,7 +1400,8 @@ coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_
 }
 #endif
 
-// The static row r against the moved objects of dynamic row r (slots [a0, a1) of e): each moved p
+// The static row r against the moved objects of the dirty row r (slots [a0, a1) of e, ids by dlist
+// index): each moved p
 // against every live static slot whose box overlaps p's and whose pair with p this row owns, from
 // the slot its bucket names (coh_index) while lo.x ≤ p's hi.x (the row's pads end every window),
 // on g's SIMD path. Returns the slots read.
@@ -1391,7 +1412,7 @@ static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *
     const cd_row_cols st = coh_cols(g->st_col, g->st_stride, g->st_id);
     const coh_row_index ix = g->st_index[r];
     const uint32_t *first = g->st_first + ix.off;
-    const uint8_t *moved = g->coh_m.flag;
+    const uint8_t *moved = g->kmoved;
     uint64_t tests = 0;
 #if GM_WIDE
     if (g->simd == GM_AVX512) return coh_query_row_wide(&st, &ix, first, moved, e, a0, a1, sink);
@@ -1404,42 +1425,53 @@ static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *
     return tests;
 }
 
-// A sink that passes on only the pairs with an object on the move list (flag), to out.
-typedef struct coh_filter {
+// A sink of pairs by dlist index (a: dirty; b: dirty, or static when statics is set) that passes
+// them on to out as objects, a pair of two dirty objects only when one of them moved.
+typedef struct coh_map {
     cd_pair_sink *out;
-    const uint8_t *flag;
-} coh_filter;
+    const grid_multi *g;
+    int statics;
+} coh_map;
 
-static void coh_filter_flush(cd_pair_sink *sink)
+static void coh_map_flush(cd_pair_sink *sink)
 {
-    const coh_filter *f = sink->ctx;
+    const coh_map *f = sink->ctx;
+    const uint32_t *dl = f->g->dlist;
+    const uint8_t *moved = f->g->kmoved;
     for (uint32_t k = 0; k < sink->count; ++k) {
         cd_pair p = sink->buf[k];
-        if (f->flag[p.a] | f->flag[p.b]) cd_sink_push(f->out, p.a, p.b);
+        if (f->statics)
+            cd_sink_push(f->out, dl[p.a], p.b);
+        else if (moved[p.a] | moved[p.b])
+            cd_sink_push(f->out, dl[p.a], dl[p.b]);
     }
     sink->count = 0;
 }
 
-// The dynamic rows [r0, r1) swept into sink (through the filter when some dirty objects did not
-// move this frame), and their moved objects queried against the static rows. Returns the box
-// tests.
-
-static uint64_t coh_rows(const grid_multi *g, size_t r0, size_t r1, cd_pair_sink *out)
+// Fine part k of the dirty rows (part_cols of sub): each row's moved objects queried against the
+// static row of the same cell, and the row swept. Returns the box tests.
+static uint64_t coh_part(grid_multi *g, uint32_t k, cd_pair_sink *out)
 {
-    cd_pair buf[1024];
-    coh_filter f = {out, g->coh_m.flag};
-    cd_pair_sink filtered = {buf, 0, 1024, coh_filter_flush, &f};
-    cd_pair_sink *sink = g->ndirty == g->coh_m.count ? out : &filtered;
-    cd_row_cols e = coh_cols(g->dy_col, g->dy_stride, g->dy_id);
+    grid_multi *d = g->sub;
+    cd_pair buf_static[1024], buf_dirty[1024];
+    coh_map to_static = {out, g, 1}, to_dirty = {out, g, 0};
+    cd_pair_sink statics = {buf_static, 0, 1024, coh_map_flush, &to_static},
+                 dirties = {buf_dirty, 0, 1024, coh_map_flush, &to_dirty};
+    uint32_t c = scratch_take(d), base;
+    cd_row_cols e;
     uint64_t tests = 0;
-    for (size_t r = r0; r < r1; ++r) {
-        uint32_t a0 = g->dy_start[r], len = row_len(g->dy_start, r);
-        if (!len) continue;
-        tests += coh_query_row(g, r, &e, a0, a0 + len, out);
-        if (len < 2) continue;
-        tests += sweep_row_on_path(g, &e, a0, a0 + len, sink);
-    }
-    if (sink == &filtered) coh_filter_flush(&filtered);
+    if (part_cols(d, &g->sub_scene, &d->scratch[c], k, &e, &base))
+        for (size_t r = d->part_rows[k]; r < d->part_rows[k + 1]; ++r) {
+            uint32_t a0 = d->start[r] - base, len = row_len(d->start, r);
+            if (!len) continue;
+            // Each stream flushed at its row's end: the row's pairs with static objects, then those
+            // of two dirty ones, whatever a path's sinks flushed on the way.
+            tests += coh_query_row(g, r, &e, a0, a0 + len, &statics);
+            coh_map_flush(&statics);
+            if (len > 1) tests += sweep_row_on_path(g, &e, a0, a0 + len, &dirties);
+            coh_map_flush(&dirties);
+        }
+    scratch_give(d, c);
     return tests;
 }
 
@@ -1448,11 +1480,12 @@ static uint64_t coh_rows(const grid_multi *g, size_t r0, size_t r1, cd_pair_sink
 static uint64_t coh_bigs(const grid_multi *g, const cd_scene *s, uint32_t p, cd_pair_sink *sink)
 {
     const uint8_t *moved = g->coh_m.flag, *dirty = g->dirty;
+    const uint32_t *span = g->sub->span, *dk = g->dk;  // a dirty object's span this frame, by dlist index
     const cd_aabbf *box = s->box;
     uint64_t tests = 0;
-    if (g->coh_span[p] == SPAN_BIG) {
+    if (span[dk[p]] == SPAN_BIG) {
         for (uint32_t q = 0; q < s->count; ++q) {
-            if (q == p || (moved[q] && q < p && g->coh_span[q] == SPAN_BIG)) continue;
+            if (q == p || (moved[q] && q < p && span[dk[q]] == SPAN_BIG)) continue;
             ++tests;
             if (cd_aabbf_overlap(&box[p], &box[q])) cd_sink_push(sink, p, q);
         }
@@ -1464,8 +1497,8 @@ static uint64_t coh_bigs(const grid_multi *g, const cd_scene *s, uint32_t p, cd_
         ++tests;
         if (cd_aabbf_overlap(&box[p], &box[q])) cd_sink_push(sink, p, q);
     }
-    for (uint32_t k = 0; k < g->dy_nbig; ++k) {
-        uint32_t q = g->dy_big[k];
+    for (uint32_t k = 0; k < g->sub->nbig; ++k) {
+        uint32_t q = g->dlist[g->sub->big[k]];
         if (moved[q]) continue;
         ++tests;
         if (cd_aabbf_overlap(&box[p], &box[q])) cd_sink_push(sink, p, q);
@@ -1473,23 +1506,24 @@ static uint64_t coh_bigs(const grid_multi *g, const cd_scene *s, uint32_t p, cd_
     return tests;
 }
 
-// Part `part` of `parts` of a coherent frame: its share of the rows (dynamic rows swept, their
-// moved objects queried against the static rows) and of the moved objects' big pairs.
-static void coh_candidates_part(const grid_multi *g, const cd_scene *s, uint32_t part, uint32_t parts,
-                                cd_pair_sink *sink, cd_broad_stats *st)
+// Part `part` of `parts` of a coherent frame: its share of the dirty rows' fine parts (coh_part)
+// and of the moved objects' big pairs.
+static void coh_candidates_part(grid_multi *g, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                                cd_broad_stats *st)
 {
     const cd_scene_moves *m = &g->coh_m;
     if (!m->count) return;
-    size_t R = g->nrows;
-    uint64_t tests = coh_rows(g, R * part / parts, R * (part + 1) / parts, sink);
-    if (g->st_nbig || g->dy_nbig)
+    uint64_t tests = 0;
+    for (uint64_t k = (uint64_t)part * CD_BROAD_PARTS / parts; k < ((uint64_t)part + 1) * CD_BROAD_PARTS / parts; ++k)
+        tests += coh_part(g, (uint32_t)k, sink);
+    if (g->st_nbig || g->sub->nbig)
         for (uint64_t k = (uint64_t)m->count * part / parts; k < (uint64_t)m->count * (part + 1) / parts; ++k)
             tests += coh_bigs(g, s, m->slot[k], sink);
     st->bv_tests += tests;
 }
 
 // The scene permuted its slots: the static rows, the big list and the dirty set keep their
-// objects under the new slot numbers (the dynamic rows are binned afresh each frame).
+// objects under the new slot numbers. The dirty rows hold dlist indexes, which stay.
 static void coh_remap(grid_multi *g, const cd_scene *s)
 {
     if (!g->coh_valid) return;
@@ -1507,13 +1541,7 @@ static void coh_remap(grid_multi *g, const cd_scene *s)
     cd_scene_renumber_slots(s, g->st_big, g->st_nbig, UINT32_MAX);
     for (uint32_t k = 0; k < g->ndirty; ++k) g->dirty[g->dlist[k]] = 0;
     cd_scene_renumber_slots(s, g->dlist, g->ndirty, UINT32_MAX);
-    for (uint32_t k = 0; k < g->ndirty; ++k) g->dirty[g->dlist[k]] = 1;
-    uint32_t n = 0;  // the dirty list in slot order again, so the frame's pairs do not depend on the past
-    for (uint32_t i = 0; i < s->count; ++i) {
-        g->dlist[n] = i;
-        n += g->dirty[i];
-    }
-    CD_ASSERT(n == g->ndirty);
+    for (uint32_t k = 0; k < g->ndirty; ++k) g->dirty[g->dlist[k]] = 1, g->dk[g->dlist[k]] = k;
 }
 
 // Part `part` of `parts`: a contiguous range of rows (the fine parts it covers, in order), and every
@@ -1553,14 +1581,18 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     st->nodes = g->nrows;
     size_t scratch = 0;
     for (int k = 0; k < GM_MAX_THREADS; ++k) scratch += g->scratch[k].col_cap * sizeof(float);
-    st->bytes = sizeof *g + scratch + g->moved_cap +
-                (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
-                 g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap + g->coh_span_cap + g->st_start_cap +
-                 g->st_id_cap + g->st_big_cap + g->dy_start_cap + g->dy_id_cap + g->dy_big_cap + g->dlist_cap) *
-                    sizeof(uint32_t) +
-                (g->st_col_cap + g->dy_col_cap) * sizeof(float) + g->st_where_cap * sizeof(uint32_t) + g->dirty_cap +
-                g->coh_key_cap * sizeof(uint32_t) + g->dy_box_cap * sizeof(cd_aabbf) +
-                g->st_index_cap * sizeof(coh_row_index) + g->st_first_cap * sizeof(uint32_t);
+    st->bytes =
+        sizeof *g + scratch + g->moved_cap + g->dirty_cap + g->kmoved_cap +
+        (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap + g->old_span_cap +
+         g->big_cap + g->hist_cap + g->todo_cap + g->coh_span_cap + g->st_start_cap + g->st_id_cap + g->st_big_cap +
+         g->dlist_cap + g->st_where_cap + g->coh_key_cap + g->st_first_cap + g->dk_cap) *
+            sizeof(uint32_t) +
+        g->st_col_cap * sizeof(float) + g->dy_box_cap * sizeof(cd_aabbf) + g->st_index_cap * sizeof(coh_row_index);
+    if (g->sub) {  // the dirty rows' own bytes
+        cd_broad_stats sub = {0};
+        gm_shape_stats(g->sub, &sub);
+        st->bytes += sub.bytes;
+    }
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)
     st->per_level[1] = g->nbig;           // objects scanned linearly
