@@ -779,11 +779,28 @@ static void gm_remap(void *self, const cd_scene *s)
     SWAP(size_t, g->span_cap, g->old_span_cap);
 }
 
+// A sub's scene gained objects (the dirty list grew): its per-object arrays grow with their
+// contents, and the new objects enter as new to every row (last frame's span SPAN_BIG), so the
+// rows kept from last frame stay (a new layout would sort every row afresh).
+static void gm_grow(grid_multi *g, uint32_t n)
+{
+    cd_grow((void **)&g->span, sizeof *g->span, &g->span_cap, n);  // last frame's spans, kept
+    for (uint32_t i = g->n; i < n; ++i) g->span[i] = SPAN_BIG;
+    buf_reserve((void **)&g->old_span, sizeof *g->old_span, &g->old_span_cap, n);
+    buf_reserve((void **)&g->todo, sizeof *g->todo, &g->todo_cap, n);
+    buf_reserve((void **)&g->moved, sizeof *g->moved, &g->moved_cap, (size_t)n + GM_MOVED_PAD);
+    memset(g->moved + n, 0, GM_MOVED_PAD);
+    g->n = n;
+}
+
 static void gm_update_full(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    finish_parts(g);
-    if (n != g->n || s->world != g->world) gm_layout(g, s);
+    finish_parts(g);  // reads last frame's moved[] and spans: before they grow
+    if (g->layout_of && g->rows_made && n > g->n && s->world == g->world)
+        gm_grow(g, n);
+    else if (n != g->n || s->world != g->world)
+        gm_layout(g, s);
     // Last frame's rows become old_*; this frame fills the others.
     SWAP(uint32_t *, g->start, g->old_start);
     SWAP(size_t, g->start_cap, g->old_start_cap);
