@@ -123,7 +123,6 @@ typedef struct grid_multi {
     int coh_frame;                        // this frame is coherent: candidates are coh_candidates_part's
     uint64_t coh_seen;                    // the scene's move list last seen
     cd_scene_moves coh_m;                 // this frame's moved objects
-    uint32_t *coh_span;                   // per object: its span in the static rows (coh_bin)
     uint32_t *coh_key;                    // scratch of the static bin's sort: lo.x keys, their boxes, and the
                                           // radix sort's copies of both, their spans (5 × the objects)
     uint32_t *st_start, *st_id, *st_big;  // static rows (with pads) and big objects
@@ -139,8 +138,8 @@ typedef struct grid_multi {
     struct grid_multi *sub;               // the dirty objects' rows: a grid_multi on sub_scene, on these cells
     const struct grid_multi *layout_of;   // for a sub: the grid whose cells it takes
     cd_scene sub_scene;                   // the dirty objects as a scene: dy_box, ndirty of them
-    size_t st_stride, coh_span_cap, st_start_cap, st_id_cap, st_big_cap, st_col_cap, st_where_cap, dirty_cap, dlist_cap,
-        coh_key_cap, st_index_cap, st_first_cap, dk_cap, dy_box_cap, kmoved_cap;
+    size_t st_stride, st_start_cap, st_id_cap, st_big_cap, st_col_cap, st_where_cap, dirty_cap, dlist_cap, coh_key_cap,
+        st_index_cap, st_first_cap, dk_cap, dy_box_cap, kmoved_cap;
 } grid_multi;
 
 static const char *const gm_coherence_words[] = {"auto", "off", "always", NULL};
@@ -181,10 +180,9 @@ static void gm_destroy(void *self)
 {
     grid_multi *g = self;
     if (!g) return;
-    void *blocks[] = {g->start,   g->old_start, g->kept_len, g->span,     g->old_span, g->id,       g->old_id,
-                      g->big,     g->hist,      g->todo,     g->coh_span, g->st_start, g->st_id,    g->st_big,
-                      g->dlist,   g->moved,     g->st_col,   g->st_where, g->st_index, g->st_first, g->dirty,
-                      g->coh_key, g->dk,        g->dy_box,   g->kmoved};
+    void *blocks[] = {g->start,    g->old_start, g->kept_len, g->span,  g->old_span, g->id,    g->old_id, g->big,
+                      g->hist,     g->todo,      g->st_start, g->st_id, g->st_big,   g->dlist, g->moved,  g->st_col,
+                      g->st_where, g->st_index,  g->st_first, g->dirty, g->coh_key,  g->dk,    g->dy_box, g->kmoved};
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) cd_free(blocks[k]);
     for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
     gm_destroy(g->sub);
@@ -1195,8 +1193,8 @@ static inline uint32_t coh_key(float x)
 
 // Every object's box (box[0, count)) into the static rows: st_start (nrows + 1 entries), st_id and
 // st_col (GM_PAD pads after each non-empty row), each row sorted by lo.x (ties in object order),
-// with each row's prefix maximum of hi.x; the big objects into st_big, each object's span into
-// coh_span and its slots into st_where. The small boxes are radix-sorted by lo.x once, and their
+// with each row's prefix maximum of hi.x; the big objects into st_big and each object's slots into
+// st_where. The small boxes are radix-sorted by lo.x once, and their
 // slots then dealt to the rows in that order (a stable counting sort), each as its object id and
 // flags in the id column; a pass along the slots then fills in the boxes. No row is sorted on its
 // own (a static row holds hundreds of boxes, O(len²) in an insertion sort), and the boxes are
@@ -1205,7 +1203,7 @@ static inline uint32_t coh_key(float x)
 static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
 {
     size_t R = g->nrows;
-    uint32_t dy = g->dim[0], *sp = g->coh_span;
+    uint32_t dy = g->dim[0];
     // Row counts in st_start[0, R], with dy + 1 spare entries: the counts below add 0 to the rows
     // a span does not reach, which for the last row on y or z lie past it.
     buf_reserve((void **)&g->st_start, sizeof *g->st_start, &g->st_start_cap, R + dy + 2);
@@ -1216,7 +1214,6 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
     g->st_nbig = 0;
     for (uint32_t k = 0; k < count; ++k) {
         uint32_t v = span_of(g, &box[k]);
-        sp[k] = v;
         if (v == SPAN_BIG) {
             g->st_big[g->st_nbig++] = k;
             continue;
@@ -1284,6 +1281,7 @@ static inline uint32_t coh_bucket(const coh_row_index *ix, float x)
     t = t > 0.0f ? t : 0.0f;
     return (uint32_t)(t < top ? t : top);
 }
+
 // Each static row's x index. The prefix maximum of hi.x (top) does not decrease along a row, so
 // neither does its bucket, and the slots whose top lies in bucket b or later are a suffix of the
 // row, starting at st_first[off + b] (the row's end when there are none). A query box p of bucket
@@ -1323,7 +1321,6 @@ static void coh_index(grid_multi *g)
 static void coh_build(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    buf_reserve((void **)&g->coh_span, sizeof *g->coh_span, &g->coh_span_cap, n ? n : 1);
     buf_reserve((void **)&g->st_where, sizeof *g->st_where, &g->st_where_cap, 4 * (size_t)(n ? n : 1));
     memset(g->st_where, 0xFF, 4 * (size_t)n * sizeof *g->st_where);
     coh_bin(g, s->box, n);
@@ -1418,10 +1415,9 @@ coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_
 #endif
 
 // The static row r against the moved objects of the dirty row r (slots [a0, a1) of e, ids by dlist
-// index): each moved p
-// against every live static slot whose box overlaps p's and whose pair with p this row owns, from
-// the slot its bucket names (coh_index) while lo.x ≤ p's hi.x (the row's pads end every window),
-// on g's SIMD path. Returns the slots read.
+// index): each moved p against every live static slot whose box overlaps p's and whose pair with p
+// this row owns, from the slot its bucket names (coh_index) while lo.x ≤ p's hi.x (the row's pads
+// end every window), on g's SIMD path. Returns the slots read.
 static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *e, uint32_t a0, uint32_t a1,
                               cd_pair_sink *sink)
 {
@@ -1598,13 +1594,13 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     st->nodes = g->nrows;
     size_t scratch = 0;
     for (int k = 0; k < GM_MAX_THREADS; ++k) scratch += g->scratch[k].col_cap * sizeof(float);
-    st->bytes =
-        sizeof *g + scratch + g->moved_cap + g->dirty_cap + g->kmoved_cap +
-        (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap + g->old_span_cap +
-         g->big_cap + g->hist_cap + g->todo_cap + g->coh_span_cap + g->st_start_cap + g->st_id_cap + g->st_big_cap +
-         g->dlist_cap + g->st_where_cap + g->coh_key_cap + g->st_first_cap + g->dk_cap) *
-            sizeof(uint32_t) +
-        g->st_col_cap * sizeof(float) + g->dy_box_cap * sizeof(cd_aabbf) + g->st_index_cap * sizeof(coh_row_index);
+    st->bytes = sizeof *g + scratch + g->moved_cap + g->dirty_cap + g->kmoved_cap +
+                (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
+                 g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap + g->st_start_cap + g->st_id_cap +
+                 g->st_big_cap + g->dlist_cap + g->st_where_cap + g->coh_key_cap + g->st_first_cap + g->dk_cap) *
+                    sizeof(uint32_t) +
+                g->st_col_cap * sizeof(float) + g->dy_box_cap * sizeof(cd_aabbf) +
+                g->st_index_cap * sizeof(coh_row_index);
     if (g->sub) {  // the dirty rows' own bytes
         cd_broad_stats sub = {0};
         gm_shape_stats(g->sub, &sub);
