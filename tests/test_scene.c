@@ -174,6 +174,46 @@ static double double_path_slack(const cd_obb *b, int k)
     return 4.0 * FLT_EPSILON * (fabs(cd_v3_get(b->c, k)) + 60.0);
 }
 
+// A rotation far past float range, or far below it, is the same rotation: cd_scene_set_pose
+// scales it by a power of two, so each cube's box is bit for bit that of the same quaternion
+// near unit norm (before, an entry past FLT_MAX became infinity and the box NaN).
+static void far_scaled_rotations_keep_their_boxes(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    static const double scale[] = {0x1p200, 0x1p-200, 0x1p127, 0x1p-140, 1e300, 1e-300};
+    enum { SCALES = sizeof scale / sizeof scale[0] };
+    cd_scene *ref = cd_scene_create_empty(N, 100.0), *far[SCALES];
+    for (int k = 0; k < SCALES; ++k) far[k] = cd_scene_create_empty(N, 100.0);
+    cd_rng r = cd_rng_make(5, CD_STREAM_TEST);
+    for (uint32_t i = 0; i < N; ++i) {
+        cd_vec3 c = cd_v3(cd_rng_range(&r, 10, 90), cd_rng_range(&r, 10, 90), cd_rng_range(&r, 10, 90));
+        cd_vec3 h = cd_v3(cd_rng_range(&r, 0.1, 3), cd_rng_range(&r, 0.1, 3), cd_rng_range(&r, 0.1, 3));
+        cd_quat q = cd_rng_rotation(&r);
+        cd_scene_set_pose(ref, i, c, q, h);
+        for (int k = 0; k < SCALES; ++k) {
+            // A power-of-two scale is exact; 1e±300 is not, so its box is compared for
+            // enclosure only.
+            double m = scale[k];
+            cd_scene_set_pose(far[k], i, c, (cd_quat){q.w * m, q.x * m, q.y * m, q.z * m}, h);
+        }
+    }
+    cd_scene_refresh(ref);
+    for (int k = 0; k < SCALES; ++k) {
+        cd_scene_refresh(far[k]);
+        for (uint32_t i = 0; i < N; ++i) {
+            const float *a = far[k]->box[i].lo, *b = ref->box[i].lo;
+            for (int j = 0; j < 3; ++j) assert_true(isfinite(far[k]->box[i].lo[j]) && isfinite(far[k]->box[i].hi[j]));
+            if (k < 4)
+                assert_memory_equal(a, b, 3 * sizeof *a),
+                    assert_memory_equal(far[k]->box[i].hi, ref->box[i].hi, 3 * sizeof *a);
+            assert_box_encloses(far[k], i);
+        }
+        cd_scene_destroy(far[k]);
+    }
+    cd_scene_destroy(ref);
+}
+
 // Boxes enclose their cubes at the extremes of the float path (rotations of norm 2^-50 .. 2^50,
 // centres from 0 to 10^6, half-extents from 0 to 10^4 and unequal, long cubes whose extent on an
 // axis comes from a near-zero entry) and where the double path takes a chunk over (one rotation
@@ -855,6 +895,7 @@ int main(void)
         cmocka_unit_test(ranged_step_equals_whole_step),
         cmocka_unit_test(boxes_are_tight),
         cmocka_unit_test(boxes_enclose_extreme_poses),
+        cmocka_unit_test(far_scaled_rotations_keep_their_boxes),
         cmocka_unit_test(records_survive_motion),
         cmocka_unit_test(reorder_moves_cubes_not_motion),
         cmocka_unit_test(placement_and_velocities_in_range),

@@ -4,11 +4,24 @@
 // either, so the module's files form no circle.
 #include "cd_scene.h"
 
+#include <math.h>
 #include <string.h>
 
 void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half)
 {
     CD_ASSERT(i < s->count && (q.w != 0.0 || q.x != 0.0 || q.y != 0.0 || q.z != 0.0));
+    CD_ASSERT(isfinite(q.w) && isfinite(q.x) && isfinite(q.y) && isfinite(q.z));
+    // A rotation is its quaternion up to scale. One whose largest entry lies outside
+    // [2^-100, 2^100] is scaled by the power of two that brings that entry into [0.5, 1): exact,
+    // so the rotation is the caller's, and its float entries neither overflow to infinity (which
+    // made the boxes NaN) nor vanish. Inside that range the entries keep their bits (the float
+    // boxes take the double path where the squared norm leaves float range: bounds_cols_float).
+    double big = fmax(fmax(fabs(q.w), fabs(q.x)), fmax(fabs(q.y), fabs(q.z)));
+    if (big > 0x1p100 || big < 0x1p-100) {
+        int e;
+        frexp(big, &e);
+        q = (cd_quat){ldexp(q.w, -e), ldexp(q.x, -e), ldexp(q.y, -e), ldexp(q.z, -e)};
+    }
     cd_posef p = {{(float)c.x, (float)c.y, (float)c.z},
                   {(float)q.w, (float)q.x, (float)q.y, (float)q.z},
                   {(float)half.x, (float)half.y, (float)half.z}};
