@@ -66,7 +66,7 @@ static void run(const cd_broad_method *m, uint32_t n, int frames, int warmup, in
         total[f] = (double)(t2 - t0) * 1e-6;
         cpu[f] = (double)(c2 - c0) * 1e-6;
     }
-    double scene_bytes = (double)s->count * (double)cd_scene_bytes_per_cube();
+    double scene_bytes = (double)cd_scene_bytes(s);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double med = median(total, frames), mean = cd_stats_compute(total, (size_t)frames).mean;

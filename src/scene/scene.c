@@ -30,11 +30,25 @@ double cd_scene_world_side(const cd_scene_params *p)
 
 enum { SCENE_FLOAT_ARRAYS = 7 };  // velocity (3) and turn per frame (4)
 
+// Floats per mover in cd_scene.mover_motion: velocity (3), turn per frame (4), one unused.
+enum { MOTION_FLOATS = 8 };
+
 // The slot map (ident, slot_of_prev) counts too: slot_of_prev exists once the scene has reordered;
-// and the move list (a slot and a flag).
+// and the move list (a slot and a flag) and the noted-pose flag.
 size_t cd_scene_bytes_per_cube(void)
 {
-    return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_aabbf) + sizeof(cd_posef) + 3 * sizeof(uint32_t) + 1;
+    return SCENE_FLOAT_ARRAYS * sizeof(float) + sizeof(cd_aabbf) + sizeof(cd_posef) + 3 * sizeof(uint32_t) + 2;
+}
+
+size_t cd_scene_bytes(const cd_scene *s)
+{
+    size_t n = s->count;
+    size_t bytes = SCENE_FLOAT_ARRAYS * n * sizeof(float) + (n + 1) * sizeof *s->box + n * sizeof *s->pose +
+                   2 * n * sizeof(uint32_t) + (n + CD_SCENE_FLAG_PAD) + n;  // ident, move list, flags
+    if (s->slot_of_prev) bytes += n * sizeof *s->slot_of_prev;
+    if (s->state) bytes += n;
+    if (s->mover_slot) bytes += n * (sizeof *s->mover_slot + sizeof *s->awake_mover + MOTION_FLOATS * sizeof(float));
+    return bytes;
 }
 
 #define SCENE_ARRAYS(s)                                                      \
@@ -101,9 +115,6 @@ cd_scene *cd_scene_create(const cd_scene_params *p)
 // every field in scene-wide arrays as well, a frame streams about a third fewer bytes through
 // memory, which at 100 000 cubes is most of the working set.
 enum { CHUNK = 256 };
-
-// Floats per mover in cd_scene.mover_motion: velocity (3), turn per frame (4), one unused.
-enum { MOTION_FLOATS = 8 };
 
 typedef struct chunk_cols {
     float c[3][CHUNK], q[4][CHUNK], h[3][CHUNK];  // pose fields

@@ -218,8 +218,12 @@ static inline void cd_scene_note_pose(cd_scene *s, uint32_t i)
 void cd_scene_set_still(cd_scene *s, uint32_t i);
 /// Cubes that move at all (not still).
 uint32_t cd_scene_moving_count(const cd_scene *s);
-/// Bytes the scene holds per cube (all arrays).
+/// Bytes per cube of the arrays every scene holds once it has reordered (a scene with a state
+/// holds more: cd_scene_bytes).
 size_t cd_scene_bytes_per_cube(void);
+/// Bytes scene s holds in its arrays now: cd_scene_bytes_per_cube's and, where allocated, the state
+/// and the movers' lists and motion (their capacity: one entry per slot).
+size_t cd_scene_bytes(const cd_scene *s);
 
 /// Cube held by slot i.
 static inline uint32_t cd_scene_ident(const cd_scene *s, uint32_t i) { return s->ident[i]; }
