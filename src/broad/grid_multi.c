@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Uniform grid of rows with multiple insertion: the (y, z) plane is cut into square cells, each
 // cell a row along x kept sorted by lo.x, and a box goes into every row its y and z ranges reach
-// (at most 2 × 2; a box reaching three rows on an axis is "big" and scanned linearly). Two small
+// (at most 2 × 2; a box reaching three rows on an axis is "big": it is not put in rows but queried
+// against each row it reaches, see big_row_pairs, and scanned against the other big ones). Two small
 // boxes overlap only if they share a row, so each row is swept against itself alone: from each
 // box forward while lo.x ≤ its hi.x, CD_ROW_LANES boxes per block test. A pair that shares
 // several rows is reported only in the row of (max lo.y, max lo.z) of the two boxes: a point of
@@ -110,6 +111,10 @@ typedef struct grid_multi {
     uint32_t *big;  // big objects in id order
     size_t big_cap;
     uint32_t nbig;
+    uint32_t *big_row;  // per big object (by its index in big): its rows y0, y1, z0, z1 (big_rows)
+    uint32_t *zbig_at;  // dim[1] + 1 offsets into zbig: the big objects reaching each z row
+    uint32_t *zbig;     // indexes in big, z row by z row, each in index order
+    size_t big_row_cap, zbig_at_cap, zbig_cap;
     uint32_t *hist;  // per thread: gone per row, appended per row (counts, then next slots), bigs
     size_t hist_cap;
     uint32_t part_rows[CD_BROAD_PARTS + 1];  // this frame's rows cut into parts of about equal slots
@@ -180,9 +185,10 @@ static void gm_destroy(void *self)
 {
     grid_multi *g = self;
     if (!g) return;
-    void *blocks[] = {g->start,    g->old_start, g->kept_len, g->span,  g->old_span, g->id,    g->old_id, g->big,
-                      g->hist,     g->todo,      g->st_start, g->st_id, g->st_big,   g->dlist, g->moved,  g->st_col,
-                      g->st_where, g->st_index,  g->st_first, g->dirty, g->coh_key,  g->dk,    g->dy_box, g->kmoved};
+    void *blocks[] = {g->start, g->old_start, g->kept_len, g->span,     g->old_span, g->id,     g->old_id,
+                      g->big,   g->hist,      g->todo,     g->st_start, g->st_id,    g->st_big, g->dlist,
+                      g->moved, g->st_col,    g->st_where, g->st_index, g->st_first, g->dirty,  g->coh_key,
+                      g->dk,    g->dy_box,    g->kmoved,   g->big_row,  g->zbig_at,  g->zbig};
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) cd_free(blocks[k]);
     for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
     gm_destroy(g->sub);
@@ -296,6 +302,18 @@ static inline uint32_t span_has(uint32_t s, uint32_t ry, uint32_t rz)
 static inline uint32_t slot_id(uint32_t id, uint32_t sp, uint32_t ry, uint32_t rz)
 {
     return id | (span_y(sp) == ry ? STARTS_Y : 0) | (span_z(sp) == rz ? STARTS_Z : 0);
+}
+
+// Every row of box b, however many: r = y0, y1, z0, z1 by span_of's row map (its portable form,
+// which gives the same rows: the clamps send NaN to 0 in both).
+static inline void big_rows(const grid_multi *g, const cd_aabbf *b, uint32_t r[4])
+{
+    float v[4] = {b->lo[1], b->hi[1], b->lo[2], b->hi[2]}, top = (float)(g->dim[0] - 1);
+    for (int k = 0; k < 4; ++k) {
+        float t = v[k] * g->inv_cell;
+        t = t > 0.0f ? t : 0.0f;
+        r[k] = (uint32_t)(t < top ? t : top);
+    }
 }
 
 // Boxes in row r (the slots before its pads).
@@ -791,6 +809,34 @@ static void gm_grow(grid_multi *g, uint32_t n)
     g->n = n;
 }
 
+// The big objects' rows (big_row) and, per z row, the big objects that reach it (zbig_at, zbig):
+// sweep_part queries each row against those of them that reach its y as well.
+static void list_big_rows(grid_multi *g, const cd_scene *s)
+{
+    uint32_t dz = g->dim[1], nb = g->nbig, total = 0;
+    buf_reserve((void **)&g->zbig_at, sizeof *g->zbig_at, &g->zbig_at_cap, (size_t)dz + 1);
+    memset(g->zbig_at, 0, ((size_t)dz + 1) * sizeof *g->zbig_at);
+    if (!nb) return;
+    buf_reserve((void **)&g->big_row, sizeof *g->big_row, &g->big_row_cap, 4 * (size_t)nb);
+    for (uint32_t i = 0; i < nb; ++i) {
+        uint32_t *r = g->big_row + 4 * (size_t)i;
+        big_rows(g, &s->box[g->big[i]], r);
+        g->zbig_at[r[2]]++, total += r[3] - r[2] + 1;
+        if (r[3] + 1 < dz) g->zbig_at[r[3] + 1]--;  // a difference array: counts per z row below
+    }
+    for (uint32_t z = 1; z < dz; ++z) g->zbig_at[z] += g->zbig_at[z - 1];  // now: bigs reaching z
+    uint32_t at = 0;
+    for (uint32_t z = 0; z <= dz; ++z) {  // counts to offsets, each z row's end at first
+        uint32_t c = z < dz ? g->zbig_at[z] : 0;
+        g->zbig_at[z] = at + c;
+        at += c;
+    }
+    buf_reserve((void **)&g->zbig, sizeof *g->zbig, &g->zbig_cap, total ? total : 1);
+    for (uint32_t i = nb; i-- > 0;)  // back to front: each z row's entries end up in index order
+        for (uint32_t z = g->big_row[4 * (size_t)i + 2]; z <= g->big_row[4 * (size_t)i + 3]; ++z)
+            g->zbig[--g->zbig_at[z]] = i;
+}
+
 static void gm_update_full(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
@@ -848,6 +894,7 @@ static void gm_update_full(grid_multi *g, const cd_scene *s)
         place_new(g, todo, ntodo, app, bigs);
     }
     g->rows_made = 1;
+    if (!g->layout_of) list_big_rows(g, s);  // a sub's big objects are coh_bigs' to scan
 }
 
 // The frame's update: coherent when allowed (the frame keeps pairs), the scene knows what moved
@@ -1071,6 +1118,72 @@ static inline uint64_t sweep_row_on_path(const grid_multi *g, const cd_row_cols 
     return sweep_row(cols, a0, a1, sink);
 }
 
+#if GM_WIDE
+// One box b (id and flags idf) against the row slots of e from q on, on the AVX-512 path
+// (window_wide). Returns the slots in its window.
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
+probe_row_wide(const cd_row_cols *cols, const cd_aabbf *b, uint32_t idf, uint32_t q, cd_pair_sink *sink)
+{
+    const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
+    __m256 lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(b->lo[k]), hi[k] = _mm256_set1_ps(b->hi[k]);
+    uint64_t tests = window_wide(&e, lo, hi, b->hi[0], _mm256_set1_epi32((int)(idf & ~ID_MASK)),
+                                 _mm512_set1_epi64(idf & ID_MASK), q, &out, last, sink);
+    sink->count = (uint32_t)(out - sink->buf);
+    return tests;
+}
+
+// The same on the AVX2 path (window_avx2).
+__attribute__((target("avx2,popcnt"))) static uint64_t probe_row_avx2(const cd_row_cols *cols, const cd_aabbf *b,
+                                                                      uint32_t idf, uint32_t q, cd_pair_sink *sink)
+{
+    const cd_row_cols e = *cols;
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
+    __m256 lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(b->lo[k]), hi[k] = _mm256_set1_ps(b->hi[k]);
+    uint64_t tests = window_avx2(&e, lo, hi, b->hi[0], _mm256_set1_epi32((int)(idf & ~ID_MASK)),
+                                 _mm256_set1_epi32((int)(idf & ID_MASK)), q, &out, last, sink);
+    sink->count = (uint32_t)(out - sink->buf);
+    return tests;
+}
+#endif
+
+// Row r (slots [a0, a0 + len) of e) against the big objects that reach it: each big box from the
+// row's first slot while lo.x ≤ its hi.x, the pair reported where the row owns it (the big box's
+// flags as a slot of this row would have them, so the row of (max lo.y, max lo.z) of the two
+// boxes, as for two small ones: both reach it, and only it has the flags). Returns the slots read.
+static uint64_t big_row_pairs(const grid_multi *g, const cd_scene *s, size_t r, const cd_row_cols *e, uint32_t a0,
+                              cd_pair_sink *sink)
+{
+    uint32_t ry = (uint32_t)(r % g->dim[0]), rz = (uint32_t)(r / g->dim[0]);
+    uint64_t tests = 0;
+    for (uint32_t k = g->zbig_at[rz]; k < g->zbig_at[rz + 1]; ++k) {
+        const uint32_t *row = g->big_row + 4 * (size_t)g->zbig[k];
+        if (ry < row[0] || ry > row[1]) continue;
+        uint32_t id = g->big[g->zbig[k]], idf = id | (ry == row[0] ? STARTS_Y : 0) | (rz == row[2] ? STARTS_Z : 0);
+        const cd_aabbf *b = &s->box[id];
+#if GM_WIDE
+        if (g->simd == GM_AVX512) {
+            tests += probe_row_wide(e, b, idf, a0, sink);
+            continue;
+        }
+        if (g->simd == GM_AVX2) {
+            tests += probe_row_avx2(e, b, idf, a0, sink);
+            continue;
+        }
+#endif
+        cd_row_probe p;
+        for (int j = 0; j < 3; ++j) p.lo[j] = b->lo[j], p.hi[j] = b->hi[j];
+#ifdef __SSE2__
+        for (int j = 0; j < 3; ++j) p.vlo[j] = _mm_set1_ps(p.lo[j]), p.vhi[j] = _mm_set1_ps(p.hi[j]);
+#endif
+        p.id = idf;
+        tests += window(e, &p, a0, sink);
+    }
+    return tests;
+}
+
 // A free scratch for this call (there are as many as threads can call at once).
 static uint32_t scratch_take(grid_multi *g)
 {
@@ -1141,6 +1254,7 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
         uint32_t a0 = g->start[r] - base, len = row_len(g->start, r);
         if (!len) continue;
         tests += sweep_row_on_path(g, &e, a0, a0 + len, sink);
+        if (g->nbig) tests += big_row_pairs(g, s, r, &e, a0, sink);
     }
     return tests;
 }
@@ -1557,8 +1671,8 @@ static void coh_remap(grid_multi *g, const cd_scene *s)
     for (uint32_t k = 0; k < g->ndirty; ++k) g->dirty[g->dlist[k]] = 1, g->dk[g->dlist[k]] = k;
 }
 
-// Part `part` of `parts`: a contiguous range of rows (the fine parts it covers, in order), and every
-// parts-th big box against every small box and every big box after it (by id).
+// Part `part` of `parts`: a contiguous range of rows (the fine parts it covers, in order) with the
+// big boxes that reach them, and every parts-th big box against every big box after it (by id).
 static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
                                cd_broad_stats *st)
 {
@@ -1572,10 +1686,10 @@ static void gm_candidates_part(void *self, const cd_scene *s, uint32_t part, uin
     for (uint64_t k = (uint64_t)part * CD_BROAD_PARTS / parts; k < ((uint64_t)part + 1) * CD_BROAD_PARTS / parts; ++k)
         tests += sweep_part(g, s, &g->scratch[c], (uint32_t)k, sink);
     scratch_give(g, c);
-    for (uint32_t i = part; i < g->nbig; i += parts) {
+    for (uint32_t i = part; i < g->nbig; i += parts) {  // big against big (against small: sweep_part)
         uint32_t p = g->big[i];
-        for (uint32_t q = 0; q < s->count; ++q) {
-            if (q == p || (g->span[q] == SPAN_BIG && q < p)) continue;
+        for (uint32_t j = i + 1; j < g->nbig; ++j) {
+            uint32_t q = g->big[j];
             ++tests;
             if (cd_aabbf_overlap(&s->box[p], &s->box[q])) cd_sink_push(sink, p, q);
         }
@@ -1597,7 +1711,8 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     st->bytes = sizeof *g + scratch + g->moved_cap + g->dirty_cap + g->kmoved_cap +
                 (g->id_cap + g->old_id_cap + g->start_cap + g->old_start_cap + g->kept_cap + g->span_cap +
                  g->old_span_cap + g->big_cap + g->hist_cap + g->todo_cap + g->st_start_cap + g->st_id_cap +
-                 g->st_big_cap + g->dlist_cap + g->st_where_cap + g->coh_key_cap + g->st_first_cap + g->dk_cap) *
+                 g->st_big_cap + g->dlist_cap + g->st_where_cap + g->coh_key_cap + g->st_first_cap + g->dk_cap +
+                 g->big_row_cap + g->zbig_at_cap + g->zbig_cap) *
                     sizeof(uint32_t) +
                 g->st_col_cap * sizeof(float) + g->dy_box_cap * sizeof(cd_aabbf) +
                 g->st_index_cap * sizeof(coh_row_index);
@@ -1608,13 +1723,14 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
     }
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->boxes_in_rows;  // box slots in rows (a box counts once per row it is in)
-    st->per_level[1] = g->nbig;           // objects scanned linearly
+    st->per_level[1] = g->nbig;           // big objects: queried against their rows
 }
 
 const cd_broad_method cd_broad_grid_multi = {
     .name = "grid_multi",
-    .description = "uniform grid of rows, each box in every (y, z) row it reaches (up to 4), each row swept along x "
-                   "alone; cell from the object extents (or cell_size); bigger boxes scanned",
+    .description =
+        "uniform grid of rows, each box in every (y, z) row it reaches (up to 4), each row swept along x "
+        "alone; cell from the object extents (or cell_size); bigger boxes queried against the rows they reach",
     .params = gm_params,
     .param_count = sizeof gm_params / sizeof gm_params[0],
     .create = gm_create,
