@@ -889,6 +889,77 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_destroy(live);
 }
 
+// The replay refreshes only the boxes of the poses that changed (cd_scene_refresh_noted): every
+// frame, with reorders, on a scene with a third of its cubes still and the world box shifted, its
+// boxes are bit for bit those a full refresh of the same poses gives, and its move list is exactly
+// the slots whose pose changed. A frame with a bad object in the middle stops the replay with the
+// message the one-by-one check gives.
+static void replay_refreshes_what_changed(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cdlab_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    enum { N = 1500, FRAMES = 12 };
+    cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, 0.3, 0.0);
+    p.cubes = N, p.reorder = 0;
+    cd_scene *live = cd_scene_create(&p);
+    float half[3 * N];
+    for (uint32_t i = 0; i < N; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
+    char err[600];
+    cd_trace_writer *w = cd_trace_writer_open(path, N, half, err, sizeof err);
+    assert_non_null(w);
+    for (int f = 0; f < FRAMES; ++f) {
+        if (f) cd_scene_step(live);
+        assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
+    }
+    double lo[3] = {-3.0, 0.5, -0.25}, hi[3] = {live->world, live->world, live->world};  // shifted on replay
+    assert_int_equal(cd_trace_writer_close(w, lo, hi, err, sizeof err), 0);
+    cd_scene *s, *full = cd_scene_create_empty(N, 1.0);
+    cd_trace_replay *r = cd_trace_replay_start(path, 3, &s, err, sizeof err);  // a reorder every 3 frames
+    assert_non_null(r);
+    cd_posef *before = malloc(N * sizeof *before);
+    uint64_t listed = 0;
+    for (int f = 1; f < FRAMES; ++f) {
+        // The poses by object before the step (slots move with reorders).
+        for (uint32_t k = 0; k < N; ++k) before[s->ident[k]] = s->pose[k];
+        assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+        memcpy(full->pose, s->pose, N * sizeof *full->pose);
+        cd_scene_refresh(full);
+        assert_memory_equal(full->box, s->box, N * sizeof *s->box);
+        uint32_t want = 0;
+        for (uint32_t k = 0; k < N; ++k) {
+            int changed = memcmp(&before[s->ident[k]], &s->pose[k], sizeof *s->pose) != 0;
+            EXPECT_EQ(s->moved_flag[k], changed);
+            if (changed) EXPECT_EQ(s->moved_slot[want++], k);
+        }
+        EXPECT_EQ(s->moved, want);
+        listed += want;
+    }
+    assert_true(listed > 0 && listed < (uint64_t)(FRAMES - 1) * N);  // some moved, some did not
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+    // Object 700 of frame 5 given a quaternion of norm 3: the replay stops there and says so.
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    float q[4] = {3.0f, 0.0f, 0.0f, 0.0f};
+    assert_int_equal(fseek(f, 80 + 12L * N + 28L * N * 5 + 28L * 700, SEEK_SET), 0);
+    assert_int_equal(fwrite(q, sizeof q, 1, f), 1);
+    fclose(f);
+    r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
+    assert_non_null(r);
+    for (int k = 1; k < 5; ++k) assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "frame 5 object 700: quaternion of norm 3");
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+    cd_scene_destroy(full);
+    cd_scene_destroy(live);
+    free(before);
+    unlink(path);
+}
+
 // The world side of a scene file: finite, positive, within a factor 2^24 of the objects' extent
 // (here 5.5: a centre at 5 with half-extent 0.5).
 static void csv_import_checks_world(void **state)
@@ -945,6 +1016,7 @@ int main(void)
         cmocka_unit_test(layouts_have_their_shape),
         cmocka_unit_test(size_distributions_match_their_means),
         cmocka_unit_test(trace_replay_and_early_end),
+        cmocka_unit_test(replay_refreshes_what_changed),
         cmocka_unit_test(csv_import_checks_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -432,6 +432,29 @@ void cd_scene_refresh(cd_scene *s)
 }
 
 // Poses written by hand since the last publication are refreshed (and listed) before a step.
+void cd_scene_refresh_noted(cd_scene *s)
+{
+    chunk_cols k;
+    k.avx2 = s->avx2;
+    cd_aabbf box[CHUNK];
+    uint32_t m = 0;
+    memset(s->moved_flag, 0, s->count);
+    for (uint32_t i = 0; i < s->count; ++i) {  // the noted slots, in slot order
+        s->moved_slot[m] = i;
+        m += s->pose_noted[i];
+    }
+    for (uint32_t b = 0; b < m; b += CHUNK) {
+        uint32_t n = m - b < CHUNK ? m - b : CHUNK;
+        const uint32_t *at = s->moved_slot + b;
+        poses_in(s->pose, at, n, &k);
+        chunk_bounds(&k, n);
+        boxes_out(box, &k, n);
+        for (uint32_t i = 0; i < n; ++i) s->box[at[i]] = box[i], s->moved_flag[at[i]] = 1, s->pose_noted[at[i]] = 0;
+    }
+    s->poses_noted = 0;
+    publish_moves(s, m, 1);
+}
+
 static void refresh_noted(cd_scene *s)
 {
     if (s->poses_noted) cd_scene_refresh(s);

@@ -234,7 +234,29 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
     return 0;
 }
 
-int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t len)
+// A cdlab frame in t->raw into pose, every object checked as decode checks it but without a branch
+// per object (the checks are or-ed together). Returns 0, or -1 when some object fails a check:
+// decode then finds the first and says what is wrong with it.
+static int decode_cdlab_frame(const cd_trace *t, cd_posef *restrict pose)
+{
+    const unsigned char *raw = t->raw;
+    const float *half = t->half;
+    int bad = 0;
+    for (uint64_t i = 0; i < t->info.objects; ++i) {
+        const unsigned char *b = raw + 4 * POSE_FLOATS * i;
+        float v[POSE_FLOATS];
+        for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
+        double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
+        bad |= !(fabsf(v[4]) <= MAX_COORD) | !(fabsf(v[5]) <= MAX_COORD) | !(fabsf(v[6]) <= MAX_COORD) |
+               !(q2 >= 0.25 && q2 <= 4.0);
+        pose[i] =
+            (cd_posef){{v[4], v[5], v[6]}, {v[0], v[1], v[2], v[3]}, {half[3 * i], half[3 * i + 1], half[3 * i + 2]}};
+    }
+    return bad ? -1 : 0;
+}
+
+// Frame `frame` as stored into t->raw; 0, or -1 with what went wrong.
+static int read_raw(cd_trace *t, uint64_t frame, char *err, size_t len)
 {
     CD_ASSERT(frame < t->info.frames);
     uint64_t at = t->data + frame * t->frame_bytes;
@@ -244,9 +266,23 @@ int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t
         return fail(err, len, t->path, at + got,
                     "ended early in frame %llu of %llu (the file is shorter than its header says)",
                     (unsigned long long)frame, (unsigned long long)t->info.frames);
+    return 0;
+}
+
+// Objects [0, n) of the frame in t->raw decoded one by one: 0, or -1 with what is wrong with the
+// first that fails a check.
+static int decode_each(const cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t len)
+{
     for (uint64_t i = 0; i < t->info.objects; ++i)
         if (decode(t, frame, i, &pose[i], err, len)) return -1;
     return 0;
+}
+
+int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t len)
+{
+    if (read_raw(t, frame, err, len)) return -1;
+    if (t->info.format == CD_TRACE_CDLAB && decode_cdlab_frame(t, pose) == 0) return 0;
+    return decode_each(t, frame, pose, err, len);
 }
 
 cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t len)
@@ -401,28 +437,90 @@ void cd_trace_writer_abort(cd_trace_writer *w)
 
 struct cd_trace_replay {
     cd_trace *trace;
-    cd_posef *pose;     // the frame being read, by object
-    uint32_t *slot_of;  // slot of each object (after reorders)
-    uint64_t layout;    // the scene's layout when slot_of was taken
-    double shift[3];    // minus the world box's low corner
-    uint64_t next;      // next frame to read
+    cd_posef *pose;       // the frame being read, by object
+    uint32_t *slot_of;    // slot of each object (after reorders)
+    uint64_t layout;      // the scene's layout when slot_of was taken
+    double shift[3];      // minus the world box's low corner
+    uint64_t next;        // next frame to read
+    unsigned char *prev;  // the cdlab frame read before (its raw bytes; NULL before the first)
 };
 
-// Frame r->next into the scene's slots, shifted.
+static inline uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+// Object i's pose (centre pc, rotation pq, half-extents ph) into its slot of s, shifted; noted when it differs from the slot's pose. Field
+// by field, on the values' bits: a pose record assembled by scalar stores and then compared or
+// copied as a whole is read back in wider words than those stores, which cannot forward them (a
+// stall per object, most of the replay).
+static inline void put_pose(const cd_trace_replay *r, cd_scene *s, uint32_t i, const float *pc, const float *pq,
+                            const float *ph, int shifted)
+{
+    float c[3] = {pc[0], pc[1], pc[2]};
+    for (int k = 0; shifted && k < 3; ++k) c[k] = (float)((double)c[k] + r->shift[k]);
+    uint32_t slot = r->slot_of[i], diff = 0;
+    cd_posef *to = &s->pose[slot];
+    for (int k = 0; k < 3; ++k) diff |= (bits_of(c[k]) ^ bits_of(to->c[k])) | (bits_of(ph[k]) ^ bits_of(to->h[k]));
+    for (int k = 0; k < 4; ++k) diff |= bits_of(pq[k]) ^ bits_of(to->q[k]);
+    if (diff) cd_scene_note_pose(s, slot);
+    for (int k = 0; k < 3; ++k) to->c[k] = c[k], to->h[k] = ph[k];
+    for (int k = 0; k < 4; ++k) to->q[k] = pq[k];
+}
+
+// A cdlab frame in t->raw straight into the scene's slots (put_pose), checked as
+// decode_cdlab_frame checks it, but for the objects whose record is byte for byte that of the frame
+// before (r->prev, when there is one): their slots hold that pose already, checked then. A pile at
+// rest repeats most of its records. Returns 0, or -1 when some object fails a check (some slots
+// are written then; the replay stops).
+static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
+{
+    const cd_trace *t = r->trace;
+    const float *half = t->half;
+    const unsigned char *prev = r->prev;
+    int bad = 0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        const unsigned char *b = t->raw + 4 * POSE_FLOATS * (size_t)i;
+        if (prev) {
+            uint64_t x[3], y[3];  // 28 bytes as three overlapping words
+            memcpy(x, b, 16), memcpy(x + 2, b + 20, 8);
+            memcpy(y, prev + 4 * POSE_FLOATS * (size_t)i, 16),
+                memcpy(y + 2, prev + 4 * POSE_FLOATS * (size_t)i + 20, 8);
+            if (!((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]))) continue;
+        }
+        float v[POSE_FLOATS];
+        for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
+        double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
+        bad |= !(fabsf(v[4]) <= MAX_COORD) | !(fabsf(v[5]) <= MAX_COORD) | !(fabsf(v[6]) <= MAX_COORD) |
+               !(q2 >= 0.25 && q2 <= 4.0);
+        put_pose(r, s, i, v + 4, v, half + 3 * (size_t)i, shifted);
+    }
+    return bad ? -1 : 0;
+}
+
+// Frame r->next into the scene's slots, shifted. A cdlab frame goes straight from the bytes read
+// to the slots; a Broadmark one through r->pose.
 static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
 {
-    if (r->next >= r->trace->info.frames)
-        return fail(err, len, r->trace->path, r->trace->info.bytes,
-                    "ended early: the run needs frame %llu, the trace has %llu", (unsigned long long)r->next,
-                    (unsigned long long)r->trace->info.frames);
-    if (cd_trace_read(r->trace, r->next, r->pose, err, len)) return -1;
+    cd_trace *t = r->trace;
+    if (r->next >= t->info.frames)
+        return fail(err, len, t->path, t->info.bytes, "ended early: the run needs frame %llu, the trace has %llu",
+                    (unsigned long long)r->next, (unsigned long long)t->info.frames);
+    if (read_raw(t, r->next, err, len)) return -1;
     int shifted = r->shift[0] != 0.0 || r->shift[1] != 0.0 || r->shift[2] != 0.0;
-    for (uint32_t i = 0; i < s->count; ++i) {
-        cd_posef p = r->pose[i];
-        for (int k = 0; shifted && k < 3; ++k) p.c[k] = (float)((double)p.c[k] + r->shift[k]);
-        uint32_t slot = r->slot_of[i];
-        if (memcmp(&p, &s->pose[slot], sizeof p) != 0) cd_scene_note_pose(s, slot);
-        s->pose[slot] = p;
+    if (t->info.format == CD_TRACE_CDLAB) {
+        if (put_cdlab_frame(r, s, shifted)) {
+            decode_each(t, r->next, r->pose, err, len);  // finds the object and says what is wrong
+            return -1;
+        }
+        if (!r->prev) r->prev = cd_alloc(t->frame_bytes);
+        unsigned char *before = r->prev;  // this frame becomes the one before
+        r->prev = t->raw, t->raw = before;
+    } else {
+        if (decode_each(t, r->next, r->pose, err, len)) return -1;
+        for (uint32_t i = 0; i < s->count; ++i) put_pose(r, s, i, r->pose[i].c, r->pose[i].q, r->pose[i].h, shifted);
     }
     r->next++;
     return 0;
@@ -461,7 +559,7 @@ int cd_trace_replay_step(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
         r->layout = s->layout;
     }
     if (load_frame(r, s, err, len)) return -1;
-    cd_scene_refresh(s);
+    cd_scene_refresh_noted(s);  // a trace's quaternions have norm 0.5 to 2 (decode)
     s->frame++;
     return 0;
 }
@@ -474,5 +572,6 @@ void cd_trace_replay_end(cd_trace_replay *r)
     cd_trace_close(r->trace);
     cd_free(r->pose);
     cd_free(r->slot_of);
+    cd_free(r->prev);
     cd_free(r);
 }

@@ -148,6 +148,12 @@ void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega);
 /// Recompute every cube's box from its pose (moved: the cubes whose box changed or whose pose was
 /// noted, see "What moved"). Call after cd_scene_set_pose.
 void cd_scene_refresh(cd_scene *s);
+/// Recompute the boxes of the noted poses only (moved: those cubes). The same boxes and move list
+/// as cd_scene_refresh where every pose written since the last refresh was noted and every
+/// rotation's squared norm lies in [2^-60, 2^60] (a chunk of cubes with one outside takes the
+/// double path, so a box can depend on its chunk-mates). The trace replay's refresh: it notes each
+/// pose that differs from the frame before.
+void cd_scene_refresh_noted(cd_scene *s);
 /// One motion step: move, reflect at walls, rotate (quaternion renormalised), refresh boxes.
 void cd_scene_step(cd_scene *s);
 /// cd_scene_step on `threads` threads (OpenMP); the result is bit-identical for any count.
