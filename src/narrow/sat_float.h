@@ -30,6 +30,17 @@
 // reference separates on that axis (so the pair is apart); every margin below −band means no
 // axis separates in the reference (the pair overlaps); anything else is unsure. Lanes with
 // |d|₁ + S above 2^100 (or NaN) are unsure too, so no product overflows.
+//
+// Edge a_k × b_k of two boxes turned about the same coordinate axis k alone. Where both
+// quaternions have their two other vector entries zero (x = y = 0 for k = z; the identity for all
+// three k), cd_quat_axes gives a_k = b_k = e_k and zero k-th entries in the other axes, each
+// entry a sum of products with a zero factor, so exactly 0 in the reference; then the four R
+// entries this axis reads (R_i1k, R_i2k, R_ki1, R_ki2 in index terms: those off the k-th row and
+// column's diagonal) are exactly 0, its projection |t_i2·R_i1k − t_i1·R_i2k| is 0, and 0 > ra + rb
+// never holds: the axis never separates in the reference. Its float margin, about −ε·S, lies in
+// the band, which left every overlapping pair of such boxes (cubes standing on a floor, boxes
+// with identity rotations such as Broadmark's) to the double test; the filter now leaves the axis
+// out for those lanes (the float values are exactly 0 as well, so it never reports them apart).
 #ifndef SATF_W
 #error "define SATF_W (8 or 16) before including sat_float.h"
 #endif
@@ -60,6 +71,7 @@ typedef int32_t maskf __attribute__((vector_size(4 * SATF_W)));
 
 typedef struct obbf {
     lanesf c[3], ax[3][3], e[3];
+    maskf about[3];  // per lane: the quaternion's vector part lies on coordinate axis k (or is 0)
 } obbf;
 
 #define SATF_ABS(x) ((lanesf)((maskf)(x) & ((maskf){0} + INT32_MAX)))
@@ -88,6 +100,9 @@ SATF_INLINE void obbf_axes(obbf *o, lanesf w, lanesf x, lanesf y, lanesf z, mask
     o->ax[0][0] = one - (yy + zz), o->ax[0][1] = xy + wz, o->ax[0][2] = xz - wy;
     o->ax[1][0] = xy - wz, o->ax[1][1] = one - (xx + zz), o->ax[1][2] = yz + wx;
     o->ax[2][0] = xz + wy, o->ax[2][1] = yz - wx, o->ax[2][2] = one - (xx + yy);
+    const lanesf zero = SATF_SPLAT(0.0f);  // == also holds for −0, which gives exact zeros too
+    o->about[0] = (y == zero) & (z == zero), o->about[1] = (x == zero) & (z == zero),
+    o->about[2] = (x == zero) & (y == zero);
 }
 
 #if SATF_W == 16
@@ -191,7 +206,12 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_po
             int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
             lanesf ra = a.e[i1] * AR[i2][j] + a.e[i2] * AR[i1][j];
             lanesf rb = b.e[j1] * AR[i][j2] + b.e[j2] * AR[i][j1];
-            SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
+            if (i == j) {  // a_i × b_i: never separates where both turn about axis i alone (above)
+                maskf keep = open;
+                SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
+                open = (open & ~(a.about[i] & b.about[i])) | keep;
+            } else
+                SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
         }
     }
     sure_apart = satf_bits(apart & ~bad);
