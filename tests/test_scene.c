@@ -846,29 +846,44 @@ static void size_distributions_match_their_means(void **state)
     }
 }
 
+// Record `frames` frames of the scene of p (stepped between them) as a trace at path (a new
+// temporary file, its name written there), world box [lo, lo + side]³ with lo[k] = low[k] and side
+// the scene's. Returns the live scene after its last recorded frame (the caller destroys it).
+static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, const double low[3])
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cd_scene *live = cd_scene_create(p);
+    uint32_t n = live->count;
+    float *half = malloc(3 * (size_t)n * sizeof *half);
+    for (uint32_t i = 0; i < n; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
+    char err[600];
+    cd_trace_writer *w = cd_trace_writer_open(path, n, half, err, sizeof err);
+    assert_non_null(w);
+    for (int f = 0; f < frames; ++f) {
+        if (f) cd_scene_step(live);
+        assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
+    }
+    double hi[3] = {live->world, live->world, live->world};
+    assert_int_equal(cd_trace_writer_close(w, low, hi, err, sizeof err), 0);
+    free(half);
+    return live;
+}
+
 // A trace written here replays its frames; cut short while it is replayed, the next step fails
 // with where and why (a run then fails the point); an aborted writer leaves nothing.
 static void trace_replay_and_early_end(void **state)
 {
     (void)state;
-    char path[] = "/tmp/cdlab_trace_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    char path[] = "/tmp/cdlab_trace_XXXXXX", err[600];
     cd_scene_params p = family(CD_LAYOUT_GROUND, CD_SIZE_UNIFORM, 0.5, 0.0);
     p.cubes = 50, p.reorder = 0;
-    cd_scene *live = cd_scene_create(&p);
+    const double origin[3] = {0, 0, 0};
+    cd_scene *live = record_trace(path, &p, 3, origin);
     float half[150];
     for (uint32_t i = 0; i < 50; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
-    char err[600];
-    cd_trace_writer *w = cd_trace_writer_open(path, 50, half, err, sizeof err);
-    assert_non_null(w);
-    for (int f = 0; f < 3; ++f) {
-        if (f) cd_scene_step(live);
-        assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
-    }
-    double lo[3] = {0, 0, 0}, hi[3] = {live->world, live->world, live->world};
-    assert_int_equal(cd_trace_writer_close(w, lo, hi, err, sizeof err), 0);
+    cd_trace_writer *w;
     cd_scene *s;
     cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
     assert_non_null(r);
@@ -897,25 +912,12 @@ static void trace_replay_and_early_end(void **state)
 static void replay_refreshes_what_changed(void **state)
 {
     (void)state;
-    char path[] = "/tmp/cdlab_trace_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    char path[] = "/tmp/cdlab_trace_XXXXXX", err[600];
     enum { N = 1500, FRAMES = 12 };
     cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, 0.3, 0.0);
     p.cubes = N, p.reorder = 0;
-    cd_scene *live = cd_scene_create(&p);
-    float half[3 * N];
-    for (uint32_t i = 0; i < N; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
-    char err[600];
-    cd_trace_writer *w = cd_trace_writer_open(path, N, half, err, sizeof err);
-    assert_non_null(w);
-    for (int f = 0; f < FRAMES; ++f) {
-        if (f) cd_scene_step(live);
-        assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
-    }
-    double lo[3] = {-3.0, 0.5, -0.25}, hi[3] = {live->world, live->world, live->world};  // shifted on replay
-    assert_int_equal(cd_trace_writer_close(w, lo, hi, err, sizeof err), 0);
+    const double low[3] = {-3.0, 0.5, -0.25};  // shifted on replay
+    cd_scene *live = record_trace(path, &p, FRAMES, low);
     cd_scene *s, *full = cd_scene_create_empty(N, 1.0);
     cd_trace_replay *r = cd_trace_replay_start(path, 3, &s, err, sizeof err);  // a reorder every 3 frames
     assert_non_null(r);
