@@ -848,14 +848,20 @@ static void size_distributions_match_their_means(void **state)
 
 // Record `frames` frames of the scene of p (stepped between them) as a trace at path (a new
 // temporary file, its name written there), world box [lo, lo + side]³ with lo[k] = low[k] and side
-// the scene's. Returns the live scene after its last recorded frame (the caller destroys it).
-static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, const double low[3])
+// the scene's; every x_only-th moving cube (0: none) moving along x alone, unturned; each frame's
+// poses by object into recorded (frames × cubes) unless NULL. Returns the live scene after its
+// last recorded frame (the caller destroys it).
+static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, const double low[3], uint32_t x_only,
+                              cd_posef *recorded)
 {
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
     cd_scene *live = cd_scene_create(p);
     uint32_t n = live->count;
+    for (uint32_t i = 0; x_only && i < n; i += x_only)
+        if (live->state == NULL || (live->state[i] & CD_SCENE_MOVES))
+            cd_scene_set_motion(live, i, cd_v3(0.3, 0.0, 0.0), cd_v3(0.0, 0.0, 0.0));
     float *half = malloc(3 * (size_t)n * sizeof *half);
     for (uint32_t i = 0; i < n; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
     char err[600];
@@ -864,6 +870,7 @@ static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, 
     for (int f = 0; f < frames; ++f) {
         if (f) cd_scene_step(live);
         assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
+        if (recorded) memcpy(recorded + (size_t)f * n, live->pose, n * sizeof *live->pose);  // reorder = 0
     }
     double hi[3] = {live->world, live->world, live->world};
     assert_int_equal(cd_trace_writer_close(w, low, hi, err, sizeof err), 0);
@@ -880,7 +887,7 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_params p = family(CD_LAYOUT_GROUND, CD_SIZE_UNIFORM, 0.5, 0.0);
     p.cubes = 50, p.reorder = 0;
     const double origin[3] = {0, 0, 0};
-    cd_scene *live = record_trace(path, &p, 3, origin);
+    cd_scene *live = record_trace(path, &p, 3, origin, 0, NULL);
     float half[150];
     for (uint32_t i = 0; i < 50; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
     cd_trace_writer *w;
@@ -917,7 +924,8 @@ static void replay_refreshes_what_changed(void **state)
     cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, 0.3, 0.0);
     p.cubes = N, p.reorder = 0;
     const double low[3] = {-3.0, 0.5, -0.25};  // shifted on replay
-    cd_scene *live = record_trace(path, &p, FRAMES, low);
+    cd_posef *recorded = malloc((size_t)FRAMES * N * sizeof *recorded);
+    cd_scene *live = record_trace(path, &p, FRAMES, low, 7, recorded);
     cd_scene *s, *full = cd_scene_create_empty(N, 1.0);
     cd_trace_replay *r = cd_trace_replay_start(path, 3, &s, err, sizeof err);  // a reorder every 3 frames
     assert_non_null(r);
@@ -927,6 +935,12 @@ static void replay_refreshes_what_changed(void **state)
         // The poses by object before the step (slots move with reorders).
         for (uint32_t k = 0; k < N; ++k) before[s->ident[k]] = s->pose[k];
         assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+        for (uint32_t k = 0; k < N; ++k) {  // each slot holds its cube's recorded pose, shifted
+            cd_posef want = recorded[(size_t)f * N + s->ident[k]];
+            for (int j = 0; j < 3; ++j) want.c[j] = (float)((double)want.c[j] - low[j]);
+            if (memcmp(&want, &s->pose[k], sizeof want) != 0)
+                fail_msg("frame %d, cube %u: pose differs", f, s->ident[k]);
+        }
         memcpy(full->pose, s->pose, N * sizeof *full->pose);
         cd_scene_refresh(full);
         assert_memory_equal(full->box, s->box, N * sizeof *s->box);
@@ -958,7 +972,7 @@ static void replay_refreshes_what_changed(void **state)
     cd_scene_destroy(s);
     cd_scene_destroy(full);
     cd_scene_destroy(live);
-    free(before);
+    free(before), free(recorded);
     unlink(path);
 }
 

@@ -484,11 +484,12 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
     for (uint32_t i = 0; i < s->count; ++i) {
         const unsigned char *b = t->raw + 4 * POSE_FLOATS * (size_t)i;
         if (prev) {
-            uint64_t x[3], y[3];  // 28 bytes as three overlapping words
-            memcpy(x, b, 16), memcpy(x + 2, b + 20, 8);
-            memcpy(y, prev + 4 * POSE_FLOATS * (size_t)i, 16),
-                memcpy(y + 2, prev + 4 * POSE_FLOATS * (size_t)i + 20, 8);
-            if (!((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]))) continue;
+            // The 28 bytes as four words at 0, 8, 12 and 20 (the middle two overlap).
+            const unsigned char *o = prev + 4 * POSE_FLOATS * (size_t)i;
+            uint64_t x[4], y[4];
+            memcpy(x, b, 16), memcpy(x + 2, b + 12, 16);
+            memcpy(y, o, 16), memcpy(y + 2, o + 12, 16);
+            if (!((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]))) continue;
         }
         float v[POSE_FLOATS];
         for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
