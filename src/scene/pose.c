@@ -11,6 +11,11 @@ void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 ha
 {
     CD_ASSERT(i < s->count && (q.w != 0.0 || q.x != 0.0 || q.y != 0.0 || q.z != 0.0));
     CD_ASSERT(isfinite(q.w) && isfinite(q.x) && isfinite(q.y) && isfinite(q.z));
+    // The bounds a scene file or trace has (1e30): every box stays finite in float, which the row
+    // sweeps need (a window ends at the pads' lo.x = +inf), and the separating-axis proofs assume
+    // half-extents >= 0.
+    CD_ASSERT(fabs(c.x) <= 1e30 && fabs(c.y) <= 1e30 && fabs(c.z) <= 1e30);
+    CD_ASSERT(half.x >= 0.0 && half.x <= 1e30 && half.y >= 0.0 && half.y <= 1e30 && half.z >= 0.0 && half.z <= 1e30);
     // A rotation is its quaternion up to scale. One whose largest entry lies outside
     // [2^-100, 2^100] is scaled by the power of two that brings that entry into [0.5, 1): exact,
     // so the rotation is the caller's, and its float entries neither overflow to infinity (which

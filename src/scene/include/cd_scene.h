@@ -140,8 +140,9 @@ cd_scene *cd_scene_create(const cd_scene_params *p);
 /// An empty scene of n cubes (centres and half-extents zero, identity rotations, no motion) in a
 /// world of side world, for callers that fill it themselves; call cd_scene_refresh afterwards.
 cd_scene *cd_scene_create_empty(uint32_t n, double world);
-/// Set cube i's centre, rotation (finite, non-zero; need not be unit: one far from unit is first
-/// scaled by a power of two) and half-extents, each rounded to the nearest float. Call cd_scene_refresh before using the boxes.
+/// Set cube i's centre (each coordinate of magnitude at most 1e30), rotation (finite, non-zero;
+/// need not be unit: one far from unit is first scaled by a power of two) and half-extents (0 to
+/// 1e30), each rounded to the nearest float; other values are a caller's error (an assertion). Call cd_scene_refresh before using the boxes.
 void cd_scene_set_pose(cd_scene *s, uint32_t i, cd_vec3 c, cd_quat q, cd_vec3 half);
 /// Set cube i's velocity per frame and angular velocity (rotation vector, rad per frame).
 void cd_scene_set_motion(cd_scene *s, uint32_t i, cd_vec3 vel, cd_vec3 omega);
