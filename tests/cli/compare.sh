@@ -14,6 +14,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$cdlab" run --quiet --output "$tmp" --run-id base "$fix/tiny.ini" >/dev/null
 base=$tmp/tiny/base
+# The base's frame times set too (0.100 to 0.108 ms, by row): measured ones can spread over modes
+# (a sanitizer build's pauses) so far that even doubled times would not be told from them.
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "frame_ms") c = i; print; next }
+    { $c = 0.1 * (1 + (NR % 5) / 50); print }' "$base/frames.csv" >"$tmp/frames.csv"
+mv "$tmp/frames.csv" "$base/frames.csv"
 
 # A copy of the base run whose frames.csv column COL is rewritten by the awk expression EXPR.
 variant() {
