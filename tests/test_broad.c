@@ -311,6 +311,67 @@ static void kept_pairs_follow_the_scene(void **state)
         }
 }
 
+// grid_multi with [method] key `key` = `word` for scene s.
+static cd_broad *grid_multi_with(const char *key, const char *word, int threads, const cd_scene *s)
+{
+    const cd_broad_method *m = cd_registry_find("grid_multi");
+    assert_non_null(m);
+    cd_params p = cd_broad_params_default(m);
+    char why[200];
+    assert_int_equal(cd_params_set(&p, key, word, why, sizeof why), 0);
+    return cd_broad_create(m, &p, threads, s);
+}
+
+// Cubes falling along one axis (y, then z), each at its own speed, wrapping round the world:
+// grid_multi's rows, x while the motion is unknown, move to that axis on their own (axis = auto),
+// and every frame, before and after, gives naive's pairs, as rows fixed on x, y and z do, on one
+// and two workers. That they moved shows in the box tests: after the move the auto grid's equal
+// those of rows fixed on the falling axis (the same rows, sorted alike), not those on x. Rotated
+// cubes at rest elsewhere keep some pairs standing.
+static void row_axis_follows_the_motion(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"x", "y", "z"};
+    for (int fall = 1; fall <= 2; ++fall) {
+        cd_scene_params p = cd_scene_params_default();
+        p.cubes = 3000;
+        p.still = 1.0;
+        p.reorder = 0;
+        cd_scene *s = cd_scene_create(&p);
+        double side = s->world;
+        cd_broad *b[5];
+        b[0] = grid_multi_with("axis", "auto", 1, s), b[1] = grid_multi_with("axis", "auto", 2, s);
+        for (int k = 0; k < 3; ++k) b[2 + k] = grid_multi_with("axis", fixed[k], 1, s);
+        cd_pair_list want = {0}, got = {0};
+        cd_broad_stats st, tests[5];
+        for (int frame = 0; frame < 24; ++frame) {
+            for (uint32_t i = 0; i < s->count; i += 1 + (i % 7 == 0)) {  // every 8th or so rests
+                cd_vec3 c = cd_scene_center(s, i);
+                double v = 0.05 * side * (0.2 + 0.8 * (double)(i % 97) / 97.0), *x = fall == 1 ? &c.y : &c.z;
+                *x -= v;
+                if (*x < 0.0) *x += side;
+                cd_scene_set_pose(s, i, c, cd_scene_rot(s, i), cd_scene_half(s, i));
+            }
+            cd_scene_refresh(s);
+            naive_pairs(s, &want, &st);
+            for (int k = 0; k < 5; ++k) {
+                char what[80];
+                snprintf(what, sizeof what, "falling along %s, axis %s, %d threads", fixed[fall],
+                         k < 2 ? "auto" : fixed[k - 2], 1 + (k == 1));
+                expect_naive(b[k], s, &want, &got, &tests[k], what, frame);
+            }
+        }
+        assert_true(want.count > 0);
+        assert_int_equal(tests[0].bv_tests, tests[1].bv_tests);
+        assert_int_equal(tests[0].bv_tests, tests[2 + fall].bv_tests);
+        assert_true(tests[0].bv_tests != tests[2].bv_tests);
+        for (int k = 0; k < 5; ++k) cd_broad_destroy(b[k]);
+        cd_pair_list_free(&want);
+        cd_pair_list_free(&got);
+        cd_scene_destroy(s);
+    }
+}
+
 // A cube standing on an edge (turned 45° about z), its corner just reaching the face of an
 // axis-aligned box. Turned θ further, its corner draws back by h·√2·(1 − cos θ) while its float
 // box stays the same bit for bit (the box's rounding is coarser): found here, the box's x
@@ -480,6 +541,7 @@ int main(void)
         cmocka_unit_test(cells_cover_the_objects),
         cmocka_unit_test(degenerate_world_keeps_pairs),
         cmocka_unit_test(kept_pairs_follow_the_scene),
+        cmocka_unit_test(row_axis_follows_the_motion),
         cmocka_unit_test(pose_change_under_same_box_is_judged_again),
         cmocka_unit_test(coherent_index_edges),
         cmocka_unit_test(pair_sort_matches_qsort),

@@ -21,6 +21,10 @@
 // splits its input into contiguous slices whose results are placed in slice order: every result is
 // the serial one.
 //
+// x, y and z above are the rows' axes: the rows run along x, or along whichever scene axis
+// axis_watch (or the axis parameter) names, the two others making the cells (grid_multi.ax). Any
+// axis gives the same pairs; the choice decides how many boxes change rows each frame.
+//
 // While few objects move, frames are coherent: the frame keeps last frame's pairs and only the
 // pairs with a moved object are found, against static rows built once ("Coherent frames" below).
 #include "row_blocks.h"
@@ -87,9 +91,19 @@ typedef struct coh_row_index {
 
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
-    float inv_cell;     // the row map works in float: any monotone map of the coordinates is exact here
-    uint32_t dim[2];    // rows per axis (y, z)
-    uint32_t n;         // objects the layout was made for (UINT32_MAX = none yet)
+    int axis_param;     // the row axis asked for (0, 1, 2), or -1: auto (axis_watch)
+    uint8_t ax[3];      // the axis rows run along (the rows' x: column 0, the sweep's), then the two cell
+                        // axes (the rows' y and z), cyclic: x (y, z), y (z, x), z (x, y). Every box
+                        // read from the scene goes through it; the rest of the file speaks of x, y, z
+                        // as the rows see them.
+    uint16_t *ax_cell;  // axis_watch: per sampled object (every ax_stride-th), its cell on x, y, z
+    size_t ax_cell_cap;
+    uint32_t ax_stride, ax_samples;  // ax_samples 0: no sample to compare with
+    uint32_t ax_frames;              // frames summed in ax_cross
+    uint64_t ax_cross[3];            // sampled objects whose cell changed, per axis, over ax_frames frames
+    float inv_cell;                  // the row map works in float: any monotone map of the coordinates is exact here
+    uint32_t dim[2];                 // rows per axis (y, z)
+    uint32_t n;                      // objects the layout was made for (UINT32_MAX = none yet)
     double world;
     size_t nrows;
     int threads;
@@ -155,8 +169,12 @@ enum { GM_COH_AUTO, GM_COH_OFF, GM_COH_ALWAYS };
 // 2.22-2.62 / 2.17-2.61 (the commit that set it has the command).
 enum { GM_COHERENT_SHARE = 4 };
 
+static const char *const gm_axis_words[] = {"auto", "x", "y", "z", NULL};
 static const cd_param_spec gm_params[] = {
     {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL, "grid cell side; 0 = derived from the objects"},
+    {"axis", CD_PARAM_WORD, "auto", 0, 0, gm_axis_words,
+     "the axis rows run along: x, y or z, or auto (x until objects cross cells along another axis at "
+     "least twice as often, counted on a sample over 8 frames: then that one)"},
     {"coherence", CD_PARAM_WORD, "auto", 0, 0, gm_coherence_words,
      "frames that keep last frame's pairs: auto (while at most a quarter of the objects moved since the "
      "structure was built), always (whenever the scene knows what moved; for tests), off"},
@@ -167,11 +185,26 @@ static void coh_build(grid_multi *g, const cd_scene *s);
 static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m);
 static void coh_remap(grid_multi *g, const cd_scene *s);
 
+static void gm_set_axis(grid_multi *g, int a)
+{
+    g->ax[0] = (uint8_t)a, g->ax[1] = (uint8_t)((a + 1) % 3), g->ax[2] = (uint8_t)((a + 2) % 3);
+}
+
+// Box b as the rows see it (x along the rows, see grid_multi.ax), with id.
+static inline id_box gm_box(const grid_multi *g, const cd_aabbf *b, uint32_t id)
+{
+    uint32_t x = g->ax[0], y = g->ax[1], z = g->ax[2];
+    return (id_box){{b->lo[x], b->lo[y], b->lo[z]}, {b->hi[x], b->hi[y], b->hi[z]}, id, 0};
+}
+
 static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
 {
     (void)s;
     grid_multi *g = cd_alloc_zero(1, sizeof *g);
     g->cell_param = cd_params_num(p, "cell_size");
+    const char *axis = cd_params_word(p, "axis");
+    g->axis_param = axis[0] == 'a' ? -1 : axis[0] - 'x';
+    gm_set_axis(g, g->axis_param < 0 ? 0 : g->axis_param);
     const char *coh = cd_params_word(p, "coherence");
     g->coherence = strcmp(coh, "off") == 0 ? GM_COH_OFF : strcmp(coh, "always") == 0 ? GM_COH_ALWAYS : GM_COH_AUTO;
     g->coh_seen = CD_SCENE_MOVES_UNSEEN;
@@ -188,7 +221,7 @@ static void gm_destroy(void *self)
     void *blocks[] = {g->start, g->old_start, g->kept_len, g->span,     g->old_span, g->id,     g->old_id,
                       g->big,   g->hist,      g->todo,     g->st_start, g->st_id,    g->st_big, g->dlist,
                       g->moved, g->st_col,    g->st_where, g->st_index, g->st_first, g->dirty,  g->coh_key,
-                      g->dk,    g->dy_box,    g->kmoved,   g->big_row,  g->zbig_at,  g->zbig};
+                      g->dk,    g->dy_box,    g->kmoved,   g->big_row,  g->zbig_at,  g->zbig,   g->ax_cell};
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; ++k) cd_free(blocks[k]);
     for (int k = 0; k < GM_MAX_THREADS; ++k) cd_free(g->scratch[k].col);
     gm_destroy(g->sub);
@@ -219,7 +252,9 @@ static void reserve_slack(void **p, size_t elem, size_t *cap, size_t n)
 static void gm_layout(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    if (g->layout_of) {  // a sub: the cells of its grid
+    g->ax_samples = 0;   // the cells change
+    if (g->layout_of) {  // a sub: the cells (and rows) of its grid
+        memcpy(g->ax, g->layout_of->ax, sizeof g->ax);
         g->inv_cell = g->layout_of->inv_cell;
         g->dim[0] = g->layout_of->dim[0], g->dim[1] = g->layout_of->dim[1];
     } else {
@@ -267,16 +302,15 @@ static inline uint32_t span_of(const grid_multi *g, const cd_aabbf *b)
     float top = (float)(g->dim[0] - 1);  // exact: dim ≤ 2^15
 #if defined(__SSE2__) && defined(__x86_64__)
     // The four coordinates in one register (lo.y, lo.z, hi.y, hi.z); the rows fit 16 bits.
-    __m128i yz = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)&b->lo[1]),
-                                    _mm_loadl_epi64((const __m128i *)(const void *)&b->hi[1]));
-    __m128 t = _mm_mul_ps(_mm_castsi128_ps(yz), _mm_set1_ps(g->inv_cell));
+    __m128 yz = _mm_setr_ps(b->lo[g->ax[1]], b->lo[g->ax[2]], b->hi[g->ax[1]], b->hi[g->ax[2]]);
+    __m128 t = _mm_mul_ps(yz, _mm_set1_ps(g->inv_cell));
     t = _mm_min_ps(_mm_max_ps(t, _mm_setzero_ps()), _mm_set1_ps(top));
     __m128i rows = _mm_cvttps_epi32(t);
     uint64_t u = (uint64_t)_mm_cvtsi128_si64(_mm_packs_epi32(rows, rows));
     y0 = (uint32_t)(u & 0xFFFF), z0 = (uint32_t)(u >> 16 & 0xFFFF), y1 = (uint32_t)(u >> 32 & 0xFFFF),
     z1 = (uint32_t)(u >> 48);
 #else
-    float v[4] = {b->lo[1], b->lo[2], b->hi[1], b->hi[2]};
+    float v[4] = {b->lo[g->ax[1]], b->lo[g->ax[2]], b->hi[g->ax[1]], b->hi[g->ax[2]]};
     uint32_t r[4];
     for (int k = 0; k < 4; ++k) {
         float t = v[k] * g->inv_cell;
@@ -308,7 +342,7 @@ static inline uint32_t slot_id(uint32_t id, uint32_t sp, uint32_t ry, uint32_t r
 // which gives the same rows: the clamps send NaN to 0 in both).
 static inline void big_rows(const grid_multi *g, const cd_aabbf *b, uint32_t r[4])
 {
-    float v[4] = {b->lo[1], b->hi[1], b->lo[2], b->hi[2]}, top = (float)(g->dim[0] - 1);
+    float v[4] = {b->lo[g->ax[1]], b->hi[g->ax[1]], b->lo[g->ax[2]], b->hi[g->ax[2]]}, top = (float)(g->dim[0] - 1);
     for (int k = 0; k < 4; ++k) {
         float t = v[k] * g->inv_cell;
         t = t > 0.0f ? t : 0.0f;
@@ -388,7 +422,7 @@ count_share_wide(grid_multi *g, const cd_scene *s, uint32_t i0, uint32_t i1, uin
         // too few lines in flight.
         for (int l = 0; l < 6; ++l) __builtin_prefetch(b + GM_COUNT_AHEAD * 16 * 6 + l * 16);
         __m512i r[4];  // rows of lo.y, lo.z, hi.y, hi.z
-        static const int offset[4] = {1, 2, 4, 5};
+        const int offset[4] = {g->ax[1], g->ax[2], 3 + g->ax[1], 3 + g->ax[2]};
         for (int k = 0; k < 4; ++k) {
             __m512 v = _mm512_i32gather_ps(six, b + offset[k], 4);
             r[k] = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, inv), zero), top));
@@ -437,7 +471,7 @@ __attribute__((target("avx2,popcnt"))) static void count_share_avx2(grid_multi *
         for (int l = 0; l < 8; ++l) b[l] = _mm256_loadu_ps(box[id + l].lo);
         cd_transpose8(b, c);
         __m256i r[4];  // rows of lo.y, lo.z, hi.y, hi.z
-        static const int column[4] = {1, 2, 4, 5};
+        const int column[4] = {g->ax[1], g->ax[2], 3 + g->ax[1], 3 + g->ax[2]};
         for (int k = 0; k < 4; ++k)
             r[k] = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(c[column[k]], inv), zero), top));
         __m256i ey = _mm256_sub_epi32(r[2], r[0]), ez = _mm256_sub_epi32(r[3], r[1]);
@@ -643,7 +677,7 @@ static void load_row_rest(const grid_multi *g, const cd_scene *s, const cd_row_c
 {
     for (; k < a0 + len; ++k) {
         uint32_t v = g->id[k];
-        id_box b = id_box_from(&s->box[v & ID_MASK], v);
+        id_box b = gm_box(g, &s->box[v & ID_MASK], v);
         cd_row_put(e, k - base, &b);
     }
     static const id_box pad = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
@@ -669,7 +703,8 @@ __attribute__((target("avx2"))) static void load_cols_avx2(const grid_multi *g, 
 {
     const uint32_t *ids = g->id, ahead_end = g->start[r1];  // any slot holds an id (see grid_multi.id)
     const cd_aabbf *box = s->box;
-    float *const col[6] = {e->lo[0], e->lo[1], e->lo[2], e->hi[0], e->hi[1], e->hi[2]};
+    float *col[6];  // the box's floats by the rows' axes
+    for (int k = 0; k < 3; ++k) col[g->ax[k]] = e->lo[k], col[3 + g->ax[k]] = e->hi[k];
     for (size_t r = r0; r < r1; ++r) {
         uint32_t a0 = g->start[r], len = row_len(g->start, r), k = a0;
         if (!len) continue;
@@ -787,6 +822,7 @@ static void gm_remap(void *self, const cd_scene *s)
 {
     grid_multi *g = self;
     coh_remap(g, s);
+    g->ax_samples = 0;  // other objects in the sampled slots
     if (!g->rows_made || g->n != s->count) return;
     finish_parts(g);
     cd_scene_renumber_slots(s, g->id, g->id_cap, ID_MASK);
@@ -837,6 +873,54 @@ static void list_big_rows(grid_multi *g, const cd_scene *s)
             g->zbig[--g->zbig_at[z]] = i;
 }
 
+// The row axis, on its own (axis = auto). Rows pay for an object that changes rows (it leaves
+// one, enters another at its place), not for one that moves along its rows (the insertion sort
+// mends the few swaps): rows should run along the axis objects cross cells along most, the fall
+// of a free-falling scene, say. Every frame on the full path, the cells on x, y and z of every
+// ax_stride-th object (about GM_AXIS_SAMPLES of them, lo by the row map) are compared with last
+// frame's; after GM_AXIS_FRAMES frames the counts decide. Rows move to the axis crossed most when
+// it was crossed at least twice as often as the row axis and by at least one sampled object in
+// 64 a frame (fewer changes cost little wherever the rows run): uniform motion never moves them,
+// nor does sampling noise, and the factor two keeps them from swinging between two axes. Returns
+// 1 when the rows moved (the caller makes a new layout). The same boxes give the same decisions
+// on every thread count and SIMD path.
+enum { GM_AXIS_SAMPLES = 2048, GM_AXIS_MIN_STRIDE = 16, GM_AXIS_FRAMES = 8 };
+static int axis_watch(grid_multi *g, const cd_scene *s)
+{
+    uint32_t n = s->count, stride = n / GM_AXIS_SAMPLES > GM_AXIS_MIN_STRIDE ? n / GM_AXIS_SAMPLES : GM_AXIS_MIN_STRIDE;
+    uint32_t m = n ? (n - 1) / stride + 1 : 0;
+    if (g->axis_param >= 0 || g->layout_of || !m) return 0;
+    buf_reserve((void **)&g->ax_cell, sizeof *g->ax_cell, &g->ax_cell_cap, 3 * (size_t)m);
+    int compare = g->ax_samples == m && g->ax_stride == stride;
+    float top = (float)(g->dim[0] - 1);
+    uint32_t cross[3] = {0, 0, 0};
+    for (uint32_t j = 0; j < m; ++j) {
+        const float *lo = s->box[(size_t)j * stride].lo;
+        uint16_t *cell = g->ax_cell + 3 * (size_t)j;
+        for (int k = 0; k < 3; ++k) {
+            float t = lo[k] * g->inv_cell;
+            t = t > 0.0f ? t : 0.0f;  // NaN too
+            uint16_t c = (uint16_t)(t < top ? t : top);
+            cross[k] += c != cell[k];
+            cell[k] = c;
+        }
+    }
+    g->ax_samples = m, g->ax_stride = stride;
+    if (!compare) {
+        g->ax_frames = 0, g->ax_cross[0] = g->ax_cross[1] = g->ax_cross[2] = 0;
+        return 0;
+    }
+    for (int k = 0; k < 3; ++k) g->ax_cross[k] += cross[k];
+    if (++g->ax_frames < GM_AXIS_FRAMES) return 0;
+    int best = 0, now = g->ax[0];
+    for (int k = 1; k < 3; ++k) best = g->ax_cross[k] > g->ax_cross[best] ? k : best;
+    int move = best != now && g->ax_cross[best] >= 2 * g->ax_cross[now] &&
+               g->ax_cross[best] * 64 >= (uint64_t)m * GM_AXIS_FRAMES;
+    g->ax_frames = 0, g->ax_cross[0] = g->ax_cross[1] = g->ax_cross[2] = 0;
+    if (move) gm_set_axis(g, best);
+    return move;
+}
+
 static void gm_update_full(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
@@ -845,6 +929,7 @@ static void gm_update_full(grid_multi *g, const cd_scene *s)
         gm_grow(g, n);
     else if (n != g->n || s->world != g->world)
         gm_layout(g, s);
+    if (axis_watch(g, s)) gm_layout(g, s);  // rows afresh along the new axis (and a new sample)
     // Last frame's rows become old_*; this frame fills the others.
     SWAP(uint32_t *, g->start, g->old_start);
     SWAP(size_t, g->start_cap, g->old_start_cap);
@@ -1122,7 +1207,7 @@ static inline uint64_t sweep_row_on_path(const grid_multi *g, const cd_row_cols 
 // One box b (id and flags idf) against the row slots of e from q on, on the AVX-512 path
 // (window_wide). Returns the slots in its window.
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
-probe_row_wide(const cd_row_cols *cols, const cd_aabbf *b, uint32_t idf, uint32_t q, cd_pair_sink *sink)
+probe_row_wide(const cd_row_cols *cols, const id_box *b, uint32_t idf, uint32_t q, cd_pair_sink *sink)
 {
     const cd_row_cols e = *cols;  // local: the pair stores could alias the caller's
     cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
@@ -1135,7 +1220,7 @@ probe_row_wide(const cd_row_cols *cols, const cd_aabbf *b, uint32_t idf, uint32_
 }
 
 // The same on the AVX2 path (window_avx2).
-__attribute__((target("avx2,popcnt"))) static uint64_t probe_row_avx2(const cd_row_cols *cols, const cd_aabbf *b,
+__attribute__((target("avx2,popcnt"))) static uint64_t probe_row_avx2(const cd_row_cols *cols, const id_box *b,
                                                                       uint32_t idf, uint32_t q, cd_pair_sink *sink)
 {
     const cd_row_cols e = *cols;
@@ -1162,19 +1247,19 @@ static uint64_t big_row_pairs(const grid_multi *g, const cd_scene *s, size_t r, 
         const uint32_t *row = g->big_row + 4 * (size_t)g->zbig[k];
         if (ry < row[0] || ry > row[1]) continue;
         uint32_t id = g->big[g->zbig[k]], idf = id | (ry == row[0] ? STARTS_Y : 0) | (rz == row[2] ? STARTS_Z : 0);
-        const cd_aabbf *b = &s->box[id];
+        id_box b = gm_box(g, &s->box[id], idf);
 #if GM_WIDE
         if (g->simd == GM_AVX512) {
-            tests += probe_row_wide(e, b, idf, a0, sink);
+            tests += probe_row_wide(e, &b, idf, a0, sink);
             continue;
         }
         if (g->simd == GM_AVX2) {
-            tests += probe_row_avx2(e, b, idf, a0, sink);
+            tests += probe_row_avx2(e, &b, idf, a0, sink);
             continue;
         }
 #endif
         cd_row_probe p;
-        for (int j = 0; j < 3; ++j) p.lo[j] = b->lo[j], p.hi[j] = b->hi[j];
+        for (int j = 0; j < 3; ++j) p.lo[j] = b.lo[j], p.hi[j] = b.hi[j];
 #ifdef __SSE2__
         for (int j = 0; j < 3; ++j) p.vlo[j] = _mm_set1_ps(p.lo[j]), p.vhi[j] = _mm_set1_ps(p.hi[j]);
 #endif
@@ -1332,7 +1417,7 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
             g->st_big[g->st_nbig++] = k;
             continue;
         }
-        key[small] = coh_key(box[k].lo[0]), which[small++] = k, span[k] = v;
+        key[small] = coh_key(box[k].lo[g->ax[0]]), which[small++] = k, span[k] = v;
         uint32_t *r = at + (size_t)span_z(v) * dy + span_y(v), ry = v >> 30 & 1, rz = v >> 31;
         r[0]++, r[1] += ry, r[dy] += rz, r[dy + 1] += ry & rz;
     }
@@ -1370,7 +1455,7 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
         float m = -INFINITY;
         for (uint32_t j = a0; j < end; ++j) {  // fill in the boxes, the prefix maximum and st_where
             uint32_t k = e.id[j] & ID_MASK;
-            id_box b = id_box_from(&box[k], e.id[j]);
+            id_box b = gm_box(g, &box[k], e.id[j]);
             cd_row_put(&e, j, &b);
             top[j] = m = b.hi[0] > m ? b.hi[0] : m;
             uint32_t *w = g->st_where + 4 * (size_t)k;
@@ -1729,8 +1814,9 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
 const cd_broad_method cd_broad_grid_multi = {
     .name = "grid_multi",
     .description =
-        "uniform grid of rows, each box in every (y, z) row it reaches (up to 4), each row swept along x "
-        "alone; cell from the object extents (or cell_size); bigger boxes queried against the rows they reach",
+        "uniform grid of rows, each box in every row it reaches (up to 2 x 2 cells), each row swept along its "
+        "axis alone (x, or the axis objects cross cells along most); cell from the object extents (or "
+        "cell_size); bigger boxes queried against the rows they reach",
     .params = gm_params,
     .param_count = sizeof gm_params / sizeof gm_params[0],
     .create = gm_create,

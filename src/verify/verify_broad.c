@@ -193,6 +193,9 @@ static cd_scene *plan_scene(uint64_t seed, uint32_t idx, scene_plan *sp)
     cd_param_settings_put(&sp->params, "update", "%s", (idx / 36) % 2 ? "incremental" : "rebuild");
     // Coherent frames (grid_multi) at every moving fraction, not only below its auto threshold.
     cd_param_settings_put(&sp->params, "coherence", "%s", (idx / 3) % 2 ? "always" : "auto");
+    // Every axis rows (grid_multi) and sweeps (sap) may run along, not only the one auto picks.
+    static const char *const axes[] = {"auto", "x", "y", "z"};
+    cd_param_settings_put(&sp->params, "axis", "%s", axes[(idx / 6) % 4]);
     sp->frames = 1 + (int)cd_rng_below(&r, 4);
     sp->snap = cd_rng_below(&r, 4) == 0;
     if (sp->snap) snap_to_planes(s, idx);
