@@ -481,7 +481,12 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
     const float *half = t->half;
     const unsigned char *prev = r->prev;
     int bad = 0;
+    enum {
+        AHEAD = 8
+    };  // objects map to slots in space order, not theirs: a slot's record
+        // is a cache miss unless asked for this far ahead
     for (uint32_t i = 0; i < s->count; ++i) {
+        if (i + AHEAD < s->count) __builtin_prefetch(&s->pose[r->slot_of[i + AHEAD]], 1);
         const unsigned char *b = t->raw + 4 * POSE_FLOATS * (size_t)i;
         if (prev) {
             // The 28 bytes as four words at 0, 8, 12 and 20 (the middle two overlap).
