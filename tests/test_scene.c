@@ -976,6 +976,102 @@ static void replay_refreshes_what_changed(void **state)
     unlink(path);
 }
 
+// A Broadmark .aabbs scene replays as decoded record by record, though records equal byte for byte
+// to the frame before's are skipped (their slots hold that pose): every frame, with reorders and the
+// world box shifted, each slot holds its object's box as centre and half-extents (in double, each
+// rounded once), the boxes are those a full refresh gives, and the move list is exactly the slots
+// whose pose changed (a third of the objects move; one changes and changes back, one grows on z alone). An inverted box
+// in a later frame stops the replay with the message the one-by-one check gives.
+static void broadmark_replay_skips_repeated_records(void **state)
+{
+    (void)state;
+    enum { N = 1000, FRAMES = 6 };
+    char path[] = "/tmp/cdlab_XXXXXX.aabbs", err[600];
+    int fd = mkstemps(path, 6);
+    assert_true(fd >= 0);
+    close(fd);
+    static float box[FRAMES][N][8];
+    uint64_t rng = 12345;
+    for (int f = 0; f < FRAMES; ++f)
+        for (uint32_t i = 0; i < N; ++i) {
+            if (f > 0 && i % 3 != 0 && !(i == 7 && f == 3)) {  // resting, byte for byte
+                memcpy(box[f][i], box[i == 7 && f == 4 ? 2 : f - 1][i], sizeof box[f][i]);
+                if (i == 11 && f == 2) box[f][i][6] += 0.5f;  // grows on z alone: the last word differs
+                continue;
+            }
+            for (int k = 0; k < 3; ++k) {
+                rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                float lo = -4.0f + 20.0f * (float)(rng >> 40) / (float)(1 << 24);
+                box[f][i][k] = lo, box[f][i][4 + k] = lo + 0.3f + (float)(i % 5) * 0.1f;
+            }
+            box[f][i][3] = box[f][i][7] = 0.0f;
+        }
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    char names[256] = "skips";
+    memcpy(names + 128, "boxes", 6);
+    int32_t counts[4] = {N, FRAMES, 0, 0};
+    float world[8] = {-4, -4, -4, 0, 17, 17, 17, 0};
+    assert_int_equal(fwrite(names, 1, 256, out), 256);
+    assert_int_equal(fwrite(counts, 4, 4, out), 4);
+    assert_int_equal(fwrite(world, 4, 8, out), 8);
+    assert_int_equal(fwrite(box, sizeof box, 1, out), 1);
+    assert_int_equal(fclose(out), 0);
+    cd_scene *s, *full = cd_scene_create_empty(N, 1.0);
+    cd_trace_replay *r = cd_trace_replay_start(path, 2, &s, err, sizeof err);  // a reorder every 2 frames
+    assert_non_null(r);
+    cd_posef *before = malloc(N * sizeof *before);
+    uint64_t listed = 0;
+    for (int f = 1; f < FRAMES; ++f) {
+        for (uint32_t k = 0; k < N; ++k) before[s->ident[k]] = s->pose[k];
+        assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+        for (uint32_t k = 0; k < N; ++k) {
+            const float *b = box[f][s->ident[k]];
+            cd_posef want = {{0}, {1, 0, 0, 0}, {0}};
+            for (int j = 0; j < 3; ++j) {
+                float c = (float)(0.5 * ((double)b[j] + b[4 + j]));
+                want.c[j] = (float)((double)c + 4.0);
+                want.h[j] = (float)(0.5 * ((double)b[4 + j] - b[j]));
+            }
+            if (memcmp(&want, &s->pose[k], sizeof want) != 0)
+                fail_msg("frame %d, object %u: pose differs", f, s->ident[k]);
+        }
+        memcpy(full->pose, s->pose, N * sizeof *full->pose);
+        cd_scene_refresh(full);
+        assert_memory_equal(full->box, s->box, N * sizeof *s->box);
+        uint32_t want = 0;
+        for (uint32_t k = 0; k < N; ++k) {
+            int changed = memcmp(&before[s->ident[k]], &s->pose[k], sizeof *s->pose) != 0;
+            EXPECT_EQ(s->moved_flag[k], changed);
+            if (changed) EXPECT_EQ(s->moved_slot[want++], k);
+        }
+        EXPECT_EQ(s->moved, want);
+        EXPECT_EQ(want, (N + 2) / 3 + (f == 3 || f == 4) + (f == 2));  // object 7 moves in frame 3 and back
+                                                                       // in 4, 11 grows in 2
+        listed += want;
+    }
+    assert_true(listed > 0);
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+    // Object 500 of frame 4 inverted on x: the replay stops there and says so.
+    box[4][500][0] = box[4][500][4] + 1.0f;
+    out = fopen(path, "r+b");
+    assert_non_null(out);
+    assert_int_equal(fseek(out, 304 + 32L * N * 4 + 32L * 500, SEEK_SET), 0);
+    assert_int_equal(fwrite(box[4][500], 4, 8, out), 8);
+    fclose(out);
+    r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
+    assert_non_null(r);
+    for (int k = 1; k < 4; ++k) assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, "frame 4 object 500: box axis 0");
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+    cd_scene_destroy(full);
+    free(before);
+    unlink(path);
+}
+
 // The world side of a scene file: finite, positive, within a factor 2^24 of the objects' extent
 // (here 5.5: a centre at 5 with half-extent 0.5).
 static void csv_import_checks_world(void **state)
@@ -1033,6 +1129,7 @@ int main(void)
         cmocka_unit_test(size_distributions_match_their_means),
         cmocka_unit_test(trace_replay_and_early_end),
         cmocka_unit_test(replay_refreshes_what_changed),
+        cmocka_unit_test(broadmark_replay_skips_repeated_records),
         cmocka_unit_test(csv_import_checks_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -442,7 +442,7 @@ struct cd_trace_replay {
     uint64_t layout;      // the scene's layout when slot_of was taken
     double shift[3];      // minus the world box's low corner
     uint64_t next;        // next frame to read
-    unsigned char *prev;  // the cdlab frame read before (its raw bytes; NULL before the first)
+    unsigned char *prev;  // the frame read before (its raw bytes; NULL before the first)
 };
 
 static inline uint32_t bits_of(float x)
@@ -506,8 +506,25 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
     return bad ? -1 : 0;
 }
 
-// Frame r->next into the scene's slots, shifted. A cdlab frame goes straight from the bytes read
-// to the slots; a Broadmark one through r->pose.
+// A Broadmark frame in t->raw into the scene's slots (decode, then put_pose), but for the objects
+// whose 32-byte record is byte for byte that of the frame before (r->prev, when there is one):
+// their slots hold that pose already, checked then. Returns 0, or -1 with decode's message for
+// the first object that fails a check (the objects skipped passed them a frame before).
+static int put_broadmark_frame(const cd_trace_replay *r, cd_scene *s, int shifted, char *err, size_t len)
+{
+    const cd_trace *t = r->trace;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        size_t at = 4 * BM_BOX_FLOATS * (size_t)i;
+        if (r->prev && memcmp(t->raw + at, r->prev + at, 4 * BM_BOX_FLOATS) == 0) continue;
+        cd_posef p;
+        if (decode(t, r->next, i, &p, err, len)) return -1;
+        put_pose(r, s, i, p.c, p.q, p.h, shifted);
+    }
+    return 0;
+}
+
+// Frame r->next into the scene's slots, shifted, straight from the bytes read; the frame's bytes
+// are then kept as the frame before (r->prev), by which the next frame skips its unchanged records.
 static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
 {
     cd_trace *t = r->trace;
@@ -521,13 +538,12 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
             decode_each(t, r->next, r->pose, err, len);  // finds the object and says what is wrong
             return -1;
         }
-        if (!r->prev) r->prev = cd_alloc(t->frame_bytes);
-        unsigned char *before = r->prev;  // this frame becomes the one before
-        r->prev = t->raw, t->raw = before;
-    } else {
-        if (decode_each(t, r->next, r->pose, err, len)) return -1;
-        for (uint32_t i = 0; i < s->count; ++i) put_pose(r, s, i, r->pose[i].c, r->pose[i].q, r->pose[i].h, shifted);
+    } else if (put_broadmark_frame(r, s, shifted, err, len)) {
+        return -1;
     }
+    if (!r->prev) r->prev = cd_alloc(t->frame_bytes);
+    unsigned char *before = r->prev;  // this frame becomes the one before
+    r->prev = t->raw, t->raw = before;
     r->next++;
     return 0;
 }
