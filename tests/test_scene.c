@@ -373,6 +373,44 @@ static void reorder_moves_cubes_not_motion(void **state)
     cd_scene_destroy(sorted[1]);
 }
 
+// With still cubes, a reorder puts the cubes that move first (in Morton order), then the still
+// ones (in Morton order): the motion step's list of movers is then a run of slots, not a scatter.
+// Trajectories, sleeping and waking stay those of a scene that never reorders.
+static void reorder_puts_movers_first(void **state)
+{
+    (void)state;
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 3001;
+    p.still = 0.7;
+    p.sleep = 2.0;
+    cd_scene *plain = cd_scene_create(&p);
+    p.reorder = 3;
+    cd_scene *s = cd_scene_create(&p);
+    assert_non_null(s->state);
+    for (int f = 0; f < 10; ++f) {
+        cd_scene_step(plain);
+        cd_scene_step(s);
+        EXPECT_EQ(s->moved, plain->moved);
+        for (uint32_t i = 0; i < s->count; ++i) {
+            uint32_t id = s->ident[i];
+            assert_memory_equal(&s->pose[i], &plain->pose[id], sizeof s->pose[i]);
+            assert_int_equal(s->state[i], plain->state[id]);
+        }
+    }
+    cd_scene_reorder(s);
+    uint32_t movers = 0;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        int moves = (s->state[i] & CD_SCENE_MOVES) != 0;
+        movers += (uint32_t)moves;
+        if (moves) assert_int_equal(movers, i + 1);  // every mover before every still cube
+        int same_part = i > 0 && ((s->state[i - 1] & CD_SCENE_MOVES) != 0) == moves;
+        if (same_part) assert_true(morton_key(s, i - 1) <= morton_key(s, i));
+    }
+    assert_true(movers > 0 && movers < s->count);
+    cd_scene_destroy(plain);
+    cd_scene_destroy(s);
+}
+
 static void csv_round_trip_is_exact(void **state)
 {
     (void)state;
@@ -1113,6 +1151,7 @@ int main(void)
         cmocka_unit_test(far_scaled_rotations_keep_their_boxes),
         cmocka_unit_test(records_survive_motion),
         cmocka_unit_test(reorder_moves_cubes_not_motion),
+        cmocka_unit_test(reorder_puts_movers_first),
         cmocka_unit_test(placement_and_velocities_in_range),
         cmocka_unit_test(motion_keeps_invariants),
         cmocka_unit_test(csv_round_trip_is_exact),

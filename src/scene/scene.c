@@ -737,7 +737,9 @@ static uint32_t morton_spread(float x, float scale)
 
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half
 // of the world on z, so a parallel step's threads (contiguous slot runs) own slabs of space, as
-// grid_multi's parts (rows in z-major order) do.
+// grid_multi's parts (rows in z-major order) do. Above the code, a bit for the cubes that never
+// move (a scene with a state): the movers come first, a run of slots for the motion step's list
+// and for what reads only what moved, each part in Morton order.
 void cd_scene_reorder(cd_scene *s)
 {
     uint32_t n = s->count;
@@ -753,9 +755,10 @@ void cd_scene_reorder(cd_scene *s)
     for (uint32_t i = 0; i < n; ++i) {
         const float *c = s->pose[i].c;
         key[i] = morton_spread(c[0], scale) | morton_spread(c[1], scale) << 1 | morton_spread(c[2], scale) << 2;
+        if (s->state) key[i] |= (uint32_t) !(s->state[i] & CD_SCENE_MOVES) << 3 * MORTON_BITS;
         order[i] = i;
     }
-    cd_radix_sort_bits(key, order, tmp_key, tmp_id, n, 3 * MORTON_BITS);
+    cd_radix_sort_bits(key, order, tmp_key, tmp_id, n, 3 * MORTON_BITS + 1);
     cd_free(key);
     // order[k]: the old slot whose cube goes to slot k.
     for (uint32_t k = 0; k < n; ++k) s->slot_of_prev[order[k]] = k;
