@@ -213,20 +213,26 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
 }
 
 // Last frame's pairs of two cubes off the move list m into out (empty before): the cubes are
-// flagged by ident in moved_ident for the filter, and the flags cleared after.
+// flagged by ident in moved_ident for the filter, and the flags cleared after. The arrays are
+// restrict locals: the flags are bytes, which may alias anything, and through the structs the
+// compiler reloaded every pointer after each flag store.
 static void keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out)
 {
-    uint8_t *moved = b->moved_ident;
-    for (uint32_t k = 0; k < m->count; ++k) moved[s->ident[m->slot[k]]] = 1;
     if (b->kept.count > out->capacity) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, b->kept.count);
-    size_t n = 0;
-    const cd_pair *kept = b->kept.items;
-    for (size_t k = 0; k < b->kept.count; ++k) {
-        out->items[n] = kept[k];
-        n += !(moved[kept[k].a] | moved[kept[k].b]);
+    uint8_t *restrict moved = b->moved_ident;
+    const uint32_t *restrict slot = m->slot, *restrict ident = s->ident;
+    const cd_pair *restrict kept = b->kept.items;
+    cd_pair *restrict to = out->items;
+    uint32_t movers = m->count;
+    size_t n = 0, count = b->kept.count;
+    for (uint32_t k = 0; k < movers; ++k) moved[ident[slot[k]]] = 1;
+    for (size_t k = 0; k < count; ++k) {
+        cd_pair p = kept[k];
+        to[n] = p;
+        n += !(moved[p.a] | moved[p.b]);
     }
     out->count = n;
-    for (uint32_t k = 0; k < m->count; ++k) moved[s->ident[m->slot[k]]] = 0;
+    for (uint32_t k = 0; k < movers; ++k) moved[ident[slot[k]]] = 0;
 }
 
 // This frame's output becomes the pairs the next frame may keep.
