@@ -949,6 +949,45 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_destroy(live);
 }
 
+// After a replay step: s's boxes are those a full refresh of its poses gives (full: a scratch scene
+// of as many cubes), and its move list is exactly the slots whose pose differs from before (the
+// poses by cube before the step), in slot order. Returns how many that is.
+static uint32_t expect_refresh_and_moves(const cd_scene *s, cd_scene *full, const cd_posef *before)
+{
+    uint32_t n = s->count, want = 0;
+    memcpy(full->pose, s->pose, n * sizeof *full->pose);
+    cd_scene_refresh(full);
+    assert_memory_equal(full->box, s->box, n * sizeof *s->box);
+    for (uint32_t k = 0; k < n; ++k) {
+        int changed = memcmp(&before[s->ident[k]], &s->pose[k], sizeof *s->pose) != 0;
+        EXPECT_EQ(s->moved_flag[k], changed);
+        if (changed) EXPECT_EQ(s->moved_slot[want++], k);
+    }
+    EXPECT_EQ(s->moved, want);
+    return want;
+}
+
+// The trace at path with size bytes at offset written over: its replay steps through the frames
+// before `frame` and stops at that one with a message that holds needle.
+static void expect_replay_fails(const char *path, long offset, const void *bytes, size_t size, int frame,
+                                const char *needle)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, offset, SEEK_SET), 0);
+    assert_int_equal(fwrite(bytes, size, 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+    char err[600];
+    cd_scene *s;
+    cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
+    assert_non_null(r);
+    for (int k = 1; k < frame; ++k) assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
+    EXPECT_CONTAINS(err, needle);
+    cd_trace_replay_end(r);
+    cd_scene_destroy(s);
+}
+
 // The replay refreshes only the boxes of the poses that changed (cd_scene_refresh_noted): every
 // frame, with reorders, on a scene with a third of its cubes still and the world box shifted, its
 // boxes are bit for bit those a full refresh of the same poses gives, and its move list is exactly
@@ -979,35 +1018,16 @@ static void replay_refreshes_what_changed(void **state)
             if (memcmp(&want, &s->pose[k], sizeof want) != 0)
                 fail_msg("frame %d, cube %u: pose differs", f, s->ident[k]);
         }
-        memcpy(full->pose, s->pose, N * sizeof *full->pose);
-        cd_scene_refresh(full);
-        assert_memory_equal(full->box, s->box, N * sizeof *s->box);
-        uint32_t want = 0;
-        for (uint32_t k = 0; k < N; ++k) {
-            int changed = memcmp(&before[s->ident[k]], &s->pose[k], sizeof *s->pose) != 0;
-            EXPECT_EQ(s->moved_flag[k], changed);
-            if (changed) EXPECT_EQ(s->moved_slot[want++], k);
-        }
-        EXPECT_EQ(s->moved, want);
+        uint32_t want = expect_refresh_and_moves(s, full, before);
         listed += want;
     }
     assert_true(listed > 0 && listed < (uint64_t)(FRAMES - 1) * N);  // some moved, some did not
     cd_trace_replay_end(r);
     cd_scene_destroy(s);
     // Object 700 of frame 5 given a quaternion of norm 3: the replay stops there and says so.
-    FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    float q[4] = {3.0f, 0.0f, 0.0f, 0.0f};
-    assert_int_equal(fseek(f, 80 + 12L * N + 28L * N * 5 + 28L * 700, SEEK_SET), 0);
-    assert_int_equal(fwrite(q, sizeof q, 1, f), 1);
-    fclose(f);
-    r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
-    assert_non_null(r);
-    for (int k = 1; k < 5; ++k) assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
-    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
-    EXPECT_CONTAINS(err, "frame 5 object 700: quaternion of norm 3");
-    cd_trace_replay_end(r);
-    cd_scene_destroy(s);
+    const float q[4] = {3.0f, 0.0f, 0.0f, 0.0f};
+    expect_replay_fails(path, 80 + 12L * N + 28L * N * 5 + 28L * 700, q, sizeof q, 5,
+                        "frame 5 object 700: quaternion of norm 3");
     cd_scene_destroy(full);
     cd_scene_destroy(live);
     free(before), free(recorded);
@@ -1074,16 +1094,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
             if (memcmp(&want, &s->pose[k], sizeof want) != 0)
                 fail_msg("frame %d, object %u: pose differs", f, s->ident[k]);
         }
-        memcpy(full->pose, s->pose, N * sizeof *full->pose);
-        cd_scene_refresh(full);
-        assert_memory_equal(full->box, s->box, N * sizeof *s->box);
-        uint32_t want = 0;
-        for (uint32_t k = 0; k < N; ++k) {
-            int changed = memcmp(&before[s->ident[k]], &s->pose[k], sizeof *s->pose) != 0;
-            EXPECT_EQ(s->moved_flag[k], changed);
-            if (changed) EXPECT_EQ(s->moved_slot[want++], k);
-        }
-        EXPECT_EQ(s->moved, want);
+        uint32_t want = expect_refresh_and_moves(s, full, before);
         EXPECT_EQ(want, (N + 2) / 3 + (f == 3 || f == 4) + (f == 2));  // object 7 moves in frame 3 and back
                                                                        // in 4, 11 grows in 2
         listed += want;
@@ -1093,18 +1104,8 @@ static void broadmark_replay_skips_repeated_records(void **state)
     cd_scene_destroy(s);
     // Object 500 of frame 4 inverted on x: the replay stops there and says so.
     box[4][500][0] = box[4][500][4] + 1.0f;
-    out = fopen(path, "r+b");
-    assert_non_null(out);
-    assert_int_equal(fseek(out, 304 + 32L * N * 4 + 32L * 500, SEEK_SET), 0);
-    assert_int_equal(fwrite(box[4][500], 4, 8, out), 8);
-    fclose(out);
-    r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
-    assert_non_null(r);
-    for (int k = 1; k < 4; ++k) assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
-    assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
-    EXPECT_CONTAINS(err, "frame 4 object 500: box axis 0");
-    cd_trace_replay_end(r);
-    cd_scene_destroy(s);
+    expect_replay_fails(path, 304 + 32L * N * 4 + 32L * 500, box[4][500], sizeof box[4][500], 4,
+                        "frame 4 object 500: box axis 0");
     cd_scene_destroy(full);
     free(before);
     unlink(path);
