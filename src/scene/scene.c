@@ -737,9 +737,12 @@ static uint32_t morton_spread(float x, float scale)
 
 // z is the Morton code's top bit, then y, then x: the first half of the slots is the lower half
 // of the world on z, so a parallel step's threads (contiguous slot runs) own slabs of space, as
-// grid_multi's parts (rows in z-major order) do. Above the code, a bit for the cubes that never
-// move (a scene with a state): the movers come first, a run of slots for the motion step's list
-// and for what reads only what moved, each part in Morton order.
+// grid_multi's parts (rows in z-major order) do. Above the code, a bit for the cubes the last move
+// list did not name (when the scene knows it): the cubes that moved come first, a run of slots for
+// the motion step's list and for what reads only what moved, each part in Morton order. The move
+// list, not the scene's own state, so that a trace's replay (which knows only what changed) orders
+// its slots as the live run it recorded did, and the peers that build in slot order do the same
+// work.
 void cd_scene_reorder(cd_scene *s)
 {
     uint32_t n = s->count;
@@ -755,7 +758,7 @@ void cd_scene_reorder(cd_scene *s)
     for (uint32_t i = 0; i < n; ++i) {
         const float *c = s->pose[i].c;
         key[i] = morton_spread(c[0], scale) | morton_spread(c[1], scale) << 1 | morton_spread(c[2], scale) << 2;
-        if (s->state) key[i] |= (uint32_t) !(s->state[i] & CD_SCENE_MOVES) << 3 * MORTON_BITS;
+        key[i] |= (uint32_t)(s->moves_known & !s->moved_flag[i]) << 3 * MORTON_BITS;
         order[i] = i;
     }
     cd_radix_sort_bits(key, order, tmp_key, tmp_id, n, 3 * MORTON_BITS + 1);
@@ -796,10 +799,10 @@ void cd_scene_move_slot_values(const cd_scene *s, const uint32_t *by_old, uint32
     for (uint32_t i = 0; i < s->count; ++i) by_new[to[i]] = by_old[i];
 }
 
-// Reorder at the first step and every s->reorder frames after it.
+// Reorder at the first two steps and every s->reorder frames after the first.
 static void reorder_if_due(cd_scene *s)
 {
-    if (s->reorder && s->frame % s->reorder == 0) cd_scene_reorder(s);
+    if (cd_scene_reorder_due(s)) cd_scene_reorder(s);
 }
 
 void cd_scene_step(cd_scene *s)

@@ -574,7 +574,7 @@ cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_sc
 
 int cd_trace_replay_step(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
 {
-    if (s->reorder && s->frame % s->reorder == 0) cd_scene_reorder(s);
+    if (cd_scene_reorder_due(s)) cd_scene_reorder(s);
     if (s->layout != r->layout) {
         cd_free(r->slot_of);
         r->slot_of = cd_scene_slots(s);

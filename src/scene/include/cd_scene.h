@@ -66,7 +66,7 @@ typedef struct cd_scene_params {
 ///
 /// Slots and cubes: every array is indexed by slot, and slot i holds cube ident[i]. With reorder
 /// > 0 the step sorts the slots along a Morton curve of the centres every reorder frames (from its
-/// first call on), so cubes near in space are near in memory: the broad and narrow steps then read
+/// first call on, and at frame 1: cd_scene_reorder_due), so cubes near in space are near in memory: the broad and narrow steps then read
 /// a few pages instead of one line per cube, and the threads of a parallel frame each work on
 /// their own part of memory. Methods see slots; cd_broad_frame reports pairs of cubes (ident).
 typedef struct cd_scene {
@@ -164,8 +164,16 @@ void cd_scene_step_threads(cd_scene *s, int threads);
 /// reorder falls due (the caller calls cd_scene_reorder when it wants one), moved counts the range
 /// and no move list is published (cd_scene_moves_since answers 0 after it).
 void cd_scene_step_range(cd_scene *s, uint32_t first, uint32_t end);
-/// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it every
-/// s->reorder frames): every per-cube array is permuted alike, ident and slot_of_prev follow, layout
+/// A step at this frame reorders first (cd_scene_reorder): s->reorder > 0 and the frame is a
+/// multiple of it (0 included) or 1. The one at frame 1 is the first after a step, the first whose
+/// move list says which cubes move (the sort puts them first).
+static inline int cd_scene_reorder_due(const cd_scene *s)
+{
+    return s->reorder && (s->frame % s->reorder == 0 || s->frame == 1);
+}
+/// Sort the slots along a Morton curve of the centres now (cd_scene_step calls it when
+/// cd_scene_reorder_due says so), the cubes of the last move list first (when the scene knows it),
+/// each part in Morton order: every per-cube array is permuted alike, ident and slot_of_prev follow, layout
 /// grows by one. Motion is per cube, so the cubes' trajectories do not change. The arrays are
 /// gathered into new blocks: a pointer into pose, box, vx..tz or ident does not survive a reorder
 /// (nor, with reorder > 0, a step); read them from s each frame.
