@@ -218,6 +218,7 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
 // compiler reloaded every pointer after each flag store.
 static void keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out)
 {
+    CD_ASSERT(out != &b->kept);  // the restrict locals below: two lists, two blocks
     if (b->kept.count > out->capacity) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, b->kept.count);
     uint8_t *restrict moved = b->moved_ident;
     const uint32_t *restrict slot = m->slot, *restrict ident = s->ident;

@@ -252,7 +252,8 @@ static void reserve_slack(void **p, size_t elem, size_t *cap, size_t n)
 static void gm_layout(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
-    g->ax_samples = 0;   // the cells change
+    g->ax_samples = 0, g->ax_frames = 0;  // the cells change: a new sample, new counts
+    g->ax_cross[0] = g->ax_cross[1] = g->ax_cross[2] = 0;
     if (g->layout_of) {  // a sub: the cells (and rows) of its grid
         memcpy(g->ax, g->layout_of->ax, sizeof g->ax);
         g->inv_cell = g->layout_of->inv_cell;
@@ -822,7 +823,7 @@ static void gm_remap(void *self, const cd_scene *s)
 {
     grid_multi *g = self;
     coh_remap(g, s);
-    g->ax_samples = 0;  // other objects in the sampled slots
+    g->ax_samples = 0;  // other objects in the sampled slots: the next frame samples anew, the counts stay
     if (!g->rows_made || g->n != s->count) return;
     finish_parts(g);
     cd_scene_renumber_slots(s, g->id, g->id_cap, ID_MASK);
@@ -901,15 +902,12 @@ static int axis_watch(grid_multi *g, const cd_scene *s)
             float t = lo[k] * g->inv_cell;
             t = t > 0.0f ? t : 0.0f;  // NaN too
             uint16_t c = (uint16_t)(t < top ? t : top);
-            cross[k] += c != cell[k];
+            if (compare) cross[k] += c != cell[k];
             cell[k] = c;
         }
     }
     g->ax_samples = m, g->ax_stride = stride;
-    if (!compare) {
-        g->ax_frames = 0, g->ax_cross[0] = g->ax_cross[1] = g->ax_cross[2] = 0;
-        return 0;
-    }
+    if (!compare) return 0;  // a first sample, or other cubes in the sampled slots: the counts wait
     for (int k = 0; k < 3; ++k) g->ax_cross[k] += cross[k];
     if (++g->ax_frames < GM_AXIS_FRAMES) return 0;
     int best = 0, now = g->ax[0];
@@ -1799,7 +1797,7 @@ static void gm_shape_stats(void *self, cd_broad_stats *st)
                  g->st_big_cap + g->dlist_cap + g->st_where_cap + g->coh_key_cap + g->st_first_cap + g->dk_cap +
                  g->big_row_cap + g->zbig_at_cap + g->zbig_cap) *
                     sizeof(uint32_t) +
-                g->st_col_cap * sizeof(float) + g->dy_box_cap * sizeof(cd_aabbf) +
+                g->ax_cell_cap * sizeof(uint16_t) + g->st_col_cap * sizeof(float) + g->dy_box_cap * sizeof(cd_aabbf) +
                 g->st_index_cap * sizeof(coh_row_index);
     if (g->sub) {  // the dirty rows' own bytes
         cd_broad_stats sub = {0};

@@ -509,7 +509,8 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
 // A Broadmark frame in t->raw into the scene's slots (decode, then put_pose), but for the objects
 // whose 32-byte record is byte for byte that of the frame before (r->prev, when there is one):
 // their slots hold that pose already, checked then. Returns 0, or -1 with decode's message for
-// the first object that fails a check (the objects skipped passed them a frame before).
+// the first object that fails a check (the objects skipped passed them a frame before); the
+// objects before it are written then (the replay stops).
 static int put_broadmark_frame(const cd_trace_replay *r, cd_scene *s, int shifted, char *err, size_t len)
 {
     const cd_trace *t = r->trace;
