@@ -297,28 +297,32 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
 // positive constant, a clamp and a truncation all are), which is all the exactness argument needs:
 // two overlapping boxes share the row of their (max lo.y, max lo.z), and boxes beyond the walls land
 // in border rows. Boxes reaching three rows on an axis are big.
+//
+// row_of is f on one coordinate, in scalar float: the portable span_of, big_rows and axis_watch
+// use it (NaN goes to 0: the comparisons with NaN fail); the SSE2 span_of does the same four
+// operations lane by lane.
+static inline uint32_t row_of(const grid_multi *g, float v)
+{
+    float t = v * g->inv_cell, top = (float)(g->dim[0] - 1);  // exact: dim ≤ 2^15
+    t = t > 0.0f ? t : 0.0f;
+    return (uint32_t)(t < top ? t : top);
+}
+
 static inline uint32_t span_of(const grid_multi *g, const cd_aabbf *b)
 {
     uint32_t y0, z0, y1, z1;
-    float top = (float)(g->dim[0] - 1);  // exact: dim ≤ 2^15
 #if defined(__SSE2__) && defined(__x86_64__)
     // The four coordinates in one register (lo.y, lo.z, hi.y, hi.z); the rows fit 16 bits.
     __m128 yz = _mm_setr_ps(b->lo[g->ax[1]], b->lo[g->ax[2]], b->hi[g->ax[1]], b->hi[g->ax[2]]);
     __m128 t = _mm_mul_ps(yz, _mm_set1_ps(g->inv_cell));
-    t = _mm_min_ps(_mm_max_ps(t, _mm_setzero_ps()), _mm_set1_ps(top));
+    t = _mm_min_ps(_mm_max_ps(t, _mm_setzero_ps()), _mm_set1_ps((float)(g->dim[0] - 1)));
     __m128i rows = _mm_cvttps_epi32(t);
     uint64_t u = (uint64_t)_mm_cvtsi128_si64(_mm_packs_epi32(rows, rows));
     y0 = (uint32_t)(u & 0xFFFF), z0 = (uint32_t)(u >> 16 & 0xFFFF), y1 = (uint32_t)(u >> 32 & 0xFFFF),
     z1 = (uint32_t)(u >> 48);
 #else
-    float v[4] = {b->lo[g->ax[1]], b->lo[g->ax[2]], b->hi[g->ax[1]], b->hi[g->ax[2]]};
-    uint32_t r[4];
-    for (int k = 0; k < 4; ++k) {
-        float t = v[k] * g->inv_cell;
-        t = t > 0.0f ? t : 0.0f;
-        r[k] = (uint32_t)(t < top ? t : top);
-    }
-    y0 = r[0], z0 = r[1], y1 = r[2], z1 = r[3];
+    y0 = row_of(g, b->lo[g->ax[1]]), z0 = row_of(g, b->lo[g->ax[2]]), y1 = row_of(g, b->hi[g->ax[1]]),
+    z1 = row_of(g, b->hi[g->ax[2]]);
 #endif
     if (y1 - y0 > 1 || z1 - z0 > 1) return SPAN_BIG;
     return y0 | z0 << 15 | (y1 - y0) << 30 | (z1 - z0) << 31;
@@ -339,16 +343,11 @@ static inline uint32_t slot_id(uint32_t id, uint32_t sp, uint32_t ry, uint32_t r
     return id | (span_y(sp) == ry ? STARTS_Y : 0) | (span_z(sp) == rz ? STARTS_Z : 0);
 }
 
-// Every row of box b, however many: r = y0, y1, z0, z1 by span_of's row map (its portable form,
-// which gives the same rows: the clamps send NaN to 0 in both).
+// Every row of box b, however many: r = y0, y1, z0, z1 by span_of's row map.
 static inline void big_rows(const grid_multi *g, const cd_aabbf *b, uint32_t r[4])
 {
-    float v[4] = {b->lo[g->ax[1]], b->hi[g->ax[1]], b->lo[g->ax[2]], b->hi[g->ax[2]]}, top = (float)(g->dim[0] - 1);
-    for (int k = 0; k < 4; ++k) {
-        float t = v[k] * g->inv_cell;
-        t = t > 0.0f ? t : 0.0f;
-        r[k] = (uint32_t)(t < top ? t : top);
-    }
+    r[0] = row_of(g, b->lo[g->ax[1]]), r[1] = row_of(g, b->hi[g->ax[1]]);
+    r[2] = row_of(g, b->lo[g->ax[2]]), r[3] = row_of(g, b->hi[g->ax[2]]);
 }
 
 // Boxes in row r (the slots before its pads).
@@ -893,15 +892,12 @@ static int axis_watch(grid_multi *g, const cd_scene *s)
     if (g->axis_param >= 0 || g->layout_of || !m) return 0;
     buf_reserve((void **)&g->ax_cell, sizeof *g->ax_cell, &g->ax_cell_cap, 3 * (size_t)m);
     int compare = g->ax_samples == m && g->ax_stride == stride;
-    float top = (float)(g->dim[0] - 1);
     uint32_t cross[3] = {0, 0, 0};
     for (uint32_t j = 0; j < m; ++j) {
         const float *lo = s->box[(size_t)j * stride].lo;
         uint16_t *cell = g->ax_cell + 3 * (size_t)j;
         for (int k = 0; k < 3; ++k) {
-            float t = lo[k] * g->inv_cell;
-            t = t > 0.0f ? t : 0.0f;  // NaN too
-            uint16_t c = (uint16_t)(t < top ? t : top);
+            uint16_t c = (uint16_t)row_of(g, lo[k]);  // the row map's cell on any axis (dim ≤ 2^15)
             if (compare) cross[k] += c != cell[k];
             cell[k] = c;
         }
