@@ -234,8 +234,17 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
     return 0;
 }
 
+// 1 when cdlab record v (qw qx qy qz x y z) fails one of decode's checks, without a branch: the
+// frame loops or these together and let decode find the first bad object and say why.
+static inline int record_bad(const float v[POSE_FLOATS])
+{
+    double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
+    return !(fabsf(v[4]) <= MAX_COORD) | !(fabsf(v[5]) <= MAX_COORD) | !(fabsf(v[6]) <= MAX_COORD) |
+           !(q2 >= 0.25 && q2 <= 4.0);
+}
+
 // A cdlab frame in t->raw into pose, every object checked as decode checks it but without a branch
-// per object (the checks are or-ed together). Returns 0, or -1 when some object fails a check:
+// per object (record_bad). Returns 0, or -1 when some object fails a check:
 // decode then finds the first and says what is wrong with it.
 static int decode_cdlab_frame(const cd_trace *t, cd_posef *restrict pose)
 {
@@ -246,9 +255,7 @@ static int decode_cdlab_frame(const cd_trace *t, cd_posef *restrict pose)
         const unsigned char *b = raw + 4 * POSE_FLOATS * i;
         float v[POSE_FLOATS];
         for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
-        double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
-        bad |= !(fabsf(v[4]) <= MAX_COORD) | !(fabsf(v[5]) <= MAX_COORD) | !(fabsf(v[6]) <= MAX_COORD) |
-               !(q2 >= 0.25 && q2 <= 4.0);
+        bad |= record_bad(v);
         pose[i] =
             (cd_posef){{v[4], v[5], v[6]}, {v[0], v[1], v[2], v[3]}, {half[3 * i], half[3 * i + 1], half[3 * i + 2]}};
     }
@@ -269,12 +276,13 @@ static int read_raw(cd_trace *t, uint64_t frame, char *err, size_t len)
     return 0;
 }
 
-// Objects [0, n) of the frame in t->raw decoded one by one: 0, or -1 with what is wrong with the
-// first that fails a check.
+// Objects [0, n) of the frame in t->raw decoded one by one into pose (NULL: checked only): 0, or
+// -1 with what is wrong with the first that fails a check.
 static int decode_each(const cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t len)
 {
+    cd_posef p;
     for (uint64_t i = 0; i < t->info.objects; ++i)
-        if (decode(t, frame, i, &pose[i], err, len)) return -1;
+        if (decode(t, frame, i, pose ? &pose[i] : &p, err, len)) return -1;
     return 0;
 }
 
@@ -437,7 +445,6 @@ void cd_trace_writer_abort(cd_trace_writer *w)
 
 struct cd_trace_replay {
     cd_trace *trace;
-    cd_posef *pose;       // the frame being read, by object
     uint32_t *slot_of;    // slot of each object (after reorders)
     uint64_t layout;      // the scene's layout when slot_of was taken
     double shift[3];      // minus the world box's low corner
@@ -481,10 +488,9 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
     const float *half = t->half;
     const unsigned char *prev = r->prev;
     int bad = 0;
-    enum {
-        AHEAD = 8
-    };  // objects map to slots in space order, not theirs: a slot's record
-        // is a cache miss unless asked for this far ahead
+    // Objects map to slots in space order, not theirs: a slot's record is a cache miss unless
+    // asked for this far ahead.
+    enum { AHEAD = 8 };
     for (uint32_t i = 0; i < s->count; ++i) {
         if (i + AHEAD < s->count) __builtin_prefetch(&s->pose[r->slot_of[i + AHEAD]], 1);
         const unsigned char *b = t->raw + 4 * POSE_FLOATS * (size_t)i;
@@ -498,9 +504,7 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
         }
         float v[POSE_FLOATS];
         for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
-        double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
-        bad |= !(fabsf(v[4]) <= MAX_COORD) | !(fabsf(v[5]) <= MAX_COORD) | !(fabsf(v[6]) <= MAX_COORD) |
-               !(q2 >= 0.25 && q2 <= 4.0);
+        bad |= record_bad(v);
         put_pose(r, s, i, v + 4, v, half + 3 * (size_t)i, shifted);
     }
     return bad ? -1 : 0;
@@ -536,7 +540,7 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
     int shifted = r->shift[0] != 0.0 || r->shift[1] != 0.0 || r->shift[2] != 0.0;
     if (t->info.format == CD_TRACE_CDLAB) {
         if (put_cdlab_frame(r, s, shifted)) {
-            decode_each(t, r->next, r->pose, err, len);  // finds the object and says what is wrong
+            decode_each(t, r->next, NULL, err, len);  // finds the object and says what is wrong
             return -1;
         }
     } else if (put_broadmark_frame(r, s, shifted, err, len)) {
@@ -561,7 +565,6 @@ cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_sc
     for (int k = 0; k < 3; ++k) r->shift[k] = -t->info.lo[k];
     cd_scene *s = cd_scene_create_empty((uint32_t)t->info.objects, side > 0.0 ? side : 1.0);
     s->reorder = reorder;
-    r->pose = cd_alloc(t->info.objects * sizeof *r->pose);
     r->slot_of = cd_scene_slots(s);
     if (load_frame(r, s, err, len)) {
         cd_scene_destroy(s);
@@ -593,7 +596,6 @@ void cd_trace_replay_end(cd_trace_replay *r)
 {
     if (!r) return;
     cd_trace_close(r->trace);
-    cd_free(r->pose);
     cd_free(r->slot_of);
     cd_free(r->prev);
     cd_free(r);
