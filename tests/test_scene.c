@@ -952,6 +952,15 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_destroy(live);
 }
 
+// One replay step of s, which must succeed, with the poses by cube before it left in before (slots
+// move with reorders).
+static void replay_step_from(cd_trace_replay *r, cd_scene *s, cd_posef *before)
+{
+    char err[600];
+    for (uint32_t k = 0; k < s->count; ++k) before[s->ident[k]] = s->pose[k];
+    if (cd_trace_replay_step(r, s, err, sizeof err) != 0) fail_msg("replay step: %s", err);
+}
+
 // After a replay step: s's boxes are those a full refresh of its poses gives (full: a scratch scene
 // of as many cubes), and its move list is exactly the slots whose pose differs from before (the
 // poses by cube before the step), in slot order. Returns how many that is.
@@ -1012,9 +1021,7 @@ static void replay_refreshes_what_changed(void **state)
     cd_posef *before = malloc(N * sizeof *before);
     uint64_t listed = 0;
     for (int f = 1; f < FRAMES; ++f) {
-        // The poses by object before the step (slots move with reorders).
-        for (uint32_t k = 0; k < N; ++k) before[s->ident[k]] = s->pose[k];
-        assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+        replay_step_from(r, s, before);
         for (uint32_t k = 0; k < N; ++k) {  // each slot holds its cube's recorded pose, shifted
             cd_posef want = recorded[(size_t)f * N + s->ident[k]];
             for (int j = 0; j < 3; ++j) want.c[j] = (float)((double)want.c[j] - low[j]);
@@ -1084,8 +1091,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
     cd_posef *before = malloc(N * sizeof *before);
     uint64_t listed = 0;
     for (int f = 1; f < FRAMES; ++f) {
-        for (uint32_t k = 0; k < N; ++k) before[s->ident[k]] = s->pose[k];
-        assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
+        replay_step_from(r, s, before);
         for (uint32_t k = 0; k < N; ++k) {
             const float *b = box[f][s->ident[k]];
             cd_posef want = {{0}, {1, 0, 0, 0}, {0}};
