@@ -374,6 +374,64 @@ static void row_axis_follows_the_motion(void **state)
     }
 }
 
+// On the ground, grid_multi's cells stop where the layer does: of a 20 × 20 grid (cell_size set so,
+// rows fixed on x, so the rows' z is the scene's), the rows on z are cut to the one the boxes
+// reach. The layer then rises past the cut (every cube lifted by half the world, then a little a
+// frame): a new layout covers it, and every frame gives naive's pairs, on one and two workers and
+// through coherent frames.
+static void rows_follow_the_layer(void **state)
+{
+    (void)state;
+    cd_scene_params p = cd_scene_params_default();
+    p.cubes = 3000;
+    p.layout = CD_LAYOUT_GROUND;
+    p.reorder = 4;
+    cd_scene *s = cd_scene_create(&p);
+    const cd_broad_method *m = cd_registry_find("grid_multi");
+    assert_non_null(m);
+    char cell[40], why[200];
+    snprintf(cell, sizeof cell, "%.17g", s->world / 19.5);  // 20 rows a side
+    cd_broad *b[3];
+    for (int k = 0; k < 3; ++k) {
+        cd_params q = cd_broad_params_default(m);
+        assert_int_equal(cd_params_set(&q, "cell_size", cell, why, sizeof why), 0);
+        assert_int_equal(cd_params_set(&q, "axis", "x", why, sizeof why), 0);
+        assert_int_equal(cd_params_set(&q, "coherence", k == 2 ? "always" : "auto", why, sizeof why), 0);
+        b[k] = cd_broad_create(m, &q, 1 + (k == 1), s);
+    }
+    cd_pair_list want = {0}, got = {0};
+    cd_broad_stats st, rows[3][12];
+    for (int frame = 0; frame < 12; ++frame) {
+        cd_scene_step(s);
+        if (frame >= 6) {  // lifted by half the world, then a little more each frame
+            for (uint32_t i = 0; i < s->count; ++i) {
+                cd_vec3 c = cd_scene_center(s, i);
+                c.z += frame == 6 ? 0.5 * s->world : 0.01 * s->world;
+                cd_scene_set_pose(s, i, c, cd_scene_rot(s, i), cd_scene_half(s, i));
+            }
+            cd_scene_refresh(s);
+        }
+        naive_pairs(s, &want, &st);
+        for (int k = 0; k < 3; ++k) {
+            char what[80];
+            snprintf(what, sizeof what, "ground, grid_multi %d", k);
+            expect_naive(b[k], s, &want, &got, &rows[k][frame], what, frame);
+        }
+    }
+    assert_true(want.count > 0);
+    for (int k = 0; k < 3; ++k) {
+        assert_int_equal(rows[k][0].nodes, 20);  // 20 on y, 1 on z
+        assert_int_equal(rows[k][5].nodes, 20);
+    }
+    // z rows up to the lifted layer's, past half the world, where the full path runs (coherence =
+    // always keeps its cells: its frames never take the full path)
+    for (int k = 0; k < 2; ++k) assert_true(rows[k][11].nodes >= 20 * 11);
+    for (int k = 0; k < 3; ++k) cd_broad_destroy(b[k]);
+    cd_pair_list_free(&want);
+    cd_pair_list_free(&got);
+    cd_scene_destroy(s);
+}
+
 // A cube standing on an edge (turned 45° about z), its corner just reaching the face of an
 // axis-aligned box. Turned θ further, its corner draws back by h·√2·(1 − cos θ) while its float
 // box stays the same bit for bit (the box's rounding is coarser): found here, the box's x
@@ -544,6 +602,7 @@ int main(void)
         cmocka_unit_test(degenerate_world_keeps_pairs),
         cmocka_unit_test(kept_pairs_follow_the_scene),
         cmocka_unit_test(row_axis_follows_the_motion),
+        cmocka_unit_test(rows_follow_the_layer),
         cmocka_unit_test(pose_change_under_same_box_is_judged_again),
         cmocka_unit_test(coherent_index_edges),
         cmocka_unit_test(pair_sort_matches_qsort),
