@@ -192,7 +192,7 @@ typedef struct cd_broad {
     cd_narrow_step narrow;  ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
     cd_pair_list kept;      ///< last frame's output (see "Kept pairs" above)
     int kept_valid;         ///< kept is the frame just before's, for the method's state now
-    uint8_t *moved_ident;   ///< per cube: scratch of the kept filter (zero between frames)
+    uint8_t *moved_ident;   ///< a bit per cube: scratch of the kept filter (zero between frames)
     uint32_t moved_n;       ///< cubes moved_ident holds
 } cd_broad;
 
