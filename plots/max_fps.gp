@@ -21,6 +21,7 @@ dash(g) = first(g, "clock") eq "cpu" ? 2 : 1
 # A search judged on frame_ms p05 is drawn at FPS p95 (the same frames), without bars.
 ycols(g) = first(g, "statistic") eq "p05" ? "fps_p95,fps_p95,fps_p95" : "fps_median,fps_p05,fps_p95"
 
+load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 set xlabel "cubes"
 set ylabel "FPS (collision only)"

@@ -11,6 +11,7 @@ awk = "awk -F, -v cols=method,depth,looseness,update -f '".system("dirname '".AR
 groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key=".g." -v x=cubes -v y=".y." '".file."'"
 
+load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 set xlabel "cubes"
 set ylabel "per frame"

@@ -13,6 +13,7 @@ groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key=".g." -v x=depth -v y=".y." '".file."'"
 title(g) = sprintf("%s, %s cubes", g[1:strstrt(g, "/") - 1], g[strstrt(g, "/") + 1:])
 
+load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mytics lc rgb "#dddddd"
 set xlabel "maximum depth"
 set xrange [-0.3:*]

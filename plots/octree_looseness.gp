@@ -12,6 +12,7 @@ awk = "awk -F, -v cols=method,cubes,depth,update -f '".system("dirname '".ARG0."
 groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key=".g." -v x=looseness -v y=".y." '".file."'"
 
+load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mytics lc rgb "#dddddd"
 set xlabel "looseness k (loose cell = k × cell side)"
 set xrange [0.9:4.1]
