@@ -12,6 +12,7 @@ head = "NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } "
 pts = system("awk -F, '".head."{ printf \"%s \", $h[\"point\"] }' '".summary."'")
 labs = system("awk -F, '".head."{ printf \"%s/%s@%s@%sb \", $h[\"hierarchy\"], $h[\"mode\"], $h[\"method\"], $h[\"bodies\"] }' '".summary."'")
 
+load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
 set datafile separator whitespace
 set logscale y 10
 set grid xtics ytics mytics lc rgb "#dddddd"

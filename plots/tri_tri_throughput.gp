@@ -12,6 +12,7 @@ ax(a) = a eq "exact" ? -0.27 : (a eq "float" ? 0 : 0.27)
 x(w, a) = wx(w) + ax(a)
 label(a) = a eq "exact" ? "plane-first, filtered-exact" : (a eq "float" ? "plane-first, plain float" : "Guigue–Devillers, filtered-exact")
 
+load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
 set datafile separator comma
 set datafile columnheaders
 set title "Triangle–triangle throughput (median, p5–p95 over passes)"
