@@ -292,8 +292,10 @@ for mdir in "$root"/*/; do
     cat <<'EOF'
 The workloads suite (`sh scripts/reproduce.sh experiments/workloads.suite`): every broad phase and
 every peer on every workload, one core (`chrt -f 50 taskset -c 0`), the runner thread's CPU clock,
-each run's points measured back to back. Per workload: cdlab's fastest method and the fastest peer by
-median ms per frame (motion + broad phase + narrow step), and how many times faster cdlab's is.
+each run's points measured back to back, or in rounds where the run's config.ini says `order =
+rounds` (a repeat of every point, then the next: Bullet's scenes, since their configs run three
+repeats). Per workload: cdlab's fastest method and the fastest peer by median ms per frame (motion +
+broad phase + narrow step), and how many times faster cdlab's is.
 The runs and their machine are below; the reasons are bench/results/<machine>/why.tsv.
 
 EOF
