@@ -380,12 +380,13 @@ static inline uint32_t row_len(const uint32_t *start, size_t r)
     return d ? d - GM_PAD : 0;
 }
 
-// Span s's rows that span other does not reach, counted in c: branch-free over the four rows
-// (y0 | y0 + 1) × (z0 | z0 + 1), each adding 0 where s does not reach it (as coh_bin deals). A
-// 0 may land past the last row on y (the next z row's first: 0 added) or on z (the dy + 1 spare
-// counters after the rows): a span at the last row on an axis reaches no further (span_of
-// clamps). Loops over the rows spans reach cost a mispredicted exit per axis and object, and
-// objects cross rows in crowds in a collapsing scene (half of them a frame in Bullet's gravity).
+// Span s's rows that span other does not reach (other SPAN_BIG: all of them), counted in c (a
+// row's entry at z · dy + y, with dy + 1 spare entries after the last row): branch-free over the
+// four rows (y0 | y0 + 1) × (z0 | z0 + 1), each adding 0 where s does not reach it. A 0 may land
+// past the last row on y (the next z row's first: 0 added) or on z (the spare entries): a span
+// at the last row on an axis reaches no further (span_of clamps). Loops over the rows spans reach
+// cost a mispredicted exit per axis and object, and objects cross rows in crowds in a collapsing
+// scene (half of them a frame in Bullet's gravity). count_share and coh_bin count with it.
 static inline void count_rows(uint32_t dy, uint32_t s, uint32_t other, uint32_t *c)
 {
     uint32_t y = span_y(s), z = span_z(s), ry = s >> 30 & 1, rz = s >> 31;
@@ -1462,8 +1463,7 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
             continue;
         }
         key[small] = coh_key(box[k].lo[g->ax[0]]), which[small++] = k, span[k] = v;
-        uint32_t *r = at + (size_t)span_z(v) * dy + span_y(v), ry = v >> 30 & 1, rz = v >> 31;
-        r[0]++, r[1] += ry, r[dy] += rz, r[dy + 1] += ry & rz;
+        count_rows(dy, v, SPAN_BIG, at);  // each row v reaches
     }
     cd_radix_sort_u32(key, which, key + 2 * (size_t)count, key + 3 * (size_t)count, small);
     uint32_t slots = 0;
