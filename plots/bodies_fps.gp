@@ -18,7 +18,7 @@ modes = curves("modes")
 ratio(m) = system("awk -F, -v m=".m." -f '".here."/bodies_ratio.awk' '".file."'")
 labels = curves("labels")
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set logscale x 10
 set logscale y 10
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"

@@ -11,7 +11,7 @@ points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file
 methods = points("methodset")
 cubes = points("cubeset")
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set datafile separator comma
 set datafile columnheaders
 set title "Collision FPS vs number of cubes (median, p5–p95 over frames × repeats)"

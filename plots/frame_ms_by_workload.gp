@@ -19,7 +19,7 @@ is_peer(m) = strstrt(m, "fcl_") == 1 || strstrt(m, "bullet_") == 1 || strstrt(m,
 nm = words(methods)
 shift(i) = (i - (nm + 1) / 2.0) * 0.6 / nm
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set datafile separator "\t"
 set title "Milliseconds per frame per workload (median, p5–p95 over frames)"
 set xlabel "workload"

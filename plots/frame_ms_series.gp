@@ -18,7 +18,7 @@ panels = nc > 6 ? 6 : nc
 cols = panels <= 1 ? 1 : (panels <= 4 ? 2 : 3)
 rows = (panels + cols - 1) / cols
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set datafile separator comma
 set datafile columnheaders
 set logscale y 10

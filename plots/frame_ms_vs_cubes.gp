@@ -15,7 +15,7 @@ cubes = points("cubeset")
 # Peers (FCL, Bullet, CGAL, ODE) dashed, cdlab's methods solid.
 is_peer(m) = strstrt(m, "fcl_") == 1 || strstrt(m, "bullet_") == 1 || strstrt(m, "cgal_") == 1 || strstrt(m, "ode_") == 1
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set datafile separator comma
 set datafile columnheaders
 set datafile missing "NA"

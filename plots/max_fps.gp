@@ -11,7 +11,8 @@ file = dir."/summary.csv"
 # One curve per search: the rows grouped by every key column (meta.ini [columns] keys) whose value
 # differs between rows, so searches that differ in any key (threads, cell_size, ...) never merge.
 keys = system("sed -n 's/^keys = //p' '".dir."/meta.ini' | tr -d ' '")
-awk = "awk -F, -v varying=1 -v cols=".keys." -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+here = system("dirname '".ARG0."'")
+awk = "awk -F, -v varying=1 -v cols=".keys." -f '".here."/octree_groups.awk'"
 groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key='".g."' -v x=cubes -v y=".y." '".file."'"
 first(g, col) = system(awk." -v key='".g."' -v x=".col." '".file."' | head -n 1 | cut -d' ' -f1")
@@ -21,7 +22,7 @@ dash(g) = first(g, "clock") eq "cpu" ? 2 : 1
 # A search judged on frame_ms p05 is drawn at FPS p95 (the same frames), without bars.
 ycols(g) = first(g, "statistic") eq "p05" ? "fps_p95,fps_p95,fps_p95" : "fps_median,fps_p05,fps_p95"
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 set xlabel "cubes"
 set ylabel "FPS (collision only)"

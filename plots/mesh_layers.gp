@@ -13,7 +13,7 @@ curves(what) = system("awk -F, -v want=".what." -v by=layers -f '".here."/mesh_c
 modes = curves("modes")
 labels = curves("labels")
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set logscale y 10
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key top right opaque box

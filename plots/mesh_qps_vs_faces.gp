@@ -13,7 +13,7 @@ curves(what) = system("awk -F, -v want=".what." -v by=distance -f '".here."/mesh
 modes = curves("modes")
 labels = curves("labels")
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set logscale x 10
 set logscale y 10
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"

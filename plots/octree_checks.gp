@@ -7,11 +7,12 @@ if (ARGC < 1) { print "usage: gnuplot -c octree_checks.gp RUN_DIR [OUTPUT_STEM]"
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_checks"
 file = dir."/summary.csv"
-awk = "awk -F, -v cols=method,depth,looseness,update -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+here = system("dirname '".ARG0."'")
+awk = "awk -F, -v cols=method,depth,looseness,update -f '".here."/octree_groups.awk'"
 groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key=".g." -v x=cubes -v y=".y." '".file."'"
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 set xlabel "cubes"
 set ylabel "per frame"

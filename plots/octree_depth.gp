@@ -8,12 +8,13 @@ if (ARGC < 1) { print "usage: gnuplot -c octree_depth.gp RUN_DIR [OUTPUT_STEM]";
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_depth"
 file = dir."/summary.csv"
-awk = "awk -F, -v cols=method,cubes -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+here = system("dirname '".ARG0."'")
+awk = "awk -F, -v cols=method,cubes -f '".here."/octree_groups.awk'"
 groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key=".g." -v x=depth -v y=".y." '".file."'"
 title(g) = sprintf("%s, %s cubes", g[1:strstrt(g, "/") - 1], g[strstrt(g, "/") + 1:])
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mytics lc rgb "#dddddd"
 set xlabel "maximum depth"
 set xrange [-0.3:*]

@@ -8,11 +8,12 @@ if (ARGC < 1) { print "usage: gnuplot -c octree_looseness.gp RUN_DIR [OUTPUT_STE
 dir = ARG1
 stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_looseness"
 file = dir."/summary.csv"
-awk = "awk -F, -v cols=method,cubes,depth,update -f '".system("dirname '".ARG0."'")."/octree_groups.awk'"
+here = system("dirname '".ARG0."'")
+awk = "awk -F, -v cols=method,cubes,depth,update -f '".here."/octree_groups.awk'"
 groups = system(awk." '".file."'")
 rows(g, y) = "< ".awk." -v key=".g." -v x=looseness -v y=".y." '".file."'"
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mytics lc rgb "#dddddd"
 set xlabel "looseness k (loose cell = k × cell side)"
 set xrange [0.9:4.1]
