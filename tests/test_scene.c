@@ -979,16 +979,30 @@ static uint32_t expect_refresh_and_moves(const cd_scene *s, cd_scene *full, cons
     return want;
 }
 
-// The trace at path with size bytes at offset written over: its replay steps through the frames
-// before `frame` and stops at that one with a message that holds needle.
-static void expect_replay_fails(const char *path, long offset, const void *bytes, size_t size, int frame,
-                                const char *needle)
+// size bytes of the file at path, from offset, written over with bytes; what was there into was
+// (when not NULL).
+static void overwrite(const char *path, long offset, const void *bytes, size_t size, void *was)
 {
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     assert_int_equal(fseek(f, offset, SEEK_SET), 0);
+    if (was) {
+        assert_int_equal(fread(was, size, 1, f), 1);
+        assert_int_equal(fseek(f, offset, SEEK_SET), 0);
+    }
     assert_int_equal(fwrite(bytes, size, 1, f), 1);
     assert_int_equal(fclose(f), 0);
+}
+
+// The trace at path with size bytes at offset written over: its replay steps through the frames
+// before `frame` and stops at that one with a message that holds needle. The bytes are put back
+// afterwards.
+static void expect_replay_fails(const char *path, long offset, const void *bytes, size_t size, int frame,
+                                const char *needle)
+{
+    unsigned char was[64];
+    assert_true(size <= sizeof was);
+    overwrite(path, offset, bytes, size, was);
     char err[600];
     cd_scene *s;
     cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
@@ -998,50 +1012,73 @@ static void expect_replay_fails(const char *path, long offset, const void *bytes
     EXPECT_CONTAINS(err, needle);
     cd_trace_replay_end(r);
     cd_scene_destroy(s);
+    overwrite(path, offset, was, size, NULL);
 }
 
 // The replay refreshes only the boxes of the poses that changed (cd_scene_refresh_noted): every
-// frame, with reorders, on a scene with a third of its cubes still and the world box shifted, its
-// boxes are bit for bit those a full refresh of the same poses gives, and its move list is exactly
-// the slots whose pose changed. A frame with a bad object in the middle stops the replay with the
-// message the one-by-one check gives.
+// frame, with reorders, on a scene with a third of its cubes still and on one with every cube
+// moving, the world box shifted, its boxes are bit for bit those a full refresh of the same poses
+// gives, and its move list is exactly the slots whose pose changed. A frame with a bad object in
+// the middle (a quaternion's norm, a position out of range, a NaN) stops the replay with the
+// message the one-by-one check gives. All of it on both paths of the frame's records
+// (CDLAB_NO_AVX2 set: the plain loop; not: AVX2 where the CPU has it).
 static void replay_refreshes_what_changed(void **state)
 {
     (void)state;
-    char path[] = "/tmp/cdlab_trace_XXXXXX", err[600];
+    char err[600];
     enum { N = 1500, FRAMES = 12 };
-    cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, 0.3, 0.0);
-    p.cubes = N, p.reorder = 0;
-    const double low[3] = {-3.0, 0.5, -0.25};  // shifted on replay
+    const double low[3] = {-3.1, 0.5, -0.27};  // shifted on replay (by doubles no float holds)
     cd_posef *recorded = malloc((size_t)FRAMES * N * sizeof *recorded);
-    cd_scene *live = record_trace(path, &p, FRAMES, low, 7, recorded);
-    cd_scene *s, *full = cd_scene_create_empty(N, 1.0);
-    cd_trace_replay *r = cd_trace_replay_start(path, 3, &s, err, sizeof err);  // a reorder every 3 frames
-    assert_non_null(r);
+    cd_scene *full = cd_scene_create_empty(N, 1.0);
     cd_posef *before = malloc(N * sizeof *before);
-    uint64_t listed = 0;
-    for (int f = 1; f < FRAMES; ++f) {
-        replay_step_from(r, s, before);
-        for (uint32_t k = 0; k < N; ++k) {  // each slot holds its cube's recorded pose, shifted
-            cd_posef want = recorded[(size_t)f * N + s->ident[k]];
-            for (int j = 0; j < 3; ++j) want.c[j] = (float)((double)want.c[j] - low[j]);
-            if (memcmp(&want, &s->pose[k], sizeof want) != 0)
-                fail_msg("frame %d, cube %u: pose differs", f, s->ident[k]);
+    for (int all_move = 0; all_move < 2; ++all_move) {
+        char path[] = "/tmp/cdlab_trace_XXXXXX";
+        cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, all_move ? 0.0 : 0.3, 0.0);
+        p.cubes = N, p.reorder = 0;
+        cd_scene *live = record_trace(path, &p, FRAMES, low, 7, recorded);
+        for (int plain = 0; plain < 2; ++plain) {
+            if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+            cd_scene *s;
+            cd_trace_replay *r = cd_trace_replay_start(path, 3, &s, err, sizeof err);  // a reorder every 3 frames
+            assert_non_null(r);
+            if (plain) assert_false(s->avx2);
+            uint64_t listed = 0;
+            for (int f = 1; f < FRAMES; ++f) {
+                replay_step_from(r, s, before);
+                for (uint32_t k = 0; k < N; ++k) {  // each slot holds its cube's recorded pose, shifted
+                    cd_posef want = recorded[(size_t)f * N + s->ident[k]];
+                    for (int j = 0; j < 3; ++j) want.c[j] = (float)((double)want.c[j] - low[j]);
+                    if (memcmp(&want, &s->pose[k], sizeof want) != 0)
+                        fail_msg("path %d, frame %d, cube %u: pose differs", plain, f, s->ident[k]);
+                }
+                listed += expect_refresh_and_moves(s, full, before);
+            }
+            if (all_move)
+                EXPECT_EQ(listed, (uint64_t)(FRAMES - 1) * N);
+            else
+                assert_true(listed > 0 && listed < (uint64_t)(FRAMES - 1) * N);  // some moved, some did not
+            cd_trace_replay_end(r);
+            cd_scene_destroy(s);
+            unsetenv("CDLAB_NO_AVX2");
         }
-        uint32_t want = expect_refresh_and_moves(s, full, before);
-        listed += want;
+        // Objects of frames 5, 6 and 7 given a quaternion of norm 3, a coordinate of 2e30 and a NaN
+        // (the last object, whose record ends the frame): the replay stops there and says so.
+        const float q[4] = {3.0f, 0.0f, 0.0f, 0.0f}, big = 2e30f, nan = NAN;
+        for (int plain = 0; plain < 2 && !all_move; ++plain) {
+            if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+            expect_replay_fails(path, 80 + 12L * N + 28L * N * 5 + 28L * 700, q, sizeof q, 5,
+                                "frame 5 object 700: quaternion of norm 3");
+            expect_replay_fails(path, 80 + 12L * N + 28L * N * 6 + 28L * 900 + 20, &big, sizeof big, 6,
+                                "frame 6 object 900: position 2e+30");
+            expect_replay_fails(path, 80 + 12L * N + 28L * N * 7 + 28L * (N - 1) + 16, &nan, sizeof nan, 7,
+                                "frame 7 object 1499: position nan");
+            unsetenv("CDLAB_NO_AVX2");
+        }
+        cd_scene_destroy(live);
+        unlink(path);
     }
-    assert_true(listed > 0 && listed < (uint64_t)(FRAMES - 1) * N);  // some moved, some did not
-    cd_trace_replay_end(r);
-    cd_scene_destroy(s);
-    // Object 700 of frame 5 given a quaternion of norm 3: the replay stops there and says so.
-    const float q[4] = {3.0f, 0.0f, 0.0f, 0.0f};
-    expect_replay_fails(path, 80 + 12L * N + 28L * N * 5 + 28L * 700, q, sizeof q, 5,
-                        "frame 5 object 700: quaternion of norm 3");
     cd_scene_destroy(full);
-    cd_scene_destroy(live);
     free(before), free(recorded);
-    unlink(path);
 }
 
 // A Broadmark .aabbs scene replays as decoded record by record, though records equal byte for byte

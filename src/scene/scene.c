@@ -443,13 +443,23 @@ void cd_scene_refresh_noted(cd_scene *s)
         s->moved_slot[m] = i;
         m += s->pose_noted[i];
     }
-    for (uint32_t b = 0; b < m; b += CHUNK) {
-        uint32_t n = m - b < CHUNK ? m - b : CHUNK;
-        const uint32_t *at = s->moved_slot + b;
-        poses_in(s->pose, at, n, &k);
-        chunk_bounds(&k, n);
-        boxes_out(box, &k, n);
-        for (uint32_t i = 0; i < n; ++i) s->box[at[i]] = box[i], s->moved_flag[at[i]] = 1, s->pose_noted[at[i]] = 0;
+    if (m == s->count) {  // every pose noted (a trace of moving objects): the slots in order
+        for (uint32_t b = 0; b < m; b += CHUNK) {
+            uint32_t n = m - b < CHUNK ? m - b : CHUNK;
+            poses_in(s->pose + b, NULL, n, &k);
+            chunk_bounds(&k, n);
+            boxes_out(s->box + b, &k, n);
+        }
+        memset(s->moved_flag, 1, m), memset(s->pose_noted, 0, m);
+    } else {
+        for (uint32_t b = 0; b < m; b += CHUNK) {
+            uint32_t n = m - b < CHUNK ? m - b : CHUNK;
+            const uint32_t *at = s->moved_slot + b;
+            poses_in(s->pose, at, n, &k);
+            chunk_bounds(&k, n);
+            boxes_out(box, &k, n);
+            for (uint32_t i = 0; i < n; ++i) s->box[at[i]] = box[i], s->moved_flag[at[i]] = 1, s->pose_noted[at[i]] = 0;
+        }
     }
     s->poses_noted = 0;
     publish_moves(s, m, 1);
