@@ -1085,8 +1085,9 @@ static void replay_refreshes_what_changed(void **state)
 // to the frame before's are skipped (their slots hold that pose): every frame, with reorders and the
 // world box shifted, each slot holds its object's box as centre and half-extents (in double, each
 // rounded once), the boxes are those a full refresh gives, and the move list is exactly the slots
-// whose pose changed (a third of the objects move; one changes and changes back, one grows on z alone). An inverted box
-// in a later frame stops the replay with the message the one-by-one check gives.
+// whose pose changed (a third of the objects move; one changes and changes back, one grows on z alone). An inverted box,
+// a NaN, a fourth component not zero or a bound of 2e30 in a later frame stops the replay with the
+// message the one-by-one check gives. All of it on the AVX2 and the plain path (CDLAB_NO_AVX2).
 static void broadmark_replay_skips_repeated_records(void **state)
 {
     (void)state;
@@ -1122,36 +1123,52 @@ static void broadmark_replay_skips_repeated_records(void **state)
     assert_int_equal(fwrite(world, 4, 8, out), 8);
     assert_int_equal(fwrite(box, sizeof box, 1, out), 1);
     assert_int_equal(fclose(out), 0);
-    cd_scene *s, *full = cd_scene_create_empty(N, 1.0);
-    cd_trace_replay *r = cd_trace_replay_start(path, 2, &s, err, sizeof err);  // a reorder every 2 frames
-    assert_non_null(r);
+    cd_scene *full = cd_scene_create_empty(N, 1.0);
     cd_posef *before = malloc(N * sizeof *before);
-    uint64_t listed = 0;
-    for (int f = 1; f < FRAMES; ++f) {
-        replay_step_from(r, s, before);
-        for (uint32_t k = 0; k < N; ++k) {
-            const float *b = box[f][s->ident[k]];
-            cd_posef want = {{0}, {1, 0, 0, 0}, {0}};
-            for (int j = 0; j < 3; ++j) {
-                float c = (float)(0.5 * ((double)b[j] + b[4 + j]));
-                want.c[j] = (float)((double)c + 4.0);
-                want.h[j] = (float)(0.5 * ((double)b[4 + j] - b[j]));
+    for (int plain = 0; plain < 2; ++plain) {  // the AVX2 path where the CPU has it, then the plain loop
+        if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+        cd_scene *s;
+        cd_trace_replay *r = cd_trace_replay_start(path, 2, &s, err, sizeof err);  // a reorder every 2 frames
+        assert_non_null(r);
+        if (plain) assert_false(s->avx2);
+        uint64_t listed = 0;
+        for (int f = 1; f < FRAMES; ++f) {
+            replay_step_from(r, s, before);
+            for (uint32_t k = 0; k < N; ++k) {
+                const float *b = box[f][s->ident[k]];
+                cd_posef want = {{0}, {1, 0, 0, 0}, {0}};
+                for (int j = 0; j < 3; ++j) {
+                    float c = (float)(0.5 * ((double)b[j] + b[4 + j]));
+                    want.c[j] = (float)((double)c + 4.0);
+                    want.h[j] = (float)(0.5 * ((double)b[4 + j] - b[j]));
+                }
+                if (memcmp(&want, &s->pose[k], sizeof want) != 0)
+                    fail_msg("path %d, frame %d, object %u: pose differs", plain, f, s->ident[k]);
             }
-            if (memcmp(&want, &s->pose[k], sizeof want) != 0)
-                fail_msg("frame %d, object %u: pose differs", f, s->ident[k]);
+            uint32_t want = expect_refresh_and_moves(s, full, before);
+            EXPECT_EQ(want, (N + 2) / 3 + (f == 3 || f == 4) + (f == 2));  // object 7 moves in frame 3 and
+                                                                           // back in 4, 11 grows in 2
+            listed += want;
         }
-        uint32_t want = expect_refresh_and_moves(s, full, before);
-        EXPECT_EQ(want, (N + 2) / 3 + (f == 3 || f == 4) + (f == 2));  // object 7 moves in frame 3 and back
-                                                                       // in 4, 11 grows in 2
-        listed += want;
+        assert_true(listed > 0);
+        cd_trace_replay_end(r);
+        cd_scene_destroy(s);
+        // Object 500 of frame 4 inverted on x, object 600 of frame 3 with a NaN, object 999 (the
+        // frame's last record) of frame 5 with a fourth component of 1 and object 1 of frame 2 with
+        // a bound of 2e30: the replay stops there and says so.
+        float inverted[8], with_nan[8], fourth[8], far[8];
+        memcpy(inverted, box[4][500], sizeof inverted), memcpy(with_nan, box[3][600], sizeof with_nan);
+        memcpy(fourth, box[5][999], sizeof fourth), memcpy(far, box[2][1], sizeof far);
+        inverted[0] = inverted[4] + 1.0f, with_nan[5] = NAN, fourth[7] = 1.0f, far[6] = 2e30f;
+        expect_replay_fails(path, 304 + 32L * N * 4 + 32L * 500, inverted, sizeof inverted, 4,
+                            "frame 4 object 500: box axis 0");
+        expect_replay_fails(path, 304 + 32L * N * 3 + 32L * 600, with_nan, sizeof with_nan, 3,
+                            "frame 3 object 600: box axis 1");
+        expect_replay_fails(path, 304 + 32L * N * 5 + 32L * 999, fourth, sizeof fourth, 5,
+                            "frame 5 object 999: fourth components not zero");
+        expect_replay_fails(path, 304 + 32L * N * 2 + 32L * 1, far, sizeof far, 2, "frame 2 object 1: box axis 2");
+        unsetenv("CDLAB_NO_AVX2");
     }
-    assert_true(listed > 0);
-    cd_trace_replay_end(r);
-    cd_scene_destroy(s);
-    // Object 500 of frame 4 inverted on x: the replay stops there and says so.
-    box[4][500][0] = box[4][500][4] + 1.0f;
-    expect_replay_fails(path, 304 + 32L * N * 4 + 32L * 500, box[4][500], sizeof box[4][500], 4,
-                        "frame 4 object 500: box axis 0");
     cd_scene_destroy(full);
     free(before);
     unlink(path);

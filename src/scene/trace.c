@@ -527,6 +527,20 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
 // 64-bit word. Scalar, a record took about 80 instructions, a fifth of the free fall's frame.
 _Static_assert(offsetof(cd_posef, q) == 12 && offsetof(cd_posef, h) == 28 && sizeof(cd_posef) == 40,
                "a pose is c, q, h: floats 0-2, 3-6, 7-9");
+// A pose into slot `slot` of s as its first eight floats (row) and its last two (h12), noted when
+// any bit differs from the slot's: put_pose's compare and write for the AVX2 frames below.
+__attribute__((target("avx2"))) static inline void put_row(cd_scene *s, uint32_t slot, __m256i row, uint64_t h12)
+{
+    cd_posef *to = &s->pose[slot];
+    uint64_t old12;
+    memcpy(&old12, &to->h[1], sizeof old12);
+    __m256i old = _mm256_loadu_si256((const __m256i *)to);
+    if (!_mm256_testz_si256(_mm256_xor_si256(row, old), _mm256_set1_epi32(-1)) || old12 != h12)
+        cd_scene_note_pose(s, slot);
+    _mm256_storeu_si256((__m256i *)to, row);
+    memcpy(&to->h[1], &h12, sizeof h12);
+}
+
 __attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted)
 {
     const cd_trace *t = r->trace;
@@ -563,15 +577,49 @@ __attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_r
         __m256i row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
         uint64_t h12;
         memcpy(&h12, h + 1, sizeof h12);
-        uint32_t slot = r->slot_of[i];
-        cd_posef *to = &s->pose[slot];
-        uint64_t old12;
-        memcpy(&old12, &to->h[1], sizeof old12);
-        __m256i old = _mm256_loadu_si256((const __m256i *)to);
-        if (!_mm256_testz_si256(_mm256_xor_si256(row, old), _mm256_set1_epi32(-1)) || old12 != h12)
-            cd_scene_note_pose(s, slot);
-        _mm256_storeu_si256((__m256i *)to, row);
-        memcpy(&to->h[1], &h12, sizeof h12);
+        put_row(s, r->slot_of[i], row, h12);
+    }
+    return bad ? -1 : 0;
+}
+
+// put_broadmark_frame on AVX2 registers, the same bits: a record (lo x y z 0, hi x y z 0) is one
+// 32-byte load, the skip one compare; decode's checks run on the lanes; centre and half-extents
+// are 0.5 (lo + hi) and 0.5 (hi − lo) in double, each rounded to float once, and the centre is
+// then shifted as put_pose shifts it. Returns 0, or -1 when some object fails a check (some
+// slots are written then; the replay stops and decode_each says what is wrong).
+__attribute__((target("avx2"))) static int put_broadmark_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted)
+{
+    const cd_trace *t = r->trace;
+    const unsigned char *prev = r->prev;
+    const __m256d shift = _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0), half = _mm256_set1_pd(0.5);
+    const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), max_coord = _mm_set1_ps((float)MAX_COORD);
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set_ss(1.0f);
+    int bad = 0;
+    enum { AHEAD = 8 };
+    for (uint32_t i = 0; i < s->count; ++i) {
+        if (i + AHEAD < s->count) __builtin_prefetch(&s->pose[r->slot_of[i + AHEAD]], 1);
+        size_t at = 4 * BM_BOX_FLOATS * (size_t)i;
+        __m256i rec = _mm256_loadu_si256((const __m256i *)(t->raw + at));
+        if (prev && _mm256_testz_si256(_mm256_xor_si256(rec, _mm256_loadu_si256((const __m256i *)(prev + at))),
+                                       _mm256_set1_epi32(-1)))
+            continue;
+        __m128 lo = _mm_castsi128_ps(_mm256_castsi256_si128(rec));
+        __m128 hi = _mm_castsi128_ps(_mm256_extracti128_si256(rec, 1));
+        // |lo|, |hi| <= MAX_COORD and lo <= hi on x, y, z (false for a NaN); the fourth lanes 0.
+        __m128 ok = _mm_and_ps(_mm_cmp_ps(_mm_and_ps(lo, abs_mask), max_coord, _CMP_LE_OQ),
+                               _mm_cmp_ps(_mm_and_ps(hi, abs_mask), max_coord, _CMP_LE_OQ));
+        ok = _mm_and_ps(ok, _mm_cmp_ps(lo, hi, _CMP_LE_OQ));
+        __m128 fourth = _mm_and_ps(_mm_cmp_ps(lo, zero, _CMP_EQ_OQ), _mm_cmp_ps(hi, zero, _CMP_EQ_OQ));
+        bad |= (_mm_movemask_ps(ok) & 7) != 7 || !(_mm_movemask_ps(fourth) & 8);
+        __m256d lod = _mm256_cvtps_pd(lo), hid = _mm256_cvtps_pd(hi);
+        __m128 c = _mm256_cvtpd_ps(_mm256_mul_pd(half, _mm256_add_pd(lod, hid)));
+        __m128 h = _mm256_cvtpd_ps(_mm256_mul_pd(half, _mm256_sub_pd(hid, lod)));
+        if (shifted) c = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(c), shift));
+        // The slot's first eight floats: c0 c1 c2 1 | 0 0 0 h0; then h1 h2.
+        __m128 row_lo = _mm_insert_ps(c, one, 0x30), row_hi = _mm_insert_ps(zero, h, 0x30);
+        __m256i row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
+        uint64_t h12 = (uint64_t)_mm_cvtsi128_si64(_mm_castps_si128(_mm_shuffle_ps(h, h, _MM_SHUFFLE(3, 3, 2, 1))));
+        put_row(s, r->slot_of[i], row, h12);
     }
     return bad ? -1 : 0;
 }
@@ -615,8 +663,16 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
             decode_each(t, r->next, NULL, err, len);  // finds the object and says what is wrong
             return -1;
         }
-    } else if (put_broadmark_frame(r, s, shifted, err, len)) {
-        return -1;
+    } else {
+#if CD_X86_SIMD
+        if (s->avx2 && put_broadmark_frame_avx2(r, s, shifted)) {
+            decode_each(t, r->next, NULL, err, len);  // finds the object and says what is wrong
+            return -1;
+        }
+        if (!s->avx2 && put_broadmark_frame(r, s, shifted, err, len)) return -1;
+#else
+        if (put_broadmark_frame(r, s, shifted, err, len)) return -1;
+#endif
     }
     if (!r->prev) r->prev = cd_alloc_zero(1, t->frame_bytes + RAW_PAD);
     unsigned char *before = r->prev;  // this frame becomes the one before
