@@ -1015,6 +1015,19 @@ static void expect_replay_fails(const char *path, long offset, const void *bytes
     overwrite(path, offset, was, size, NULL);
 }
 
+// A replay of the trace at path (a reorder every `reorder` frames) whose scene takes the plain path
+// of its records (CDLAB_NO_AVX2 set while it is made) or, where the CPU has it, the AVX2 one.
+static cd_trace_replay *replay_on_path(const char *path, uint32_t reorder, int plain, cd_scene **s)
+{
+    char err[600];
+    if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+    cd_trace_replay *r = cd_trace_replay_start(path, reorder, s, err, sizeof err);
+    unsetenv("CDLAB_NO_AVX2");
+    if (!r) fail_msg("replay of %s: %s", path, err);
+    if (plain) assert_false((*s)->avx2);
+    return r;
+}
+
 // The replay refreshes only the boxes of the poses that changed (cd_scene_refresh_noted): every
 // frame, with reorders, on a scene with a third of its cubes still and on one with every cube
 // moving, the world box shifted, its boxes are bit for bit those a full refresh of the same poses
@@ -1025,7 +1038,6 @@ static void expect_replay_fails(const char *path, long offset, const void *bytes
 static void replay_refreshes_what_changed(void **state)
 {
     (void)state;
-    char err[600];
     enum { N = 1500, FRAMES = 12 };
     const double low[3] = {-3.1, 0.5, -0.27};  // shifted on replay (by doubles no float holds)
     cd_posef *recorded = malloc((size_t)FRAMES * N * sizeof *recorded);
@@ -1037,11 +1049,8 @@ static void replay_refreshes_what_changed(void **state)
         p.cubes = N, p.reorder = 0;
         cd_scene *live = record_trace(path, &p, FRAMES, low, 7, recorded);
         for (int plain = 0; plain < 2; ++plain) {
-            if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
             cd_scene *s;
-            cd_trace_replay *r = cd_trace_replay_start(path, 3, &s, err, sizeof err);  // a reorder every 3 frames
-            assert_non_null(r);
-            if (plain) assert_false(s->avx2);
+            cd_trace_replay *r = replay_on_path(path, 3, plain, &s);  // a reorder every 3 frames
             uint64_t listed = 0;
             for (int f = 1; f < FRAMES; ++f) {
                 replay_step_from(r, s, before);
@@ -1059,7 +1068,6 @@ static void replay_refreshes_what_changed(void **state)
                 assert_true(listed > 0 && listed < (uint64_t)(FRAMES - 1) * N);  // some moved, some did not
             cd_trace_replay_end(r);
             cd_scene_destroy(s);
-            unsetenv("CDLAB_NO_AVX2");
         }
         // Objects of frames 5, 6 and 7 given a quaternion of norm 3, a coordinate of 2e30 and a NaN
         // (the last object, whose record ends the frame): the replay stops there and says so.
@@ -1092,7 +1100,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
 {
     (void)state;
     enum { N = 1000, FRAMES = 6 };
-    char path[] = "/tmp/cdlab_XXXXXX.aabbs", err[600];
+    char path[] = "/tmp/cdlab_XXXXXX.aabbs";
     int fd = mkstemps(path, 6);
     assert_true(fd >= 0);
     close(fd);
@@ -1126,11 +1134,8 @@ static void broadmark_replay_skips_repeated_records(void **state)
     cd_scene *full = cd_scene_create_empty(N, 1.0);
     cd_posef *before = malloc(N * sizeof *before);
     for (int plain = 0; plain < 2; ++plain) {  // the AVX2 path where the CPU has it, then the plain loop
-        if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
         cd_scene *s;
-        cd_trace_replay *r = cd_trace_replay_start(path, 2, &s, err, sizeof err);  // a reorder every 2 frames
-        assert_non_null(r);
-        if (plain) assert_false(s->avx2);
+        cd_trace_replay *r = replay_on_path(path, 2, plain, &s);  // a reorder every 2 frames
         uint64_t listed = 0;
         for (int f = 1; f < FRAMES; ++f) {
             replay_step_from(r, s, before);
@@ -1156,6 +1161,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
         // Object 500 of frame 4 inverted on x, object 600 of frame 3 with a NaN, object 999 (the
         // frame's last record) of frame 5 with a fourth component of 1 and object 1 of frame 2 with
         // a bound of 2e30: the replay stops there and says so.
+        if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
         float inverted[8], with_nan[8], fourth[8], far[8];
         memcpy(inverted, box[4][500], sizeof inverted), memcpy(with_nan, box[3][600], sizeof with_nan);
         memcpy(fourth, box[5][999], sizeof fourth), memcpy(far, box[2][1], sizeof far);
