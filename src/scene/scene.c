@@ -438,7 +438,6 @@ void cd_scene_refresh_noted(cd_scene *s)
     k.avx2 = s->avx2;
     cd_aabbf box[CHUNK];
     uint32_t m = 0;
-    memset(s->moved_flag, 0, s->count);
     for (uint32_t i = 0; i < s->count; ++i) {  // the noted slots, in slot order
         s->moved_slot[m] = i;
         m += s->pose_noted[i];
@@ -452,6 +451,7 @@ void cd_scene_refresh_noted(cd_scene *s)
         }
         memset(s->moved_flag, 1, m), memset(s->pose_noted, 0, m);
     } else {
+        memset(s->moved_flag, 0, s->count);
         for (uint32_t b = 0; b < m; b += CHUNK) {
             uint32_t n = m - b < CHUNK ? m - b : CHUNK;
             const uint32_t *at = s->moved_slot + b;

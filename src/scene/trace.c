@@ -519,12 +519,6 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
 }
 
 #if CD_X86_SIMD
-// put_cdlab_frame on AVX2 registers, the same bits: a record (qw qx qy qz x y z) is one 32-byte
-// load; the skip of a record equal to the frame before's is one compare of seven lanes; decode's
-// checks run on the lanes, the quaternion's norm summed in put_pose's order ((w² + x²) + y²) + z²
-// in double; the shift adds in double and rounds to float once, as put_pose does; and the slot's
-// first eight floats (c, q, h[0]) are compared with and written as one row, h[1] and h[2] as one
-// 64-bit word. Scalar, a record took about 80 instructions, a fifth of the free fall's frame.
 _Static_assert(offsetof(cd_posef, q) == 12 && offsetof(cd_posef, h) == 28 && sizeof(cd_posef) == 40,
                "a pose is c, q, h: floats 0-2, 3-6, 7-9");
 // A pose into slot `slot` of s as its first eight floats (row) and its last two (h12), noted when
@@ -541,6 +535,12 @@ __attribute__((target("avx2"))) static inline void put_row(cd_scene *s, uint32_t
     memcpy(&to->h[1], &h12, sizeof h12);
 }
 
+// put_cdlab_frame on AVX2 registers, the same bits: a record (qw qx qy qz x y z) is one 32-byte
+// load; the skip of a record equal to the frame before's is one compare of seven lanes; decode's
+// checks run on the lanes, the quaternion's norm summed in put_pose's order ((w² + x²) + y²) + z²
+// in double; the shift adds in double and rounds to float once, as put_pose does; and the slot's
+// first eight floats (c, q, h[0]) are compared with and written as one row, h[1] and h[2] as one
+// 64-bit word. Scalar, a record took about 80 instructions, a fifth of the free fall's frame.
 __attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted)
 {
     const cd_trace *t = r->trace;
@@ -627,17 +627,17 @@ __attribute__((target("avx2"))) static int put_broadmark_frame_avx2(const cd_tra
 
 // A Broadmark frame in t->raw into the scene's slots (decode, then put_pose), but for the objects
 // whose 32-byte record is byte for byte that of the frame before (r->prev, when there is one):
-// their slots hold that pose already, checked then. Returns 0, or -1 with decode's message for
-// the first object that fails a check (the objects skipped passed them a frame before); the
-// objects before it are written then (the replay stops).
-static int put_broadmark_frame(const cd_trace_replay *r, cd_scene *s, int shifted, char *err, size_t len)
+// their slots hold that pose already, checked then. Returns 0, or -1 at the first object that
+// fails a check (the objects skipped passed them a frame before; those before it are written
+// then, and the replay stops).
+static int put_broadmark_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
 {
     const cd_trace *t = r->trace;
     for (uint32_t i = 0; i < s->count; ++i) {
         size_t at = 4 * BM_BOX_FLOATS * (size_t)i;
         if (r->prev && memcmp(t->raw + at, r->prev + at, 4 * BM_BOX_FLOATS) == 0) continue;
         cd_posef p;
-        if (decode(t, r->next, i, &p, err, len)) return -1;
+        if (decode(t, r->next, i, &p, NULL, 0)) return -1;  // load_frame says why
         put_pose(r, s, i, p.c, p.q, p.h, shifted);
     }
     return 0;
@@ -653,26 +653,18 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
                     (unsigned long long)r->next, (unsigned long long)t->info.frames);
     if (read_raw(t, r->next, err, len)) return -1;
     int shifted = r->shift[0] != 0.0 || r->shift[1] != 0.0 || r->shift[2] != 0.0;
-    if (t->info.format == CD_TRACE_CDLAB) {
+    // Each frame loop only says whether some object failed a check; decode_each then finds the
+    // first (the records a loop skipped passed a frame before) and says what is wrong with it.
+    int cdlab = t->info.format == CD_TRACE_CDLAB, failed;
 #if CD_X86_SIMD
-        int failed = s->avx2 ? put_cdlab_frame_avx2(r, s, shifted) : put_cdlab_frame(r, s, shifted);
-#else
-        int failed = put_cdlab_frame(r, s, shifted);
+    if (s->avx2)
+        failed = cdlab ? put_cdlab_frame_avx2(r, s, shifted) : put_broadmark_frame_avx2(r, s, shifted);
+    else
 #endif
-        if (failed) {
-            decode_each(t, r->next, NULL, err, len);  // finds the object and says what is wrong
-            return -1;
-        }
-    } else {
-#if CD_X86_SIMD
-        if (s->avx2 && put_broadmark_frame_avx2(r, s, shifted)) {
-            decode_each(t, r->next, NULL, err, len);  // finds the object and says what is wrong
-            return -1;
-        }
-        if (!s->avx2 && put_broadmark_frame(r, s, shifted, err, len)) return -1;
-#else
-        if (put_broadmark_frame(r, s, shifted, err, len)) return -1;
-#endif
+        failed = cdlab ? put_cdlab_frame(r, s, shifted) : put_broadmark_frame(r, s, shifted);
+    if (failed) {
+        decode_each(t, r->next, NULL, err, len);
+        return -1;
     }
     if (!r->prev) r->prev = cd_alloc_zero(1, t->frame_bytes + RAW_PAD);
     unsigned char *before = r->prev;  // this frame becomes the one before
