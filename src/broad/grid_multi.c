@@ -1122,6 +1122,38 @@ static uint64_t sweep_row(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_
 }
 
 #if GM_WIDE
+// The pairs from *out on go to sink's buffer, which has room for the caller's next stores while *out
+// ≤ last: past it, sink takes what is there and *out starts again where it left off.
+static inline void make_room(cd_pair **out, const cd_pair *last, cd_pair_sink *sink)
+{
+    if (*out > last) {
+        sink->count = (uint32_t)(*out - sink->buf);
+        sink->flush(sink);
+        *out = sink->buf + sink->count;
+    }
+}
+
+// One block of window_wide at slot q, its lanes kept where alive (all ones, or none): the box
+// tests counted, the owned hits' pairs stored. The probe as in window_wide.
+__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline void
+block_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i aflags, __m512i a_half, uint32_t q,
+           __m256 alive, uint64_t *tests, cd_pair **out)
+{
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    __m256 in_x = _mm256_and_ps(alive, _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ));
+    *tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
+    __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
+    for (int k = 1; k < 3; ++k)
+        m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
+                                           _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
+    __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(e->id + q));
+    __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
+    unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+    __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
+    _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
+    *out += __builtin_popcount(hits);
+}
+
 // window for CPUs with AVX-512: blocks of GM_WIDE_LANES boxes (a window of up to seven boxes is
 // one block) and branch-free emission (every block stores its eight (a, b) pairs, compressed to
 // its owned hits, and moves the end by their number). The portable window's two branches, "any
@@ -1133,29 +1165,11 @@ __attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static in
 window_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m512i a_half,
             uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
 {
-    const uint32_t *ids = e->id;
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     uint64_t tests = 0;
     for (;; q += GM_WIDE_LANES) {
-        // Lanes in the x window: a prefix of the block (rows are sorted by lo.x); summed over the
-        // blocks, the boxes in the window (window_boxes, without its loop).
-        __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ);
-        tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
-        __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
-        for (int k = 1; k < 3; ++k)
-            m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
-                                               _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
-        __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
-        __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
-        unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
-        if (*out > last) {  // fewer than a block's pairs of room left
-            sink->count = (uint32_t)(*out - sink->buf);
-            sink->flush(sink);
-            *out = sink->buf + sink->count;
-        }
-        __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
-        _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
-        *out += __builtin_popcount(hits);
+        make_room(out, last, sink);
+        block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
         if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
     }
     return tests;
@@ -1179,41 +1193,44 @@ sweep_row_wide(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *
     return tests;
 }
 
-// window for CPUs with AVX2: the same blocks, counts and branch-free emission; the owned hits'
-// ids go to the front by a permute (front_lanes) instead of a compress, and the eight pairs are
-// stored as two interleaves of (a, b). The probe as in window_wide, with aid its id broadcast.
-// The block test is written out in both windows: shared through an inlined helper (the probe
-// as a struct, and again as vectors with the id column by pointer), GCC kept the probe on the
-// stack and reloaded it in every block (broad 17-25 % slower at 10 000 and 100 000 cubes).
+// block_wide on the AVX2 path: the owned hits' ids go to the front by a permute (front_lanes)
+// instead of a compress, and the eight pairs are stored as two interleaves of (a, b). The probe as
+// in window_avx2. The block test is written out here and in block_wide: shared through an inlined
+// helper (the probe as a struct, and again as vectors with the id column by pointer), GCC kept the
+// probe on the stack and reloaded it in every block (broad 17-25 % slower at 10 000 and 100 000
+// cubes).
+__attribute__((always_inline, target("avx2,popcnt"))) static inline void
+block_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i aflags, __m256i aid, uint32_t q,
+           __m256 alive, uint64_t *tests, cd_pair **out)
+{
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    __m256 in_x = _mm256_and_ps(alive, _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ));
+    *tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
+    __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
+    for (int k = 1; k < 3; ++k)
+        m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
+                                           _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
+    __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(e->id + q));
+    __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
+    unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_and_si256(bid, id_mask), front_lanes(hits));
+    b = _mm256_permute4x64_epi64(b, 0xD8);
+    _mm256_storeu_si256((__m256i *)(void *)*out, _mm256_unpacklo_epi32(aid, b));
+    _mm256_storeu_si256((__m256i *)(void *)(*out + 4), _mm256_unpackhi_epi32(aid, b));
+    *out += __builtin_popcount(hits);
+}
+
+// window for CPUs with AVX2: the same blocks, counts and branch-free emission (block_avx2). The
+// probe as in window_wide, with aid its id broadcast.
 __attribute__((always_inline, target("avx2,popcnt"))) static inline uint64_t
 window_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m256i aid,
             uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
 {
-    const uint32_t *ids = e->id;
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     uint64_t tests = 0;
     for (;; q += GM_WIDE_LANES) {
-        __m256 in_x = _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ);
-        tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
-        __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
-        for (int k = 1; k < 3; ++k)
-            m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
-                                               _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
-        __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(ids + q));
-        __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
-        unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
-        if (*out > last) {  // fewer than a block's pairs of room left
-            sink->count = (uint32_t)(*out - sink->buf);
-            sink->flush(sink);
-            *out = sink->buf + sink->count;
-        }
-        // The hits' ids b0 .. b7 in front, their 64-bit halves reordered (b0 b1 b4 b5 | b2 b3 b6
-        // b7) so that the in-lane interleaves with a give the pairs (a, b0) .. (a, b7) in order.
-        __m256i b = _mm256_permutevar8x32_epi32(_mm256_and_si256(bid, id_mask), front_lanes(hits));
-        b = _mm256_permute4x64_epi64(b, 0xD8);
-        _mm256_storeu_si256((__m256i *)(void *)*out, _mm256_unpacklo_epi32(aid, b));
-        _mm256_storeu_si256((__m256i *)(void *)(*out + 4), _mm256_unpackhi_epi32(aid, b));
-        *out += __builtin_popcount(hits);
+        make_room(out, last, sink);
+        block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
         if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
     }
     return tests;
@@ -1474,7 +1491,11 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
     }
     at[R] = slots;
     g->st_stride = slots;
-    buf_reserve((void **)&g->st_id, sizeof *g->st_id, &g->st_id_cap, (size_t)slots + 1);  // and a spare entry
+    // A spare entry for the deal below, then a block's worth that window_coh_wide's second block
+    // reads (masked off) past the last row's pads; the coordinate columns need none: a column read
+    // past its end reads the next one, and the last (the prefix maxima) is never read there.
+    buf_reserve((void **)&g->st_id, sizeof *g->st_id, &g->st_id_cap, (size_t)slots + 1 + GM_WIDE_LANES);
+    memset(g->st_id + slots, 0, (1 + GM_WIDE_LANES) * sizeof *g->st_id);
     buf_reserve((void **)&g->st_col, sizeof *g->st_col, &g->st_col_cap, 7 * (size_t)(slots ? slots : 1));
     cd_row_cols e = coh_cols(g->st_col, slots, g->st_id);
     // Deal: at[r] is row r's next slot; once every slot is dealt it is the row's end, from which
@@ -1615,33 +1636,37 @@ static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
 }
 
 #if GM_WIDE
-// coh_query_row's loop on the AVX-512 path: the same windows (window_wide), pairs and counts.
+// window_wide for the static rows: the first two blocks without a branch on the window's end (the
+// second masked off where the first ended it; it may read the next row's slots, or the spare
+// entries after the last row), then blocks while the window goes on. Room for two blocks of pairs
+// from *out to last.
+__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline uint64_t
+window_coh_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m512i a_half,
+                uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+{
+    uint64_t tests = 0;
+    make_room(out, last, sink);
+    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
+    __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
+    block_wide(e, lo, hi, aflags, a_half, q + GM_WIDE_LANES, more, &tests, out);
+    if (e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach && e->lo[0][q + GM_WIDE_LANES - 1] <= reach)
+        for (q += 2 * GM_WIDE_LANES;; q += GM_WIDE_LANES) {
+            make_room(out, last, sink);
+            block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
+            if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
+        }
+    return tests;
+}
+
+// coh_query_row's loop on the AVX-512 path: the same windows as window_wide's (window_coh_wide),
+// pairs and counts.
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
                    const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
 {
     const cd_row_cols s = *st;  // local: the pair stores could alias the caller's
-    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
-    uint64_t tests = 0;
-    for (uint32_t j = a0; j < a1; ++j) {
-        uint32_t id = e->id[j];
-        if (!moved[id & ID_MASK]) continue;
-        __m256 lo[3], hi[3];
-        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
-        tests += window_wide(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                             _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink);
-    }
-    sink->count = (uint32_t)(out - sink->buf);
-    return tests;
-}
-
-// The same on the AVX2 path (window_avx2).
-__attribute__((target("avx2,popcnt"))) static uint64_t
-coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
-                   const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
-{
-    const cd_row_cols s = *st;
-    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - GM_WIDE_LANES;
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - 2 * GM_WIDE_LANES;
     uint64_t tests = 0;
     for (uint32_t j = a0; j < a1; ++j) {
         uint32_t id = e->id[j];
@@ -1649,8 +1674,49 @@ coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
         tests +=
-            window_avx2(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                        _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink);
+            window_coh_wide(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                            _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink);
+    }
+    sink->count = (uint32_t)(out - sink->buf);
+    return tests;
+}
+
+// window_coh_wide on the AVX2 path.
+__attribute__((always_inline, target("avx2,popcnt"))) static inline uint64_t
+window_coh_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m256i aid,
+                uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+{
+    uint64_t tests = 0;
+    make_room(out, last, sink);
+    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
+    __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
+    block_avx2(e, lo, hi, aflags, aid, q + GM_WIDE_LANES, more, &tests, out);
+    if (e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach && e->lo[0][q + GM_WIDE_LANES - 1] <= reach)
+        for (q += 2 * GM_WIDE_LANES;; q += GM_WIDE_LANES) {
+            make_room(out, last, sink);
+            block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
+            if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
+        }
+    return tests;
+}
+
+// The same on the AVX2 path (window_coh_avx2).
+__attribute__((target("avx2,popcnt"))) static uint64_t
+coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
+                   const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+{
+    const cd_row_cols s = *st;
+    cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - 2 * GM_WIDE_LANES;
+    uint64_t tests = 0;
+    for (uint32_t j = a0; j < a1; ++j) {
+        uint32_t id = e->id[j];
+        if (!moved[id & ID_MASK]) continue;
+        __m256 lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
+        tests += window_coh_avx2(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                                 _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out,
+                                 last, sink);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
