@@ -1159,6 +1159,8 @@ static void aabb_aabb_known(void **state)
 // Random poses rarely sit within rounding of contact, so this catches wrong expressions, not
 // reassociations. Groups of 8 pairs: every build pads or splits them. The two float filters (16
 // and 8 lanes) evaluate the same float expressions per lane, so they leave the same lanes undecided.
+// cd_posef_pairs_filter gives each build's answers without the double test (the undecided lanes
+// 0), and cd_sat_build_settling's build decides all.
 static cd_posef posef_of(cd_vec3 c, cd_quat q, cd_vec3 h)
 {
     return (cd_posef){{(float)c.x, (float)c.y, (float)c.z},
@@ -1236,6 +1238,18 @@ static void posef_batches_match_scalar_test(void **state)
                 if (cd_sat_build_runs(builds[b])) {
                     bits[b] = cd_posef_pairs_overlap(builds[b], pa, pb, 8, &left[b]);
                     left_any |= left[b];
+                }
+            // Without the double test a build answers its decided lanes alike and leaves the
+            // undecided ones 0, and the build that settles them decides every lane.
+            for (int b = 0; b < BUILDS; ++b)
+                if (cd_sat_build_runs(builds[b])) {
+                    unsigned fl = ~0u, fbits = cd_posef_pairs_filter(builds[b], pa, pb, 8, &fl), sl = ~0u;
+                    EXPECT_EQ(fl, left[b]);
+                    EXPECT_EQ(fbits, bits[b] & ~left[b]);
+                    cd_sat_build settling = cd_sat_build_settling(builds[b]);
+                    assert_true(cd_sat_build_runs(settling));
+                    EXPECT_EQ(cd_posef_pairs_filter(settling, pa, pb, 8, &sl), bits[b]);
+                    EXPECT_EQ(sl, 0u);
                 }
             // Undecided lanes: the float filters' (the same for both), none for the double builds.
             if (filters == 2) EXPECT_EQ(left[1], left[3]);

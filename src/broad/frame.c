@@ -93,7 +93,15 @@ static uint64_t candidates_into(cd_broad *b, const cd_scene *s, uint32_t part_in
                                 cd_broad_stats *st)
 {
     cd_pair buf[SINK_CAPACITY];
-    cube_narrow cube = {s, b->method->boxes_tested, out, st, 0, b->sat, cd_sat_build_width(b->sat)};
+    cd_sat_build settle = cd_sat_build_settling(b->sat);
+    cube_narrow cube = {.scene = s,
+                        .boxes_tested = b->method->boxes_tested,
+                        .out = out,
+                        .st = st,
+                        .sat = b->sat,
+                        .width = cd_sat_build_width(b->sat),
+                        .settle = settle,
+                        .settle_width = cd_sat_build_width(settle)};
     step_narrow step = {b->narrow, s, part_index, !b->method->boxes_tested && !b->method->untested, out, st, 0};
     cd_pair_sink sink = {buf, 0, SINK_CAPACITY, b->narrow.test ? step_narrow_flush : cube_narrow_flush,
                          b->narrow.test ? (void *)&step : (void *)&cube};

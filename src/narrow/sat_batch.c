@@ -160,21 +160,23 @@ static inline unsigned settle_unsure(const cd_posef *const pa[], const cd_posef 
     return bits;
 }
 
-// Pairs [0, n) of build b, n a multiple of its width.
-__attribute__((always_inline)) static inline unsigned
-pairs_overlap(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n, unsigned *unsure)
+// Pairs [0, n) of build b, n a multiple of its width; a float build's undecided lanes (*unsure)
+// are settled by the double test when settle is set, else left out of the answer.
+__attribute__((always_inline)) static inline unsigned pairs_overlap(cd_sat_build b, const cd_posef *const pa[],
+                                                                    const cd_posef *const pb[], unsigned n,
+                                                                    unsigned *unsure, int settle)
 {
     unsigned bits = 0;
     *unsure = 0;
 #if CD_X86_SIMD
     if (b == CD_SAT_AVX512_FLOAT) {
         bits = posef_sat16_float(pa, pb, unsure);
-        return settle_unsure(pa, pb, *unsure, bits);
+        return settle ? settle_unsure(pa, pb, *unsure, bits) : bits;
     }
     if (b == CD_SAT_AVX2_FLOAT) {
         for (unsigned k = 0; k < n; k += 8) {
             unsigned left, sure = posef_sat8_float(pa + k, pb + k, &left);
-            bits |= settle_unsure(pa + k, pb + k, left, sure) << k;
+            bits |= (settle ? settle_unsure(pa + k, pb + k, left, sure) : sure) << k;
             *unsure |= left << k;
         }
         return bits;
@@ -188,18 +190,20 @@ pairs_overlap(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const 
         return bits;
     }
 #endif
+    (void)settle;
     for (unsigned k = 0; k < n; k += 4) bits |= sat4_baseline(pa + k, pb + k) << k;
     return bits;
 }
 
-unsigned cd_posef_pairs_overlap(cd_sat_build build, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
-                                unsigned *unsure)
+// cd_posef_pairs_overlap and cd_posef_pairs_filter: settle as in pairs_overlap.
+static unsigned pairs_answer(cd_sat_build build, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
+                             unsigned *unsure, int settle)
 {
     CD_VALIDATE_ASSERT(cd_sat_build_runs(build));  // reads the environment: not per call
     if (build == CD_SAT_DEFAULT) build = cd_sat_build_default();
     unsigned w = width_of(build), left;
     if (n == w) {  // the narrow step's case
-        unsigned bits = pairs_overlap(build, pa, pb, n, &left);
+        unsigned bits = pairs_overlap(build, pa, pb, n, &left, settle);
         if (unsure) *unsure = left;
         return bits;
     }
@@ -209,7 +213,26 @@ unsigned cd_posef_pairs_overlap(cd_sat_build build, const cd_posef *const pa[], 
     const cd_posef *a[SAT_MAX_LANES], *b[SAT_MAX_LANES];
     unsigned padded = (n + w - 1) / w * w, keep = (1u << n) - 1;
     for (unsigned k = 0; k < padded; ++k) a[k] = pa[k < n ? k : n - 1], b[k] = pb[k < n ? k : n - 1];
-    unsigned bits = pairs_overlap(build, a, b, padded, &left);
+    unsigned bits = pairs_overlap(build, a, b, padded, &left, settle);
     if (unsure) *unsure = left & keep;
     return bits & keep;
+}
+
+unsigned cd_posef_pairs_overlap(cd_sat_build build, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
+                                unsigned *unsure)
+{
+    return pairs_answer(build, pa, pb, n, unsure, 1);
+}
+
+unsigned cd_posef_pairs_filter(cd_sat_build build, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
+                               unsigned *unsure)
+{
+    CD_ASSERT(unsure);
+    return pairs_answer(build, pa, pb, n, unsure, 0);
+}
+
+cd_sat_build cd_sat_build_settling(cd_sat_build build)
+{
+    if (build == CD_SAT_DEFAULT) build = cd_sat_build_default();
+    return build == CD_SAT_AVX512_FLOAT ? CD_SAT_AVX512 : build == CD_SAT_AVX2_FLOAT ? CD_SAT_AVX2 : build;
 }

@@ -57,6 +57,16 @@ unsigned cd_sat_build_width(cd_sat_build b);
 /// filter left to the double test (0 for the other builds), for tests of its band.
 unsigned cd_posef_pairs_overlap(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
                                 unsigned *unsure);
+/// cd_posef_pairs_overlap without the double test: bit k set where the float filter of build b
+/// decided that the pair overlaps, *unsure (not NULL) the lanes it left undecided, whose bits are
+/// 0. A double build decides every lane (*unsure 0). The caller settles the undecided lanes with
+/// cd_sat_build_settling(b), many at a time.
+unsigned cd_posef_pairs_filter(cd_sat_build b, const cd_posef *const pa[], const cd_posef *const pb[], unsigned n,
+                               unsigned *unsure);
+/// The double build that answers as build b without a filter: CD_SAT_AVX512 for
+/// CD_SAT_AVX512_FLOAT, CD_SAT_AVX2 for CD_SAT_AVX2_FLOAT, else b itself (CD_SAT_DEFAULT as
+/// cd_sat_build_default()).
+cd_sat_build cd_sat_build_settling(cd_sat_build b);
 /// Sphere–sphere overlap (|c_a − c_b| ≤ r_a + r_b, compared squared).
 int cd_sphere_sphere_overlap(const cd_sphere *a, const cd_sphere *b);
 /// Sphere–sphere overlap decided exactly: the sign of (r_a + r_b)² − |c_a − c_b|² on floating-point
