@@ -1133,13 +1133,16 @@ static inline void make_room(cd_pair **out, const cd_pair *last, cd_pair_sink *s
     }
 }
 
-// One block of window_wide at slot q, its lanes kept where alive (all ones, or none): the box
-// tests counted, the owned hits' pairs stored. The probe as in window_wide.
-__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline void
-block_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i aflags, __m512i a_half, uint32_t q,
-           __m256 alive, uint64_t *tests, cd_pair **out)
+// The block test of both paths' windows at slot q, its lanes kept where alive (all ones, or none):
+// the box tests counted into *tests, the ids of the block (with flags) in *ids; returns the owned
+// hits. Shared through this inlined helper with the probe as six vectors by pointer, GCC keeps the
+// probe in registers (as a struct, and again with the id column by pointer, it kept the probe on the
+// stack and reloaded it in every block: broad 17-25 % slower at 10 000 and 100 000 cubes).
+__attribute__((always_inline, target("avx2,popcnt"))) static inline unsigned
+block_hits(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i aflags, uint32_t q, __m256 alive,
+           uint64_t *tests, __m256i *ids)
 {
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
+    const __m256i both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
     __m256 in_x = _mm256_and_ps(alive, _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ));
     *tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
     __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
@@ -1148,7 +1151,19 @@ block_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i afl
                                            _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
     __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(e->id + q));
     __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
-    unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+    *ids = bid;
+    return (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+}
+
+// One block of window_wide at slot q, its lanes kept where alive (all ones, or none): the box
+// tests counted, the owned hits' pairs stored. The probe as in window_wide.
+__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline void
+block_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i aflags, __m512i a_half, uint32_t q,
+           __m256 alive, uint64_t *tests, cd_pair **out)
+{
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK);
+    __m256i bid;
+    unsigned hits = block_hits(e, lo, hi, aflags, q, alive, tests, &bid);
     __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_and_si256(bid, id_mask)), 32);
     _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)hits, _mm512_or_si512(a_half, b_half)));
     *out += __builtin_popcount(hits);
@@ -1161,12 +1176,25 @@ block_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i afl
 // the same order (lanes keep their order in the compress). The probe comes as its broadcast
 // bounds (lo, hi: three each), its x reach, flags and (a, 0) pair half; pairs go to *out, with
 // room for a block from *out to last, else through the sink. Returns the slots in the window.
+// With two_blocks (the static queries of coherent frames, two blocks of room from *out to last)
+// the first two blocks run without a branch on the window's end, the second masked off where the
+// first ended the window (it may read the next row's first slots, or the spare entries after the
+// last row, never their pairs): a static window holds about 13 slots from its start, so most take
+// two blocks, and the branch on the first block's end went either way.
 __attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline uint64_t
 window_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m512i a_half,
-            uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+            uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink, int two_blocks)
 {
     const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     uint64_t tests = 0;
+    if (two_blocks) {  // the second masked off where the first ended the window
+        make_room(out, last, sink);
+        block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
+        __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
+        block_wide(e, lo, hi, aflags, a_half, q + GM_WIDE_LANES, more, &tests, out);
+        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests;
+        q += 2 * GM_WIDE_LANES;
+    }
     for (;; q += GM_WIDE_LANES) {
         make_room(out, last, sink);
         block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
@@ -1187,7 +1215,7 @@ sweep_row_wide(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
         tests += window_wide(&e, lo, hi, e.hi[0][p], _mm256_set1_epi32((int)(e.id[p] & ~ID_MASK)),
-                             _mm512_set1_epi64(e.id[p] & ID_MASK), p + 1, &out, last, sink);
+                             _mm512_set1_epi64(e.id[p] & ID_MASK), p + 1, &out, last, sink, 0);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
@@ -1195,24 +1223,14 @@ sweep_row_wide(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *
 
 // block_wide on the AVX2 path: the owned hits' ids go to the front by a permute (front_lanes)
 // instead of a compress, and the eight pairs are stored as two interleaves of (a, b). The probe as
-// in window_avx2. The block test is written out here and in block_wide: shared through an inlined
-// helper (the probe as a struct, and again as vectors with the id column by pointer), GCC kept the
-// probe on the stack and reloaded it in every block (broad 17-25 % slower at 10 000 and 100 000
-// cubes).
+// in window_avx2.
 __attribute__((always_inline, target("avx2,popcnt"))) static inline void
 block_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i aflags, __m256i aid, uint32_t q,
            __m256 alive, uint64_t *tests, cd_pair **out)
 {
-    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK), both = _mm256_set1_epi32((int)(STARTS_Y | STARTS_Z));
-    __m256 in_x = _mm256_and_ps(alive, _mm256_cmp_ps(_mm256_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ));
-    *tests += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_ps(in_x));
-    __m256 m = _mm256_and_ps(in_x, _mm256_cmp_ps(lo[0], _mm256_loadu_ps(e->hi[0] + q), _CMP_LE_OQ));
-    for (int k = 1; k < 3; ++k)
-        m = _mm256_and_ps(m, _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ),
-                                           _mm256_cmp_ps(lo[k], _mm256_loadu_ps(e->hi[k] + q), _CMP_LE_OQ)));
-    __m256i bid = _mm256_loadu_si256((const __m256i *)(const void *)(e->id + q));
-    __m256i owned = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_or_si256(bid, aflags), both), both);
-    unsigned hits = (unsigned)_mm256_movemask_ps(_mm256_and_ps(m, _mm256_castsi256_ps(owned)));
+    const __m256i id_mask = _mm256_set1_epi32((int)ID_MASK);
+    __m256i bid;
+    unsigned hits = block_hits(e, lo, hi, aflags, q, alive, tests, &bid);
     __m256i b = _mm256_permutevar8x32_epi32(_mm256_and_si256(bid, id_mask), front_lanes(hits));
     b = _mm256_permute4x64_epi64(b, 0xD8);
     _mm256_storeu_si256((__m256i *)(void *)*out, _mm256_unpacklo_epi32(aid, b));
@@ -1224,10 +1242,18 @@ block_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i afl
 // probe as in window_wide, with aid its id broadcast.
 __attribute__((always_inline, target("avx2,popcnt"))) static inline uint64_t
 window_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m256i aid,
-            uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+            uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink, int two_blocks)
 {
     const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     uint64_t tests = 0;
+    if (two_blocks) {  // the second masked off where the first ended the window
+        make_room(out, last, sink);
+        block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
+        __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
+        block_avx2(e, lo, hi, aflags, aid, q + GM_WIDE_LANES, more, &tests, out);
+        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests;
+        q += 2 * GM_WIDE_LANES;
+    }
     for (;; q += GM_WIDE_LANES) {
         make_room(out, last, sink);
         block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
@@ -1247,7 +1273,7 @@ __attribute__((target("avx2,popcnt"))) static uint64_t sweep_row_avx2(const cd_r
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e.lo[k][p]), hi[k] = _mm256_set1_ps(e.hi[k][p]);
         tests += window_avx2(&e, lo, hi, e.hi[0][p], _mm256_set1_epi32((int)(e.id[p] & ~ID_MASK)),
-                             _mm256_set1_epi32((int)(e.id[p] & ID_MASK)), p + 1, &out, last, sink);
+                             _mm256_set1_epi32((int)(e.id[p] & ID_MASK)), p + 1, &out, last, sink, 0);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
@@ -1276,7 +1302,7 @@ probe_row_wide(const cd_row_cols *cols, const id_box *b, uint32_t idf, uint32_t 
     __m256 lo[3], hi[3];
     for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(b->lo[k]), hi[k] = _mm256_set1_ps(b->hi[k]);
     uint64_t tests = window_wide(&e, lo, hi, b->hi[0], _mm256_set1_epi32((int)(idf & ~ID_MASK)),
-                                 _mm512_set1_epi64(idf & ID_MASK), q, &out, last, sink);
+                                 _mm512_set1_epi64(idf & ID_MASK), q, &out, last, sink, 0);
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
@@ -1290,7 +1316,7 @@ __attribute__((target("avx2,popcnt"))) static uint64_t probe_row_avx2(const cd_r
     __m256 lo[3], hi[3];
     for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(b->lo[k]), hi[k] = _mm256_set1_ps(b->hi[k]);
     uint64_t tests = window_avx2(&e, lo, hi, b->hi[0], _mm256_set1_epi32((int)(idf & ~ID_MASK)),
-                                 _mm256_set1_epi32((int)(idf & ID_MASK)), q, &out, last, sink);
+                                 _mm256_set1_epi32((int)(idf & ID_MASK)), q, &out, last, sink, 0);
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
@@ -1491,9 +1517,10 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
     }
     at[R] = slots;
     g->st_stride = slots;
-    // A spare entry for the deal below, then a block's worth that window_coh_wide's second block
-    // reads (masked off) past the last row's pads; the coordinate columns need none: a column read
-    // past its end reads the next one, and the last (the prefix maxima) is never read there.
+    // A spare entry for the deal below, then a block's worth that a static query's second block
+    // (window_wide's two_blocks) reads, masked off, past the last row's pads; the coordinate
+    // columns need none: a column read past its end reads the next one, and the last (the prefix
+    // maxima) is never read there.
     buf_reserve((void **)&g->st_id, sizeof *g->st_id, &g->st_id_cap, (size_t)slots + 1 + GM_WIDE_LANES);
     memset(g->st_id + slots, 0, (1 + GM_WIDE_LANES) * sizeof *g->st_id);
     buf_reserve((void **)&g->st_col, sizeof *g->st_col, &g->st_col_cap, 7 * (size_t)(slots ? slots : 1));
@@ -1636,31 +1663,8 @@ static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
 }
 
 #if GM_WIDE
-// window_wide for the static rows: the first two blocks without a branch on the window's end (the
-// second masked off where the first ended it; it may read the next row's slots, or the spare
-// entries after the last row), then blocks while the window goes on. Room for two blocks of pairs
-// from *out to last.
-__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline uint64_t
-window_coh_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m512i a_half,
-                uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
-{
-    uint64_t tests = 0;
-    make_room(out, last, sink);
-    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
-    __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
-    block_wide(e, lo, hi, aflags, a_half, q + GM_WIDE_LANES, more, &tests, out);
-    if (e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach && e->lo[0][q + GM_WIDE_LANES - 1] <= reach)
-        for (q += 2 * GM_WIDE_LANES;; q += GM_WIDE_LANES) {
-            make_room(out, last, sink);
-            block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
-            if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
-        }
-    return tests;
-}
-
-// coh_query_row's loop on the AVX-512 path: the same windows as window_wide's (window_coh_wide),
-// pairs and counts.
+// coh_query_row's loop on the AVX-512 path: window_wide's windows from their first two blocks on,
+// the same pairs and counts as the portable loop's.
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
                    const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
@@ -1674,34 +1678,14 @@ coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
         tests +=
-            window_coh_wide(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                            _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink);
+            window_wide(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                        _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink, 1);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
 }
 
-// window_coh_wide on the AVX2 path.
-__attribute__((always_inline, target("avx2,popcnt"))) static inline uint64_t
-window_coh_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m256i aid,
-                uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
-{
-    uint64_t tests = 0;
-    make_room(out, last, sink);
-    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
-    __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
-    block_avx2(e, lo, hi, aflags, aid, q + GM_WIDE_LANES, more, &tests, out);
-    if (e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach && e->lo[0][q + GM_WIDE_LANES - 1] <= reach)
-        for (q += 2 * GM_WIDE_LANES;; q += GM_WIDE_LANES) {
-            make_room(out, last, sink);
-            block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
-            if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
-        }
-    return tests;
-}
-
-// The same on the AVX2 path (window_coh_avx2).
+// The same on the AVX2 path (window_avx2).
 __attribute__((target("avx2,popcnt"))) static uint64_t
 coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
                    const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
@@ -1714,9 +1698,9 @@ coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_
         if (!moved[id & ID_MASK]) continue;
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
-        tests += window_coh_avx2(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                                 _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out,
-                                 last, sink);
+        tests += window_avx2(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                             _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last,
+                             sink, 1);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
