@@ -1029,8 +1029,8 @@ static cd_trace_replay *replay_on_path(const char *path, uint32_t reorder, int p
 }
 
 // The replay refreshes only the boxes of the poses that changed (cd_scene_refresh_noted): every
-// frame, with reorders, on a scene with a third of its cubes still and on one with every cube
-// moving, the world box shifted, its boxes are bit for bit those a full refresh of the same poses
+// frame, with reorders, on scenes with a third and four fifths of their cubes still (where the
+// AVX2 path lists the changed records first) and on one with every cube moving, the world box shifted, its boxes are bit for bit those a full refresh of the same poses
 // gives, and its move list is exactly the slots whose pose changed. A frame with a bad object in
 // the middle (a quaternion's norm, a position out of range, a NaN) stops the replay with the
 // message the one-by-one check gives. All of it on both paths of the frame's records
@@ -1043,11 +1043,24 @@ static void replay_refreshes_what_changed(void **state)
     cd_posef *recorded = malloc((size_t)FRAMES * N * sizeof *recorded);
     cd_scene *full = cd_scene_create_empty(N, 1.0);
     cd_posef *before = malloc(N * sizeof *before);
-    for (int all_move = 0; all_move < 2; ++all_move) {
+    static const double still_share[] = {0.3, 0.0, 0.8};  // the AVX2 path lists the changed records at 0.8
+    for (int c = 0; c < 3; ++c) {
+        int all_move = still_share[c] == 0.0;
         char path[] = "/tmp/cdlab_trace_XXXXXX";
-        cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, all_move ? 0.0 : 0.3, 0.0);
+        cd_scene_params p = family(CD_LAYOUT_CLUSTERS, CD_SIZE_LOGUNIFORM, still_share[c], 0.0);
         p.cubes = N, p.reorder = 0;
         cd_scene *live = record_trace(path, &p, FRAMES, low, 7, recorded);
+        if (still_share[c] == 0.8) {  // a still cube moved on z alone in frame 4 and back in 5: its
+                                      // records differ from the frame before's in their last lane only
+            uint32_t i = 0;
+            while (memcmp(&recorded[3 * N + i], &recorded[4 * N + i], sizeof *recorded) != 0 ||
+                   memcmp(&recorded[4 * N + i], &recorded[5 * N + i], sizeof *recorded) != 0)
+                ++i;
+            float z = recorded[4 * N + i].c[2] + 0.25f, was;
+            overwrite(path, 80 + 12L * N + 28L * N * 4 + 28L * i + 24, &z, sizeof z, &was);
+            assert_memory_equal(&was, &recorded[4 * N + i].c[2], sizeof was);
+            recorded[4 * N + i].c[2] = z;
+        }
         for (int plain = 0; plain < 2; ++plain) {
             cd_scene *s;
             cd_trace_replay *r = replay_on_path(path, 3, plain, &s);  // a reorder every 3 frames
@@ -1094,8 +1107,9 @@ static void replay_refreshes_what_changed(void **state)
 // world box shifted, each slot holds its object's box as centre and half-extents (in double, each
 // rounded once), the boxes are those a full refresh gives, and the move list is exactly the slots
 // whose pose changed (a third of the objects move; one changes and changes back, one grows on z alone). An inverted box,
-// a NaN, a fourth component not zero or a bound of 2e30 in a later frame stops the replay with the
-// message the one-by-one check gives. All of it on the AVX2 and the plain path (CDLAB_NO_AVX2).
+// a NaN, a fourth component not zero (also on a resting object, whose record then differs in its
+// last word alone) or a bound of 2e30 in a later frame stops the replay with the message the
+// one-by-one check gives. All of it on the AVX2 and the plain path (CDLAB_NO_AVX2).
 static void broadmark_replay_skips_repeated_records(void **state)
 {
     (void)state;
@@ -1172,6 +1186,11 @@ static void broadmark_replay_skips_repeated_records(void **state)
                             "frame 3 object 600: box axis 1");
         expect_replay_fails(path, 304 + 32L * N * 5 + 32L * 999, fourth, sizeof fourth, 5,
                             "frame 5 object 999: fourth components not zero");
+        float resting_fourth[8];  // object 998 rests: its record differs from the frame before's in the last word only
+        memcpy(resting_fourth, box[5][998], sizeof resting_fourth);
+        resting_fourth[7] = 1.0f;
+        expect_replay_fails(path, 304 + 32L * N * 5 + 32L * 998, resting_fourth, sizeof resting_fourth, 5,
+                            "frame 5 object 998: fourth components not zero");
         expect_replay_fails(path, 304 + 32L * N * 2 + 32L * 1, far, sizeof far, 2, "frame 2 object 1: box axis 2");
         unsetenv("CDLAB_NO_AVX2");
     }

@@ -458,6 +458,8 @@ struct cd_trace_replay {
     double shift[3];      // minus the world box's low corner
     uint64_t next;        // next frame to read
     unsigned char *prev;  // the frame read before (its raw bytes; NULL before the first)
+    uint32_t *changed;    // the objects whose record differs from the frame before's (list_changed)
+    uint32_t nchanged;    // how many those were in the frame before (the count of objects at first)
 };
 
 static inline uint32_t bits_of(float x)
@@ -521,6 +523,28 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
 #if CD_X86_SIMD
 _Static_assert(offsetof(cd_posef, q) == 12 && offsetof(cd_posef, h) == 28 && sizeof(cd_posef) == 40,
                "a pose is c, q, h: floats 0-2, 3-6, 7-9");
+// The seven lanes of a cdlab record (qw qx qy qz x y z) in a 32-byte load.
+#define CDLAB_RECORD_LANES _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0)
+// The objects whose record in raw differs from prev's (a cdlab record's 28 bytes, a Broadmark
+// box's 32), into list in object order; returns how many. The AVX2 frames below then visit only those,
+// and ask for each one's slot a few objects ahead: when most records repeat (a pile at rest), one
+// pass of compares and then the changed records cost less than visiting every object and asking
+// for every slot.
+__attribute__((target("avx2"))) static uint32_t list_changed(const unsigned char *raw, const unsigned char *prev,
+                                                             uint32_t n, int cdlab, uint32_t *list)
+{
+    const __m256i mask = cdlab ? CDLAB_RECORD_LANES : _mm256_set1_epi32(-1);
+    const size_t stride = cdlab ? 4 * POSE_FLOATS : 4 * BM_BOX_FLOATS;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        __m256i rec = _mm256_loadu_si256((const __m256i *)(raw + stride * i));
+        __m256i was = _mm256_loadu_si256((const __m256i *)(prev + stride * i));
+        list[m] = i;
+        m += !_mm256_testz_si256(_mm256_xor_si256(rec, was), mask);
+    }
+    return m;
+}
+
 // A pose into slot `slot` of s as its first eight floats (row) and its last two (h12), noted when
 // any bit differs from the slot's: put_pose's compare and write for the AVX2 frames below.
 __attribute__((target("avx2"))) static inline void put_row(cd_scene *s, uint32_t slot, __m256i row, uint64_t h12)
@@ -540,19 +564,26 @@ __attribute__((target("avx2"))) static inline void put_row(cd_scene *s, uint32_t
 // checks run on the lanes, the quaternion's norm summed in put_pose's order ((w² + x²) + y²) + z²
 // in double; the shift adds in double and rounds to float once, as put_pose does; and the slot's
 // first eight floats (c, q, h[0]) are compared with and written as one row, h[1] and h[2] as one
-// 64-bit word. Scalar, a record took about 80 instructions, a fifth of the free fall's frame.
-__attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted)
+// 64-bit word. Scalar, a record took about 80 instructions, a fifth of the free fall's frame. The
+// objects visited are list[0, n) (list_changed's: no compare then), or with list NULL objects
+// 0 .. n − 1; *written counts the records written.
+__attribute__((always_inline, target("avx2"))) static inline int cdlab_records_avx2(const cd_trace_replay *r,
+                                                                                    cd_scene *s, int shifted,
+                                                                                    const uint32_t *list, uint32_t n,
+                                                                                    uint32_t *written)
 {
     const cd_trace *t = r->trace;
     const float *half = t->half;
-    const unsigned char *prev = r->prev;
-    const __m256i seven = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0);
+    const unsigned char *prev = list ? NULL : r->prev;
+    const __m256i seven = CDLAB_RECORD_LANES;
     const __m256d shift = _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0);
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), max_coord = _mm_set1_ps((float)MAX_COORD);
     int bad = 0;
+    uint32_t w = 0;  // records written
     enum { AHEAD = 8 };
-    for (uint32_t i = 0; i < s->count; ++i) {
-        if (i + AHEAD < s->count) __builtin_prefetch(&s->pose[r->slot_of[i + AHEAD]], 1);
+    for (uint32_t j = 0; j < n; ++j) {
+        uint32_t i = list ? list[j] : j;
+        if (j + AHEAD < n) __builtin_prefetch(&s->pose[r->slot_of[list ? list[j + AHEAD] : j + AHEAD]], 1);
         const unsigned char *b = t->raw + 4 * POSE_FLOATS * (size_t)i;
         __m256i rec = _mm256_loadu_si256((const __m256i *)b);
         if (prev) {
@@ -578,26 +609,42 @@ __attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_r
         uint64_t h12;
         memcpy(&h12, h + 1, sizeof h12);
         put_row(s, r->slot_of[i], row, h12);
+        ++w;
     }
+    *written = w;
     return bad ? -1 : 0;
+}
+
+__attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted,
+                                                                const uint32_t *list, uint32_t n, uint32_t *written)
+{
+    // One copy of the loop per case, so that neither tests list on every record.
+    if (list) return cdlab_records_avx2(r, s, shifted, list, n, written);
+    return cdlab_records_avx2(r, s, shifted, NULL, n, written);
 }
 
 // put_broadmark_frame on AVX2 registers, the same bits: a record (lo x y z 0, hi x y z 0) is one
 // 32-byte load, the skip one compare; decode's checks run on the lanes; centre and half-extents
 // are 0.5 (lo + hi) and 0.5 (hi − lo) in double, each rounded to float once, and the centre is
 // then shifted as put_pose shifts it. Returns 0, or -1 when some object fails a check (some
-// slots are written then; the replay stops and decode_each says what is wrong).
-__attribute__((target("avx2"))) static int put_broadmark_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted)
+// slots are written then; the replay stops and decode_each says what is wrong). The objects
+// visited as in cdlab_records_avx2.
+__attribute__((always_inline, target("avx2"))) static inline int broadmark_records_avx2(const cd_trace_replay *r,
+                                                                                        cd_scene *s, int shifted,
+                                                                                        const uint32_t *list,
+                                                                                        uint32_t n, uint32_t *written)
 {
     const cd_trace *t = r->trace;
-    const unsigned char *prev = r->prev;
+    const unsigned char *prev = list ? NULL : r->prev;
     const __m256d shift = _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0), half = _mm256_set1_pd(0.5);
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), max_coord = _mm_set1_ps((float)MAX_COORD);
     const __m128 zero = _mm_setzero_ps(), one = _mm_set_ss(1.0f);
     int bad = 0;
+    uint32_t w = 0;  // records written
     enum { AHEAD = 8 };
-    for (uint32_t i = 0; i < s->count; ++i) {
-        if (i + AHEAD < s->count) __builtin_prefetch(&s->pose[r->slot_of[i + AHEAD]], 1);
+    for (uint32_t j = 0; j < n; ++j) {
+        uint32_t i = list ? list[j] : j;
+        if (j + AHEAD < n) __builtin_prefetch(&s->pose[r->slot_of[list ? list[j + AHEAD] : j + AHEAD]], 1);
         size_t at = 4 * BM_BOX_FLOATS * (size_t)i;
         __m256i rec = _mm256_loadu_si256((const __m256i *)(t->raw + at));
         if (prev && _mm256_testz_si256(_mm256_xor_si256(rec, _mm256_loadu_si256((const __m256i *)(prev + at))),
@@ -620,8 +667,18 @@ __attribute__((target("avx2"))) static int put_broadmark_frame_avx2(const cd_tra
         __m256i row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
         uint64_t h12 = (uint64_t)_mm_cvtsi128_si64(_mm_castps_si128(_mm_shuffle_ps(h, h, _MM_SHUFFLE(3, 3, 2, 1))));
         put_row(s, r->slot_of[i], row, h12);
+        ++w;
     }
+    *written = w;
     return bad ? -1 : 0;
+}
+
+__attribute__((target("avx2"))) static int put_broadmark_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted,
+                                                                    const uint32_t *list, uint32_t n, uint32_t *written)
+{
+    // One copy of the loop per case, so that neither tests list on every record.
+    if (list) return broadmark_records_avx2(r, s, shifted, list, n, written);
+    return broadmark_records_avx2(r, s, shifted, NULL, n, written);
 }
 #endif
 
@@ -657,9 +714,18 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
     // first (the records a loop skipped passed a frame before) and says what is wrong with it.
     int cdlab = t->info.format == CD_TRACE_CDLAB, failed;
 #if CD_X86_SIMD
-    if (s->avx2)
-        failed = cdlab ? put_cdlab_frame_avx2(r, s, shifted) : put_broadmark_frame_avx2(r, s, shifted);
-    else
+    if (s->avx2) {
+        // The list of changed records when the frame before changed under half of them (a scene
+        // at rest), else every object visited and compared on the way.
+        const uint32_t *list = NULL;
+        uint32_t n = s->count;
+        if (r->prev && r->nchanged < s->count / 2) {
+            n = list_changed(t->raw, r->prev, s->count, cdlab, r->changed);
+            list = r->changed;
+        }
+        failed = cdlab ? put_cdlab_frame_avx2(r, s, shifted, list, n, &r->nchanged)
+                       : put_broadmark_frame_avx2(r, s, shifted, list, n, &r->nchanged);
+    } else
 #endif
         failed = cdlab ? put_cdlab_frame(r, s, shifted) : put_broadmark_frame(r, s, shifted);
     if (failed) {
@@ -686,6 +752,8 @@ cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_sc
     cd_scene *s = cd_scene_create_empty((uint32_t)t->info.objects, side > 0.0 ? side : 1.0);
     s->reorder = reorder;
     r->slot_of = cd_scene_slots(s);
+    r->changed = cd_alloc(((size_t)t->info.objects + 1) * sizeof *r->changed);
+    r->nchanged = (uint32_t)t->info.objects;
     if (load_frame(r, s, err, len)) {
         cd_scene_destroy(s);
         cd_trace_replay_end(r);
@@ -717,6 +785,7 @@ void cd_trace_replay_end(cd_trace_replay *r)
     if (!r) return;
     cd_trace_close(r->trace);
     cd_free(r->slot_of);
+    cd_free(r->changed);
     cd_free(r->prev);
     cd_free(r);
 }
