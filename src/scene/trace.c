@@ -526,10 +526,10 @@ _Static_assert(offsetof(cd_posef, q) == 12 && offsetof(cd_posef, h) == 28 && siz
 // The seven lanes of a cdlab record (qw qx qy qz x y z) in a 32-byte load.
 #define CDLAB_RECORD_LANES _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0)
 // The objects whose record in raw differs from prev's (a cdlab record's 28 bytes, a Broadmark
-// box's 32), into list in object order; returns how many. The AVX2 frames below then visit only those,
-// and ask for each one's slot a few objects ahead: when most records repeat (a pile at rest), one
-// pass of compares and then the changed records cost less than visiting every object and asking
-// for every slot.
+// box's 32; each read as 32, the buffers' RAW_PAD covering the last), into list in object order;
+// returns how many. The AVX2 frames below then visit only those and ask for each one's slot a few
+// listed objects ahead: when most records repeat (a pile at rest), one pass of compares and then
+// the changed records cost less than visiting every object and asking for every slot.
 __attribute__((target("avx2"))) static uint32_t list_changed(const unsigned char *raw, const unsigned char *prev,
                                                              uint32_t n, int cdlab, uint32_t *list)
 {
