@@ -1030,11 +1030,12 @@ static cd_trace_replay *replay_on_path(const char *path, uint32_t reorder, int p
 
 // The replay refreshes only the boxes of the poses that changed (cd_scene_refresh_noted): every
 // frame, with reorders, on scenes with a third and four fifths of their cubes still (where the
-// AVX2 path lists the changed records first) and on one with every cube moving, the world box shifted, its boxes are bit for bit those a full refresh of the same poses
-// gives, and its move list is exactly the slots whose pose changed. A frame with a bad object in
-// the middle (a quaternion's norm, a position out of range, a NaN) stops the replay with the
-// message the one-by-one check gives. All of it on both paths of the frame's records
-// (CDLAB_NO_AVX2 set: the plain loop; not: AVX2 where the CPU has it).
+// AVX2 path lists the changed records first) and on one with every cube moving, the world box
+// shifted, its boxes are bit for bit those a full refresh of the same poses gives, and its move
+// list is exactly the slots whose pose changed. A frame with a bad object in the middle (a
+// quaternion's norm, a position out of range, a NaN) stops the replay with the message the
+// one-by-one check gives. All of it on both paths of the frame's records (CDLAB_NO_AVX2 set: the
+// plain loop; not: AVX2 where the CPU has it).
 static void replay_refreshes_what_changed(void **state)
 {
     (void)state;
