@@ -23,7 +23,7 @@ enum {
     BM_BOX_FLOATS = 8,  // min x y z 0, max x y z 0
     MAX_OBJECTS = 100000000,
     // Bytes after a frame's buffer (read, and the frame before): the AVX2 replay loads each 28-byte
-    // record as 32 (put_cdlab_frame_avx2), the last one 4 bytes past the frame.
+    // record as 32 (frame_records_avx2, list_changed), the last one 4 bytes past the frame.
     RAW_PAD = 4,
 };
 static const char MAGIC[8] = {'C', 'D', 'L', 'T', 'R', 'A', 'C', 'E'};
@@ -523,8 +523,13 @@ static int put_cdlab_frame(const cd_trace_replay *r, cd_scene *s, int shifted)
 #if CD_X86_SIMD
 _Static_assert(offsetof(cd_posef, q) == 12 && offsetof(cd_posef, h) == 28 && sizeof(cd_posef) == 40,
                "a pose is c, q, h: floats 0-2, 3-6, 7-9");
-// The seven lanes of a cdlab record (qw qx qy qz x y z) in a 32-byte load.
-#define CDLAB_RECORD_LANES _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0)
+// The lanes of a record in its 32-byte load: a cdlab record's seven (qw qx qy qz x y z), a
+// Broadmark box's eight; and the bytes from one record to the next.
+__attribute__((always_inline, target("avx2"))) static inline __m256i record_lanes(int cdlab)
+{
+    return cdlab ? _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0) : _mm256_set1_epi32(-1);
+}
+static inline size_t record_bytes(int cdlab) { return cdlab ? 4 * POSE_FLOATS : 4 * BM_BOX_FLOATS; }
 // The objects whose record in raw differs from prev's (a cdlab record's 28 bytes, a Broadmark
 // box's 32; each read as 32, the buffers' RAW_PAD covering the last), into list in object order;
 // returns how many. The AVX2 frames below then visit only those and ask for each one's slot a few
@@ -533,8 +538,8 @@ _Static_assert(offsetof(cd_posef, q) == 12 && offsetof(cd_posef, h) == 28 && siz
 __attribute__((target("avx2"))) static uint32_t list_changed(const unsigned char *raw, const unsigned char *prev,
                                                              uint32_t n, int cdlab, uint32_t *list)
 {
-    const __m256i mask = cdlab ? CDLAB_RECORD_LANES : _mm256_set1_epi32(-1);
-    const size_t stride = cdlab ? 4 * POSE_FLOATS : 4 * BM_BOX_FLOATS;
+    const __m256i mask = record_lanes(cdlab);
+    const size_t stride = record_bytes(cdlab);
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; ++i) {
         __m256i rec = _mm256_loadu_si256((const __m256i *)(raw + stride * i));
@@ -559,113 +564,98 @@ __attribute__((target("avx2"))) static inline void put_row(cd_scene *s, uint32_t
     memcpy(&to->h[1], &h12, sizeof h12);
 }
 
-// put_cdlab_frame on AVX2 registers, the same bits: a record (qw qx qy qz x y z) is one 32-byte
-// load; the skip of a record equal to the frame before's is one compare of seven lanes; decode's
-// checks run on the lanes, the quaternion's norm summed in put_pose's order ((w² + x²) + y²) + z²
-// in double; the shift adds in double and rounds to float once, as put_pose does; and the slot's
-// first eight floats (c, q, h[0]) are compared with and written as one row, h[1] and h[2] as one
-// 64-bit word. Scalar, a record took about 80 instructions, a fifth of the free fall's frame. The
-// objects visited are list[0, n) (list_changed's: no compare then), or with list NULL objects
-// 0 .. n − 1; *written counts the records written.
-__attribute__((always_inline, target("avx2"))) static inline int cdlab_records_avx2(const cd_trace_replay *r,
-                                                                                    cd_scene *s, int shifted,
-                                                                                    const uint32_t *list, uint32_t n,
-                                                                                    uint32_t *written)
+// Record i of a cdlab frame (rec: qw qx qy qz x y z and a lane past it) as the slot's first eight
+// floats (row) and its last two (h12): put_cdlab_frame's decode on AVX2 registers, the same bits.
+// decode's checks run on the lanes, the quaternion's norm summed in put_pose's order
+// ((w² + x²) + y²) + z² in double; the shift adds in double and rounds to float once, as put_pose
+// does. Returns 1 when the record fails a check. Scalar, a record took about 80 instructions, a
+// fifth of the free fall's frame.
+__attribute__((always_inline, target("avx2"))) static inline int
+cdlab_row_avx2(const cd_trace_replay *r, uint32_t i, __m256i rec, int shifted, __m256i *row, uint64_t *h12)
 {
-    const cd_trace *t = r->trace;
-    const float *half = t->half;
-    const unsigned char *prev = list ? NULL : r->prev;
-    const __m256i seven = CDLAB_RECORD_LANES;
-    const __m256d shift = _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0);
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), max_coord = _mm_set1_ps((float)MAX_COORD);
-    int bad = 0;
-    uint32_t w = 0;  // records written
-    enum { AHEAD = 8 };
-    for (uint32_t j = 0; j < n; ++j) {
-        uint32_t i = list ? list[j] : j;
-        if (j + AHEAD < n) __builtin_prefetch(&s->pose[r->slot_of[list ? list[j + AHEAD] : j + AHEAD]], 1);
-        const unsigned char *b = t->raw + 4 * POSE_FLOATS * (size_t)i;
-        __m256i rec = _mm256_loadu_si256((const __m256i *)b);
-        if (prev) {
-            __m256i was = _mm256_loadu_si256((const __m256i *)(prev + 4 * POSE_FLOATS * (size_t)i));
-            if (_mm256_testz_si256(_mm256_xor_si256(rec, was), seven)) continue;
-        }
-        __m128 q = _mm_castsi128_ps(_mm256_castsi256_si128(rec));
-        __m128 c = _mm_castsi128_ps(_mm256_extracti128_si256(rec, 1));  // x y z and a lane of the next record
-        // |x|, |y|, |z| <= MAX_COORD (false for a NaN), as record_bad.
-        bad |= (_mm_movemask_ps(_mm_cmp_ps(_mm_and_ps(c, abs_mask), max_coord, _CMP_LE_OQ)) & 7) != 7;
-        __m256d qd = _mm256_cvtps_pd(q);
-        qd = _mm256_mul_pd(qd, qd);
-        __m128d lo = _mm256_castpd256_pd128(qd), hi = _mm256_extractf128_pd(qd, 1);
-        __m128d q2 = _mm_add_sd(_mm_add_sd(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)), hi), _mm_unpackhi_pd(hi, hi));
-        double n2 = _mm_cvtsd_f64(q2);
-        bad |= !(n2 >= 0.25 && n2 <= 4.0);
-        if (shifted) c = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(c), shift));
-        const float *h = half + 3 * (size_t)i;
-        // The slot's first eight floats: c0 c1 c2 qw | qx qy qz h0.
-        __m128 row_lo = _mm_insert_ps(c, q, 0x30);  // q's lane 0 into lane 3
-        __m128 row_hi = _mm_insert_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 2, 1)), _mm_load_ss(h), 0x30);
-        __m256i row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
-        uint64_t h12;
-        memcpy(&h12, h + 1, sizeof h12);
-        put_row(s, r->slot_of[i], row, h12);
-        ++w;
-    }
-    *written = w;
-    return bad ? -1 : 0;
+    __m128 q = _mm_castsi128_ps(_mm256_castsi256_si128(rec));
+    __m128 c = _mm_castsi128_ps(_mm256_extracti128_si256(rec, 1));  // x y z and a lane of the next record
+    // |x|, |y|, |z| <= MAX_COORD (false for a NaN), as record_bad.
+    int bad = (_mm_movemask_ps(_mm_cmp_ps(_mm_and_ps(c, abs_mask), max_coord, _CMP_LE_OQ)) & 7) != 7;
+    __m256d qd = _mm256_cvtps_pd(q);
+    qd = _mm256_mul_pd(qd, qd);
+    __m128d lo = _mm256_castpd256_pd128(qd), hi = _mm256_extractf128_pd(qd, 1);
+    __m128d q2 = _mm_add_sd(_mm_add_sd(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)), hi), _mm_unpackhi_pd(hi, hi));
+    double n2 = _mm_cvtsd_f64(q2);
+    bad |= !(n2 >= 0.25 && n2 <= 4.0);
+    if (shifted)
+        c = _mm256_cvtpd_ps(
+            _mm256_add_pd(_mm256_cvtps_pd(c), _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0)));
+    const float *h = r->trace->half + 3 * (size_t)i;
+    // The slot's first eight floats: c0 c1 c2 qw | qx qy qz h0.
+    __m128 row_lo = _mm_insert_ps(c, q, 0x30);  // q's lane 0 into lane 3
+    __m128 row_hi = _mm_insert_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 2, 1)), _mm_load_ss(h), 0x30);
+    *row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
+    memcpy(h12, h + 1, sizeof *h12);
+    return bad;
 }
 
-__attribute__((target("avx2"))) static int put_cdlab_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted,
-                                                                const uint32_t *list, uint32_t n, uint32_t *written)
+// A Broadmark record (rec: lo x y z 0, hi x y z 0) as the slot's row and h12: put_broadmark_frame's
+// decode on AVX2 registers, the same bits. decode's checks run on the lanes; centre and
+// half-extents are 0.5 (lo + hi) and 0.5 (hi − lo) in double, each rounded to float once, and the
+// centre is then shifted as put_pose shifts it. Returns 1 when the record fails a check.
+__attribute__((always_inline, target("avx2"))) static inline int
+broadmark_row_avx2(const cd_trace_replay *r, __m256i rec, int shifted, __m256i *row, uint64_t *h12)
 {
-    // One copy of the loop per case, so that neither tests list on every record.
-    if (list) return cdlab_records_avx2(r, s, shifted, list, n, written);
-    return cdlab_records_avx2(r, s, shifted, NULL, n, written);
-}
-
-// put_broadmark_frame on AVX2 registers, the same bits: a record (lo x y z 0, hi x y z 0) is one
-// 32-byte load, the skip one compare; decode's checks run on the lanes; centre and half-extents
-// are 0.5 (lo + hi) and 0.5 (hi − lo) in double, each rounded to float once, and the centre is
-// then shifted as put_pose shifts it. Returns 0, or -1 when some object fails a check (some
-// slots are written then; the replay stops and decode_each says what is wrong). The objects
-// visited as in cdlab_records_avx2.
-__attribute__((always_inline, target("avx2"))) static inline int broadmark_records_avx2(const cd_trace_replay *r,
-                                                                                        cd_scene *s, int shifted,
-                                                                                        const uint32_t *list,
-                                                                                        uint32_t n, uint32_t *written)
-{
-    const cd_trace *t = r->trace;
-    const unsigned char *prev = list ? NULL : r->prev;
-    const __m256d shift = _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0), half = _mm256_set1_pd(0.5);
+    const __m256d half = _mm256_set1_pd(0.5);
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), max_coord = _mm_set1_ps((float)MAX_COORD);
     const __m128 zero = _mm_setzero_ps(), one = _mm_set_ss(1.0f);
+    __m128 lo = _mm_castsi128_ps(_mm256_castsi256_si128(rec));
+    __m128 hi = _mm_castsi128_ps(_mm256_extracti128_si256(rec, 1));
+    // |lo|, |hi| <= MAX_COORD and lo <= hi on x, y, z (false for a NaN); the fourth lanes 0.
+    __m128 ok = _mm_and_ps(_mm_cmp_ps(_mm_and_ps(lo, abs_mask), max_coord, _CMP_LE_OQ),
+                           _mm_cmp_ps(_mm_and_ps(hi, abs_mask), max_coord, _CMP_LE_OQ));
+    ok = _mm_and_ps(ok, _mm_cmp_ps(lo, hi, _CMP_LE_OQ));
+    __m128 fourth = _mm_and_ps(_mm_cmp_ps(lo, zero, _CMP_EQ_OQ), _mm_cmp_ps(hi, zero, _CMP_EQ_OQ));
+    int bad = (_mm_movemask_ps(ok) & 7) != 7 || !(_mm_movemask_ps(fourth) & 8);
+    __m256d lod = _mm256_cvtps_pd(lo), hid = _mm256_cvtps_pd(hi);
+    __m128 c = _mm256_cvtpd_ps(_mm256_mul_pd(half, _mm256_add_pd(lod, hid)));
+    __m128 h = _mm256_cvtpd_ps(_mm256_mul_pd(half, _mm256_sub_pd(hid, lod)));
+    if (shifted)
+        c = _mm256_cvtpd_ps(
+            _mm256_add_pd(_mm256_cvtps_pd(c), _mm256_setr_pd(r->shift[0], r->shift[1], r->shift[2], 0.0)));
+    // The slot's first eight floats: c0 c1 c2 1 | 0 0 0 h0; then h1 h2.
+    __m128 row_lo = _mm_insert_ps(c, one, 0x30), row_hi = _mm_insert_ps(zero, h, 0x30);
+    *row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
+    *h12 = (uint64_t)_mm_cvtsi128_si64(_mm_castps_si128(_mm_shuffle_ps(h, h, _MM_SHUFFLE(3, 3, 2, 1))));
+    return bad;
+}
+
+// The frame in t->raw into the scene's slots on AVX2 registers (put_cdlab_frame and
+// put_broadmark_frame, the same bits): a record is one 32-byte load; the skip of a record equal to
+// the frame before's is one compare of its lanes (record_lanes); the decoded pose is compared
+// with the slot's and written as one row and one 64-bit word (put_row). The objects visited are
+// list[0, n) (list_changed's: no compare then), or with list NULL objects 0 .. n − 1, each slot
+// asked for AHEAD visits ahead; *written counts the records written. Returns 0, or -1 when some
+// object fails a check (some slots are written then; the replay stops and decode_each says what
+// is wrong).
+__attribute__((always_inline, target("avx2"))) static inline int frame_records_avx2(const cd_trace_replay *r,
+                                                                                    cd_scene *s, int shifted,
+                                                                                    const uint32_t *list, uint32_t n,
+                                                                                    uint32_t *written, int cdlab)
+{
+    const unsigned char *raw = r->trace->raw, *prev = list ? NULL : r->prev;
+    const __m256i lanes = record_lanes(cdlab);
+    const size_t stride = record_bytes(cdlab);
     int bad = 0;
     uint32_t w = 0;  // records written
     enum { AHEAD = 8 };
     for (uint32_t j = 0; j < n; ++j) {
         uint32_t i = list ? list[j] : j;
         if (j + AHEAD < n) __builtin_prefetch(&s->pose[r->slot_of[list ? list[j + AHEAD] : j + AHEAD]], 1);
-        size_t at = 4 * BM_BOX_FLOATS * (size_t)i;
-        __m256i rec = _mm256_loadu_si256((const __m256i *)(t->raw + at));
-        if (prev && _mm256_testz_si256(_mm256_xor_si256(rec, _mm256_loadu_si256((const __m256i *)(prev + at))),
-                                       _mm256_set1_epi32(-1)))
+        __m256i rec = _mm256_loadu_si256((const __m256i *)(raw + stride * i));
+        if (prev &&
+            _mm256_testz_si256(_mm256_xor_si256(rec, _mm256_loadu_si256((const __m256i *)(prev + stride * i))), lanes))
             continue;
-        __m128 lo = _mm_castsi128_ps(_mm256_castsi256_si128(rec));
-        __m128 hi = _mm_castsi128_ps(_mm256_extracti128_si256(rec, 1));
-        // |lo|, |hi| <= MAX_COORD and lo <= hi on x, y, z (false for a NaN); the fourth lanes 0.
-        __m128 ok = _mm_and_ps(_mm_cmp_ps(_mm_and_ps(lo, abs_mask), max_coord, _CMP_LE_OQ),
-                               _mm_cmp_ps(_mm_and_ps(hi, abs_mask), max_coord, _CMP_LE_OQ));
-        ok = _mm_and_ps(ok, _mm_cmp_ps(lo, hi, _CMP_LE_OQ));
-        __m128 fourth = _mm_and_ps(_mm_cmp_ps(lo, zero, _CMP_EQ_OQ), _mm_cmp_ps(hi, zero, _CMP_EQ_OQ));
-        bad |= (_mm_movemask_ps(ok) & 7) != 7 || !(_mm_movemask_ps(fourth) & 8);
-        __m256d lod = _mm256_cvtps_pd(lo), hid = _mm256_cvtps_pd(hi);
-        __m128 c = _mm256_cvtpd_ps(_mm256_mul_pd(half, _mm256_add_pd(lod, hid)));
-        __m128 h = _mm256_cvtpd_ps(_mm256_mul_pd(half, _mm256_sub_pd(hid, lod)));
-        if (shifted) c = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(c), shift));
-        // The slot's first eight floats: c0 c1 c2 1 | 0 0 0 h0; then h1 h2.
-        __m128 row_lo = _mm_insert_ps(c, one, 0x30), row_hi = _mm_insert_ps(zero, h, 0x30);
-        __m256i row = _mm256_castps_si256(_mm256_set_m128(row_hi, row_lo));
-        uint64_t h12 = (uint64_t)_mm_cvtsi128_si64(_mm_castps_si128(_mm_shuffle_ps(h, h, _MM_SHUFFLE(3, 3, 2, 1))));
+        __m256i row;
+        uint64_t h12;
+        bad |= cdlab ? cdlab_row_avx2(r, i, rec, shifted, &row, &h12) : broadmark_row_avx2(r, rec, shifted, &row, &h12);
         put_row(s, r->slot_of[i], row, h12);
         ++w;
     }
@@ -673,12 +663,17 @@ __attribute__((always_inline, target("avx2"))) static inline int broadmark_recor
     return bad ? -1 : 0;
 }
 
-__attribute__((target("avx2"))) static int put_broadmark_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted,
-                                                                    const uint32_t *list, uint32_t n, uint32_t *written)
+// frame_records_avx2 with one copy of the loop per format and per case of list, so that no
+// record tests either.
+__attribute__((target("avx2"))) static int put_frame_avx2(const cd_trace_replay *r, cd_scene *s, int shifted,
+                                                          const uint32_t *list, uint32_t n, uint32_t *written,
+                                                          int cdlab)
 {
-    // One copy of the loop per case, so that neither tests list on every record.
-    if (list) return broadmark_records_avx2(r, s, shifted, list, n, written);
-    return broadmark_records_avx2(r, s, shifted, NULL, n, written);
+    if (cdlab)
+        return list ? frame_records_avx2(r, s, shifted, list, n, written, 1)
+                    : frame_records_avx2(r, s, shifted, NULL, n, written, 1);
+    return list ? frame_records_avx2(r, s, shifted, list, n, written, 0)
+                : frame_records_avx2(r, s, shifted, NULL, n, written, 0);
 }
 #endif
 
@@ -723,8 +718,7 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
             n = list_changed(t->raw, r->prev, s->count, cdlab, r->changed);
             list = r->changed;
         }
-        failed = cdlab ? put_cdlab_frame_avx2(r, s, shifted, list, n, &r->nchanged)
-                       : put_broadmark_frame_avx2(r, s, shifted, list, n, &r->nchanged);
+        failed = put_frame_avx2(r, s, shifted, list, n, &r->nchanged, cdlab);
     } else
 #endif
         failed = cdlab ? put_cdlab_frame(r, s, shifted) : put_broadmark_frame(r, s, shifted);
