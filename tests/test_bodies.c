@@ -59,6 +59,50 @@ static uint64_t body_frame(cd_broad *bp, cd_bodies *b, cd_bodies_narrow *nw, cd_
     return bs.tri_pairs;
 }
 
+// The narrow step's witness hints (on by default in first_hit) keep every frame's body pairs
+// and save volume tests on a moving scene; a threaded frame, whose parts gather the witnesses
+// apart, hints each pair as the serial frame does (the same counters).
+static void witness_hints_keep_the_pairs_and_save_tests(void **state)
+{
+    (void)state;
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 150, sp.density = 0.2, sp.seed = 11, sp.speed = 0.02, sp.spin = 0.01;
+    static const char *const meshes[] = {"icosphere:500", "torus:400", "noisy_sphere:500"};
+    cd_bodies *b = make_bodies(&sp, meshes, 3, cd_bvh_variant_find("hybrid"));
+    enum { ON, OFF, ON_THREADED, N };
+    cd_broad *bp[N];
+    cd_bodies_narrow *nw[N];
+    for (int k = 0; k < N; ++k) {
+        bp[k] = cd_registry_create("grid_multi", NULL, k == ON_THREADED ? 2 : 1, b->scene);
+        nw[k] = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
+        cd_bodies_narrow_set_witness(nw[k], k != OFF);
+        cd_bodies_narrow_attach(nw[k], bp[k]);
+    }
+    cd_pair_list got[N] = {{0}};
+    uint64_t tests[N] = {0}, touching = 0;
+    for (int f = 0; f < 12; ++f) {
+        cd_bodies_stats bs[N];
+        for (int k = 0; k < N; ++k) {
+            cd_broad_stats st;
+            cd_broad_frame(bp[k], b->scene, &got[k], &st, NULL);
+            bs[k] = cd_bodies_narrow_take_stats(nw[k]);
+            tests[k] += bs[k].bv_tests;
+        }
+        expect_same_pairs(&got[ON], &got[OFF], "witness on vs off");
+        expect_same_pairs(&got[ON_THREADED], &got[OFF], "witness on, two threads, vs off");
+        assert_int_equal(bs[ON].tri_pairs, bs[OFF].tri_pairs);
+        assert_memory_equal(&bs[ON], &bs[ON_THREADED], sizeof bs[ON]);
+        touching += got[ON].count;
+        cd_scene_step(b->scene);
+    }
+    fprintf(stderr, "# witness hints: %llu touching pairs over 12 frames, %llu volume tests against %llu\n",
+            (unsigned long long)touching, (unsigned long long)tests[ON], (unsigned long long)tests[OFF]);
+    assert_true(touching > 100);
+    assert_true(tests[ON] < tests[OFF]);
+    for (int k = 0; k < N; ++k) cd_pair_list_free(&got[k]), cd_bodies_narrow_destroy(nw[k]), cd_broad_destroy(bp[k]);
+    cd_bodies_destroy(b);
+}
+
 // meshes = box: each body record is the cube's, and the pairs whose boxes' surfaces cross are the
 // pairs whose solid cubes overlap (equal cubes cannot nest), frame after frame.
 static void boxes_are_the_cube_scene(void **state)
@@ -492,6 +536,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(boxes_are_the_cube_scene),
         cmocka_unit_test(every_variant_matches_brute_force),
+        cmocka_unit_test(witness_hints_keep_the_pairs_and_save_tests),
         cmocka_unit_test(deforming_bodies_refit_and_stay_boxed),
         cmocka_unit_test(bad_params_are_errors),
         cmocka_unit_test(scaled_bodies_match_world_brute_force),

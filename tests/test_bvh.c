@@ -376,6 +376,172 @@ static void every_isa_gives_the_same_bits(void **state)
     cd_mesh_free(&mb);
 }
 
+// Leaf node n of h holds triangle t.
+static int leaf_holds(const cd_bvh *h, uint32_t n, uint32_t t)
+{
+    const cd_bvh_node *nd = &h->nodes[n];
+    for (uint32_t i = nd->first; nd->count && i < nd->first + nd->count; ++i)
+        if (h->order[i] == t) return 1;
+    return 0;
+}
+
+// The leaf of h holding triangle t.
+static uint32_t leaf_of(const cd_bvh *h, uint32_t t)
+{
+    for (uint32_t n = 0; n < h->nnodes; ++n)
+        if (leaf_holds(h, n, t)) return n;
+    fail_msg("triangle %u in no leaf", t);
+    return 0;
+}
+
+// The leaves under node n of h, appended to out (count *k).
+static void leaves_under(const cd_bvh *h, uint32_t n, uint32_t *out, int *k)
+{
+    if (h->nodes[n].count) {
+        out[(*k)++] = n;
+        return;
+    }
+    leaves_under(h, h->nodes[n].first, out, k);
+    leaves_under(h, h->nodes[n].first + 1, out, k);
+}
+
+// A pose touching on a few triangle pairs only: hinted at every pair of leaves near the contact
+// (under the ancestors three levels up of the leaves of one touching pair), whose widening
+// searches pass the contact's subtree at every level, first_hit still finds it. Returns the hints
+// tried.
+static int near_hints_find_a_lone_contact(const cd_bvh *ha, const cd_bvh *hb, const cd_pose *pose, double scale,
+                                          const cd_bvh_result *all)
+{
+    uint32_t la = leaf_of(ha, all->pairs[0].a), lb = leaf_of(hb, all->pairs[0].b);
+    for (int up = 0; up < 3; ++up) la = ha->parent[la], lb = hb->parent[lb];
+    uint32_t near_a[64], near_b[64];
+    int na = 0, nb = 0;
+    leaves_under(ha, la, near_a, &na);
+    leaves_under(hb, lb, near_b, &nb);
+    int tried = 0;
+    for (int i = 0; i < na; ++i)
+        for (int j = 0; j < nb; ++j, ++tried) {
+            cd_bvh_result r = {0};
+            const cd_bvh_hint hint = {near_a[i], near_b[j]};
+            cd_bvh_query_hinted(ha, hb, pose, scale, CD_BVH_FIRST_HIT, &hint, &r);
+            assert_int_equal(r.count, 1);
+            assert_true(contains_pair(all, r.pairs[0]));
+            cd_bvh_result_free(&r);
+        }
+    return tried;
+}
+
+// A query of a and b at pose and scale hinted, checked against the same query from the roots
+// (ref) and all_pairs' pairs (all): the same answer, and the same bits in every build; res holds
+// it (the caller frees it).
+static void query_hinted(const cd_bvh *ha, const cd_bvh *hb, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                         const cd_bvh_hint *hint, const cd_bvh_result *all, const cd_bvh_result *ref, cd_bvh_result *r)
+{
+    cd_bvh_query_hinted(ha, hb, pose, scale, mode, hint, r);
+    assert_int_equal(r->overlap, ref->overlap);
+    assert_int_equal(r->inside, ref->inside);
+    assert_int_equal(r->count, ref->count);
+    if (r->count) {
+        assert_true(contains_pair(all, r->pairs[0]));
+        assert_true(leaf_holds(ha, r->hit.a, r->pairs[0].a) && leaf_holds(hb, r->hit.b, r->pairs[0].b));
+    }
+    for (int isa = 1; isa < CD_BVH_ISA_COUNT; ++isa) {
+        if (!cd_bvh_isa_runs((cd_bvh_isa)isa)) continue;
+        cd_bvh_result x = {0}, y = {0};
+        cd_bvh_query_hinted_isa(CD_BVH_ISA_BASELINE, ha, hb, pose, scale, mode, hint, &x);
+        cd_bvh_query_hinted_isa((cd_bvh_isa)isa, ha, hb, pose, scale, mode, hint, &y);
+        assert_int_equal(x.count, y.count);
+        if (x.count) assert_memory_equal(x.pairs, y.pairs, sizeof *x.pairs * x.count);
+        assert_memory_equal(&x.stats, &y.stats, sizeof x.stats);
+        cd_bvh_result_free(&x), cd_bvh_result_free(&y);
+    }
+}
+
+// Hinted queries (cd_bvh_query_hinted) answer as unhinted ones whatever the hint: along seeded
+// trajectories of small steps (B drifts and turns past A), each first_hit and solid query is
+// hinted with the leaves its previous step found touching, then with a random pair of leaves, a
+// pair of internal nodes and indices out of range. The triangle pair found is one of all_pairs'
+// and lies in the leaves res.hit names; every build gives the same bits. Contacts at their onset
+// (a few touching triangle pairs) are found from every pair of leaves near them. And the hint
+// pays: over the steps after a touching step the hinted queries test fewer volumes than the
+// queries from the roots (and a query without a hint is the query from the roots).
+static void hinted_queries_answer_as_unhinted(void **state)
+{
+    (void)state;
+    cd_mesh ma = test_mesh("noisy_sphere:1500"), mb = test_mesh("torus:1200");
+    cd_rng rng = cd_rng_make(91, CD_STREAM_TEST);
+    const cd_bvh_mode modes[] = {CD_BVH_FIRST_HIT, CD_BVH_SOLID};
+    uint64_t plain[2] = {0}, hinted[2] = {0};  // steps after one apart [0], after one touching [1]
+    int steps = 0, compared = 0, lone = 0, near = 0;
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *ha = build_variant(&ma, &variants[v]), *hb = build_variant(&mb, &variants[v]);
+        // Contacts at their onset, where only a few triangle pairs touch: B's offset along a
+        // seeded direction bisected down to the last distance that still touches.
+        for (int c = 0; c < 8 && variants[v].leaf == 1; ++c) {
+            cd_pose pose = random_pose(&rng, 0.0);
+            const cd_vec3 dir = cd_rng_unit_vector(&rng);
+            double lo = 0.0, hi = 4.0;
+            cd_bvh_result all = {0};
+            for (int it = 0; it < 40; ++it) {
+                pose.t = cd_v3_scale(dir, 0.5 * (lo + hi));
+                cd_bvh_query(ha, hb, &pose, CD_BVH_FIRST_HIT, &all);
+                *(all.count ? &lo : &hi) = 0.5 * (lo + hi);
+            }
+            pose.t = cd_v3_scale(dir, lo);
+            cd_bvh_query(ha, hb, &pose, CD_BVH_ALL_PAIRS, &all);
+            assert_true(all.count > 0);
+            if (all.count <= 4) near += near_hints_find_a_lone_contact(ha, hb, &pose, 1.0, &all), ++lone;
+            cd_bvh_result_free(&all);
+        }
+        for (int traj = 0; traj < 3; ++traj) {
+            cd_pose pose = random_pose(&rng, 1.2);
+            const cd_vec3 drift = cd_v3_scale(cd_rng_unit_vector(&rng), 0.03);
+            const cd_vec3 turn = cd_v3_scale(cd_rng_unit_vector(&rng), 0.02);
+            const double scale = traj == 2 ? 1.3 : 1.0;
+            cd_bvh_hint prev[2] = {{0, 0}, {0, 0}};
+            int touched[2] = {0, 0};
+            for (int k = 0; k < 40; ++k, ++steps) {
+                pose.t = cd_v3_add(pose.t, drift);
+                pose.q = cd_q_normalize(cd_q_mul(cd_q_from_rotvec(turn), pose.q));
+                cd_bvh_result all = {0};
+                cd_bvh_query_scaled(ha, hb, &pose, scale, CD_BVH_ALL_PAIRS, &all);
+                for (size_t mo = 0; mo < 2; ++mo) {
+                    cd_bvh_result ref = {0}, r = {0};
+                    cd_bvh_query_scaled(ha, hb, &pose, scale, modes[mo], &ref);
+                    // Hinted where the previous step touched; its result hints the next step.
+                    query_hinted(ha, hb, &pose, scale, modes[mo], touched[mo] ? &prev[mo] : NULL, &all, &ref, &r);
+                    if (mo == 0)
+                        plain[touched[0]] += cd_bvh_stats_bv_total(&ref.stats),
+                            hinted[touched[0]] += cd_bvh_stats_bv_total(&r.stats);
+                    touched[mo] = r.count > 0, prev[mo] = r.hit;
+                    cd_bvh_result_free(&r);
+                    const cd_bvh_hint hints[] = {
+                        {(uint32_t)cd_rng_below(&rng, ha->nnodes), (uint32_t)cd_rng_below(&rng, hb->nnodes)},
+                        {0, 0},
+                        {ha->nnodes, hb->nnodes + 7},
+                    };
+                    for (size_t h = 0; h < sizeof hints / sizeof hints[0]; ++h, ++compared) {
+                        query_hinted(ha, hb, &pose, scale, modes[mo], &hints[h], &all, &ref, &r);
+                        cd_bvh_result_free(&r);
+                    }
+                    cd_bvh_result_free(&ref);
+                    ++compared;
+                }
+                cd_bvh_result_free(&all);
+            }
+        }
+        cd_bvh_destroy(ha);
+        cd_bvh_destroy(hb);
+    }
+    printf("# hinted queries: %d steps, %d queries compared; volume tests after a touching step %llu (from the roots "
+           "%llu); %d contacts at their onset found from %d leaves near them\n",
+           steps, compared, (unsigned long long)hinted[1], (unsigned long long)plain[1], lone, near);
+    assert_true(lone >= 20);
+    assert_true(hinted[1] < plain[1] && hinted[0] == plain[0]);
+    cd_mesh_free(&ma);
+    cd_mesh_free(&mb);
+}
+
 // `cdlab verify`'s hierarchy check (src/verify, the one implementation the program and this test
 // share) passes every registered variant: all-pairs and first-hit answers equal brute force on its
 // seeded poses of its mesh pairs, at leaf sizes 1 and 4.
@@ -513,6 +679,7 @@ int main(void)
         cmocka_unit_test(refit_follows_deformation),
         cmocka_unit_test(counters_are_deterministic_and_by_kind),
         cmocka_unit_test(every_isa_gives_the_same_bits),
+        cmocka_unit_test(hinted_queries_answer_as_unhinted),
         cmocka_unit_test(verify_passes_every_variant),
         cmocka_unit_test(degenerate_triangles_equal_brute_force),
         cmocka_unit_test(poses_csv_round_trip_and_errors),

@@ -193,9 +193,18 @@ cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j, doub
 // ---------------------------------------------------------------------------------------------
 // The narrow step
 
+// Where a body pair's surfaces touched in the frame before: the leaves of the triangle pair its
+// first_hit query found (cd_bvh_result.hit), the hint of its next query (cd_bvh_query_hinted).
+typedef struct witness {
+    uint64_t key;  ///< (lower body << 32) | higher body; 0 marks an empty slot (the higher body is ≥ 1)
+    cd_bvh_hint leaves;
+} witness;
+
 typedef struct narrow_part {
     cd_bvh_result res;
     cd_bodies_stats st;
+    witness *found;  ///< this frame's witnesses of the part's queries
+    size_t nfound, found_cap;
     char pad[64];  // parts run on different threads: no shared cache line between their counters
 } narrow_part;
 
@@ -203,8 +212,52 @@ struct cd_bodies_narrow {
     const cd_bodies *bodies;
     cd_bvh_mode mode;
     int box_test;  // test each candidate's body boxes before querying (off under an untested method)
+    int witness;   // hint each query with its pair's witness of the frame before (first_hit, solid)
+    // Last frame's witnesses, an open-addressed table read by every part (written only by
+    // narrow_frame_done, between frames): size mask + 1, a power of two at least twice the count.
+    witness *table;
+    size_t mask;
     narrow_part parts[CD_NARROW_STEP_PARTS];
 };
+
+static inline size_t witness_slot(uint64_t key, size_t mask)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static const cd_bvh_hint *witness_find(const cd_bodies_narrow *nw, uint64_t key)
+{
+    if (!nw->table) return NULL;
+    for (size_t k = witness_slot(key, nw->mask);; k = (k + 1) & nw->mask) {
+        if (nw->table[k].key == key) return &nw->table[k].leaves;
+        if (!nw->table[k].key) return NULL;
+    }
+}
+
+// The frame is over: its witnesses, gathered per part, become the table the next frame reads.
+static void narrow_frame_done(void *ctx)
+{
+    cd_bodies_narrow *nw = ctx;
+    size_t n = 0;
+    for (uint32_t p = 0; p < CD_NARROW_STEP_PARTS; ++p) n += nw->parts[p].nfound;
+    size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    if (!nw->table || nw->mask + 1 != size) {
+        cd_free(nw->table);
+        nw->table = cd_alloc(sizeof *nw->table * size);
+        nw->mask = size - 1;
+    }
+    memset(nw->table, 0, sizeof *nw->table * size);
+    for (uint32_t p = 0; p < CD_NARROW_STEP_PARTS; ++p) {
+        narrow_part *np = &nw->parts[p];
+        for (size_t i = 0; i < np->nfound; ++i) {
+            size_t k = witness_slot(np->found[i].key, nw->mask);
+            while (nw->table[k].key) k = (k + 1) & nw->mask;
+            nw->table[k] = np->found[i];
+        }
+        np->nfound = 0;
+    }
+}
 
 // Candidates are queried with the lower-numbered body as A, so the counters do not depend on the
 // order in which a broad phase reports a pair.
@@ -226,14 +279,20 @@ static void bodies_test(void *ctx, const cd_scene *s, uint32_t part, const cd_pa
         if (nw->box_test && !cd_cube_pair_overlap(s, i, j)) continue;
         double scale;
         cd_pose pose = cd_bodies_relative_pose(b, i, j, &scale);
-        cd_bvh_query_scaled(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, scale, nw->mode,
-                            &np->res);
+        const uint64_t key = (uint64_t)bi << 32 | bj;
+        const cd_bvh_hint *hint = nw->witness ? witness_find(nw, key) : NULL;
+        cd_bvh_query_hinted(b->shapes[b->shape_of[bi]].bvh, b->shapes[b->shape_of[bj]].bvh, &pose, scale, nw->mode,
+                            hint, &np->res);
         np->st.queries++;
         np->st.tri_pairs += np->res.count;
         np->st.bv_tests += cd_bvh_stats_bv_total(&np->res.stats);
         np->st.tri_tests += np->res.stats.tri_tests;
         for (int q = 0; q < CD_BVT_COUNT; ++q) np->st.bv_by_kind[q] += np->res.stats.bv_tests[q];
         if (np->res.overlap) cd_pair_list_push(out, (cd_pair){bi, bj});
+        if (nw->witness && np->res.count) {
+            cd_grow((void **)&np->found, sizeof *np->found, &np->found_cap, np->nfound + 1);
+            np->found[np->nfound++] = (witness){key, np->res.hit};
+        }
     }
     st->narrow_tests += n;
 }
@@ -244,8 +303,11 @@ cd_bodies_narrow *cd_bodies_narrow_create(const cd_bodies *b, cd_bvh_mode mode)
     n->bodies = b;
     n->mode = mode;
     n->box_test = 1;
+    n->witness = mode != CD_BVH_ALL_PAIRS;
     return n;
 }
+
+void cd_bodies_narrow_set_witness(cd_bodies_narrow *n, int on) { n->witness = on && n->mode != CD_BVH_ALL_PAIRS; }
 
 void cd_bodies_narrow_attach(cd_bodies_narrow *n, cd_broad *bp)
 {
@@ -257,11 +319,18 @@ void cd_bodies_narrow_attach(cd_bodies_narrow *n, cd_broad *bp)
 void cd_bodies_narrow_destroy(cd_bodies_narrow *n)
 {
     if (!n) return;
-    for (uint32_t k = 0; k < CD_NARROW_STEP_PARTS; ++k) cd_bvh_result_free(&n->parts[k].res);
+    for (uint32_t k = 0; k < CD_NARROW_STEP_PARTS; ++k) {
+        cd_bvh_result_free(&n->parts[k].res);
+        cd_free(n->parts[k].found);
+    }
+    cd_free(n->table);
     cd_free(n);
 }
 
-cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n) { return (cd_narrow_step){bodies_test, n}; }
+cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n)
+{
+    return (cd_narrow_step){bodies_test, n, n->witness ? narrow_frame_done : NULL};
+}
 
 cd_bodies_stats cd_bodies_narrow_take_stats(cd_bodies_narrow *n)
 {

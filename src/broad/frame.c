@@ -31,7 +31,7 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->self = m->create(&b->params, b->threads, s);
     b->parts = m->candidates_part ? cd_alloc_zero(CD_BROAD_PARTS, sizeof *b->parts) : NULL;
     b->sat = cd_sat_build_default();
-    b->narrow = (cd_narrow_step){NULL, NULL};
+    b->narrow = (cd_narrow_step){NULL, NULL, NULL};
     b->layout = s ? s->layout : 0;
     b->kept = (cd_pair_list){0};
     b->kept_valid = 0;
@@ -277,6 +277,11 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
         narrow_ns = (uint64_t)(share * (double)(cd_now_ns() - t1));
     } else {
         narrow_ns = candidates_into(b, s, 0, out, st);
+    }
+    if (b->narrow.frame_done) {
+        uint64_t t2 = cd_now_ns();
+        b->narrow.frame_done(b->narrow.ctx);
+        narrow_ns += cd_now_ns() - t2;
     }
 #ifdef CD_VALIDATE
     validate_pairs(out, s);

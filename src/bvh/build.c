@@ -355,6 +355,10 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
     cd_tri_moment sum = build_rec(&b, 0, 0, n, 0, 0, &np);
     if (!bvh->nodes[0].count) fit_internal(&b, 0, 0, n, 0, np, &sum);
     cd_free(b.scratch_block);
+    bvh->parent = cd_alloc(sizeof *bvh->parent * bvh->nnodes);
+    bvh->parent[0] = 0;
+    for (uint32_t i = 0; i < bvh->nnodes; ++i)
+        if (!bvh->nodes[i].count) bvh->parent[bvh->nodes[i].first] = bvh->parent[bvh->nodes[i].first + 1] = i;
     return bvh;
 }
 
@@ -419,10 +423,12 @@ void cd_bvh_destroy(cd_bvh *bvh)
     if (!bvh) return;
     cd_free(bvh->nodes_block);
     cd_free(bvh->order);
+    cd_free(bvh->parent);
     cd_free(bvh);
 }
 
 size_t cd_bvh_memory(const cd_bvh *bvh)
 {
-    return sizeof *bvh + sizeof(cd_bvh_node) * (size_t)bvh->nnodes + sizeof(uint32_t) * bvh->mesh->ntris;
+    return sizeof *bvh + (sizeof(cd_bvh_node) + sizeof *bvh->parent) * (size_t)bvh->nnodes +
+           sizeof(uint32_t) * bvh->mesh->ntris;
 }

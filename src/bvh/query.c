@@ -17,24 +17,31 @@ int cd_bvh_isa_runs(cd_bvh_isa isa)
 
 // The traversal in build isa, which the caller has checked runs here.
 static void traverse_on(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
-                        cd_bvh_mode mode, cd_bvh_result *res)
+                        cd_bvh_mode mode, const cd_bvh_hint *hint, cd_bvh_result *res)
 {
     CD_ASSERT(scale > 0);
 #if CD_X86_SIMD
     if (isa == CD_BVH_ISA_AVX512) {
-        cd_bvh_traverse_avx512(a, b, pose, scale, mode, res);
+        cd_bvh_traverse_avx512(a, b, pose, scale, mode, hint, res);
         return;
     }
 #endif
     (void)isa;
-    cd_bvh_traverse_baseline(a, b, pose, scale, mode, res);
+    cd_bvh_traverse_baseline(a, b, pose, scale, mode, hint, res);
 }
 
 void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
                       cd_bvh_mode mode, cd_bvh_result *res)
 {
     CD_ASSERT(cd_bvh_isa_runs(isa));
-    traverse_on(isa, a, b, pose, scale, mode, res);
+    traverse_on(isa, a, b, pose, scale, mode, NULL, res);
+}
+
+void cd_bvh_query_hinted_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                             cd_bvh_mode mode, const cd_bvh_hint *hint, cd_bvh_result *res)
+{
+    CD_ASSERT(cd_bvh_isa_runs(isa));
+    traverse_on(isa, a, b, pose, scale, mode, hint, res);
 }
 
 // The build cd_bvh_query runs, chosen once per process.
@@ -53,13 +60,19 @@ static cd_bvh_isa query_isa(void)
 // (cd_bvh_isa_runs reads CDLAB_NO_AVX512 each call).
 void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_mode mode, cd_bvh_result *res)
 {
-    traverse_on(query_isa(), a, b, pose, 1.0, mode, res);
+    traverse_on(query_isa(), a, b, pose, 1.0, mode, NULL, res);
 }
 
 void cd_bvh_query_scaled(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
                          cd_bvh_result *res)
 {
-    traverse_on(query_isa(), a, b, pose, scale, mode, res);
+    traverse_on(query_isa(), a, b, pose, scale, mode, NULL, res);
+}
+
+void cd_bvh_query_hinted(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                         const cd_bvh_hint *hint, cd_bvh_result *res)
+{
+    traverse_on(query_isa(), a, b, pose, scale, mode, hint, res);
 }
 
 // The replays run in the build the queries run, so the costs are those of the measured frames.

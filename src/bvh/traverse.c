@@ -351,15 +351,50 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
     return p0 | (unsigned)overlap_moved(na2, nb2, mb2, m, st) << 1;
 }
 
+// How many descents above a hinted leaf pair the search starts (see witness_start).
+#define CD_BVH_WITNESS_DESCENTS 4
+
+// Fill the stack as the traversal from the roots would hold it on reaching the pair
+// CD_BVH_WITNESS_DESCENTS descents above the leaves h, with that pair on top: following the
+// descent rule down the two leaves' ancestor paths, each descent leaves the other child's pair
+// below. The search then starts where the surfaces touched a frame before and widens from there,
+// the nearest subtrees first; every leaf pair still lies under exactly one stacked pair, so the
+// search is as exhaustive as the one from the roots. The pairs on the path above the top are
+// never tested (tests only cull). Returns the stack's size, 0 when h names no leaves of a and b.
+static size_t witness_start(const cd_bvh *a, const cd_bvh *b, double s, const cd_bvh_hint *h, uint32_t *stack)
+{
+    if (h->a >= a->nnodes || h->b >= b->nnodes || !a->nodes[h->a].count || !b->nodes[h->b].count) return 0;
+    uint32_t pa[256], pb[256];  // node depths are 8 bits
+    const int da = a->nodes[h->a].depth, db = b->nodes[h->b].depth;
+    for (int d = da, n = (int)h->a; d >= 0; n = (int)a->parent[n], --d) pa[d] = (uint32_t)n;
+    for (int d = db, n = (int)h->b; d >= 0; n = (int)b->parent[n], --d) pb[d] = (uint32_t)n;
+    int i = 0, j = 0;
+    size_t top = 0;
+    for (int step = da + db - CD_BVH_WITNESS_DESCENTS; step > 0; --step) {
+        if (descend_a(&a->nodes[pa[i]], &b->nodes[pb[j]], s)) {
+            const uint32_t l = a->nodes[pa[i]].first;
+            stack[top++] = pa[i + 1] == l ? l + 1 : l, stack[top++] = pb[j];
+            ++i;
+        } else {
+            const uint32_t l = b->nodes[pb[j]].first;
+            stack[top++] = pa[i], stack[top++] = pb[j + 1] == l ? l + 1 : l;
+            ++j;
+        }
+    }
+    stack[top++] = pa[i], stack[top++] = pb[j];
+    return top;
+}
+
 // Depth first over node pairs. A popped untested pair is tested together with the next untested
 // pair on the stack (usually its sibling); that one, if it passes, goes back on the stack marked
 // as known, under the first pair's children (first_hit takes the closer of two overlapping pairs
 // first, see below). So pairs are processed in the order of a one-pair traversal with that rule
 // while the volume tests run two at a time. Inlined into its two callers so that the query's
 // copy carries no trace code; counts go to a local copy of the stats, which stays in registers.
+// With a hint (first_hit and solid), the stack starts as witness_start leaves it.
 static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
-                                                           double s, cd_bvh_mode mode, cd_bvh_result *res,
-                                                           cd_bvh_trace *tr)
+                                                           double s, cd_bvh_mode mode, const cd_bvh_hint *hint,
+                                                           cd_bvh_result *res, cd_bvh_trace *tr)
 {
     reset(res);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
@@ -380,8 +415,8 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
     // were slower paired).
     const int pairwise = plan_has_obb_only(&a->plan) && plan_has_obb_only(&b->plan);
     uint32_t *stack = res->stack;
-    size_t top = 0;
-    stack[top++] = 0, stack[top++] = 0;
+    size_t top = hint && mode != CD_BVH_ALL_PAIRS ? witness_start(a, b, s, hint, stack) : 0;
+    if (!top) stack[top++] = 0, stack[top++] = 0;
     const cd_mesh *ma = a->mesh, *mb = b->mesh;
     cd_bvh_stats st = {0};
     while (top) {
@@ -430,6 +465,7 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
                 tr->tri_pairs[tr->tris][0] = a->order[na->first], tr->tri_pairs[tr->tris++][1] = b->order[nb->first];
             if (!cd_tri_tri_overlap(&A, &B)) continue;
             res->overlap = 1;
+            if (!res->count) res->hit = (cd_bvh_hint){ia, ib};
             push_pair(res, a->order[na->first], b->order[nb->first]);
             if (mode != CD_BVH_ALL_PAIRS) goto done;
             continue;
@@ -445,6 +481,7 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
                     if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
                     if (!cd_tri_tri_overlap(&A, &B)) continue;
                     res->overlap = 1;
+                    if (!res->count) res->hit = (cd_bvh_hint){ia, ib};
                     push_pair(res, ta, tb);
                     if (mode != CD_BVH_ALL_PAIRS) goto done;
                 }
@@ -464,9 +501,9 @@ done:
     if (mode == CD_BVH_SOLID && !res->overlap) solid_check(a, b, &R, t, s, res);  // no surface contact found
 }
 void CD_BVH_ISA_NAME(cd_bvh_traverse)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double s, cd_bvh_mode mode,
-                                      cd_bvh_result *res)
+                                      const cd_bvh_hint *hint, cd_bvh_result *res)
 {
-    traverse(a, b, pose, s, mode, res, NULL);
+    traverse(a, b, pose, s, mode, hint, res, NULL);
 }
 
 // Not on the hot path: in the baseline build only.
@@ -510,7 +547,7 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
     tr.node_pairs = cd_alloc(sizeof *tr.node_pairs * tr.max);
     tr.tri_pairs = cd_alloc(sizeof *tr.tri_pairs * tr.max);
     cd_bvh_result res = {0};
-    traverse(a, b, pose, scale, CD_BVH_ALL_PAIRS, &res, &tr);
+    traverse(a, b, pose, scale, CD_BVH_ALL_PAIRS, NULL, &res, &tr);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
     const double m = cd_bvh_pair_margin(a, b, pose, scale);
     volatile int sink = 0;

@@ -49,6 +49,7 @@ static const char *check_method(const char *w)
 }
 
 static const char *const mode_words[] = {"first_hit", "all_pairs", NULL};
+static const char *const witness_words[] = {"on", "off", NULL};
 static const char *const assign_words[] = {"random", "cycle", NULL};
 // Every layout of the cubes but level, whose slabs are boxes.
 static const char *const body_layout_words[] = {"uniform", "clusters", "ground", NULL};
@@ -67,6 +68,10 @@ static const cd_key_spec bodies_keys[] = {
     {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
      "narrow query: first_hit (do the bodies touch) or all_pairs (every intersecting triangle pair)"},
     {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf"},
+    {"method", "witness", CD_KEY_WORD, "on", 0, 0, witness_words, NULL, 1,
+     "first_hit: on starts each body pair's query at the leaves where its surfaces touched the frame before "
+     "and widens from there (the same answers, fewer volume tests on moving scenes; docs/design/bodies.md#witness); "
+     "off starts every query at the roots"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
@@ -325,6 +330,7 @@ void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
     bp.deform = cd_point_num(p, "bodies", "deform");
     pt->params = bp;
     pt->mode = strcmp(cd_point_text(p, "method", "mode"), "all_pairs") == 0 ? CD_BVH_ALL_PAIRS : CD_BVH_FIRST_HIT;
+    pt->witness = strcmp(cd_point_text(p, "method", "witness"), "on") == 0;
 }
 
 static const cd_method_key bodies_method_keys[] = {CD_KINDS_BROAD_KEY, CD_KINDS_HIERARCHY_KEY};
@@ -409,7 +415,7 @@ static int bodies_repeat_start(cd_run *r, bodies_state *s, bodies_repeat_setup *
     u->broad_phase = u->peer ? NULL : cd_broad_create(s->bm, &s->brp, s->threads, u->b->scene);
     CD_ASSERT(u->peer || u->broad_phase);  // the config check accepted only registered methods and peers
     u->nw = u->peer ? NULL : cd_bodies_narrow_create(u->b, s->pt.mode);
-    if (u->nw) cd_bodies_narrow_attach(u->nw, u->broad_phase);
+    if (u->nw) cd_bodies_narrow_set_witness(u->nw, s->pt.witness), cd_bodies_narrow_attach(u->nw, u->broad_phase);
     return 0;
 }
 

@@ -14,6 +14,7 @@
 typedef struct cd_bodies_point {
     cd_bodies_params params;
     cd_bvh_mode mode;                        ///< [method] mode
+    int witness;                             ///< [method] witness = on
     char buf[KIND_BODIES_MAX_MESHES][4096];  // the specs, files resolved against the config's directory
     const char *specs[KIND_BODIES_MAX_MESHES];
     char mesh_list[2048];  ///< the specs, space-separated (the summary's meshes)

@@ -46,6 +46,7 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
                 v->scene = v->bodies->scene;
                 v->broad = cd_broad_create(m, &bp, (int)cd_point_num(p, "method", "threads"), v->scene);
                 v->narrow = cd_bodies_narrow_create(v->bodies, pt.mode);
+                cd_bodies_narrow_set_witness(v->narrow, pt.witness);
                 cd_bodies_narrow_attach(v->narrow, v->broad);
                 cd_bodies_deform(v->bodies);  // the first frame's shapes, as the kind does
                 return v;

@@ -93,9 +93,15 @@ typedef struct cd_bodies_stats {
 
 /// The narrow step of a body scene in mode (first_hit or all_pairs): per candidate, the hierarchy
 /// pair query; a pair is kept when a triangle pair intersects. Holds a query scratch per frame part.
+/// In first_hit (and solid) mode it keeps, from one cd_broad_frame to the next, the leaves where
+/// each touching pair's query found its triangles, and hints the pair's next query with them
+/// (cd_bvh_query_hinted): the same pairs, fewer volume tests where bodies move little per frame.
 typedef struct cd_bodies_narrow cd_bodies_narrow;
 cd_bodies_narrow *cd_bodies_narrow_create(const cd_bodies *b, cd_bvh_mode mode);
 void cd_bodies_narrow_destroy(cd_bodies_narrow *n);
+/// Witness hints on (the default in first_hit and solid modes) or off (every query from the roots);
+/// all_pairs never uses them. Before cd_bodies_narrow_step or cd_bodies_narrow_attach.
+void cd_bodies_narrow_set_witness(cd_bodies_narrow *n, int on);
 /// The step to hand to cd_broad_set_narrow (each candidate's body boxes tested before its query).
 cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n);
 /// Make n bp's narrow step. Under a method whose candidates are meant untested

@@ -170,11 +170,15 @@ typedef struct cd_broad_part {
 /// (slots of s, whose boxes overlap unless the method is untested) and append each accepted one to out as a pair of objects
 /// (cd_scene_ident numbers, a < b); add the tests run to st->narrow_tests. part names the caller:
 /// 0 in a serial frame, 1 + k for part k of a parallel one. Parts run on several threads at once,
-/// each part on one thread at a time, so scratch kept per part needs no lock.
+/// each part on one thread at a time, so scratch kept per part needs no lock. frame_done, when set,
+/// runs once at the end of each cd_broad_frame, on the calling thread after every part (a step
+/// that keeps what it learnt in a frame for the next one merges its parts' findings there); its
+/// time counts as narrow time.
 typedef struct cd_narrow_step {
     void (*test)(void *ctx, const cd_scene *s, uint32_t part, const cd_pair *cand, uint32_t n, cd_pair_list *out,
                  cd_broad_stats *st);
     void *ctx;
+    void (*frame_done)(void *ctx);
 } cd_narrow_step;
 
 /// Parts a narrow step's scratch must serve: the serial frame's and CD_BROAD_PARTS.

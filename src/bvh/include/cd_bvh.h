@@ -87,8 +87,9 @@ typedef struct cd_bvh {
     cd_bvh_node *nodes;  ///< aligned inside nodes_block (2 MiB pages when large, see cd_bvh_alloc_huge)
     void *nodes_block;
     uint32_t nnodes;
-    uint32_t *order;  ///< triangle ids, permuted so every node's triangles are contiguous
-    int depth;        ///< deepest node's depth
+    uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
+    int depth;         ///< deepest node's depth
+    uint32_t *parent;  ///< each node's parent (the root's: 0), for cd_bvh_query_hinted's witness
     // Whether the mesh is closed, found on first need (cd_bvh_is_closed): 0 not yet known, 1
     // closed, 2 open. The check was a twentieth of every build but only solid mode reads it.
     _Atomic int closed_state;
@@ -164,6 +165,11 @@ typedef struct cd_tri_pair {
     uint32_t a, b;
 } cd_tri_pair;
 
+/// A pair of leaves, A's and B's node indices: where a query found two triangles touching.
+typedef struct cd_bvh_hint {
+    uint32_t a, b;
+} cd_bvh_hint;
+
 /// Output and scratch of queries; reuse one across queries to avoid allocation. Zero-initialise.
 typedef struct cd_bvh_result {
     int overlap;         ///< a triangle pair intersects, or (solid) one mesh is inside the other
@@ -171,6 +177,7 @@ typedef struct cd_bvh_result {
     cd_tri_pair *pairs;  ///< intersecting pairs (all_pairs: all; first_hit/solid: at most one)
     size_t count, capacity;
     cd_bvh_stats stats;
+    cd_bvh_hint hit;  ///< the leaves of pairs[0] (count > 0): a hint for the next query of the meshes
     uint32_t *stack;  ///< traversal scratch
     size_t stack_capacity;
     // Per-query caches of B's nodes and vertices moved into A's frame, valid where the stamp
@@ -192,6 +199,15 @@ void cd_bvh_query(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, cd_bvh_
 /// hierarchy serves instances of several sizes. scale 1 is cd_bvh_query.
 void cd_bvh_query_scaled(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
                          cd_bvh_result *res);
+/// cd_bvh_query_scaled that, in first_hit and solid modes, looks first where hint says: a query
+/// of the same two meshes a frame before found touching triangles in the leaves hint (its
+/// res->hit). The search starts a few levels of the traversal above those leaves and widens from
+/// there, the nearest subtrees first, until it has covered every pair of leaves the search from the
+/// roots would. The answer (overlap, inside) is the query's without the hint, whatever hint holds;
+/// the triangle pair found and the counters may differ. hint NULL, or all_pairs mode:
+/// cd_bvh_query_scaled.
+void cd_bvh_query_hinted(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                         const cd_bvh_hint *hint, cd_bvh_result *res);
 /// The outward margin a query of (a, b) at pose and scale adds to B's moved volumes: both trees'
 /// fitting margins (B's scaled) and 1e-12 of the translation, which cover the rounding of moving
 /// and testing, so the cull never rejects a pair the triangle test on the moved vertices accepts.
@@ -206,6 +222,9 @@ int cd_bvh_isa_runs(cd_bvh_isa isa);
 /// cd_bvh_query compiled for isa, which must run here (for tests comparing them).
 void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
                       cd_bvh_mode mode, cd_bvh_result *res);
+/// cd_bvh_query_hinted compiled for isa, which must run here.
+void cd_bvh_query_hinted_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                             cd_bvh_mode mode, const cd_bvh_hint *hint, cd_bvh_result *res);
 /// Reference: every triangle of A against every triangle of B (moved by cd_pose_apply), pairs in
 /// (a, b) lexicographic order. Same output fields as cd_bvh_query in all-pairs mode.
 void cd_bvh_brute_force(const cd_mesh *a, const cd_mesh *b, const cd_pose *pose, cd_bvh_result *res);
