@@ -369,6 +369,66 @@ static void fcl_peers_on_exact_contact(void **state)
     cd_bodies_destroy(b);
 }
 
+// The sphere gate (each body's reach: its farthest vertex from its centre, scaled) spares the
+// queries of bodies apart and never those that touch: unit boxes corner to corner, where the
+// centres are exactly the two reaches apart, touch and are queried, a box a millionth farther
+// along the diagonal is not; two balls whose boxes overlap but whose spheres do not are not
+// queried.
+static void sphere_gate_keeps_corner_contact(void **state)
+{
+    (void)state;
+    cd_scene_params sp = cd_scene_params_default();
+    sp.cubes = 4;
+    static const char *const box[] = {"box"};
+    cd_bodies *b = make_bodies(&sp, box, 1, cd_bvh_variant_find("obb"));
+    const double d = 1.0 + 1e-6;
+    static const double at[4][3] = {{5, 5, 5}, {6, 6, 6}, {0, 0, 0}, {0, 0, 0}};
+    for (uint32_t i = 0; i < 4; ++i) {
+        cd_vec3 c = cd_v3(at[i][0], at[i][1], at[i][2]);
+        if (i == 2) c = cd_v3(5 - d, 5 - d, 5 - d);  // corner to corner with 0, a millionth apart
+        if (i == 3) c = cd_v3(9, 9, 9);              // far from every other
+        cd_scene_set_pose(b->scene, i, c, cd_q_identity(), b->shapes[0].half);
+    }
+    cd_scene_refresh(b->scene);
+    EXPECT_EQ(b->shapes[0].reach, sqrt(0.75));
+    cd_pair_list want = {0}, got = {0};
+    uint64_t want_tris;
+    cd_bodies_brute_force(b, &want, &want_tris);
+    assert_int_equal(want.count, 1);  // 0-1 touch at a corner; 0-2 are a millionth apart
+    cd_broad *bp = cd_registry_create("naive", NULL, 1, b->scene);
+    cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
+    body_frame(bp, b, nw, &got);
+    expect_same_pairs(&got, &want, "corner contact");
+    cd_broad_stats st;
+    cd_broad_frame(bp, b->scene, &got, &st, NULL);
+    cd_bodies_stats bs = cd_bodies_narrow_take_stats(nw);
+    assert_int_equal(bs.queries, 1);  // 0-1 only
+    cd_bodies_narrow_destroy(nw);
+    cd_broad_destroy(bp);
+    cd_bodies_destroy(b);
+    // Two spheres along the diagonal, their boxes overlapping and their spheres apart: no query.
+    static const char *const ball[] = {"icosphere:80"};
+    sp.cubes = 2;
+    b = make_bodies(&sp, ball, 1, cd_bvh_variant_find("obb"));
+    assert_true(b->shapes[0].reach <= 0.5 + 1e-12);
+    cd_scene_set_pose(b->scene, 0, cd_v3(5, 5, 5), cd_q_identity(), b->shapes[0].half);
+    cd_scene_set_pose(b->scene, 1, cd_v3(5.7, 5.7, 5.7), cd_q_identity(), b->shapes[0].half);
+    cd_scene_refresh(b->scene);
+    assert_true(cd_cube_pair_overlap(b->scene, 0, 1));
+    bp = cd_registry_create("naive", NULL, 1, b->scene);
+    nw = cd_bodies_narrow_create(b, CD_BVH_FIRST_HIT);
+    body_frame(bp, b, nw, &got);
+    assert_int_equal(got.count, 0);
+    cd_broad_frame(bp, b->scene, &got, &st, NULL);
+    bs = cd_bodies_narrow_take_stats(nw);
+    assert_int_equal(bs.queries, 0);
+    cd_pair_list_free(&want);
+    cd_pair_list_free(&got);
+    cd_bodies_narrow_destroy(nw);
+    cd_broad_destroy(bp);
+    cd_bodies_destroy(b);
+}
+
 // A name that is not a peer gives NULL, in any build.
 static void unknown_peer_is_null(void **state)
 {
@@ -542,6 +602,7 @@ int main(void)
         cmocka_unit_test(scaled_bodies_match_world_brute_force),
         cmocka_unit_test(fcl_peers_match_obb_and_brute_force),
         cmocka_unit_test(fcl_peers_on_exact_contact),
+        cmocka_unit_test(sphere_gate_keeps_corner_contact),
         cmocka_unit_test(unknown_peer_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -215,14 +215,14 @@ static const cd_column frame_columns[] = {
     {"broad_ms", 1,
      "broad-phase update and candidate generation (a bodies peer: its whole frame, transforms, "
      "update and collide)"},
-    {"narrow_ms", 1, "exact box tests and hierarchy pair queries on the candidates (NA for a bodies peer)"},
+    {"narrow_ms", 1, "sphere and exact box tests and hierarchy pair queries on the candidates (NA for a bodies peer)"},
     {"refit_ms", 1, "deforming the bodies of [bodies] deform, refitting their hierarchies, their boxes following"},
     {"candidates", 0,
      "candidate pairs handed to the narrow step (a bodies peer: pairs its manager handed to the "
      "callback)"},
     {"queries", 0,
-     "hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB test; every candidate "
-     "under method all; NA for a bodies peer, as bv_tests and tri_tests)"},
+     "hierarchy pair queries (candidates whose bodies' reach spheres and boxes overlap, exact OBB test; every "
+     "candidate under method all; NA for a bodies peer, as bv_tests and tri_tests)"},
     {"pairs", 0, "touching body pairs"},
     {"tri_pairs", 0, "intersecting triangle pairs reported (first_hit: at most one per pair)"},
     {"bv_tests", 0, "bounding-volume tests of the queries (Nv)"},

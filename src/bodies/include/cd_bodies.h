@@ -40,6 +40,7 @@ typedef struct cd_body_shape {
     cd_mesh mesh;
     cd_bvh *bvh;
     cd_vec3 half;  ///< half-extents of the mesh's box (the body's scene record)
+    double reach;  ///< the largest distance of a vertex from the mesh's origin (the body's centre)
 } cd_body_shape;
 
 /// A body scene.
@@ -83,8 +84,8 @@ cd_pose cd_bodies_relative_pose(const cd_bodies *b, uint32_t i, uint32_t j, doub
 
 /// Counters of a body frame's narrow step, summed over its parts.
 typedef struct cd_bodies_stats {
-    uint64_t queries;    ///< hierarchy pair queries (candidates whose bodies' boxes overlap, exact OBB
-                         ///< test; every candidate under an untested method)
+    uint64_t queries;    ///< hierarchy pair queries (candidates whose bodies' reach spheres and boxes
+                         ///< overlap, exact OBB test; every candidate under an untested method)
     uint64_t tri_pairs;  ///< intersecting triangle pairs reported (all_pairs; first_hit: ≤ 1 per query)
     uint64_t bv_tests;   ///< Nv: bounding-volume tests of the queries
     uint64_t tri_tests;  ///< Np: triangle tests of the queries
@@ -102,11 +103,13 @@ void cd_bodies_narrow_destroy(cd_bodies_narrow *n);
 /// Witness hints on (the default in first_hit and solid modes) or off (every query from the roots);
 /// all_pairs never uses them. Before cd_bodies_narrow_step or cd_bodies_narrow_attach.
 void cd_bodies_narrow_set_witness(cd_bodies_narrow *n, int on);
-/// The step to hand to cd_broad_set_narrow (each candidate's body boxes tested before its query).
+/// The step to hand to cd_broad_set_narrow (each candidate's body spheres and boxes tested before its
+/// query).
 cd_narrow_step cd_bodies_narrow_step(cd_bodies_narrow *n);
 /// Make n bp's narrow step. Under a method whose candidates are meant untested
 /// (cd_broad_method.untested: `all`) every candidate is queried; under any other, each candidate's
-/// body boxes are tested first (the exact OBB test), which spares the queries of bodies apart.
+/// bodies are tested first, their reach spheres (the root's sphere about the body's centre, scaled)
+/// and then their boxes (the exact OBB test), which spares the queries of bodies apart.
 void cd_bodies_narrow_attach(cd_bodies_narrow *n, cd_broad *bp);
 /// The counters since the last call (then zeroed).
 cd_bodies_stats cd_bodies_narrow_take_stats(cd_bodies_narrow *n);
