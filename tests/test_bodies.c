@@ -381,14 +381,10 @@ static void sphere_gate_keeps_corner_contact(void **state)
     sp.cubes = 4;
     static const char *const box[] = {"box"};
     cd_bodies *b = make_bodies(&sp, box, 1, cd_bvh_variant_find("obb"));
+    // 0 and 1 corner to corner, 2 corner to corner with 0 a millionth apart, 3 far from every other.
     const double d = 1.0 + 1e-6;
-    static const double at[4][3] = {{5, 5, 5}, {6, 6, 6}, {0, 0, 0}, {0, 0, 0}};
-    for (uint32_t i = 0; i < 4; ++i) {
-        cd_vec3 c = cd_v3(at[i][0], at[i][1], at[i][2]);
-        if (i == 2) c = cd_v3(5 - d, 5 - d, 5 - d);  // corner to corner with 0, a millionth apart
-        if (i == 3) c = cd_v3(9, 9, 9);              // far from every other
-        cd_scene_set_pose(b->scene, i, c, cd_q_identity(), b->shapes[0].half);
-    }
+    const cd_vec3 at[4] = {cd_v3(5, 5, 5), cd_v3(6, 6, 6), cd_v3(5 - d, 5 - d, 5 - d), cd_v3(9, 9, 9)};
+    for (uint32_t i = 0; i < 4; ++i) cd_scene_set_pose(b->scene, i, at[i], cd_q_identity(), b->shapes[0].half);
     cd_scene_refresh(b->scene);
     EXPECT_EQ(b->shapes[0].reach, sqrt(0.75));
     cd_pair_list want = {0}, got = {0};
