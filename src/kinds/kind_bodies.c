@@ -70,8 +70,9 @@ static const cd_key_spec bodies_keys[] = {
     {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf"},
     {"method", "witness", CD_KEY_WORD, "on", 0, 0, witness_words, NULL, 1,
      "first_hit: on starts each body pair's query at the leaves where its surfaces touched the frame before "
-     "and widens from there (the same answers, fewer volume tests on moving scenes; docs/design/bodies.md#witness); "
-     "off starts every query at the roots"},
+     "and widens from there (the same answers; fewer volume tests where bodies move a fraction of their size per "
+     "frame, a few percent more where they move half of it; docs/design/bodies.md#witness); off starts every query at "
+     "the roots"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
