@@ -919,8 +919,10 @@ static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, 
     return live;
 }
 
-// A trace written here replays its frames; cut short while it is replayed, the next step fails
-// with where and why (a run then fails the point); an aborted writer leaves nothing.
+// A trace written here replays its frames; cut short while a replay that reads its frames from the
+// file as it goes (CDLAB_TRACE_STREAM=1) goes on, the next step fails with where and why (a run
+// then fails the point), while a replay that held the frames in memory from its start goes on; an
+// aborted writer leaves nothing.
 static void trace_replay_and_early_end(void **state)
 {
     (void)state;
@@ -933,13 +935,22 @@ static void trace_replay_and_early_end(void **state)
     for (uint32_t i = 0; i < 50; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
     cd_trace_writer *w;
     cd_scene *s;
+    cd_scene *held;
+    cd_trace_replay *in_memory = cd_trace_replay_start(path, 0, &held, err, sizeof err);
+    assert_non_null(in_memory);
+    setenv("CDLAB_TRACE_STREAM", "1", 1);
     cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
+    unsetenv("CDLAB_TRACE_STREAM");
     assert_non_null(r);
     assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
     EXPECT_EQ(s->moved, 25);  // half still
     assert_int_equal(truncate(path, 80 + 12 * 50 + 28 * 50 * 2 + 10), 0);
     assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), -1);
     EXPECT_CONTAINS(err, "ended early in frame 2 of 3");
+    for (int f = 1; f < 3; ++f) assert_int_equal(cd_trace_replay_step(in_memory, held, err, sizeof err), 0);
+    assert_memory_equal(held->pose, live->pose, 50 * sizeof *held->pose);  // the last frame recorded
+    cd_trace_replay_end(in_memory);
+    cd_scene_destroy(held);
     cd_trace_replay_end(r);
     cd_scene_destroy(s);
     w = cd_trace_writer_open(path, 50, half, err, sizeof err);
@@ -1016,13 +1027,17 @@ static void expect_replay_fails(const char *path, long offset, const void *bytes
 }
 
 // A replay of the trace at path (a reorder every `reorder` frames) whose scene takes the plain path
-// of its records (CDLAB_NO_AVX2 set while it is made) or, where the CPU has it, the AVX2 one.
-static cd_trace_replay *replay_on_path(const char *path, uint32_t reorder, int plain, cd_scene **s)
+// of its records (CDLAB_NO_AVX2 set while it is made) or, where the CPU has it, the AVX2 one, and
+// which reads its frames from the file as it goes (stream: CDLAB_TRACE_STREAM=1) or holds them in
+// memory from its start.
+static cd_trace_replay *replay_on_path(const char *path, uint32_t reorder, int plain, int stream, cd_scene **s)
 {
     char err[600];
     if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+    if (stream) setenv("CDLAB_TRACE_STREAM", "1", 1);
     cd_trace_replay *r = cd_trace_replay_start(path, reorder, s, err, sizeof err);
     unsetenv("CDLAB_NO_AVX2");
+    unsetenv("CDLAB_TRACE_STREAM");
     if (!r) fail_msg("replay of %s: %s", path, err);
     if (plain) assert_false((*s)->avx2);
     return r;
@@ -1062,9 +1077,10 @@ static void replay_refreshes_what_changed(void **state)
             assert_memory_equal(&was, &recorded[4 * N + i].c[2], sizeof was);
             recorded[4 * N + i].c[2] = z;
         }
-        for (int plain = 0; plain < 2; ++plain) {
+        for (int way = 0; way < 4; ++way) {
+            const int plain = way & 1, stream = way >> 1;
             cd_scene *s;
-            cd_trace_replay *r = replay_on_path(path, 3, plain, &s);  // a reorder every 3 frames
+            cd_trace_replay *r = replay_on_path(path, 3, plain, stream, &s);  // a reorder every 3 frames
             uint64_t listed = 0;
             for (int f = 1; f < FRAMES; ++f) {
                 replay_step_from(r, s, before);
@@ -1072,7 +1088,7 @@ static void replay_refreshes_what_changed(void **state)
                     cd_posef want = recorded[(size_t)f * N + s->ident[k]];
                     for (int j = 0; j < 3; ++j) want.c[j] = (float)((double)want.c[j] - low[j]);
                     if (memcmp(&want, &s->pose[k], sizeof want) != 0)
-                        fail_msg("path %d, frame %d, cube %u: pose differs", plain, f, s->ident[k]);
+                        fail_msg("path %d, stream %d, frame %d, cube %u: pose differs", plain, stream, f, s->ident[k]);
                 }
                 listed += expect_refresh_and_moves(s, full, before);
             }
@@ -1086,8 +1102,9 @@ static void replay_refreshes_what_changed(void **state)
         // Objects of frames 5, 6 and 7 given a quaternion of norm 3, a coordinate of 2e30 and a NaN
         // (the last object, whose record ends the frame): the replay stops there and says so.
         const float q[4] = {3.0f, 0.0f, 0.0f, 0.0f}, big = 2e30f, nan = NAN;
-        for (int plain = 0; plain < 2 && !all_move; ++plain) {
-            if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+        for (int way = 0; way < 4 && !all_move; ++way) {
+            if (way & 1) setenv("CDLAB_NO_AVX2", "1", 1);
+            if (way >> 1) setenv("CDLAB_TRACE_STREAM", "1", 1);
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 5 + 28L * 700, q, sizeof q, 5,
                                 "frame 5 object 700: quaternion of norm 3");
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 6 + 28L * 900 + 20, &big, sizeof big, 6,
@@ -1095,6 +1112,7 @@ static void replay_refreshes_what_changed(void **state)
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 7 + 28L * (N - 1) + 16, &nan, sizeof nan, 7,
                                 "frame 7 object 1499: position nan");
             unsetenv("CDLAB_NO_AVX2");
+            unsetenv("CDLAB_TRACE_STREAM");
         }
         cd_scene_destroy(live);
         unlink(path);
@@ -1148,9 +1166,11 @@ static void broadmark_replay_skips_repeated_records(void **state)
     assert_int_equal(fclose(out), 0);
     cd_scene *full = cd_scene_create_empty(N, 1.0);
     cd_posef *before = malloc(N * sizeof *before);
-    for (int plain = 0; plain < 2; ++plain) {  // the AVX2 path where the CPU has it, then the plain loop
+    for (int way = 0; way < 4;
+         ++way) {  // the AVX2 path where the CPU has it, then the plain loop; in memory, then streamed
+        const int plain = way & 1, stream = way >> 1;
         cd_scene *s;
-        cd_trace_replay *r = replay_on_path(path, 2, plain, &s);  // a reorder every 2 frames
+        cd_trace_replay *r = replay_on_path(path, 2, plain, stream, &s);  // a reorder every 2 frames
         uint64_t listed = 0;
         for (int f = 1; f < FRAMES; ++f) {
             replay_step_from(r, s, before);
@@ -1177,6 +1197,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
         // frame's last record) of frame 5 with a fourth component of 1 and object 1 of frame 2 with
         // a bound of 2e30: the replay stops there and says so.
         if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+        if (stream) setenv("CDLAB_TRACE_STREAM", "1", 1);
         float inverted[8], with_nan[8], fourth[8], far[8];
         memcpy(inverted, box[4][500], sizeof inverted), memcpy(with_nan, box[3][600], sizeof with_nan);
         memcpy(fourth, box[5][999], sizeof fourth), memcpy(far, box[2][1], sizeof far);
@@ -1194,6 +1215,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
                             "frame 5 object 998: fourth components not zero");
         expect_replay_fails(path, 304 + 32L * N * 2 + 32L * 1, far, sizeof far, 2, "frame 2 object 1: box axis 2");
         unsetenv("CDLAB_NO_AVX2");
+        unsetenv("CDLAB_TRACE_STREAM");
     }
     cd_scene_destroy(full);
     free(before);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -460,7 +461,19 @@ struct cd_trace_replay {
     unsigned char *prev;  // the frame read before (its raw bytes; NULL before the first)
     uint32_t *changed;    // the objects whose record differs from the frame before's (list_changed)
     uint32_t nchanged;    // how many those were in the frame before (the count of objects at first)
+    // Held in memory (a trace of at most CD_TRACE_REPLAY_MEMORY bytes of frames): every frame,
+    // read at the start, which t->raw and prev then point into, and per frame f ≥ 1 whose records
+    // changed from frame f − 1's by under half, the list of those records (the list list_changed
+    // would make), in lists from list_at[f], list_n[f] of them (list_n[f] = count: no list).
+    unsigned char *frames;
+    unsigned char *own_raw;  // t->raw's buffer, given back at the end
+    uint32_t *lists, *list_n;
+    uint64_t *list_at;
 };
+
+// Frames a replay holds in memory, when they fit in this many bytes (CDLAB_TRACE_STREAM=1 reads
+// every frame from the file instead).
+#define CD_TRACE_REPLAY_MEMORY ((uint64_t)256 << 20)
 
 static inline uint32_t bits_of(float x)
 {
@@ -703,7 +716,12 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
     if (r->next >= t->info.frames)
         return fail(err, len, t->path, t->info.bytes, "ended early: the run needs frame %llu, the trace has %llu",
                     (unsigned long long)r->next, (unsigned long long)t->info.frames);
-    if (read_raw(t, r->next, err, len)) return -1;
+    if (r->frames) {
+        t->raw = r->frames + r->next * t->frame_bytes;
+        r->prev = r->next ? t->raw - t->frame_bytes : NULL;
+    } else if (read_raw(t, r->next, err, len)) {
+        return -1;
+    }
     int shifted = r->shift[0] != 0.0 || r->shift[1] != 0.0 || r->shift[2] != 0.0;
     // Each frame loop only says whether some object failed a check; decode_each then finds the
     // first (the records a loop skipped passed a frame before) and says what is wrong with it.
@@ -711,10 +729,13 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
 #if CD_X86_SIMD
     if (s->avx2) {
         // The list of changed records when the frame before changed under half of them (a scene
-        // at rest), else every object visited and compared on the way.
+        // at rest), else every object visited and compared on the way. A replay in memory listed
+        // them at its start, where under half changed.
         const uint32_t *list = NULL;
         uint32_t n = s->count;
-        if (r->prev && r->nchanged < s->count / 2) {
+        if (r->frames) {
+            if (r->prev && r->list_n[r->next] < s->count) list = r->lists + r->list_at[r->next], n = r->list_n[r->next];
+        } else if (r->prev && r->nchanged < s->count / 2) {
             n = list_changed(t->raw, r->prev, s->count, cdlab, r->changed);
             list = r->changed;
         }
@@ -726,10 +747,47 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
         decode_each(t, r->next, NULL, err, len);
         return -1;
     }
-    if (!r->prev) r->prev = cd_alloc_zero(1, t->frame_bytes + RAW_PAD);
-    unsigned char *before = r->prev;  // this frame becomes the one before
-    r->prev = t->raw, t->raw = before;
+    if (!r->frames) {
+        if (!r->prev) r->prev = cd_alloc_zero(1, t->frame_bytes + RAW_PAD);
+        unsigned char *before = r->prev;  // this frame becomes the one before
+        r->prev = t->raw, t->raw = before;
+    }
     r->next++;
+    return 0;
+}
+
+// Read every frame of r's trace into memory and list each frame's changed records (see
+// cd_trace_replay.frames), when they fit in CD_TRACE_REPLAY_MEMORY and CDLAB_TRACE_STREAM is not
+// 1; else leave r reading frame by frame. 0, or -1 with what went wrong.
+static int hold_frames(cd_trace_replay *r, char *err, size_t len)
+{
+    cd_trace *t = r->trace;
+    const uint64_t frames = t->info.frames, bytes = frames * t->frame_bytes, n = t->info.objects;
+    const char *stream = getenv("CDLAB_TRACE_STREAM");
+    if (bytes > CD_TRACE_REPLAY_MEMORY || (stream && !strcmp(stream, "1"))) return 0;
+    r->frames = cd_alloc_zero(1, bytes + RAW_PAD);
+    if (fseeko(t->f, (off_t)t->data, SEEK_SET) != 0)
+        return fail(err, len, t->path, t->data, "cannot seek: %s", strerror(errno));
+    size_t got = fread(r->frames, 1, bytes, t->f);
+    if (got != bytes)
+        return fail(err, len, t->path, t->data + got,
+                    "ended early in frame %llu of %llu (the file is shorter than its header says)",
+                    (unsigned long long)(got / t->frame_bytes), (unsigned long long)frames);
+    const size_t rec = t->info.format == CD_TRACE_CDLAB ? 4 * POSE_FLOATS : 4 * BM_BOX_FLOATS;
+    r->list_n = cd_alloc(sizeof *r->list_n * frames);
+    r->list_at = cd_alloc_zero(frames, sizeof *r->list_at);
+    size_t cap = 0, used = 0;
+    r->list_n[0] = (uint32_t)n;
+    for (uint64_t f = 1; f < frames; ++f) {
+        const unsigned char *now = r->frames + f * t->frame_bytes, *before = now - t->frame_bytes;
+        cd_grow((void **)&r->lists, sizeof *r->lists, &cap, used + n / 2);
+        uint32_t m = 0;
+        for (uint64_t i = 0; i < n && m < n / 2; ++i)
+            if (memcmp(now + rec * i, before + rec * i, rec)) r->lists[used + m++] = (uint32_t)i;
+        r->list_at[f] = used, r->list_n[f] = m < n / 2 ? m : (uint32_t)n;
+        if (m < n / 2) used += m;
+    }
+    r->own_raw = t->raw;
     return 0;
 }
 
@@ -748,7 +806,7 @@ cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_sc
     r->slot_of = cd_scene_slots(s);
     r->changed = cd_alloc(((size_t)t->info.objects + 1) * sizeof *r->changed);
     r->nchanged = (uint32_t)t->info.objects;
-    if (load_frame(r, s, err, len)) {
+    if (hold_frames(r, err, len) || load_frame(r, s, err, len)) {
         cd_scene_destroy(s);
         cd_trace_replay_end(r);
         return NULL;
@@ -777,9 +835,11 @@ uint64_t cd_trace_replay_frames(const cd_trace_replay *r) { return r->trace->inf
 void cd_trace_replay_end(cd_trace_replay *r)
 {
     if (!r) return;
+    if (r->own_raw) r->trace->raw = r->own_raw, r->prev = NULL;  // they pointed into frames
     cd_trace_close(r->trace);
     cd_free(r->slot_of);
     cd_free(r->changed);
     cd_free(r->prev);
+    cd_free(r->frames), cd_free(r->lists), cd_free(r->list_n), cd_free(r->list_at);
     cd_free(r);
 }

@@ -62,7 +62,10 @@ void cd_trace_writer_abort(cd_trace_writer *w);
 typedef struct cd_trace_replay cd_trace_replay;
 /// Open path (header and size checked; frames are checked as they are read) and build the scene
 /// of its frame 0 (world side: the largest extent of the world box, poses shifted so the box's
-/// low corner is the origin; exact when it is already). reorder as cd_scene.reorder.
+/// low corner is the origin; exact when it is already). reorder as cd_scene.reorder. A trace
+/// whose frames take at most 256 MiB is read whole here, each frame's changed records listed, so
+/// that the steps read no file (CDLAB_TRACE_STREAM=1: every trace read frame by frame as it goes;
+/// the steps' results are the same bits either way).
 cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_scene **scene, char *err, size_t err_len);
 /// The motion step: the next frame's poses (slots reordered when due), boxes refreshed,
 /// scene->moved counted. 0, or -1 with why (the trace has no more frames or a bad one).
