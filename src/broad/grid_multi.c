@@ -1169,6 +1169,26 @@ block_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, __m256i afl
     *out += __builtin_popcount(hits);
 }
 
+// The body of window_wide and window_avx2, which differ only in their block (BLOCK: block_wide or
+// block_avx2) and in how the probe's half of its pairs comes (AID: a_half or aid).
+#define GM_WINDOW_BLOCKS(BLOCK, AID)                                                                                   \
+    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));                                                     \
+    uint64_t tests = 0;                                                                                                \
+    if (two_blocks) { /* the second masked off where the first ended the window */                                     \
+        make_room(out, last, sink);                                                                                    \
+        BLOCK(e, lo, hi, aflags, AID, q, all, &tests, out);                                                            \
+        __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);         \
+        BLOCK(e, lo, hi, aflags, AID, q + GM_WIDE_LANES, more, &tests, out);                                           \
+        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests; \
+        q += 2 * GM_WIDE_LANES;                                                                                        \
+    }                                                                                                                  \
+    for (;; q += GM_WIDE_LANES) {                                                                                      \
+        make_room(out, last, sink);                                                                                    \
+        BLOCK(e, lo, hi, aflags, AID, q, all, &tests, out);                                                            \
+        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;                                                        \
+    }                                                                                                                  \
+    return tests
+
 // window for CPUs with AVX-512: blocks of GM_WIDE_LANES boxes (a window of up to seven boxes is
 // one block) and branch-free emission (every block stores its eight (a, b) pairs, compressed to
 // its owned hits, and moves the end by their number). The portable window's two branches, "any
@@ -1185,22 +1205,7 @@ __attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static in
 window_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m512i a_half,
             uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink, int two_blocks)
 {
-    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    uint64_t tests = 0;
-    if (two_blocks) {  // the second masked off where the first ended the window
-        make_room(out, last, sink);
-        block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
-        __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
-        block_wide(e, lo, hi, aflags, a_half, q + GM_WIDE_LANES, more, &tests, out);
-        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests;
-        q += 2 * GM_WIDE_LANES;
-    }
-    for (;; q += GM_WIDE_LANES) {
-        make_room(out, last, sink);
-        block_wide(e, lo, hi, aflags, a_half, q, all, &tests, out);
-        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
-    }
-    return tests;
+    GM_WINDOW_BLOCKS(block_wide, a_half);
 }
 
 // sweep_row on the AVX-512 path (window_wide).
@@ -1244,23 +1249,9 @@ __attribute__((always_inline, target("avx2,popcnt"))) static inline uint64_t
 window_avx2(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reach, __m256i aflags, __m256i aid,
             uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink, int two_blocks)
 {
-    const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    uint64_t tests = 0;
-    if (two_blocks) {  // the second masked off where the first ended the window
-        make_room(out, last, sink);
-        block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
-        __m256 more = _mm256_cmp_ps(_mm256_broadcast_ss(e->lo[0] + q + GM_WIDE_LANES - 1), hi[0], _CMP_LE_OQ);
-        block_avx2(e, lo, hi, aflags, aid, q + GM_WIDE_LANES, more, &tests, out);
-        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests;
-        q += 2 * GM_WIDE_LANES;
-    }
-    for (;; q += GM_WIDE_LANES) {
-        make_room(out, last, sink);
-        block_avx2(e, lo, hi, aflags, aid, q, all, &tests, out);
-        if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach)) break;
-    }
-    return tests;
+    GM_WINDOW_BLOCKS(block_avx2, aid);
 }
+#undef GM_WINDOW_BLOCKS
 
 // sweep_row on the AVX2 path (window_avx2).
 __attribute__((target("avx2,popcnt"))) static uint64_t sweep_row_avx2(const cd_row_cols *cols, uint32_t a0, uint32_t a1,
