@@ -919,6 +919,20 @@ static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, 
     return live;
 }
 
+// The switches a replay reads when it starts: the plain path of its records (CDLAB_NO_AVX2) and
+// its frames read from the file as it goes (CDLAB_TRACE_STREAM), set as asked; then both cleared.
+static void set_replay_switches(int plain, int stream)
+{
+    if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+    if (stream) setenv("CDLAB_TRACE_STREAM", "1", 1);
+}
+
+static void clear_replay_switches(void)
+{
+    unsetenv("CDLAB_NO_AVX2");
+    unsetenv("CDLAB_TRACE_STREAM");
+}
+
 // A trace written here replays its frames; cut short while a replay that reads its frames from the
 // file as it goes (CDLAB_TRACE_STREAM=1) goes on, the next step fails with where and why (a run
 // then fails the point), while a replay that held the frames in memory from its start goes on; an
@@ -938,9 +952,9 @@ static void trace_replay_and_early_end(void **state)
     cd_scene *held;
     cd_trace_replay *in_memory = cd_trace_replay_start(path, 0, &held, err, sizeof err);
     assert_non_null(in_memory);
-    setenv("CDLAB_TRACE_STREAM", "1", 1);
+    set_replay_switches(0, 1);
     cd_trace_replay *r = cd_trace_replay_start(path, 0, &s, err, sizeof err);
-    unsetenv("CDLAB_TRACE_STREAM");
+    clear_replay_switches();
     assert_non_null(r);
     assert_int_equal(cd_trace_replay_step(r, s, err, sizeof err), 0);
     EXPECT_EQ(s->moved, 25);  // half still
@@ -1033,11 +1047,9 @@ static void expect_replay_fails(const char *path, long offset, const void *bytes
 static cd_trace_replay *replay_on_path(const char *path, uint32_t reorder, int plain, int stream, cd_scene **s)
 {
     char err[600];
-    if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
-    if (stream) setenv("CDLAB_TRACE_STREAM", "1", 1);
+    set_replay_switches(plain, stream);
     cd_trace_replay *r = cd_trace_replay_start(path, reorder, s, err, sizeof err);
-    unsetenv("CDLAB_NO_AVX2");
-    unsetenv("CDLAB_TRACE_STREAM");
+    clear_replay_switches();
     if (!r) fail_msg("replay of %s: %s", path, err);
     if (plain) assert_false((*s)->avx2);
     return r;
@@ -1103,16 +1115,14 @@ static void replay_refreshes_what_changed(void **state)
         // (the last object, whose record ends the frame): the replay stops there and says so.
         const float q[4] = {3.0f, 0.0f, 0.0f, 0.0f}, big = 2e30f, nan = NAN;
         for (int way = 0; way < 4 && !all_move; ++way) {
-            if (way & 1) setenv("CDLAB_NO_AVX2", "1", 1);
-            if (way >> 1) setenv("CDLAB_TRACE_STREAM", "1", 1);
+            set_replay_switches(way & 1, way >> 1);
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 5 + 28L * 700, q, sizeof q, 5,
                                 "frame 5 object 700: quaternion of norm 3");
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 6 + 28L * 900 + 20, &big, sizeof big, 6,
                                 "frame 6 object 900: position 2e+30");
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 7 + 28L * (N - 1) + 16, &nan, sizeof nan, 7,
                                 "frame 7 object 1499: position nan");
-            unsetenv("CDLAB_NO_AVX2");
-            unsetenv("CDLAB_TRACE_STREAM");
+            clear_replay_switches();
         }
         cd_scene_destroy(live);
         unlink(path);
@@ -1166,8 +1176,8 @@ static void broadmark_replay_skips_repeated_records(void **state)
     assert_int_equal(fclose(out), 0);
     cd_scene *full = cd_scene_create_empty(N, 1.0);
     cd_posef *before = malloc(N * sizeof *before);
-    for (int way = 0; way < 4;
-         ++way) {  // the AVX2 path where the CPU has it, then the plain loop; in memory, then streamed
+    // The AVX2 path where the CPU has it, then the plain loop; in memory, then streamed.
+    for (int way = 0; way < 4; ++way) {
         const int plain = way & 1, stream = way >> 1;
         cd_scene *s;
         cd_trace_replay *r = replay_on_path(path, 2, plain, stream, &s);  // a reorder every 2 frames
@@ -1196,8 +1206,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
         // Object 500 of frame 4 inverted on x, object 600 of frame 3 with a NaN, object 999 (the
         // frame's last record) of frame 5 with a fourth component of 1 and object 1 of frame 2 with
         // a bound of 2e30: the replay stops there and says so.
-        if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
-        if (stream) setenv("CDLAB_TRACE_STREAM", "1", 1);
+        set_replay_switches(plain, stream);
         float inverted[8], with_nan[8], fourth[8], far[8];
         memcpy(inverted, box[4][500], sizeof inverted), memcpy(with_nan, box[3][600], sizeof with_nan);
         memcpy(fourth, box[5][999], sizeof fourth), memcpy(far, box[2][1], sizeof far);
@@ -1214,8 +1223,7 @@ static void broadmark_replay_skips_repeated_records(void **state)
         expect_replay_fails(path, 304 + 32L * N * 5 + 32L * 998, resting_fourth, sizeof resting_fourth, 5,
                             "frame 5 object 998: fourth components not zero");
         expect_replay_fails(path, 304 + 32L * N * 2 + 32L * 1, far, sizeof far, 2, "frame 2 object 1: box axis 2");
-        unsetenv("CDLAB_NO_AVX2");
-        unsetenv("CDLAB_TRACE_STREAM");
+        clear_replay_switches();
     }
     cd_scene_destroy(full);
     free(before);

@@ -462,9 +462,9 @@ struct cd_trace_replay {
     uint32_t *changed;    // the objects whose record differs from the frame before's (list_changed)
     uint32_t nchanged;    // how many those were in the frame before (the count of objects at first)
     // Held in memory (a trace of at most CD_TRACE_REPLAY_MEMORY bytes of frames): every frame,
-    // read at the start, which t->raw and prev then point into, and per frame f ≥ 1 whose records
-    // changed from frame f − 1's by under half, the list of those records (the list list_changed
-    // would make), in lists from list_at[f], list_n[f] of them (list_n[f] = count: no list).
+    // read at the start, which t->raw and prev then point into, and on the AVX2 path, per frame
+    // f ≥ 1 whose records changed from frame f − 1's by under half, list_changed's list of those
+    // records, in lists from list_at[f], list_n[f] of them (list_n[f] = count: no list).
     unsigned char *frames;
     unsigned char *own_raw;  // t->raw's buffer, given back at the end
     uint32_t *lists, *list_n;
@@ -756,13 +756,13 @@ static int load_frame(cd_trace_replay *r, cd_scene *s, char *err, size_t len)
     return 0;
 }
 
-// Read every frame of r's trace into memory and list each frame's changed records (see
-// cd_trace_replay.frames), when they fit in CD_TRACE_REPLAY_MEMORY and CDLAB_TRACE_STREAM is not
-// 1; else leave r reading frame by frame. 0, or -1 with what went wrong.
-static int hold_frames(cd_trace_replay *r, char *err, size_t len)
+// Read every frame of r's trace into memory and, on scene s's AVX2 path, list each frame's changed
+// records (see cd_trace_replay.frames), when they fit in CD_TRACE_REPLAY_MEMORY and
+// CDLAB_TRACE_STREAM is not 1; else leave r reading frame by frame. 0, or -1 with what went wrong.
+static int hold_frames(cd_trace_replay *r, const cd_scene *s, char *err, size_t len)
 {
     cd_trace *t = r->trace;
-    const uint64_t frames = t->info.frames, bytes = frames * t->frame_bytes, n = t->info.objects;
+    const uint64_t frames = t->info.frames, bytes = frames * t->frame_bytes;
     const char *stream = getenv("CDLAB_TRACE_STREAM");
     if (bytes > CD_TRACE_REPLAY_MEMORY || (stream && !strcmp(stream, "1"))) return 0;
     r->frames = cd_alloc_zero(1, bytes + RAW_PAD);
@@ -773,21 +773,25 @@ static int hold_frames(cd_trace_replay *r, char *err, size_t len)
         return fail(err, len, t->path, t->data + got,
                     "ended early in frame %llu of %llu (the file is shorter than its header says)",
                     (unsigned long long)(got / t->frame_bytes), (unsigned long long)frames);
-    const size_t rec = t->info.format == CD_TRACE_CDLAB ? 4 * POSE_FLOATS : 4 * BM_BOX_FLOATS;
+    r->own_raw = t->raw;
+#if CD_X86_SIMD
+    if (!s->avx2) return 0;  // the plain loop compares each record with the frame before's as it goes
+    const uint32_t n = s->count;
+    const int cdlab = t->info.format == CD_TRACE_CDLAB;
     r->list_n = cd_alloc(sizeof *r->list_n * frames);
     r->list_at = cd_alloc_zero(frames, sizeof *r->list_at);
     size_t cap = 0, used = 0;
-    r->list_n[0] = (uint32_t)n;
+    r->list_n[0] = n;
     for (uint64_t f = 1; f < frames; ++f) {
-        const unsigned char *now = r->frames + f * t->frame_bytes, *before = now - t->frame_bytes;
-        cd_grow((void **)&r->lists, sizeof *r->lists, &cap, used + n / 2);
-        uint32_t m = 0;
-        for (uint64_t i = 0; i < n && m < n / 2; ++i)
-            if (memcmp(now + rec * i, before + rec * i, rec)) r->lists[used + m++] = (uint32_t)i;
-        r->list_at[f] = used, r->list_n[f] = m < n / 2 ? m : (uint32_t)n;
+        const unsigned char *now = r->frames + f * t->frame_bytes;
+        cd_grow((void **)&r->lists, sizeof *r->lists, &cap, used + n);  // list_changed writes n entries
+        uint32_t m = list_changed(now, now - t->frame_bytes, n, cdlab, r->lists + used);
+        r->list_at[f] = used, r->list_n[f] = m < n / 2 ? m : n;
         if (m < n / 2) used += m;
     }
-    r->own_raw = t->raw;
+#else
+    (void)s;
+#endif
     return 0;
 }
 
@@ -806,7 +810,7 @@ cd_trace_replay *cd_trace_replay_start(const char *path, uint32_t reorder, cd_sc
     r->slot_of = cd_scene_slots(s);
     r->changed = cd_alloc(((size_t)t->info.objects + 1) * sizeof *r->changed);
     r->nchanged = (uint32_t)t->info.objects;
-    if (hold_frames(r, err, len) || load_frame(r, s, err, len)) {
+    if (hold_frames(r, s, err, len) || load_frame(r, s, err, len)) {
         cd_scene_destroy(s);
         cd_trace_replay_end(r);
         return NULL;
