@@ -23,6 +23,20 @@ static cd_vec3 body_half(const cd_bodies *b, uint32_t i, cd_vec3 half)
     return cd_v3(float_up(s * half.x), float_up(s * half.y), float_up(s * half.z));
 }
 
+// The shape's box (half-extents about the mesh's origin, each rounded up to float) and reach (the
+// farthest vertex from the origin) from its mesh's vertices as they are now.
+static void fit_bounds(cd_body_shape *shape)
+{
+    double h[3] = {0, 0, 0}, r2 = 0;
+    for (uint32_t v = 0; v < shape->mesh.nverts; ++v) {
+        const cd_vec3 x = shape->mesh.verts[v];
+        h[0] = fmax(h[0], fabs(x.x)), h[1] = fmax(h[1], fabs(x.y)), h[2] = fmax(h[2], fabs(x.z));
+        r2 = fmax(r2, cd_v3_len2(x));
+    }
+    shape->half = cd_v3(float_up(h[0]), float_up(h[1]), float_up(h[2]));
+    shape->reach = sqrt(r2);
+}
+
 // Read spec, centre it on its box and scale the box's largest edge to size; build its hierarchy.
 static int make_shape(const char *spec, const cd_bodies_params *p, cd_body_shape *shape, char *err, size_t err_len)
 {
@@ -32,15 +46,9 @@ static int make_shape(const char *spec, const cd_bodies_params *p, cd_body_shape
         return -1;
     }
     cd_mesh_normalize(&shape->mesh);  // box centred at 0, largest half-extent 1
-    double scale = 0.5 * p->scene.size, h[3] = {0, 0, 0}, r2 = 0;
-    for (uint32_t v = 0; v < shape->mesh.nverts; ++v) {
-        cd_vec3 *x = &shape->mesh.verts[v];
-        *x = cd_v3_scale(*x, scale);
-        h[0] = fmax(h[0], fabs(x->x)), h[1] = fmax(h[1], fabs(x->y)), h[2] = fmax(h[2], fabs(x->z));
-        r2 = fmax(r2, cd_v3_len2(*x));
-    }
-    shape->half = cd_v3(float_up(h[0]), float_up(h[1]), float_up(h[2]));
-    shape->reach = sqrt(r2);
+    const double scale = 0.5 * p->scene.size;
+    for (uint32_t v = 0; v < shape->mesh.nverts; ++v) shape->mesh.verts[v] = cd_v3_scale(shape->mesh.verts[v], scale);
+    fit_bounds(shape);
     shape->bvh = cd_bvh_build(&shape->mesh, &p->plan, p->leaf_size);
     return 0;
 }
@@ -150,18 +158,13 @@ uint64_t cd_bodies_deform(cd_bodies *b)
         cd_body_shape *own = &b->shapes[b->shape_count + d];
         const cd_vec3 *rest = b->rest[d];
         const double *ph = &b->phase[3 * d];
-        double h[3] = {0, 0, 0}, r2 = 0;
         for (uint32_t v = 0; v < own->mesh.nverts; ++v) {
             cd_vec3 r = rest[v];
-            cd_vec3 x = cd_v3(r.x + amp * sin(k * r.y + t + ph[0]), r.y + amp * sin(k * r.z + t + ph[1]),
-                              r.z + amp * sin(k * r.x + t + ph[2]));
-            own->mesh.verts[v] = x;
-            h[0] = fmax(h[0], fabs(x.x)), h[1] = fmax(h[1], fabs(x.y)), h[2] = fmax(h[2], fabs(x.z));
-            r2 = fmax(r2, cd_v3_len2(x));
+            own->mesh.verts[v] = cd_v3(r.x + amp * sin(k * r.y + t + ph[0]), r.y + amp * sin(k * r.z + t + ph[1]),
+                                       r.z + amp * sin(k * r.x + t + ph[2]));
         }
-        own->reach = sqrt(r2);
+        fit_bounds(own);
         nu += cd_bvh_refit(own->bvh);
-        own->half = cd_v3(float_up(h[0]), float_up(h[1]), float_up(h[2]));
         uint32_t i = slot[b->deform_body[d]];
         cd_scene_set_pose(s, i, cd_scene_center(s, i), cd_scene_rot(s, i), body_half(b, b->deform_body[d], own->half));
     }
