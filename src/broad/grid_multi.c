@@ -745,7 +745,7 @@ __attribute__((target("avx2"))) static void load_cols_avx2(const grid_multi *g, 
     for (size_t r = r0; r < r1; ++r) {
         uint32_t a0 = g->start[r], len = row_len(g->start, r), k = a0;
         if (!len) continue;
-        for (; k + 8 <= a0 + len; k += 8) {
+        for (; k < a0 + len; k += 8) {  // the last block reads the ids of the pads after the row
             for (uint32_t l = 0; l < 8; ++l)
                 if (k + l + GM_PREFETCH < ahead_end) __builtin_prefetch(&box[ids[k + l + GM_PREFETCH] & ID_MASK]);
             __m256 b[8], c[8];  // b[l]: lo, hi, two floats of the next record
@@ -753,7 +753,13 @@ __attribute__((target("avx2"))) static void load_cols_avx2(const grid_multi *g, 
             cd_transpose8(b, c);
             for (int j = 0; j < 6; ++j) _mm256_storeu_ps(col[j] + (k - base), c[j]);  // e->id is ids already
         }
-        load_row_rest(g, s, e, base, k, a0, len);
+        // The pads over what the last block wrote past the row (GM_PAD slots: one store each).
+        _Static_assert(GM_PAD == 8, "a row's pads are one block of eight");
+        uint32_t p = a0 + len - base;
+        for (int j = 0; j < 3; ++j)
+            _mm256_storeu_ps(e->lo[j] + p, _mm256_set1_ps(INFINITY)),
+                _mm256_storeu_ps(e->hi[j] + p, _mm256_set1_ps(-INFINITY));
+        _mm256_storeu_si256((__m256i *)(void *)(e->id + p), _mm256_setzero_si256());
     }
 }
 #endif
