@@ -105,26 +105,49 @@ static inline void cd_row_put(const cd_row_cols *c, size_t k, const id_box *b)
     c->id[k] = b->id;
 }
 
-/// One pass of gap-insertion sort by lo.x over slots [a0, a0 + n): gap 1 is insertion sort.
+/// Slot a0 + k, whose lo.x is below that of slot a0 + k − gap, carried down its chain of slots
+/// gap apart to after the last whose lo.x ≤ its own (one step of gap-insertion sort).
+static inline void cd_row_sink(const cd_row_cols *c, size_t a0, uint32_t k, uint32_t gap)
+{
+    const float *x = c->lo[0] + a0;
+    id_box v = cd_row_get(c, a0 + k);
+    uint32_t j = k;
+    do {
+        id_box w = cd_row_get(c, a0 + j - gap);
+        cd_row_put(c, a0 + j, &w);
+        j -= gap;
+    } while (j >= gap && v.lo[0] < x[j - gap]);
+    cd_row_put(c, a0 + j, &v);
+}
+
+/// One pass of gap-insertion sort by lo.x over slots [a0, a0 + n).
 static inline void cd_row_sort_gap(const cd_row_cols *c, size_t a0, uint32_t n, uint32_t gap)
 {
     const float *x = c->lo[0] + a0;
-    for (uint32_t k = gap; k < n; ++k) {
-        if (!(x[k] < x[k - gap])) continue;
-        id_box v = cd_row_get(c, a0 + k);
-        uint32_t j = k;
-        do {
-            id_box w = cd_row_get(c, a0 + j - gap);
-            cd_row_put(c, a0 + j, &w);
-            j -= gap;
-        } while (j >= gap && v.lo[0] < x[j - gap]);
-        cd_row_put(c, a0 + j, &v);
-    }
+    for (uint32_t k = gap; k < n; ++k)
+        if (x[k] < x[k - gap]) cd_row_sink(c, a0, k, gap);
 }
 
 /// Sort slots [a0, a0 + n) by lo.x: insertion sort, since a row comes in last frame's order and
 /// boxes move little between frames (a fresh layout pays O(k²) once on rows of a few dozen boxes).
-static inline void cd_row_sort(const cd_row_cols *c, size_t a0, uint32_t n) { cd_row_sort_gap(c, a0, n, 1); }
+/// The in-order stretches between the few slots to carry down are passed four slots per compare
+/// (the same slots found as one at a time: a lane is set exactly where x[k] < x[k − 1], NaN
+/// never, and the loads come after every earlier slot's move).
+static inline void cd_row_sort(const cd_row_cols *c, size_t a0, uint32_t n)
+{
+    const float *x = c->lo[0] + a0;
+    for (uint32_t k = 1; k < n; ++k) {
+#ifdef __SSE2__
+        for (unsigned d; k + CD_ROW_LANES <= n; k += CD_ROW_LANES)
+            if ((d = (unsigned)_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(x + k), _mm_loadu_ps(x + k - 1))))) {
+                k += (uint32_t)__builtin_ctz(d);
+                break;
+            }
+        if (k >= n) break;
+#endif
+        if (x[k] < x[k - 1]) cd_row_sink(c, a0, k, 1);
+    }
+}
 
 /// Slots [a0, a0 + k) sorted by lo.x: insert slots [a0 + k, a0 + n) one at a time, each after the
 /// boxes whose lo.x ≤ its own (where cd_row_sort would put it), found by binary search and made
