@@ -1565,11 +1565,16 @@ enum { GM_BUCKET_SLOTS = 4 };
 // The bucket of x in row index ix: trunc((x − x0) · inv) clamped to [0, nb − 1], in float (NaN
 // goes to 0). Monotone in x (a rounded difference, a product by inv ≥ 0, the clamps and the
 // truncation all are), which is all the index needs.
-static inline uint32_t coh_bucket(const coh_row_index *ix, float x)
+static inline uint32_t coh_bucket_in(float x, float x0, float inv, float top)
 {
-    float t = (x - ix->x0) * ix->inv, top = (float)(ix->nb - 1);  // exact: nb ≤ 2^24
+    float t = (x - x0) * inv;
     t = t > 0.0f ? t : 0.0f;
     return (uint32_t)(t < top ? t : top);
+}
+
+static inline uint32_t coh_bucket(const coh_row_index *ix, float x)
+{
+    return coh_bucket_in(x, ix->x0, ix->inv, (float)(ix->nb - 1));  // exact: nb ≤ 2^24
 }
 
 // Each static row's x index. The prefix maximum of hi.x (top) does not decrease along a row, so
@@ -1668,17 +1673,20 @@ __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
                    const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
 {
-    const cd_row_cols s = *st;  // local: the pair stores could alias the caller's
+    // Locals: the pair stores could alias the caller's columns and index, which the loop would
+    // then reload for every window (and convert the bucket count to float each time).
+    const cd_row_cols s = *st, d = *e;
+    const float x0 = ix->x0, inv = ix->inv, top = (float)(ix->nb - 1);  // coh_bucket's, once a row
     cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - 2 * GM_WIDE_LANES;
     uint64_t tests = 0;
     for (uint32_t j = a0; j < a1; ++j) {
-        uint32_t id = e->id[j];
+        uint32_t id = d.id[j];
         if (!moved[id & ID_MASK]) continue;
         __m256 lo[3], hi[3];
-        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
-        tests +=
-            window_wide(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                        _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last, sink, 1);
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(d.lo[k][j]), hi[k] = _mm256_set1_ps(d.hi[k][j]);
+        tests += window_wide(&s, lo, hi, d.hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                             _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket_in(d.lo[0][j], x0, inv, top)], &out,
+                             last, sink, 1);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
@@ -1689,17 +1697,18 @@ __attribute__((target("avx2,popcnt"))) static uint64_t
 coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
                    const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
 {
-    const cd_row_cols s = *st;
+    const cd_row_cols s = *st, d = *e;                                  // locals, as in coh_query_row_wide
+    const float x0 = ix->x0, inv = ix->inv, top = (float)(ix->nb - 1);  // coh_bucket's, once a row
     cd_pair *out = sink->buf + sink->count, *const last = sink->buf + sink->capacity - 2 * GM_WIDE_LANES;
     uint64_t tests = 0;
     for (uint32_t j = a0; j < a1; ++j) {
-        uint32_t id = e->id[j];
+        uint32_t id = d.id[j];
         if (!moved[id & ID_MASK]) continue;
         __m256 lo[3], hi[3];
-        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(e->lo[k][j]), hi[k] = _mm256_set1_ps(e->hi[k][j]);
-        tests += window_avx2(&s, lo, hi, e->hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                             _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket(ix, e->lo[0][j])], &out, last,
-                             sink, 1);
+        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(d.lo[k][j]), hi[k] = _mm256_set1_ps(d.hi[k][j]);
+        tests += window_avx2(&s, lo, hi, d.hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
+                             _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket_in(d.lo[0][j], x0, inv, top)],
+                             &out, last, sink, 1);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
