@@ -227,15 +227,10 @@ struct cd_bodies_narrow {
     narrow_part parts[CD_NARROW_STEP_PARTS];
 };
 
-static inline size_t witness_slot(uint64_t key, size_t mask)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
 static const cd_bvh_hint *witness_find(const cd_bodies_narrow *nw, uint64_t key)
 {
     if (!nw->table) return NULL;
-    for (size_t k = witness_slot(key, nw->mask);; k = (k + 1) & nw->mask) {
+    for (size_t k = (size_t)cd_hash_slot(key, nw->mask);; k = (k + 1) & nw->mask) {
         if (nw->table[k].key == key) return &nw->table[k].leaves;
         if (!nw->table[k].key) return NULL;
     }
@@ -258,7 +253,7 @@ static void narrow_frame_done(void *ctx)
     for (uint32_t p = 0; p < CD_NARROW_STEP_PARTS; ++p) {
         narrow_part *np = &nw->parts[p];
         for (size_t i = 0; i < np->nfound; ++i) {
-            size_t k = witness_slot(np->found[i].key, nw->mask);
+            size_t k = (size_t)cd_hash_slot(np->found[i].key, nw->mask);
             while (nw->table[k].key) k = (k + 1) & nw->mask;
             nw->table[k] = np->found[i];
         }

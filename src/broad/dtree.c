@@ -306,16 +306,6 @@ static uint64_t tree_query(const dt_tree *t, const float lo[3], const float hi[3
 // ---------------------------------------------------------------------------------------------
 // The pair set
 
-static inline uint64_t pair_key(uint32_t a, uint32_t b)
-{
-    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-}
-
-static inline uint64_t slot_hash(uint64_t key, uint64_t cap)
-{
-    return ((key * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
-}
-
 static inline uint64_t over_flag(const dtree *t, uint64_t key)
 {
     uint32_t a = (uint32_t)(key >> 32) & 0x7fffffffu, b = (uint32_t)key;
@@ -325,7 +315,7 @@ static inline uint64_t over_flag(const dtree *t, uint64_t key)
 // Add key (without the flag) if absent, flagged by whether its boxes overlap now.
 static void set_put(dtree *t, uint64_t key)
 {
-    uint64_t h = slot_hash(key, t->set_cap);
+    uint64_t h = cd_hash_slot(key, t->set_cap - 1);
     while (t->set[h] != DT_EMPTY) {
         if ((t->set[h] & ~DT_OVER) == key) return;
         h = (h + 1) & (t->set_cap - 1);
@@ -583,7 +573,7 @@ static void dtree_update(void *self, const cd_scene *s)
     set_reserve(t, more);
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k)
         for (size_t j = 0; j < t->found[k].count; ++j)
-            set_put(t, pair_key(t->found[k].items[j].a, t->found[k].items[j].b));
+            set_put(t, cd_pair_key(t->found[k].items[j].a, t->found[k].items[j].b));
     // The overlap flags of the pairs with a cube that moved, in parts of the set.
     int rthreads = t->threads > 1 && t->nmoved >= DT_PARALLEL_MIN ? t->threads : 1;
     uint64_t rtests = 0;

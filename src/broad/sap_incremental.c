@@ -145,16 +145,6 @@ static inline int entries_overlap(const si_ep *a, const si_ep *b)
 // ---------------------------------------------------------------------------------------------
 // The pair set: open addressing with linear probing, deletion by backward shift (no tombstones).
 
-static inline uint64_t pair_key(uint32_t a, uint32_t b)
-{
-    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-}
-
-static inline uint64_t slot_hash(uint64_t key, uint64_t cap)
-{
-    return ((key * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
-}
-
 // The slots of pair key's cubes, as candidates() reports them: kept beside each set entry (and
 // renewed when the scene reorders), so reading the set reads two arrays in order, not two random
 // entries of slot_of per pair.
@@ -165,7 +155,7 @@ static inline uint64_t slot_pair(const sap_incremental *m, uint64_t key)
 
 static void set_insert_new(uint64_t *set, uint64_t *slots, uint64_t cap, uint64_t key, uint64_t slot)
 {
-    uint64_t h = slot_hash(key, cap);
+    uint64_t h = cd_hash_slot(key, cap - 1);
     while (set[h] != SI_EMPTY) h = (h + 1) & (cap - 1);
     set[h] = key;
     slots[h] = slot;
@@ -188,7 +178,7 @@ static void set_resize(sap_incremental *m, uint64_t cap)
 static void set_put(sap_incremental *m, uint64_t key)
 {
     if (2 * (m->set_count + 1) > m->set_cap) set_resize(m, m->set_cap ? 2 * m->set_cap : 1024);
-    uint64_t h = slot_hash(key, m->set_cap);
+    uint64_t h = cd_hash_slot(key, m->set_cap - 1);
     while (m->set[h] != SI_EMPTY) {
         if (m->set[h] == key) return;
         h = (h + 1) & (m->set_cap - 1);
@@ -203,14 +193,14 @@ static void set_put(sap_incremental *m, uint64_t key)
 static void set_remove(sap_incremental *m, uint64_t key)
 {
     if (!m->set_cap) return;
-    uint64_t mask = m->set_cap - 1, h = slot_hash(key, m->set_cap);
+    uint64_t mask = m->set_cap - 1, h = cd_hash_slot(key, mask);
     while (m->set[h] != key) {
         if (m->set[h] == SI_EMPTY) return;
         h = (h + 1) & mask;
     }
     uint64_t hole = h;
     for (uint64_t j = (h + 1) & mask; m->set[j] != SI_EMPTY; j = (j + 1) & mask) {
-        uint64_t home = slot_hash(m->set[j], m->set_cap);
+        uint64_t home = cd_hash_slot(m->set[j], mask);
         // j's key may fill the hole when its home is not in (hole, j] (cyclically).
         int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (stays) continue;
@@ -343,7 +333,7 @@ static void si_build(sap_incremental *m)
         for (uint32_t j = i + 1; ep_cube(ep[j].key) != a; ++j) {
             if (ep_high(ep[j].key)) continue;
             ++tests;
-            if (entries_overlap(&ep[i], &ep[j])) set_put(m, pair_key(a, ep_cube(ep[j].key)));
+            if (entries_overlap(&ep[i], &ep[j])) set_put(m, cd_pair_key(a, ep_cube(ep[j].key)));
         }
     }
     set_trim(m);

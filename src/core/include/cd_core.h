@@ -42,6 +42,19 @@ void cd_free(void *p);
 
 /// Grow *items (of element size elem) so it holds at least need elements; doubles capacity.
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need);
+
+/// The key of the unordered pair {a, b}: the smaller number in the high half.
+static inline uint64_t cd_pair_key(uint32_t a, uint32_t b)
+{
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
+
+/// Home entry of a 64-bit key in an open-addressed table of mask + 1 entries (a power of two):
+/// Fibonacci hashing, the product's bits from 17 on (a pair key's two halves both reach them).
+static inline uint64_t cd_hash_slot(uint64_t key, uint64_t mask)
+{
+    return ((key * 0x9E3779B97F4A7C15ULL) >> 17) & mask;
+}
 /// Stable LSD radix sort of (key[i], id[i]) by the 32-bit key, 3 passes of 11 bits; tmp_key and
 /// tmp_id are scratch of n elements. The result is in key and id.
 void cd_radix_sort_u32(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t *tmp_id, uint32_t n);
