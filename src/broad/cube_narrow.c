@@ -56,8 +56,9 @@ static void narrow_batch(cube_narrow *c, const cd_pair *pairs, uint32_t m, const
         for (uint32_t k = 0; k < m; ++k)
             if (cd_aabbf_overlap(&aa[k], &ab[k])) keep[nk++] = k;
     }
-    unsigned w = c->width;                                     // pairs per SAT
-    for (uint32_t k = nk; k % w; ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
+    unsigned w = c->width, wl = (unsigned)__builtin_ctz(w);  // pairs per SAT, a power of two: its log
+    CD_ASSERT(w == 1u << wl);  // group k / w and lane k % w by shifts, not a division per settled pair
+    for (uint32_t k = nk; k & (w - 1); ++k) keep[k] = keep[nk - 1];  // a partial group repeats its last pair
     cd_pair_list *out = c->out;
     if (out->capacity - out->count < nk)
         cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, out->count + nk);
@@ -73,7 +74,7 @@ static void narrow_batch(cube_narrow *c, const cd_pair *pairs, uint32_t m, const
         const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
         for (unsigned l = 0; l < w; ++l) pa[l] = &s->pose[pairs[keep[k + l]].a], pb[l] = &s->pose[pairs[keep[k + l]].b];
         unsigned unsure, live = nk - k < w ? (1u << (nk - k)) - 1 : ~0u;  // a partial group's repeated lanes
-        hits[k / w] = cd_posef_pairs_filter(c->sat, pa, pb, w, &unsure) & live;
+        hits[k >> wl] = cd_posef_pairs_filter(c->sat, pa, pb, w, &unsure) & live;
         for (unsure &= live; unsure; unsure &= unsure - 1) {
             unsigned l = (unsigned)__builtin_ctz(unsure);
             ua[nu] = pa[l], ub[nu] = pb[l], at[nu++] = k + l;
@@ -83,14 +84,14 @@ static void narrow_batch(cube_narrow *c, const cd_pair *pairs, uint32_t m, const
         unsigned n = nu - i < c->settle_width ? nu - i : c->settle_width;
         for (unsigned hit = cd_posef_pairs_overlap(c->settle, ua + i, ub + i, n, NULL); hit; hit &= hit - 1) {
             uint32_t k = at[i + (unsigned)__builtin_ctz(hit)];
-            hits[k / w] |= 1u << (k % w);
+            hits[k >> wl] |= 1u << (k & (w - 1));
         }
     }
     // Only the overlapping pairs (about 4 in 10) are looked up and stored, by the set bits of each
     // group's answer: a branch per pair would be one no predictor learns, but with sixteen lanes
     // the loop's exit is one mispredict per group.
     for (uint32_t k = 0; k < nk; k += w)
-        for (unsigned hit = hits[k / w]; hit; hit &= hit - 1) {
+        for (unsigned hit = hits[k >> wl]; hit; hit &= hit - 1) {
             uint32_t l = k + (uint32_t)__builtin_ctz(hit);
             uint32_t a = cd_scene_ident(s, pairs[keep[l]].a), b = cd_scene_ident(s, pairs[keep[l]].b);
             *end++ = (cd_pair){a < b ? a : b, a < b ? b : a};
