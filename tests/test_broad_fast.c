@@ -442,6 +442,55 @@ static void grid_multi_update_without_candidates(void **state)
     cd_scene_destroy(s);
 }
 
+// grid_multi's auto cells shrink where a full frame's windows are long (a clustered scene: the
+// rows' count grows after the first frames) and stay in a uniform scene or with cell_size given;
+// across the new layouts the pairs stay sap's, and 1 and 3 threads give the same pairs in the same
+// order and the same counters (the scaling reads the parts' test counts, not the threads').
+static void grid_multi_scales_cells_to_windows(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 3; ++c) {  // clusters auto, uniform auto, clusters with cell_size
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 20000;
+        sp.layout = c == 1 ? CD_LAYOUT_UNIFORM : CD_LAYOUT_CLUSTERS;
+        cd_param_settings p = {0};
+        if (c == 2) cd_param_settings_put(&p, "cell_size", "6");
+        cd_scene *s1 = cd_scene_create(&sp), *s3 = cd_scene_create(&sp), *plain = cd_scene_create(&sp);
+        cd_broad *g1 = cd_registry_create("grid_multi", &p, 1, s1), *g3 = cd_registry_create("grid_multi", &p, 3, s3);
+        cd_broad *sap = cd_registry_create("sap", NULL, 1, plain);
+        cd_pair_list got1 = {0}, got3 = {0}, ref = {0};
+        uint64_t rows_first = 0, rows_last = 0;
+        for (int f = 0; f < 6; ++f) {
+            cd_broad_stats st1 = {0}, st3 = {0}, sts = {0}, shape = {0};
+            cd_scene_step(s1);
+            cd_scene_step_threads(s3, 3);
+            cd_scene_step(plain);
+            cd_broad_frame(g1, s1, &got1, &st1, NULL);
+            cd_broad_frame(g3, s3, &got3, &st3, NULL);
+            cd_broad_frame(sap, plain, &ref, &sts, NULL);
+            expect_pairs_equal(&got3, &got1, "grid_multi on 3 threads against 1");
+            assert_true(st1.bv_tests == st3.bv_tests && st1.candidates == st3.candidates);
+            expect_same_pairs(&got1, &ref, "grid_multi against sap across new cells");
+            g1->method->shape_stats(g1->self, &shape);
+            if (f == 0) rows_first = shape.nodes;
+            rows_last = shape.nodes;
+        }
+        if (c == 0)
+            assert_true(rows_last > rows_first);  // smaller cells: more rows
+        else
+            assert_true(rows_last == rows_first);
+        cd_broad_destroy(g1);
+        cd_broad_destroy(g3);
+        cd_broad_destroy(sap);
+        cd_scene_destroy(s1);
+        cd_scene_destroy(s3);
+        cd_scene_destroy(plain);
+        cd_pair_list_free(&got1);
+        cd_pair_list_free(&got3);
+        cd_pair_list_free(&ref);
+    }
+}
+
 // The coherent methods (they keep state and follow only what moved) over many frames in which
 // the moving fraction changes (all, a tenth, none, half) and each cube stops and starts: the same
 // pair set as sap every frame, and with 1, 2 and 3 threads the same pairs in the same order. The
@@ -604,6 +653,7 @@ int main(void)
         cmocka_unit_test(simd_paths_agree),
         cmocka_unit_test(simd_paths_agree_on_coherent_frames),
         cmocka_unit_test(grid_multi_update_without_candidates),
+        cmocka_unit_test(grid_multi_scales_cells_to_windows),
         cmocka_unit_test(coherent_methods_follow_stops_and_starts),
         cmocka_unit_test(coherent_methods_follow_the_move_list),
         cmocka_unit_test(sap_incremental_counts_as_without_the_list),

@@ -61,6 +61,22 @@ enum {
 // cubes (the measurements are in the commit that chose it). A unit cube is then in about 1.5 rows.
 #define GM_CELL_FACTOR 3.5
 
+// Dense scenes want smaller cells: a row's window grows with the boxes in its cross-section (the
+// cell's square), while the slots per box shrink only from about 1.5 towards 1 as cells grow. Where
+// the box tests per slot of a full frame (the mean window, with the big boxes' row queries) pass
+// GM_WINDOW_LONG, cell_watch scales the cell by sqrt(GM_WINDOW_AIM / that) and lays the rows out
+// anew, never below GM_CELL_SCALE_MIN times the auto cell (back towards it below GM_WINDOW_SHORT).
+// Measured on the 2-vCPU Intel Xeon guest (broad phase, cell_size fixed): uniform scenes hold 4
+// tests a slot at the auto cell and are fastest there; Bullet's gravity ball (10 000) holds 14 and
+// took 0.48 ms against 0.36 at 0.58 of the auto cell; the level layout (its slabs' row queries) 11,
+// 0.227 against 0.188 at 0.74; the clustered layout 15 and 20 (10 000, 100 000 cubes), flat from 0.57
+// to 1 at 10 000 (0.27 ms) and at 100 000 3.27 ms at 1, 2.90 at 0.66, 3.05 at 0.59, worse again when
+// the steps went on to 0.47: hence the floor at 0.6.
+#define GM_WINDOW_LONG 10.0
+#define GM_WINDOW_SHORT 3.5
+#define GM_WINDOW_AIM 7.0
+#define GM_CELL_SCALE_MIN 0.6
+
 // A small box's rows: y0 | z0 << 15 | (reaches y0 + 1) << 30 | (reaches z0 + 1) << 31. SPAN_BIG
 // cannot be one (y0 + 1 would be row 32768).
 #define SPAN_BIG UINT32_MAX
@@ -91,6 +107,7 @@ typedef struct coh_row_index {
 
 typedef struct grid_multi {
     double cell_param;  // requested cell side; 0 = auto
+    double cell_scale;  // auto cells: the factor cell_watch set on GM_CELL_FACTOR × the small-box limit
     int axis_param;     // the row axis asked for (0, 1, 2), or -1: auto (axis_watch)
     uint8_t ax[3];      // the axis rows run along (the rows' x: column 0, the sweep's), then the two cell
                         // axes (the rows' y and z), cyclic: x (y, z), y (z, x), z (x, y). Every box
@@ -135,6 +152,8 @@ typedef struct grid_multi {
     size_t hist_cap;
     uint32_t part_rows[CD_BROAD_PARTS + 1];  // this frame's rows cut into parts of about equal slots
     uint8_t part_ready[CD_BROAD_PARTS];      // 1 once the part's kept ids are placed and its rows sorted
+    uint8_t part_swept[CD_BROAD_PARTS];      // 1 once sweep_part ran on the part this frame
+    uint64_t part_tests[CD_BROAD_PARTS];     // its box tests then (cell_watch)
     gm_scratch scratch[GM_MAX_THREADS];      // one per concurrent caller of candidates_part
     atomic_int scratch_busy[GM_MAX_THREADS];
     uint64_t max_per_row, boxes_in_rows;
@@ -173,7 +192,9 @@ enum { GM_COHERENT_SHARE = 4 };
 
 static const char *const gm_axis_words[] = {"auto", "x", "y", "z", NULL};
 static const cd_param_spec gm_params[] = {
-    {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL, "grid cell side; 0 = derived from the objects"},
+    {"cell_size", CD_PARAM_REAL, "0", 0, 1e12, NULL,
+     "grid cell side; 0 = derived from the objects: 3.5 times the small-box limit, scaled down to 0.6 of that "
+     "while a full frame's windows are long (dense scenes)"},
     {"axis", CD_PARAM_WORD, "auto", 0, 0, gm_axis_words,
      "the axis rows run along: x, y or z, or auto (x until objects cross cells along another axis at "
      "least twice as often, counted on a sample over 8 frames: then that one)"},
@@ -204,6 +225,7 @@ static void *gm_create(const cd_params *p, int threads, const cd_scene *s)
     (void)s;
     grid_multi *g = cd_alloc_zero(1, sizeof *g);
     g->cell_param = cd_params_num(p, "cell_size");
+    g->cell_scale = 1.0;
     const char *axis = cd_params_word(p, "axis");
     g->axis_param = axis[0] == 'a' ? -1 : axis[0] - 'x';
     gm_set_axis(g, g->axis_param < 0 ? 0 : g->axis_param);
@@ -278,7 +300,7 @@ static void gm_layout(grid_multi *g, const cd_scene *s)
         g->side = g->layout_of->side;
         g->dim[0] = g->layout_of->dim[0], g->dim[1] = g->layout_of->dim[1];
     } else {
-        double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * small_box_limit(s, 0.0);
+        double cell = g->cell_param > 0.0 ? g->cell_param : GM_CELL_FACTOR * g->cell_scale * small_box_limit(s, 0.0);
         // As in grid.c: a world side that is not finite and positive counts as one cell (the clamp
         // of the cell map keeps the pairs exact), and with finite sides the loop ends with at most
         // max_rows rows, since cell grows by 1.25 per turn.
@@ -971,6 +993,26 @@ static int layer_spill(const grid_multi *g, const cd_scene *s)
     return (uint64_t)past * 64 >= samples && past;
 }
 
+// Auto cells of a grid (not a sub, which takes its grid's): from the box tests per slot of the
+// last frame when every part was swept (the counts are the same on every path and thread count),
+// a new cell scale, returning 1 when it changed (by a tenth or more: the caller lays the rows out
+// anew). See GM_WINDOW_LONG.
+static int cell_watch(grid_multi *g)
+{
+    if (g->layout_of || g->cell_param > 0.0 || !g->rows_made) return 0;
+    uint64_t tests = 0;
+    int all = 1;
+    for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) all &= g->part_swept[k], tests += g->part_tests[k];
+    memset(g->part_swept, 0, sizeof g->part_swept);
+    if (!all || !g->boxes_in_rows) return 0;
+    double w = (double)tests / (double)g->boxes_in_rows, scale = g->cell_scale;
+    if (w > GM_WINDOW_LONG || (w < GM_WINDOW_SHORT && scale < 1.0)) scale *= sqrt(GM_WINDOW_AIM / w);
+    scale = scale < GM_CELL_SCALE_MIN ? GM_CELL_SCALE_MIN : scale > 1.0 ? 1.0 : scale;
+    if (!(fabs(scale - g->cell_scale) >= 0.1 * g->cell_scale)) return 0;
+    g->cell_scale = scale;
+    return 1;
+}
+
 static void gm_update_full(grid_multi *g, const cd_scene *s)
 {
     uint32_t n = s->count;
@@ -980,7 +1022,9 @@ static void gm_update_full(grid_multi *g, const cd_scene *s)
     else if (n != g->n || s->world != g->world)
         gm_layout(g, s);
     // Rows afresh along a new axis (and a new sample), or over the layer's new height.
-    if (axis_watch(g, s) || layer_spill(g, s)) gm_layout(g, s);
+    // Or in cells scaled to last frame's windows (cell_watch first: it also clears the parts' marks).
+    int rescaled = cell_watch(g);
+    if (rescaled || axis_watch(g, s) || layer_spill(g, s)) gm_layout(g, s);
     // Last frame's rows become old_*; this frame fills the others.
     SWAP(uint32_t *, g->start, g->old_start);
     SWAP(size_t, g->start_cap, g->old_start_cap);
@@ -1418,6 +1462,7 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
 {
     cd_row_cols e;
     uint32_t base;
+    g->part_swept[k] = 1, g->part_tests[k] = 0;
     if (!part_cols(g, s, c, k, &e, &base)) return 0;
     uint64_t tests = 0;
     for (size_t r = g->part_rows[k]; r < g->part_rows[k + 1]; ++r) {
@@ -1426,6 +1471,7 @@ static uint64_t sweep_part(grid_multi *g, const cd_scene *s, gm_scratch *c, uint
         tests += sweep_row_on_path(g, &e, a0, a0 + len, sink);
         if (g->nbig) tests += big_row_pairs(g, s, r, &e, a0, sink);
     }
+    g->part_tests[k] = tests;
     return tests;
 }
 
