@@ -1004,11 +1004,12 @@ static int layer_spill(const grid_multi *g, const cd_scene *s)
 // anew). See GM_WINDOW_LONG.
 static int cell_watch(grid_multi *g)
 {
-    if (g->layout_of || g->cell_param > 0.0 || !g->rows_made) return 0;
+    if (g->layout_of || g->cell_param > 0.0) return 0;
     uint64_t tests = 0;
     int all = 1;
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) all &= g->part_swept[k], tests += g->part_tests[k];
-    memset(g->part_swept, 0, sizeof g->part_swept);
+    memset(g->part_swept, 0, sizeof g->part_swept);  // each full frame starts unmarked
+    if (!g->rows_made) return 0;
     if (g->cell_hold) --g->cell_hold;
     if (!all || !g->boxes_in_rows || g->cell_hold) return 0;
     double w = (double)tests / (double)g->boxes_in_rows, scale = g->cell_scale;
