@@ -1266,6 +1266,41 @@ window_wide(const cd_row_cols *e, const __m256 *lo, const __m256 *hi, float reac
     GM_WINDOW_BLOCKS(block_wide, a_half);
 }
 
+// window_wide for the static queries (two_blocks) with the first two blocks as one of sixteen
+// lanes: one compare a bound (into a mask, the masks chained) where the eight-lane blocks took two
+// compares, a movemask and an and each. The lanes past the eighth live only where the eighth is in
+// the window, as the second block's; their pairs are stored as the second block's are: the same
+// pairs, order and box tests as window_wide's. The probe as there, its bounds in sixteen lanes.
+__attribute__((always_inline, target("avx2,avx512f,avx512vl,popcnt"))) static inline uint64_t
+window_static_wide(const cd_row_cols *e, const __m512 *lo, const __m512 *hi, float reach, __m512i aflags,
+                   __m512i a_half, uint32_t q, cd_pair **out, cd_pair *last, cd_pair_sink *sink)
+{
+    const __m512i both = _mm512_set1_epi32((int)(STARTS_Y | STARTS_Z)), id_mask = _mm512_set1_epi32((int)ID_MASK);
+    make_room(out, last, sink);
+    __mmask16 in_x = _mm512_cmp_ps_mask(_mm512_loadu_ps(e->lo[0] + q), hi[0], _CMP_LE_OQ);
+    in_x &= (__mmask16)(in_x & 0x80 ? 0xFFFF : 0x00FF);
+    uint64_t tests = (uint64_t)__builtin_popcount((unsigned)in_x);
+    __mmask16 m = _mm512_mask_cmp_ps_mask(in_x, lo[0], _mm512_loadu_ps(e->hi[0] + q), _CMP_LE_OQ);
+    for (int k = 1; k < 3; ++k) {
+        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(e->lo[k] + q), hi[k], _CMP_LE_OQ);
+        m = _mm512_mask_cmp_ps_mask(m, lo[k], _mm512_loadu_ps(e->hi[k] + q), _CMP_LE_OQ);
+    }
+    __m512i bid = _mm512_loadu_si512((const void *)(e->id + q));
+    m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(_mm512_or_si512(bid, aflags), both), both);
+    __m512i b = _mm512_and_si512(bid, id_mask);
+    __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(b)), 32);
+    _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)m, _mm512_or_si512(a_half, b_half)));
+    *out += __builtin_popcount(m & 0xFFu);
+    b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(b, 1)), 32);
+    _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)(m >> 8), _mm512_or_si512(a_half, b_half)));
+    *out += __builtin_popcount((unsigned)m >> 8);
+    if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests;
+    __m256 lo8[3], hi8[3];
+    for (int k = 0; k < 3; ++k) lo8[k] = _mm512_castps512_ps256(lo[k]), hi8[k] = _mm512_castps512_ps256(hi[k]);
+    return tests + window_wide(e, lo8, hi8, reach, _mm512_castsi512_si256(aflags), a_half, q + 2 * GM_WIDE_LANES, out,
+                               last, sink, 0);
+}
+
 // sweep_row on the AVX-512 path (window_wide).
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 sweep_row_wide(const cd_row_cols *cols, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
@@ -1736,11 +1771,11 @@ coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_
     for (uint32_t j = a0; j < a1; ++j) {
         uint32_t id = d.id[j];
         if (!moved[id & ID_MASK]) continue;
-        __m256 lo[3], hi[3];
-        for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(d.lo[k][j]), hi[k] = _mm256_set1_ps(d.hi[k][j]);
-        tests += window_wide(&s, lo, hi, d.hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                             _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket_in(d.lo[0][j], x0, inv, top)], &out,
-                             last, sink, 1);
+        __m512 lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) lo[k] = _mm512_set1_ps(d.lo[k][j]), hi[k] = _mm512_set1_ps(d.hi[k][j]);
+        tests += window_static_wide(&s, lo, hi, d.hi[0][j], _mm512_set1_epi32((int)(id & ~ID_MASK)),
+                                    _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket_in(d.lo[0][j], x0, inv, top)],
+                                    &out, last, sink);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
