@@ -51,6 +51,8 @@ enum {
     GM_MAX_DIM = 1 << 15,  // a row coordinate fits a span's 15 bits
     GM_PARALLEL_MIN = 20000,
     GM_PREFETCH = 64,
+    GM_QUERY_AHEAD = 96,  // coh_prefetch
+    GM_QUERY_DENSE = 16,
     GM_COUNT_AHEAD = 8,  // blocks of sixteen boxes count_share_wide prefetches ahead (3 KiB)
     GM_MAX_THREADS = CD_PART_QUEUE_MAX_THREADS,
 };
@@ -1755,12 +1757,27 @@ static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
     return 1;
 }
 
+// The static columns' lines at slot q, asked for GM_QUERY_AHEAD slots past a query's start where
+// the dirty row holds at least one slot per GM_QUERY_DENSE static slots: the queries of a dirty row
+// then go along the static row of its cell in x order, a few slots apart (100 000 cubes, a tenth
+// moving: some 35 queries a row of 355 slots), through seven columns at once, which the hardware
+// prefetcher does not follow; sparser queries would fetch lines no query reads. The address may
+// lie past a column's end (a prefetch does not fault). Broad phase on the 2-vCPU Intel Xeon
+// guest, a tenth moving: 0.528-0.538 ms without, 0.505-0.528 at 16-64 slots ahead, 0.496-0.515 at
+// 96-192; a hundredth moving, 96 slots ahead on every row: 0.165 -> 0.186 ms.
+static inline void coh_prefetch(const cd_row_cols *s, uint32_t q)
+{
+    for (int k = 0; k < 3; ++k) __builtin_prefetch(s->lo[k] + q), __builtin_prefetch(s->hi[k] + q);
+    __builtin_prefetch(s->id + q);
+}
+
 #if GM_WIDE
 // coh_query_row's loop on the AVX-512 path: window_wide's windows from their first two blocks on,
 // the same pairs and counts as the portable loop's.
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
-                   const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+                   const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, uint32_t ahead,
+                   cd_pair_sink *sink)
 {
     // Locals: the pair stores could alias the caller's columns and index, which the loop would
     // then reload for every window (and convert the bucket count to float each time).
@@ -1773,9 +1790,10 @@ coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_
         if (!moved[id & ID_MASK]) continue;
         __m512 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm512_set1_ps(d.lo[k][j]), hi[k] = _mm512_set1_ps(d.hi[k][j]);
+        uint32_t q = first[coh_bucket_in(d.lo[0][j], x0, inv, top)];
+        if (ahead) coh_prefetch(&s, q + ahead);
         tests += window_static_wide(&s, lo, hi, d.hi[0][j], _mm512_set1_epi32((int)(id & ~ID_MASK)),
-                                    _mm512_set1_epi64(dl[id & ID_MASK]), first[coh_bucket_in(d.lo[0][j], x0, inv, top)],
-                                    &out, last, sink);
+                                    _mm512_set1_epi64(dl[id & ID_MASK]), q, &out, last, sink);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
@@ -1784,7 +1802,8 @@ coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_
 // The same on the AVX2 path (window_avx2).
 __attribute__((target("avx2,popcnt"))) static uint64_t
 coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
-                   const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, cd_pair_sink *sink)
+                   const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, uint32_t ahead,
+                   cd_pair_sink *sink)
 {
     const cd_row_cols s = *st, d = *e;                                  // locals, as in coh_query_row_wide
     const float x0 = ix->x0, inv = ix->inv, top = (float)(ix->nb - 1);  // coh_bucket's, once a row
@@ -1795,9 +1814,10 @@ coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_
         if (!moved[id & ID_MASK]) continue;
         __m256 lo[3], hi[3];
         for (int k = 0; k < 3; ++k) lo[k] = _mm256_set1_ps(d.lo[k][j]), hi[k] = _mm256_set1_ps(d.hi[k][j]);
+        uint32_t q = first[coh_bucket_in(d.lo[0][j], x0, inv, top)];
+        if (ahead) coh_prefetch(&s, q + ahead);
         tests += window_avx2(&s, lo, hi, d.hi[0][j], _mm256_set1_epi32((int)(id & ~ID_MASK)),
-                             _mm256_set1_epi32((int)dl[id & ID_MASK]), first[coh_bucket_in(d.lo[0][j], x0, inv, top)],
-                             &out, last, sink, 1);
+                             _mm256_set1_epi32((int)dl[id & ID_MASK]), q, &out, last, sink, 1);
     }
     sink->count = (uint32_t)(out - sink->buf);
     return tests;
@@ -1819,16 +1839,19 @@ static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *
     const uint32_t *first = g->st_first + ix.off;
     const uint8_t *moved = g->kmoved;
     const uint32_t *dl = g->dlist;
+    uint32_t ahead = (uint64_t)(a1 - a0) * GM_QUERY_DENSE >= row_len(g->st_start, r) ? GM_QUERY_AHEAD : 0;
     uint64_t tests = 0;
 #if GM_WIDE
-    if (g->simd == GM_AVX512) return coh_query_row_wide(&st, &ix, first, moved, dl, e, a0, a1, sink);
-    if (g->simd == GM_AVX2) return coh_query_row_avx2(&st, &ix, first, moved, dl, e, a0, a1, sink);
+    if (g->simd == GM_AVX512) return coh_query_row_wide(&st, &ix, first, moved, dl, e, a0, a1, ahead, sink);
+    if (g->simd == GM_AVX2) return coh_query_row_avx2(&st, &ix, first, moved, dl, e, a0, a1, ahead, sink);
 #endif
     for (uint32_t j = a0; j < a1; ++j) {
         cd_row_probe p = cd_row_probe_of(e, j);
         if (!moved[p.id & ID_MASK]) continue;
         p.id = (p.id & ~ID_MASK) | dl[p.id & ID_MASK];
-        tests += window(&st, &p, first[coh_bucket(&ix, p.lo[0])], sink);
+        uint32_t q = first[coh_bucket(&ix, p.lo[0])];
+        if (ahead) coh_prefetch(&st, q + ahead);
+        tests += window(&st, &p, q, sink);
     }
     return tests;
 }
