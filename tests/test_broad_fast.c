@@ -13,6 +13,7 @@
 #include "test_util.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 // Reference rounding through libm: the largest float strictly below d, the smallest above.
@@ -609,6 +610,51 @@ static void coherent_methods_follow_the_move_list(void **state)
     }
 }
 
+// The kept pairs follow a move list that shrinks and grows again: cube B moves with A, then A
+// alone (B's pairs kept), then B alone far from C (their pair must go, though B was listed two
+// frames ago), then back. Every coherent method, grid_multi among them, on 1, 2 and 3 threads
+// reports sap's pairs each frame (the frame copies the front of its kept pairs whole only where
+// every cube listed now was listed on the frame that kept them: a stale record of that list keeps
+// the pair of B and C).
+static void kept_pairs_follow_a_shrinking_move_list(void **state)
+{
+    (void)state;
+    static const char *const methods[] = {"grid_multi", "dtree", "sap_incremental"};
+    for (size_t m = 0; m < sizeof methods / sizeof methods[0]; ++m) {
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 800, sp.reorder = 0;
+        cd_scene *s = cd_scene_create(&sp);
+        const uint32_t A = 7, B = 11, C = 13;
+        const cd_quat q = {1, 0, 0, 0};
+        const cd_vec3 h = {0.5, 0.5, 0.5};
+        double L = s->world;
+        cd_scene_set_pose(s, C, cd_v3(0.25 * L, 0.25 * L, 0.25 * L), q, h);
+        cd_scene_set_pose(s, B, cd_v3(0.25 * L + 0.6, 0.25 * L, 0.25 * L), q, h);
+        cd_scene_refresh(s);
+        coherent_run r = coherent_run_open(methods[m], s);
+        coherent_run_frame(&r, s, "shrinking move list: threads keep the order");
+        // Per frame: A's x over L, then B's x offset from C (NAN: the cube stays). B overlaps C
+        // within an offset of 1 (unit cubes, unturned).
+        static const double steps[][2] = {{0.5, NAN}, {0.55, 0.62}, {0.6, NAN}, {NAN, 20}, {0.65, NAN},
+                                          {0.7, 0.6}, {0.75, 0.61}, {0.8, NAN}, {NAN, 30}};
+        size_t with_bc = 0;
+        for (size_t f = 0; f < sizeof steps / sizeof steps[0]; ++f) {
+            if (!isnan(steps[f][0])) cd_scene_set_pose(s, A, cd_v3(steps[f][0] * L, 0.5 * L, 0.5 * L), q, h);
+            if (!isnan(steps[f][1])) cd_scene_set_pose(s, B, cd_v3(0.25 * L + steps[f][1], 0.25 * L, 0.25 * L), q, h);
+            cd_scene_refresh(s);
+            coherent_run_frame(&r, s, "shrinking move list: threads keep the order");
+            for (size_t k = 0; k < r.ref.count; ++k) {
+                cd_pair p = r.ref.items[k];
+                with_bc += (p.a == cd_scene_ident(s, B) && p.b == cd_scene_ident(s, C)) ||
+                           (p.a == cd_scene_ident(s, C) && p.b == cd_scene_ident(s, B));
+            }
+        }
+        EXPECT_EQ(with_bc, 6);  // the pair comes and goes: all frames but those with B far
+        coherent_run_close(&r);
+        cd_scene_destroy(s);
+    }
+}
+
 // sap_incremental takes the moved cubes from the scene's list in cube order, as its compare of
 // every box found them: fed the list (one step between looks) or not (a refresh after each step
 // makes two publications), it makes the same box tests, frame by frame, across reorders.
@@ -656,6 +702,7 @@ int main(void)
         cmocka_unit_test(grid_multi_scales_cells_to_windows),
         cmocka_unit_test(coherent_methods_follow_stops_and_starts),
         cmocka_unit_test(coherent_methods_follow_the_move_list),
+        cmocka_unit_test(kept_pairs_follow_a_shrinking_move_list),
         cmocka_unit_test(sap_incremental_counts_as_without_the_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,10 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->kept_valid = 0;
     b->moved_ident = NULL;
     b->moved_n = 0;
+    b->kept_still = 0;
+    b->last_moved = NULL;
+    b->last_ident = NULL;
+    b->last_count = 0;
     return b;
 }
 
@@ -49,6 +53,8 @@ void cd_broad_destroy(cd_broad *b)
     cd_free(b->parts);
     cd_pair_list_free(&b->kept);
     cd_free(b->moved_ident);
+    cd_free(b->last_moved);
+    cd_free(b->last_ident);
     cd_free(b);
 }
 
@@ -225,42 +231,69 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
 // filter's random lookups stay in L1, where bytes spilled to L2), and the flags cleared after.
 // The arrays are restrict locals: the flags may alias anything, and through the structs the
 // compiler reloaded every pointer after each flag store.
-static void keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out)
+//
+// Kept pairs at the front of the list that hold no cube of the last coherent frame's move list
+// (kept_still of them) hold none of this one's either when every cube listed now was listed then,
+// as where the same cubes move frame after frame: those are copied whole and only the rest is
+// filtered. Every pair kept this frame holds no cube listed now, so out's pairs before the
+// candidates' are next frame's front. At 100 000 cubes with a tenth moving, 22 000 of 27 000
+// pairs are such a front. Returns the pairs kept (next frame's kept_still).
+static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out)
 {
     CD_ASSERT(out != &b->kept);  // the restrict locals below: two lists, two blocks
     if (b->kept.count > out->capacity) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, b->kept.count);
-    uint8_t *restrict moved = b->moved_ident;  // bit i & 7 of byte i >> 3
+    uint8_t *restrict moved = b->moved_ident, *restrict last = b->last_moved;  // bit i & 7 of byte i >> 3
     const uint32_t *restrict slot = m->slot, *restrict ident = s->ident;
     const cd_pair *restrict kept = b->kept.items;
     cd_pair *restrict to = out->items;
-    uint32_t movers = m->count;
-    size_t n = 0, count = b->kept.count;
+    uint32_t movers = m->count, listed_then = 1;
+    size_t count = b->kept.count;
     for (uint32_t k = 0; k < movers; ++k) {
         uint32_t i = ident[slot[k]];
         moved[i >> 3] |= (uint8_t)(1u << (i & 7));
+        listed_then &= last[i >> 3] >> (i & 7);
     }
-    for (size_t k = 0; k < count; ++k) {
+    size_t n = listed_then ? b->kept_still : 0;
+    if (n) memcpy(to, kept, n * sizeof *to);
+    for (size_t k = n; k < count; ++k) {
         cd_pair p = kept[k];
         to[n] = p;
         n += !((moved[p.a >> 3] >> (p.a & 7) | moved[p.b >> 3] >> (p.b & 7)) & 1);
     }
     out->count = n;
     for (uint32_t k = 0; k < movers; ++k) moved[ident[slot[k]] >> 3] = 0;
+    if (!(listed_then && movers == b->last_count)) {  // else the same cubes: last_* stay
+        for (uint32_t k = 0; k < b->last_count; ++k) last[b->last_ident[k] >> 3] = 0;
+        for (uint32_t k = 0; k < movers; ++k) {
+            uint32_t i = ident[slot[k]];
+            last[i >> 3] |= (uint8_t)(1u << (i & 7));
+            b->last_ident[k] = i;
+        }
+        b->last_count = movers;
+    }
+    return n;
 }
 
-// This frame's output becomes the pairs the next frame may keep.
-static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *out)
+// This frame's output becomes the pairs the next frame may keep, still of them at its front with
+// no cube of the move list keep_pairs last saw (0 after a frame that kept none).
+static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *out, size_t still)
 {
     if (!b->method->update_coherent || b->narrow.test) return;
     if (b->moved_n != s->count) {
-        cd_free(b->moved_ident);
-        b->moved_ident = cd_alloc_zero(s->count / 8 + 1, 1);
+        size_t bytes = s->count / 8 + 1;
+        cd_free(b->moved_ident), cd_free(b->last_moved), cd_free(b->last_ident);
+        b->moved_ident = cd_alloc_zero(bytes, 1);
+        b->last_moved = cd_alloc_zero(bytes, 1);
+        b->last_ident = cd_alloc((s->count ? s->count : 1) * sizeof *b->last_ident);
+        b->last_count = 0;
         b->moved_n = s->count;
+        still = 0;
     }
     if (out->count > b->kept.capacity)
         cd_grow((void **)&b->kept.items, sizeof *out->items, &b->kept.capacity, out->count);
     if (out->count) memcpy(b->kept.items, out->items, out->count * sizeof *out->items);
     b->kept.count = out->count;
+    b->kept_still = still;
     b->kept_valid = 1;
 }
 
@@ -270,7 +303,8 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
     out->count = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
     cd_scene_moves m;
-    if (frame_update(b, s, &m)) keep_pairs(b, s, &m, out);
+    size_t still = 0;
+    if (frame_update(b, s, &m)) still = keep_pairs(b, s, &m, out);
     if (b->parts) {
         uint64_t t1 = cd_now_ns();
         double share = frame_parts(b, s, out, st);
@@ -286,7 +320,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
 #ifdef CD_VALIDATE
     validate_pairs(out, s);
 #endif
-    remember_pairs(b, s, out);
+    remember_pairs(b, s, out, still);
     uint64_t total = cd_now_ns() - t0;
     st->pairs = out->count;
     if (b->method->shape_stats) b->method->shape_stats(b->self, st);
