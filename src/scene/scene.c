@@ -545,7 +545,11 @@ static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32
             for (int a = 0; a < 3; ++a) v[a][i] = mm[a];
             for (int a = 0; a < 4; ++a) t[a][i] = mm[3 + a];
         }
-        poses_in(s->pose, at, m, &k);
+        // A run of slots (the reorder puts the cubes that moved first) is read and written as
+        // one: no gather of the records, the boxes straight to the scene's.
+        uint32_t run = at[m - 1] - at[0] == m - 1, *by = run ? NULL : at;
+        cd_posef *pose = run ? s->pose + at[0] : s->pose;
+        poses_in(pose, by, m, &k);
         for (int a = 0; a < 3; ++a) {
             float was[CHUNK];
             memcpy(was, v[a], m * sizeof *was);
@@ -557,8 +561,14 @@ static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32
         }
         turn_cols(k.q, t[0], t[1], t[2], t[3], m);
         chunk_bounds(&k, m);
+        poses_out(pose, by, &k, m);
+        if (run) {
+            boxes_out(s->box + at[0], &k, m);
+            memset(s->moved_flag + at[0], 1, m);
+            for (uint32_t i = 0; i < m; ++i) list[moved++] = at[0] + i;
+            continue;
+        }
         boxes_out(box, &k, m);
-        poses_out(s->pose, at, &k, m);
         for (uint32_t i = 0; i < m; ++i) {
             s->moved_flag[at[i]] = 1;
             list[moved++] = at[i];
