@@ -1293,14 +1293,14 @@ window_static_wide(const cd_row_cols *e, const __m512 *lo, const __m512 *hi, flo
     }
     __m512i bid = _mm512_loadu_si512((const void *)(e->id + q));
     m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(_mm512_or_si512(bid, aflags), both), both);
-    __m512i b = _mm512_and_si512(bid, id_mask);
+    // The owned hits' ids to the front in one compress, then as pairs, eight at a time.
+    __m512i b = _mm512_maskz_compress_epi32(m, _mm512_and_si512(bid, id_mask));
     __m512i b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(b)), 32);
-    _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)m, _mm512_or_si512(a_half, b_half)));
-    *out += __builtin_popcount(m & 0xFFu);
+    _mm512_storeu_si512((void *)*out, _mm512_or_si512(a_half, b_half));
     b_half = _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(b, 1)), 32);
-    _mm512_storeu_si512((void *)*out, _mm512_maskz_compress_epi64((__mmask8)(m >> 8), _mm512_or_si512(a_half, b_half)));
-    *out += __builtin_popcount((unsigned)m >> 8);
-    if (!(e->lo[0][q + GM_WIDE_LANES - 1] <= reach && e->lo[0][q + 2 * GM_WIDE_LANES - 1] <= reach)) return tests;
+    _mm512_storeu_si512((void *)(*out + GM_WIDE_LANES), _mm512_or_si512(a_half, b_half));
+    *out += __builtin_popcount((unsigned)m);
+    if ((in_x & 0x8080) != 0x8080) return tests;  // lo.x ≤ reach in lanes 7 and 15: the window goes on
     __m256 lo8[3], hi8[3];
     for (int k = 0; k < 3; ++k) lo8[k] = _mm512_castps512_ps256(lo[k]), hi8[k] = _mm512_castps512_ps256(hi[k]);
     return tests + window_wide(e, lo8, hi8, reach, _mm512_castsi512_si256(aflags), a_half, q + 2 * GM_WIDE_LANES, out,
@@ -1663,8 +1663,14 @@ enum { GM_BUCKET_SLOTS = 4 };
 static inline uint32_t coh_bucket_in(float x, float x0, float inv, float top)
 {
     float t = (x - x0) * inv;
+#ifdef __SSE__
+    // maxss and minss as written below (t > 0 ? t : 0, t < top ? t : top), which GCC made a compare
+    // and a blend and a branch.
+    return (uint32_t)_mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(t), _mm_setzero_ps()), _mm_set_ss(top)));
+#else
     t = t > 0.0f ? t : 0.0f;
     return (uint32_t)(t < top ? t : top);
+#endif
 }
 
 static inline uint32_t coh_bucket(const coh_row_index *ix, float x)
