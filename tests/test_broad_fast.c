@@ -492,50 +492,6 @@ static void grid_multi_scales_cells_to_windows(void **state)
     }
 }
 
-// grid_multi's cells follow a scene whose windows keep growing: the cubes drawn towards the
-// world's centre to 0.7 of their spread (windows long enough to shrink the cells, which then hold
-// for GM_CELL_HOLD frames), then to 0.45 (windows twice as long as that threshold end the hold):
-// the rows grow again within two frames, and every frame gives sap's pairs.
-static void grid_multi_cells_follow_a_collapsing_scene(void **state)
-{
-    (void)state;
-    cd_scene_params sp = cd_scene_params_default();
-    sp.cubes = 20000;
-    cd_scene *s = cd_scene_create(&sp);
-    uint32_t n = s->count;
-    cd_posef *was = cd_alloc((size_t)n * sizeof *was);
-    memcpy(was, s->pose, (size_t)n * sizeof *was);
-    cd_broad *g = cd_registry_create("grid_multi", NULL, 1, s), *sap = cd_registry_create("sap", NULL, 1, s);
-    cd_pair_list got = {0}, ref = {0};
-    uint64_t rows[8];
-    double mid = 0.5 * s->world;
-    for (int f = 0; f < 8; ++f) {
-        double k = f < 4 ? 0.7 : 0.45;
-        for (uint32_t i = 0; i < n; ++i) {
-            const cd_posef *p = &was[i];
-            cd_scene_set_pose(s, i,
-                              cd_v3(mid + (p->c[0] - mid) * k, mid + (p->c[1] - mid) * k, mid + (p->c[2] - mid) * k),
-                              (cd_quat){p->q[0], p->q[1], p->q[2], p->q[3]}, cd_v3(p->h[0], p->h[1], p->h[2]));
-        }
-        cd_scene_refresh(s);
-        cd_broad_stats st = {0}, shape = {0};
-        cd_broad_frame(g, s, &got, &st, NULL);
-        cd_broad_frame(sap, s, &ref, &st, NULL);
-        expect_same_pairs(&got, &ref, "grid_multi against sap in a collapsing scene");
-        g->method->shape_stats(g->self, &shape);
-        rows[f] = shape.nodes;
-    }
-    assert_true(rows[2] > rows[0]);   // the first change of the cells
-    assert_true(rows[3] == rows[2]);  // then held
-    assert_true(rows[6] > rows[3]);   // the denser scene ends the hold
-    cd_broad_destroy(g);
-    cd_broad_destroy(sap);
-    cd_pair_list_free(&got);
-    cd_pair_list_free(&ref);
-    cd_free(was);
-    cd_scene_destroy(s);
-}
-
 // The coherent methods (they keep state and follow only what moved) over many frames in which
 // the moving fraction changes (all, a tenth, none, half) and each cube stops and starts: the same
 // pair set as sap every frame, and with 1, 2 and 3 threads the same pairs in the same order. The
@@ -744,7 +700,6 @@ int main(void)
         cmocka_unit_test(simd_paths_agree_on_coherent_frames),
         cmocka_unit_test(grid_multi_update_without_candidates),
         cmocka_unit_test(grid_multi_scales_cells_to_windows),
-        cmocka_unit_test(grid_multi_cells_follow_a_collapsing_scene),
         cmocka_unit_test(coherent_methods_follow_stops_and_starts),
         cmocka_unit_test(coherent_methods_follow_the_move_list),
         cmocka_unit_test(kept_pairs_follow_a_shrinking_move_list),

@@ -81,9 +81,6 @@ enum {
 // Full frames between two changes of the cell: a new layout sorts every row afresh (Bullet's
 // gravity ball at 10 000 boxes: about 0.5 ms more than its 0.9 ms frame), which one frame's saving
 // (about 0.1 ms) repays only over several frames, while a collapsing scene's windows grow each frame.
-// Windows twice GM_WINDOW_LONG end the hold early (down to the floor only): Bullet's gravity ball
-// goes from 10 tests a slot to 20 within the 32 frames after its first change (frames 11 to 20 of
-// the workloads suite's trace), and its frames after the second change test a quarter fewer boxes.
 #define GM_CELL_HOLD 32
 
 // A small box's rows: y0 | z0 << 15 | (reaches y0 + 1) << 30 | (reaches z0 + 1) << 31. SPAN_BIG
@@ -1016,9 +1013,8 @@ static int cell_watch(grid_multi *g)
     memset(g->part_swept, 0, sizeof g->part_swept);  // each full frame starts unmarked
     if (!g->rows_made) return 0;
     if (g->cell_hold) --g->cell_hold;
-    if (!all || !g->boxes_in_rows) return 0;
+    if (!all || !g->boxes_in_rows || g->cell_hold) return 0;
     double w = (double)tests / (double)g->boxes_in_rows, scale = g->cell_scale;
-    if (g->cell_hold && !(w > 2.0 * GM_WINDOW_LONG && scale > GM_CELL_SCALE_MIN)) return 0;
     if (w > GM_WINDOW_LONG || (w < GM_WINDOW_SHORT && scale < 1.0)) scale *= sqrt(GM_WINDOW_AIM / w);
     scale = scale < GM_CELL_SCALE_MIN ? GM_CELL_SCALE_MIN : scale > 1.0 ? 1.0 : scale;
     if (!(fabs(scale - g->cell_scale) >= 0.1 * g->cell_scale)) return 0;
