@@ -1778,8 +1778,8 @@ static inline void coh_prefetch(const cd_row_cols *s, uint32_t q)
 }
 
 #if GM_WIDE
-// coh_query_row's loop on the AVX-512 path: window_wide's windows from their first two blocks on,
-// the same pairs and counts as the portable loop's.
+// coh_query_row's loop on the AVX-512 path: window_static_wide's windows (the first sixteen slots
+// as one block, then window_wide's), the same pairs and counts as the portable loop's.
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint64_t
 coh_query_row_wide(const cd_row_cols *st, const coh_row_index *ix, const uint32_t *first, const uint8_t *moved,
                    const uint32_t *dl, const cd_row_cols *e, uint32_t a0, uint32_t a1, uint32_t ahead,
