@@ -612,7 +612,7 @@ static void coherent_methods_follow_the_move_list(void **state)
 
 // The kept pairs follow a move list that shrinks and grows again: cube B moves with A, then A
 // alone (B's pairs kept), then B alone far from C (their pair must go, though B was listed two
-// frames ago), then back. Every coherent method, grid_multi among them, on 1, 2 and 3 threads
+// frames ago), then back; after every frame the pairs kept for the next are the frame's output. Every coherent method, grid_multi among them, on 1, 2 and 3 threads
 // reports sap's pairs each frame (the frame copies the front of its kept pairs whole only where
 // every cube listed now was listed on the frame that kept them: a stale record of that list keeps
 // the pair of B and C).
@@ -624,25 +624,36 @@ static void kept_pairs_follow_a_shrinking_move_list(void **state)
         cd_scene_params sp = cd_scene_params_default();
         sp.cubes = 800, sp.reorder = 0;
         cd_scene *s = cd_scene_create(&sp);
-        const uint32_t A = 7, B = 11, C = 13;
+        const uint32_t A = 7, B = 11, C = 13, D = 17, E = 19;
         const cd_quat q = {1, 0, 0, 0};
         const cd_vec3 h = {0.5, 0.5, 0.5};
         double L = s->world;
         cd_scene_set_pose(s, C, cd_v3(0.25 * L, 0.25 * L, 0.25 * L), q, h);
         cd_scene_set_pose(s, B, cd_v3(0.25 * L + 0.6, 0.25 * L, 0.25 * L), q, h);
+        cd_scene_set_pose(s, D, cd_v3(0.5 * L + 0.6, 0.5 * L, 0.5 * L), q, h);  // A's partners
+        cd_scene_set_pose(s, E, cd_v3(0.5 * L + 5.0, 0.5 * L, 0.5 * L), q, h);
         cd_scene_refresh(s);
         coherent_run r = coherent_run_open(methods[m], s);
         coherent_run_frame(&r, s, "shrinking move list: threads keep the order");
-        // Per frame: A's x over L, then B's x offset from C (NAN: the cube stays). B overlaps C
-        // within an offset of 1 (unit cubes, unturned).
-        static const double steps[][2] = {{0.5, NAN}, {0.55, 0.62}, {0.6, NAN}, {NAN, 20}, {0.65, NAN},
-                                          {0.7, 0.6}, {0.75, 0.61}, {0.8, NAN}, {NAN, 30}};
+        // Per frame: A's x offset from L / 2, then B's from C (NAN: the cube stays). Unit cubes,
+        // unturned, overlap within an offset of 1: A overlaps D or E (each frame's new pair differs
+        // from the frame before's), B overlaps C but at offsets 20 and 30.
+        static const double steps[][2] = {{0.0, NAN}, {0.2, 0.62}, {4.6, NAN}, {NAN, 20}, {0.4, NAN},
+                                          {0.8, 0.6}, {4.8, 0.61}, {1.2, NAN}, {NAN, 30}};
         size_t with_bc = 0;
         for (size_t f = 0; f < sizeof steps / sizeof steps[0]; ++f) {
-            if (!isnan(steps[f][0])) cd_scene_set_pose(s, A, cd_v3(steps[f][0] * L, 0.5 * L, 0.5 * L), q, h);
+            if (!isnan(steps[f][0])) cd_scene_set_pose(s, A, cd_v3(0.5 * L + steps[f][0], 0.5 * L, 0.5 * L), q, h);
             if (!isnan(steps[f][1])) cd_scene_set_pose(s, B, cd_v3(0.25 * L + steps[f][1], 0.25 * L, 0.25 * L), q, h);
             cd_scene_refresh(s);
             coherent_run_frame(&r, s, "shrinking move list: threads keep the order");
+            for (int k = 0; k < COHERENT_THREADS; ++k) {  // what the next frame keeps from: this output
+                const cd_broad *b = r.b[k];
+                if (!b->method->update_coherent) continue;  // dtree and sap_incremental keep their own
+                if (!b->kept_valid) fail_msg("%s, %d threads, frame %zu: no kept pairs", methods[m], k + 1, f);
+                assert_true(b->kept_still <= b->kept.count);
+                // got[0] was sorted for the compare with sap; got[1] holds its order
+                expect_pairs_equal(&b->kept, &r.got[k ? k : 1], "kept pairs: the frame's output");
+            }
             for (size_t k = 0; k < r.ref.count; ++k) {
                 cd_pair p = r.ref.items[k];
                 with_bc += (p.a == cd_scene_ident(s, B) && p.b == cd_scene_ident(s, C)) ||

@@ -237,8 +237,9 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
 // as where the same cubes move frame after frame: those are copied whole and only the rest is
 // filtered. Every pair kept this frame holds no cube listed now, so out's pairs before the
 // candidates' are next frame's front. At 100 000 cubes with a tenth moving, 22 000 of 27 000
-// pairs are such a front. Returns the pairs kept (next frame's kept_still).
-static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out)
+// pairs are such a front. Returns the pairs kept (next frame's kept_still); *same, how many at the
+// front of kept and out are equal (the front copied whole, which remember_pairs need not copy back).
+static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out, size_t *same)
 {
     CD_ASSERT(out != &b->kept);  // the restrict locals below: two lists, two blocks
     if (b->kept.count > out->capacity) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, b->kept.count);
@@ -255,6 +256,7 @@ static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m
     }
     size_t n = listed_then ? b->kept_still : 0;
     if (n) memcpy(to, kept, n * sizeof *to);
+    *same = n;
     for (size_t k = n; k < count; ++k) {
         cd_pair p = kept[k];
         to[n] = p;
@@ -275,8 +277,9 @@ static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m
 }
 
 // This frame's output becomes the pairs the next frame may keep, still of them at its front with
-// no cube of the move list keep_pairs last saw (0 after a frame that kept none).
-static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *out, size_t still)
+// no cube of the move list keep_pairs last saw (0 after a frame that kept none); the first `same`
+// are kept's already.
+static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *out, size_t still, size_t same)
 {
     if (!b->method->update_coherent || b->narrow.test) return;
     if (b->moved_n != s->count) {
@@ -289,9 +292,9 @@ static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *o
         b->moved_n = s->count;
         still = 0;
     }
-    if (out->count > b->kept.capacity)
+    if (out->count > b->kept.capacity)  // cd_grow keeps the items, so the first `same` stay
         cd_grow((void **)&b->kept.items, sizeof *out->items, &b->kept.capacity, out->count);
-    if (out->count) memcpy(b->kept.items, out->items, out->count * sizeof *out->items);
+    if (out->count > same) memcpy(b->kept.items + same, out->items + same, (out->count - same) * sizeof *out->items);
     b->kept.count = out->count;
     b->kept_still = still;
     b->kept_valid = 1;
@@ -303,8 +306,8 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
     out->count = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
     cd_scene_moves m;
-    size_t still = 0;
-    if (frame_update(b, s, &m)) still = keep_pairs(b, s, &m, out);
+    size_t still = 0, same = 0;
+    if (frame_update(b, s, &m)) still = keep_pairs(b, s, &m, out, &same);
     if (b->parts) {
         uint64_t t1 = cd_now_ns();
         double share = frame_parts(b, s, out, st);
@@ -320,7 +323,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
 #ifdef CD_VALIDATE
     validate_pairs(out, s);
 #endif
-    remember_pairs(b, s, out, still);
+    remember_pairs(b, s, out, still, same);
     uint64_t total = cd_now_ns() - t0;
     st->pairs = out->count;
     if (b->method->shape_stats) b->method->shape_stats(b->self, st);
