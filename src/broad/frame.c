@@ -247,24 +247,31 @@ static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m
     const uint32_t *restrict slot = m->slot, *restrict ident = s->ident;
     const cd_pair *restrict kept = b->kept.items;
     cd_pair *restrict to = out->items;
-    uint32_t movers = m->count, listed_then = 1;
+    uint32_t movers = m->count, listed_then = movers <= b->last_count;  // (the list names a cube once)
     size_t count = b->kept.count;
-    for (uint32_t k = 0; k < movers; ++k) {
+    for (uint32_t k = 0; k < movers && listed_then; ++k) {
         uint32_t i = ident[slot[k]];
-        moved[i >> 3] |= (uint8_t)(1u << (i & 7));
         listed_then &= last[i >> 3] >> (i & 7);
     }
+    // The same cubes as then: their bits are last's, which the filter reads as they are.
+    int same_cubes = listed_then && movers == b->last_count;
+    const uint8_t *restrict flags = same_cubes ? last : moved;
+    if (!same_cubes)
+        for (uint32_t k = 0; k < movers; ++k) {
+            uint32_t i = ident[slot[k]];
+            moved[i >> 3] |= (uint8_t)(1u << (i & 7));
+        }
     size_t n = listed_then ? b->kept_still : 0;
     if (n) memcpy(to, kept, n * sizeof *to);
     *same = n;
     for (size_t k = n; k < count; ++k) {
         cd_pair p = kept[k];
         to[n] = p;
-        n += !((moved[p.a >> 3] >> (p.a & 7) | moved[p.b >> 3] >> (p.b & 7)) & 1);
+        n += !((flags[p.a >> 3] >> (p.a & 7) | flags[p.b >> 3] >> (p.b & 7)) & 1);
     }
     out->count = n;
-    for (uint32_t k = 0; k < movers; ++k) moved[ident[slot[k]] >> 3] = 0;
-    if (!(listed_then && movers == b->last_count)) {  // else the same cubes: last_* stay
+    if (!same_cubes) {  // moved cleared; last_* become this list
+        for (uint32_t k = 0; k < movers; ++k) moved[ident[slot[k]] >> 3] = 0;
         for (uint32_t k = 0; k < b->last_count; ++k) last[b->last_ident[k] >> 3] = 0;
         for (uint32_t k = 0; k < movers; ++k) {
             uint32_t i = ident[slot[k]];
