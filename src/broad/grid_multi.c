@@ -1659,7 +1659,7 @@ enum { GM_BUCKET_SLOTS = 4 };
 static inline uint32_t coh_bucket_in(float x, float x0, float inv, float top)
 {
     float t = (x - x0) * inv;
-#ifdef __SSE__
+#ifdef __SSE2__
     // maxss and minss as written below (t > 0 ? t : 0, t < top ? t : top), which GCC made a compare
     // and a blend and a branch.
     return (uint32_t)_mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(t), _mm_setzero_ps()), _mm_set_ss(top)));
@@ -1767,10 +1767,10 @@ static int coh_update(grid_multi *g, const cd_scene *s, const cd_scene_moves *m)
 // the dirty row holds at least one slot per GM_QUERY_DENSE static slots: the queries of a dirty row
 // then go along the static row of its cell in x order, a few slots apart (100 000 cubes, a tenth
 // moving: some 35 queries a row of 355 slots), through seven columns at once, which the hardware
-// prefetcher does not follow; sparser queries would fetch lines no query reads. The address may
-// lie past a column's end (a prefetch does not fault). Broad phase on the 2-vCPU Intel Xeon
-// guest, a tenth moving: 0.528-0.538 ms without, 0.505-0.528 at 16-64 slots ahead, 0.496-0.515 at
-// 96-192; a hundredth moving, 96 slots ahead on every row: 0.165 -> 0.186 ms.
+// prefetcher does not follow; sparser queries would fetch lines no query reads. q stays inside
+// the columns (coh_query_row bounds it). Broad phase on the 2-vCPU Intel Xeon guest, a tenth
+// moving: 0.528-0.538 ms without, 0.505-0.528 at 16-64 slots ahead, 0.496-0.515 at 96-192; a
+// hundredth moving, 96 slots ahead on every row: 0.165 -> 0.186 ms.
 static inline void coh_prefetch(const cd_row_cols *s, uint32_t q)
 {
     for (int k = 0; k < 3; ++k) __builtin_prefetch(s->lo[k] + q), __builtin_prefetch(s->hi[k] + q);
@@ -1845,7 +1845,11 @@ static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *
     const uint32_t *first = g->st_first + ix.off;
     const uint8_t *moved = g->kmoved;
     const uint32_t *dl = g->dlist;
+    // A window starts at most at the row's end, so q + ahead stays inside the columns (st_stride
+    // slots each): no address past them is formed, the last rows prefetching less.
+    uint32_t end = g->st_start[r] + row_len(g->st_start, r), room = (uint32_t)g->st_stride - 1 - end;
     uint32_t ahead = (uint64_t)(a1 - a0) * GM_QUERY_DENSE >= row_len(g->st_start, r) ? GM_QUERY_AHEAD : 0;
+    ahead = ahead < room ? ahead : room;
     uint64_t tests = 0;
 #if GM_WIDE
     if (g->simd == GM_AVX512) return coh_query_row_wide(&st, &ix, first, moved, dl, e, a0, a1, ahead, sink);
