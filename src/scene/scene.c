@@ -296,6 +296,22 @@ __attribute__((target("avx2"))) static uint32_t poses_out_avx2(cd_posef *restric
     return i;
 }
 
+// The motion records mm[0, n) (eight floats each: velocity, turn, a spare) into the columns v and
+// t, eight records at a time through one transpose; returns how many it did.
+__attribute__((target("avx2"))) static uint32_t motion_in_avx2(const float *restrict mm, uint32_t n, float v[3][CHUNK],
+                                                               float t[4][CHUNK])
+{
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 r[8], f[8];
+        for (uint32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(mm + (size_t)MOTION_FLOATS * (i + l));
+        cd_transpose8(r, f);
+        for (int a = 0; a < 3; ++a) _mm256_storeu_ps(v[a] + i, f[a]);
+        for (int a = 0; a < 4; ++a) _mm256_storeu_ps(t[a] + i, f[3 + a]);
+    }
+    return i;
+}
+
 __attribute__((target("avx2"))) static uint32_t boxes_out_avx2(cd_aabbf *restrict box, chunk_cols *k, uint32_t n)
 {
     float *out = box->lo;
@@ -539,9 +555,14 @@ static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32
     for (uint32_t b = 0; b < n; b += CHUNK) {
         uint32_t m = n - b < CHUNK ? n - b : CHUNK;
         if (b + m < n) prefetch_movers(s, mover + b + m, n - b - m < CHUNK ? n - b - m : CHUNK);
-        for (uint32_t i = 0; i < m; ++i) {
+        uint32_t i0 = 0;  // the motion records of movers in a row of the list: transposed
+#if CD_X86_SIMD
+        if (s->avx2 && mover[b + m - 1] - mover[b] == m - 1)
+            i0 = motion_in_avx2(s->mover_motion + (size_t)MOTION_FLOATS * mover[b], m, v, t);
+#endif
+        for (uint32_t i = 0; i < m; ++i) at[i] = s->mover_slot[mover[b + i]];
+        for (uint32_t i = i0; i < m; ++i) {
             const float *mm = s->mover_motion + (size_t)MOTION_FLOATS * mover[b + i];
-            at[i] = s->mover_slot[mover[b + i]];
             for (int a = 0; a < 3; ++a) v[a][i] = mm[a];
             for (int a = 0; a < 4; ++a) t[a][i] = mm[3 + a];
         }
