@@ -35,7 +35,6 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->layout = s ? s->layout : 0;
     b->kept = (cd_pair_list){0};
     b->kept_valid = 0;
-    b->moved_ident = NULL;
     b->moved_n = 0;
     b->kept_still = 0;
     b->last_moved = NULL;
@@ -52,7 +51,6 @@ void cd_broad_destroy(cd_broad *b)
         for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) cd_pair_list_free(&b->parts[k].pairs);
     cd_free(b->parts);
     cd_pair_list_free(&b->kept);
-    cd_free(b->moved_ident);
     cd_free(b->last_moved);
     cd_free(b->last_ident);
     cd_free(b);
@@ -226,24 +224,26 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
     return 0;
 }
 
-// Last frame's pairs of two cubes off the move list m into out (empty before): the cubes are
-// flagged by ident in moved_ident for the filter, one bit each (12.5 KiB at 100 000 cubes: the
-// filter's random lookups stay in L1, where bytes spilled to L2), and the flags cleared after.
-// The arrays are restrict locals: the flags may alias anything, and through the structs the
-// compiler reloaded every pointer after each flag store.
+// Last frame's pairs of two cubes off the move list m into out (empty before): the listed cubes
+// are flagged by ident in last_moved for the filter, one bit each (12.5 KiB at 100 000 cubes: the
+// filter's random lookups stay in L1, where bytes spilled to L2), and stay flagged until the next
+// coherent frame's list replaces them (last_ident says which to clear then). The arrays are
+// restrict locals: the flags may alias anything, and through the structs the compiler reloaded
+// every pointer after each flag store.
 //
 // Kept pairs at the front of the list that hold no cube of the last coherent frame's move list
 // (kept_still of them) hold none of this one's either when every cube listed now was listed then,
 // as where the same cubes move frame after frame: those are copied whole and only the rest is
-// filtered. Every pair kept this frame holds no cube listed now, so out's pairs before the
-// candidates' are next frame's front. At 100 000 cubes with a tenth moving, 22 000 of 27 000
-// pairs are such a front. Returns the pairs kept (next frame's kept_still); *same, how many at the
-// front of kept and out are equal (the front copied whole, which remember_pairs need not copy back).
+// filtered; where the lists are the same set, the flags are already this list's. Every pair kept
+// this frame holds no cube listed now, so out's pairs before the candidates' are next frame's
+// front. At 100 000 cubes with a tenth moving, 22 000 of 27 000 pairs are such a front. Returns
+// the pairs kept (next frame's kept_still); *same, how many at the front of kept and out are equal
+// (the front copied whole, which remember_pairs need not copy back).
 static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m, cd_pair_list *out, size_t *same)
 {
     CD_ASSERT(out != &b->kept);  // the restrict locals below: two lists, two blocks
     if (b->kept.count > out->capacity) cd_grow((void **)&out->items, sizeof *out->items, &out->capacity, b->kept.count);
-    uint8_t *restrict moved = b->moved_ident, *restrict last = b->last_moved;  // bit i & 7 of byte i >> 3
+    uint8_t *restrict flags = b->last_moved;  // bit i & 7 of byte i >> 3
     const uint32_t *restrict slot = m->slot, *restrict ident = s->ident;
     const cd_pair *restrict kept = b->kept.items;
     cd_pair *restrict to = out->items;
@@ -251,16 +251,17 @@ static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m
     size_t count = b->kept.count;
     for (uint32_t k = 0; k < movers && listed_then; ++k) {
         uint32_t i = ident[slot[k]];
-        listed_then &= last[i >> 3] >> (i & 7);
+        listed_then &= flags[i >> 3] >> (i & 7);
     }
-    // The same cubes as then: their bits are last's, which the filter reads as they are.
-    int same_cubes = listed_then && movers == b->last_count;
-    const uint8_t *restrict flags = same_cubes ? last : moved;
-    if (!same_cubes)
+    if (!(listed_then && movers == b->last_count)) {  // another set: the flags become this list's
+        for (uint32_t k = 0; k < b->last_count; ++k) flags[b->last_ident[k] >> 3] = 0;
         for (uint32_t k = 0; k < movers; ++k) {
             uint32_t i = ident[slot[k]];
-            moved[i >> 3] |= (uint8_t)(1u << (i & 7));
+            flags[i >> 3] |= (uint8_t)(1u << (i & 7));
+            b->last_ident[k] = i;
         }
+        b->last_count = movers;
+    }
     size_t n = listed_then ? b->kept_still : 0;
     if (n) memcpy(to, kept, n * sizeof *to);
     *same = n;
@@ -270,16 +271,6 @@ static size_t keep_pairs(cd_broad *b, const cd_scene *s, const cd_scene_moves *m
         n += !((flags[p.a >> 3] >> (p.a & 7) | flags[p.b >> 3] >> (p.b & 7)) & 1);
     }
     out->count = n;
-    if (!same_cubes) {  // moved cleared; last_* become this list
-        for (uint32_t k = 0; k < movers; ++k) moved[ident[slot[k]] >> 3] = 0;
-        for (uint32_t k = 0; k < b->last_count; ++k) last[b->last_ident[k] >> 3] = 0;
-        for (uint32_t k = 0; k < movers; ++k) {
-            uint32_t i = ident[slot[k]];
-            last[i >> 3] |= (uint8_t)(1u << (i & 7));
-            b->last_ident[k] = i;
-        }
-        b->last_count = movers;
-    }
     return n;
 }
 
@@ -290,10 +281,8 @@ static void remember_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *o
 {
     if (!b->method->update_coherent || b->narrow.test) return;
     if (b->moved_n != s->count) {
-        size_t bytes = s->count / 8 + 1;
-        cd_free(b->moved_ident), cd_free(b->last_moved), cd_free(b->last_ident);
-        b->moved_ident = cd_alloc_zero(bytes, 1);
-        b->last_moved = cd_alloc_zero(bytes, 1);
+        cd_free(b->last_moved), cd_free(b->last_ident);
+        b->last_moved = cd_alloc_zero(s->count / 8 + 1, 1);
         b->last_ident = cd_alloc((s->count ? s->count : 1) * sizeof *b->last_ident);
         b->last_count = 0;
         b->moved_n = s->count;

@@ -196,10 +196,9 @@ typedef struct cd_broad {
     cd_narrow_step narrow;  ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
     cd_pair_list kept;      ///< last frame's output (see "Kept pairs" above)
     int kept_valid;         ///< kept is the frame just before's, for the method's state now
-    uint8_t *moved_ident;   ///< a bit per cube: scratch of the kept filter (zero between frames)
-    uint32_t moved_n;       ///< cubes moved_ident, last_moved and last_ident hold
+    uint32_t moved_n;       ///< cubes last_moved and last_ident hold
     size_t kept_still;      ///< pairs at kept's front with no cube of last_ident (0: none known)
-    uint8_t *last_moved;    ///< a bit per cube: those of last_ident (zero elsewhere)
+    uint8_t *last_moved;    ///< a bit per cube, the kept filter's: those of last_ident (zero elsewhere)
     uint32_t *last_ident;   ///< the move list of the coherent frame that last kept pairs, as idents
     uint32_t last_count;    ///< its length
 } cd_broad;
