@@ -97,6 +97,12 @@ const char *cd_cpu_simd_switch(void)
     return NULL;
 }
 
+int cd_trace_streamed(void)
+{
+    const char *v = getenv("CDLAB_TRACE_STREAM");
+    return v && !strcmp(v, "1");
+}
+
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need)
 {
     if (need <= *capacity) return;

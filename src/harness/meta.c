@@ -245,9 +245,10 @@ static void write_machine(FILE *f, const cd_run *r)
     kv(f, "simd", "%s%s%s%s", cd_cpu_simd(), simd_switch ? " (" : "", simd_switch ? simd_switch : "",
        simd_switch ? " set)" : "");
     kv(f, "topology", "%s", topo);
-    const char *stream = getenv("CDLAB_TRACE_STREAM");
-    kv(f, "trace_replay", "%s",
-       stream && !strcmp(stream, "1") ? "streamed (CDLAB_TRACE_STREAM=1)" : "in memory up to 256 MiB of frames");
+    if (cd_trace_streamed())
+        kv(f, "trace_replay", "streamed (CDLAB_TRACE_STREAM=1)");
+    else
+        kv(f, "trace_replay", "in memory up to %llu MiB of frames", (unsigned long long)(CD_TRACE_REPLAY_MEMORY >> 20));
 
     fprintf(f, "\n[pinning]\n");
     kv(f, "mode", "%s", r->pin.mode == CD_PIN_OFF ? "off" : r->pin.mode == CD_PIN_REQUIRED ? "required" : "optional");

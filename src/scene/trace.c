@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -471,10 +470,6 @@ struct cd_trace_replay {
     uint64_t *list_at;
 };
 
-// Frames a replay holds in memory, when they fit in this many bytes (CDLAB_TRACE_STREAM=1 reads
-// every frame from the file instead).
-#define CD_TRACE_REPLAY_MEMORY ((uint64_t)256 << 20)
-
 static inline uint32_t bits_of(float x)
 {
     uint32_t u;
@@ -763,8 +758,7 @@ static int hold_frames(cd_trace_replay *r, const cd_scene *s, char *err, size_t 
 {
     cd_trace *t = r->trace;
     const uint64_t frames = t->info.frames, bytes = frames * t->frame_bytes;
-    const char *stream = getenv("CDLAB_TRACE_STREAM");
-    if (bytes > CD_TRACE_REPLAY_MEMORY || (stream && !strcmp(stream, "1"))) return 0;
+    if (bytes > CD_TRACE_REPLAY_MEMORY || cd_trace_streamed()) return 0;
     r->frames = cd_alloc_zero(1, bytes + RAW_PAD);
     if (fseeko(t->f, (off_t)t->data, SEEK_SET) != 0)
         return fail(err, len, t->path, t->data, "cannot seek: %s", strerror(errno));

@@ -85,6 +85,11 @@ const char *cd_cpu_simd_switch(void);
 /// count taken around a creation tells whether the created thing chose a SIMD path (src/verify/
 /// checks such methods on every narrower path for every scene).
 uint64_t cd_cpu_switch_reads(void);
+/// Bytes of frames a trace replay reads whole at its start (cd_trace_replay_start); a longer trace
+/// is read frame by frame.
+#define CD_TRACE_REPLAY_MEMORY ((uint64_t)256 << 20)
+/// 1 when CDLAB_TRACE_STREAM is "1": every trace replay reads its frames from the file as it goes.
+int cd_trace_streamed(void);
 
 // ---------------------------------------------------------------------------------------------
 // vec3
