@@ -1839,7 +1839,8 @@ coh_query_row_avx2(const cd_row_cols *st, const coh_row_index *ix, const uint32_
 static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *e, uint32_t a0, uint32_t a1,
                               cd_pair_sink *sink)
 {
-    if (!row_len(g->st_start, r)) return 0;
+    uint32_t st_len = row_len(g->st_start, r);
+    if (!st_len) return 0;
     const cd_row_cols st = coh_cols(g->st_col, g->st_stride, g->st_id);
     const coh_row_index ix = g->st_index[r];
     const uint32_t *first = g->st_first + ix.off;
@@ -1847,8 +1848,8 @@ static uint64_t coh_query_row(const grid_multi *g, size_t r, const cd_row_cols *
     const uint32_t *dl = g->dlist;
     // A window starts at most at the row's end, so q + ahead stays inside the columns (st_stride
     // slots each): no address past them is formed, the last rows prefetching less.
-    uint32_t end = g->st_start[r] + row_len(g->st_start, r), room = (uint32_t)g->st_stride - 1 - end;
-    uint32_t ahead = (uint64_t)(a1 - a0) * GM_QUERY_DENSE >= row_len(g->st_start, r) ? GM_QUERY_AHEAD : 0;
+    uint32_t room = (uint32_t)g->st_stride - 1 - (g->st_start[r] + st_len);
+    uint32_t ahead = (uint64_t)(a1 - a0) * GM_QUERY_DENSE >= st_len ? GM_QUERY_AHEAD : 0;
     ahead = ahead < room ? ahead : room;
     uint64_t tests = 0;
 #if GM_WIDE
