@@ -54,6 +54,7 @@
 #define obbf_of SATF_NAME(obb, f_of)
 #define obbf_axes SATF_NAME(obb, f_axes)
 #define satf_bits SATF_NAME(satf, _bits)
+#define satf_max SATF_NAME(satf, _max)
 #define posef_sat_float SATF_NAME(posef_sat, _float)
 
 #if SATF_W == 16
@@ -84,6 +85,16 @@ SATF_INLINE unsigned satf_bits(maskf m)
     return (unsigned)_mm512_test_epi32_mask((__m512i)m, (__m512i)m);
 #else
     return (unsigned)_mm256_movemask_ps((__m256)m);
+#endif
+}
+
+// Lane by lane max(a, b) (of finite values: see SATF_AXIS).
+SATF_INLINE lanesf satf_max(lanesf a, lanesf b)
+{
+#if SATF_W == 16
+    return (lanesf)_mm512_max_ps((__m512)a, (__m512)b);
+#else
+    return (lanesf)_mm256_max_ps((__m256)a, (__m256)b);
 #endif
 }
 
@@ -158,13 +169,12 @@ SATF_INLINE void obbf_of(const cd_posef *const p[8], obbf *o, maskf *bad)
 }
 #endif
 
-// One axis: margin m = |T| − radius; apart |= m > band, open |= !(m < −band).
-#define SATF_AXIS(T, radius)                \
-    do {                                    \
-        lanesf m_ = SATF_ABS(T) - (radius); \
-        apart |= m_ > band;                 \
-        open |= ~(m_ < -band);              \
-    } while (0)
+// The largest margin of each lane so far: every decision below reads only that. For lanes that
+// are not bad every margin is finite (|d|₁ + S ≤ 2^100, the axes bounded), so "some margin
+// above the band" (apart) is "the largest above it", and "some margin not below −band" (not
+// sure to overlap) is "the largest not below it": the same lanes as testing each margin, for
+// one max an axis instead of two compares and two ors. Bad lanes are unsure either way.
+#define SATF_AXIS(T, radius) (worst = satf_max(worst, SATF_ABS(T) - (radius)))
 
 // Bit k of the result: lane k's cubes overlap, certainly; bit k of *unsure: the float cannot
 // tell, and the caller runs the double test on lane k (its result bit is then 0).
@@ -189,16 +199,16 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_po
         }
         t[i] = d[0] * a.ax[i][0] + d[1] * a.ax[i][1] + d[2] * a.ax[i][2];
     }
-    maskf apart = {0}, open = bad;  // a bad lane is never certain either way
-    for (int i = 0; i < 3; ++i)     // faces of a
+    lanesf worst = SATF_SPLAT(-INFINITY), worst_same = worst;  // worst_same: SATF_AXIS below
+    for (int i = 0; i < 3; ++i)                                // faces of a
         SATF_AXIS(t[i], a.e[i] + (b.e[0] * AR[i][0] + b.e[1] * AR[i][1] + b.e[2] * AR[i][2]));
-    unsigned sure_apart = satf_bits(apart & ~bad);
+    unsigned sure_apart = satf_bits((worst > band) & ~bad);
     if (sure_apart == SATF_ALL) return *unsure = 0, 0;
     for (int j = 0; j < 3; ++j) {  // faces of b
         lanesf ra = a.e[0] * AR[0][j] + a.e[1] * AR[1][j] + a.e[2] * AR[2][j];
         SATF_AXIS(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j], ra + b.e[j]);
     }
-    sure_apart = satf_bits(apart & ~bad);
+    sure_apart = satf_bits((worst > band) & ~bad);
     if (sure_apart == SATF_ALL) return *unsure = 0, 0;
     for (int i = 0; i < 3; ++i) {  // edge cross products a_i × b_j
         int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
@@ -206,16 +216,18 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_po
             int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
             lanesf ra = a.e[i1] * AR[i2][j] + a.e[i2] * AR[i1][j];
             lanesf rb = b.e[j1] * AR[i][j2] + b.e[j2] * AR[i][j1];
-            if (i == j) {  // a_i × b_i: never separates where both turn about axis i alone (above)
-                maskf keep = open;
-                SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
-                open = (open & ~(a.about[i] & b.about[i])) | keep;
+            if (i == j) {  // a_i × b_i: never separates where both turn about axis i alone (above), so
+                           // there it counts towards apart (worst_same) but not against overlap
+                lanesf m = SATF_ABS(t[i2] * R[i1][j] - t[i1] * R[i2][j]) - (ra + rb);
+                worst_same = satf_max(worst_same, m);
+                maskf skip = a.about[i] & b.about[i];
+                worst = satf_max(worst, (lanesf)(((maskf)m & ~skip) | ((maskf)SATF_SPLAT(-INFINITY) & skip)));
             } else
                 SATF_AXIS(t[i2] * R[i1][j] - t[i1] * R[i2][j], ra + rb);
         }
     }
-    sure_apart = satf_bits(apart & ~bad);
-    unsigned sure_overlap = ~satf_bits(open) & SATF_ALL;
+    sure_apart = satf_bits((satf_max(worst, worst_same) > band) & ~bad);
+    unsigned sure_overlap = satf_bits((worst < -band) & ~bad);
     *unsure = ~(sure_apart | sure_overlap) & SATF_ALL;
     return sure_overlap;
 }
@@ -232,6 +244,7 @@ __attribute__((target(SATF_TARGET))) static unsigned posef_sat_float(const cd_po
 #undef obbf_of
 #undef obbf_axes
 #undef satf_bits
+#undef satf_max
 #undef posef_sat_float
 #undef SATF_NAME
 #undef SATF_CAT
