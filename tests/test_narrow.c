@@ -609,7 +609,14 @@ static void obb_obb_two_lanes_equal_scalar(void **state)
 static void obb_obb_wide_equal_scalar_at_the_flip(void **state)
 {
     (void)state;
-    if (!cd_cpu_avx2()) skip();
+    // The CPU's own answer, not cd_cpu_avx2's: CDLAB_NO_AVX2 steers the dispatch, and this test
+    // calls the AVX2 form directly. And no skip(): cmocka prints it as "not ok # SKIP" in TAP,
+    // which meson counts as a failure.
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) {
+        print_message("# no AVX2 on this CPU: the two-lane wide form is not built to run here\n");
+        return;
+    }
     cd_rng r = cd_rng_make(78, CD_STREAM_TEST);
     int flips = 0, by_kind[3] = {0};
     for (int i = 0; i < 4000; ++i) {
