@@ -561,22 +561,36 @@ __attribute__((target("avx2,popcnt"))) static void count_share_avx2(grid_multi *
     if (id < i1) count_share(g, s, id, i1, gone, app, bigs, todo, ntodo);
 }
 
-// Lane indices of the set bits of a 4-bit mask, one byte each in order, the unused bytes 0.
-static const uint32_t gm_nibble_lanes[16] = {0x0, 0x0,   0x1,   0x100,   0x2,   0x200,   0x201,   0x20100,
-                                             0x3, 0x300, 0x301, 0x30100, 0x302, 0x30200, 0x30201, 0x3020100};
-
-// The lanes of the set bits of each 8-bit mask in order, one byte each (the bytes past the count:
-// 4 or 0, any lanes), from the two nibbles' entries: front_lanes' table, filled before main.
-static uint64_t gm_byte_lanes[256];
-
-__attribute__((constructor)) static void gm_fill_byte_lanes(void)
-{
-    for (unsigned bits = 0; bits < 256; ++bits) {
-        unsigned lo = bits & 15;
-        gm_byte_lanes[bits] = gm_nibble_lanes[lo] | (uint64_t)(gm_nibble_lanes[bits >> 4] + 0x04040404u)
-                                                        << (8 * __builtin_popcount(lo));
-    }
-}
+// Lane indices of the set bits of a 4-bit mask n, one byte each in order, the unused bytes 0.
+#define GM_NIBBLE_LANES(n)    \
+    ((n) == 2    ? 0x1u       \
+     : (n) == 3  ? 0x100u     \
+     : (n) == 4  ? 0x2u       \
+     : (n) == 5  ? 0x200u     \
+     : (n) == 6  ? 0x201u     \
+     : (n) == 7  ? 0x20100u   \
+     : (n) == 8  ? 0x3u       \
+     : (n) == 9  ? 0x300u     \
+     : (n) == 10 ? 0x301u     \
+     : (n) == 11 ? 0x30100u   \
+     : (n) == 12 ? 0x302u     \
+     : (n) == 13 ? 0x30200u   \
+     : (n) == 14 ? 0x30201u   \
+     : (n) == 15 ? 0x3020100u \
+                 : 0x0u)
+#define GM_NIBBLE_COUNT(n) (((n)&1) + ((n) >> 1 & 1) + ((n) >> 2 & 1) + ((n) >> 3 & 1))
+// The same for an 8-bit mask b: the low nibble's lanes, then the high nibble's (+4) after them; the
+// bytes past the count are 4 or 0 (any lanes for a permute). A constant table: nothing to fill
+// before the first frame, whoever links this file.
+#define GM_BYTE_LANES(b)                                                                     \
+    ((uint64_t)GM_NIBBLE_LANES((b)&15) | (uint64_t)(GM_NIBBLE_LANES((b) >> 4) + 0x04040404u) \
+                                             << (8 * GM_NIBBLE_COUNT((b)&15)))
+#define GM_BYTE_LANES4(b) GM_BYTE_LANES(b), GM_BYTE_LANES((b) + 1), GM_BYTE_LANES((b) + 2), GM_BYTE_LANES((b) + 3)
+#define GM_BYTE_LANES16(b) GM_BYTE_LANES4(b), GM_BYTE_LANES4((b) + 4), GM_BYTE_LANES4((b) + 8), GM_BYTE_LANES4((b) + 12)
+#define GM_BYTE_LANES64(b) \
+    GM_BYTE_LANES16(b), GM_BYTE_LANES16((b) + 16), GM_BYTE_LANES16((b) + 32), GM_BYTE_LANES16((b) + 48)
+static const uint64_t gm_byte_lanes[256] = {GM_BYTE_LANES64(0), GM_BYTE_LANES64(64), GM_BYTE_LANES64(128),
+                                            GM_BYTE_LANES64(192)};
 
 // The lanes of the set bits of bits (8 lanes) in order, as the indices of a 32-bit permute that
 // moves them to the front (AVX2's stand-in for AVX-512's compress); the indices past the count are
