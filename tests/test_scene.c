@@ -495,14 +495,18 @@ static uint64_t scene_hash(const cd_scene *s)
 
 // The standard scene holds the bits it held before the families came: 2 000 cubes of edges in
 // [1, 3], 40 steps on one and two threads alternately, reordered every 16 frames.
-// A scene made with CDLAB_NO_AVX2 set (plain) or not: its records go through the plain loops or
-// the AVX2 transposes, for the same bits.
-static cd_scene *scene_on_path(const cd_scene_params *p, int plain)
+// A scene made on SIMD path `path`: 0 as the CPU allows, 1 with CDLAB_NO_AVX2 set (its records
+// through the plain loops, its column loops' baseline build), 2 with CDLAB_NO_AVX512 set (the AVX2
+// transposes and the AVX2 build of the column loops where the CPU has AVX2), all for the same bits.
+enum { SCENE_PATHS = 3 };
+static cd_scene *scene_on_path(const cd_scene_params *p, int path)
 {
-    if (plain) setenv("CDLAB_NO_AVX2", "1", 1);
+    const char *var = path == 1 ? "CDLAB_NO_AVX2" : path == 2 ? "CDLAB_NO_AVX512" : NULL;
+    if (var) setenv(var, "1", 1);
     cd_scene *s = cd_scene_create(p);
-    unsetenv("CDLAB_NO_AVX2");
-    if (plain) assert_false(s->avx2);
+    if (var) unsetenv(var);
+    if (path) assert_false(s->avx512);
+    if (path == 1) assert_false(s->avx2);
     return s;
 }
 
@@ -511,8 +515,8 @@ static void uniform_scene_bits_pinned(void **state)
     (void)state;
     cd_scene_params p = cd_scene_params_default();
     p.cubes = 2000, p.reorder = 16, p.size_ratio = 3;
-    for (int plain = 0; plain < 2; ++plain) {
-        cd_scene *s = scene_on_path(&p, plain);
+    for (int path = 0; path < SCENE_PATHS; ++path) {
+        cd_scene *s = scene_on_path(&p, path);
         for (int f = 0; f < 40; ++f) cd_scene_step_threads(s, f % 2 ? 2 : 1);
         EXPECT_EQ(scene_hash(s), 0x0caec07ee82753fcULL);
         EXPECT_EQ(s->moved, 2000);
@@ -578,7 +582,8 @@ static void scene_bytes_match_the_heap(void **state)
 // Scenes with still and sleeping cubes hold the bits they held when the motion step still walked
 // every slot (the step now walks only the cubes that move): poses, boxes, velocities, sleep
 // state and move lists of 36 frames on one, two and three threads in turn, across reorders, with
-// the records moved by the AVX2 transposes and by the plain loops. The move lists are hashed in
+// the records moved by the AVX2 transposes and by the plain loops, and each build of the column
+// loops (scene_on_path). The move lists are hashed in
 // slot order, so the hashes of the cases that reorder changed when the reorders came to fall at
 // frame 1 too and to put the cubes that moved first (with the lists taken as sets they did not).
 static void moving_fraction_bits_pinned(void **state)
@@ -597,11 +602,11 @@ static void moving_fraction_bits_pinned(void **state)
         {CD_LAYOUT_LEVEL, 0.3, 0.0, 8, 0xbe17f3b136579ef0ULL},
         {CD_LAYOUT_GROUND, 0.7, 6.0, 0, 0x51d818caf7414688ULL},
     };
-    for (size_t k = 0; k < 2 * sizeof cases / sizeof cases[0]; ++k) {
-        size_t c = k / 2;
+    for (size_t k = 0; k < SCENE_PATHS * sizeof cases / sizeof cases[0]; ++k) {
+        size_t c = k / SCENE_PATHS;
         cd_scene_params p = family(cases[c].layout, CD_SIZE_LOGUNIFORM, cases[c].still, cases[c].sleep);
         p.cubes = 5003, p.speed = 0.5, p.spin = 0.2, p.reorder = cases[c].reorder;  // fast: walls are hit
-        cd_scene *s = scene_on_path(&p, k % 2);
+        cd_scene *s = scene_on_path(&p, (int)(k % SCENE_PATHS));
         uint64_t h = scene_hash_all(s, 0);
         for (int f = 0; f < 36; ++f) {
             cd_scene_step_threads(s, 1 + f % 3);

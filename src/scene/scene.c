@@ -69,6 +69,7 @@ cd_scene *cd_scene_create_empty(uint32_t n, double world)
     s->moved_slot = cd_alloc(n ? n * sizeof *s->moved_slot : 1);
     s->moved_flag = cd_alloc_zero((size_t)n + CD_SCENE_FLAG_PAD, 1);
     s->avx2 = CD_X86_SIMD && cd_cpu_avx2();
+    s->avx512 = CD_X86_SIMD && cd_cpu_avx512();
     s->pose_noted = cd_alloc_zero(n ? n : 1, 1);
     for (uint32_t i = 0; i < n; ++i) {
         s->pose[i].q[0] = s->tw[i] = 1.0f;
@@ -120,20 +121,36 @@ typedef struct chunk_cols {
     float c[3][CHUNK], q[4][CHUNK], h[3][CHUNK];  // pose fields
     float box[6][CHUNK];                          // lo x y z, hi x y z
     int avx2;                                     // records in and out through the AVX2 transposes
+    int isa;                                      // the column loops' build: CD_VECTOR_CALL
 } chunk_cols;
 
-// Also built for AVX2 and AVX-512 (picked at load time by what the CPU has): two and four times the
-// lanes, same results, since -ffp-contract=off keeps FMA out of every build.
-#ifndef CD_VECTOR_CLONES
-#define CD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+// The column loops below (bounds, move, turn) are written once as inlined bodies and built three
+// times: for AVX-512 and AVX2 (two and four times the lanes) and for baseline x86-64, with the same
+// results, since -ffp-contract=off keeps FMA out of every build. chunk_cols.isa picks one: 2, 1 or
+// 0 from the scene's avx512 and avx2, which cd_cpu_avx512() and cd_cpu_avx2() set when the scene
+// is made, so CDLAB_NO_AVX512 and CDLAB_NO_AVX2 choose the narrower builds on any machine and the
+// tests check each for the same bits (GCC's target_clones picked one by the CPU alone).
+enum { ISA_BASE, ISA_AVX2, ISA_AVX512 };
+#if CD_X86_SIMD
+#define CD_VECTOR_BUILDS(ret, name, params, body)                                \
+    __attribute__((target("avx512f"))) static ret name##_avx512 params { body; } \
+    __attribute__((target("avx2"))) static ret name##_avx2 params { body; }      \
+    static ret name##_base params { body; }
+#define CD_VECTOR_CALL(isa, name, args) \
+    ((isa) == ISA_AVX512 ? name##_avx512 args : (isa) == ISA_AVX2 ? name##_avx2 args : name##_base args)
+#else
+#define CD_VECTOR_BUILDS(ret, name, params, body) \
+    static ret name##_base params { body; }
+#define CD_VECTOR_CALL(isa, name, args) ((void)(isa), name##_base args)
 #endif
+#define CD_VECTOR_BODY __attribute__((always_inline)) static inline
 
 // Boxes of the chunk's n cubes. The radius r = Σ|a_j[k]|·h_j is rounded at most 5 times, so
 // (1 + 8·DBL_EPSILON)·r bounds it, and 4·DBL_EPSILON·|c| covers corners computed as
 // cd_obb_corners rounds them (as in cd_obb_aabb). c ± r is rounded to nearest once more; the
 // float strictly below (above) that double is at least a double ulp away from it, which covers
 // that last rounding, so the float box contains the double box exactly.
-CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
+CD_VECTOR_BODY void bounds_cols_body(chunk_cols *restrict k, uint32_t n)
 {
     for (uint32_t i = 0; i < n; ++i) {
         cd_mat3 a = cd_quat_axes(k->q[0][i], k->q[1][i], k->q[2][i], k->q[3][i]);
@@ -161,7 +178,7 @@ CD_VECTOR_CLONES static void bounds_cols(chunk_cols *restrict k, uint32_t n)
 // Returns 0 when some quaternion's norm is out of that range: the chunk's boxes are then the
 // double path's to redo. Float halves the bytes and doubles the lanes of the double bounds, for
 // about 0.02 % more candidates from the wider margins.
-CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n)
+CD_VECTOR_BODY int bounds_cols_float_body(chunk_cols *restrict k, uint32_t n)
 {
     int out_of_range = 0;
     for (uint32_t i = 0; i < n; ++i) {
@@ -185,10 +202,13 @@ CD_VECTOR_CLONES static int bounds_cols_float(chunk_cols *restrict k, uint32_t n
     return !out_of_range;
 }
 
+CD_VECTOR_BUILDS(void, bounds_cols, (chunk_cols *restrict k, uint32_t n), bounds_cols_body(k, n))
+CD_VECTOR_BUILDS(int, bounds_cols_float, (chunk_cols *restrict k, uint32_t n), return bounds_cols_float_body(k, n))
+
 // The chunk's boxes: in float where its rotations allow, else in double.
 static void chunk_bounds(chunk_cols *k, uint32_t n)
 {
-    if (!bounds_cols_float(k, n)) bounds_cols(k, n);
+    if (!CD_VECTOR_CALL(k->isa, bounds_cols_float, (k, n))) CD_VECTOR_CALL(k->isa, bounds_cols, (k, n));
 }
 
 // Reflect coordinate x with velocity v at walls 0 and L: the centre bounces, so a cube may poke
@@ -205,7 +225,7 @@ static void chunk_bounds(chunk_cols *k, uint32_t n)
 // Centres move and bounce; one axis per call. The velocities are stored only when a cube of the
 // chunk bounces (rarely: a cube crosses the world in thousands of frames), so their lines stay
 // clean and are not written back to memory every frame.
-CD_VECTOR_CLONES static void move_axis(float *restrict c, float *restrict v, uint32_t n, float L)
+CD_VECTOR_BODY void move_axis_body(float *restrict c, float *restrict v, uint32_t n, float L)
 {
     int bounce = 0;
     for (uint32_t i = 0; i < n; ++i) {
@@ -220,8 +240,8 @@ CD_VECTOR_CLONES static void move_axis(float *restrict c, float *restrict v, uin
 }
 
 // q ← normalise(turn · q) in float.
-CD_VECTOR_CLONES static void turn_cols(float (*restrict q)[CHUNK], const float *restrict tw, const float *restrict tx,
-                                       const float *restrict ty, const float *restrict tz, uint32_t n)
+CD_VECTOR_BODY void turn_cols_body(float (*restrict q)[CHUNK], const float *restrict tw, const float *restrict tx,
+                                   const float *restrict ty, const float *restrict tz, uint32_t n)
 {
     float *restrict qw = q[0], *restrict qx = q[1], *restrict qy = q[2], *restrict qz = q[3];
     for (uint32_t i = 0; i < n; ++i) {
@@ -233,6 +253,13 @@ CD_VECTOR_CLONES static void turn_cols(float (*restrict q)[CHUNK], const float *
         qw[i] = w * inv, qx[i] = x * inv, qy[i] = y * inv, qz[i] = z * inv;
     }
 }
+
+CD_VECTOR_BUILDS(void, move_axis, (float *restrict c, float *restrict v, uint32_t n, float L),
+                 move_axis_body(c, v, n, L))
+CD_VECTOR_BUILDS(void, turn_cols,
+                 (float (*restrict q)[CHUNK], const float *restrict tw, const float *restrict tx,
+                  const float *restrict ty, const float *restrict tz, uint32_t n),
+                 turn_cols_body(q, tw, tx, ty, tz, n))
 
 // Records and columns. A plain loop between them moves one float at a time (at 100 000 cubes the
 // box and pose stores alone took about half of the motion step); with AVX2 eight records at a
@@ -433,7 +460,7 @@ static void publish_moves(cd_scene *s, uint32_t moved, int known)
 void cd_scene_refresh(cd_scene *s)
 {
     chunk_cols k;
-    k.avx2 = s->avx2;
+    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
     cd_aabbf box[CHUNK];
     uint32_t moved = 0;
     for (uint32_t b = 0; b < s->count; b += CHUNK) {
@@ -451,7 +478,7 @@ void cd_scene_refresh(cd_scene *s)
 void cd_scene_refresh_noted(cd_scene *s)
 {
     chunk_cols k;
-    k.avx2 = s->avx2;
+    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
     cd_aabbf box[CHUNK];
     uint32_t m = 0;
     for (uint32_t i = 0; i < s->count; ++i) {  // the noted slots, in slot order
@@ -545,7 +572,7 @@ static void prefetch_movers(const cd_scene *s, const uint32_t *mover, uint32_t n
 static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32_t *list, float L)
 {
     chunk_cols k;
-    k.avx2 = s->avx2;
+    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
     cd_aabbf box[CHUNK];
     float v[3][CHUNK], t[4][CHUNK];
     uint32_t at[CHUNK];
@@ -574,13 +601,13 @@ static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32
         for (int a = 0; a < 3; ++a) {
             float was[CHUNK];
             memcpy(was, v[a], m * sizeof *was);
-            move_axis(k.c[a], v[a], m, L);
+            CD_VECTOR_CALL(k.isa, move_axis, (k.c[a], v[a], m, L));
             if (memcmp(was, v[a], m * sizeof *was) == 0) continue;  // no wall this frame
             for (uint32_t i = 0; i < m; ++i)
                 s->mover_motion[(size_t)MOTION_FLOATS * mover[b + i] + (uint32_t)a] = v[a][i];
             for (uint32_t i = 0; i < m; ++i) vel[a][at[i]] = v[a][i];
         }
-        turn_cols(k.q, t[0], t[1], t[2], t[3], m);
+        CD_VECTOR_CALL(k.isa, turn_cols, (k.q, t[0], t[1], t[2], t[3], m));
         chunk_bounds(&k, m);
         poses_out(pose, by, &k, m);
         if (run) {
@@ -709,16 +736,16 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
     if (s->state) return step_range_movers(s, first, end, L);
     uint32_t moved = 0;
     chunk_cols k;
-    k.avx2 = s->avx2;
+    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
     cd_aabbf box[CHUNK];
     cd_posef pose[CHUNK];
     for (uint32_t b = first; b < end; b += CHUNK) {
         uint32_t n = end - b < CHUNK ? end - b : CHUNK;
         poses_in(s->pose + b, NULL, n, &k);
-        move_axis(k.c[0], s->vx + b, n, L);
-        move_axis(k.c[1], s->vy + b, n, L);
-        move_axis(k.c[2], s->vz + b, n, L);
-        turn_cols(k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n);
+        CD_VECTOR_CALL(k.isa, move_axis, (k.c[0], s->vx + b, n, L));
+        CD_VECTOR_CALL(k.isa, move_axis, (k.c[1], s->vy + b, n, L));
+        CD_VECTOR_CALL(k.isa, move_axis, (k.c[2], s->vz + b, n, L));
+        CD_VECTOR_CALL(k.isa, turn_cols, (k.q, s->tw + b, s->tx + b, s->ty + b, s->tz + b, n));
         chunk_bounds(&k, n);
         boxes_out(box, &k, n);
         poses_out(stream ? pose : s->pose + b, NULL, &k, n);

@@ -32,8 +32,9 @@
 /// incompatibly (cd_plugin, cd_broad_method, cd_scene, cd_bvh_variant and what they point to).
 /// 2: cd_broad_method.cells; 3: methods and variants declare their parameters (cd_param_spec
 /// tables; create gets cd_params and the thread count), the plugin reports its build; 4:
-/// cd_scene's move list names poses too (pose_noted), cd_broad_method.update_coherent.
-#define CD_PLUGIN_ABI 4
+/// cd_scene's move list names poses too (pose_noted), cd_broad_method.update_coherent; 5:
+/// cd_scene.avx512 (the motion step's column loops chosen by the switches).
+#define CD_PLUGIN_ABI 5
 /// The exported entry point's name.
 #define CD_PLUGIN_ENTRY "cdlab_plugin_v1"
 

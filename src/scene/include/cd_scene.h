@@ -103,8 +103,11 @@ typedef struct cd_scene {
     uint64_t awake_for;
     /// The motion step moves records in and out of its columns through the AVX2 transposes
     /// (cd_cpu_avx2() when the scene was made: CDLAB_NO_AVX2 selects the plain loops, same bits).
-    /// Its column loops are built for AVX-512, AVX2 and SSE2 and picked by the CPU alone.
     int avx2;
+    /// Its column loops (move, turn, bounds) are built for AVX-512, AVX2 and baseline x86-64: the
+    /// AVX-512 build where cd_cpu_avx512() said so when the scene was made (CDLAB_NO_AVX512 off),
+    /// else the AVX2 build where avx2, else the baseline one; all three give the same bits.
+    int avx512;
     int movers_stale;
     double sleep;         ///< mean frames of a wake or rest period; 0: moving cubes never rest
     uint64_t sleep_seed;  ///< seed of the wake and rest periods
