@@ -561,24 +561,12 @@ __attribute__((target("avx2,popcnt"))) static void count_share_avx2(grid_multi *
     if (id < i1) count_share(g, s, id, i1, gone, app, bigs, todo, ntodo);
 }
 
-// Lane indices of the set bits of a 4-bit mask n, one byte each in order, the unused bytes 0.
-#define GM_NIBBLE_LANES(n)    \
-    ((n) == 2    ? 0x1u       \
-     : (n) == 3  ? 0x100u     \
-     : (n) == 4  ? 0x2u       \
-     : (n) == 5  ? 0x200u     \
-     : (n) == 6  ? 0x201u     \
-     : (n) == 7  ? 0x20100u   \
-     : (n) == 8  ? 0x3u       \
-     : (n) == 9  ? 0x300u     \
-     : (n) == 10 ? 0x301u     \
-     : (n) == 11 ? 0x30100u   \
-     : (n) == 12 ? 0x302u     \
-     : (n) == 13 ? 0x30200u   \
-     : (n) == 14 ? 0x30201u   \
-     : (n) == 15 ? 0x3020100u \
-                 : 0x0u)
+// Lane indices of the set bits of a 4-bit mask n, one byte each in order, the unused bytes 0: lane
+// j (set) goes to the byte numbered by the set bits below it (lane 0 adds 0 wherever it lands).
 #define GM_NIBBLE_COUNT(n) (((n)&1) + ((n) >> 1 & 1) + ((n) >> 2 & 1) + ((n) >> 3 & 1))
+#define GM_NIBBLE_LANES(n)                                                                                \
+    (((n) >> 1 & 1u) << 8 * GM_NIBBLE_COUNT((n)&1) | ((n) >> 2 & 1u) * 2u << 8 * GM_NIBBLE_COUNT((n)&3) | \
+     ((n) >> 3 & 1u) * 3u << 8 * GM_NIBBLE_COUNT((n)&7))
 // The same for an 8-bit mask b: the low nibble's lanes, then the high nibble's (+4) after them; the
 // bytes past the count are 4 or 0 (any lanes for a permute). A constant table: nothing to fill
 // before the first frame, whoever links this file.
