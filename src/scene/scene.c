@@ -205,6 +205,13 @@ CD_VECTOR_BODY int bounds_cols_float_body(chunk_cols *restrict k, uint32_t n)
 CD_VECTOR_BUILDS(void, bounds_cols, (chunk_cols *restrict k, uint32_t n), bounds_cols_body(k, n))
 CD_VECTOR_BUILDS(int, bounds_cols_float, (chunk_cols *restrict k, uint32_t n), return bounds_cols_float_body(k, n))
 
+// The SIMD paths of the scene's chunks: the AVX2 transposes and the column loops' build.
+static inline void chunk_paths(chunk_cols *k, const cd_scene *s)
+{
+    k->avx2 = s->avx2;
+    k->isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
+}
+
 // The chunk's boxes: in float where its rotations allow, else in double.
 static void chunk_bounds(chunk_cols *k, uint32_t n)
 {
@@ -460,7 +467,7 @@ static void publish_moves(cd_scene *s, uint32_t moved, int known)
 void cd_scene_refresh(cd_scene *s)
 {
     chunk_cols k;
-    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
+    chunk_paths(&k, s);
     cd_aabbf box[CHUNK];
     uint32_t moved = 0;
     for (uint32_t b = 0; b < s->count; b += CHUNK) {
@@ -478,7 +485,7 @@ void cd_scene_refresh(cd_scene *s)
 void cd_scene_refresh_noted(cd_scene *s)
 {
     chunk_cols k;
-    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
+    chunk_paths(&k, s);
     cd_aabbf box[CHUNK];
     uint32_t m = 0;
     for (uint32_t i = 0; i < s->count; ++i) {  // the noted slots, in slot order
@@ -572,7 +579,7 @@ static void prefetch_movers(const cd_scene *s, const uint32_t *mover, uint32_t n
 static uint32_t step_list(cd_scene *s, const uint32_t *mover, uint32_t n, uint32_t *list, float L)
 {
     chunk_cols k;
-    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
+    chunk_paths(&k, s);
     cd_aabbf box[CHUNK];
     float v[3][CHUNK], t[4][CHUNK];
     uint32_t at[CHUNK];
@@ -736,7 +743,7 @@ static uint32_t step_range(cd_scene *s, uint32_t first, uint32_t end, int stream
     if (s->state) return step_range_movers(s, first, end, L);
     uint32_t moved = 0;
     chunk_cols k;
-    k.avx2 = s->avx2, k.isa = s->avx512 ? ISA_AVX512 : s->avx2 ? ISA_AVX2 : ISA_BASE;
+    chunk_paths(&k, s);
     cd_aabbf box[CHUNK];
     cd_posef pose[CHUNK];
     for (uint32_t b = first; b < end; b += CHUNK) {
