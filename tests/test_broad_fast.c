@@ -711,7 +711,7 @@ static void dtree_stays_compact_beside_slabs(void **state)
     sp.cubes = 20000, sp.layout = CD_LAYOUT_LEVEL, sp.speed = 0.3;
     cd_scene *s = cd_scene_create(&sp);
     coherent_run r = coherent_run_open("dtree", s);
-    for (int f = 0; f < 8; ++f) {
+    for (int f = 0; f < 20; ++f) {  // the slabs rest: after 16 frames they go to the static tree
         if (f) cd_scene_step(s);
         coherent_run_frame(&r, s, "dtree beside slabs: threads keep the order");
     }
