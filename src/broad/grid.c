@@ -5,8 +5,11 @@
 // one apart on y and on z: each row is swept against itself and its 4 "forward" neighbour rows
 // (a half neighbourhood), which finds every overlapping pair exactly once. Within a pair of rows
 // the x order bounds the window to test: q can reach p only if q.lo.x ≥ p.lo.x − limit. Boxes
-// larger than a cell ("big": only when cell_size is set, or when a few outliers are far above the
-// mean size) are compared with every box by a linear scan, again once per pair.
+// larger than a cell ("big": only when cell_size is set, or when some boxes are more than twice
+// the mean size) are in no row: each is tested against the small boxes of the rows it reaches
+// and, sorted by lo.x among themselves, against the big boxes after it that start within its x
+// range; again once per pair. Before, each big box was tested against every box: at 100 000 cubes
+// of log-uniform sizes 1-20, a seventh of them big, that took 2.9 s a frame.
 //
 // Rows are f(v) = clamp(floor(v / cell), 0, dim − 1) per axis over the world box. The clamp is
 // monotone and never widens a gap, so boxes beyond the walls (anywhere at all) land in border
@@ -32,6 +35,9 @@
 // x window uses the same slack for the rounding of lo.x − limit.
 #define GRID_MARGIN 1e-6
 enum { GRID_MAX_ROWS_PER_OBJECT = 4, GRID_MIN_ROWS = 1024, GRID_MAX_DIM = 1 << 15, GRID_LANES = CD_ROW_LANES };
+// A big box queries the rows it reaches (a binary search and a window each) where they number
+// fewer than the small boxes over this, else it scans every small box.
+enum { GRID_BIG_ROW_COST = 8 };
 
 typedef struct grid {
     double cell_param;      // requested cell side; 0 = auto
@@ -212,6 +218,10 @@ static void grid_update(void *self, const cd_scene *s)
 #pragma omp for schedule(static)
         for (size_t r = 0; r < g->nrows; ++r) cd_row_sort(&g->e, g->start[r], g->start[r + 1] - g->start[r]);
     }
+    if (g->ordered)  // the big boxes by lo.x, for their sweep among themselves
+        cd_row_sort(&g->e, g->nsmall, g->nbig);
+    else
+        cd_row_sort_fresh(&g->e, g->nsmall, g->nbig);
     g->ordered = 1;
 }
 
@@ -303,6 +313,42 @@ static uint64_t test_span(const grid *g, uint32_t p, uint32_t q0, uint32_t q1, c
     return q1 > q0 ? q1 - q0 : 0;
 }
 
+// Big box p against the small boxes: those of the rows its box reaches, each from the first slot
+// whose lo.x reaches p's x range, or every small box where those rows would cost more. A small box
+// q that overlaps p has q.lo ≥ p.lo − cell on every axis (its extent is within the limit, and the
+// cell carries the margin), so its row lies in the rectangle of cell_coord(p.lo − cell) to
+// cell_coord(p.hi) on y and z (the map is monotone), and in its row it starts at or after the
+// first slot with lo.x ≥ p.lo.x − cell (rows are sorted by lo.x); test_blocks stops past p's hi.x.
+// Each small box is in one row, so each pair comes once.
+static uint64_t big_against_rows(const grid *g, uint32_t p, cd_pair_sink *sink)
+{
+    cd_row_probe a = cd_row_probe_of(&g->e, p);
+    uint32_t lo[2], hi[2];
+    for (int k = 0; k < 2; ++k) {
+        lo[k] = cell_coord((double)cd_float_below((double)a.lo[k + 1] - g->cell), g->inv_cell, g->dim[k]);
+        hi[k] = cell_coord((double)a.hi[k + 1], g->inv_cell, g->dim[k]);
+    }
+    uint64_t rows = (uint64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1);
+    if (rows * GRID_BIG_ROW_COST >= g->nsmall) return test_span(g, p, 0, g->nsmall, sink);
+    float from = cd_float_below((double)a.lo[0] - g->cell);
+    const float *x = g->e.lo[0];
+    uint64_t tests = 0;
+    for (uint32_t z = lo[1]; z <= hi[1]; ++z)
+        for (uint32_t y = lo[0]; y <= hi[0]; ++y) {
+            size_t r = (size_t)z * g->dim[0] + y;
+            uint32_t q = g->start[r], e = g->start[r + 1];
+            while (q < e) {  // the first slot with lo.x ≥ from
+                uint32_t mid = q + (e - q) / 2;
+                if (x[mid] < from)
+                    q = mid + 1;
+                else
+                    e = mid;
+            }
+            if (q < g->start[r + 1]) tests += test_blocks(g, &a, q, g->start[r + 1], sink);
+        }
+    return tests;
+}
+
 // Part `part` of `parts`: a contiguous range of rows, and every parts-th big box.
 static void grid_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
                                  cd_broad_stats *st)
@@ -311,10 +357,15 @@ static void grid_candidates_part(void *self, const cd_scene *s, uint32_t part, u
     grid *g = self;
     size_t r0 = g->nrows * part / parts, r1 = g->nrows * (part + 1) / parts;
     uint64_t tests = sweep_rows(g, r0, r1, sink);
-    // Big boxes against every small box, and against the bigs after them.
-    for (uint32_t p = g->nsmall + part; p < g->nsmall + g->nbig; p += parts) {
-        tests += test_span(g, p, 0, g->nsmall, sink);
-        tests += test_span(g, p, p + 1, g->nsmall + g->nbig, sink);
+    // Big boxes against the small boxes of the rows they reach, and against the bigs after them
+    // in lo.x order (grid_update sorts them) while those start within their x range.
+    uint32_t end = g->nsmall + g->nbig;
+    for (uint32_t p = g->nsmall + part; p < end; p += parts) {
+        tests += big_against_rows(g, p, sink);
+        if (p + 1 < end) {
+            cd_row_probe a = cd_row_probe_of(&g->e, p);
+            tests += test_blocks(g, &a, p + 1, end, sink);
+        }
     }
     st->bv_tests += tests;
 }
@@ -332,7 +383,7 @@ static void grid_shape_stats(void *self, cd_broad_stats *st)
                 g->col_cap * sizeof *g->col + g->id_cap * sizeof *g->e.id + g->next_cap * sizeof *g->next;
     st->max_per_node = g->max_per_row;
     st->per_level[0] = g->nsmall;  // objects in rows
-    st->per_level[1] = g->nbig;    // objects scanned linearly
+    st->per_level[1] = g->nbig;    // big objects: in no row
 }
 
 // Each row holding a small box: its (y, z) cell (border rows reach as far as their boxes do) over
@@ -363,7 +414,7 @@ static void grid_cells(void *self, const cd_scene *s, cd_broad_cell_fn each, voi
 const cd_broad_method cd_broad_grid = {
     .name = "grid",
     .description = "uniform grid of rows on low corners (y, z cells, each row swept along x), cell from the object "
-                   "extents (or cell_size); bigger boxes scanned",
+                   "extents (or cell_size); bigger boxes query the rows they reach",
     .params = grid_params,
     .param_count = sizeof grid_params / sizeof grid_params[0],
     .create = grid_create,
