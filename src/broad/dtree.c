@@ -354,11 +354,7 @@ static uint64_t tree_query(const dt_tree *t, const float lo[3], const float hi[3
 // same on every run.
 static inline uint64_t axis_key(const dt_node *n, int a, uint32_t k)
 {
-    float c = n->lo[a] + n->hi[a];
-    uint32_t u;
-    memcpy(&u, &c, sizeof u);
-    u ^= (u >> 31) ? 0xFFFFFFFFu : 0x80000000u;
-    return (uint64_t)u << 32 | k;
+    return (uint64_t)float_order_key(n->lo[a] + n->hi[a]) << 32 | k;
 }
 
 static inline uint32_t item_node(const dt_item *it) { return (uint32_t)it->key[0]; }

@@ -41,6 +41,16 @@ static inline int id_box_overlap(const id_box *a, const id_box *b)
            a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
 }
 
+/// f mapped to an unsigned integer in the same order (the sign bit flipped for positive floats, every
+/// bit for negative ones), so integer compares and radix sorts order floats: −0 sorts just below +0,
+/// and a NaN by its bits.
+static inline uint32_t float_order_key(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u ^ ((uint32_t) - (int32_t)(u >> 31) | 0x80000000u);
+}
+
 /// Largest extent of a scene box, in double (float differences would round).
 static inline double aabbf_max_extent(const cd_aabbf *b)
 {
@@ -50,7 +60,7 @@ static inline double aabbf_max_extent(const cd_aabbf *b)
 }
 
 /// Boxes larger than this many times the mean extent count as outliers ("big") for grid, which
-/// scans them linearly instead of coarsening its cells.
+/// keeps them out of its rows (each queries the rows it reaches) instead of coarsening its cells.
 #define CELL_OUTLIER 2.0
 
 /// grid's small-box limit: `requested` when > 0, else the largest box extent but at

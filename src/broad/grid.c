@@ -313,16 +313,16 @@ static uint64_t test_span(const grid *g, uint32_t p, uint32_t q0, uint32_t q1, c
     return q1 > q0 ? q1 - q0 : 0;
 }
 
-// Big box p against the small boxes: those of the rows its box reaches, each from the first slot
+// Big box p (its probe pa) against the small boxes: those of the rows its box reaches, each from the first slot
 // whose lo.x reaches p's x range, or every small box where those rows would cost more. A small box
 // q that overlaps p has q.lo ≥ p.lo − cell on every axis (its extent is within the limit, and the
 // cell carries the margin), so its row lies in the rectangle of cell_coord(p.lo − cell) to
 // cell_coord(p.hi) on y and z (the map is monotone), and in its row it starts at or after the
 // first slot with lo.x ≥ p.lo.x − cell (rows are sorted by lo.x); test_blocks stops past p's hi.x.
 // Each small box is in one row, so each pair comes once.
-static uint64_t big_against_rows(const grid *g, uint32_t p, cd_pair_sink *sink)
+static uint64_t big_against_rows(const grid *g, uint32_t p, const cd_row_probe *pa, cd_pair_sink *sink)
 {
-    cd_row_probe a = cd_row_probe_of(&g->e, p);
+    const cd_row_probe a = *pa;
     uint32_t lo[2], hi[2];
     for (int k = 0; k < 2; ++k) {
         lo[k] = cell_coord((double)cd_float_below((double)a.lo[k + 1] - g->cell), g->inv_cell, g->dim[k]);
@@ -361,11 +361,9 @@ static void grid_candidates_part(void *self, const cd_scene *s, uint32_t part, u
     // in lo.x order (grid_update sorts them) while those start within their x range.
     uint32_t end = g->nsmall + g->nbig;
     for (uint32_t p = g->nsmall + part; p < end; p += parts) {
-        tests += big_against_rows(g, p, sink);
-        if (p + 1 < end) {
-            cd_row_probe a = cd_row_probe_of(&g->e, p);
-            tests += test_blocks(g, &a, p + 1, end, sink);
-        }
+        cd_row_probe a = cd_row_probe_of(&g->e, p);
+        tests += big_against_rows(g, p, &a, sink);
+        if (p + 1 < end) tests += test_blocks(g, &a, p + 1, end, sink);
     }
     st->bv_tests += tests;
 }

@@ -108,18 +108,11 @@ static int spread_axis(const double sum[3], const double sum2[3], uint32_t n, in
     return best;
 }
 
-static inline uint32_t float_sort_key(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u ^ ((uint32_t) - (int32_t)(u >> 31) | 0x80000000u);
-}
-
 static void sort_radix(sap *m, const cd_scene *s, int axis)
 {
     uint32_t n = s->count;
     for (uint32_t i = 0; i < n; ++i) {
-        m->key[i] = float_sort_key(s->box[i].lo[axis]);
+        m->key[i] = float_order_key(s->box[i].lo[axis]);
         m->order[i] = i;
     }
     cd_radix_sort_u32(m->key, m->order, m->tmp_key, m->tmp_id, n);

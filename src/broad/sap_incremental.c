@@ -95,10 +95,7 @@ typedef struct sap_incremental {
 
 static inline uint32_t float_key(float f)
 {
-    f += 0.0f;  // −0 → +0, so −0 and +0 tie as the comparison of floats says
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u ^ ((uint32_t) - (int32_t)(u >> 31) | 0x80000000u);
+    return float_order_key(f + 0.0f);  // −0 → +0, so −0 and +0 tie as the comparison of floats says
 }
 
 static inline float key_float(uint32_t k)
