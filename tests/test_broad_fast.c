@@ -275,6 +275,10 @@ static void threads_give_identical_pairs_in_identical_order(void **state)
     threads_identical("grid_multi", 0);
     threads_identical("lbvh", 0);
     threads_identical("sap_incremental", 0);
+    threads_identical("sap", 0);
+    threads_identical("octree", 0);
+    threads_identical("loose_octree", 0);
+    threads_identical("dtree", 0);
 }
 
 // The same on scenes that reorder their slots every other frame: the pairs name cubes, so they
@@ -287,6 +291,9 @@ static void threads_identical_on_reordering_scenes(void **state)
     threads_identical("lbvh", 2);
     threads_identical("lbvh_refit", 2);
     threads_identical("sap_incremental", 2);
+    threads_identical("sap_insertion", 2);
+    threads_identical("octree", 2);
+    threads_identical("loose_octree", 2);
 }
 
 // grid_multi's paths — AVX-512 and AVX2 (row map, placement of kept boxes, row sweep) and their

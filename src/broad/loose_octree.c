@@ -117,12 +117,13 @@ static void loose_update(void *self, const cd_scene *s)
 
 const cd_broad_method cd_broad_loose_octree = {
     .name = "loose_octree",
-    .description = "loose octree, placement by centre and size",
+    .description = "loose octree, placement by centre and size; pair search threaded",
     .params = loose_params,
     .param_count = sizeof loose_params / sizeof loose_params[0],
     .create = loose_create,
     .update = loose_update,
     .candidates = cd_otree_method_candidates,
+    .candidates_part = cd_otree_method_candidates_part,
     .remap = cd_otree_method_remap,
     .shape_stats = cd_otree_method_shape_stats,
     .cells = cd_otree_method_cells,

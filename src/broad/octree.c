@@ -119,12 +119,13 @@ static void octree_update(void *self, const cd_scene *s)
 
 const cd_broad_method cd_broad_octree = {
     .name = "octree",
-    .description = "strict octree, straddling insertion by OBB world radius",
+    .description = "strict octree, straddling insertion by OBB world radius; pair search threaded",
     .params = octree_params,
     .param_count = sizeof octree_params / sizeof octree_params[0],
     .create = octree_create,
     .update = octree_update,
     .candidates = cd_otree_method_candidates,
+    .candidates_part = cd_otree_method_candidates_part,
     .remap = cd_otree_method_remap,
     .shape_stats = cd_otree_method_shape_stats,
     .cells = cd_otree_method_cells,

@@ -245,13 +245,14 @@ typedef struct query {
     int overflow;  ///< the list filled up: the caller falls back to one traversal per object
 } query;
 
-// Every pair of objects stored at node k, by a sweep along x over the sorted run.
-static void sweep_node(query *q, uint32_t k)
+// Every pair of objects stored at node k whose first item (in the run's x order) is one of items
+// [i0, i1), by a sweep along x over the sorted run.
+static void sweep_node(query *q, uint32_t k, uint32_t i0, uint32_t i1)
 {
     const cd_otree *t = q->t;
     const cd_aabb *box = t->item_box;
     uint32_t end = t->node[k].first + t->node[k].count;
-    for (uint32_t i = t->node[k].first; i < end; ++i) {
+    for (uint32_t i = i0; i < i1; ++i) {
         const cd_aabb a = box[i];
         for (uint32_t j = i + 1; j < end && box[j].lo.x <= a.hi.x; ++j) {
             q->bv++;
@@ -372,19 +373,18 @@ static void query_loose(query *q, uint32_t n, const uint32_t *path, const cd_aab
     }
 }
 
-// Loose tree: the partners of node k's objects: the same traversal as one object's, run once with the union
-// of k's boxes to collect the nodes, then each object tests only those nodes whose bounds it meets.
-// Every node an object's own traversal would test has bounds meeting the object, hence the union,
-// so the collected list holds it: the pair set is the same, the tree is walked once per node.
-// A list that overflows (large union: upper levels, big objects) falls back to per-object walks.
-static void query_node(query *q, uint32_t k, const uint32_t *path)
+// Loose tree: the partners of node k's objects [i0, i1) (items of k's run): the same traversal as
+// one object's, run once with the union of their boxes to collect the nodes, then each object
+// tests only those nodes whose bounds it meets. Every node an object's own traversal would test has
+// bounds meeting the object, hence the union, so the collected list holds it: the pair set is the
+// same, the tree is walked once per node (per part of the node's run in a threaded frame). A list
+// that overflows (large union: upper levels, big objects) falls back to per-object walks.
+static void query_node(query *q, uint32_t k, const uint32_t *path, uint32_t i0, uint32_t end)
 {
     const cd_otree *t = q->t;
-    const cd_otree_node *nd = &t->node[k];
-    uint32_t end = nd->first + nd->count;
-    if (nd->count >= 2) {
-        cd_aabb u = t->item_box[nd->first];
-        for (uint32_t j = nd->first + 1; j < end; ++j) u = box_union(u, &t->item_box[j]);
+    if (end - i0 >= 2) {
+        cd_aabb u = t->item_box[i0];
+        for (uint32_t j = i0 + 1; j < end; ++j) u = box_union(u, &t->item_box[j]);
         uint32_t list[LIST];
         q->list = list;
         q->list_n = 0;
@@ -393,7 +393,7 @@ static void query_node(query *q, uint32_t k, const uint32_t *path)
         query_loose(q, k, path, &u, UINT32_MAX);
         q->list = NULL;
         if (!q->overflow) {
-            for (uint32_t j = nd->first; j < end; ++j)
+            for (uint32_t j = i0; j < end; ++j)
                 for (uint32_t i = 0; i < q->list_n; ++i) {
                     q->bv++;
                     if (cd_aabb_aabb_overlap(&t->item_box[j], &t->node[list[i]].sub))
@@ -403,33 +403,48 @@ static void query_node(query *q, uint32_t k, const uint32_t *path)
         }
         q->overflow = 0;
     }
-    for (uint32_t j = nd->first; j < end; ++j) query_loose(q, k, path, &t->item_box[j], t->item_obj[j]);
+    for (uint32_t j = i0; j < end; ++j) query_loose(q, k, path, &t->item_box[j], t->item_obj[j]);
 }
 
-void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st)
+// The pairs whose reporting object is one of items [i0, i1) (the item arrays run node by node):
+// each node's share of the range swept against its run, then queried against the nodes it may
+// meet. Every pair has one reporting item (the first of the two in a shared run; the ancestor's,
+// or the lower node's in a loose tree), so disjoint ranges report disjoint pair sets.
+static void pairs_of_items(const cd_otree *t, uint32_t i0, uint32_t i1, cd_pair_sink *sink, cd_broad_stats *st)
 {
     query q = {t, sink, 0, NULL, 0, 0, 0};
     uint32_t path[CD_OTREE_MAX_DEPTH + 2];
-    for (uint32_t k = 0; k < t->nodes; ++k) {
+    // The first node whose run ends after i0 (the runs' ends do not decrease with the node index).
+    uint32_t k0 = 0, hi = (uint32_t)t->nodes;
+    while (k0 < hi) {
+        uint32_t m = k0 + (hi - k0) / 2;
+        if (t->node[m].first + t->node[m].count <= i0)
+            k0 = m + 1;
+        else
+            hi = m;
+    }
+    for (uint32_t k = k0; k < t->nodes && t->node[k].first < i1; ++k) {
         const cd_otree_node *nd = &t->node[k];
         if (nd->count == 0) continue;
-        sweep_node(&q, k);
+        uint32_t j0 = nd->first > i0 ? nd->first : i0, end = nd->first + nd->count, j1 = end < i1 ? end : i1;
+        sweep_node(&q, k, j0, j1);
         if (t->loose) {
             uint32_t lvl = t->cell[k].level;
             for (uint32_t a = k, l = lvl;; a = t->cell[a].parent, --l) {
                 path[l] = a;
                 if (l == 0) break;
             }
-            query_node(&q, k, path);
+            query_node(&q, k, path, j0, j1);
         } else if (nd->kids) {
             // Strict tree: each object's own walk is already narrow (push_kids), and collecting
             // measured slower, so walk per object.
-            for (uint32_t j = nd->first; j < nd->first + nd->count; ++j)
-                query_subtree(&q, k, &t->item_box[j], t->item_obj[j]);
+            for (uint32_t j = j0; j < j1; ++j) query_subtree(&q, k, &t->item_box[j], t->item_obj[j]);
         }
     }
     st->bv_tests += q.bv;
 }
+
+void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st) { pairs_of_items(t, 0, t->n, sink, st); }
 
 void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st)
 {
@@ -451,6 +466,15 @@ void cd_otree_method_candidates(void *self, const cd_scene *s, cd_pair_sink *sin
 {
     (void)s;
     cd_otree_pairs((const cd_otree *)self, sink, st);
+}
+
+void cd_otree_method_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                                     cd_broad_stats *st)
+{
+    (void)s;
+    const cd_otree *t = self;
+    pairs_of_items(t, (uint32_t)((uint64_t)t->n * part / parts), (uint32_t)((uint64_t)t->n * (part + 1) / parts), sink,
+                   st);
 }
 
 void cd_otree_method_remap(void *self, const cd_scene *s)

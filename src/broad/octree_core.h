@@ -83,6 +83,10 @@ void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st);
 // cd_otree, and a pointer to a struct converts to a pointer to its first member.
 /// cd_broad_method.candidates for a state that begins with a packed cd_otree.
 void cd_otree_method_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st);
+/// cd_broad_method.candidates_part: part k of the items (node by node), so the frame's threads share
+/// the pair search.
+void cd_otree_method_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                                     cd_broad_stats *st);
 /// cd_broad_method.remap for a state that begins with a cd_otree: objects keep their nodes and
 /// their places in the runs under their new slot numbers.
 void cd_otree_method_remap(void *self, const cd_scene *s);

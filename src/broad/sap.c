@@ -6,7 +6,8 @@
 //   sap_insertion  insertion sort of last frame's order (frame-to-frame coherence).
 // The radix sort is the default: it was as fast or faster from 10 000 cubes up (insertion won
 // only at about 1 000), and it has no quadratic worst case when objects move fast. The sweep
-// itself is the same code and dominates either way.
+// itself is the same code and dominates either way; it runs in parts of the sweep order on the
+// frame's threads (candidates_part), while the sort stays on one.
 #include "float_bounds.h"
 
 // Candidates are tested in chunks of 32 with a branch-free loop the compiler vectorises (checked
@@ -183,16 +184,18 @@ static void sap_update(void *self, const cd_scene *s)
     m->next_axis = spread_axis(sum, sum2, n, axis);
 }
 
-static void sap_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+// The sweep from boxes [i0, i1) of the sweep order: each box against the boxes after it that start
+// before it ends. Parts of the order are independent (a box's window reads past its part's end),
+// so each pair is found once, by the box of the two that comes first in the order.
+static uint64_t sweep_range(const sap *m, const cd_scene *s, uint32_t i0, uint32_t i1, cd_pair_sink *sink)
 {
-    sap *m = self;
     uint32_t n = m->n;
     int ax = m->axis, a1 = (ax + 1) % 3, a2 = (ax + 2) % 3;
     const float *lox = m->lo[ax], *hix = m->hi[ax];
     const float *lo1 = m->lo[a1], *hi1 = m->hi[a1], *lo2 = m->lo[a2], *hi2 = m->hi[a2];
     const uint32_t *order = m->order;
     uint64_t tests = 0;
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = i0; i < i1; ++i) {
         float hx = hix[i], l1 = lo1[i], h1 = hi1[i], l2 = lo2[i], h2 = hi2[i];
         uint32_t id = order[i];
         for (uint32_t j0 = i + 1; j0 < n; j0 += SAP_CHUNK) {
@@ -218,7 +221,22 @@ static void sap_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd
             break;
         }
     }
-    st->bv_tests += tests;
+    return tests;
+}
+
+// Part `part` of `parts`: a contiguous run of the sweep order (the frame deals the parts to its
+// threads as they come free, which evens out runs of long windows).
+static void sap_candidates_part(void *self, const cd_scene *s, uint32_t part, uint32_t parts, cd_pair_sink *sink,
+                                cd_broad_stats *st)
+{
+    const sap *m = self;
+    uint32_t i0 = (uint32_t)((uint64_t)m->n * part / parts), i1 = (uint32_t)((uint64_t)m->n * (part + 1) / parts);
+    st->bv_tests += sweep_range(m, s, i0, i1, sink);
+}
+
+static void sap_candidates(void *self, const cd_scene *s, cd_pair_sink *sink, cd_broad_stats *st)
+{
+    sap_candidates_part(self, s, 0, 1, sink, st);
 }
 
 static void sap_shape_stats(void *self, cd_broad_stats *st)
@@ -240,12 +258,13 @@ static void sap_remap(void *self, const cd_scene *s)
 
 const cd_broad_method cd_broad_sap = {
     .name = "sap",
-    .description = "sweep and prune on the widest axis, float keys radix-sorted every frame",
+    .description = "sweep and prune on the widest axis, float keys radix-sorted every frame; sweep threaded",
     .params = sap_params,
     .param_count = sizeof sap_params / sizeof sap_params[0],
     .create = sap_create_radix,
     .update = sap_update,
     .candidates = sap_candidates,
+    .candidates_part = sap_candidates_part,
     .remap = sap_remap,
     .boxes_tested = 1,
     .shape_stats = sap_shape_stats,
@@ -254,12 +273,13 @@ const cd_broad_method cd_broad_sap = {
 
 const cd_broad_method cd_broad_sap_insertion = {
     .name = "sap_insertion",
-    .description = "sweep and prune on the widest axis, insertion sort of last frame's order",
+    .description = "sweep and prune on the widest axis, insertion sort of last frame's order; sweep threaded",
     .params = sap_params,
     .param_count = sizeof sap_params / sizeof sap_params[0],
     .create = sap_create_insertion,
     .update = sap_update,
     .candidates = sap_candidates,
+    .candidates_part = sap_candidates_part,
     .remap = sap_remap,
     .boxes_tested = 1,
     .shape_stats = sap_shape_stats,
