@@ -15,6 +15,7 @@
 #include "op_count.h"
 #include "predicates.h"
 #include "tri_tri_gen.h"
+#include "tri_tri_plane.h"
 #include "test_util.h"
 
 enum { INVARIANCE_PAIRS = 120000 };
@@ -265,6 +266,53 @@ static void test_invariance(void **state)
     assert_true(hits > INVARIANCE_PAIRS / 10 && hits < INVARIANCE_PAIRS * 9 / 10);
 }
 
+// Both builds of both plane-first variants (SSE2 and AVX, CD_TRI_TRI_ENTRIES) give the same answer
+// and the same deciding branch on every pair of the invariance test's families, each also scaled
+// by a power of two and with the arguments swapped: the entry points run one build per process
+// (CDLAB_NO_AVX2 picks SSE2), and this compares them on any machine with AVX.
+static void test_builds_agree(void **state)
+{
+    (void)state;
+#if CD_TRI_TRI_AVX
+    if (!__builtin_cpu_supports("avx")) skip();
+    const cd_tri_tri_explain_fn build[2][2] = {{cd_tri_tri_build(0), cd_tri_tri_build(1)},
+                                               {cd_tri_tri_float_build(0), cd_tri_tri_float_build(1)}};
+    cd_rng r = cd_rng_make(12, CD_STREAM_TEST + 3);
+    long hits[2] = {0, 0}, why_seen[2] = {0, 0};
+    for (int n = 0; n < INVARIANCE_PAIRS; ++n) {
+        cd_triangle t[2];
+        if (n % 4 == 3) {
+            for (int k = 0; k < 2; ++k)
+                for (int i = 0; i < 3; ++i)
+                    t[k].v[i] = cd_v3(cd_rng_uniform(&r), cd_rng_uniform(&r), cd_rng_uniform(&r));
+        } else {
+            itri ia, ib;
+            itri_pair(&r, n % ITRI_FAMILIES, &ia, &ib);
+            t[0] = itri_to_tri(&ia, 1.0), t[1] = itri_to_tri(&ib, 1.0);
+        }
+        double f = ldexp(1.0, (int)cd_rng_below(&r, 121) - 60);
+        cd_triangle sc[2] = {scaled(&t[0], f), scaled(&t[1], f)};
+        const cd_triangle *pair[4][2] = {{&t[0], &t[1]}, {&t[1], &t[0]}, {&sc[0], &sc[1]}, {&sc[1], &sc[0]}};
+        for (int v = 0; v < 2; ++v)
+            for (int p = 0; p < 4; ++p) {
+                cd_tri_tri_why w0 = CD_TT_WHY_COUNT, w1 = CD_TT_WHY_COUNT;
+                int h0 = build[v][0](pair[p][0], pair[p][1], &w0), h1 = build[v][1](pair[p][0], pair[p][1], &w1);
+                if (h0 != h1 || w0 != w1)
+                    fail_msg("%s variant, pair %d (%d): SSE2 build %d (%s), AVX build %d (%s)", v ? "float" : "exact",
+                             n, p, h0, cd_tri_tri_why_name(w0), h1, cd_tri_tri_why_name(w1));
+                hits[v] += h0;
+                why_seen[v] |= 1L << w0;
+            }
+    }
+    for (int v = 0; v < 2; ++v) {  // both answers, and every generic branch, were compared
+        assert_true(hits[v] > INVARIANCE_PAIRS / 2 && hits[v] < 4L * INVARIANCE_PAIRS * 9 / 10);
+        for (int w = CD_TT_PLANE_A; w <= CD_TT_SLICES_OVERLAP; ++w) assert_true(why_seen[v] >> w & 1);
+    }
+#else
+    skip();
+#endif
+}
+
 // ---------------------------------------------------------------------------------------------
 // Counting build
 
@@ -397,7 +445,7 @@ int main(void)
         cmocka_unit_test(test_known_answers),          cmocka_unit_test(test_explain_names_branch),
         cmocka_unit_test(test_predicates_exact),       cmocka_unit_test(test_invariance),
         cmocka_unit_test(test_counting_build),         cmocka_unit_test(test_grid_of_points),
-        cmocka_unit_test(test_coplanar_lattice_limit),
+        cmocka_unit_test(test_coplanar_lattice_limit), cmocka_unit_test(test_builds_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,9 +130,10 @@ __attribute__((noinline)) static int overlap_rest(const cd_triangle *a, const cd
 }
 
 // The first plane test, inlined into both entry points (no call between the caller and the
-// common rejection), which are also built for AVX (CD_TRI_TRI_CLONES). Its values are computed as
+// common rejection), which are also built for AVX (CD_TRI_TRI_ENTRIES). Its values are computed as
 // pairs, with the plain-float twin's code (cd_tri_tri_plane.h); the rest keeps the scalar forms.
-static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
+static inline __attribute__((always_inline)) int overlap(const cd_triangle *a, const cd_triangle *b,
+                                                         cd_tri_tri_why *why)
 {
     cd_plane_eval pa;
     cd_plane_eval_packed(a, b, &pa);
@@ -143,16 +144,7 @@ static inline int overlap(const cd_triangle *a, const cd_triangle *b, cd_tri_tri
     return overlap_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2], pa.k, pa.e);
 }
 
-CD_TRI_TRI_CLONES int cd_tri_tri_overlap_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
-{
-    return overlap(a, b, why);
-}
-
-CD_TRI_TRI_CLONES int cd_tri_tri_overlap(const cd_triangle *a, const cd_triangle *b)
-{
-    cd_tri_tri_why why;
-    return overlap(a, b, &why);
-}
+CD_TRI_TRI_ENTRIES(cd_tri_tri_overlap, overlap, cd_tri_tri_build)
 
 #ifndef CD_COUNT_OPS
 const char *cd_tri_tri_why_name(cd_tri_tri_why why)

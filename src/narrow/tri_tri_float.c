@@ -131,8 +131,9 @@ __attribute__((noinline)) static int float_rest(const cd_triangle *a, const cd_t
 }
 
 // The first plane test, inlined into both entry points (built also for AVX, like the exact
-// variant's: CD_TRI_TRI_CLONES).
-static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
+// variant's: CD_TRI_TRI_ENTRIES).
+static inline __attribute__((always_inline)) int overlap_f(const cd_triangle *a, const cd_triangle *b,
+                                                           cd_tri_tri_why *why)
 {
     plane_f pa;
 #if CD_PLANE_SSE2
@@ -147,13 +148,4 @@ static inline int overlap_f(const cd_triangle *a, const cd_triangle *b, cd_tri_t
     return float_rest(a, b, why, pa.n[0], pa.n[1], pa.n[2], pa.d[0], pa.d[1], pa.d[2]);
 }
 
-CD_TRI_TRI_CLONES int cd_tri_tri_overlap_float_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)
-{
-    return overlap_f(a, b, why);
-}
-
-CD_TRI_TRI_CLONES int cd_tri_tri_overlap_float(const cd_triangle *a, const cd_triangle *b)
-{
-    cd_tri_tri_why why;
-    return overlap_f(a, b, &why);
-}
+CD_TRI_TRI_ENTRIES(cd_tri_tri_overlap_float, overlap_f, cd_tri_tri_float_build)

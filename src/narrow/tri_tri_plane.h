@@ -18,17 +18,83 @@
 #define CD_PLANE_SSE2 0
 #endif
 
-// The entry points of both plane-first variants (which inline the first plane test) are also
-// built for AVX, picked at load time: the same SSE2 operations in three-operand VEX form, which
-// needs none of the register copies that the bound's absolute values otherwise cost. Defining
-// CD_TRI_TRI_CLONES empty (-DCD_TRI_TRI_CLONES=) builds the SSE2 code alone, e.g. to test it on a
-// CPU with AVX.
-#ifndef CD_TRI_TRI_CLONES
-#if CD_PLANE_SSE2
-#define CD_TRI_TRI_CLONES __attribute__((target_clones("avx", "default")))
+// The entry points of both plane-first variants (which inline the first plane test) are built
+// twice where CD_PLANE_SSE2 holds: as SSE2 code and for AVX, whose three-operand VEX form needs
+// none of the register copies that the bound's absolute values otherwise cost. The first call of
+// an entry point picks its build for the process: AVX where cd_cpu_avx2() holds, so CDLAB_NO_AVX2
+// selects the SSE2 build on any machine. Both builds are the same IEEE operations in the same
+// order (no contraction: -ffp-contract=off, and AVX has no FMA), so they give the same answers;
+// test_narrow_tri_tri compares them on every pair it makes (cd_tri_tri_build, cd_tri_tri_float_build).
+#define CD_TRI_TRI_AVX CD_PLANE_SSE2
+
+typedef int (*cd_tri_tri_explain_fn)(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
+typedef int (*cd_tri_tri_fn)(const cd_triangle *a, const cd_triangle *b);
+
+#if CD_TRI_TRI_AVX
+#include <stdatomic.h>
+
+#include "cd_core.h"
+
+/// The exact plane-first variant's explain entry point as its AVX build (avx = 1: run it only
+/// where the CPU has AVX) or its SSE2 build (avx = 0).
+cd_tri_tri_explain_fn cd_tri_tri_build(int avx);
+/// The same for the plain-float variant.
+cd_tri_tri_explain_fn cd_tri_tri_float_build(int avx);
+
+// The entry points name(a, b) and name##_explain(a, b, why) over body (an always-inline function
+// (a, b, why) of the first plane test and the call to the rest), each in its SSE2 and AVX builds,
+// the build picked at the first call (a relaxed atomic: threads that race store the same
+// function), and build(avx) naming either explain build.
+#define CD_TRI_TRI_ENTRIES(name, body, build)                                                                \
+    static int name##_explain_sse2(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)          \
+    {                                                                                                        \
+        return body(a, b, why);                                                                              \
+    }                                                                                                        \
+    __attribute__((target("avx"))) static int name##_explain_avx(const cd_triangle *a, const cd_triangle *b, \
+                                                                 cd_tri_tri_why *why)                        \
+    {                                                                                                        \
+        return body(a, b, why);                                                                              \
+    }                                                                                                        \
+    static int name##_sse2(const cd_triangle *a, const cd_triangle *b)                                       \
+    {                                                                                                        \
+        cd_tri_tri_why why;                                                                                  \
+        return body(a, b, &why);                                                                             \
+    }                                                                                                        \
+    __attribute__((target("avx"))) static int name##_avx(const cd_triangle *a, const cd_triangle *b)         \
+    {                                                                                                        \
+        cd_tri_tri_why why;                                                                                  \
+        return body(a, b, &why);                                                                             \
+    }                                                                                                        \
+    cd_tri_tri_explain_fn build(int avx) { return avx ? name##_explain_avx : name##_explain_sse2; }          \
+    static _Atomic(cd_tri_tri_explain_fn) name##_explain_chosen;                                             \
+    static _Atomic(cd_tri_tri_fn) name##_chosen;                                                             \
+    int name##_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why)                      \
+    {                                                                                                        \
+        cd_tri_tri_explain_fn f = atomic_load_explicit(&name##_explain_chosen, memory_order_relaxed);        \
+        if (!f) {                                                                                            \
+            f = build(cd_cpu_avx2());                                                                        \
+            atomic_store_explicit(&name##_explain_chosen, f, memory_order_relaxed);                          \
+        }                                                                                                    \
+        return f(a, b, why);                                                                                 \
+    }                                                                                                        \
+    int name(const cd_triangle *a, const cd_triangle *b)                                                     \
+    {                                                                                                        \
+        cd_tri_tri_fn f = atomic_load_explicit(&name##_chosen, memory_order_relaxed);                        \
+        if (!f) {                                                                                            \
+            f = cd_cpu_avx2() ? name##_avx : name##_sse2;                                                    \
+            atomic_store_explicit(&name##_chosen, f, memory_order_relaxed);                                  \
+        }                                                                                                    \
+        return f(a, b);                                                                                      \
+    }
 #else
-#define CD_TRI_TRI_CLONES
-#endif
+// One build: the scalar forms (the counting build, other architectures).
+#define CD_TRI_TRI_ENTRIES(name, body, build)                                                                       \
+    int name##_explain(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why) { return body(a, b, why); } \
+    int name(const cd_triangle *a, const cd_triangle *b)                                                            \
+    {                                                                                                               \
+        cd_tri_tri_why why;                                                                                         \
+        return body(a, b, &why);                                                                                    \
+    }
 #endif
 
 /// Plane values of o's vertices against t's plane with one error bound for the three.
