@@ -356,7 +356,22 @@ static void simd_paths_agree(void **state)
     unsetenv("CDLAB_NO_AVX512");
     setenv("CDLAB_NO_AVX2", "1", 1);
     assert_true(cd_cpu_avx2() == 0 && cd_cpu_avx512() == 0 && strcmp(cd_cpu_simd(), "sse2") == 0);
+    assert_string_equal(cd_cpu_simd_switch(), "CDLAB_NO_AVX2");
     unsetenv("CDLAB_NO_AVX2");
+    // A switch set to "0" or to nothing is off: the paths are the CPU's, as with the switch unset.
+    const char *const simd_here = cd_cpu_simd();
+    const char *const off[] = {"0", ""};
+    for (int k = 0; k < 2; ++k) {
+        setenv("CDLAB_NO_AVX2", off[k], 1);
+        setenv("CDLAB_NO_AVX512", off[k], 1);
+        setenv("CDLAB_TRACE_STREAM", off[k], 1);
+        assert_string_equal(cd_cpu_simd(), simd_here);
+        assert_null(cd_cpu_simd_switch());
+        assert_int_equal(cd_trace_streamed(), 0);
+    }
+    setenv("CDLAB_TRACE_STREAM", "yes", 1);
+    assert_int_equal(cd_trace_streamed(), 1);
+    unsetenv("CDLAB_NO_AVX2"), unsetenv("CDLAB_NO_AVX512"), unsetenv("CDLAB_TRACE_STREAM");
     print_message("# grid_multi: SSE2 against AVX2 (%s here) and AVX-512 (%s here)\n", cd_cpu_avx2() ? "runs" : "SSE2",
                   cd_cpu_avx512() ? "runs"
                   : cd_cpu_avx2() ? "AVX2"

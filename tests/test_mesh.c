@@ -319,6 +319,14 @@ static void stalled_reader_is_stopped(void **state)
     EXPECT_CONTAINS(err, "did not finish");
     assert_int_equal(cd_mesh_read(ply, &m, err, sizeof err), -1);  // the header check stops it first
     EXPECT_CONTAINS(err, ".ply:3: the element count: 'vertex_indices' is not an integer");
+    // A limit that is not a positive number of seconds is refused before any reader starts.
+    const char *const bad[] = {"", "abc", "10s", "0", "-5", "nan", "inf", "1e999"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        setenv("CDLAB_MESH_READ_TIMEOUT", bad[k], 1);
+        assert_int_equal(mesh_import_isolated(fifo, 0, &m, err, sizeof err), -1);
+        EXPECT_CONTAINS(err, "expected a positive number of seconds");
+        EXPECT_CONTAINS(err, "stall.obj: CDLAB_MESH_READ_TIMEOUT='");
+    }
     unsetenv("CDLAB_MESH_READ_TIMEOUT");
     unlink(fifo);
     rmdir(dir);

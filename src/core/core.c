@@ -50,11 +50,12 @@ void *cd_realloc(void *p, size_t bytes)
 
 void cd_free(void *p) { free(p); }
 
-// The environment variable name is set to a non-empty value.
-static int env_set(const char *name)
+// The environment switch name is on: set to anything but the empty string or "0" (so
+// CDLAB_NO_AVX2=0 leaves the AVX2 paths on, as a reader of the line expects).
+static int env_on(const char *name)
 {
     const char *v = getenv(name);
-    return v && *v;
+    return v && *v && strcmp(v, "0") != 0;
 }
 
 static _Atomic uint64_t switch_reads;
@@ -64,7 +65,7 @@ uint64_t cd_cpu_switch_reads(void) { return atomic_load_explicit(&switch_reads, 
 int cd_cpu_avx2(void)
 {
     atomic_fetch_add_explicit(&switch_reads, 1, memory_order_relaxed);
-    if (env_set("CDLAB_NO_AVX2")) return 0;
+    if (env_on("CDLAB_NO_AVX2")) return 0;
 #if CD_X86_SIMD
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
@@ -75,7 +76,7 @@ int cd_cpu_avx2(void)
 
 int cd_cpu_avx512(void)
 {
-    if (env_set("CDLAB_NO_AVX512") || !cd_cpu_avx2()) return 0;
+    if (env_on("CDLAB_NO_AVX512") || !cd_cpu_avx2()) return 0;
 #if CD_X86_SIMD
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
@@ -92,16 +93,12 @@ const char *cd_cpu_simd(void)
 
 const char *cd_cpu_simd_switch(void)
 {
-    if (env_set("CDLAB_NO_AVX2")) return "CDLAB_NO_AVX2";
-    if (env_set("CDLAB_NO_AVX512")) return "CDLAB_NO_AVX512";
+    if (env_on("CDLAB_NO_AVX2")) return "CDLAB_NO_AVX2";
+    if (env_on("CDLAB_NO_AVX512")) return "CDLAB_NO_AVX512";
     return NULL;
 }
 
-int cd_trace_streamed(void)
-{
-    const char *v = getenv("CDLAB_TRACE_STREAM");
-    return v && !strcmp(v, "1");
-}
+int cd_trace_streamed(void) { return env_on("CDLAB_TRACE_STREAM"); }
 
 void cd_grow(void **items, size_t elem, size_t *capacity, size_t need)
 {

@@ -21,6 +21,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -132,14 +133,19 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-// Seconds the child may take: CDLAB_MESH_READ_TIMEOUT, or 60 s plus 2 s per MiB of file.
-static double read_deadline(long long file_size)
+// Seconds the child may take: CDLAB_MESH_READ_TIMEOUT where set (a positive finite number of
+// seconds), or 60 s plus 2 s per MiB of file; 0 with err filled in when the variable is set to
+// anything else (a typo must not silently give the default).
+static double read_deadline(const char *path, long long file_size, char *err, size_t err_len)
 {
     const char *env = getenv("CDLAB_MESH_READ_TIMEOUT");
+    if (!env) return 60.0 + 2.0 * (double)file_size / (1 << 20);
     char *end;
-    double t = env ? strtod(env, &end) : 0.0;
-    if (env && *end == '\0' && t > 0.0) return t;
-    return 60.0 + 2.0 * (double)file_size / (1 << 20);
+    errno = 0;
+    double t = strtod(env, &end);
+    if (end != env && *end == '\0' && errno == 0 && isfinite(t) && t > 0.0) return t;
+    snprintf(err, err_len, "%s: CDLAB_MESH_READ_TIMEOUT='%s': expected a positive number of seconds", path, env);
+    return 0.0;
 }
 
 // The first non-empty line of what the child printed, as ": line" (or "").
@@ -156,6 +162,8 @@ static void first_line(const char *text, size_t n, char *out, size_t out_len)
 int mesh_import_isolated(const char *path, long long file_size, cd_mesh *m, char *err, size_t err_len)
 {
     memset(m, 0, sizeof *m);
+    const double limit = read_deadline(path, file_size, err, err_len);
+    if (limit <= 0.0) return -1;
     int data[2], text[2];
     if (pipe(data)) {
         snprintf(err, err_len, "%s: cannot start the mesh reader: pipe: %s", path, strerror(errno));
@@ -190,7 +198,7 @@ int mesh_import_isolated(const char *path, long long file_size, cd_mesh *m, char
     char *dst = (char *)&h;
     size_t want = sizeof h, got = 0;
     int part = 0, data_open = 1, text_open = 1, timed_out = 0;
-    double deadline = now_s() + read_deadline(file_size);
+    double deadline = now_s() + limit;
     while (data_open || text_open) {
         struct pollfd fds[2] = {{data_open ? data[0] : -1, POLLIN, 0}, {text_open ? text[0] : -1, POLLIN, 0}};
         double left = deadline - now_s();
@@ -250,7 +258,7 @@ int mesh_import_isolated(const char *path, long long file_size, cd_mesh *m, char
         snprintf(err, err_len,
                  "%s: the mesh reader (Assimp) did not finish within %.0f s and was stopped "
                  "(CDLAB_MESH_READ_TIMEOUT sets the limit)",
-                 path, read_deadline(file_size));
+                 path, limit);
     else if (WIFSIGNALED(status))
         snprintf(err, err_len, "%s: the mesh reader (Assimp) crashed on this file: signal %d (%s)%s", path,
                  WTERMSIG(status), strsignal(WTERMSIG(status)), line);

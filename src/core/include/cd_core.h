@@ -68,18 +68,19 @@ void cd_radix_sort_bits(uint32_t *key, uint32_t *id, uint32_t *tmp_key, uint32_t
 #define CD_X86_SIMD 0
 #endif
 
-/// 1 when cdlab's own AVX2 paths run: the CPU has AVX2 and the environment variable CDLAB_NO_AVX2
-/// is unset or empty (set, every path takes its portable SSE2 twin, as on a CPU without AVX2).
+/// 1 when cdlab's own AVX2 paths run: the CPU has AVX2 and the environment switch CDLAB_NO_AVX2 is
+/// off (unset, empty or "0"; on, every path takes its portable SSE2 twin, as on a CPU without AVX2).
 int cd_cpu_avx2(void);
 /// 1 when cdlab's own AVX-512 paths run: the CPU has AVX-512 F and VL, cd_cpu_avx2() holds and the
-/// environment variable CDLAB_NO_AVX512 is unset or empty (set, it selects their AVX2 or portable
-/// twins, which give the same results, so every path can be timed or compared on one machine).
+/// environment switch CDLAB_NO_AVX512 is off (unset, empty or "0"; on, it selects their AVX2 or
+/// portable twins, which give the same results, so every path can be timed or compared on one
+/// machine).
 int cd_cpu_avx512(void);
 /// The widest instruction set cdlab's own SIMD paths use in this process: "avx512" (cd_cpu_avx512),
 /// "avx2" (cd_cpu_avx2), or "sse2" (any x86-64; also other architectures' portable code).
 const char *cd_cpu_simd(void);
 /// The switch that narrowed cd_cpu_simd() in this process ("CDLAB_NO_AVX2" or "CDLAB_NO_AVX512"),
-/// or NULL when neither is set.
+/// or NULL when neither is on.
 const char *cd_cpu_simd_switch(void);
 /// How many times this process asked cd_cpu_avx2 (cd_cpu_avx512 asks it too), from any thread: a
 /// count taken around a creation tells whether the created thing chose a SIMD path (src/verify/
@@ -88,7 +89,8 @@ uint64_t cd_cpu_switch_reads(void);
 /// Bytes of frames a trace replay reads whole at its start (cd_trace_replay_start); a longer trace
 /// is read frame by frame.
 #define CD_TRACE_REPLAY_MEMORY ((uint64_t)256 << 20)
-/// 1 when CDLAB_TRACE_STREAM is "1": every trace replay reads its frames from the file as it goes.
+/// 1 when the switch CDLAB_TRACE_STREAM is on (set, not empty, not "0"): every trace replay reads
+/// its frames from the file as it goes.
 int cd_trace_streamed(void);
 
 // ---------------------------------------------------------------------------------------------
