@@ -457,15 +457,17 @@ static inline uint64_t over_flag(const dtree *t, uint64_t key)
     return cd_aabbf_overlap(&t->box[a], &t->box[b]) ? DT_OVER : 0;
 }
 
-// Add key (without the flag) if absent, flagged by whether its boxes overlap now.
-static void set_put(dtree *t, uint64_t key)
+// Add entry (a key and its flag) if its key is absent. The update puts a new pair unflagged: each
+// holds a fresh cube, which moved, so set_refresh sets its flag after the merge (the boxes' test
+// there, in parallel, not here on one thread).
+static void set_put(dtree *t, uint64_t entry)
 {
-    uint64_t h = cd_hash_slot(key, t->set_cap - 1);
+    uint64_t key = entry & ~DT_OVER, h = cd_hash_slot(key, t->set_cap - 1);
     while (t->set[h] != DT_EMPTY) {
         if ((t->set[h] & ~DT_OVER) == key) return;
         h = (h + 1) & (t->set_cap - 1);
     }
-    t->set[h] = key | over_flag(t, key);
+    t->set[h] = entry;
     t->set_count++;
 }
 
@@ -486,7 +488,8 @@ static uint64_t set_refresh(dtree *t, uint64_t k0, uint64_t k1)
 }
 
 // Fat-overlapping pairs of the set into a fresh table of capacity cap (a power of two), in the old
-// slot order; the pairs whose fat boxes parted are dropped.
+// slot order, each with its flag (still right where neither cube moved; set_refresh tests the
+// others); the pairs whose fat boxes parted are dropped.
 static void set_rebuild(dtree *t, uint64_t cap)
 {
     uint64_t *old = t->set, old_cap = t->set_cap;
@@ -498,7 +501,7 @@ static void set_rebuild(dtree *t, uint64_t cap)
         uint64_t key = old[k];
         if (key == DT_EMPTY) continue;
         uint32_t a = (uint32_t)(key >> 32) & 0x7fffffffu, b = (uint32_t)key;
-        if (boxes_overlap(t->fat[a].lo, t->fat[a].hi, t->fat[b].lo, t->fat[b].hi)) set_put(t, key & ~DT_OVER);
+        if (boxes_overlap(t->fat[a].lo, t->fat[a].hi, t->fat[b].lo, t->fat[b].hi)) set_put(t, key);
     }
     cd_free(old);
 }
@@ -749,7 +752,7 @@ static void dtree_update(void *self, const cd_scene *s)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) reduction(+ : tests)
     for (int part = 0; part < (int)CD_BROAD_PARTS; ++part) tests += query_part(t, (uint32_t)part);
     t->update_tests = tests;
-    uint64_t more = 0;
+    uint64_t more = 0;  // the new pairs go in unflagged: the refresh below tests each
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k) more += t->found[k].count;
     set_reserve(t, more);
     for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k)
@@ -762,7 +765,7 @@ static void dtree_update(void *self, const cd_scene *s)
     for (int part = 0; part < (int)CD_BROAD_PARTS; ++part)
         rtests += set_refresh(t, t->set_cap * (uint64_t)part / CD_BROAD_PARTS,
                               t->set_cap * (uint64_t)(part + 1) / CD_BROAD_PARTS);
-    t->update_tests += rtests + more;
+    t->update_tests += rtests;
 }
 
 // ---------------------------------------------------------------------------------------------
