@@ -24,7 +24,8 @@
 // an entry point picks its build for the process: AVX where cd_cpu_avx2() holds, so CDLAB_NO_AVX2
 // selects the SSE2 build on any machine. Both builds are the same IEEE operations in the same
 // order (no contraction: -ffp-contract=off, and AVX has no FMA), so they give the same answers;
-// test_narrow_tri_tri compares them on every pair it makes (cd_tri_tri_build, cd_tri_tri_float_build).
+// test_narrow_tri_tri compares them, answer and deciding branch, on 120 000 generated pairs, each
+// also swapped and scaled (through cd_tri_tri_build and cd_tri_tri_float_build).
 #define CD_TRI_TRI_AVX CD_PLANE_SSE2
 
 typedef int (*cd_tri_tri_explain_fn)(const cd_triangle *a, const cd_triangle *b, cd_tri_tri_why *why);
