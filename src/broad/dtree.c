@@ -441,7 +441,7 @@ static void tree_rebuild(dt_tree *t, const uint32_t *extra, uint32_t n, dt_item 
     t->root = DT_NULL;
     if (!total) return;
     for (uint32_t j = 0; j < total; ++j) {
-        uint32_t k = (uint32_t)it[j].key[0];
+        uint32_t k = item_node(&it[j]);
         for (int a = 0; a < 3; ++a) it[j].key[a] = axis_key(&t->node[k], a, k);
     }
     t->root = build_range(t, it, total);

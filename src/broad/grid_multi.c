@@ -1571,14 +1571,6 @@ static cd_row_cols coh_cols(float *col, size_t stride, uint32_t *ids)
     return e;
 }
 
-// lo.x as an unsigned key in the order of the floats (-0 before +0, which compare equal).
-static inline uint32_t coh_key(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u >> 31 ? ~u : u | 0x80000000u;
-}
-
 // Every object's box (box[0, count)) into the static rows: st_start (nrows + 1 entries), st_id and
 // st_col (GM_PAD pads after each non-empty row), each row sorted by lo.x (ties in object order),
 // with each row's prefix maximum of hi.x; the big objects into st_big and each object's slots into
@@ -1606,7 +1598,7 @@ static void coh_bin(grid_multi *g, const cd_aabbf *box, uint32_t count)
             g->st_big[g->st_nbig++] = k;
             continue;
         }
-        key[small] = coh_key(box[k].lo[g->ax[0]]), which[small++] = k, span[k] = v;
+        key[small] = float_order_key(box[k].lo[g->ax[0]]), which[small++] = k, span[k] = v;
         count_rows(dy, v, SPAN_BIG, at);  // each row v reaches
     }
     cd_radix_sort_u32(key, which, key + 2 * (size_t)count, key + 3 * (size_t)count, small);
