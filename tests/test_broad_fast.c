@@ -222,8 +222,8 @@ static void tiny_and_dense_scenes_match_naive(void **state)
 // [method] threads: the parallel frame of `method` gives the same pairs in the same order for
 // every thread count (and the scene the same bits), and the same pair set as sap, an independent
 // method, on a scene that keeps its creation order (reorder: frames between the threaded scenes'
-// spatial reorders, 0 = none).
-static void threads_identical(const char *method, uint32_t reorder)
+// spatial reorders, 0 = none); set: the method's parameters (NULL: its defaults).
+static void threads_identical_with(const char *method, uint32_t reorder, const cd_param_settings *set)
 {
     const int counts[] = {1, 2, 3, 5};
     enum { NC = sizeof counts / sizeof counts[0], FRAMES = 5 };
@@ -237,7 +237,7 @@ static void threads_identical(const char *method, uint32_t reorder)
     cd_pair_list got[NC] = {{0}}, ref = {0};
     for (int k = 0; k < NC; ++k) {
         scene[k] = cd_scene_create(&sp);
-        b[k] = cd_registry_create(method, NULL, counts[k], scene[k]);
+        b[k] = cd_registry_create(method, set, counts[k], scene[k]);
     }
     cd_broad *sap = cd_registry_create("sap", NULL, 1, plain);
     cd_broad_stats st, st0;
@@ -266,6 +266,81 @@ static void threads_identical(const char *method, uint32_t reorder)
     cd_broad_destroy(sap);
     cd_scene_destroy(plain);
     cd_pair_list_free(&ref);
+}
+
+static void threads_identical(const char *method, uint32_t reorder) { threads_identical_with(method, reorder, NULL); }
+
+// The octrees' incremental update on threads: the objects that climb and descend again, their
+// cell paths computed on the threads and followed in object order (cd_otree_place_all), and the
+// tree packed on the threads give the pairs, order and counters of one thread.
+static void octrees_incremental_on_threads(void **state)
+{
+    (void)state;
+    cd_param_settings p = {0};
+    cd_param_settings_put(&p, "update", "%s", "incremental");
+    for (uint32_t reorder = 0; reorder < 3; reorder += 2) {
+        threads_identical_with("octree", reorder, &p);
+        threads_identical_with("loose_octree", reorder, &p);
+    }
+}
+
+// Octrees deeper than a cell path holds (CD_OTREE_PATH_DEPTH levels): specks in a corner of a
+// millimetre descend past it and go on by the serial descent from where their path ends. Pairs of
+// specks that touch, and cubes of the usual size elsewhere, some moving; naive's pairs every frame
+// at depths around that limit, rebuilt and incremental.
+static void octrees_deeper_than_a_path(void **state)
+{
+    (void)state;
+    cd_rng r = cd_rng_make(5, CD_STREAM_TEST + 11);
+    const double L = 8.0;
+    cd_scene *s = cd_scene_create_empty(600, L);
+    for (uint32_t i = 0; i < s->count; ++i) {
+        int speck = i % 10 != 9;
+        double h = speck ? 4e-7 : 0.4, w = speck ? 1e-3 : L, o = speck ? 1.3 : 0.0;
+        cd_vec3 c = cd_v3(o + cd_rng_range(&r, 0, w), o + cd_rng_range(&r, 0, w), o + cd_rng_range(&r, 0, w));
+        int partner = speck && i % 2;  // touching speck i − 1, and moving with it
+        if (partner) c = cd_v3_add(cd_scene_center(s, i - 1), cd_v3(2e-7, -1e-7, 1.5e-7));
+        cd_scene_set_pose(s, i, c, cd_rng_rotation(&r), cd_v3(h, h, h));
+        cd_vec3 v = cd_v3(cd_rng_range(&r, -1e-5, 1e-5), cd_rng_range(&r, -1e-5, 1e-5), 0.0);
+        if (partner) v = cd_v3(s->vx[i - 1], s->vy[i - 1], s->vz[i - 1]);
+        if (i / 2 % 3 == 0)  // both of a pair of specks or neither
+            cd_scene_set_motion(s, i, v, cd_v3(0.0, 0.0, 0.01));
+        else
+            cd_scene_set_still(s, i);
+    }
+    cd_scene_refresh(s);
+    static const char *const methods[] = {"octree", "loose_octree"}, *const updates[] = {"rebuild", "incremental"};
+    static const int depths[] = {18, 19, 20, 24};
+    cd_broad *naive = cd_registry_create("naive", NULL, 1, s), *b[16];
+    int nb = 0;
+    for (int m = 0; m < 2; ++m)
+        for (int u = 0; u < 2; ++u)
+            for (int d = 0; d < 4; ++d) {
+                cd_param_settings p = {0};
+                cd_param_settings_put(&p, "depth", "%d", depths[d]);
+                cd_param_settings_put(&p, "update", "%s", updates[u]);
+                b[nb++] = cd_registry_create(methods[m], &p, 1, s);
+            }
+    cd_pair_list ref = {0}, got = {0};
+    cd_broad_stats st;
+    for (int f = 0; f < 4; ++f) {
+        cd_broad_frame(naive, s, &ref, &st, NULL);
+        assert_true(ref.count > 250);
+        for (int k = 0; k < nb; ++k) {
+            cd_broad_frame(b[k], s, &got, &st, NULL);
+            char what[120];
+            snprintf(what, sizeof what, "%s, update %s, depth %d, frame %d", methods[k / 8], updates[k / 4 % 2],
+                     depths[k % 4], f);
+            expect_same_pairs(&got, &ref, what);
+            if (depths[k % 4] == 24) assert_true(st.depth_reached > 19);  // past a cell path (CD_OTREE_PATH_DEPTH)
+        }
+        cd_scene_step(s);
+    }
+    for (int k = 0; k < nb; ++k) cd_broad_destroy(b[k]);
+    cd_broad_destroy(naive);
+    cd_pair_list_free(&ref);
+    cd_pair_list_free(&got);
+    cd_scene_destroy(s);
 }
 
 static void threads_give_identical_pairs_in_identical_order(void **state)
@@ -781,6 +856,8 @@ int main(void)
         cmocka_unit_test(tiny_and_dense_scenes_match_naive),
         cmocka_unit_test(threads_give_identical_pairs_in_identical_order),
         cmocka_unit_test(threads_identical_on_reordering_scenes),
+        cmocka_unit_test(octrees_incremental_on_threads),
+        cmocka_unit_test(octrees_deeper_than_a_path),
         cmocka_unit_test(simd_paths_agree),
         cmocka_unit_test(simd_paths_agree_on_coherent_frames),
         cmocka_unit_test(grid_multi_update_without_candidates),

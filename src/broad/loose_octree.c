@@ -28,9 +28,9 @@ static const cd_param_spec loose_params[] = {
 
 static void *loose_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)s, (void)threads;
+    (void)s;
     loose_octree *o = cd_alloc_zero(1, sizeof *o);
-    cd_otree_init(&o->t, (int)cd_params_num(p, "depth"), 1);
+    cd_otree_init(&o->t, (int)cd_params_num(p, "depth"), 1, threads);
     o->k = cd_params_num(p, "looseness");
     CD_ASSERT(o->k >= 1.0);
     o->update = cd_broad_update_mode(p);
@@ -55,8 +55,9 @@ static cd_aabb child_loose(const cd_otree_cell *c, uint32_t oct, double k)
     return (cd_aabb){cd_v3(m.x - r, m.y - r, m.z - r), cd_v3(m.x + r, m.y + r, m.z + r)};
 }
 
-static uint32_t split(loose_octree *o, uint32_t p)
+static uint32_t split(void *tree, uint32_t p)
 {
+    loose_octree *o = tree;
     cd_otree *t = &o->t;
     uint32_t kids = cd_otree_split(t, p);
     for (uint32_t i = 0; i < 8; ++i) t->cell[kids + i].bounds = child_loose(&t->cell[p], i, o->k);
@@ -64,8 +65,9 @@ static uint32_t split(loose_octree *o, uint32_t p)
 }
 
 // Descend from node n by the object's centre while the child's loose cell holds the box.
-static uint32_t descend(loose_octree *o, uint32_t n, cd_vec3 c, const cd_aabb *b)
+static uint32_t descend(void *tree, uint32_t n, cd_vec3 c, const cd_aabb *b)
 {
+    loose_octree *o = tree;
     cd_otree *t = &o->t;
     while (t->cell[n].level < (uint32_t)t->depth) {
         const cd_otree_cell *cl = &t->cell[n];
@@ -86,6 +88,36 @@ static inline cd_vec3 mid(const cd_aabb *b)
     return cd_v3(0.5 * (b->lo.x + b->hi.x), 0.5 * (b->lo.y + b->hi.y), 0.5 * (b->lo.z + b->hi.z));
 }
 
+static uint32_t descend_box(void *tree, uint32_t n, const cd_aabb *b) { return descend(tree, n, mid(b), b); }
+
+// descend's cells from node *n by the box's centre (climb: from its first ancestor whose loose
+// cell holds b, the root holding all) without creating any, as a cell path (cd_otree_place_all).
+// A child's cell as cd_otree_split makes it, so the octants and loose cells are descend's.
+static uint64_t path_of(const cd_otree *t, const void *tree, uint32_t *n, const cd_aabb *b, int climb)
+{
+    const loose_octree *o = tree;
+    if (climb)
+        while (*n != 0 && !cd_otree_contains(&t->cell[*n].bounds, b)) *n = t->cell[*n].parent;
+    cd_otree_cell cl = t->cell[*n];
+    cd_vec3 c = mid(b);
+    uint64_t path = 0;
+    for (; cl.level < (uint32_t)t->depth; ++cl.level) {
+        uint32_t oct =
+            (uint32_t)(c.x >= cl.centre.x) | (uint32_t)(c.y >= cl.centre.y) << 1 | (uint32_t)(c.z >= cl.centre.z) << 2;
+        cd_aabb lb = child_loose(&cl, oct, o->k);
+        if (!cd_otree_contains(&lb, b)) break;
+        if (cd_otree_path_len(path) == CD_OTREE_PATH_DEPTH) return path | CD_OTREE_PATH_MORE;
+        path = cd_otree_path_add(path, oct);
+        double q = 0.5 * cl.half;
+        cl.centre = cd_v3(cl.centre.x + ((oct & 1) ? q : -q), cl.centre.y + ((oct & 2) ? q : -q),
+                          cl.centre.z + ((oct & 4) ? q : -q));
+        cl.half = q;
+    }
+    return path;
+}
+
+static const cd_otree_placer placer = {path_of, split, descend_box};
+
 static void loose_update(void *self, const cd_scene *s)
 {
     loose_octree *o = self;
@@ -94,23 +126,12 @@ static void loose_update(void *self, const cd_scene *s)
     // Incremental trees only grow; rebuild when they hold twice the nodes of a fresh build.
     int full = o->update == CD_UPDATE_REBUILD || !o->built || t->n != s->count || o->world != s->world ||
                t->nodes > 2 * o->built_nodes + 64;
-    if (full) {
-        reset_root(o, s->world);
-        for (uint32_t i = 0; i < s->count; ++i) {
-            cd_aabb b = cd_scene_aabb(s, i);
-            t->obj_node[i] = descend(o, 0, mid(&b), &b);
-        }
-        o->built_nodes = t->nodes;
-    } else {
-        // An object stays while its node's loose cell still holds it (the point of looseness);
-        // otherwise it climbs to the first ancestor that does and descends again by its centre.
-        for (uint32_t i = 0; i < s->count; ++i) {
-            uint32_t n = t->obj_node[i];
-            cd_aabb b = cd_scene_aabb(s, i);
-            while (n != 0 && !cd_otree_contains(&t->cell[n].bounds, &b)) n = t->cell[n].parent;
-            t->obj_node[i] = descend(o, n, mid(&b), &b);
-        }
-    }
+    if (full) reset_root(o, s->world);
+    // Incremental: an object stays while its node's loose cell still holds it (the point of
+    // looseness); otherwise it climbs to the first ancestor that does and descends again by its
+    // centre.
+    cd_otree_place_all(t, o, s, !full, &placer);
+    if (full) o->built_nodes = t->nodes;
     cd_otree_pack(t, s, !full);
     o->built = 1;
 }

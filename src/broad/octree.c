@@ -25,9 +25,9 @@ static const cd_param_spec octree_params[] = {
 
 static void *octree_create(const cd_params *p, int threads, const cd_scene *s)
 {
-    (void)s, (void)threads;
+    (void)s;
     octree *o = cd_alloc_zero(1, sizeof *o);
-    cd_otree_init(&o->t, (int)cd_params_num(p, "depth"), 0);
+    cd_otree_init(&o->t, (int)cd_params_num(p, "depth"), 0, threads);
     o->update = cd_broad_update_mode(p);
     return o;
 }
@@ -65,8 +65,9 @@ static int in_region(const cd_aabb *r, const cd_aabb *b)
            b->hi.z < r->hi.z;
 }
 
-static uint32_t split(cd_otree *t, uint32_t k)
+static uint32_t split(void *tree, uint32_t k)
 {
+    cd_otree *t = tree;
     uint32_t kids = cd_otree_split(t, k);
     cd_vec3 c = t->cell[k].centre;
     for (uint32_t i = 0; i < 8; ++i) {
@@ -78,8 +79,9 @@ static uint32_t split(cd_otree *t, uint32_t k)
     return kids;
 }
 
-static uint32_t descend(cd_otree *t, uint32_t k, const cd_aabb *b)
+static uint32_t descend(void *tree, uint32_t k, const cd_aabb *b)
 {
+    cd_otree *t = tree;
     while (t->cell[k].level < (uint32_t)t->depth) {
         int oct = octant(&t->cell[k], b);
         if (oct < 0) break;
@@ -89,6 +91,31 @@ static uint32_t descend(cd_otree *t, uint32_t k, const cd_aabb *b)
     return k;
 }
 
+// descend's cells from node *k (climb: from its first ancestor whose region holds b, the root
+// holding all) without creating any, as a cell path (cd_otree_place_all). A child's centre as
+// cd_otree_split computes it, so the octants are descend's.
+static uint64_t path_of(const cd_otree *t, const void *tree, uint32_t *k, const cd_aabb *b, int climb)
+{
+    (void)tree;
+    if (climb)
+        while (!in_region(&t->cell[*k].bounds, b)) *k = t->cell[*k].parent;
+    cd_otree_cell c = t->cell[*k];
+    uint64_t path = 0;
+    for (; c.level < (uint32_t)t->depth; ++c.level) {
+        int oct = octant(&c, b);
+        if (oct < 0) break;
+        if (cd_otree_path_len(path) == CD_OTREE_PATH_DEPTH) return path | CD_OTREE_PATH_MORE;
+        path = cd_otree_path_add(path, (uint32_t)oct);
+        double q = 0.5 * c.half;
+        c.centre = cd_v3(c.centre.x + ((oct & 1) ? q : -q), c.centre.y + ((oct & 2) ? q : -q),
+                         c.centre.z + ((oct & 4) ? q : -q));
+        c.half = q;
+    }
+    return path;
+}
+
+static const cd_otree_placer placer = {path_of, split, descend};
+
 static void octree_update(void *self, const cd_scene *s)
 {
     octree *o = self;
@@ -97,22 +124,11 @@ static void octree_update(void *self, const cd_scene *s)
     // Incremental trees only grow; rebuild when they hold twice the nodes of a fresh build.
     int full = o->update == CD_UPDATE_REBUILD || !o->built || t->n != s->count || o->world != s->world ||
                t->nodes > 2 * o->built_nodes + 64;
-    if (full) {
-        reset_root(o, s->world);
-        for (uint32_t i = 0; i < s->count; ++i) {
-            cd_aabb b = cd_scene_aabb(s, i);
-            t->obj_node[i] = descend(t, 0, &b);
-        }
-        o->built_nodes = t->nodes;
-    } else {
-        // Relocate: climb until the region holds the box again (the root holds all), then descend.
-        for (uint32_t i = 0; i < s->count; ++i) {
-            uint32_t k = t->obj_node[i];
-            cd_aabb b = cd_scene_aabb(s, i);
-            while (!in_region(&t->cell[k].bounds, &b)) k = t->cell[k].parent;
-            t->obj_node[i] = descend(t, k, &b);
-        }
-    }
+    if (full) reset_root(o, s->world);
+    // Incremental: an object climbs until the region holds its box again (the root holds all),
+    // then descends.
+    cd_otree_place_all(t, t, s, !full, &placer);
+    if (full) o->built_nodes = t->nodes;
     cd_otree_pack(t, s, !full);
     o->built = 1;
 }

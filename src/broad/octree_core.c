@@ -2,6 +2,7 @@
 // Node pool, per-frame packing and exact pair search shared by the strict and loose octrees.
 #include "octree_core.h"
 
+#include <omp.h>
 #include <string.h>
 
 // Next double toward −inf for finite x, by bit arithmetic: nextafter is a libm call in the
@@ -34,12 +35,13 @@ static inline cd_aabb box_union(cd_aabb a, const cd_aabb *b)
     return a;
 }
 
-void cd_otree_init(cd_otree *t, int depth, int loose)
+void cd_otree_init(cd_otree *t, int depth, int loose, int threads)
 {
     CD_ASSERT(depth >= 0 && depth <= CD_OTREE_MAX_DEPTH);
     memset(t, 0, sizeof *t);
     t->depth = depth;
     t->loose = loose;
+    t->threads = threads > 1 ? (threads < CD_PART_QUEUE_MAX_THREADS ? threads : CD_PART_QUEUE_MAX_THREADS) : 1;
 }
 
 void cd_otree_free(cd_otree *t)
@@ -51,6 +53,7 @@ void cd_otree_free(cd_otree *t)
     cd_free(t->item_box);
     cd_free(t->keys);
     cd_free(t->run);
+    cd_free(t->path);
     memset(t, 0, sizeof *t);
 }
 
@@ -103,6 +106,31 @@ void cd_otree_reserve_objects(cd_otree *t, uint32_t n)
     cap = t->obj_cap;
     cd_grow((void **)&t->keys, sizeof *t->keys, &cap, n);
     t->obj_cap = cap;
+}
+
+void cd_otree_place_all(cd_otree *t, void *tree, const cd_scene *s, int climb, const cd_otree_placer *how)
+{
+    uint32_t n = s->count;
+    int threads = t->threads > 1 && n >= CD_OTREE_PARALLEL_MIN ? t->threads : 1;
+    if (n > t->path_cap) cd_grow((void **)&t->path, sizeof *t->path, &t->path_cap, n);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (uint32_t i = 0; i < n; ++i) {
+        cd_aabb b = cd_scene_aabb(s, i);
+        uint32_t k = climb ? t->obj_node[i] : 0;
+        t->path[i] = how->path(t, tree, &k, &b, climb);
+        t->obj_node[i] = k;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        uint64_t p = t->path[i];
+        uint32_t k = t->obj_node[i];
+        for (unsigned d = 0; d < cd_otree_path_len(p); ++d)
+            k = (t->node[k].kids ? t->node[k].kids : how->split(tree, k)) + (uint32_t)(p >> (3 * d) & 7);
+        if (p & CD_OTREE_PATH_MORE) {
+            cd_aabb b = cd_scene_aabb(s, i);
+            k = how->descend(tree, k, &b);
+        }
+        t->obj_node[i] = k;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,47 +206,73 @@ static void quick_sort(cd_otree_key *a, size_t n)
 // ---------------------------------------------------------------------------------------------
 // Packing.
 
+// Node k's run (keys[first, first + count)) sorted by lo.x, its items and boxes written and its own
+// bounds and widest x extent set.
+static void pack_node(cd_otree *t, const cd_scene *s, size_t k, int keep)
+{
+    cd_otree_node *nd = &t->node[k];
+    cd_otree_key *run = t->keys + nd->first;
+    if (nd->count > 1 && !(keep && insertion_sort_bounded(run, nd->count, 8u * nd->count + 64)))
+        quick_sort(run, nd->count);
+    cd_aabb own = empty_box;
+    double ext = 0.0;
+    for (uint32_t j = nd->first; j < nd->first + nd->count; ++j) {
+        uint32_t o = t->keys[j].obj;
+        const cd_aabb box = cd_scene_aabb(s, o), *b = &box;
+        t->item_obj[j] = o;
+        t->item_box[j] = box;
+        own = box_union(own, b);
+        double e = b->hi.x - b->lo.x;
+        ext = e > ext ? e : ext;
+    }
+    nd->sub = own;
+    // Rounded up twice (difference, then float): the sweep window must never be too narrow.
+    ext = cd_round_up(ext);
+    float f = (float)ext;
+    if ((double)f < ext) f = nextafterf(f, INFINITY);
+    nd->ext_x = f;
+}
+
+// Packing on nt threads: thread t counts and scatters the objects of its slice [n·t/nt, n·(t+1)/nt)
+// of the scatter order, its run of each node after those of the threads before it, so the runs
+// hold their objects in the scatter order as one thread would place them; the nodes' sorts then
+// run on any thread. The same runs, items and bounds for every thread count.
 void cd_otree_pack(cd_otree *t, const cd_scene *s, int coherent)
 {
     uint32_t n = s->count;
     size_t nodes = t->nodes;
-    if (nodes > t->run_cap) cd_grow((void **)&t->run, sizeof *t->run, &t->run_cap, nodes);
-    for (size_t k = 0; k < nodes; ++k) t->node[k].count = 0;
-    for (uint32_t i = 0; i < n; ++i) t->node[t->obj_node[i]].count++;
-    uint32_t acc = 0;
-    for (size_t k = 0; k < nodes; ++k) {
-        t->node[k].first = acc;
-        t->run[k] = acc;
-        acc += t->node[k].count;
-    }
+    int threads = t->threads > 1 && n >= CD_OTREE_PARALLEL_MIN ? t->threads : 1;
+    if ((size_t)threads * nodes > t->run_cap) cd_grow((void **)&t->run, sizeof *t->run, &t->run_cap, threads * nodes);
     // Scatter by node; the coherent path walks last frame's order so each run starts nearly sorted.
     int keep = coherent && t->n == n;
-    for (uint32_t j = 0; j < n; ++j) {
-        uint32_t o = keep ? t->item_obj[j] : j;
-        t->keys[t->run[t->obj_node[o]]++] = (cd_otree_key){s->box[o].lo[0], o};
-    }
-    for (size_t k = 0; k < nodes; ++k) {
-        cd_otree_node *nd = &t->node[k];
-        cd_otree_key *run = t->keys + nd->first;
-        if (nd->count > 1 && !(keep && insertion_sort_bounded(run, nd->count, 8u * nd->count + 64)))
-            quick_sort(run, nd->count);
-        cd_aabb own = empty_box;
-        double ext = 0.0;
-        for (uint32_t j = nd->first; j < nd->first + nd->count; ++j) {
-            uint32_t o = t->keys[j].obj;
-            const cd_aabb box = cd_scene_aabb(s, o), *b = &box;
-            t->item_obj[j] = o;
-            t->item_box[j] = box;
-            own = box_union(own, b);
-            double e = b->hi.x - b->lo.x;
-            ext = e > ext ? e : ext;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        uint32_t nt = (uint32_t)omp_get_num_threads(), me = (uint32_t)omp_get_thread_num();
+        uint32_t j0 = (uint32_t)((uint64_t)n * me / nt), j1 = (uint32_t)((uint64_t)n * (me + 1) / nt);
+        uint32_t *run = t->run + me * nodes;  // this thread's count, then next slot, per node
+        memset(run, 0, nodes * sizeof *run);
+        for (uint32_t j = j0; j < j1; ++j) run[t->obj_node[keep ? t->item_obj[j] : j]]++;
+#pragma omp barrier
+#pragma omp single
+        {
+            uint32_t acc = 0;
+            for (size_t k = 0; k < nodes; ++k) {
+                t->node[k].first = acc;
+                for (uint32_t u = 0; u < nt; ++u) {
+                    uint32_t c = t->run[u * nodes + k];
+                    t->run[u * nodes + k] = acc;
+                    acc += c;
+                }
+                t->node[k].count = acc - t->node[k].first;
+            }
         }
-        nd->sub = own;
-        // Rounded up twice (difference, then float): the sweep window must never be too narrow.
-        ext = cd_round_up(ext);
-        float f = (float)ext;
-        if ((double)f < ext) f = nextafterf(f, INFINITY);
-        nd->ext_x = f;
+        for (uint32_t j = j0; j < j1; ++j) {
+            uint32_t o = keep ? t->item_obj[j] : j;
+            t->keys[run[t->obj_node[o]]++] = (cd_otree_key){s->box[o].lo[0], o};
+        }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 16)
+        for (size_t k = 0; k < nodes; ++k) pack_node(t, s, k, keep);
     }
     // Children always have larger indices than their parent (split appends), so a reverse pass
     // refits bottom-up.

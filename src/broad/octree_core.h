@@ -14,6 +14,10 @@
 
 /// Deepest tree the octrees accept (stack bound of the pair search; 8^24 cells is far beyond use).
 #define CD_OTREE_MAX_DEPTH 24
+/// Objects from which the packing and the placement run on the frame's threads.
+#define CD_OTREE_PARALLEL_MIN 20000u
+/// Deepest tree whose placement runs on threads (a cell path's digits fit cd_otree_path).
+#define CD_OTREE_PATH_DEPTH 19
 
 /// Hot part of a node: what the pair search reads. 64 bytes, one cache line, so a query touches one
 /// line per visited node; placement-only fields live in cd_otree_cell.
@@ -47,10 +51,13 @@ typedef struct cd_otree {
     cd_aabb *item_box;          ///< copy of the object AABBs in item order (streamed by the sweeps)
     struct cd_otree_key *keys;  ///< sort scratch (key, object)
     size_t obj_cap;
-    uint32_t *run;  ///< scatter scratch, one per node
+    uint32_t *run;  ///< scatter scratch, one per node and thread
     size_t run_cap;
+    uint64_t *path;  ///< placement scratch, one per object (cd_otree_place_all)
+    size_t path_cap;
     int depth;          ///< maximum depth
     int loose;          ///< objects at unrelated nodes may overlap (loose tree)
+    int threads;        ///< threads the packing may use (the frame's workers)
     size_t live_nodes;  ///< nodes with a non-empty subtree after the last packing
 } cd_otree;
 
@@ -60,8 +67,9 @@ typedef struct cd_otree_key {
     uint32_t obj;
 } cd_otree_key;
 
-/// Empty tree of maximum depth depth; loose selects the cousin-aware pair search.
-void cd_otree_init(cd_otree *t, int depth, int loose);
+/// Empty tree of maximum depth depth; loose selects the cousin-aware pair search; threads: the
+/// frame's workers, which the packing uses.
+void cd_otree_init(cd_otree *t, int depth, int loose, int threads);
 /// Free the tree's arrays.
 void cd_otree_free(cd_otree *t);
 /// Drop every node and make a root cell with centre c, half side h and bounds b.
@@ -71,8 +79,37 @@ void cd_otree_reset(cd_otree *t, cd_vec3 c, double h, cd_aabb b);
 uint32_t cd_otree_split(cd_otree *t, uint32_t p);
 /// Make room for n objects (obj_node etc.).
 void cd_otree_reserve_objects(cd_otree *t, uint32_t n);
+
+/// A cell path below a node: its octants as 3-bit digits, the first lowest, their number in bits
+/// 59–63 (at most CD_OTREE_PATH_DEPTH), and CD_OTREE_PATH_MORE where the descent goes on below.
+#define CD_OTREE_PATH_MORE (UINT64_C(1) << 58)
+static inline unsigned cd_otree_path_len(uint64_t path) { return (unsigned)(path >> 59); }
+static inline uint64_t cd_otree_path_add(uint64_t path, uint32_t oct)
+{
+    unsigned len = cd_otree_path_len(path);
+    return (path & ~(UINT64_C(31) << 59)) | (uint64_t)oct << (3 * len) | (uint64_t)(len + 1) << 59;
+}
+
+/// How a tree places an object with box b (see cd_otree_place_all). path: the node *k to start
+/// from (the root when !climb, else the ancestor of *k the object climbs to) and the cell path
+/// from there to the node the descent ends at, from the cells' geometry alone: no node is created,
+/// the tree is only read. split: node k's eight children made, the first returned. descend: the
+/// descent from node k, creating nodes (where a path ends in CD_OTREE_PATH_MORE).
+typedef struct cd_otree_placer {
+    uint64_t (*path)(const cd_otree *t, const void *tree, uint32_t *k, const cd_aabb *b, int climb);
+    uint32_t (*split)(void *tree, uint32_t k);
+    uint32_t (*descend)(void *tree, uint32_t k, const cd_aabb *b);
+} cd_otree_placer;
+
+/// Every object placed into obj_node[] (from the root, or with climb from the node obj_node[]
+/// holds): the objects' cell paths computed, on t->threads threads from CD_OTREE_PARALLEL_MIN
+/// objects, then followed in object order, each missing node created by split as one object's
+/// descent after the other would create it: the same nodes, numbered alike, for every thread
+/// count.
+void cd_otree_place_all(cd_otree *t, void *tree, const cd_scene *s, int climb, const cd_otree_placer *how);
 /// Group the objects by obj_node[], sort each run by aabb.lo.x, copy the boxes, refit subtree
 /// bounds. coherent: keep last frame's order inside each run (insertion sort on nearly sorted runs).
+/// Runs on t->threads threads from CD_OTREE_PARALLEL_MIN objects, with the same result.
 void cd_otree_pack(cd_otree *t, const cd_scene *s, int coherent);
 /// Report every pair of packed objects whose AABBs overlap, exactly once.
 void cd_otree_pairs(const cd_otree *t, cd_pair_sink *sink, cd_broad_stats *st);
