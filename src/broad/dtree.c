@@ -101,6 +101,7 @@ typedef struct dtree {
     uint8_t *fresh;                     // per cube: reinserted at the last update (queries)
     uint32_t *slot_of;                  // per cube: its slot
     uint32_t *moved_list, nmoved;       // cubes whose box changed, in cube order
+    uint8_t *stays;                     // per entry of moved_list: its box stayed in its fat box
     uint32_t *prev_list, nprev;         // the same of the update before
     uint32_t *fresh_list, nfresh;       // reinserted cubes, in cube order
     uint32_t *pending[3], npending[3];  // per tree: leaves to insert at this update (move_leaves)
@@ -544,6 +545,7 @@ static void dtree_free_state(dtree *t)
     cd_free(t->fresh);
     cd_free(t->slot_of);
     cd_free(t->moved_list);
+    cd_free(t->stays);
     cd_free(t->prev_list);
     cd_free(t->fresh_list);
     for (int w = DT_STATIC; w <= DT_DYNAMIC; ++w) cd_free(t->pending[w]), t->pending[w] = NULL;
@@ -579,6 +581,7 @@ static void dtree_reset(dtree *t, uint32_t n)
     t->fresh = cd_alloc_zero(c, 1);
     t->slot_of = cd_alloc(c * sizeof *t->slot_of);
     t->moved_list = cd_alloc(c * sizeof *t->moved_list);
+    t->stays = cd_alloc(c);
     t->prev_list = cd_alloc(c * sizeof *t->prev_list);
     t->nmoved = t->nprev = t->nfresh = 0;
     t->fresh_list = cd_alloc(c * sizeof *t->fresh_list);
@@ -595,8 +598,8 @@ static void dtree_reset(dtree *t, uint32_t n)
 // ---------------------------------------------------------------------------------------------
 // The frame's update
 
-// Cube c (in slot i) moved: its displacement and box are kept, it is listed.
-static void note_moved(dtree *t, const cd_scene *s, uint32_t c, uint32_t i, int first)
+// Cube c (in slot i) moved: its displacement and box are kept, it is listed as entry k.
+static void note_moved(dtree *t, const cd_scene *s, uint32_t c, uint32_t i, int first, uint32_t k)
 {
     const cd_aabbf *b = &s->box[i];
     for (int a = 0; a < 3; ++a)
@@ -604,12 +607,13 @@ static void note_moved(dtree *t, const cd_scene *s, uint32_t c, uint32_t i, int 
     t->box[c] = *b;
     t->moved[c] = 1;
     t->last_moved[c] = t->update_no;
-    t->moved_list[t->nmoved++] = c;
+    t->moved_list[k] = c;
 }
 
 // Which cubes' boxes changed since the last update: the scene's move list, in its slot order, or
 // every cube when the scene does not know (the first update, frames this method missed). The
-// moved flags of the last update's list (prev_list) are cleared first.
+// moved flags of the last update's list (prev_list) are cleared first. Each cube's records are its
+// own: on the threads.
 static void find_moved(dtree *t, const cd_scene *s, int first)
 {
     uint32_t n = t->n;
@@ -618,13 +622,28 @@ static void find_moved(dtree *t, const cd_scene *s, int first)
         t->layout = s->layout;
     }
     for (uint32_t k = 0; k < t->nprev; ++k) t->moved[t->prev_list[k]] = 0;
-    t->nmoved = 0;
     cd_scene_moves m;
-    if (cd_scene_moves_since(s, &t->moves, &m) && !first) {
-        for (uint32_t k = 0; k < m.count; ++k) note_moved(t, s, cd_scene_ident(s, m.slot[k]), m.slot[k], 0);
-        return;
+    int listed = cd_scene_moves_since(s, &t->moves, &m) && !first;
+    t->nmoved = listed ? m.count : n;
+    int threads = t->threads > 1 && t->nmoved >= DT_PARALLEL_MIN ? t->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (uint32_t k = 0; k < t->nmoved; ++k) {
+        uint32_t c = listed ? cd_scene_ident(s, m.slot[k]) : k;
+        note_moved(t, s, c, listed ? m.slot[k] : t->slot_of[c], first, k);
     }
-    for (uint32_t c = 0; c < n; ++c) note_moved(t, s, c, t->slot_of[c], first);
+}
+
+// Whether each moved cube's box stayed in its fat box (stays[k]), and a new fat box for each that
+// left it: per cube, on the threads, before move_leaves reinserts them.
+static void refatten(dtree *t)
+{
+    int threads = t->threads > 1 && t->nmoved >= DT_PARALLEL_MIN ? t->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (uint32_t k = 0; k < t->nmoved; ++k) {
+        uint32_t c = t->moved_list[k];
+        t->stays[k] = (uint8_t)(t->where[c] && contains(&t->fat[c], &t->box[c]));
+        if (!t->stays[k]) t->fat[c] = fatten(&t->box[c], t->disp[c]);
+    }
 }
 
 static void place(dtree *t, uint32_t c, int where)
@@ -654,9 +673,10 @@ static void unplace(dtree *t, uint32_t c)
 static void move_leaves(dtree *t)
 {
     t->nfresh = 0;
+    refatten(t);
     for (uint32_t k = 0; k < t->nmoved; ++k) {
         uint32_t c = t->moved_list[k];
-        if (t->where[c] && contains(&t->fat[c], &t->box[c])) {
+        if (t->stays[k]) {
             if (t->where[c] == DT_STATIC) {
                 unplace(t, c);
                 place(t, c, DT_DYNAMIC);
@@ -664,7 +684,6 @@ static void move_leaves(dtree *t)
             continue;
         }
         if (t->where[c]) unplace(t, c);
-        t->fat[c] = fatten(&t->box[c], t->disp[c]);
         place(t, c, DT_DYNAMIC);
         t->fresh[c] = 1;
         t->fresh_list[t->nfresh++] = c;
