@@ -91,27 +91,21 @@ static inline cd_vec3 mid(const cd_aabb *b)
 static uint32_t descend_box(void *tree, uint32_t n, const cd_aabb *b) { return descend(tree, n, mid(b), b); }
 
 // descend's cells from node *n by the box's centre (climb: from its first ancestor whose loose
-// cell holds b, the root holding all) without creating any, as a cell path (cd_otree_place_all).
-// A child's cell as cd_otree_split makes it, so the octants and loose cells are descend's.
+// cell holds b, the root holding all) without creating any, as a cell path (cd_otree_place_all):
+// the octants and loose cells descend tests, on the cells cd_otree_split makes.
 static uint64_t path_of(const cd_otree *t, const void *tree, uint32_t *n, const cd_aabb *b, int climb)
 {
     const loose_octree *o = tree;
     if (climb)
         while (*n != 0 && !cd_otree_contains(&t->cell[*n].bounds, b)) *n = t->cell[*n].parent;
-    cd_otree_cell cl = t->cell[*n];
     cd_vec3 c = mid(b);
     uint64_t path = 0;
-    for (; cl.level < (uint32_t)t->depth; ++cl.level) {
-        uint32_t oct =
+    uint32_t oct;
+    for (cd_otree_cell cl = t->cell[*n]; cl.level < (uint32_t)t->depth; cl = cd_otree_child_cell(&cl, 0, oct)) {
+        oct =
             (uint32_t)(c.x >= cl.centre.x) | (uint32_t)(c.y >= cl.centre.y) << 1 | (uint32_t)(c.z >= cl.centre.z) << 2;
         cd_aabb lb = child_loose(&cl, oct, o->k);
-        if (!cd_otree_contains(&lb, b)) break;
-        if (cd_otree_path_len(path) == CD_OTREE_PATH_DEPTH) return path | CD_OTREE_PATH_MORE;
-        path = cd_otree_path_add(path, oct);
-        double q = 0.5 * cl.half;
-        cl.centre = cd_v3(cl.centre.x + ((oct & 1) ? q : -q), cl.centre.y + ((oct & 2) ? q : -q),
-                          cl.centre.z + ((oct & 4) ? q : -q));
-        cl.half = q;
+        if (!cd_otree_contains(&lb, b) || !cd_otree_path_push(&path, oct)) break;
     }
     return path;
 }

@@ -92,25 +92,17 @@ static uint32_t descend(void *tree, uint32_t k, const cd_aabb *b)
 }
 
 // descend's cells from node *k (climb: from its first ancestor whose region holds b, the root
-// holding all) without creating any, as a cell path (cd_otree_place_all). A child's centre as
-// cd_otree_split computes it, so the octants are descend's.
+// holding all) without creating any, as a cell path (cd_otree_place_all): the octants descend
+// takes, on the cells cd_otree_split makes.
 static uint64_t path_of(const cd_otree *t, const void *tree, uint32_t *k, const cd_aabb *b, int climb)
 {
     (void)tree;
     if (climb)
         while (!in_region(&t->cell[*k].bounds, b)) *k = t->cell[*k].parent;
-    cd_otree_cell c = t->cell[*k];
     uint64_t path = 0;
-    for (; c.level < (uint32_t)t->depth; ++c.level) {
-        int oct = octant(&c, b);
-        if (oct < 0) break;
-        if (cd_otree_path_len(path) == CD_OTREE_PATH_DEPTH) return path | CD_OTREE_PATH_MORE;
-        path = cd_otree_path_add(path, (uint32_t)oct);
-        double q = 0.5 * c.half;
-        c.centre = cd_v3(c.centre.x + ((oct & 1) ? q : -q), c.centre.y + ((oct & 2) ? q : -q),
-                         c.centre.z + ((oct & 4) ? q : -q));
-        c.half = q;
-    }
+    int oct;
+    for (cd_otree_cell c = t->cell[*k]; c.level < (uint32_t)t->depth; c = cd_otree_child_cell(&c, 0, (uint32_t)oct))
+        if ((oct = octant(&c, b)) < 0 || !cd_otree_path_push(&path, (uint32_t)oct)) break;
     return path;
 }
 

@@ -81,13 +81,9 @@ uint32_t cd_otree_split(cd_otree *t, uint32_t p)
     reserve_nodes(t, t->nodes + 8);
     uint32_t k0 = (uint32_t)t->nodes;
     const cd_otree_cell pc = t->cell[p];
-    double q = 0.5 * pc.half;  // power-of-two scaling: exact
     for (uint32_t k = 0; k < 8; ++k) {
-        cd_vec3 c =
-            cd_v3(pc.centre.x + ((k & 1) ? q : -q), pc.centre.y + ((k & 2) ? q : -q), pc.centre.z + ((k & 4) ? q : -q));
         t->node[k0 + k] = (cd_otree_node){.sub = empty_box};
-        t->cell[k0 + k] =
-            (cd_otree_cell){.bounds = pc.bounds, .centre = c, .half = q, .parent = p, .level = pc.level + 1};
+        t->cell[k0 + k] = cd_otree_child_cell(&pc, p, k);
     }
     t->node[p].kids = k0;
     t->nodes += 8;

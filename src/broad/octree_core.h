@@ -84,10 +84,16 @@ void cd_otree_reserve_objects(cd_otree *t, uint32_t n);
 /// 59–63 (at most CD_OTREE_PATH_DEPTH), and CD_OTREE_PATH_MORE where the descent goes on below.
 #define CD_OTREE_PATH_MORE (UINT64_C(1) << 58)
 static inline unsigned cd_otree_path_len(uint64_t path) { return (unsigned)(path >> 59); }
-static inline uint64_t cd_otree_path_add(uint64_t path, uint32_t oct)
+/// Octant oct appended to *path; 0 (and CD_OTREE_PATH_MORE set) when the path is full.
+static inline int cd_otree_path_push(uint64_t *path, uint32_t oct)
 {
-    unsigned len = cd_otree_path_len(path);
-    return (path & ~(UINT64_C(31) << 59)) | (uint64_t)oct << (3 * len) | (uint64_t)(len + 1) << 59;
+    unsigned len = cd_otree_path_len(*path);
+    if (len == CD_OTREE_PATH_DEPTH) {
+        *path |= CD_OTREE_PATH_MORE;
+        return 0;
+    }
+    *path = (*path & ~(UINT64_C(31) << 59)) | (uint64_t)oct << (3 * len) | (uint64_t)(len + 1) << 59;
+    return 1;
 }
 
 /// How a tree places an object with box b (see cd_otree_place_all). path: the node *k to start
@@ -134,6 +140,17 @@ void cd_otree_method_shape_stats(void *self, cd_broad_stats *st);
 void cd_otree_method_cells(void *self, const cd_scene *s, cd_broad_cell_fn each, void *ctx);
 /// cd_broad_method.destroy for a cd_alloc'ed state that begins with a cd_otree.
 void cd_otree_method_destroy(void *self);
+
+/// The cell of child k of node parent, whose cell is p: its centre and half side (p's bounds, for
+/// the caller to narrow). cd_otree_split and the placements' cell paths both use it, so a path's
+/// cells are the ones the descent creates.
+static inline cd_otree_cell cd_otree_child_cell(const cd_otree_cell *p, uint32_t parent, uint32_t k)
+{
+    double q = 0.5 * p->half;  // power-of-two scaling: exact
+    cd_vec3 c =
+        cd_v3(p->centre.x + ((k & 1) ? q : -q), p->centre.y + ((k & 2) ? q : -q), p->centre.z + ((k & 4) ? q : -q));
+    return (cd_otree_cell){.bounds = p->bounds, .centre = c, .half = q, .parent = parent, .level = p->level + 1};
+}
 
 /// Closed-box containment of b in the cell bounds c.
 static inline int cd_otree_contains(const cd_aabb *c, const cd_aabb *b)
