@@ -501,7 +501,7 @@ void cd_otree_shape_stats(const cd_otree *t, cd_broad_stats *st)
     st->nodes = t->nodes;
     st->bytes = t->node_cap * (sizeof *t->node + sizeof *t->cell) +
                 t->obj_cap * (sizeof *t->obj_node + sizeof *t->item_obj + sizeof *t->item_box + sizeof *t->keys) +
-                t->run_cap * sizeof *t->run;
+                t->run_cap * sizeof *t->run + t->path_cap * sizeof *t->path;
     for (size_t k = 0; k < t->nodes; ++k) {
         uint32_t c = t->node[k].count;
         if (!c) continue;
