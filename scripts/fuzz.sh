@@ -30,9 +30,12 @@ done
 [ -n "$targets" ] || targets="config poses_csv scene_csv query_csv mesh_read mesh_chain"
 command -v clang >/dev/null || { echo "fuzz.sh: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 2; }
 if [ ! -f "$build/build.ninja" ]; then
+    # The setup's output is shown only when it fails (a temporary file: nothing left in the checkout).
+    log=$(mktemp)
     CC=clang CXX=clang++ meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined \
-        -Dbuildtype=debugoptimized -Db_lundef=false >"$build.setup.log" 2>&1 ||
-        { cat "$build.setup.log" >&2; exit 1; }
+        -Dbuildtype=debugoptimized -Db_lundef=false >"$log" 2>&1 ||
+        { cat "$log" >&2; rm -f "$log"; exit 1; }
+    rm -f "$log"
 fi
 programs=""
 for t in $targets; do programs="$programs tests/fuzz/fuzz_$t"; done
