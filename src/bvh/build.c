@@ -9,7 +9,6 @@ _Static_assert(sizeof(cd_bvh_node) == 128, "a node is two cache lines");
 #include <float.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
 
 // The split needs, per node, the median triangle by (centroid[axis], id) and the extent of the
 // centroids. Three id lists, each sorted once by one axis (radix sort) and then split stably at
@@ -90,12 +89,10 @@ void *cd_bvh_alloc_huge(size_t bytes, void **block, int zero)
         *block = zero ? cd_alloc_zero(1, bytes + 64) : cd_alloc(bytes + 64);
         return (void *)(((uintptr_t)*block + 63) & ~(uintptr_t)63);
     }
+    // A block of 4 MiB or more: cd_alloc advises all its pages to use huge pages, and the 2 MiB
+    // alignment puts every one of the array's 2 MiB pages wholly inside it.
     *block = zero ? cd_alloc_zero(1, bytes + huge) : cd_alloc(bytes + huge);
-    uintptr_t p = ((uintptr_t)*block + huge - 1) & ~(uintptr_t)(huge - 1);
-#ifdef MADV_HUGEPAGE
-    (void)madvise((void *)p, bytes, MADV_HUGEPAGE);  // only advice: failure leaves normal pages
-#endif
-    return (void *)p;
+    return (void *)(((uintptr_t)*block + huge - 1) & ~(uintptr_t)(huge - 1));
 }
 
 static void moment_add(cd_tri_moment *s, const cd_tri_moment *x)

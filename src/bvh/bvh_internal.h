@@ -38,9 +38,9 @@ static inline cd_vec3 cd_bvh_vmax(cd_vec3 a, cd_vec3 b)
     return cd_v3(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z);
 }
 
-/// bytes of memory (zeroed when zero), 64-byte aligned; from 2 MiB on aligned to 2 MiB and advised to
-/// transparent huge pages where the kernel offers them (Linux THP in "madvise" mode); *block is
-/// what cd_free takes.
+/// bytes of memory (zeroed when zero), 64-byte aligned; from 2 MiB on aligned to 2 MiB, in a block
+/// that cd_alloc advises to use transparent huge pages where the kernel offers them (Linux THP in
+/// "madvise" mode); *block is what cd_free takes.
 void *cd_bvh_alloc_huge(size_t bytes, void **block, int zero);
 /// Moments of the triangle p, q, r.
 cd_tri_moment cd_tri_moment_of(cd_vec3 p, cd_vec3 q, cd_vec3 r);
