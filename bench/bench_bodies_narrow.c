@@ -102,6 +102,9 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+// The traversal builds by cd_bvh_isa.
+static const char *const isa_names[CD_BVH_ISA_COUNT] = {"baseline", "avx512", "avx2"};
+
 // Prints the table; 0 when every variant's builds agree on the counters.
 static int report(const row *rows, int nrows, int blocks, int frames, size_t n)
 {
@@ -114,7 +117,7 @@ static int report(const row *rows, int nrows, int blocks, int frames, size_t n)
         for (int k = 0; k < blocks; ++k) best = r->ns[k] < best ? r->ns[k] : best, ratio[k] = r->ns[k] / rows[0].ns[k];
         qsort(ratio, (size_t)blocks, sizeof *ratio, cmp_double);
         printf("| %s | %s | %.1f | %.1f | %.3f | %llu | %llu | %llu |\n", r->name,
-               r->isa == CD_BVH_ISA_BASELINE ? "baseline" : "avx512", best * 1e-3 / frames, best / (double)n,
+               isa_names[r->isa], best * 1e-3 / frames, best / (double)n,
                ratio[blocks / 2], (unsigned long long)r->pairs, (unsigned long long)r->bv, (unsigned long long)r->tri);
         if (i && r->bodies == rows[i - 1].bodies &&
             (r->pairs != rows[i - 1].pairs || r->bv != rows[i - 1].bv || r->tri != rows[i - 1].tri)) {
@@ -165,7 +168,7 @@ int main(int argc, char **argv)
     p.scene.cubes = bodies, p.scene.density = density;
     row rows[MAX_ROWS];
     int nrows = 0;
-    for (char *t = strtok(var_buf, ","); t && nrows + 2 <= MAX_ROWS; t = strtok(NULL, ",")) {
+    for (char *t = strtok(var_buf, ","); t && nrows + CD_BVH_ISA_COUNT <= MAX_ROWS; t = strtok(NULL, ",")) {
         cd_bodies *b = bodies_for(t, p);
         if (!b) return 2;
         for (int isa = 0; isa < CD_BVH_ISA_COUNT; ++isa)

@@ -317,7 +317,7 @@ static void counters_are_deterministic_and_by_kind(void **state)
         // Every popped pair costs at least one volume test.
         assert_true(cd_bvh_stats_bv_total(s) >= s->node_pairs);
         double cv, cp;
-        cd_bvh_measure_costs(ha, hb, &pose, 1.0, &cv, &cp);
+        cd_bvh_measure_costs(ha, hb, &pose, 1.0, CD_BVH_ALL_PAIRS, &cv, &cp);
         assert_true(cv > 0 && cp > 0);
         cd_bvh_result_free(&r1);
         cd_bvh_result_free(&r2);

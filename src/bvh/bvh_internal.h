@@ -69,16 +69,20 @@ uint32_t cd_bvh_points_gather(cd_bvh_build_ctx *ctx, const uint32_t *ids, uint32
 uint32_t cd_bvh_points_merge(cd_bvh_build_ctx *ctx, uint32_t pos, uint32_t n);
 
 /// The traversal of cd_bvh_query and the cost replays of cd_bvh_measure_costs, one per build of
-/// traverse.c (the AVX-512 one only on x86-64).
+/// traverse.c (the AVX-512 and AVX2 ones only on x86-64).
 void cd_bvh_traverse_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
                               const cd_bvh_hint *hint, cd_bvh_result *res);
-void cd_bvh_measure_costs_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
-                                   double *cp_ns);
+void cd_bvh_measure_costs_baseline(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
+                                   cd_bvh_mode mode, double *cv_ns, double *cp_ns);
 #if CD_X86_SIMD
 void cd_bvh_traverse_avx512(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
                             const cd_bvh_hint *hint, cd_bvh_result *res);
-void cd_bvh_measure_costs_avx512(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
-                                 double *cp_ns);
+void cd_bvh_measure_costs_avx512(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                                 double *cv_ns, double *cp_ns);
+void cd_bvh_traverse_avx2(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                          const cd_bvh_hint *hint, cd_bvh_result *res);
+void cd_bvh_measure_costs_avx2(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                               double *cv_ns, double *cp_ns);
 #endif
 
 #endif

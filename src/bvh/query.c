@@ -10,6 +10,7 @@ int cd_bvh_isa_runs(cd_bvh_isa isa)
     case CD_BVH_ISA_BASELINE: return 1;
 #if CD_X86_SIMD
     case CD_BVH_ISA_AVX512: return cd_cpu_avx512();
+    case CD_BVH_ISA_AVX2: return cd_cpu_avx2() != 0;
 #endif
     default: return 0;
     }
@@ -23,6 +24,10 @@ static void traverse_on(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const 
 #if CD_X86_SIMD
     if (isa == CD_BVH_ISA_AVX512) {
         cd_bvh_traverse_avx512(a, b, pose, scale, mode, hint, res);
+        return;
+    }
+    if (isa == CD_BVH_ISA_AVX2) {
+        cd_bvh_traverse_avx2(a, b, pose, scale, mode, hint, res);
         return;
     }
 #endif
@@ -50,7 +55,9 @@ static cd_bvh_isa query_isa(void)
     static _Atomic int chosen = -1;
     int isa = atomic_load_explicit(&chosen, memory_order_relaxed);
     if (isa < 0) {
-        isa = cd_bvh_isa_runs(CD_BVH_ISA_AVX512) ? CD_BVH_ISA_AVX512 : CD_BVH_ISA_BASELINE;
+        isa = cd_bvh_isa_runs(CD_BVH_ISA_AVX512) ? CD_BVH_ISA_AVX512
+              : cd_bvh_isa_runs(CD_BVH_ISA_AVX2) ? CD_BVH_ISA_AVX2
+                                                 : CD_BVH_ISA_BASELINE;
         atomic_store_explicit(&chosen, isa, memory_order_relaxed);
     }
     return (cd_bvh_isa)isa;
@@ -76,14 +83,18 @@ void cd_bvh_query_hinted(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, 
 }
 
 // The replays run in the build the queries run, so the costs are those of the measured frames.
-void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
-                          double *cp_ns)
+void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                          double *cv_ns, double *cp_ns)
 {
 #if CD_X86_SIMD
     if (query_isa() == CD_BVH_ISA_AVX512) {
-        cd_bvh_measure_costs_avx512(a, b, pose, scale, cv_ns, cp_ns);
+        cd_bvh_measure_costs_avx512(a, b, pose, scale, mode, cv_ns, cp_ns);
+        return;
+    }
+    if (query_isa() == CD_BVH_ISA_AVX2) {
+        cd_bvh_measure_costs_avx2(a, b, pose, scale, mode, cv_ns, cp_ns);
         return;
     }
 #endif
-    cd_bvh_measure_costs_baseline(a, b, pose, scale, cv_ns, cp_ns);
+    cd_bvh_measure_costs_baseline(a, b, pose, scale, mode, cv_ns, cp_ns);
 }

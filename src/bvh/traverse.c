@@ -4,16 +4,19 @@
 // per-query cache, and B's vertices only at leaves. The node kinds decide which volume tests run,
 // cheapest first.
 //
-// Compiled twice (src/bvh/meson.build): for the baseline ISA, and with -mavx512f for CPUs that
-// have it, whose 32 vector registers hold the paired box test without spills (10.8 instead of
-// 12.8 ns per volume test on Zen 5; an AVX2 build measured the same as the baseline and is not
-// kept). -ffp-contract=off keeps fused multiply-adds out of both, so they compute the same bits;
-// query.c picks one per process. CD_BVH_ISA names the build (baseline, avx512).
+// Compiled three times (src/bvh/meson.build): for the baseline ISA; with AVX2, whose all_pairs
+// queries test their batches of node pairs four to a 256-bit register; and with AVX-512 for CPUs
+// that have it, whose 32 vector registers hold the paired box test without spills (10.8 instead
+// of 12.8 ns per volume test on Zen 5) and whose all_pairs batches go eight to a register.
+// -ffp-contract=off keeps fused multiply-adds out of all three, so they compute the same bits;
+// query.c picks one per process (AVX-512, else AVX2, else baseline). CD_BVH_ISA names the build
+// (baseline, avx2, avx512).
 #include "bvh_internal.h"
 #include "cd_narrow.h"
 #define CD_SAT_W 2
 #include "cd_sat_lanes.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +132,95 @@ static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1,
 #undef CD_LB
     return CD_BVH_SAT2(&a, &b);
 }
+
+#if defined(__AVX512F__)
+#define CD_SAT_W 8
+#include "cd_sat_lanes.h"
+
+// Rows r[0..8) of eight doubles each, transposed: f[j] lane l = r[l][j]. 24 shuffles (8 unpacks
+// within 128-bit lanes, then two rounds of 8 lane shuffles).
+static inline void transpose8_pd(const __m512d r[8], __m512d f[8])
+{
+    __m512d t[8], u[8];
+    for (int k = 0; k < 8; k += 2)
+        t[k] = _mm512_unpacklo_pd(r[k], r[k + 1]), t[k + 1] = _mm512_unpackhi_pd(r[k], r[k + 1]);
+    for (int k = 0; k < 8; k += 4) {  // u[k + j]: rows k..k + 3 of fields (0, 4), (2, 6), (1, 5), (3, 7)
+        u[k] = _mm512_shuffle_f64x2(t[k], t[k + 2], 0x88), u[k + 1] = _mm512_shuffle_f64x2(t[k], t[k + 2], 0xDD);
+        u[k + 2] = _mm512_shuffle_f64x2(t[k + 1], t[k + 3], 0x88),
+              u[k + 3] = _mm512_shuffle_f64x2(t[k + 1], t[k + 3], 0xDD);
+    }
+    static const int field[4][2] = {{0, 4}, {2, 6}, {1, 5}, {3, 7}};
+    for (int j = 0; j < 4; ++j)
+        f[field[j][0]] = _mm512_shuffle_f64x2(u[j], u[j + 4], 0x88),
+        f[field[j][1]] = _mm512_shuffle_f64x2(u[j], u[j + 4], 0xDD);
+}
+
+// The 128 bytes of eight records (nodes or moved nodes) from p[k], fields 0-7 in f and 8-15 in g.
+static inline void records8(const double *const p[8], __m512d f[8], __m512d g[8])
+{
+    __m512d r[8];
+    for (int k = 0; k < 8; ++k) r[k] = _mm512_loadu_pd(p[k]);
+    transpose8_pd(r, f);
+    for (int k = 0; k < 8; ++k) r[k] = _mm512_loadu_pd(p[k] + 8);
+    transpose8_pd(r, g);
+}
+
+// Eight OBB–OBB tests at once, pair k in lane k (A node na[k], moved B node mb[k]), by the shared
+// lane test in 512-bit registers: the same expressions as obb_obb_two's lanes, so the same bits.
+// Each record is 128 bytes of doubles, read whole and transposed: a node is c, r, ax0, ax1, half
+// (13 doubles, then its integers), a moved node c, three axes, half, r.
+static inline unsigned obb_obb_eight(const cd_bvh_node *const na[8], const cd_bvh_moved *const mb[8])
+{
+    _Static_assert(offsetof(cd_bvh_node, half) == 10 * sizeof(double) && sizeof(cd_bvh_node) >= 128,
+                   "a node starts with 13 doubles, 128 bytes in all");
+    _Static_assert(offsetof(cd_bvh_moved, r) == 15 * sizeof(double), "a moved node is 16 doubles");
+    __m512d f[8], g[8];
+    const double *p[8];
+    cd_obb_lanes8 a, b;
+    for (int k = 0; k < 8; ++k) p[k] = &na[k]->c.x;
+    records8(p, f, g);
+    for (int k = 0; k < 3; ++k)
+        a.c[k] = (cd_lanes8)f[k], a.ax[0][k] = (cd_lanes8)f[4 + k], a.e[k] = (cd_lanes8)g[2 + k];
+    a.ax[1][0] = (cd_lanes8)f[7], a.ax[1][1] = (cd_lanes8)g[0], a.ax[1][2] = (cd_lanes8)g[1];
+    a.ax[2][0] = a.ax[0][1] * a.ax[1][2] - a.ax[0][2] * a.ax[1][1];  // cd_v3_cross
+    a.ax[2][1] = a.ax[0][2] * a.ax[1][0] - a.ax[0][0] * a.ax[1][2];
+    a.ax[2][2] = a.ax[0][0] * a.ax[1][1] - a.ax[0][1] * a.ax[1][0];
+    for (int k = 0; k < 8; ++k) p[k] = &mb[k]->box.c.x;
+    records8(p, f, g);
+    for (int k = 0; k < 3; ++k)
+        b.c[k] = (cd_lanes8)f[k], b.ax[0][k] = (cd_lanes8)f[3 + k], b.ax[2][k] = (cd_lanes8)g[1 + k],
+        b.e[k] = (cd_lanes8)g[4 + k];
+    b.ax[1][0] = (cd_lanes8)f[6], b.ax[1][1] = (cd_lanes8)f[7], b.ax[1][2] = (cd_lanes8)g[0];
+    return cd_sat8(&a, &b);
+}
+#elif defined(__AVX2__)
+#define CD_SAT_W 4
+#include "cd_sat_lanes.h"
+
+// Four OBB–OBB tests at once, pair k in lane k, in 256-bit registers: obb_obb_two's lanes, so the
+// same bits. The fields are gathered one by one (a transpose of four 128-byte records takes as
+// many shuffles).
+static inline unsigned obb_obb_four(const cd_bvh_node *const na[4], const cd_bvh_moved *const mb[4])
+{
+    cd_obb_lanes4 a, b;
+#define CD_LA(f) ((cd_lanes4){na[0]->f, na[1]->f, na[2]->f, na[3]->f})
+#define CD_LB(f) ((cd_lanes4){mb[0]->box.f, mb[1]->box.f, mb[2]->box.f, mb[3]->box.f})
+    a.e[0] = CD_LA(half.x), a.e[1] = CD_LA(half.y), a.e[2] = CD_LA(half.z);
+    b.e[0] = CD_LB(half.x), b.e[1] = CD_LB(half.y), b.e[2] = CD_LB(half.z);
+    a.c[0] = CD_LA(c.x), a.c[1] = CD_LA(c.y), a.c[2] = CD_LA(c.z);
+    b.c[0] = CD_LB(c.x), b.c[1] = CD_LB(c.y), b.c[2] = CD_LB(c.z);
+    a.ax[0][0] = CD_LA(ax0.x), a.ax[0][1] = CD_LA(ax0.y), a.ax[0][2] = CD_LA(ax0.z);
+    a.ax[1][0] = CD_LA(ax1.x), a.ax[1][1] = CD_LA(ax1.y), a.ax[1][2] = CD_LA(ax1.z);
+    a.ax[2][0] = a.ax[0][1] * a.ax[1][2] - a.ax[0][2] * a.ax[1][1];  // cd_v3_cross
+    a.ax[2][1] = a.ax[0][2] * a.ax[1][0] - a.ax[0][0] * a.ax[1][2];
+    a.ax[2][2] = a.ax[0][0] * a.ax[1][1] - a.ax[0][1] * a.ax[1][0];
+    for (int j = 0; j < 3; ++j)
+        b.ax[j][0] = CD_LB(axes.col[j].x), b.ax[j][1] = CD_LB(axes.col[j].y), b.ax[j][2] = CD_LB(axes.col[j].z);
+#undef CD_LA
+#undef CD_LB
+    return cd_sat4(&a, &b);
+}
+#endif
 
 // m (inside mb) covers the rounding of moving B's volumes and of the tests, so the cull never
 // rejects a pair that the exact triangle test on the moved vertices would accept. Cheapest test
@@ -351,6 +443,47 @@ static inline unsigned test_pairs(const cd_bvh *a, const cd_bvh *b, cd_bvh_resul
     return p0 | (unsigned)overlap_moved(na2, nb2, mb2, m, st) << 1;
 }
 
+// Pairs popped and tested together by the all_pairs traversal (traverse_all_pairs).
+enum { CD_BVH_BATCH = 32 };  // at most 32 (a bit per pair in an unsigned), a multiple of 8
+
+// Volume tests of the n ≤ CD_BVH_BATCH pairs (ia[k], ib[k]): bit k of the result is set when pair
+// k overlaps. With pairwise set, the pairs whose nodes are both pure OBB run in lanes, eight to a
+// test in the AVX-512 build (obb_obb_eight), four in the AVX2 build (obb_obb_four), two in the
+// baseline build (obb_obb_two); the others one at a time. Every build gives the same bits.
+static inline unsigned test_batch(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, cd_bvh_stats *st,
+                                  const cd_mat3 *R, cd_vec3 t, double s, double m, cd_bvh_trace *tr, const uint32_t *ia,
+                                  const uint32_t *ib, unsigned n, int pairwise)
+{
+    const cd_bvh_node *na[CD_BVH_BATCH], *lane_a[CD_BVH_BATCH];
+    const cd_bvh_moved *lane_b[CD_BVH_BATCH];
+    unsigned lane_of[CD_BVH_BATCH], lanes = 0, bits = 0;
+    st->node_pairs += n;
+    for (unsigned k = 0; k < n; ++k) {
+        na[k] = &a->nodes[ia[k]];
+        const cd_bvh_node *nb = &b->nodes[ib[k]];
+        const cd_bvh_moved *mb = moved_node(res, b, ib[k], R, t, s, m);
+        if (tr && tr->nodes < tr->max) tr->node_pairs[tr->nodes][0] = ia[k], tr->node_pairs[tr->nodes++][1] = ib[k];
+        if (pairwise && na[k]->kind == CD_BV_OBB && nb->kind == CD_BV_OBB)
+            lane_a[lanes] = na[k], lane_b[lanes] = mb, lane_of[lanes++] = k;
+        else
+            bits |= (unsigned)overlap_moved(na[k], nb, mb, m, st) << k;
+    }
+    if (!lanes) return bits;
+    st->bv_tests[CD_BVT_OBB_OBB] += lanes;
+    for (unsigned l = lanes; l % 8; ++l) lane_a[l] = lane_a[lanes - 1], lane_b[l] = lane_b[lanes - 1];  // whole tests
+    unsigned pass = 0;
+#if defined(__AVX512F__)
+    for (unsigned l = 0; l < lanes; l += 8) pass |= obb_obb_eight(lane_a + l, lane_b + l) << l;
+#elif defined(__AVX2__)
+    for (unsigned l = 0; l < lanes; l += 4) pass |= obb_obb_four(lane_a + l, lane_b + l) << l;
+#else
+    for (unsigned l = 0; l < lanes; l += 2)
+        pass |= obb_obb_two(lane_a[l], lane_a[l + 1], &lane_b[l]->box, &lane_b[l + 1]->box) << l;
+#endif
+    for (unsigned l = 0; l < lanes; ++l) bits |= (pass >> l & 1u) << lane_of[l];
+    return bits;
+}
+
 // How many descents above a hinted leaf pair the search starts (see witness_start).
 #define CD_BVH_WITNESS_DESCENTS 4
 
@@ -385,6 +518,82 @@ static size_t witness_start(const cd_bvh *a, const cd_bvh *b, double s, const cd
     return top;
 }
 
+// The triangle tests of leaf pair (ia, ib); every intersecting pair is added to res. Returns 1
+// when the query stops there (a hit outside all_pairs).
+static inline int leaf_pair(const cd_bvh *a, const cd_bvh *b, cd_bvh_result *res, cd_bvh_stats *st, const cd_mat3 *R,
+                            cd_vec3 t, double s, cd_bvh_trace *tr, uint32_t ia, uint32_t ib, cd_bvh_mode mode)
+{
+    const cd_bvh_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
+    const cd_mesh *ma = a->mesh, *mb = b->mesh;
+    if (na->count == 1 && nb->count == 1) {  // one triangle each (RAPID's leaves): indices in the nodes
+        const uint32_t *va = na->tri;
+        cd_triangle A = {{ma->verts[va[0]], ma->verts[va[1]], ma->verts[va[2]]}};
+        cd_triangle B = moved_tri_cached(res, mb, nb->tri, R, t, s);
+        ++st->tri_tests;
+        if (tr && tr->tris < tr->max)
+            tr->tri_pairs[tr->tris][0] = a->order[na->first], tr->tri_pairs[tr->tris++][1] = b->order[nb->first];
+        if (!cd_tri_tri_overlap(&A, &B)) return 0;
+        res->overlap = 1;
+        if (!res->count) res->hit = (cd_bvh_hint){ia, ib};
+        push_pair(res, a->order[na->first], b->order[nb->first]);
+        return mode != CD_BVH_ALL_PAIRS;
+    }
+    for (uint32_t i = na->first; i < na->first + na->count; ++i) {
+        uint32_t ta = a->order[i];
+        cd_triangle A = tri_of(ma, ta);
+        for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
+            uint32_t tb = b->order[j];
+            cd_triangle B = moved_tri_cached(res, mb, mb->tris[tb], R, t, s);
+            ++st->tri_tests;
+            if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
+            if (!cd_tri_tri_overlap(&A, &B)) continue;
+            res->overlap = 1;
+            if (!res->count) res->hit = (cd_bvh_hint){ia, ib};
+            push_pair(res, ta, tb);
+            if (mode != CD_BVH_ALL_PAIRS) return 1;
+        }
+    }
+    return 0;
+}
+
+// all_pairs tests every pair under a passing pair, in whatever order, so it pops the top
+// CD_BVH_BATCH pairs of the stack at once and tests them together (test_batch: eight OBB tests in
+// the lanes of one); the passing ones are then handled from the bottom up, their children pushed,
+// so that the top pair's children come next, as in the one-pair walk. The same pairs are tested
+// (the same counters) as by that walk, and the same triangle pairs found, in another order. The
+// stack holds at most CD_BVH_BATCH pairs more than it gives per round, so it grows when needed.
+static inline __attribute__((always_inline)) void traverse_all_pairs(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R,
+                                                                     cd_vec3 t, double s, double m, int pairwise,
+                                                                     cd_bvh_result *res, cd_bvh_stats *st,
+                                                                     cd_bvh_trace *tr)
+{
+    size_t top = 0;
+    res->stack[top++] = 0, res->stack[top++] = 0;
+    while (top) {
+        const unsigned n = top / 2 < CD_BVH_BATCH ? (unsigned)(top / 2) : CD_BVH_BATCH;
+        top -= 2 * (size_t)n;
+        uint32_t ia[CD_BVH_BATCH], ib[CD_BVH_BATCH];
+        for (unsigned k = 0; k < n; ++k) ia[k] = res->stack[top + 2 * k], ib[k] = res->stack[top + 2 * k + 1];
+        for (unsigned k = 0; k < n; ++k) prefetch_children(a, b, res, &a->nodes[ia[k]], &b->nodes[ib[k]], s);
+        unsigned pass = test_batch(a, b, res, st, R, t, s, m, tr, ia, ib, n, pairwise);
+        cd_grow((void **)&res->stack, sizeof *res->stack, &res->stack_capacity, top + 4 * (size_t)n);
+        uint32_t *stack = res->stack;
+        for (; pass; pass &= pass - 1) {
+            const unsigned k = (unsigned)__builtin_ctz(pass);
+            const cd_bvh_node *na = &a->nodes[ia[k]], *nb = &b->nodes[ib[k]];
+            if (na->count && nb->count) {
+                leaf_pair(a, b, res, st, R, t, s, tr, ia[k], ib[k], CD_BVH_ALL_PAIRS);
+            } else if (descend_a(na, nb, s)) {
+                stack[top++] = na->first + 1, stack[top++] = ib[k];
+                stack[top++] = na->first, stack[top++] = ib[k];
+            } else {
+                stack[top++] = ia[k], stack[top++] = nb->first + 1;
+                stack[top++] = ia[k], stack[top++] = nb->first;
+            }
+        }
+    }
+}
+
 // Depth first over node pairs. A popped untested pair is tested together with the next untested
 // pair on the stack (usually its sibling); that one, if it passes, goes back on the stack marked
 // as known, under the first pair's children (first_hit takes the closer of two overlapping pairs
@@ -414,11 +623,14 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
     // kinds the scalar tests gain nothing from it and the pairing costs (sphere and AABB trees
     // were slower paired).
     const int pairwise = plan_has_obb_only(&a->plan) && plan_has_obb_only(&b->plan);
-    uint32_t *stack = res->stack;
-    size_t top = hint && mode != CD_BVH_ALL_PAIRS ? witness_start(a, b, s, hint, stack) : 0;
-    if (!top) stack[top++] = 0, stack[top++] = 0;
-    const cd_mesh *ma = a->mesh, *mb = b->mesh;
     cd_bvh_stats st = {0};
+    if (mode == CD_BVH_ALL_PAIRS) {
+        traverse_all_pairs(a, b, &R, t, s, m, pairwise, res, &st, tr);
+        goto done;
+    }
+    uint32_t *stack = res->stack;
+    size_t top = hint ? witness_start(a, b, s, hint, stack) : 0;
+    if (!top) stack[top++] = 0, stack[top++] = 0;
     while (top) {
         uint32_t ib = stack[--top], ia = stack[--top];
         const int known = (ia & CD_BVH_KNOWN) != 0;
@@ -456,36 +668,8 @@ static inline __attribute__((always_inline)) void traverse(const cd_bvh *a, cons
             if (pass & 2) stack[top++] = ia2 | CD_BVH_KNOWN, stack[top++] = ib2;
             if (!(pass & 1)) continue;
         }
-        if (na->count == 1 && nb->count == 1) {  // one triangle each (RAPID's leaves): indices in the nodes
-            const uint32_t *va = na->tri;
-            cd_triangle A = {{ma->verts[va[0]], ma->verts[va[1]], ma->verts[va[2]]}};
-            cd_triangle B = moved_tri_cached(res, mb, nb->tri, &R, t, s);
-            ++st.tri_tests;
-            if (tr && tr->tris < tr->max)
-                tr->tri_pairs[tr->tris][0] = a->order[na->first], tr->tri_pairs[tr->tris++][1] = b->order[nb->first];
-            if (!cd_tri_tri_overlap(&A, &B)) continue;
-            res->overlap = 1;
-            if (!res->count) res->hit = (cd_bvh_hint){ia, ib};
-            push_pair(res, a->order[na->first], b->order[nb->first]);
-            if (mode != CD_BVH_ALL_PAIRS) goto done;
-            continue;
-        }
         if (na->count && nb->count) {
-            for (uint32_t i = na->first; i < na->first + na->count; ++i) {
-                uint32_t ta = a->order[i];
-                cd_triangle A = tri_of(ma, ta);
-                for (uint32_t j = nb->first; j < nb->first + nb->count; ++j) {
-                    uint32_t tb = b->order[j];
-                    cd_triangle B = moved_tri_cached(res, mb, mb->tris[tb], &R, t, s);
-                    ++st.tri_tests;
-                    if (tr && tr->tris < tr->max) tr->tri_pairs[tr->tris][0] = ta, tr->tri_pairs[tr->tris++][1] = tb;
-                    if (!cd_tri_tri_overlap(&A, &B)) continue;
-                    res->overlap = 1;
-                    if (!res->count) res->hit = (cd_bvh_hint){ia, ib};
-                    push_pair(res, ta, tb);
-                    if (mode != CD_BVH_ALL_PAIRS) goto done;
-                }
-            }
+            if (leaf_pair(a, b, res, &st, &R, t, s, tr, ia, ib, mode)) goto done;
             continue;
         }
         if (descend_a(na, nb, s)) {
@@ -540,7 +724,7 @@ void cd_bvh_brute_force_scaled(const cd_mesh *a, const cd_mesh *b, const cd_pose
 // Replays of the visited node and triangle pairs, each loop repeated until it lasts ≥ 2 ms, so the
 // per-test cost includes moving B's volume or triangle into A's frame, as in the traversal.
 void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
-                                           double *cv_ns, double *cp_ns)
+                                           cd_bvh_mode mode, double *cv_ns, double *cp_ns)
 {
     cd_bvh_trace tr = {0};
     tr.max = 1u << 16;
@@ -550,6 +734,7 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
     traverse(a, b, pose, scale, CD_BVH_ALL_PAIRS, NULL, &res, &tr);
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
     const double m = cd_bvh_pair_margin(a, b, pose, scale);
+    const int pairwise = plan_has_obb_only(&a->plan) && plan_has_obb_only(&b->plan);
     volatile int sink = 0;
     *cv_ns = *cp_ns = 0;
     // Seven blocks of ≥ 1 ms each and the fastest one kept: preemption and cache pollution by
@@ -566,8 +751,15 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
             uint64_t reps = 0, t0 = cd_now_ns(), dt;
             do {
                 cache_begin(&res, b);  // each replay moves B's nodes afresh, as a query does
-                // Two pairs at a time through test_pairs, as the traversal tests them.
-                for (size_t k = 0; k < tr.nodes; k += 2) {
+                // As the traversal of mode tests them: all_pairs CD_BVH_BATCH at a time through
+                // test_batch, the others two at a time through test_pairs.
+                for (size_t k = 0; mode == CD_BVH_ALL_PAIRS && k < tr.nodes; k += CD_BVH_BATCH) {
+                    uint32_t ia[CD_BVH_BATCH], ib[CD_BVH_BATCH];
+                    const unsigned n = tr.nodes - k < CD_BVH_BATCH ? (unsigned)(tr.nodes - k) : CD_BVH_BATCH;
+                    for (unsigned l = 0; l < n; ++l) ia[l] = tr.node_pairs[k + l][0], ib[l] = tr.node_pairs[k + l][1];
+                    sink += (int)test_batch(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, ia, ib, n, pairwise);
+                }
+                for (size_t k = 0; mode != CD_BVH_ALL_PAIRS && k < tr.nodes; k += 2) {
                     int two = k + 1 < tr.nodes;
                     sink += (int)test_pairs(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, tr.node_pairs[k][0],
                                             tr.node_pairs[k][1], two ? tr.node_pairs[k + 1][0] : 0,

@@ -216,8 +216,8 @@ double cd_bvh_pair_margin(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose,
 /// The instruction sets of the traversal: the same code compiled for the baseline ISA and for AVX-512
 /// (whose 32 vector registers hold the paired box test without spills). Every build gives the
 /// same answers, pairs and counters.
-typedef enum cd_bvh_isa { CD_BVH_ISA_BASELINE, CD_BVH_ISA_AVX512, CD_BVH_ISA_COUNT } cd_bvh_isa;
-/// 1 when this CPU runs isa (CDLAB_NO_AVX512=1 turns AVX-512 off).
+typedef enum cd_bvh_isa { CD_BVH_ISA_BASELINE, CD_BVH_ISA_AVX512, CD_BVH_ISA_AVX2, CD_BVH_ISA_COUNT } cd_bvh_isa;
+/// 1 when this CPU runs isa (CDLAB_NO_AVX512=1 turns AVX-512 off, CDLAB_NO_AVX2=1 AVX2 too).
 int cd_bvh_isa_runs(cd_bvh_isa isa);
 /// cd_bvh_query compiled for isa, which must run here (for tests comparing them).
 void cd_bvh_query_isa(cd_bvh_isa isa, const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale,
@@ -248,9 +248,10 @@ double cd_bvh_winding_number(const cd_mesh *m, cd_vec3 p);
 
 /// Measured mean cost in ns of one BV test (Cv) and one triangle test (Cp) for this pair of
 /// hierarchies at pose: replays the node pairs and triangle pairs that one all-pairs query visits
-/// (at most 2¹⁶ of each) in seven blocks of ≥ 1 ms, keeping the fastest block. Zero when none
-/// was visited. B is scaled by scale as in cd_bvh_query_scaled.
-void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, double *cv_ns,
-                          double *cp_ns);
+/// (at most 2¹⁶ of each) in seven blocks of ≥ 1 ms, keeping the fastest block. The node pairs are
+/// tested as a query of mode tests them (all_pairs many at a time, the other modes two at a time).
+/// Zero when none was visited. B is scaled by scale as in cd_bvh_query_scaled.
+void cd_bvh_measure_costs(const cd_bvh *a, const cd_bvh *b, const cd_pose *pose, double scale, cd_bvh_mode mode,
+                          double *cv_ns, double *cp_ns);
 
 #endif

@@ -46,13 +46,21 @@ typedef struct CD_SAT_OBB {
 // outside an always-inlined body would change the ABI.
 #define CD_SAT_ABS(x) ((CD_SAT_LANES)((CD_SAT_MASK)(x) & ~((CD_SAT_MASK){0} + INT64_MIN)))
 // CD_SAT_ALL(m): every lane of mask m is set; CD_SAT_NONE_BITS(m): bit l set when lane l of m is
-// clear. Two lanes are one SSE2 register, whose movemask both read directly; wider builds
-// combine the lanes one by one (their target is a function attribute, which the preprocessor
-// cannot see).
+// clear. Two lanes are one SSE2 register, whose movemask both read directly, as are four in a
+// build for AVX and eight in one for AVX-512 (its mask test); the others combine the lanes one
+// by one (their target is a function attribute, which the preprocessor cannot see).
 #if CD_SAT_W == 2 && defined(__SSE2__)
 #include <emmintrin.h>
 #define CD_SAT_ALL(m) (_mm_movemask_pd((__m128d)(m)) == 3)
 #define CD_SAT_NONE_BITS(m) ((unsigned)~_mm_movemask_pd((__m128d)(m)) & 3u)
+#elif CD_SAT_W == 4 && defined(__AVX__)  // a whole build for AVX: one movemask each
+#include <immintrin.h>
+#define CD_SAT_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 15)
+#define CD_SAT_NONE_BITS(m) ((unsigned)~_mm256_movemask_pd((__m256d)(m)) & 15u)
+#elif CD_SAT_W == 8 && defined(__AVX512F__)  // a whole build for AVX-512: one mask test each
+#include <immintrin.h>
+#define CD_SAT_ALL(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) == 0xFF)
+#define CD_SAT_NONE_BITS(m) ((unsigned)(uint8_t)~_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)))
 #else
 #define CD_SAT_ALL(m) CD_SAT_CAT(cd_sat_all, CD_SAT_W)(m)
 #define CD_SAT_NONE_BITS(m) CD_SAT_CAT(cd_sat_none_bits, CD_SAT_W)(m)
