@@ -108,6 +108,28 @@ static inline int obb_obb_node(const cd_bvh_node *na, const cd_obb *b)
 #define CD_BVH_SAT2 cd_sat2_wide
 #endif
 
+// The third axis of the A boxes in lanes a, as cd_v3_cross forms it from the first two.
+#define CD_BVH_THIRD_AXIS(a)                                                   \
+    ((a).ax[2][0] = (a).ax[0][1] * (a).ax[1][2] - (a).ax[0][2] * (a).ax[1][1], \
+     (a).ax[2][1] = (a).ax[0][2] * (a).ax[1][0] - (a).ax[0][0] * (a).ax[1][2], \
+     (a).ax[2][2] = (a).ax[0][0] * (a).ax[1][1] - (a).ax[0][1] * (a).ax[1][0])
+
+// Lanes a (A's nodes) and b (B's moved boxes) field by field, through the caller's CD_LA(field)
+// and CD_LB(field), which build one lane vector of the field.
+#define CD_BVH_GATHER_LANES(a, b)                                                              \
+    do {                                                                                       \
+        (a).e[0] = CD_LA(half.x), (a).e[1] = CD_LA(half.y), (a).e[2] = CD_LA(half.z);          \
+        (b).e[0] = CD_LB(half.x), (b).e[1] = CD_LB(half.y), (b).e[2] = CD_LB(half.z);          \
+        (a).c[0] = CD_LA(c.x), (a).c[1] = CD_LA(c.y), (a).c[2] = CD_LA(c.z);                   \
+        (b).c[0] = CD_LB(c.x), (b).c[1] = CD_LB(c.y), (b).c[2] = CD_LB(c.z);                   \
+        (a).ax[0][0] = CD_LA(ax0.x), (a).ax[0][1] = CD_LA(ax0.y), (a).ax[0][2] = CD_LA(ax0.z); \
+        (a).ax[1][0] = CD_LA(ax1.x), (a).ax[1][1] = CD_LA(ax1.y), (a).ax[1][2] = CD_LA(ax1.z); \
+        CD_BVH_THIRD_AXIS(a);                                                                  \
+        for (int j_ = 0; j_ < 3; ++j_)                                                         \
+            (b).ax[j_][0] = CD_LB(axes.col[j_].x), (b).ax[j_][1] = CD_LB(axes.col[j_].y),      \
+            (b).ax[j_][2] = CD_LB(axes.col[j_].z);                                             \
+    } while (0)
+
 // Two OBB–OBB tests at once, pair k in lane k (A nodes a0, a1; moved B boxes b0, b1), by the
 // shared lane test (cd_sat_lanes.h, or its 256-bit form): each lane evaluates obb_obb_node's expressions in its order,
 // so each answer has the same bits as that test (the cull stays conservative for the same
@@ -117,17 +139,7 @@ static inline unsigned obb_obb_two(const cd_bvh_node *a0, const cd_bvh_node *a1,
     cd_obb_lanes2 a, b;
 #define CD_LA(f) ((cd_lanes2){a0->f, a1->f})
 #define CD_LB(f) ((cd_lanes2){b0->f, b1->f})
-    a.e[0] = CD_LA(half.x), a.e[1] = CD_LA(half.y), a.e[2] = CD_LA(half.z);
-    b.e[0] = CD_LB(half.x), b.e[1] = CD_LB(half.y), b.e[2] = CD_LB(half.z);
-    a.c[0] = CD_LA(c.x), a.c[1] = CD_LA(c.y), a.c[2] = CD_LA(c.z);
-    b.c[0] = CD_LB(c.x), b.c[1] = CD_LB(c.y), b.c[2] = CD_LB(c.z);
-    a.ax[0][0] = CD_LA(ax0.x), a.ax[0][1] = CD_LA(ax0.y), a.ax[0][2] = CD_LA(ax0.z);
-    a.ax[1][0] = CD_LA(ax1.x), a.ax[1][1] = CD_LA(ax1.y), a.ax[1][2] = CD_LA(ax1.z);
-    a.ax[2][0] = a.ax[0][1] * a.ax[1][2] - a.ax[0][2] * a.ax[1][1];  // cd_v3_cross
-    a.ax[2][1] = a.ax[0][2] * a.ax[1][0] - a.ax[0][0] * a.ax[1][2];
-    a.ax[2][2] = a.ax[0][0] * a.ax[1][1] - a.ax[0][1] * a.ax[1][0];
-    for (int j = 0; j < 3; ++j)
-        b.ax[j][0] = CD_LB(axes.col[j].x), b.ax[j][1] = CD_LB(axes.col[j].y), b.ax[j][2] = CD_LB(axes.col[j].z);
+    CD_BVH_GATHER_LANES(a, b);
 #undef CD_LA
 #undef CD_LB
     return CD_BVH_SAT2(&a, &b);
@@ -182,9 +194,7 @@ static inline unsigned obb_obb_eight(const cd_bvh_node *const na[8], const cd_bv
     for (int k = 0; k < 3; ++k)
         a.c[k] = (cd_lanes8)f[k], a.ax[0][k] = (cd_lanes8)f[4 + k], a.e[k] = (cd_lanes8)g[2 + k];
     a.ax[1][0] = (cd_lanes8)f[7], a.ax[1][1] = (cd_lanes8)g[0], a.ax[1][2] = (cd_lanes8)g[1];
-    a.ax[2][0] = a.ax[0][1] * a.ax[1][2] - a.ax[0][2] * a.ax[1][1];  // cd_v3_cross
-    a.ax[2][1] = a.ax[0][2] * a.ax[1][0] - a.ax[0][0] * a.ax[1][2];
-    a.ax[2][2] = a.ax[0][0] * a.ax[1][1] - a.ax[0][1] * a.ax[1][0];
+    CD_BVH_THIRD_AXIS(a);
     for (int k = 0; k < 8; ++k) p[k] = &mb[k]->box.c.x;
     records8(p, f, g);
     for (int k = 0; k < 3; ++k)
@@ -205,17 +215,7 @@ static inline unsigned obb_obb_four(const cd_bvh_node *const na[4], const cd_bvh
     cd_obb_lanes4 a, b;
 #define CD_LA(f) ((cd_lanes4){na[0]->f, na[1]->f, na[2]->f, na[3]->f})
 #define CD_LB(f) ((cd_lanes4){mb[0]->box.f, mb[1]->box.f, mb[2]->box.f, mb[3]->box.f})
-    a.e[0] = CD_LA(half.x), a.e[1] = CD_LA(half.y), a.e[2] = CD_LA(half.z);
-    b.e[0] = CD_LB(half.x), b.e[1] = CD_LB(half.y), b.e[2] = CD_LB(half.z);
-    a.c[0] = CD_LA(c.x), a.c[1] = CD_LA(c.y), a.c[2] = CD_LA(c.z);
-    b.c[0] = CD_LB(c.x), b.c[1] = CD_LB(c.y), b.c[2] = CD_LB(c.z);
-    a.ax[0][0] = CD_LA(ax0.x), a.ax[0][1] = CD_LA(ax0.y), a.ax[0][2] = CD_LA(ax0.z);
-    a.ax[1][0] = CD_LA(ax1.x), a.ax[1][1] = CD_LA(ax1.y), a.ax[1][2] = CD_LA(ax1.z);
-    a.ax[2][0] = a.ax[0][1] * a.ax[1][2] - a.ax[0][2] * a.ax[1][1];  // cd_v3_cross
-    a.ax[2][1] = a.ax[0][2] * a.ax[1][0] - a.ax[0][0] * a.ax[1][2];
-    a.ax[2][2] = a.ax[0][0] * a.ax[1][1] - a.ax[0][1] * a.ax[1][0];
-    for (int j = 0; j < 3; ++j)
-        b.ax[j][0] = CD_LB(axes.col[j].x), b.ax[j][1] = CD_LB(axes.col[j].y), b.ax[j][2] = CD_LB(axes.col[j].z);
+    CD_BVH_GATHER_LANES(a, b);
 #undef CD_LA
 #undef CD_LB
     return cd_sat4(&a, &b);
