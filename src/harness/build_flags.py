@@ -54,6 +54,8 @@ def c_string(text):
 def main():
     with open(sys.argv[1]) as f:
         entries = json.load(f)
+    # Keyed by file and output: a file compiled more than once (src/bvh/traverse.c, once per
+    # instruction set) is recorded once per compile.
     c_files, cxx_files = {}, {}
     for e in entries:
         path = os.path.join(e["directory"], e["file"])
@@ -61,10 +63,10 @@ def main():
         if module is None:
             continue  # tests and benchmarks
         target = cxx_files if path.endswith((".cpp", ".cc", ".cxx")) else c_files
-        target[path] = (module, flags_of(e))
+        target[(path, e.get("output", ""))] = (module, flags_of(e))
     c_common = common([fl for _, fl in c_files.values()])
     by_module = {}
-    for path, (module, fl) in sorted(c_files.items()):
+    for (path, _), (module, fl) in sorted(c_files.items()):
         by_module.setdefault(module, []).append((path, [f for f in fl if f not in c_common]))
     extras = []
     for module, files in sorted(by_module.items()):
