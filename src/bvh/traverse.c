@@ -735,7 +735,7 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
     const cd_mat3 R = cd_q_to_m3(cd_q_normalize(pose->q));
     const double m = cd_bvh_pair_margin(a, b, pose, scale);
     const int pairwise = plan_has_obb_only(&a->plan) && plan_has_obb_only(&b->plan);
-    volatile int sink = 0;
+    volatile unsigned sink = 0;  // unsigned: the sum of pass masks wraps, which is defined
     *cv_ns = *cp_ns = 0;
     // Seven blocks of ≥ 1 ms each and the fastest one kept: preemption and cache pollution by
     // other processes only ever add time, so the minimum is the estimate least hurt by them.
@@ -757,13 +757,13 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
                     uint32_t ia[CD_BVH_BATCH], ib[CD_BVH_BATCH];
                     const unsigned n = tr.nodes - k < CD_BVH_BATCH ? (unsigned)(tr.nodes - k) : CD_BVH_BATCH;
                     for (unsigned l = 0; l < n; ++l) ia[l] = tr.node_pairs[k + l][0], ib[l] = tr.node_pairs[k + l][1];
-                    sink += (int)test_batch(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, ia, ib, n, pairwise);
+                    sink += test_batch(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, ia, ib, n, pairwise);
                 }
                 for (size_t k = 0; mode != CD_BVH_ALL_PAIRS && k < tr.nodes; k += 2) {
                     int two = k + 1 < tr.nodes;
-                    sink += (int)test_pairs(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, tr.node_pairs[k][0],
-                                            tr.node_pairs[k][1], two ? tr.node_pairs[k + 1][0] : 0,
-                                            two ? tr.node_pairs[k + 1][1] : 0, two);
+                    sink += test_pairs(a, b, &res, &res.stats, &R, pose->t, scale, m, NULL, tr.node_pairs[k][0],
+                                       tr.node_pairs[k][1], two ? tr.node_pairs[k + 1][0] : 0,
+                                       two ? tr.node_pairs[k + 1][1] : 0, two);
                 }
                 ++reps;
             } while ((dt = cd_now_ns() - t0) < 1000000);
@@ -781,7 +781,7 @@ void CD_BVH_ISA_NAME(cd_bvh_measure_costs)(const cd_bvh *a, const cd_bvh *b, con
                     cd_triangle A = tri_of(a->mesh, tr.tri_pairs[k][0]);
                     cd_triangle B =
                         moved_tri_cached(&res, b->mesh, b->mesh->tris[tr.tri_pairs[k][1]], &R, pose->t, scale);
-                    sink += cd_tri_tri_overlap(&A, &B);
+                    sink += (unsigned)cd_tri_tri_overlap(&A, &B);
                 }
                 ++reps;
             } while ((dt = cd_now_ns() - t0) < 1000000);
