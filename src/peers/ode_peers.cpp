@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ODE 0.16's collision spaces as cdlab peers: dHashSpace, dSweepAndPruneSpace and dQuadTreeSpace.
 // Each cube is a geom of a user geom class (dCreateGeomClass) whose AABB callback returns cdlab's
-// own float box (shifted for the hash space, see shift_for); the class has no collider, because
+// own float box (shifted for the hash space, see fit_hash); the class has no collider, because
 // only dSpaceCollide's near callback is used and cdlab's narrow step judges the pairs. A geom
 // whose box changed is marked moved with dGeomSetPosition, the call an ODE user makes for a geom
 // without a body (a body's geoms are marked the same way by dBodySetPosition): the space then
@@ -107,7 +107,7 @@ class ode_peer final : public cd_peer
 {
   public:
     ode_peer(cd_peer_kind kind, std::uint32_t n, double world_lo, double world_hi)
-        : kind_(kind), reach_(-world_lo), shift_(shift_for(kind, -world_lo)),
+        : kind_(kind), reach_(-world_lo), lo_seen_(world_lo), hi_seen_(world_hi),
           space_((init_ode(), make_space(kind, n, world_lo, world_hi)))
     {
         geoms_.reserve(n);
@@ -124,8 +124,12 @@ class ode_peer final : public cd_peer
     void update(const cd_peer_box *boxes, const std::uint32_t *moved, std::uint32_t n_moved) override
     {
         if (!moved) {
+            if (kind_ == CD_PEER_ODE_HASH) {
+                for (std::uint32_t i = 0; i < geoms_.size(); ++i) see(boxes[i]);
+                smallest_level_ = smallest_level(boxes);
+                fit_hash();
+            }
             for (std::uint32_t i = 0; i < geoms_.size(); ++i) set(i, boxes[i]);
-            if (kind_ == CD_PEER_ODE_HASH) set_levels(boxes);
             // dGeomGetAABB computes each geom's AABB before it joins: the quadtree files a geom
             // by the AABB it has when added, and re-filing from a wrong block walks that block's
             // list (all n geoms at first, so O(n²) to set up).
@@ -136,12 +140,14 @@ class ode_peer final : public cd_peer
             }
             return;
         }
-        for (std::uint32_t k = 0; k < n_moved; ++k) {
-            set(moved[k], boxes[moved[k]]);
-            const cd_peer_box &b = boxes[moved[k]];
-            dGeomSetPosition(geoms_[moved[k]], 0.5 * (double(b.lo[0]) + b.hi[0]), 0.5 * (double(b.lo[1]) + b.hi[1]),
-                             0.5 * (double(b.lo[2]) + b.hi[2]));
+        if (kind_ == CD_PEER_ODE_HASH) {
+            for (std::uint32_t k = 0; k < n_moved; ++k) see(boxes[moved[k]]);
+            if (fit_hash()) {  // a new shift: every geom's shifted box changed
+                for (std::uint32_t i = 0; i < geoms_.size(); ++i) mark(i, boxes[i]);
+                return;
+            }
         }
+        for (std::uint32_t k = 0; k < n_moved; ++k) mark(moved[k], boxes[moved[k]]);
     }
 
     void renumber(const std::uint32_t *new_of_old) override
@@ -170,36 +176,67 @@ class ode_peer final : public cd_peer
         }
     }
 
+    // Geom i's box is b now: kept, and the geom marked moved.
+    void mark(std::uint32_t i, const cd_peer_box &b)
+    {
+        set(i, b);
+        dGeomSetPosition(geoms_[i], 0.5 * (double(b.lo[0]) + b.hi[0]), 0.5 * (double(b.lo[1]) + b.hi[1]),
+                         0.5 * (double(b.lo[2]) + b.hi[2]));
+    }
+
+    // The lowest and highest coordinate of any box given so far (the hash space's shift and
+    // levels must hold for every box of every frame, and a replayed trace may leave the world).
+    void see(const cd_peer_box &b)
+    {
+        for (int d = 0; d < 3; ++d)
+            lo_seen_ = std::min(lo_seen_, double(b.lo[d])), hi_seen_ = std::max(hi_seen_, double(b.hi[d]));
+    }
+
     // The hash space's cell sizes are 2^minlevel .. 2^maxlevel; an ODE user sets them to the sizes
     // of the objects. Here: from the smallest box side of the first frame to the largest side any
     // cube's box can take, 2·reach_ (reach_ is 1.01 of the largest half-diagonal, see peers.c), so
     // no box goes to ODE's list of boxes too big for the hash, which it tests against all others.
-    void set_levels(const cd_peer_box *boxes)
+    int smallest_level(const cd_peer_box *boxes) const
     {
         double smallest = HUGE_VAL;
         for (std::size_t i = 0; i < geoms_.size(); ++i)
             for (int d = 0; d < 3; ++d) smallest = std::min(smallest, double(boxes[i].hi[d]) - boxes[i].lo[d]);
         int hi = int(std::ceil(std::log2(std::max(2.0 * reach_, 1e-30))));
-        int lo = smallest > 0 && smallest < HUGE_VAL ? int(std::floor(std::log2(smallest))) : hi;
-        dHashSpaceSetLevels(space_, std::min(lo, hi), hi);
+        return smallest > 0 && smallest < HUGE_VAL ? std::min(int(std::floor(std::log2(smallest))), hi) : hi;
     }
 
     // ODE 0.16's dHashSpace misses pairs in cells with a negative z index near the origin: it finds
     // a cell's bucket as (base(level, x, y) + z) mod size, stepping z from the box's first cell,
     // and base + z is unsigned, so where base < -z the sum wraps around 2^64 and the buckets of
     // z and z + 1 are no longer neighbours (the differential test caught a touching pair at
-    // x ≈ 0.55, z ≈ 0). Boxes reach below 0 by at most reach_, so the hash space gets every box
-    // shifted by shift_ ≥ reach_, a power of two: every cell index is then ≥ 0. Rounding x + shift_
-    // is monotone, so boxes that overlap still overlap; pairs that the shift makes touch are
-    // dropped by peers.c's exact test. The other spaces get the boxes as they are (shift_ 0).
-    static double shift_for(cd_peer_kind kind, double reach)
+    // x ≈ 0.55, z ≈ 0; boxes crowded into [-3, 1]³ lose a pair in two hundred). So the hash space
+    // gets every box shifted by shift_, a power of two no smaller than the lowest coordinate's
+    // distance below 0: every cell index is then ≥ 0. Rounding x + shift_ is monotone, so boxes
+    // that overlap still overlap; pairs that the shift makes touch are dropped by peers.c's exact
+    // test. The other spaces get the boxes as they are (shift_ 0). And ODE stops the program (an
+    // internal error) where a coordinate over its box's cell size leaves the int range: the
+    // smallest cells grow until the highest shifted coordinate is at most 2^30 of them (a world a
+    // billion times a cube's size then puts many cubes in a cell: slow, exact). Both must hold
+    // for every box given so far, and a replayed trace may leave the first frame's world; returns
+    // whether the shift changed (then every geom's shifted box changed too).
+    bool fit_hash()
     {
-        return kind == CD_PEER_ODE_HASH ? std::ldexp(1.0, std::max(0, int(std::ceil(std::log2(reach))))) : 0.0;
+        double shift = shift_;
+        if (shift_ + lo_seen_ < 0.0) shift = std::ldexp(1.0, std::max(0, int(std::ceil(std::log2(-lo_seen_)))));
+        int top = int(std::ceil(std::log2(std::max(shift + hi_seen_, 1.0)))) - 30;
+        int lo = std::max(smallest_level_, top);
+        int hi = std::max(lo, int(std::ceil(std::log2(std::max(2.0 * reach_, 1e-30)))));
+        dHashSpaceSetLevels(space_, lo, hi);
+        bool changed = shift != shift_;
+        shift_ = shift;
+        return changed;
     }
 
     cd_peer_kind kind_;
-    double reach_;  // how far a box may reach past the walls (1.01 of the largest half-diagonal)
-    double shift_;
+    double reach_;              // how far a box may reach past the walls (1.01 of the largest half-diagonal)
+    double shift_ = 0.0;        // added to every coordinate the hash space sees (fit_hash)
+    double lo_seen_, hi_seen_;  // the world box, grown to every box given since
+    int smallest_level_ = 0;
     dSpaceID space_;
     std::vector<dGeomID> geoms_;
 };
