@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 static const char CSV_HEADER[] = "frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz";
+// An optional comment line before the header: the trace's world box (export writes it).
+static const char WORLD_LINE[] = "# world=";
 enum { CSV_FIELDS = 12 };
 
 // What the command line gave: the input, -o, --point, --frames.
@@ -120,29 +122,51 @@ static int cmd_record(const trace_args *a)
     return rc;
 }
 
-// A CSV read a line at a time (a trace may be far larger than memory).
+// A CSV read a line at a time (a trace may be far larger than memory), each line at most
+// CD_TEXT_MAX_LINE bytes (so /dev/zero or a file without newlines cannot take all memory).
 typedef struct csv_in {
     FILE *f;
     const char *path;
     size_t line;
-    char *buf;
-    size_t cap;
+    char *buf;  // CD_TEXT_MAX_LINE + 1 bytes
 } csv_in;
+
+// The next line into in->buf without its line end; its length, -1 at the end of the file, -2 with
+// "path:line: what" in err (a NUL byte, a line too long, a read error).
+static long csv_line(csv_in *in, char *err, size_t len)
+{
+    int c = getc_unlocked(in->f);
+    if (c == EOF) {
+        if (!ferror(in->f)) return -1;
+        snprintf(err, len, "%s:%zu: read error: %s", in->path, in->line + 1, strerror(errno));
+        return -2;
+    }
+    in->line++;
+    size_t n = 0;
+    for (; c != EOF && c != '\n'; c = getc_unlocked(in->f)) {
+        if (c == '\0') return snprintf(err, len, "%s:%zu: a NUL byte in the line", in->path, in->line), -2;
+        if (n == CD_TEXT_MAX_LINE) {
+            char lim[32];
+            cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
+            snprintf(err, len, "%s:%zu: line longer than %s: expected a CSV of rows", in->path, in->line, lim);
+            return -2;
+        }
+        in->buf[n++] = (char)c;
+    }
+    if (ferror(in->f)) return snprintf(err, len, "%s:%zu: read error: %s", in->path, in->line, strerror(errno)), -2;
+    while (n > 0 && in->buf[n - 1] == '\r') --n;
+    in->buf[n] = '\0';
+    return (long)n;
+}
 
 // The next row's twelve numbers: 1, 0 at the end, -1 with "path:line: what" in err.
 static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
 {
     static const char *const names[CSV_FIELDS] = {"frame", "id", "qw", "qx", "qy", "qz",
                                                   "x",     "y",  "z",  "hx", "hy", "hz"};
-    ssize_t got;
-    while ((got = getline(&in->buf, &in->cap, in->f)) >= 0) {
-        in->line++;
-        while (got > 0 && (in->buf[got - 1] == '\n' || in->buf[got - 1] == '\r')) in->buf[--got] = '\0';
+    long got;
+    while ((got = csv_line(in, err, len)) >= 0) {
         if (got == 0 || in->buf[0] == '#') continue;
-        if ((size_t)got != strlen(in->buf)) {
-            snprintf(err, len, "%s:%zu: a NUL byte in the line", in->path, in->line);
-            return -1;
-        }
         char *p = in->buf;
         for (int k = 0; k < CSV_FIELDS; ++k) {
             char *end = strchr(p, ',');
@@ -169,7 +193,7 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
         }
         return 1;
     }
-    return 0;
+    return got == -1 ? 0 : -1;
 }
 
 static cd_posef row_pose(const double v[CSV_FIELDS])
@@ -229,22 +253,50 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
     return im->next_id == im->n ? cd_trace_writer_frame(im->w, im->pose, err, len) : 0;
 }
 
+// "lx,ly,lz,hx,hy,hz" (a world line's numbers) into w; 0, or -1 when not six finite numbers of
+// magnitude <= 1e30 with lo <= hi on each axis.
+static int parse_world(char *text, double w[6])
+{
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) text[--n] = '\0';
+    for (int k = 0; k < 6; ++k) {
+        char *end = strchr(text, ',');
+        if ((k < 5) != (end != NULL)) return -1;
+        if (end) *end = '\0';
+        if (cd_csv_parse_double(text, &w[k]) != 0 || !(fabs(w[k]) <= 1e30)) return -1;
+        text = end + 1;
+    }
+    return w[0] <= w[3] && w[1] <= w[4] && w[2] <= w[5] ? 0 : -1;
+}
+
 static int cmd_import(const trace_args *a)
 {
-    char err[4600];
+    char err[4600], why[256];
     csv_in in = {.path = a->in};
-    in.f = fopen(a->in, "r");
+    in.f = cd_file_open_stream(a->in, why, sizeof why);
     if (!in.f) {
-        fprintf(stderr, "cdlab trace import: %s: cannot open: %s\n", a->in, strerror(errno));
+        fprintf(stderr, "cdlab trace import: %s: %s\n", a->in, why);
         return 2;
     }
+    in.buf = cd_alloc(CD_TEXT_MAX_LINE + 1);
     importer im = {0};
     double v[CSV_FIELDS];
     int rc = 0;
-    ssize_t got;
-    while ((got = getline(&in.buf, &in.cap, in.f)) >= 0 && (++in.line, in.buf[0] == '#')) {}
-    if (got < 0 || strncmp(in.buf, CSV_HEADER, sizeof CSV_HEADER - 1) != 0 ||
-        strspn(in.buf + sizeof CSV_HEADER - 1, "\r\n") != strlen(in.buf + sizeof CSV_HEADER - 1))
+    long got;
+    double world[6];
+    int has_world = 0;
+    while ((got = csv_line(&in, err, sizeof err)) >= 0 && in.buf[0] == '#')
+        if (rc == 0 && strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
+            rc = parse_world(in.buf + sizeof WORLD_LINE - 1, world);
+            if (rc)
+                snprintf(err, sizeof err,
+                         "%s:%zu: # world=: expected six finite numbers lo x, y, z, hi x, y, z "
+                         "with lo <= hi",
+                         a->in, in.line);
+            has_world = 1;
+        }
+    if (rc == 0 && got == -2) rc = -1;
+    if (rc == 0 && (got < 0 || strcmp(in.buf, CSV_HEADER) != 0))
         rc = -1, snprintf(err, sizeof err, "%s:%zu: expected header %s", a->in, in.line ? in.line : 1, CSV_HEADER);
     while (rc == 0 && (rc = csv_next(&in, v, err, sizeof err)) == 1)
         rc = import_row(&im, &in, v, a->out, err, sizeof err);
@@ -254,7 +306,7 @@ static int cmd_import(const trace_args *a)
         rc = -1, snprintf(err, sizeof err, "%s:%zu: frame %llu ends after %zu of %zu ids", a->in, in.line,
                           (unsigned long long)im.frame, im.next_id, im.n);
     if (rc == 0)
-        rc = cd_trace_writer_close(im.w, NULL, NULL, err, sizeof err);
+        rc = cd_trace_writer_close(im.w, has_world ? world : NULL, has_world ? world + 3 : NULL, err, sizeof err);
     else
         cd_trace_writer_abort(im.w);
     if (rc == 0)
@@ -262,7 +314,7 @@ static int cmd_import(const trace_args *a)
     else
         fprintf(stderr, "cdlab trace import: %s\n", err);
     fclose(in.f);
-    free(in.buf);
+    cd_free(in.buf);
     cd_free(im.pose);
     return rc == 0 ? 0 : 2;
 }
@@ -272,7 +324,11 @@ static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
 {
     const cd_trace_info *i = cd_trace_get_info(t);
     cd_posef *pose = cd_alloc(i->objects * sizeof *pose);
-    int rc = fprintf(f, "%s\n", CSV_HEADER) < 0 ? -1 : 0;
+    // The world box first (the replay shifts poses by its low corner), so import gives it back.
+    int rc = fprintf(f, "%s%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n%s\n", WORLD_LINE, i->lo[0], i->lo[1], i->lo[2],
+                     i->hi[0], i->hi[1], i->hi[2], CSV_HEADER) < 0
+                 ? -1
+                 : 0;
     for (uint64_t fr = 0; fr < i->frames && rc == 0; ++fr) {
         rc = cd_trace_read(t, fr, pose, err, len);
         for (uint64_t k = 0; k < i->objects && rc == 0; ++k) {

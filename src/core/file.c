@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,31 @@ int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char 
     close(fd);
     errno = e;
     return rc;
+}
+
+FILE *cd_file_open_stream(const char *path, char *err, size_t err_len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);  // O_NONBLOCK: see cd_file_load
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, err_len, "cannot open: %s", strerror(e));
+        errno = e;
+        return NULL;
+    }
+    size_t size;
+    FILE *f = NULL;
+    if (check_type(fd, SIZE_MAX, CD_FILE_REGULAR, &size, err, err_len) == 0) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+        f = fdopen(fd, "rb");
+        if (!f) snprintf(err, err_len, "cannot open: %s", strerror(errno));
+    }
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
 }
 
 char *cd_file_read(const char *path, size_t *len)

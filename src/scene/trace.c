@@ -306,9 +306,10 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
     cd_trace *t = cd_alloc_zero(1, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
     struct stat st;
-    t->f = fopen(path, "rb");
-    if (!t->f || fstat(fileno(t->f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fail(err, len, path, 0, "cannot open as a file: %s", t->f ? "not a regular file" : strerror(errno));
+    char why[256];
+    t->f = cd_file_open_stream(path, why, sizeof why);
+    if (!t->f || fstat(fileno(t->f), &st) != 0) {
+        fail(err, len, path, 0, "%s", t->f ? strerror(errno) : why);
         goto bad;
     }
     t->info.bytes = (uint64_t)st.st_size;

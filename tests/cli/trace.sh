@@ -53,14 +53,17 @@ echo "ok record -> replay: $(($(wc -l <a.txt) - 1)) frames of naive, grid_multi 
 
 # 2. CSV import -> replay -> export: equal.
 "$cdlab" trace export live.trace -o a.csv >/dev/null || fail "export"
-[ "$(head -n 1 a.csv)" = "frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz" ] || fail "export header: $(head -n 1 a.csv)"
+grep -q '^# world=0,0,0,[0-9.]*,[0-9.]*,[0-9.]*$' a.csv || fail "export world line: $(head -n 1 a.csv)"
+[ "$(sed -n 2p a.csv)" = "frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz" ] || fail "export header: $(sed -n 2p a.csv)"
 "$cdlab" trace import a.csv -o imported.trace >out || fail "import: $(cat out)"
+# The world box comes back with the poses (the boxes reach past it: not the box around them).
+cmp -s live.trace imported.trace || fail "trace -> CSV -> trace is not the same file"
 sed -e 's/^trace = live.trace/trace = imported.trace/' -e 's/^name = replay/name = imported/' replay.ini >imported.ini
 "$cdlab" run --quiet --output . --run-id a imported.ini >/dev/null || fail "replay of the imported trace"
 "$cdlab" trace export imported.trace -o b.csv >/dev/null || fail "export of the imported trace"
 cmp -s a.csv b.csv || { diff a.csv b.csv | head -n 5; fail "CSV -> trace -> CSV differs"; }
 "$cdlab" trace import b.csv -o again.trace >/dev/null && cmp -s imported.trace again.trace || fail "import is not repeatable"
-echo "ok CSV import -> replay -> export: $(($(wc -l <a.csv) - 1)) rows equal byte for byte"
+echo "ok trace -> CSV -> trace the same bytes; CSV import -> replay -> export: $(($(wc -l <a.csv) - 2)) rows equal byte for byte"
 
 # 3. A Broadmark .aabbs scene, written from its layout: name[128], type[128], int32 objects,
 # frames, 0, 0; world box min x y z 0, max x y z 0 (float32); per frame and object min xyz0 max xyz0.
@@ -152,7 +155,24 @@ grep -q "gap.csv:4: frame 1 id 1: expected frame 1 id 0" err || fail "gap.csv: $
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n1,0,1,0,0,0,1,1,1,0.5,0.6,0.5\n' >half.csv
 "$cdlab" trace import half.csv -o half.trace 2>err && fail "half.csv imported"
 grep -q "half.csv:3: id 0: half-extents differ" err || fail "half.csv: $(cat err)"
-[ ! -e gap.trace ] && [ ! -e half.trace ] && [ -z "$(ls | grep '\.tmp\.')" ] || fail "an import left files: $(ls)"
+{ printf '# world=0,0,0,1,x,1\n'; sed 1d a.csv; } >world.csv
+"$cdlab" trace import world.csv -o world.trace 2>err && fail "world.csv imported"
+grep -q "world.csv:1: # world=: expected six finite numbers" err || fail "world.csv: $(cat err)"
+# Not regular files: refused before a byte is read (a FIFO without a writer must not hang).
+mkfifo fifo.csv
+rc=0; timeout 10 "$cdlab" trace import fifo.csv -o fifo.trace 2>err || rc=$?
+[ $rc -eq 2 ] || fail "import of a FIFO: exit $rc: $(cat err)"
+grep -q "fifo.csv: not a regular file (a pipe)" err || fail "import of a FIFO: $(cat err)"
+rc=0; timeout 10 "$cdlab" trace info fifo.csv 2>err || rc=$?
+[ $rc -eq 2 ] || fail "info of a FIFO: exit $rc: $(cat err)"
+grep -q "fifo.csv: 0: not a regular file (a pipe)" err || fail "info of a FIFO: $(cat err)"
+"$cdlab" trace import /dev/zero -o zero.trace 2>err && fail "/dev/zero imported"
+# A line without end is refused at 64 KiB instead of read into memory.
+{ printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n'; head -c 100000 /dev/zero | tr '\0' 1; } >long.csv
+"$cdlab" trace import long.csv -o long.trace 2>err && fail "long.csv imported"
+grep -q "long.csv:2: line longer than 64 KiB" err || fail "long.csv: $(cat err)"
+[ ! -e gap.trace ] && [ ! -e half.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
+    [ -z "$(ls | grep '\.tmp\.')" ] || fail "an import left files: $(ls)"
 echo "ok CSV import errors: $(cat err)"
 
 # 5. cdlab snapshot draws a trace's frame K (the live run's pairs of that frame) and refuses a K

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 // ---------------------------------------------------------------------------------------------
@@ -367,6 +368,11 @@ enum cd_file_accept {
 /// error: …", "out of memory: …"; errno is set to match.
 int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char **text, size_t *len, char *err,
                  size_t err_len);
+/// The regular file at path opened for reading as a stream (a reader that goes through it piece
+/// by piece, as a trace far larger than memory is read): a FIFO, device, socket or directory is
+/// refused before a byte is read (no hang on a FIFO without a writer). The stream, or NULL with
+/// the reason (no path) in err as cd_file_load gives it.
+FILE *cd_file_open_stream(const char *path, char *err, size_t err_len);
 /// max as text for messages: "1 GiB", "64 KiB", "123 bytes".
 void cd_file_size_text(size_t max, char *buf, size_t len);
 
