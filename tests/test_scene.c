@@ -465,6 +465,17 @@ static void csv_import_errors_name_line(void **state)
     snprintf(text, sizeof text, "# world=10\n%s0,1,2,3,0,0,0,0,0.5,0.5,0.5\n", header);
     expect_import_error(text, ":3: expected a unit quaternion");
     expect_import_error("a,b\n", ":1: expected header");
+    // Columns are read by position: a header naming them in another order, or another name, is
+    // refused (a file with hx..hz before the quaternion read 0 pairs where it holds 34).
+    expect_import_error("id,cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,1,2,3,0.5,0.5,0.5,1,0,0,0\n",
+                        ":1: expected header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz, found 'id,cx,cy,cz,hx,hy,hz,");
+    expect_import_error("# world=10\nid,cx,cy,cz,qw,qx,qy,qz,hx,hy,hq\n", ":2: expected header");
+    snprintf(text, sizeof text, "%s0,1,2,3,1,0,0,0,0.5,0.5,0.5\n0,1,2,3,1,0,0,0,0.5,0.5,0.5\n", header);
+    expect_import_error(text, ":3: column id: expected 1 (ids 0..N-1 in order), found '0'");
+    // Rows are counted on the text before parsing (which allocates per field): a file of empty
+    // fields is refused at its first bad line.
+    snprintf(text, sizeof text, "%s0,1,2,3,1,0,0,0,0.5,0.5,0.5\n,\n,\n,\n", header);
+    expect_import_error(text, ":3: expected 11 fields, found 2");
     char err[256];
     assert_null(cd_scene_import_csv("/nonexistent/cdlab.csv", err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent/cdlab.csv"));

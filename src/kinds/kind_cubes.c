@@ -117,7 +117,8 @@ static const char *const simulation_words[] = {"brownian", "free_fall", "gravity
 // Keys of the cubes kind alone (max_fps has its own [search] clock and searches N itself).
 static const cd_key_spec measure_keys[] = {
     {"scene", "file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
-     "a scene CSV (cd_scene_export_csv's columns; `cdlab verify` writes them) measured instead of the seeded "
+     "a scene CSV (the header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz exactly, then one row per cube, ids 0..N-1 in "
+     "order: cd_scene_export_csv's layout; `cdlab verify` writes them) measured instead of the seeded "
      "scene, relative to the config's directory: its cubes and world, frozen (no motion step, motion_ms ~0); "
      "[scene] cubes, size, density, speed, spin and reorder are then not used. Its world side (a first line "
      "'# world=W') must be finite, > 0 and within a factor 2^24 of the objects' extent (the float positions' "

@@ -72,6 +72,53 @@ int cd_scene_check_world(double world, double extent, char *why, size_t len)
     return 0;
 }
 
+// The header, exactly (columns are read by position, so a file with them in another order would
+// be read wrongly), then rows of NCOL fields, checked on the text before it is parsed into fields:
+// parsing allocates per field, about a hundred times the bytes of a file of empty fields, so a
+// file that is no scene is refused for what its lines show, cheaply. Comment lines (#) and empty
+// lines are skipped as the parser skips them; a quoted field (which may hold a comma) leaves its
+// row to the parser's checks. 0, or -1 with "path:line: what".
+static int check_layout(const char *path, const char *data, size_t len, char *err, size_t err_len)
+{
+    cd_lines it = cd_lines_of(data, len);
+    const char *line;
+    size_t n;
+    int header = 1;
+    while (cd_lines_next(&it, &line, &n)) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) --n;
+        if (n > CD_TEXT_MAX_LINE) {  // the parser's own limit, said the same way
+            char lim[32];
+            cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
+            snprintf(err, err_len, "%s:%zu: line longer than %s: expected CSV rows of at most %s", path, it.line, lim,
+                     lim);
+            return -1;
+        }
+        if (n == 0 || line[0] == '#') continue;
+        if (header) {
+            static const char want[] = "id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz";
+            if (n != sizeof want - 1 || memcmp(line, want, n) != 0) {
+                snprintf(err, err_len, "%s:%zu: expected header %s, found '%.*s%s'", path, it.line, want,
+                         (int)(n < 80 ? n : 80), line, n > 80 ? "..." : "");
+                return -1;
+            }
+            header = 0;
+            continue;
+        }
+        if (memchr(line, '"', n)) continue;
+        size_t fields = 1;
+        for (size_t k = 0; k < n; ++k) fields += line[k] == ',';
+        if (fields != NCOL) {
+            snprintf(err, err_len, "%s:%zu: expected %d fields, found %zu", path, it.line, NCOL, fields);
+            return -1;
+        }
+    }
+    if (header) {
+        snprintf(err, err_len, "%s:%zu: expected header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz", path, it.line ? it.line : 1);
+        return -1;
+    }
+    return 0;
+}
+
 cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
 {
     char *data, why[256], world_text[64];
@@ -81,6 +128,10 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
         return NULL;
     }
     double world = read_world(data, world_text, sizeof world_text);
+    if (check_layout(path, data, len, err, err_len)) {
+        cd_free(data);
+        return NULL;
+    }
     cd_csv_table t;
     int bad = cd_csv_parse_text(path, data, len, &t, err, err_len);
     cd_free(data);
@@ -98,6 +149,13 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
         double v[NCOL];
         if (row->count != NCOL) {
             snprintf(err, err_len, "%s:%zu: expected %d fields, found %zu", path, row->line, NCOL, row->count);
+            goto fail;
+        }
+        char idtext[24];
+        snprintf(idtext, sizeof idtext, "%zu", r - 1);
+        if (strcmp(row->fields[0], idtext) != 0) {
+            snprintf(err, err_len, "%s:%zu: column id: expected %s (ids 0..N-1 in order), found '%s'", path, row->line,
+                     idtext, row->fields[0]);
             goto fail;
         }
         for (int k = 0; k < NCOL; ++k)
