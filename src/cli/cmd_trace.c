@@ -86,6 +86,11 @@ static int cmd_record(const trace_args *a)
 {
     cd_config c;
     char err[4600];
+    struct stat st;
+    if (stat(a->out, &st) == 0 && !S_ISREG(st.st_mode)) {  // an input error (exit 2), as import and export say
+        fprintf(stderr, "cdlab trace record: %s: exists and is not a regular file: not replaced\n", a->out);
+        return 2;
+    }
     if (cd_config_load(cd_kinds(), a->in, &c, err, sizeof err)) {
         fprintf(stderr, "cdlab trace record: %s\n", err);
         return 2;
@@ -107,7 +112,12 @@ static int cmd_record(const trace_args *a)
         uint64_t frames = a->frames ? a->frames
                                     : 1 + (uint64_t)cd_point_num(&p, "experiment", "warmup") +
                                           (uint64_t)cd_point_num(&p, "experiment", "frames");
-        if (record_frames(v, frames, a->out, err, sizeof err) == 0) {
+        uint64_t have = cd_kinds_view_frames(v);  // a replayed trace's length (0: not a replay)
+        if (have && frames > have) {
+            fprintf(stderr, "cdlab trace record: %s: point %llu replays a trace of %llu frames: expected %s <= %llu\n",
+                    a->in, (unsigned long long)a->point, (unsigned long long)have,
+                    a->frames ? "--frames" : "1 + warmup + frames", (unsigned long long)have);
+        } else if (record_frames(v, frames, a->out, err, sizeof err) == 0) {
             printf("%s: %u %s, %llu frames\n", a->out, cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v),
                    (unsigned long long)frames);
             rc = 0;

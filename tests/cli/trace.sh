@@ -63,6 +63,15 @@ sed -e 's/^trace = live.trace/trace = imported.trace/' -e 's/^name = replay/name
 "$cdlab" trace export imported.trace -o b.csv >/dev/null || fail "export of the imported trace"
 cmp -s a.csv b.csv || { diff a.csv b.csv | head -n 5; fail "CSV -> trace -> CSV differs"; }
 "$cdlab" trace import b.csv -o again.trace >/dev/null && cmp -s imported.trace again.trace || fail "import is not repeatable"
+# Recording a replay: up to the trace's end, never padded past it; -o a directory is refused.
+rc=0; "$cdlab" trace record replay.ini --frames 8 -o padded.trace 2>err || rc=$?
+[ $rc -eq 2 ] && [ ! -e padded.trace ] || fail "record past the trace's end: exit $rc: $(cat err)"
+grep -q "replays a trace of 7 frames: expected --frames <= 7" err || fail "record past the end: $(cat err)"
+"$cdlab" trace record replay.ini --frames 7 -o again7.trace >/dev/null || fail "record of the whole replay"
+cmp -s live.trace again7.trace || fail "a replay recorded is not the trace it replays"
+mkdir odir
+rc=0; "$cdlab" trace record live.ini -o odir 2>err || rc=$?
+[ $rc -eq 2 ] || fail "record -o a directory: exit $rc: $(cat err)"
 echo "ok trace -> CSV -> trace the same bytes; CSV import -> replay -> export: $(($(wc -l <a.csv) - 2)) rows equal byte for byte"
 
 # 3. A Broadmark .aabbs scene, written from its layout: name[128], type[128], int32 objects,
