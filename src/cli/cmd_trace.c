@@ -187,7 +187,9 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
             if (end) *end = '\0';
             int integer = k < 2;
             double lim = integer ? 4294967295.0 : 1e30;
-            if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(v[k]) <= lim) ||
+            // The trace holds floats, and its reader checks the floats: so does this (1e30 itself
+            // rounds to a float above 1e30).
+            if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(integer ? v[k] : (double)(float)v[k]) <= lim) ||
                 (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
                 snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'", in->path, in->line, names[k],
                          integer ? "an integer >= 0" : "a number of magnitude <= 1e30", p);
@@ -195,7 +197,8 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
             }
             p = end + 1;
         }
-        double q2 = v[2] * v[2] + v[3] * v[3] + v[4] * v[4] + v[5] * v[5];
+        double q[4] = {(float)v[2], (float)v[3], (float)v[4], (float)v[5]};  // as the reader sees it
+        double q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
         if (!(q2 >= 0.25 && q2 <= 4.0) || v[9] < 0 || v[10] < 0 || v[11] < 0) {
             snprintf(err, len, "%s:%zu: expected a unit quaternion (norm 0.5 to 2) and half-extents >= 0", in->path,
                      in->line);

@@ -164,6 +164,10 @@ grep -q "gap.csv:4: frame 1 id 1: expected frame 1 id 0" err || fail "gap.csv: $
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n1,0,1,0,0,0,1,1,1,0.5,0.6,0.5\n' >half.csv
 "$cdlab" trace import half.csv -o half.trace 2>err && fail "half.csv imported"
 grep -q "half.csv:3: id 0: half-extents differ" err || fail "half.csv: $(cat err)"
+# Checked as the trace will hold them, in float: 1e30 rounds above the limit.
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e30,1,1,0.5,0.5,0.5\n' >big.csv
+"$cdlab" trace import big.csv -o big.trace 2>err && fail "big.csv imported"
+grep -q "big.csv:2: column x: expected a number of magnitude <= 1e30" err || fail "big.csv: $(cat err)"
 { printf '# world=0,0,0,1,x,1\n'; sed 1d a.csv; } >world.csv
 "$cdlab" trace import world.csv -o world.trace 2>err && fail "world.csv imported"
 grep -q "world.csv:1: # world=: expected six finite numbers" err || fail "world.csv: $(cat err)"
@@ -180,7 +184,7 @@ grep -q "fifo.csv: 0: not a regular file (a pipe)" err || fail "info of a FIFO: 
 { printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n'; head -c 100000 /dev/zero | tr '\0' 1; } >long.csv
 "$cdlab" trace import long.csv -o long.trace 2>err && fail "long.csv imported"
 grep -q "long.csv:2: line longer than 64 KiB" err || fail "long.csv: $(cat err)"
-[ ! -e gap.trace ] && [ ! -e half.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
+[ ! -e gap.trace ] && [ ! -e half.trace ] && [ ! -e big.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
     [ -z "$(ls | grep '\.tmp\.')" ] || fail "an import left files: $(ls)"
 echo "ok CSV import errors: $(cat err)"
 
