@@ -301,6 +301,23 @@ int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t
     return decode_each(t, frame, pose, err, len);
 }
 
+// The replay shifts every pose by the world box's low corner and rounds it to float (Replay in
+// scene.md): positions then lie on a float grid of about |corner|·2^-24. Where that step exceeds
+// the largest object's half-extent, every object collapses onto a few grid points (a corner of
+// -1e30 made all 300 pairs of 300 objects overlap where 33 do): refused, as a scene file's world
+// side is refused beyond 2^24 times its objects' extent.
+static int check_shift(const cd_trace *t, float largest, char *err, size_t len)
+{
+    double corner = 0.0;
+    for (int k = 0; k < 3; ++k) corner = fmax(corner, fabs(t->info.lo[k]));
+    if (!(corner > 16777216.0 * (double)largest)) return 0;
+    return fail(err, len, t->path, t->info.format == CD_TRACE_CDLAB ? 32 : 272,
+                "world box low corner at %g from the origin, over 2^24 times the largest half-extent %g: "
+                "the replay shifts poses to that corner in float, which would round them to steps of "
+                "about %g: expected a world box nearer its objects",
+                corner, (double)largest, ldexp(1.0, ilogb(corner) - 23));
+}
+
 cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t len)
 {
     cd_trace *t = cd_alloc_zero(1, sizeof *t);
@@ -331,8 +348,14 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
     if (check_frames) {
         cd_posef *pose = cd_alloc(t->info.objects * sizeof *pose);
         int rc = 0;
-        for (uint64_t f = 0; f < t->info.frames && rc == 0; ++f) rc = cd_trace_read(t, f, pose, err, len);
+        float largest = 0.0f;  // half-extent of any object in any frame
+        for (uint64_t f = 0; f < t->info.frames && rc == 0; ++f) {
+            rc = cd_trace_read(t, f, pose, err, len);
+            for (uint64_t i = 0; i < t->info.objects && rc == 0; ++i)
+                for (int k = 0; k < 3; ++k) largest = fmaxf(largest, pose[i].h[k]);
+        }
         cd_free(pose);
+        if (rc == 0) rc = check_shift(t, largest, err, len);
         if (rc) goto bad;
     }
     return t;

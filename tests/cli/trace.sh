@@ -94,6 +94,8 @@ write("inverted.aabbs", [[A, ((2, 2, 2), (1, 3, 3)), C]])
 write("nan.aabbs", [[A, ((float("nan"), 0, 0), (1, 1, 1)), C]])
 write("beyond.aabbs", frames, count=5)
 write("padding.aabbs", frames, pad=7)
+T = ((0, 0, 0), (0.01, 0.01, 0.01)); T2 = ((0.005, 0, 0), (0.015, 0.01, 0.01))
+write("corner.aabbs", [[T, T2]], world=((-1e5, -1e5, -1e5), (1, 1, 1)))
 PY
 python3 aabbs.py
 "$cdlab" trace info scene.aabbs >info || fail "info scene.aabbs: $(cat info)"
@@ -121,6 +123,9 @@ bad() {  # file phrase
     grep -q "^cdlab trace info: $1: [0-9]*: .*$2" err || fail "$1: expected 'path: offset: ...$2', got $(cat err)"
     echo "ok refused: $(cat err)"
 }
+# The replay shifts poses to the world box's low corner in float: one 10^5 away rounds these
+# boxes of 0.01 to steps of 0.0078.
+bad corner.aabbs "world box low corner at 100000 from the origin, over 2^24 times the largest half-extent"
 size=$(wc -c <live.trace)
 head -c $((size - 10)) live.trace >truncated.trace
 bad truncated.trace "frame count 7 needs"
