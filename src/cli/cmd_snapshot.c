@@ -251,8 +251,9 @@ static int render(const picture *pic, const cd_config *c, const cd_point *p, con
              s->count, noun, a->frame, pairs->count,
              pic->n.drawn + pic->n.hits < s->count ? ", a seeded sample of the others" : "",
              b->method->cells ? "cells coloured by level" : "the method lists no cells");
-    snprintf(lo, sizeof lo, "%.9g", pic->ext[0]);
-    snprintf(hi, sizeof hi, "%.9g", pic->ext[1]);
+    // '#': always a decimal point; gnuplot's real() refuses "5e-05" and "3e+09" without one.
+    snprintf(lo, sizeof lo, "%#.9g", pic->ext[0]);
+    snprintf(hi, sizeof hi, "%#.9g", pic->ext[1]);
     snprintf(stem, sizeof stem, "%s/out", pic->scratch);
     snprintf(key, sizeof key, "%s", strcmp(noun, "bodies") == 0 ? "bodies (their boxes)" : noun);
     char *args[] = {"gnuplot", "-c", (char *)script, (char *)pic->scratch, stem, title, lo, hi, key, NULL};

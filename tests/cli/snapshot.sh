@@ -86,6 +86,12 @@ for l in uniform clusters ground level; do
     [ -s "fam_$l.png" ] || fail "no picture of layout $l"
 done
 
+# A world whose side prints without a decimal point ("5e-05"), which gnuplot's real() refuses.
+printf '# world=5e-05\nid,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz\n0,1e-05,1e-05,1e-05,1,0,0,0,1e-6,1e-6,1e-6\n1,1.1e-05,1e-05,1e-05,1,0,0,0,1e-6,1e-6,1e-6\n' >small.csv
+printf '[experiment]\nname = small\nwarmup = 0\nframes = 1\n[method]\nmethod = grid_multi\n[scene]\nfile = small.csv\n' >small.ini
+"$cdlab" snapshot -o small small.ini >out 2>err || fail "snapshot of a world of 5e-05: $(cat err)"
+grep -q "2 cubes (2 drawn, 2 in 1 overlapping pairs)" err && [ -s small.png ] || fail "small world: $(cat err)"
+
 # Bad input: exit 2, nothing written.
 for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method=sap tiny.ini" \
             "--frame -1 tiny.ini" "--frame 1000000000000 tiny.ini" "--frame 20000001 tiny.ini" \
