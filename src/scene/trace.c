@@ -336,6 +336,11 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
         if (open_cdlab(t, h, err, len)) goto bad;
     } else if (got == BM_HEADER && ends_with(path, ".aabbs")) {
         if (open_broadmark(t, h, err, len)) goto bad;
+    } else if (ends_with(path, ".aabbs") && got < BM_HEADER &&
+               !(got >= sizeof MAGIC && memcmp(h, MAGIC, sizeof MAGIC) == 0)) {
+        fail(err, len, path, 0, "truncated: %zu bytes, shorter than a Broadmark scene's %d-byte header", got,
+             BM_HEADER);
+        goto bad;
     } else {
         fail(err, len, path, 0,
              got >= HEADER || ends_with(path, ".aabbs")

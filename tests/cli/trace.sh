@@ -126,6 +126,8 @@ bad() {  # file phrase
 # The replay shifts poses to the world box's low corner in float: one 10^5 away rounds these
 # boxes of 0.01 to steps of 0.0078.
 bad corner.aabbs "world box low corner at 100000 from the origin, over 2^24 times the largest half-extent"
+: >empty.aabbs
+bad empty.aabbs "truncated: 0 bytes, shorter than a Broadmark scene's 304-byte header"
 size=$(wc -c <live.trace)
 head -c $((size - 10)) live.trace >truncated.trace
 bad truncated.trace "frame count 7 needs"
