@@ -52,6 +52,23 @@ static void frame_pairs(cd_broad *b, const cd_scene *s, cd_pair_list *out)
     cd_pair_list_sort(out);
 }
 
+// b's sorted pairs of this frame into *have: whether they are want's.
+static int same_pairs(cd_broad *b, const cd_scene *s, const cd_pair_list *want, cd_pair_list *have)
+{
+    frame_pairs(b, s, have);
+    return have->count == want->count && memcmp(have->items, want->items, want->count * sizeof *want->items) == 0;
+}
+
+// Every peer method (description "peer:") into peers; their count.
+static size_t peer_methods(const cd_broad_method *peers[MAX_PEERS])
+{
+    size_t n, np = 0;
+    const cd_broad_method *const *m = cd_registry_methods(&n);
+    for (size_t i = 0; i < n; ++i)
+        if (strncmp(m[i]->description, "peer:", 5) == 0 && np < MAX_PEERS) peers[np++] = m[i];
+    return np;
+}
+
 static void run_plan(const plan *pl, uint64_t seed, const cd_broad_method *const *peers, size_t np, tally *t)
 {
     cd_scene_params sp = cd_scene_params_default();
@@ -73,8 +90,7 @@ static void run_plan(const plan *pl, uint64_t seed, const cd_broad_method *const
             for (uint32_t i = 1; i < s->count; i += 2) set_awake(s, &r, i, 1);
         frame_pairs(naive, s, &want);
         for (size_t k = 0; k < np; ++k) {
-            frame_pairs(b[k], s, &have);
-            if (have.count != want.count || memcmp(have.items, want.items, want.count * sizeof *want.items) != 0)
+            if (!same_pairs(b[k], s, &want, &have))
                 fail_msg("%s: plan \"%s\", seed %llu, frame %d: %zu pairs, naive %zu", peers[k]->name, pl->name,
                          (unsigned long long)seed, f, have.count, want.count);
         }
@@ -99,11 +115,8 @@ static void run_plan(const plan *pl, uint64_t seed, const cd_broad_method *const
 static void peers_told_what_moved_match_naive(void **state)
 {
     (void)state;
-    size_t n, np = 0;
-    const cd_broad_method *const *m = cd_registry_methods(&n);
     const cd_broad_method *peers[MAX_PEERS];
-    for (size_t i = 0; i < n; ++i)
-        if (strncmp(m[i]->description, "peer:", 5) == 0 && np < MAX_PEERS) peers[np++] = m[i];
+    size_t np = peer_methods(peers);
     assert_true(np >= 7);  // FCL's five and Bullet's two at least
     tally t = {0};
     for (size_t p = 0; p < sizeof plans / sizeof plans[0]; ++p)
@@ -144,11 +157,8 @@ static void pose_out(cd_scene *s, int world_slab, int f, const cd_vec3 *at, cd_r
 static void peers_follow_boxes_out_of_the_world(void **state)
 {
     (void)state;
-    size_t n, np = 0;
-    const cd_broad_method *const *m = cd_registry_methods(&n);
     const cd_broad_method *peers[MAX_PEERS];
-    for (size_t i = 0; i < n; ++i)
-        if (strncmp(m[i]->description, "peer:", 5) == 0 && np < MAX_PEERS) peers[np++] = m[i];
+    size_t np = peer_methods(peers);
     uint64_t pairs = 0;
     for (int world_slab = 0; world_slab < 2; ++world_slab) {
         cd_scene *s = cd_scene_create_empty(OUT_CUBES, world_slab ? 1e9 : 10.0);
@@ -166,12 +176,9 @@ static void peers_follow_boxes_out_of_the_world(void **state)
             frame_pairs(naive, s, &want);
             pairs += want.count;
             for (size_t k = 0; k < np; ++k) {
-                frame_pairs(b[k], s, &have);
-                if (have.count != want.count || memcmp(have.items, want.items, want.count * sizeof *want.items) != 0)
+                if (!same_pairs(b[k], s, &want, &have))
                     fail_msg("%s: scene %d, frame %d: %zu pairs, naive %zu", peers[k]->name, world_slab, f, have.count,
                              want.count);
-                if (strstr(peers[k]->name, "ode_hash"))
-                    print_message("DBG s %d f %d ode %zu naive %zu\n", world_slab, f, have.count, want.count);
             }
         }
         cd_pair_list_free(&want);
