@@ -5,6 +5,7 @@
 #include "cd_harness_cli.h"
 #include "cli.h"
 #include "options.h"
+#include "rundir.h"
 
 #include <ini.h>
 
@@ -59,6 +60,15 @@ static int plot_dir(const char *plots, const char *dir)
         fprintf(stderr, "cdlab plot: %s: %s; nothing to plot\n", dir, why);
         return 2;
     }
+    // The CSVs whole and as the run wrote them (rows of the header's width, meta.ini [files]),
+    // as compare and report read them: gnuplot would draw what it can of a cut or edited file.
+    cd_rundir r;
+    char err[8192];
+    if (cd_rundir_read(dir, &r, err, sizeof err)) {
+        fprintf(stderr, "cdlab plot: %s; nothing to plot\n", err);
+        return 2;
+    }
+    cd_rundir_free(&r);
     char meta[4200];
     snprintf(meta, sizeof meta, "%s/meta.ini", dir);
     meta_figures m = {{0}, 0};

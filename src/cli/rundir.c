@@ -169,6 +169,36 @@ static cd_col_role *roles(const cd_rundir *r, const cd_csv_table *t, const char 
     return role;
 }
 
+// The CSVs are the ones the run wrote: the bytes and SHA-256 that meta.ini [files] records (a
+// run of an older cdlab has no [files]: nothing to check). A file edited or cut since (a negative
+// or infinite time, a frame row deleted or repeated, a BOM) would otherwise be read as results
+// and compared, reported or plotted. 0, or -1 with err.
+static int check_files(const char *dir, const cd_ini *meta, char *err, size_t len)
+{
+    static const char *const names[] = {"summary", "frames"};
+    for (int k = 0; k < 2; ++k) {
+        char key[32], path[4200], sha[65];
+        snprintf(key, sizeof key, "%s_sha256", names[k]);
+        const char *want = cd_ini_get(meta, "files", key);
+        snprintf(key, sizeof key, "%s_bytes", names[k]);
+        const char *want_bytes = cd_ini_get(meta, "files", key);
+        if (!want || !want_bytes) continue;
+        snprintf(path, sizeof path, "%s/%s.csv", dir, names[k]);
+        uint64_t bytes;
+        int e = cd_sha256_file(path, sha, &bytes);
+        char got_bytes[32];
+        snprintf(got_bytes, sizeof got_bytes, "%llu", (unsigned long long)bytes);
+        if (e || strcmp(sha, want) != 0 || strcmp(got_bytes, want_bytes) != 0) {
+            snprintf(err, len,
+                     "%s: %s %s since the run wrote it (meta.ini [files] records %s bytes, SHA-256 %.12s...): "
+                     "expected the run's own file",
+                     dir, path, e ? strerror(e) : "changed", want_bytes, want);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cd_rundir_read(const char *dir, cd_rundir *r, char *err, size_t err_len)
 {
     *r = (cd_rundir){0};
@@ -189,12 +219,16 @@ int cd_rundir_read(const char *dir, cd_rundir *r, char *err, size_t err_len)
                  r->summary.count ? "frames.csv" : "summary.csv");
         goto fail;
     }
-    for (size_t i = 1; i < r->summary.count; ++i)
-        if (r->summary.rows[i].count != r->summary.rows[0].count) {
-            snprintf(err, err_len, "%s/summary.csv:%zu: %zu fields: expected %zu as in the header", dir,
-                     r->summary.rows[i].line, r->summary.rows[i].count, r->summary.rows[0].count);
-            goto fail;
-        }
+    for (int t = 0; t < 2; ++t) {
+        const cd_csv_table *tab = t ? &r->frames : &r->summary;
+        for (size_t i = 1; i < tab->count; ++i)
+            if (tab->rows[i].count != tab->rows[0].count) {
+                snprintf(err, err_len, "%s/%s.csv:%zu: %zu fields: expected %zu as in the header", dir,
+                         t ? "frames" : "summary", tab->rows[i].line, tab->rows[i].count, tab->rows[0].count);
+                goto fail;
+            }
+    }
+    if (check_files(dir, &r->meta, err, err_len)) goto fail;
     r->summary_role = roles(r, &r->summary, cd_rundir_meta(r, "columns", "summary_varying", ""));
     r->frames_role = roles(r, &r->frames, cd_rundir_meta(r, "columns", "frames_varying", ""));
     return 0;

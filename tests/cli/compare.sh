@@ -19,6 +19,15 @@ base=$tmp/tiny/base
 awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "frame_ms") c = i; print; next }
     { $c = 0.1 * (1 + (NR % 5) / 50); print }' "$base/frames.csv" >"$tmp/frames.csv"
 mv "$tmp/frames.csv" "$base/frames.csv"
+# The edits stand in for runs: each edited run's meta.ini [files] gets the new sizes and SHA-256,
+# which every reader of a run directory checks (an edit left unsealed is refused, below).
+reseal() {
+    for f in frames summary; do
+        b=$(wc -c <"$1/$f.csv" | tr -d ' ') h=$(sha256sum "$1/$f.csv" | cut -d' ' -f1)
+        sed -i -e "s/^${f}_bytes = .*/${f}_bytes = $b/" -e "s/^${f}_sha256 = .*/${f}_sha256 = $h/" "$1/meta.ini"
+    done
+}
+reseal "$base"
 
 # A copy of the base run whose frames.csv column COL is rewritten by the awk expression EXPR.
 variant() {
@@ -26,6 +35,7 @@ variant() {
     cp -r "$base" "$tmp/$1"
     awk -F, -v OFS=, -v col="$2" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == col) c = i; print; next }
         { $3; print }" "$base/frames.csv" >"$tmp/$1/frames.csv"
+    reseal "$tmp/$1"
 }
 expect() {  # expect RC NAME ARGS...: run compare, check its exit status
     want=$1 name=$2
@@ -64,6 +74,7 @@ variant alarm2 frame_ms '$c = $c'
 col=pairs_mean
 k=$(head -n 1 "$base/summary.csv" | tr , '\n' | grep -nx "$col" | cut -d: -f1)
 sed "2s/^\(\([^,]*,\)\{$((k - 1))\}\)[^,]*/\19999/" "$base/summary.csv" >"$tmp/alarm2/summary.csv"
+reseal "$tmp/alarm2"
 expect 3 alarm2 "$base" "$tmp/alarm2"
 grep -q "summary $col: .* vs 9999" "$tmp/alarm2.out" || { echo "FAIL: no alarm for summary $col"; cat "$tmp/alarm2.out"; exit 1; }
 expect 0 alarm2_ignored --ignore "$col" "$base" "$tmp/alarm2"
@@ -71,6 +82,7 @@ expect 0 alarm2_ignored --ignore "$col" "$base" "$tmp/alarm2"
 # A point in one run only, and a different CPU: listed and warned, the rest still compared.
 variant one frame_ms '$c = $c'
 sed -i '3d' "$tmp/one/summary.csv"
+reseal "$tmp/one"
 sed -i 's/^cpu_model = .*/cpu_model = Another CPU/' "$tmp/one/meta.ini"
 expect 0 one "$base" "$tmp/one"
 grep -q '| cubes=120 | yes |  | | | only in BASE |' "$tmp/one.out" || { echo "FAIL: point of one run not listed"; cat "$tmp/one.out"; exit 1; }
@@ -83,6 +95,12 @@ expect 1 csv --format csv "$base" "$tmp/slow"
 grep -q '^120,.*,2.0000,.*,slower,0$' "$tmp/csv.out" || { echo "FAIL: CSV row"; cat "$tmp/csv.out"; exit 1; }
 grep -q '2 slower' "$tmp/csv.err" || { echo "FAIL: CSV tally"; exit 1; }
 
+# A run's CSV edited after the run (here a negative time, unsealed) is refused, not compared.
+variant edited frame_ms 'if (NR == 2) $c = -$c'
+sed -i 's/^frames_sha256 = .*/frames_sha256 = 0000/' "$tmp/edited/meta.ini"
+expect 2 edited "$base" "$tmp/edited"
+grep -q "edited/frames.csv changed since the run wrote it" "$tmp/edited.err" || { echo "FAIL: edited"; cat "$tmp/edited.err"; exit 1; }
+
 # Bad input: exit 2 with a message.
 expect 2 notrun "$base" "$tmp"
 expect 2 threshold --threshold five "$base" "$tmp/same"
@@ -92,4 +110,4 @@ expect 2 onedir "$base"
 "$cdlab" run --quiet --output "$tmp" --run-id tt "$fix/tri_tri.ini" >/dev/null
 expect 2 kinds "$base" "$tmp/tri_tri_cli/tt"
 grep -q 'expected two runs of one kind' "$tmp/kinds.err" || { echo "FAIL: kinds message"; exit 1; }
-echo "ok: same, slower, faster, threshold, alarms, one-run points, warnings, CSV, bad input"
+echo "ok: same, slower, faster, threshold, alarms, one-run points, warnings, CSV, an edited run, bad input"
