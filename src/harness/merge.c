@@ -310,7 +310,7 @@ static int check_digest(const shard *s, const char *name, const char *path, char
 
 // Read shard i's CSVs and check them: the bytes its run wrote (check_digest), the same header as
 // shard 0's, every row as many fields as the header, every row's point one of the shard's, and a
-// summary row for each of its points. rows[p] counts the summary rows of point p.
+// summary row for each of its points, and only one. rows[p] counts the summary rows of point p.
 static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_t *rows, char *err, size_t len)
 {
     static const char *const names[] = {"frames.csv", "summary.csv"};
@@ -334,7 +334,9 @@ static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_
             if (!row->fields[0][0] || *end || p >= plan || owner[p] != i)
                 return fail(err, len, "%s:%zu: point '%s' is not one of this shard's (meta.ini [shard] points)", path,
                             row->line, row->fields[0]);
-            if (k) rows[p]++;
+            if (k && rows[p]++)
+                return fail(err, len, "%s:%zu: a second row of point %llu: expected one summary row per point", path,
+                            row->line, p);
         }
     }
     for (size_t j = 0; j < s[i].npoints; ++j)
@@ -645,6 +647,13 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
                  size_t err_len)
 {
     if (n == 0) return fail(err, err_len, "no shard directories given"), 2;
+    // "DIR/" is DIR: without the slash, or mkdir_parents would make DIR and mkdir("DIR/") then
+    // find it there, failing with an empty DIR left behind, and the run id would be empty.
+    char out_name[4096];
+    size_t out_len = (size_t)snprintf(out_name, sizeof out_name, "%s", out);
+    if (out_len >= sizeof out_name) return fail(err, err_len, "%.64s...: output path too long", out), 2;
+    while (out_len > 1 && out_name[out_len - 1] == '/') out_name[--out_len] = '\0';
+    out = out_name;
     shard *s = cd_alloc_zero(n, sizeof *s);
     int bad = 0;
     for (size_t i = 0; i < n && !bad; ++i) {

@@ -96,6 +96,9 @@ refuse() {
     [ ! -e bad ] || fail "$what: merge left bad/ behind"
     echo "ok: refuses $what: $(cat err.txt)"
 }
+# shellcheck disable=SC2086
+"$cdlab" merge $shards -o slash/ >/dev/null 2>err.txt || fail "merge -o DIR/: $(cat err.txt)"
+grep -q '^id = slash$' slash/meta.ini && cmp -s slash/summary.csv merged/summary.csv || fail "merge -o DIR/ differs"
 refuse "a missing shard" "missing" out/sweep/shard0 out/sweep/shard2
 refuse "a shard twice" "duplicate shard 0/3" out/sweep/shard0 out/sweep/shard0 out/sweep/shard1 out/sweep/shard2
 sed 's/^seed = 11/seed = 12/' sweep.ini >other.ini
@@ -108,6 +111,12 @@ cp -r out/sweep/shard1 cut
 mv cut/summary.csv cut/summary.csv.part
 refuse "a half-written shard" "cut: incomplete run" out/sweep/shard0 cut out/sweep/shard2
 refuse "a run that is no shard" "not a shard" out/sweep/full
+# A point's summary row twice, its [files] record updated to match: one row per point.
+cp -r out/sweep/shard1 twice
+tail -n 1 twice/summary.csv >>twice/summary.csv
+sed -i -e "s/^summary_bytes = .*/summary_bytes = $(wc -c <twice/summary.csv | tr -d ' ')/" \
+    -e "s/^summary_sha256 = .*/summary_sha256 = $(sha256sum twice/summary.csv | cut -d' ' -f1)/" twice/meta.ini
+refuse "a point's summary row twice" "a second row of point" out/sweep/shard0 twice out/sweep/shard2
 mkdir bad
 # shellcheck disable=SC2086
 "$cdlab" merge $shards -o bad >/dev/null 2>err.txt
