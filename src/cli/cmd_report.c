@@ -699,6 +699,31 @@ static int report_runs(const char **dirs, int n, const char *out, const char *pl
     return 0;
 }
 
+// Whether out is a file of one of the run directories dirs[0, n) (the same file, by device and
+// inode): the page would replace meta.ini, a CSV or a figure of a run it reads, leaving the run
+// unreadable. Says so on stderr.
+static int output_in_runs(const char *out, const char *const *dirs, int n)
+{
+    struct stat o;
+    if (stat(out, &o) != 0) return 0;  // a new file is no run's
+    for (int i = 0; i < n; ++i) {
+        DIR *d = opendir(dirs[i]);
+        if (!d) continue;  // the run's own check reports it
+        for (struct dirent *e; (e = readdir(d));) {
+            char path[4600];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == o.st_dev && st.st_ino == o.st_ino) {
+                fprintf(stderr, "cdlab report: %s is %s, a file of a run it reads: expected another path\n", out, path);
+                closedir(d);
+                return 1;
+            }
+        }
+        closedir(d);
+    }
+    return 0;
+}
+
 static const char report_about[] =
     "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
     "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
@@ -750,7 +775,8 @@ int cd_cmd_report(int argc, char **argv)
         cli_operands_free(&ops);
         return rc;
     }
-    if (cd_cli_output_check("report", out)) {
+    if (!out[0] || cd_cli_output_check("report", out) || output_in_runs(out, (const char *const *)ops.v, ops.n)) {
+        if (!out[0]) fprintf(stderr, "cdlab report: -o: expected a file name\n");
         cli_operands_free(&ops);
         return 2;
     }

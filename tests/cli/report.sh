@@ -92,4 +92,14 @@ for args in "$tmp" "--bogus $tmp/tiny/c" "$tmp/missing"; do
     [ ! -e "$tmp/report.html" ] && [ ! -e "$tmp/report.html.part" ] || { echo "FAIL: report $args left a file"; exit 1; }
     grep -q 'cdlab report: ' "$tmp/err" || { echo "FAIL: report $args gave no message"; exit 1; }
 done
+# -o naming a file of a run it reads (the page would replace it), or nothing: exit 2, run intact.
+cp "$tmp/tiny/c/meta.ini" "$tmp/meta.before"
+for o in "$tmp/tiny/c/meta.ini" "$tmp/tiny/c/summary.csv" ""; do
+    set +e
+    "$cdlab" report -o "$o" "$tmp/tiny/c" >/dev/null 2>"$tmp/err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] && grep -q 'cdlab report: ' "$tmp/err" || { echo "FAIL: report -o '$o': exit $rc"; cat "$tmp/err"; exit 1; }
+done
+cmp -s "$tmp/meta.before" "$tmp/tiny/c/meta.ini" || { echo "FAIL: report -o overwrote the run's meta.ini"; exit 1; }
 echo "ok: $figures figures decoded in $browser, no console message, well-formed page; bad input refused"
