@@ -46,6 +46,7 @@ typedef struct cd_rundir {
     cd_ini meta;
     cd_csv_table summary, frames;  ///< row 0 is the header
     cd_col_role *summary_role, *frames_role;
+    size_t *summary_distinct;  ///< per summary column, its distinct values (cd_rundir_distinct)
 } cd_rundir;
 
 /// Read dir: refuses a run that is not complete (cd_run_dir_check), then meta.ini, summary.csv and
