@@ -221,13 +221,28 @@ static int nonempty(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
-// The run's own PNG when `cdlab plot` made one, else one rendered into the scratch directory.
-// 0, or 2 when the run names a figure without a script.
+// Whether path is a non-empty regular file that starts with the PNG signature.
+static int is_png(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    if (!nonempty(path)) return 0;
+    FILE *f = fopen(path, "rb");
+    int ok = f && fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, sig, sizeof sig) == 0;
+    if (f) fclose(f);
+    return ok;
+}
+
+// The run's own PNG when `cdlab plot` made one, else one rendered into the scratch directory
+// (also where the run's file is not a PNG: the page embeds it as one). 0, or 2 when the run
+// names a figure without a script.
 static int run_figure(page *p, const cd_rundir *r, const char *fig, char *err, size_t err_len)
 {
     char png[4500], script[4300], stem[4400];
     snprintf(png, sizeof png, "%s/%s.png", r->dir, fig);
-    if (!nonempty(png)) {
+    if (nonempty(png) && !is_png(png))
+        fprintf(stderr, "cdlab report: warning: %s is not a PNG; the figure is drawn afresh\n", png);
+    if (!is_png(png)) {
         snprintf(script, sizeof script, "%s/%s.gp", p->plots, fig);
         snprintf(stem, sizeof stem, "%s/fig%d", p->scratch, p->figures);
         snprintf(png, sizeof png, "%s.png", stem);

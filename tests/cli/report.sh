@@ -102,4 +102,13 @@ for o in "$tmp/tiny/c/meta.ini" "$tmp/tiny/c/summary.csv" ""; do
     [ "$rc" -eq 2 ] && grep -q 'cdlab report: ' "$tmp/err" || { echo "FAIL: report -o '$o': exit $rc"; cat "$tmp/err"; exit 1; }
 done
 cmp -s "$tmp/meta.before" "$tmp/tiny/c/meta.ini" || { echo "FAIL: report -o overwrote the run's meta.ini"; exit 1; }
+# A run's figure file that is no PNG is drawn afresh, not embedded as one.
+fig=$(sed -n 's/^figures = \([^, ]*\).*/\1/p' "$tmp/tiny/c/meta.ini")
+if [ -n "$fig" ]; then
+    cp -r "$tmp/tiny/c" "$tmp/notpng"
+    echo hello >"$tmp/notpng/$fig.png"
+    "$cdlab" report -o "$tmp/notpng.html" "$tmp/notpng" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+    grep -q "$fig.png is not a PNG" "$tmp/err" && ! grep -q 'base64,aGVsbG8' "$tmp/notpng.html" ||
+        { echo "FAIL: a figure file that is no PNG"; cat "$tmp/err"; exit 1; }
+fi
 echo "ok: $figures figures decoded in $browser, no console message, well-formed page; bad input refused"
