@@ -372,6 +372,16 @@ static void alarms_out(FILE *f, const options *o, alarm_list *al)
     cd_free(al->line);
 }
 
+// Whether some point of b joins one of n (same_point): else there is nothing to compare, and
+// nothing is written.
+static int share_a_point(const side *b, const side *n)
+{
+    for (size_t i = 1; i < b->r.summary.count; ++i)
+        for (size_t k = 1; k < n->r.summary.count; ++k)
+            if (same_point(b, i, n, k)) return 1;
+    return 0;
+}
+
 static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
 {
     warnings(o->csv ? stderr : f, o->csv, b, n);
@@ -471,6 +481,10 @@ static int compare_dirs(const char *const dirs[2], const options *o)
     } else if (strcmp(b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]) != 0) {
         fprintf(stderr, "cdlab compare: the time columns differ: %s (BASE) vs %s (NEW)\n",
                 b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]);
+        rc = 2;
+    } else if (!share_a_point(&b, &n)) {
+        fprintf(stderr, "cdlab compare: the runs share no point: their parameters differ (see `[values]` in each "
+                        "meta.ini)\n");
         rc = 2;
     } else {
         tally t = {0};

@@ -101,6 +101,15 @@ sed -i 's/^frames_sha256 = .*/frames_sha256 = 0000/' "$tmp/edited/meta.ini"
 expect 2 edited "$base" "$tmp/edited"
 grep -q "edited/frames.csv changed since the run wrote it" "$tmp/edited.err" || { echo "FAIL: edited"; cat "$tmp/edited.err"; exit 1; }
 
+# Runs that share no point (another seed): exit 2, and no report printed before the refusal.
+mkdir -p "$tmp/seed"
+sed 's/^seed = .*/seed = 99/' "$fix/tiny.ini" >"$tmp/seed/tiny.ini"
+grep -q '^seed = 99' "$tmp/seed/tiny.ini" || printf '[experiment]\nseed = 99\n' >>"$tmp/seed/tiny.ini"
+"$cdlab" run --quiet --output "$tmp/seed" --run-id s "$tmp/seed/tiny.ini" >/dev/null
+expect 2 nocommon "$base" "$tmp/seed/tiny/s"
+grep -q 'share no point' "$tmp/nocommon.err" && [ ! -s "$tmp/nocommon.out" ] ||
+    { echo "FAIL: no common point"; cat "$tmp/nocommon.out" "$tmp/nocommon.err"; exit 1; }
+
 # Bad input: exit 2 with a message.
 expect 2 notrun "$base" "$tmp"
 expect 2 threshold --threshold five "$base" "$tmp/same"
