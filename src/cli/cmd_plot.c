@@ -90,10 +90,22 @@ static int plot_dir(const char *plots, const char *dir)
             rc = rc ? rc : 2;
             continue;
         }
+        struct stat st;
+        const char *blocked = lstat(png, &st) == 0 && !S_ISREG(st.st_mode)   ? png
+                              : lstat(pdf, &st) == 0 && !S_ISREG(st.st_mode) ? pdf
+                                                                             : NULL;
+        if (blocked) {  // a directory or a FIFO where a figure goes: not gnuplot's fault
+            fprintf(stderr, "cdlab plot: %s: exists and is not a regular file: not replaced\n", blocked);
+            rc = 2;
+            continue;
+        }
         remove(png);
         remove(pdf);
         if (cd_cli_gnuplot(script, dir, stem) != 0 || !file_exists(png) || !file_exists(pdf)) {
-            fprintf(stderr, "cdlab plot: %s failed for %s (is gnuplot with cairo installed?)\n", script, dir);
+            fprintf(stderr,
+                    "cdlab plot: gnuplot -c %s failed for %s (its messages are above; the figures need gnuplot's "
+                    "pngcairo and pdfcairo terminals)\n",
+                    script, dir);
             rc = 1;
             continue;
         }

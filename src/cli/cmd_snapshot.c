@@ -258,7 +258,10 @@ static int render(const picture *pic, const cd_config *c, const cd_point *p, con
     snprintf(key, sizeof key, "%s", strcmp(noun, "bodies") == 0 ? "bodies (their boxes)" : noun);
     char *args[] = {"gnuplot", "-c", (char *)script, (char *)pic->scratch, stem, title, lo, hi, key, NULL};
     if (!cd_cli_spawn_ok(args)) {
-        fprintf(stderr, "cdlab snapshot: %s failed (is gnuplot with cairo installed?)\n", script);
+        fprintf(stderr,
+                "cdlab snapshot: gnuplot -c %s failed (its messages are above; the picture needs gnuplot's "
+                "pngcairo and svg terminals)\n",
+                script);
         return 1;
     }
     for (int e = 0; e < out->count; ++e) {
