@@ -653,9 +653,9 @@ static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, refe
         p->scratch[0] = '\0';
         return 1;
     }
-    if (!(p->f = fopen(part, "w"))) {
+    if (!(p->f = fopen(part, "w"))) {  // an output that cannot be written: 1, as usage.md says
         snprintf(err, len, "%s: cannot write: %s", part, strerror(errno));
-        return 2;
+        return 1;
     }
     int rc = write_page(p, runs, n, refs, nref, err, len);
     int bad = ferror(p->f);

@@ -81,6 +81,14 @@ target poses fifo "$cdlab" poses --poses 3 fifo
 target "report -o" fifo "$cdlab" report -o fifo tiny/a
 target "report -o" /dev/null "$cdlab" report -o /dev/null tiny/a
 target "report -o" dir "$cdlab" report -o dir tiny/a
+# An output path that cannot be written (no such directory): exit 1, as for a full disk.
+"$cdlab" report -o nodir/rep.html tiny/a >out 2>err
+rc=$?
+if [ "$rc" -ne 1 ] || ! grep -q "nodir/rep.html.part: cannot write" err; then
+    echo "FAIL report -o nodir/rep.html: exit $rc, $(cat err)"; fail=1
+else
+    echo "ok report -o nodir/rep.html: exit 1, $(cat err)"
+fi
 mkfifo stem.svg
 target "snapshot -o" stem.svg "$cdlab" snapshot --point 0 --frame 1 -o stem "$fix/tiny.ini"
 [ -e stem.png ] && { echo "FAIL snapshot wrote stem.png beside a refused stem.svg"; fail=1; }
