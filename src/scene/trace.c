@@ -151,12 +151,19 @@ static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len
     uint64_t n = t->info.objects;
     if (check_size(t, HEADER + 12 * n, 4 * POSE_FLOATS, 24, err, len)) return -1;
     t->data = HEADER + 12 * n, t->frame_bytes = 4 * POSE_FLOATS * n;
-    unsigned char *b = cd_alloc(12 * n);
+    // Sized by the header (up to 10^8 objects: 1.2 GB each): a failed allocation is an error about
+    // the file, not an abort.
+    unsigned char *b = malloc(12 * n);
+    t->half = malloc(3 * n * sizeof *t->half);
+    if (!b || !t->half) {
+        free(b);
+        return fail(err, len, t->path, 16, "%llu objects: out of memory for their half-extents (%llu bytes)",
+                    (unsigned long long)n, (unsigned long long)(24 * n));
+    }
     if (fseeko(t->f, HEADER, SEEK_SET) != 0 || fread(b, 1, 12 * n, t->f) != 12 * n) {
         cd_free(b);
         return fail(err, len, t->path, HEADER, "cannot read the half-extents: %s", strerror(errno));
     }
-    t->half = cd_alloc(3 * n * sizeof *t->half);
     for (uint64_t i = 0; i < 3 * n; ++i) {
         t->half[i] = get_f32(b + 4 * i);
         if (!(t->half[i] >= 0.0f && t->half[i] <= MAX_COORD)) {
@@ -349,9 +356,21 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
              got);
         goto bad;
     }
-    t->raw = cd_alloc_zero(1, t->frame_bytes + RAW_PAD);
+    // A frame's buffer; its size comes from the header (up to 10^8 objects, 3.2 GB a frame), so an
+    // allocation that fails is an error about the file, not an abort.
+    t->raw = calloc(1, t->frame_bytes + RAW_PAD);
+    if (!t->raw) {
+        fail(err, len, path, 16, "%llu objects: out of memory for a frame of %llu bytes",
+             (unsigned long long)t->info.objects, (unsigned long long)t->frame_bytes);
+        goto bad;
+    }
     if (check_frames) {
-        cd_posef *pose = cd_alloc(t->info.objects * sizeof *pose);
+        cd_posef *pose = malloc(t->info.objects * sizeof *pose);
+        if (!pose) {
+            fail(err, len, path, 16, "%llu objects: out of memory for the poses of a frame",
+                 (unsigned long long)t->info.objects);
+            goto bad;
+        }
         int rc = 0;
         float largest = 0.0f;  // half-extent of any object in any frame
         for (uint64_t f = 0; f < t->info.frames && rc == 0; ++f) {

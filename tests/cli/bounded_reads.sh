@@ -80,5 +80,9 @@ if [ -z "$lim" ]; then
 else
     truncate -s $((lim * 1024)) mem.csv
     refused "query under ulimit -v $lim" "mem.csv: out of memory: cannot allocate" sh -c "ulimit -v $lim; \"$cdlab\" query tri-tri mem.csv"
+    # A trace whose header claims 10^8 objects (a sparse 4 GB file): its buffers, sized by the
+    # header, are refused as the file's error, not an abort.
+    python3 -c "import struct, sys; f = open('big.trace', 'wb'); f.write(b'CDLTRACE' + struct.pack('<IIQQ6d', 1, 0, 10**8, 1, 0, 0, 0, 1, 1, 1)); f.truncate(80 + 40 * 10**8)"
+    refused "trace info under ulimit -v $lim" "big.trace: 16: 100000000 objects: out of memory" sh -c "ulimit -v $lim; \"$cdlab\" trace info big.trace"
 fi
 exit $fail
