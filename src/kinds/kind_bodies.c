@@ -167,8 +167,21 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
         cd_config_error(c, meshes, err, err_len, "no mesh: expected comma-separated mesh specs");
         return -1;
     }
-    if (strchr(meshes->values[0].text, ',') && n == MAX_MESHES && strtok(NULL, ",")) {
-        cd_config_error(c, meshes, err, err_len, "more than %d meshes", MAX_MESHES);
+    size_t items = 1;  // counted on the text: split_meshes stops at MAX_MESHES
+    for (const char *q = meshes->values[0].text; *q; ++q) items += *q == ',';
+    if (items > MAX_MESHES) {
+        cd_config_error(c, meshes, err, err_len, "%zu meshes: expected at most %d", items, MAX_MESHES);
+        return -1;
+    }
+    // [bodies] faces sizes bare generator names only: faces > 0 with none of them would be a
+    // column that says a face count no mesh has.
+    int any_bare = 0, faces_set = 0;
+    for (uint32_t k = 0; k < n; ++k) any_bare |= kinds_is_bare_generator(specs[k]);
+    for (size_t f = 0; f < faces->count; ++f) faces_set |= faces->values[f].num > 0;
+    if (faces_set && !any_bare) {
+        cd_config_error(c, faces, err, err_len,
+                        "faces > 0 sizes bare generator names, but no mesh of [bodies] meshes is one: expected "
+                        "icosphere, torus, noisy_sphere or pencil there, or faces = 0");
         return -1;
     }
     for (uint32_t k = 0; k < n; ++k) {
