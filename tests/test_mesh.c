@@ -371,6 +371,21 @@ static void spec_names_generators_and_files(void **state)
     assert_int_equal(cd_mesh_from_spec("pencil:0", &m, err, sizeof err), -1);
     assert_int_equal(cd_mesh_from_spec("no_such_file.stl", &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "no_such_file.stl"));
+    // cd_mesh_generator_faces says what each generator makes, without making it.
+    static const char *const names[] = {"icosphere", "torus", "noisy_sphere", "pencil"};
+    static const uint32_t asked[] = {1, 20, 40, 100, 200, 777, 5000, 123457};
+    for (size_t g = 0; g < 4; ++g)
+        for (size_t i = 0; i < sizeof asked / sizeof asked[0]; ++i) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "%s:%u", names[g], asked[i]);
+            assert_int_equal(cd_mesh_from_spec(spec, &m, err, sizeof err), 0);
+            if (m.ntris != cd_mesh_generator_faces(names[g], asked[i]))
+                fail_msg("%s: %u triangles, cd_mesh_generator_faces says %u", spec, m.ntris,
+                         cd_mesh_generator_faces(names[g], asked[i]));
+            cd_mesh_free(&m);
+        }
+    assert_int_equal(cd_mesh_generator_faces("icosphere", 40), 20);
+    assert_int_equal(cd_mesh_generator_faces("box", 40), 0);
 }
 
 int main(void)

@@ -86,7 +86,9 @@ static const cd_key_spec bodies_keys[] = {
     {"bodies", "assign", CD_KEY_WORD, "random", 0, 0, assign_words, NULL, 0,
      "which mesh each body is: random (a seeded stream of its own) or cycle (body i: mesh i mod count)"},
     {"bodies", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
-     "faces of the meshes named by a bare generator name (a face-count sweep); 0: the specs say"},
+     "faces of the meshes named by a bare generator name (a face-count sweep; each generator rounds to its grid, "
+     "icosphere to 20*f^2, torus to 4*n^2: a count rounded by over a tenth, or two counts that make the same "
+     "meshes, is a warning); 0: the specs say"},
     {"bodies", "size", CD_KEY_REAL, "1.0", 1e-9, 1e9, NULL, NULL, 1, "largest edge of every body's box"},
     {"bodies", "size_ratio", CD_KEY_REAL, "1.0", 1, 1e6, NULL, NULL, 1,
      "largest edges uniform in [size, size*size_ratio]; the bodies of one mesh share its hierarchy at every scale"},
@@ -150,7 +152,7 @@ static int refuse_with_peer(const cd_config *c, const char *key, double ok, cons
 
 // Every mesh of the list is checked with the config: generator specs by their syntax (as [mesh] a),
 // files by reading them through the reader's checks.
-static int bodies_validate(const cd_config *c, char *err, size_t err_len)
+static int bodies_validate(cd_config *c, char *err, size_t err_len)
 {
     // The peers share one BVHModel per mesh, placed by rigid transforms.
     if (refuse_with_peer(c, "deform", 0.0, "which shares one BVHModel per mesh", err, err_len) ||
@@ -176,7 +178,10 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
     // [bodies] faces sizes bare generator names only: faces > 0 with none of them would be a
     // column that says a face count no mesh has.
     int any_bare = 0, faces_set = 0;
-    for (uint32_t k = 0; k < n; ++k) any_bare |= kinds_is_bare_generator(specs[k]);
+    const char *bare[MAX_MESHES];
+    size_t nbare = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        if (kinds_is_bare_generator(specs[k])) any_bare = 1, bare[nbare++] = specs[k];
     for (size_t f = 0; f < faces->count; ++f) faces_set |= faces->values[f].num > 0;
     if (faces_set && !any_bare) {
         cd_config_error(c, faces, err, err_len,
@@ -214,6 +219,7 @@ static int bodies_validate(const cd_config *c, char *err, size_t err_len)
         }
         cd_mesh_free(&m);
     }
+    kinds_warn_rounded_faces(c, faces, bare, nbare);
     return 0;
 }
 

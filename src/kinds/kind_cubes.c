@@ -207,7 +207,7 @@ static int check_simulate(const cd_config *c, char *err, size_t err_len)
     return 0;
 }
 
-static int cubes_validate(const cd_config *c, char *err, size_t err_len)
+static int cubes_validate(cd_config *c, char *err, size_t err_len)
 {
     if (check_trace(c, err, err_len) || check_simulate(c, err, err_len)) return -1;
     const cd_config_key *file = cd_config_key_get(c, "scene", "file");

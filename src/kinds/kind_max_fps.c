@@ -35,7 +35,7 @@ static const cd_key_spec search_keys[] = {
 
 static const cd_method_key broad_key[] = {CD_KINDS_BROAD_KEY};
 
-static int max_fps_validate(const cd_config *c, char *err, size_t err_len)
+static int max_fps_validate(cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *cubes = cd_config_key_get(c, "scene", "cubes");
     if (cubes->line) {

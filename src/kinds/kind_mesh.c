@@ -26,6 +26,38 @@ int kinds_is_bare_generator(const char *w)
     return 0;
 }
 
+void kinds_warn_rounded_faces(cd_config *c, const cd_config_key *faces, const char *const *names, size_t n)
+{
+    char list[512] = "";
+    size_t len = 0, shown = 0, rounded = 0;
+    for (size_t i = 0; i < faces->count; ++i) {
+        uint32_t v = (uint32_t)faces->values[i].num;
+        for (size_t k = 0; k < n && v; ++k) {
+            uint32_t got = cd_mesh_generator_faces(names[k], v);
+            if (!got || fabs((double)got - v) <= 0.1 * v) continue;
+            ++rounded;
+            if (shown < 4 && len < sizeof list)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s:%u has %u", shown ? ", " : "", names[k], v,
+                                        got),
+                    ++shown;
+        }
+    }
+    if (rounded)
+        cd_config_warn(c, faces,
+                       "the mesh generators round face counts: %s%s; the faces column keeps the count asked for", list,
+                       rounded > shown ? ", ..." : "");
+    for (size_t i = 0; i < faces->count; ++i)
+        for (size_t j = i + 1; j < faces->count; ++j) {
+            uint32_t a = (uint32_t)faces->values[i].num, b = (uint32_t)faces->values[j].num;
+            int same = a != b && n > 0;
+            for (size_t k = 0; k < n && same; ++k)
+                same = cd_mesh_generator_faces(names[k], a) == cd_mesh_generator_faces(names[k], b);
+            if (same)
+                cd_config_warn(c, faces, "faces = %u and %u make the same meshes: their points measure one scene", a,
+                               b);
+        }
+}
+
 // A generator spec ("torus:5000", "box"); anything else that is not a bare name is a file path.
 int kinds_is_generator_spec(const char *w)
 {
@@ -124,7 +156,9 @@ static const cd_key_spec mesh_keys[] = {
      "the config's directory)"},
     {"mesh", "b", CD_KEY_WORD, "torus:20000", 0, 0, NULL, kinds_check_mesh, 1, "mesh B (posed), same forms as a"},
     {"mesh", "faces", CD_KEY_INT, "0", 0, 1e7, NULL, NULL, 1,
-     "faces of both meshes when a and b are bare generator names (a face-count sweep); 0: a and b say"},
+     "faces of both meshes when a and b are bare generator names (a face-count sweep; each generator rounds to its "
+     "grid, icosphere to 20*f^2, torus to 4*n^2: a count rounded by over a tenth, or two counts that make the "
+     "same meshes, is a warning; faces_a and faces_b hold what was made); 0: a and b say"},
     {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
     {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
     {"mesh", "poses_file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
@@ -176,9 +210,17 @@ static int check_faces(const cd_config *c, char *err, size_t err_len)
     return 0;
 }
 
-static int mesh_validate(const cd_config *c, char *err, size_t err_len)
+static int mesh_validate(cd_config *c, char *err, size_t err_len)
 {
     if (check_faces(c, err, err_len) || check_mesh_files(c, err, err_len)) return -1;
+    const char *bare[64];
+    size_t nbare = 0;
+    for (int m = 0; m < 2; ++m) {
+        const cd_config_key *k = cd_config_key_get(c, "mesh", m ? "b" : "a");
+        for (size_t i = 0; i < k->count && nbare < 64; ++i)
+            if (kinds_is_bare_generator(k->values[i].text)) bare[nbare++] = k->values[i].text;
+    }
+    kinds_warn_rounded_faces(c, cd_config_key_get(c, "mesh", "faces"), bare, nbare);
     const cd_config_key *file = cd_config_key_get(c, "mesh", "poses_file");
     if (file->count == 0) return 0;
     const cd_config_key *dist = cd_config_key_get(c, "mesh", "distance");

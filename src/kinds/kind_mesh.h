@@ -19,6 +19,10 @@ const char *kinds_check_mesh(const char *w);
 /// The mesh spec as cd_mesh_from_spec takes it: a generator spec as it is, a file path resolved
 /// against c's directory (cd_config_resolve), into out.
 void kinds_mesh_path(const cd_config *c, const char *spec, char *out, size_t len);
+/// Warnings on c for a faces key sweeping the bare generators names[0, n): counts a generator
+/// rounds by more than a tenth (icosphere makes 20·f² triangles: asked for 40 it makes 20), and two
+/// counts that make the same meshes (their points measure one scene under two labels).
+void kinds_warn_rounded_faces(cd_config *c, const cd_config_key *faces, const char *const *names, size_t n);
 /// Config check of a hierarchy variant name: NULL, or the variants there are.
 const char *kinds_check_hierarchy(const char *w);
 

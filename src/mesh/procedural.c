@@ -154,6 +154,23 @@ void cd_mesh_box(cd_mesh *m)
     }
 }
 
+uint32_t cd_mesh_generator_faces(const char *name, uint32_t faces)
+{
+    if (strcmp(name, "icosphere") == 0 || strcmp(name, "noisy_sphere") == 0) {
+        uint32_t f = round_at_least(sqrt(faces / 20.0), 1);
+        return 20 * f * f;
+    }
+    if (strcmp(name, "torus") == 0) {
+        uint32_t n = round_at_least(sqrt(faces / 4.0), 3);
+        return 4 * n * n;
+    }
+    if (strcmp(name, "pencil") == 0) {
+        uint32_t s = round_at_least(sqrt(faces / 8.0), 3);
+        return 2 * s * round_at_least(faces / (2.0 * s), 2);
+    }
+    return 0;
+}
+
 int cd_mesh_from_spec(const char *spec, cd_mesh *m, char *err, size_t err_len)
 {
     if (strcmp(spec, "box") == 0) {

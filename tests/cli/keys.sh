@@ -68,6 +68,13 @@ sed 's/^method = .*/method = naive/' "$tmp/cross.ini" >"$tmp/naive.ini"
 grep -qF "$tmp/naive.ini:5: [method] depth: no listed method (naive) reads it" "$tmp/plan.err" ||
     fail "no warning for depth with naive alone: $(cat "$tmp/plan.err")"
 echo "ok: naive, octree x depth = 0..24 is 26 points; naive alone 1, with a warning"
+# Face counts a generator rounds far, and two that make the same meshes, are warned about.
+printf '[experiment]\nkind = bodies\n[bodies]\nmeshes = icosphere, torus\nfaces = 20, 40\n[run]\ncounters =\n' >"$tmp/faces.ini"
+"$cdlab" run --dry-run "$tmp/faces.ini" >/dev/null 2>"$tmp/faces.err" || fail "faces.ini: $(cat "$tmp/faces.err")"
+grep -qF "$tmp/faces.ini:5: the mesh generators round face counts: torus:20 has 36, icosphere:40 has 20" \
+    "$tmp/faces.err" && grep -qF "faces = 20 and 40 make the same meshes" "$tmp/faces.err" ||
+    fail "no warning for rounded face counts: $(cat "$tmp/faces.err")"
+echo "ok: face counts the generators round, and two that make one mesh, are warned about"
 sed 's/^depth = .*/depth = 30/' "$tmp/cross.ini" >"$tmp/range.ini"
 "$cdlab" run --dry-run "$tmp/range.ini" >/dev/null 2>"$tmp/err"
 rc=$?

@@ -222,8 +222,9 @@ typedef struct cd_kind {
     size_t more_key_count;
     const char *figures;  ///< default [run] figures
     /// Cross-key checks after every key parsed (contradicting values); 0 or -1 with err set
-    /// through cd_config_error. May be NULL.
-    int (*validate)(const cd_config *c, char *err, size_t err_len);
+    /// through cd_config_error; what is legal but likely not meant is kept with cd_config_warn.
+    /// May be NULL.
+    int (*validate)(cd_config *c, char *err, size_t err_len);
     /// Optional: the key preload_section.preload_name is set before every other key and handed
     /// to preload when the config gives it (e.g. [method] plugin: the plugins it loads add the
     /// names that [method] method is then checked against). 0, or -1 with err set through

@@ -46,6 +46,11 @@ void cd_mesh_noisy_sphere(cd_mesh *m, uint32_t faces);
 /// x = −1 and a conical tip ending at x = +1, about faces triangles. Closed; for near misses.
 void cd_mesh_pencil(cd_mesh *m, uint32_t faces);
 
+/// The triangles the generator named name (icosphere, torus, noisy_sphere, pencil) makes when
+/// asked for faces, without making it (the sizes round to its grid: icosphere:40 has 20); 0 for
+/// another name.
+uint32_t cd_mesh_generator_faces(const char *name, uint32_t faces);
+
 /// The cube [-1,1]³ as 12 triangles, outward: a body scene of boxes is the cube scene.
 void cd_mesh_box(cd_mesh *m);
 
