@@ -188,24 +188,14 @@ static int check_files(const char *dir, const cd_ini *meta, char *err, size_t le
 {
     static const char *const names[] = {"summary", "frames"};
     for (int k = 0; k < 2; ++k) {
-        char key[32], path[4200], sha[65];
+        char key[32], path[4200];
         snprintf(key, sizeof key, "%s_sha256", names[k]);
         const char *want = cd_ini_get(meta, "files", key);
         snprintf(key, sizeof key, "%s_bytes", names[k]);
         const char *want_bytes = cd_ini_get(meta, "files", key);
         if (!want || !want_bytes) continue;
         snprintf(path, sizeof path, "%s/%s.csv", dir, names[k]);
-        uint64_t bytes;
-        int e = cd_sha256_file(path, sha, &bytes);
-        char got_bytes[32];
-        snprintf(got_bytes, sizeof got_bytes, "%llu", (unsigned long long)bytes);
-        if (e || strcmp(sha, want) != 0 || strcmp(got_bytes, want_bytes) != 0) {
-            snprintf(err, len,
-                     "%s: %s %s since the run wrote it (meta.ini [files] records %s bytes, SHA-256 %.12s...): "
-                     "expected the run's own file",
-                     dir, path, e ? strerror(e) : "changed", want_bytes, want);
-            return -1;
-        }
+        if (cd_run_file_check(path, want_bytes, want, err, len)) return -1;
     }
     return 0;
 }

@@ -286,7 +286,7 @@ static int same_header(const cd_csv_row *a, const cd_csv_row *b)
 // without its frames, two of three repeats, half a row) is refused. 0, or -1 with err.
 static int check_digest(const shard *s, const char *name, const char *path, char *err, size_t len)
 {
-    char key[32], sha[65];
+    char key[32];
     snprintf(key, sizeof key, "%s_sha256", name);
     const char *want = meta_get(&s->m, "files", key);
     snprintf(key, sizeof key, "%s_bytes", name);
@@ -296,16 +296,7 @@ static int check_digest(const shard *s, const char *name, const char *path, char
                     "%s/meta.ini: no [files] %s: cannot check its rows against what its run wrote (a shard "
                     "of an older cdlab: run it again)",
                     s->dir, key);
-    uint64_t bytes;
-    int e = cd_sha256_file(path, sha, &bytes);
-    if (e) return fail(err, len, "%s: %s", path, strerror(e));
-    if (strtoull(want_bytes, NULL, 10) != bytes)
-        return fail(err, len, "%s: %llu bytes, but its run wrote %s (meta.ini [files]): cut short or changed since",
-                    path, (unsigned long long)bytes, want_bytes);
-    if (strcmp(sha, want) != 0)
-        return fail(err, len, "%s: SHA-256 %s, but its run wrote %s (meta.ini [files]): changed since", path, sha,
-                    want);
-    return 0;
+    return cd_run_file_check(path, want_bytes, want, err, len);
 }
 
 // Read shard i's CSVs and check them: the bytes its run wrote (check_digest), the same header as

@@ -99,7 +99,7 @@ grep -q '2 slower' "$tmp/csv.err" || { echo "FAIL: CSV tally"; exit 1; }
 variant edited frame_ms 'if (NR == 2) $c = -$c'
 sed -i 's/^frames_sha256 = .*/frames_sha256 = 0000/' "$tmp/edited/meta.ini"
 expect 2 edited "$base" "$tmp/edited"
-grep -q "edited/frames.csv changed since the run wrote it" "$tmp/edited.err" || { echo "FAIL: edited"; cat "$tmp/edited.err"; exit 1; }
+grep -q "edited/frames.csv: SHA-256 [0-9a-f]*, but its run wrote 0000 (meta.ini \[files\]): changed since" "$tmp/edited.err" || { echo "FAIL: edited"; cat "$tmp/edited.err"; exit 1; }
 
 # Runs that share no point (another seed): exit 2, and no report printed before the refusal.
 mkdir -p "$tmp/seed"

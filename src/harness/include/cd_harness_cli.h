@@ -132,6 +132,11 @@ int cd_pin_supported(char *why, size_t len);
 void cd_sha256_hex(const void *data, size_t len, char out[65]);
 /// SHA-256 of the file at path (read in pieces) and its size. 0, or the errno of the failure.
 int cd_sha256_file(const char *path, char out[65], uint64_t *bytes);
+/// Whether the file at path is the one its run wrote: want_bytes bytes with SHA-256 want_sha (the
+/// run's meta.ini [files]). 0, or -1 with "path: N bytes, but its run wrote M (meta.ini [files]):
+/// cut short or changed since", "path: SHA-256 X, but its run wrote Y (meta.ini [files]): changed
+/// since" or "path: <why it cannot be read>" in err.
+int cd_run_file_check(const char *path, const char *want_bytes, const char *want_sha, char *err, size_t len);
 /// CPU model name from /proc/cpuinfo ("unknown" when absent).
 void cd_cpu_model(char *buf, size_t len);
 /// Git commit of the source tree and whether it is dirty ("unknown" when git or .git is absent).
