@@ -29,6 +29,16 @@ static uint32_t round_at_least(double x, uint32_t lo)
     return r < lo ? lo : (uint32_t)r;
 }
 
+// Each generator's grid for a requested face count, shared by the generator and by
+// cd_mesh_generator_faces, so what the latter says is what the former makes.
+static uint32_t icosphere_split(uint32_t faces) { return round_at_least(sqrt(faces / 20.0), 1); }  // 20·f² faces
+static uint32_t torus_rings(uint32_t faces) { return round_at_least(sqrt(faces / 4.0), 3); }       // 4·n² faces
+static void pencil_grid(uint32_t faces, uint32_t *sides, uint32_t *rings)                          // 2·s·rings
+{
+    *sides = round_at_least(sqrt(faces / 8.0), 3);
+    *rings = round_at_least(faces / (2.0 * *sides), 2);
+}
+
 // Lattice point with barycentric weights (a, b, c), a + b + c = f. Points on an edge shared by two
 // faces are computed from the same two products (the third is ±0, and x + y = y + x exactly), so
 // they are bit-identical and cd_mesh_weld joins them.
@@ -51,7 +61,7 @@ void cd_mesh_icosphere(cd_mesh *m, uint32_t faces)
                                         {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
                                         {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
                                         {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
-    uint32_t f = round_at_least(sqrt(faces / 20.0), 1);
+    uint32_t f = icosphere_split(faces);
     uint32_t per_face = (f + 1) * (f + 2) / 2;
     cd_mesh_alloc(m, 20 * per_face, 20 * f * f);
     uint32_t nt = 0;
@@ -77,7 +87,7 @@ void cd_mesh_icosphere(cd_mesh *m, uint32_t faces)
 void cd_mesh_torus(cd_mesh *m, uint32_t faces)
 {
     const double R = 1.0, r = 0.35;
-    uint32_t n = round_at_least(sqrt(faces / 4.0), 3), nu = 2 * n;
+    uint32_t n = torus_rings(faces), nu = 2 * n;
     cd_mesh_alloc(m, nu * n, 2 * nu * n);
     for (uint32_t i = 0; i < nu; ++i)
         for (uint32_t j = 0; j < n; ++j) {
@@ -114,8 +124,8 @@ void cd_mesh_noisy_sphere(cd_mesh *m, uint32_t faces)
 void cd_mesh_pencil(cd_mesh *m, uint32_t faces)
 {
     const double x0 = -1.0, x1 = 0.8, tip = 1.0, rho = 0.06;
-    uint32_t s = round_at_least(sqrt(faces / 8.0), 3);
-    uint32_t rings = round_at_least(faces / (2.0 * s), 2);
+    uint32_t s, rings;
+    pencil_grid(faces, &s, &rings);
     cd_mesh_alloc(m, s * rings + 2, 2 * s * rings);
     for (uint32_t k = 0; k < rings; ++k)
         for (uint32_t j = 0; j < s; ++j) {
@@ -157,16 +167,17 @@ void cd_mesh_box(cd_mesh *m)
 uint32_t cd_mesh_generator_faces(const char *name, uint32_t faces)
 {
     if (strcmp(name, "icosphere") == 0 || strcmp(name, "noisy_sphere") == 0) {
-        uint32_t f = round_at_least(sqrt(faces / 20.0), 1);
+        uint32_t f = icosphere_split(faces);
         return 20 * f * f;
     }
     if (strcmp(name, "torus") == 0) {
-        uint32_t n = round_at_least(sqrt(faces / 4.0), 3);
+        uint32_t n = torus_rings(faces);
         return 4 * n * n;
     }
     if (strcmp(name, "pencil") == 0) {
-        uint32_t s = round_at_least(sqrt(faces / 8.0), 3);
-        return 2 * s * round_at_least(faces / (2.0 * s), 2);
+        uint32_t sides, rings;
+        pencil_grid(faces, &sides, &rings);
+        return 2 * sides * rings;
     }
     return 0;
 }
