@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 // `cdlab plot RUN_DIR...`: render the figures a run lists in meta.ini ([config] figures) with
 // gnuplot, each as RUN_DIR/<figure>.png and .pdf, from plots/<figure>.gp. A directory that is not
-// a complete run (cd_run_dir_check) is refused before anything is drawn.
+// a complete run, or whose CSVs are not the ones it wrote (cd_rundir_read), is refused before
+// anything is drawn.
 #include "cd_harness_cli.h"
 #include "cli.h"
 #include "options.h"
 #include "rundir.h"
-
-#include <ini.h>
 
 #include <spawn.h>
 #include <stdlib.h>
@@ -16,21 +15,6 @@
 #include <sys/wait.h>
 
 extern char **environ;
-
-typedef struct meta_figures {
-    char list[512];
-    int found;
-} meta_figures;
-
-static int on_meta(void *user, const char *section, const char *name, const char *value)
-{
-    meta_figures *m = user;
-    if (strcmp(section, "config") == 0 && strcmp(name, "figures") == 0) {
-        snprintf(m->list, sizeof m->list, "%s", value);
-        m->found = 1;
-    }
-    return 1;
-}
 
 static int file_exists(const char *path)
 {
@@ -55,31 +39,26 @@ int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2)
 
 static int plot_dir(const char *plots, const char *dir)
 {
-    char why[1024];
-    if (cd_run_dir_check(dir, why, sizeof why)) {
-        fprintf(stderr, "cdlab plot: %s: %s; nothing to plot\n", dir, why);
-        return 2;
-    }
-    // The CSVs whole and as the run wrote them (rows of the header's width, meta.ini [files]),
-    // as compare and report read them: gnuplot would draw what it can of a cut or edited file.
+    // A complete run whose CSVs are whole and as the run wrote them (rows of the header's width,
+    // meta.ini [files]), read as compare and report read it: gnuplot would draw what it can of a
+    // cut or edited file.
     cd_rundir r;
-    char err[8192];
+    char err[8192], list[512], meta[4200];
     if (cd_rundir_read(dir, &r, err, sizeof err)) {
         fprintf(stderr, "cdlab plot: %s; nothing to plot\n", err);
         return 2;
     }
+    const char *figures = cd_rundir_meta(&r, "config", "figures", NULL);
+    if (figures) snprintf(list, sizeof list, "%s", figures);
     cd_rundir_free(&r);
-    char meta[4200];
     snprintf(meta, sizeof meta, "%s/meta.ini", dir);
-    meta_figures m = {{0}, 0};
-    ini_parse(meta, on_meta, &m);  // other sections may hold lines this inih cannot read
-    if (!m.found) {
+    if (!figures) {
         fprintf(stderr, "cdlab plot: %s: cannot read [config] figures: expected a run directory with meta.ini\n", meta);
         return 2;
     }
     int rc = 0;
     char *save = NULL;
-    for (char *fig = strtok_r(m.list, ", ", &save); fig; fig = strtok_r(NULL, ", ", &save)) {
+    for (char *fig = strtok_r(list, ", ", &save); fig; fig = strtok_r(NULL, ", ", &save)) {
         char script[4200], stem[4400], png[4500], pdf[4500];
         snprintf(script, sizeof script, "%s/%s.gp", plots, fig);
         snprintf(stem, sizeof stem, "%s/%s", dir, fig);
