@@ -240,9 +240,10 @@ static int run_figure(page *p, const cd_rundir *r, const char *fig, char *err, s
 {
     char png[4500], script[4300], stem[4400];
     snprintf(png, sizeof png, "%s/%s.png", r->dir, fig);
-    if (nonempty(png) && !is_png(png))
+    int own = is_png(png);
+    if (!own && nonempty(png))
         fprintf(stderr, "cdlab report: warning: %s is not a PNG; the figure is drawn afresh\n", png);
-    if (!is_png(png)) {
+    if (!own) {
         snprintf(script, sizeof script, "%s/%s.gp", p->plots, fig);
         snprintf(stem, sizeof stem, "%s/fig%d", p->scratch, p->figures);
         snprintf(png, sizeof png, "%s.png", stem);
