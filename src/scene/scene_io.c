@@ -8,6 +8,7 @@
 #include <string.h>
 
 static const char *const columns[] = {"id", "cx", "cy", "cz", "qw", "qx", "qy", "qz", "hx", "hy", "hz"};
+static const char header_text[] = "id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz";  // the columns, as a header line
 enum { NCOL = sizeof columns / sizeof columns[0] };
 // Cubes are kept in float; boxes of larger coordinates would overflow it.
 #define CD_SCENE_MAX_COORD 1e30
@@ -95,9 +96,8 @@ static int check_layout(const char *path, const char *data, size_t len, char *er
         }
         if (n == 0 || line[0] == '#') continue;
         if (header) {
-            static const char want[] = "id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz";
-            if (n != sizeof want - 1 || memcmp(line, want, n) != 0) {
-                snprintf(err, err_len, "%s:%zu: expected header %s, found '%.*s%s'", path, it.line, want,
+            if (n != sizeof header_text - 1 || memcmp(line, header_text, n) != 0) {
+                snprintf(err, err_len, "%s:%zu: expected header %s, found '%.*s%s'", path, it.line, header_text,
                          (int)(n < 80 ? n : 80), line, n > 80 ? "..." : "");
                 return -1;
             }
@@ -113,7 +113,7 @@ static int check_layout(const char *path, const char *data, size_t len, char *er
         }
     }
     if (header) {
-        snprintf(err, err_len, "%s:%zu: expected header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz", path, it.line ? it.line : 1);
+        snprintf(err, err_len, "%s:%zu: expected header %s", path, it.line ? it.line : 1, header_text);
         return -1;
     }
     return 0;
@@ -136,12 +136,7 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
     int bad = cd_csv_parse_text(path, data, len, &t, err, err_len);
     cd_free(data);
     if (bad) return NULL;
-    if (t.count == 0 || t.rows[0].count != NCOL || strcmp(t.rows[0].fields[0], "id") != 0) {
-        snprintf(err, err_len, "%s:%zu: expected header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz", path,
-                 t.count ? t.rows[0].line : (size_t)1);
-        cd_csv_table_free(&t);
-        return NULL;
-    }
+    CD_ASSERT(t.count > 0 && t.rows[0].count == NCOL);  // check_layout saw the header, exactly
     cd_scene *s = cd_scene_create_empty((uint32_t)(t.count - 1), world > 0.0 ? world : 0.0);
     double wmax = 0.0, extent = 0.0;
     for (size_t r = 1; r < t.count; ++r) {
