@@ -169,6 +169,19 @@ static long csv_line(csv_in *in, char *err, size_t len)
     return (long)n;
 }
 
+// line cut in place into exactly n comma-separated fields; 0, or -1 when it holds another count.
+static int split_fields(char *line, char **field, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        char *end = strchr(line, ',');
+        if ((k < n - 1) != (end != NULL)) return -1;
+        if (end) *end = '\0';
+        field[k] = line;
+        line = end + 1;
+    }
+    return 0;
+}
+
 // The next row's twelve numbers: 1, 0 at the end, -1 with "path:line: what" in err.
 static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
 {
@@ -177,14 +190,13 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
     long got;
     while ((got = csv_line(in, err, len)) >= 0) {
         if (got == 0 || in->buf[0] == '#') continue;
-        char *p = in->buf;
+        char *field[CSV_FIELDS];
+        if (split_fields(in->buf, field, CSV_FIELDS)) {
+            snprintf(err, len, "%s:%zu: expected %d fields", in->path, in->line, CSV_FIELDS);
+            return -1;
+        }
         for (int k = 0; k < CSV_FIELDS; ++k) {
-            char *end = strchr(p, ',');
-            if ((k < CSV_FIELDS - 1) != (end != NULL)) {
-                snprintf(err, len, "%s:%zu: expected %d fields", in->path, in->line, CSV_FIELDS);
-                return -1;
-            }
-            if (end) *end = '\0';
+            const char *p = field[k];
             int integer = k < 2;
             double lim = integer ? 4294967295.0 : 1e30;
             // The trace holds floats, and its reader checks the floats: so does this (1e30 itself
@@ -195,7 +207,6 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
                          integer ? "an integer >= 0" : "a number of magnitude <= 1e30", p);
                 return -1;
             }
-            p = end + 1;
         }
         double q[4] = {(float)v[2], (float)v[3], (float)v[4], (float)v[5]};  // as the reader sees it
         double q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
@@ -266,19 +277,14 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
     return im->next_id == im->n ? cd_trace_writer_frame(im->w, im->pose, err, len) : 0;
 }
 
-// "lx,ly,lz,hx,hy,hz" (a world line's numbers) into w; 0, or -1 when not six finite numbers of
-// magnitude <= 1e30 with lo <= hi on each axis.
+// "lx,ly,lz,hx,hy,hz" (a world line's numbers; csv_line took its line end) into w; 0, or -1 when
+// not six finite numbers of magnitude <= 1e30 with lo <= hi on each axis.
 static int parse_world(char *text, double w[6])
 {
-    size_t n = strlen(text);
-    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) text[--n] = '\0';
-    for (int k = 0; k < 6; ++k) {
-        char *end = strchr(text, ',');
-        if ((k < 5) != (end != NULL)) return -1;
-        if (end) *end = '\0';
-        if (cd_csv_parse_double(text, &w[k]) != 0 || !(fabs(w[k]) <= 1e30)) return -1;
-        text = end + 1;
-    }
+    char *field[6];
+    if (split_fields(text, field, 6)) return -1;
+    for (int k = 0; k < 6; ++k)
+        if (cd_csv_parse_double(field[k], &w[k]) != 0 || !(fabs(w[k]) <= 1e30)) return -1;
     return w[0] <= w[3] && w[1] <= w[4] && w[2] <= w[5] ? 0 : -1;
 }
 
