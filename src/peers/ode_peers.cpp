@@ -201,9 +201,12 @@ class ode_peer final : public cd_peer
         double smallest = HUGE_VAL;
         for (std::size_t i = 0; i < geoms_.size(); ++i)
             for (int d = 0; d < 3; ++d) smallest = std::min(smallest, double(boxes[i].hi[d]) - boxes[i].lo[d]);
-        int hi = int(std::ceil(std::log2(std::max(2.0 * reach_, 1e-30))));
+        int hi = largest_level();
         return smallest > 0 && smallest < HUGE_VAL ? std::min(int(std::floor(std::log2(smallest))), hi) : hi;
     }
+
+    // The cells of the largest side a cube's box can take, 2·reach_.
+    int largest_level() const { return int(std::ceil(std::log2(std::max(2.0 * reach_, 1e-30)))); }
 
     // ODE 0.16's dHashSpace misses pairs in cells with a negative z index near the origin: it finds
     // a cell's bucket as (base(level, x, y) + z) mod size, stepping z from the box's first cell,
@@ -225,7 +228,7 @@ class ode_peer final : public cd_peer
         if (shift_ + lo_seen_ < 0.0) shift = std::ldexp(1.0, std::max(0, int(std::ceil(std::log2(-lo_seen_)))));
         int top = int(std::ceil(std::log2(std::max(shift + hi_seen_, 1.0)))) - 30;
         int lo = std::max(smallest_level_, top);
-        int hi = std::max(lo, int(std::ceil(std::log2(std::max(2.0 * reach_, 1e-30)))));
+        int hi = std::max(lo, largest_level());
         dHashSpaceSetLevels(space_, lo, hi);
         bool changed = shift != shift_;
         shift_ = shift;
