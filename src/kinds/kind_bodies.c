@@ -177,13 +177,13 @@ static int bodies_validate(cd_config *c, char *err, size_t err_len)
     }
     // [bodies] faces sizes bare generator names only: faces > 0 with none of them would be a
     // column that says a face count no mesh has.
-    int any_bare = 0, faces_set = 0;
+    int faces_set = 0;
     const char *bare[MAX_MESHES];
     size_t nbare = 0;
     for (uint32_t k = 0; k < n; ++k)
-        if (kinds_is_bare_generator(specs[k])) any_bare = 1, bare[nbare++] = specs[k];
+        if (kinds_is_bare_generator(specs[k])) bare[nbare++] = specs[k];
     for (size_t f = 0; f < faces->count; ++f) faces_set |= faces->values[f].num > 0;
-    if (faces_set && !any_bare) {
+    if (faces_set && nbare == 0) {
         cd_config_error(c, faces, err, err_len,
                         "faces > 0 sizes bare generator names, but no mesh of [bodies] meshes is one: expected "
                         "icosphere, torus, noisy_sphere or pencil there, or faces = 0");
