@@ -222,14 +222,15 @@ static void tiny_and_dense_scenes_match_naive(void **state)
 // [method] threads: the parallel frame of `method` gives the same pairs in the same order for
 // every thread count (and the scene the same bits), and the same pair set as sap, an independent
 // method, on a scene that keeps its creation order (reorder: frames between the threaded scenes'
-// spatial reorders, 0 = none); set: the method's parameters (NULL: its defaults).
-static void threads_identical_with(const char *method, uint32_t reorder, const cd_param_settings *set)
+// spatial reorders, 0 = none); set: the method's parameters (NULL: its defaults); speed: the
+// scene's (0.5 moves boxes across rows between frames; the default, 0.1, moves few of them).
+static void threads_identical_at(const char *method, uint32_t reorder, const cd_param_settings *set, double speed)
 {
     const int counts[] = {1, 2, 3, 5};
     enum { NC = sizeof counts / sizeof counts[0], FRAMES = 5 };
     cd_scene_params sp = cd_scene_params_default();
     sp.cubes = 20000;
-    sp.speed = 0.5;  // boxes change rows between frames
+    sp.speed = speed;
     cd_scene *plain = cd_scene_create(&sp);
     sp.reorder = reorder;
     cd_scene *scene[NC];
@@ -268,7 +269,22 @@ static void threads_identical_with(const char *method, uint32_t reorder, const c
     cd_pair_list_free(&ref);
 }
 
+static void threads_identical_with(const char *method, uint32_t reorder, const cd_param_settings *set)
+{
+    threads_identical_at(method, reorder, set, 0.5);
+}
+
 static void threads_identical(const char *method, uint32_t reorder) { threads_identical_with(method, reorder, NULL); }
+
+// lbvh on one thread sorts each frame from the last frame's order when few objects left it (at the
+// standard scene's speed, about 4 %), on several threads by the radix sort: the same order, so the
+// same pairs in the same order, with the scene's reorders renumbering the kept order in between.
+static void lbvh_sorts_from_last_frame_as_the_radix_sort(void **state)
+{
+    (void)state;
+    double speed = cd_scene_params_default().speed;
+    for (uint32_t reorder = 0; reorder < 4; reorder += 3) threads_identical_at("lbvh", reorder, NULL, speed);
+}
 
 // The octrees' incremental update on threads: the objects that climb and descend again, their
 // cell paths computed on the threads and followed in object order (cd_otree_place_all), and the
@@ -381,30 +397,30 @@ enum { PATHS = 3 };
 static const char *const path_switch[PATHS] = {"CDLAB_NO_AVX2", "CDLAB_NO_AVX512", NULL};
 static const char *const path_name[PATHS] = {"SSE2", "AVX2", "AVX-512"};
 
-static cd_broad *create_on_path(int path, const cd_param_settings *p, const cd_scene *s)
+static cd_broad *create_on_path(const char *method, int path, const cd_param_settings *p, const cd_scene *s)
 {
     if (path_switch[path]) setenv(path_switch[path], "1", 1);
-    cd_broad *b = cd_registry_create("grid_multi", p, 1, s);
+    cd_broad *b = cd_registry_create(method, p, 1, s);
     if (path_switch[path]) unsetenv(path_switch[path]);
     return b;
 }
 
-// Frames of s on every path. Returns the last frame's candidates over the first's.
-static double compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames)
+// Frames of s by `method` on every path. Returns the last frame's candidates over the first's.
+static double compare_paths(const char *method, cd_scene *s, const cd_param_settings *p, int frames)
 {
     uint64_t first = 0, last = 0;
     cd_broad *b[PATHS];
     cd_pair_list out[PATHS] = {{0}};
-    for (int k = 0; k < PATHS; ++k) b[k] = create_on_path(k, p, s);
+    for (int k = 0; k < PATHS; ++k) b[k] = create_on_path(method, k, p, s);
     for (int f = 0; f < frames; ++f) {
         cd_broad_stats st[PATHS];
         for (int k = 0; k < PATHS; ++k) cd_broad_frame(b[k], s, &out[k], &st[k], NULL);
         for (int k = 1; k < PATHS; ++k) {
             char what[96];
-            snprintf(what, sizeof what, "grid_multi's %s path against its SSE2 twin", path_name[k]);
+            snprintf(what, sizeof what, "%s's %s path against its SSE2 twin", method, path_name[k]);
             expect_pairs_equal(&out[k], &out[0], what);
-            // Software counters do not depend on the path: each counts the boxes in each box's
-            // x window.
+            // Software counters do not depend on the path: grid_multi counts the boxes in each
+            // box's x window, lbvh the lanes compared.
             EXPECT_EQ(st[k].candidates, st[0].candidates);
             EXPECT_EQ(st[k].bv_tests, st[0].bv_tests);
             EXPECT_EQ(st[k].narrow_tests, st[0].narrow_tests);
@@ -420,6 +436,11 @@ static double compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames
         cd_pair_list_free(&out[k]);
     }
     return first ? (double)last / (double)first : 0.0;
+}
+
+static double compare_sweeps(cd_scene *s, const cd_param_settings *p, int frames)
+{
+    return compare_paths("grid_multi", s, p, frames);
 }
 
 static void simd_paths_agree(void **state)
@@ -469,6 +490,35 @@ static void simd_paths_agree(void **state)
         cd_param_settings_put(&p, "cell_size", "%s", seed % 3 ? "0" : "0.7");
         compare_sweeps(s, &p, 3);
         cd_scene_destroy(s);
+    }
+}
+
+// lbvh and lbvh_refit on every path: the Morton codes (eight at a time on the AVX2 and AVX-512
+// paths, one at a time on SSE2's) and the cluster tests give the same order, the same pairs in the
+// same order and the same counts. The standard scene, all cubes on one spot (equal codes), and far
+// outliers (codes clamped at the walls).
+static void lbvh_paths_agree(void **state)
+{
+    (void)state;
+    static const char *const methods[] = {"lbvh", "lbvh_refit"};
+    cd_param_settings p = {0};
+    for (int m = 0; m < 2; ++m) {
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 20000;
+        cd_scene *s = cd_scene_create(&sp);
+        compare_paths(methods[m], s, &p, 4);
+        cd_scene_destroy(s);
+        s = cd_scene_create_empty(4200, 10.0);
+        for (uint32_t i = 0; i < s->count; ++i)
+            cd_scene_set_pose(s, i, cd_v3(5.0, 5.0, 5.0 + 1e-4 * i), cd_q_identity(), cd_v3(0.5, 0.5, 0.5));
+        cd_scene_refresh(s);
+        compare_paths(methods[m], s, &p, 1);
+        cd_scene_destroy(s);
+        for (int seed = 0; seed < 4; ++seed) {
+            s = outlier_scene(300, (uint64_t)seed, seed % 2 ? 1e7 : 3.0);
+            compare_paths(methods[m], s, &p, 3);
+            cd_scene_destroy(s);
+        }
     }
 }
 
@@ -860,6 +910,8 @@ int main(void)
         cmocka_unit_test(octrees_deeper_than_a_path),
         cmocka_unit_test(simd_paths_agree),
         cmocka_unit_test(simd_paths_agree_on_coherent_frames),
+        cmocka_unit_test(lbvh_paths_agree),
+        cmocka_unit_test(lbvh_sorts_from_last_frame_as_the_radix_sort),
         cmocka_unit_test(grid_multi_update_without_candidates),
         cmocka_unit_test(grid_multi_scales_cells_to_windows),
         cmocka_unit_test(coherent_methods_follow_stops_and_starts),
