@@ -791,8 +791,7 @@ int cd_cmd_report(int argc, char **argv)
         cli_operands_free(&ops);
         return rc;
     }
-    if (!out[0] || cd_cli_output_check("report", out) || output_in_runs(out, (const char *const *)ops.v, ops.n)) {
-        if (!out[0]) fprintf(stderr, "cdlab report: -o: expected a file name\n");
+    if (cd_cli_output_check("report", out) || output_in_runs(out, (const char *const *)ops.v, ops.n)) {
         cli_operands_free(&ops);
         return 2;
     }

@@ -331,7 +331,7 @@ static int point_matches(const cd_config *c, const cd_point *p, const char *cond
         if (!((strlen(spec->name) == klen && strncmp(spec->name, cond, klen) == 0) ||
               (strlen(full) == klen && strncmp(full, cond, klen) == 0)))
             continue;
-        const char *v = cd_point_text(p, spec->section, spec->name);
+        const char *v = cd_point_key_text(p, k);  // a method's parameter too (NA where it is not read)
         if (strcmp(v, eq + 1) == 0) return 1;
         double x, y;
         return cd_csv_parse_double(v, &x) == 0 && cd_csv_parse_double(eq + 1, &y) == 0 && x == y;

@@ -71,6 +71,7 @@ static void expected(const cli_opt *o, char *buf, size_t len)
             k += (size_t)snprintf(buf + k, len - k, "%s %s", w == o->words ? "" : ",", *w);
         break;
     }
+    case CLI_TEXT: snprintf(buf, len, "%s, not empty", o->arg ? o->arg : "a value"); break;
     default: snprintf(buf, len, "a value"); break;
     }
 }
@@ -82,7 +83,10 @@ static int take(const cli_spec *s, const cli_opt *o, const char *v)
     int bad = 0;
     switch (o->type) {
     case CLI_FLAG: *(int *)o->dest = 1; break;
-    case CLI_TEXT: *(const char **)o->dest = v; break;
+    case CLI_TEXT:  // a path, a name or a column: none is empty (an empty path would be the root's child)
+        bad = !*v;
+        if (!bad) *(const char **)o->dest = v;
+        break;
     case CLI_COUNT: bad = cli_parse_count(v, o->lo, o->hi, o->dest); break;
     case CLI_REAL: {
         char *end;

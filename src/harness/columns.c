@@ -46,12 +46,8 @@ static cd_cell key_cell(const cd_run *r, const cd_point *p, size_t i)
 {
     const cd_config_key *k = &r->cfg->keys[i];
     if (cd_point_unread(p, i)) return cd_cell_na();
-    const char *text = k->values[p->pick[i]].text;
-    double num = k->values[p->pick[i]].num;
-    if (k->owner && !k->line) {
-        text = cd_config_param_default(r->cfg, i, p->pick[k->owner - 1]);
-        num = strtod(text, NULL);
-    }
+    const char *text = cd_point_key_text(p, i);
+    double num = k->owner && !k->line ? strtod(text, NULL) : k->values[p->pick[i]].num;
     if (k->spec->type == CD_KEY_INT) return cd_cell_int((int64_t)num);
     if (k->spec->type == CD_KEY_REAL) return cd_cell_real(num);
     return cd_cell_text(text);

@@ -15,6 +15,7 @@
 // `depth = 0..24` 1 + 25 points, not 2 × 25.
 #include "cd_core.h"
 #include "cd_harness_cli.h"
+#include "config_private.h"
 
 #include <string.h>
 
@@ -111,6 +112,14 @@ int cd_point_unread(const cd_point *p, size_t k)
 {
     const cd_config_key *key = &p->cfg->keys[k];
     return key->owner && !key->read_by[p->pick[key->owner - 1]];
+}
+
+const char *cd_point_key_text(const cd_point *p, size_t k)
+{
+    const cd_config_key *key = &p->cfg->keys[k];
+    if (cd_point_unread(p, k)) return "NA";
+    if (key->owner && !key->line) return cd_config_param_default(p->cfg, k, p->pick[key->owner - 1]);
+    return key->count ? key->values[p->pick[k]].text : "";
 }
 
 cd_params cd_point_params(const cd_point *p, const char *section, const char *name, const cd_param_spec *spec,

@@ -94,6 +94,13 @@ bad "--distance 'nan'" poses --distance nan out.csv
 # Order and forms: options after the operands, --opt=value, "--" ending the options.
 good run tiny.ini --dry-run
 grep -q '^tiny.ini: experiment tiny' out || { echo "FAIL run CONFIG --dry-run: $(cat out)"; fail=1; }
+# An empty path, name or column is refused (--output= once wrote under /: an empty results root).
+bad "expected DIR, not empty" run --output= tiny.ini
+bad "expected STEM, not empty" snapshot -o '' tiny.ini
+bad "expected RUN_DIR, not empty" merge -o '' a b
+bad "expected FILE, not empty" report -o '' a
+bad "expected FILE, not empty" trace export -o '' a
+bad "expected DIR, not empty" snapshot --plots= tiny.ini
 good run --dry-run --run-id=x -- tiny.ini
 good poses --poses=3 p.csv
 [ "$(grep -c "^[0-9-]" p.csv)" = 3 ] || { echo "FAIL poses --poses=3 wrote $(wc -l <p.csv) lines"; fail=1; }

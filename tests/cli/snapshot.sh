@@ -92,6 +92,18 @@ printf '[experiment]\nname = small\nwarmup = 0\nframes = 1\n[method]\nmethod = g
 "$cdlab" snapshot -o small small.ini >out 2>err || fail "snapshot of a world of 5e-05: $(cat err)"
 grep -q "2 cubes (2 drawn, 2 in 1 overlapping pairs)" err && [ -s small.png ] || fail "small world: $(cat err)"
 
+# A method's parameter selects points too (its CSV column: NA where the method does not read it).
+sed -e 's/^method = .*/method = naive, octree\ndepth = 3, 4/' -e 's/^cubes = .*/cubes = 120/' tiny.ini >depth.ini
+"$cdlab" snapshot --where method=octree --where depth=4 -o deep depth.ini >/dev/null 2>err ||
+    fail "snapshot --where depth=4: $(cat err)"
+grep -q "cells to level" err && [ -s deep.png ] || fail "snapshot --where depth=4: $(cat err)"
+set +e
+"$cdlab" snapshot --where method=naive --where depth=4 -o naive4 depth.ini >/dev/null 2>err
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "no point matches every --where" err && [ ! -e naive4.png ] ||
+    fail "snapshot --where method=naive --where depth=4 exited $rc: $(cat err)"
+
 # Bad input: exit 2, nothing written.
 for args in "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--where method=sap tiny.ini" \
             "--frame -1 tiny.ini" "--frame 1000000000000 tiny.ini" "--frame 20000001 tiny.ini" \

@@ -150,6 +150,9 @@ cd_params cd_point_params(const cd_point *p, const char *section, const char *na
 /// 1 when key k of p's config is a method parameter that the method named at p does not read (the
 /// plan does not cross that method with it; its cells are NA).
 int cd_point_unread(const cd_point *p, size_t k);
+/// Key k's value at point p as its CSV cell shows it: "NA" for a parameter p's method does not
+/// read, a parameter's default (the method's) where the config leaves it out, else the text given.
+const char *cd_point_key_text(const cd_point *p, size_t k);
 
 // ---------------------------------------------------------------------------------------------
 // Statistics: the one routine every summary uses.
