@@ -53,8 +53,13 @@ static void resume_refusal(const cd_run *r, const char *dir, char *why, size_t l
     }
     char want[64];
     cd_run_shard_line(r, want, sizeof want);
-    const char *have = strstr(marker, "shard: ");
-    if (!have) have = "shard: none\n";
+    // The marker's own line (at a line's start: the config's path on an earlier line may hold the
+    // same text).
+    const char *have = strncmp(marker, "shard: ", 7) == 0 ? marker : strstr(marker, "\nshard: ");
+    if (!have)
+        have = "shard: none\n";
+    else if (*have == '\n')
+        ++have;
     if (strncmp(have, want, strlen(want)) != 0) {
         const char *end = strchr(have, '\n');
         snprintf(why, len, "it is %.*s, this run is %.*s", (int)(end ? end - have : 20), have, (int)strlen(want) - 1,

@@ -1198,6 +1198,8 @@ static int pin_and_open_counters(cd_run *r, const cd_run_options *o, char *err, 
         snprintf(err, err_len, "%s: pin = required but pinning failed: %s", r->cfg->path, r->pin.status);
         return 1;
     }
+    if (mode == CD_PIN_OFF && o->cpu_set)  // a sweep passes --cpu auto to every config it runs
+        cd_run_warn(r, "--cpu ignored: %s has [run] pin = off (the run is not pinned)", r->cfg->path);
     if (mode != CD_PIN_OFF && !r->pin.ok && r->pin.requested >= 0)
         cd_run_warn(r, "pinning to cpu %d failed: %s (run goes on unpinned)", r->pin.requested, r->pin.status);
     r->keeps_freed = cd_alloc_keep_freed() == 0;  // before any repetition allocates

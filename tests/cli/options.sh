@@ -102,6 +102,13 @@ bad "expected FILE, not empty" report -o '' a
 bad "expected FILE, not empty" trace export -o '' a
 bad "expected DIR, not empty" snapshot --plots= tiny.ini
 good run --dry-run --run-id=x -- tiny.ini
+# --cpu on a config with pin = off: the config wins, and the run says so (stderr and meta.ini).
+sed -e 's/^pin = .*/pin = off/' -e 's/^cpu = .*/cpu = -1/' -e 's/^cubes = .*/cubes = 30/' tiny.ini >pinoff.ini
+good run --output "$tmp/po" --run-id p --cpu 0 pinoff.ini
+grep -q "warning: --cpu ignored: pinoff.ini has \[run\] pin = off" err &&
+    grep -q "^w1 = --cpu ignored: pinoff.ini has" "$tmp/po/tiny/p/meta.ini" ||
+    { echo "FAIL --cpu with pin = off: $(cat err)"; fail=1; }
+rm -rf "$tmp/po" pinoff.ini
 good poses --poses=3 p.csv
 [ "$(grep -c "^[0-9-]" p.csv)" = 3 ] || { echo "FAIL poses --poses=3 wrote $(wc -l <p.csv) lines"; fail=1; }
 [ $fail = 0 ] && echo "ok: $count command lines"

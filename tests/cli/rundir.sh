@@ -94,6 +94,16 @@ rc=$?
 [ "$rc" -eq 1 ] && grep -q "point 0: it ran past \[run\] point_timeout" err.txt ||
     fail "--resume with the scene restored: exit $rc: $(cat err.txt)"
 echo "ok: --resume with the same input continues (and times out again)"
+# A config whose path holds the marker's "shard: " text: the marker's own shard line decides.
+mkdir -p "$tmp/shard: 0/2"
+sed 's/^file = scene.csv/file = ..\/..\/cfg\/scene.csv/' "$tmp/cfg/slow.ini" >"$tmp/shard: 0/2/c.ini"
+"$cdlab" run --quiet --output out --run-id odd "$tmp/shard: 0/2/c.ini" >/dev/null 2>err.txt
+[ $? -eq 1 ] && [ -f out/slow/odd/INCOMPLETE ] || fail "odd path: expected an incomplete run: $(cat err.txt)"
+"$cdlab" run --quiet --resume --output out --run-id odd "$tmp/shard: 0/2/c.ini" >/dev/null 2>err.txt
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "point 0: it ran past \[run\] point_timeout" err.txt ||
+    fail "--resume of a config under 'shard: 0/2/': exit $rc: $(cat err.txt)"
+echo "ok: --resume of a config whose path holds 'shard: ' continues"
 
 # ---------------------------------------------------------------------------------------------
 # merge: a shard's CSVs as its run wrote them, or a refusal.
