@@ -139,6 +139,49 @@ static void write_values(FILE *f, const cd_config *c)
     }
 }
 
+// What a resumed run must share with the attempt that started it (progress.part's "same" lines).
+enum { SAME_VALUES = 7 };
+static void same_values(const cd_run *r, const char *name[SAME_VALUES], char value[SAME_VALUES][600])
+{
+    static const char *const names[SAME_VALUES] = {"build_commit", "git_commit", "git_dirty", "build_type",
+                                                   "c_flags",      "sanitize",   "simd"};
+    const char *simd_switch = cd_cpu_simd_switch();
+    const char *v[SAME_VALUES] = {CD_BUILD_COMMIT, r->git_commit, r->git_dirty, CD_BUILD_TYPE,
+                                  CD_C_FLAGS,      CD_SANITIZE,   cd_cpu_simd()};
+    for (int k = 0; k < SAME_VALUES; ++k) {
+        name[k] = names[k];
+        snprintf(value[k], sizeof value[k], "%s", v[k]);
+        value[k][strcspn(value[k], "\n")] = '\0';  // one line each
+    }
+    if (simd_switch) snprintf(value[SAME_VALUES - 1], sizeof value[0], "%s (%s set)", cd_cpu_simd(), simd_switch);
+}
+
+void cd_run_same_lines(const cd_run *r, FILE *f)
+{
+    const char *name[SAME_VALUES];
+    char value[SAME_VALUES][600];
+    same_values(r, name, value);
+    for (int k = 0; k < SAME_VALUES; ++k) fprintf(f, "same %s %s\n", name[k], value[k]);
+}
+
+void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len)
+{
+    const char *name[SAME_VALUES];
+    char value[SAME_VALUES][600];
+    same_values(r, name, value);
+    for (int k = 0; k < SAME_VALUES; ++k) {
+        size_t n = strlen(name[k]);
+        if (strncmp(line + 5, name[k], n) != 0 || line[5 + n] != ' ') continue;
+        const char *then = line + 5 + n + 1;
+        if (strcmp(then, value[k]) != 0)
+            snprintf(why, len,
+                     "its %s was %.200s when it started, this cdlab's is %.200s (a run's points come from one "
+                     "build on one set of SIMD paths: resume with those, or start a new run)",
+                     name[k], then, value[k]);
+        return;
+    }
+}
+
 // [cdlab]: the build that measured.
 static void write_build(FILE *f, const cd_run *r)
 {

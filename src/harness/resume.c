@@ -150,6 +150,7 @@ void cd_run_journal_inputs(cd_run *r)
     for (size_t i = 0; i < r->input_count; ++i)
         fprintf(r->progress, "input %s %llu %s\n", r->inputs[i].sha256, (unsigned long long)r->inputs[i].bytes,
                 r->inputs[i].path);
+    cd_run_same_lines(r, r->progress);
     fflush(r->progress);
 }
 
@@ -174,14 +175,19 @@ static void check_input(const cd_run *r, const char *line, char *why, size_t len
     snprintf(why, len, "the run started with %s, which the config does not name now", path);
 }
 
-// progress.part: the points done (done[i] = 1 for plan index i) and the series notes; why says
-// how an input file differs from the one the earlier attempt read ("" when none does).
+// progress.part: the points done (done[i] = 1 for plan index i), the series notes and the earlier
+// attempts' warnings (kept before this attempt's, each once); why says how an input file, the
+// build or the SIMD paths differ from those the earlier attempt had ("" when none does).
 static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why, size_t why_len)
 {
     char path[4600], line[5000];
     snprintf(path, sizeof path, "%s/progress.part", r->dir);
     FILE *f = fopen(path, "r");
     if (!f) return;
+    size_t mine = r->warning_count;  // this attempt's so far (the config's, pinning's): after the earlier ones
+    char **now = cd_alloc((mine ? mine : 1) * sizeof *now);
+    memcpy(now, r->warnings, mine * sizeof *now);
+    r->warning_count = 0;
     while (fgets(line, sizeof line, f)) {
         size_t n = strlen(line);
         if (n == 0 || line[n - 1] != '\n') break;  // a cut line ends what was written
@@ -193,10 +199,19 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why
             done[point] = 1;
         else if (sscanf(line, "note %lf %lf %n", &at, &value, &off) == 2 && off > 0)
             cd_run_note_series(r, line + off, at, value);
+        else if (strncmp(line, "warn ", 5) == 0)
+            cd_run_keep_warning(r, line + 5);
         else if (!why[0] && strncmp(line, "input ", 6) == 0)
             check_input(r, line, why, why_len);
+        else if (!why[0] && strncmp(line, "same ", 5) == 0)
+            cd_run_same_check(r, line, why, why_len);
     }
     fclose(f);
+    for (size_t i = 0; i < mine; ++i) {
+        cd_run_keep_warning(r, now[i]);
+        cd_free(now[i]);
+    }
+    cd_free(now);
 }
 
 // Cut path at its last newline (a killed writer may have left half a line). 0 or an errno.
@@ -314,6 +329,8 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
     if (f) {
         r->progress = f;
         cd_run_journal_inputs(r);
+        for (size_t i = 0; i < r->warning_count; ++i) fprintf(f, "warn %s\n", r->warnings[i]);
+        r->warnings_journaled = r->warning_count;
         for (size_t i = 0; i < r->note_count; ++i)
             fprintf(f, "note %.17g %.17g %s\n", r->notes[i].at, r->notes[i].value, r->notes[i].series);
         for (size_t i = 0; i < plan; ++i)

@@ -317,8 +317,10 @@ void cd_run_summary_row(cd_run *r, const cd_cell *cells)
 }
 
 // Keep a warning for meta.ini.
-static void keep_warning(cd_run *r, const char *msg)
+void cd_run_keep_warning(cd_run *r, const char *msg)
 {
+    for (size_t i = 0; i < r->warning_count; ++i)
+        if (strcmp(r->warnings[i], msg) == 0) return;  // a resumed run meets its config's warnings again
     if (r->warning_count < CD_RUN_MAX_WARNINGS) {
         size_t n = strlen(msg);
         r->warnings[r->warning_count] = cd_alloc(n + 1);
@@ -331,7 +333,7 @@ static void add_note(cd_run *r, const char *prefix, const char *fmt, va_list ap)
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (!r->quiet) fprintf(stderr, "cdlab: %s: %s\n", prefix, msg);
-    keep_warning(r, msg);
+    cd_run_keep_warning(r, msg);
 }
 
 void cd_run_warn(cd_run *r, const char *fmt, ...)
@@ -475,7 +477,7 @@ static int runner_side(cd_run *r, void **state, int fd)
         char msg[512];
         if (cd_read_all(fd, &len, sizeof len) || len >= sizeof msg || cd_read_all(fd, msg, len)) return -1;
         msg[len] = '\0';
-        keep_warning(r, msg);  // the child printed it
+        cd_run_keep_warning(r, msg);  // the child printed it
     }
     for (uint32_t i = 0; i < h.notes; ++i) {
         cd_series_note n;
@@ -906,12 +908,15 @@ static size_t *run_points_of(const cd_config *c, const cd_run_options *o, size_t
     return v;
 }
 
-// progress.part, the points done so far (for --resume): "note AT VALUE SERIES" for the series
-// notes the point made (from note `notes_from` on), then "done POINT", flushed. A line that
-// cannot be written costs a resume only that point: no error.
+// progress.part, the points done so far (for --resume): "warn TEXT" for the warnings since the
+// last point journaled, "note AT VALUE SERIES" for the series notes the point made (from note
+// `notes_from` on), then "done POINT", flushed. A line that cannot be written costs a resume only
+// that point: no error.
 static void journal_point(cd_run *r, size_t point, size_t notes_from)
 {
     if (!r->progress) return;
+    for (; r->warnings_journaled < r->warning_count; ++r->warnings_journaled)
+        fprintf(r->progress, "warn %s\n", r->warnings[r->warnings_journaled]);
     for (size_t k = notes_from; k < r->note_count; ++k)
         fprintf(r->progress, "note %.17g %.17g %s\n", r->notes[k].at, r->notes[k].value, r->notes[k].series);
     fprintf(r->progress, "done %zu\n", point);

@@ -76,10 +76,11 @@ struct cd_run {
     double shard_cost, shard_total;
     size_t *shard_points;  // a shard's points in plan order (for meta.ini)
     size_t shard_point_count;
-    FILE *progress;          // progress.part: the points done so far, for --resume
-    size_t points_resumed;   // done by an earlier attempt (--resume)
-    char resumed_from[600];  // the earlier attempt's INCOMPLETE, first line
-    cd_run_input *inputs;    // the config's files, digested when the run started
+    FILE *progress;             // progress.part: the points done so far, for --resume
+    size_t warnings_journaled;  // r->warnings[0, this) are in progress.part
+    size_t points_resumed;      // done by an earlier attempt (--resume)
+    char resumed_from[600];     // the earlier attempt's INCOMPLETE, first line
+    cd_run_input *inputs;       // the config's files, digested when the run started
     size_t input_count;
 };
 
@@ -98,8 +99,18 @@ void cd_run_shard_line(const cd_run *r, char *buf, size_t len);
 /// and shard; 1: none (run_id given: r->run_id and r->dir name it); 2: r->dir is already a
 /// complete run; -1: run_id names a run that cannot be continued (err says why).
 int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, size_t len);
-/// progress.part's first lines: "input SHA256 BYTES PATH" for each of r->inputs.
+/// progress.part's first lines: "input SHA256 BYTES PATH" for each of r->inputs, then "same NAME
+/// VALUE" for what a resume must find unchanged besides them (cd_run_same_lines).
 void cd_run_journal_inputs(cd_run *r);
+/// "same NAME VALUE\n" lines into f: the build (its commit, source tree, flags, sanitizers) and the
+/// SIMD paths this process takes (CDLAB_NO_AVX512 / CDLAB_NO_AVX2): a run's times come from one
+/// build on one set of paths.
+void cd_run_same_lines(const cd_run *r, FILE *f);
+/// A "same NAME VALUE" line of progress.part against this process: "" in why when it holds, else
+/// what changed.
+void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len);
+/// Keep warning msg (once: a message already kept is not kept again).
+void cd_run_keep_warning(cd_run *r, const char *msg);
 /// --resume in r->dir: keep the rows of the points progress.part lists as done (of points[0..n),
 /// the run's points), set r->todo to the rest, reload the series notes, reopen progress.part.
 /// 0; -2 (err set) when an input file differs from the one the earlier attempt read

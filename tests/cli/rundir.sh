@@ -105,6 +105,23 @@ rc=$?
     fail "--resume of a config under 'shard: 0/2/': exit $rc: $(cat err.txt)"
 echo "ok: --resume of a config whose path holds 'shard: ' continues"
 
+# A resumed run keeps the earlier attempt's warnings (each once), and refuses other SIMD paths: a
+# small point done with a warning (cv_warn 1e-9), then a large one that times out.
+printf '[experiment]\nname = two\nwarmup = 0\nframes = 20000\nrepeats = 1\n[scene]\ncubes = 10, 400000\n%s\npoint_timeout = 1\ncv_warn = 1e-9\n' "$common" >two.ini
+"$cdlab" run --quiet --output out --run-id two two.ini >/dev/null 2>err.txt
+[ $? -eq 1 ] && grep -q "^done 0$" out/two/two/progress.part && grep -q "^warn point 0 (cubes=10)" out/two/two/progress.part ||
+    fail "two: expected point 0 done with a warning: $(cat err.txt)"
+CDLAB_NO_AVX2=1 "$cdlab" run --quiet --resume --output out --run-id two two.ini >/dev/null 2>err.txt
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "cannot continue this run: its simd was .* this cdlab's is sse2 (CDLAB_NO_AVX2 set)" err.txt ||
+    fail "--resume on other SIMD paths: exit $rc: $(cat err.txt)"
+echo "ok: --resume refuses other SIMD paths: $(cat err.txt)"
+"$cdlab" run --quiet --resume --output out --run-id two two.ini >/dev/null 2>err.txt
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(grep -c '^w[0-9]* = point 0 (cubes=10): frame_ms CV' out/two/two/meta.ini.part)" = 1 ] ||
+    fail "--resume: the first attempt's warning is not in meta.ini.part once: exit $rc: $(cat out/two/two/meta.ini.part)"
+echo "ok: --resume keeps the first attempt's warnings, once"
+
 # ---------------------------------------------------------------------------------------------
 # merge: a shard's CSVs as its run wrote them, or a refusal.
 printf '[experiment]\nname = sw\nwarmup = 0\nframes = 3\nrepeats = 1\n[scene]\ncubes = 50, 60, 70, 80\n%s\n' "$common" >sw.ini
