@@ -42,6 +42,9 @@ void cd_cli_print_plan(const struct cd_config *c, const uint32_t *owner, uint32_
 /// Warn on stderr about each point of c (as cd_cli_print_plan selects them) whose estimated peak
 /// memory exceeds this machine's physical memory.
 void cd_cli_warn_memory(const struct cd_config *c, const uint32_t *owner, uint32_t shard);
+/// The warnings of c's checks on stderr ("cdlab run: warning: FILE:LINE: ..."), as --dry-run
+/// prints them; a run keeps them with its own (meta.ini [warnings]).
+void cd_cli_warn_config(const struct cd_config *c);
 
 /// Load the plugin at path for subcommand cmd: 0, or -1 after printing why (the caller exits 2).
 int cd_cli_load_plugin(const char *cmd, const char *path);

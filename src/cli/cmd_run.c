@@ -33,6 +33,18 @@ static void print_keys(const cd_key_spec *k, size_t n)
     }
 }
 
+// Method `name`'s parameters, one line each as print_keys writes keys.
+static void print_params(const char *name, const cd_param_spec *spec, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        char key[80], accepts[200];
+        snprintf(key, sizeof key, "[method] %s", spec[i].name);
+        cd_param_accepts(&spec[i], accepts, sizeof accepts);
+        printf("  %-22s %-9s %-5s default %-8s  %s: %s (%s)\n", key, "", "sweep", spec[i].def, name, spec[i].help,
+               accepts);
+    }
+}
+
 static void list_keys(void)
 {
     size_t n;
@@ -46,6 +58,13 @@ static void list_keys(void)
         print_keys(k->keys, k->key_count);
         if (k->more_keys) print_keys(k->more_keys, k->more_key_count);
     }
+    // The [method] keys the methods bring (as `cdlab methods` lists them, builtins only).
+    printf("\nmethod parameters ([method] keys of the configs that list the method; not plugins':"
+           " cdlab methods --plugin):\n");
+    size_t nm;
+    const cd_broad_method *const *m = cd_broad_builtin_methods(&nm);
+    for (size_t i = 0; i < nm; ++i) print_params(m[i]->name, m[i]->params, m[i]->param_count);
+    for (const cd_bvh_variant *v = cd_bvh_variants; v->name; ++v) print_params(v->name, v->params, v->param_count);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,8 +308,10 @@ static int take_run_id(const char *v, void *ctx, char *err, size_t len)
 // needs one; --keys lists the keys here (0).
 static int run_parse_checked(run_args *a, int rc)
 {
-    if (rc < 0 && (a->keys || a->markdown) && (!a->keys || a->configs.n > 0)) {
-        fprintf(stderr, "cdlab run: --keys [--markdown] takes no config\n");
+    const cd_run_options *o = &a->o;
+    int run_opts = a->dry || o->shard_count || o->resume || o->output || o->run_id || o->cpu_set || o->quiet;
+    if (rc < 0 && (a->keys || a->markdown) && (!a->keys || a->configs.n > 0 || run_opts)) {
+        fprintf(stderr, "cdlab run: --keys [--markdown] takes no config and no other option\n");
         rc = 2;
     } else if (rc < 0 && !a->keys && a->configs.n == 0) {
         fprintf(stderr, "cdlab run: no config given (see cdlab run --help)\n");
@@ -371,7 +392,8 @@ static int run_parse(int argc, char **argv, run_args *a)
          .type = CLI_FLAG,
          .dest = &resume},
         {.name = "keys",
-         .help = "list every config key of every kind with its default, then exit",
+         .help = "list every config key of every kind and every method parameter with its\n"
+                 "default, then exit",
          .type = CLI_FLAG,
          .dest = &a->keys},
         {.name = "markdown",
@@ -433,7 +455,10 @@ static int run_configs(run_args *a, cd_config *cfg)
         o->shard_owner = sp.count ? sp.owner[k] : NULL;
         if (a->dry) {
             cd_cli_print_plan(&cfg[k], o->shard_owner, o->shard_index);
-            cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
+            if (!o->quiet) {
+                cd_cli_warn_config(&cfg[k]);
+                cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
+            }
             continue;
         }
         if (!o->quiet) cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);

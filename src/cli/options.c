@@ -187,8 +187,21 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_operands *ops)
             const char *bad = argv[optind - 1];
             char opt[3] = {'-', (char)optopt, 0};
             if (optopt && strncmp(bad, "--", 2) != 0) bad = opt;
-            fprintf(stderr, "cdlab %s: %s '%s' (see cdlab %s --help)\n", s->command,
-                    c == ':' ? "missing value for" : "unknown option", bad, s->command);
+            // getopt_long takes a unique prefix of a long name: two or more names it begins are
+            // an ambiguous option, not an unknown one.
+            char names[400] = "";
+            size_t len = strncmp(bad, "--", 2) == 0 ? strcspn(bad + 2, "=") : 0, k = 0, matches = 0;
+            for (size_t i = 0; len && c == '?' && i < s->count; ++i)
+                if (strncmp(s->opts[i].name, bad + 2, len) == 0 && k < sizeof names) {
+                    k += (size_t)snprintf(names + k, sizeof names - k, "%s--%s", matches ? ", " : "", s->opts[i].name);
+                    ++matches;
+                }
+            if (matches > 1)
+                fprintf(stderr, "cdlab %s: ambiguous option '%s': %s (see cdlab %s --help)\n", s->command, bad, names,
+                        s->command);
+            else
+                fprintf(stderr, "cdlab %s: %s '%s' (see cdlab %s --help)\n", s->command,
+                        c == ':' ? "missing value for" : "unknown option", bad, s->command);
             rc = 2;
         } else if (o) {
             rc = take(s, o, optarg) ? 2 : -1;

@@ -71,6 +71,10 @@ void cd_cli_print_plan(const cd_config *c, const uint32_t *owner, uint32_t shard
                t.extrapolated ? ", extrapolated beyond them" : "");
     if (t.unmodelled) printf("; %zu point(s) without a model, not counted", t.unmodelled);
     printf("\n");
+}
+
+void cd_cli_warn_config(const cd_config *c)
+{
     for (size_t i = 0; i < c->warning_count; ++i) fprintf(stderr, "cdlab run: warning: %s\n", c->warnings[i]);
 }
 

@@ -94,6 +94,18 @@ bad "--distance 'nan'" poses --distance nan out.csv
 # Order and forms: options after the operands, --opt=value, "--" ending the options.
 good run tiny.ini --dry-run
 grep -q '^tiny.ini: experiment tiny' out || { echo "FAIL run CONFIG --dry-run: $(cat out)"; fail=1; }
+# A prefix of two long names is ambiguous, not unknown; --keys takes no run option.
+bad "ambiguous option '--r': --run-id, --resume" run --r x tiny.ini
+bad "takes no config and no other option" run --keys --shard 0/2
+good run --keys
+grep -q "^  \[method\] looseness .* loose_octree: " out || { echo "FAIL run --keys lists no method parameters"; fail=1; }
+# --quiet: --dry-run prints the plan and no warnings.
+sed 's/^method = .*/method = naive\ndepth = 3/' tiny.ini >warn.ini
+good run --dry-run --quiet warn.ini
+[ ! -s err ] || { echo "FAIL run --dry-run --quiet wrote to stderr: $(cat err)"; fail=1; }
+good run --dry-run warn.ini
+grep -q "warning: warn.ini:.*depth: no listed method" err || { echo "FAIL run --dry-run: no warning: $(cat err)"; fail=1; }
+rm -f warn.ini
 # An empty path, name or column is refused (--output= once wrote under /: an empty results root).
 bad "expected DIR, not empty" run --output= tiny.ini
 bad "expected STEM, not empty" snapshot -o '' tiny.ini
