@@ -16,6 +16,7 @@
 #include "cd_core.h"
 #include "cd_harness_cli.h"
 #include "config_private.h"
+#include "harness_private.h"
 
 #include <string.h>
 
@@ -146,4 +147,14 @@ void cd_point_label(const cd_point *p, char *buf, size_t len)
         if (!k->spec->sweep || k->count < 2 || cd_point_unread(p, i)) continue;
         n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", k->spec->name, k->values[p->pick[i]].text);
     }
+}
+
+uint64_t cd_point_chain(const cd_point *p)
+{
+    char key[512] = "";
+    if (p->cfg->kind->chain) p->cfg->kind->chain(p, key, sizeof key);
+    if (!key[0]) return 0;
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (const char *s = key; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ? h : 1;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Shards: the points of a set of configs split over N runs (the tasks of a cluster job array),
-// balanced by an estimate of each point's cost. The assignment is a pure function of the configs'
-// values and N: the same on every node, so that every task computes the same split on its own and
+// balanced by an estimate of each point's cost (cd_plan_estimate: seconds, nothing for a point
+// that budget_ms is estimated to skip). The assignment is a pure function of the configs' values
+// and N: the same on every node, so that every task computes the same split on its own and
 // `cdlab merge` can check that the shards cover the plan.
 //
 // Longest processing time first (Graham's LPT): units in decreasing cost, each to the shard with
@@ -10,17 +11,10 @@
 // depend on earlier points of the same run (the cubes kind's budget skips a series' larger cube
 // counts) names the chain, and the chain's points stay in one shard, run in plan order.
 #include "cd_core.h"
-#include "cd_harness_cli.h"
+#include "harness_private.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-double cd_point_cost(const cd_point *p)
-{
-    cd_estimate e;
-    cd_point_estimate(p, &e);  // a model per method where there is one (estimate.c)
-    return e.seconds;
-}
 
 // One unit of assignment: a point, or a chain of points (first: its first point).
 typedef struct unit {
@@ -35,14 +29,6 @@ typedef struct chained {
     size_t index;
     double cost;
 } chained;
-
-// FNV-1a of a chain key; 0 is kept for "no chain".
-static uint64_t chain_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h ? h : 1;
-}
 
 static int by_cost(const void *a, const void *b)
 {
@@ -71,18 +57,18 @@ static chained *config_units(const cd_config *c, size_t config, unit **u, size_t
     size_t points = cd_plan_size(c);
     size_t *pick = cd_alloc_zero(c->key_count ? c->key_count : 1, sizeof *pick);
     chained *ch = cd_alloc_zero(points ? points : 1, sizeof *ch);
+    cd_estimate *e = cd_plan_estimate(c);  // a point that budget_ms will skip costs 0
     size_t nch = 0;
     for (size_t i = 0; i < points; ++i) {
         cd_point p = {.pick = pick};
         cd_point_at(c, i, &p);
-        char key[512] = "";
-        if (c->kind->chain) c->kind->chain(&p, key, sizeof key);
-        double cost = cd_point_cost(&p);
-        if (key[0])
-            ch[nch++] = (chained){chain_hash(key), i, cost};
+        uint64_t chain = cd_point_chain(&p);
+        if (chain)
+            ch[nch++] = (chained){chain, i, e[i].seconds};
         else
-            add_unit(u, n, cap, (unit){cost, config, i, 0, 0});
+            add_unit(u, n, cap, (unit){e[i].seconds, config, i, 0, 0});
     }
+    cd_free(e);
     qsort(ch, nch, sizeof *ch, by_chain);
     for (size_t i = 0; i < nch;) {
         unit one = {0, config, ch[i].index, i, 0};

@@ -4,6 +4,9 @@
 # to the committed reference runs: scripts/estimate-model.sh), prints the total, and warns about a
 # point whose peak memory exceeds this machine's; --shard balances by the same estimate, so a
 # method's cost is its own (naive's quadratic time weighs more than grid's at the same size).
+# With [measure] budget_ms, a point whose estimate is over the budget ends its series: the larger
+# cube counts after it are marked skipped, and neither the total, the largest peak, the memory
+# warning nor the shard balance counts them (they would be hours and gigabytes that never run).
 # No assertion on a clock: only the estimates' order and the presence of their lines.
 # usage: estimate.sh CDLAB FIXTURE_DIR
 set -u
@@ -51,4 +54,61 @@ if "$cdlab" methods | grep -q '^ *fcl_interval_tree'; then
         echo "ok: $(cat err)"
     fi
 fi
+
+# A budget far below any model's frame time at 1000 cubes (a microsecond): the series goes over
+# it at its first point, so the later, larger counts are skipped, as the run will skip them.
+cat >b.ini <<'INI'
+[experiment]
+name = b
+warmup = 0
+frames = 10
+repeats = 3
+[measure]
+budget_ms = 0.001
+[scene]
+cubes = 1000, 10000, 100000000
+[method]
+method = dtree
+[run]
+pin = off
+INI
+"$cdlab" run --dry-run b.ini >out 2>err || fail "dry-run with a budget: $(cat err)"
+grep -q '^  point 0: cubes=1000  (~[0-9.e+-]* s, [0-9.]* MiB, ~[0-9.e+-]* ms per frame, over budget_ms 0.001: its series skips larger cubes after it)$' out ||
+    fail "point 0 not over budget: $(cat out)"
+for i in 1 2; do
+    grep -q "^  point $i: cubes=[0-9]*  (skipped by budget_ms, estimated: its series is over it at 1000 cubes)$" out ||
+        fail "point $i not skipped: $(cat out)"
+done
+# The total is point 0's alone: seconds (not the hours of 10^8 cubes), MiB (not its ~46 GiB).
+grep -q '^  estimate: [0-9.e+-]* s, [0-9.]* MiB for 1 point(s) (time in all, largest peak memory); model: .*; 2 point(s) skipped by budget_ms (estimated), not counted$' out ||
+    fail "the total counts skipped points: $(grep estimate: out)"
+grep -q 'exceeds this machine' err && fail "a memory warning for a skipped point: $(cat err)"
+echo "ok: $(grep estimate: out)"
+# Without the budget the point at 10^8 cubes counts, and warns where it cannot fit.
+sed '/^budget_ms/d' b.ini >nob.ini
+"$cdlab" run --dry-run nob.ini >out 2>err || fail "dry-run without the budget: $(cat err)"
+grep -q '^  estimate: .* GiB for 3 point(s)' out || fail "no budget, yet not 3 points in GiB: $(grep estimate: out)"
+mem=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+if awk -v m="$mem" 'BEGIN { exit !(m < 4e10) }'; then
+    grep -q "nob.ini point 2 (cubes=100000000): estimated peak memory" err || fail "no memory warning: $(cat err)"
+fi
+# The point over budget runs whole with order = points (the budget is checked after its repeats),
+# one round with order = rounds: its estimate is a third (as printed, to two digits).
+sed 's/^repeats = 3/repeats = 3\norder = rounds/' b.ini >rounds.ini
+"$cdlab" run --dry-run b.ini >out && "$cdlab" run --dry-run rounds.ini >rout || fail "dry-run in rounds"
+p=$(sed -n 's/^  point 0: .*(~\([0-9.e+-]*\) s,.*/\1/p' out)
+r=$(sed -n 's/^  point 0: .*(~\([0-9.e+-]*\) s,.*/\1/p' rout)
+awk -v p="$p" -v r="$r" 'BEGIN { exit !(r > 0 && p / r > 2.5 && p / r < 3.5) }' ||
+    fail "over budget: order = points ~$p s, rounds ~$r s, expected 3:1"
+echo "ok: the point over budget ~$p s in order = points, ~$r s in rounds"
+
+# Shards weigh the same: b.ini and a config of its point 0 alone cost the same, so two shards
+# split them half and half (counted whole, b.ini's skipped points would be nearly all of it).
+sed 's/^cubes = .*/cubes = 1000/; s/^name = b/name = one/' b.ini >one.ini
+for i in 0 1; do
+    "$cdlab" run --dry-run --shard $i/2 b.ini one.ini >s$i 2>err || fail "shard $i/2: $(cat err)"
+    grep -q "^shard $i/2: estimated [0-9.e+-]* s of [0-9.e+-]* s (50.0 %)$" s$i ||
+        fail "shard $i/2 not half: $(head -n 1 s$i)"
+done
+echo "ok: $(head -n 1 s0); $(head -n 1 s1)"
 exit 0

@@ -257,7 +257,7 @@ typedef struct cd_kind {
     void *(*pack_state)(const void *state, size_t *bytes);
     void *(*unpack_state)(void *old, const void *block, size_t bytes);
     /// Optional: the work of one frame of point p relative to the kind's other points (e.g. its
-    /// cube count), for balancing shards (cd_point_cost). NULL: 1.
+    /// cube count), for balancing shards where no model estimates it (cd_point_estimate). NULL: 1.
     double (*cost)(const cd_point *p);
     /// Optional: when what point p measures depends on earlier points of the same run (notes of
     /// cd_run_note_series), the key of its chain in buf; points with the same key stay in one

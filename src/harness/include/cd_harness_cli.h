@@ -153,25 +153,39 @@ typedef struct cd_shard_plan {
     uint32_t count;    ///< shards
     size_t configs;    ///< configs in the set
     uint32_t **owner;  ///< owner[k][i]: the shard of point i of config k
-    double *cost;      ///< cost[s]: the estimated cost of shard s's points (cd_point_cost)
+    double *cost;      ///< cost[s]: the estimated seconds of shard s's points (cd_plan_estimate)
     double total;      ///< of every point
 } cd_shard_plan;
 
-/// The estimated cost of point p in seconds: cd_point_estimate's, from its method's model or the
-/// kind's cost (1 without one) × (warmup + frames) × repeats at a nominal rate.
-double cd_point_cost(const cd_point *p);
 /// What a point is expected to take before it runs (estimate.c).
 typedef struct cd_estimate {
-    double seconds;     ///< wall time of the point's frames, warm-up and repeats included
-    double peak_bytes;  ///< peak memory of the process running it (0: no model)
+    double seconds;     ///< wall time of the point's frames, warm-up and repeats included (0: skipped)
+    double peak_bytes;  ///< peak memory of the process running it (0: no model, or skipped)
     double spread;      ///< the model's largest factor off a measured point
+    double frame_ms;    ///< the model's milliseconds per frame (0: no model)
+    int modelled;       ///< a model covers the point (else seconds is the kind's cost at a nominal rate)
     int extrapolated;   ///< the point lies outside the measured range
+    /// cd_plan_estimate only: frame_ms is over [measure] budget_ms, so the point is the last its
+    /// series measures; seconds counts what runs before the run sees that (order = rounds: one
+    /// round of it, else all its repeats).
+    int over_budget;
+    /// cd_plan_estimate only: a smaller cube count of the point's series (over_at) is over
+    /// budget_ms and runs before it, so the run will skip it: seconds and peak_bytes are 0.
+    int skipped;
+    double over_at;
 } cd_estimate;
 
 /// Estimate point p from the model of its method, fit to the committed reference runs
 /// (scripts/estimate-model.sh): 0; or -1 when no model covers it, with e->seconds from the kind's
-/// cost units at a nominal rate and no memory estimate.
+/// cost units at a nominal rate and no memory estimate. Alone, a point knows nothing of the
+/// budget's skips: cd_plan_estimate does.
 int cd_point_estimate(const cd_point *p, cd_estimate *e);
+/// cd_point_estimate of every point of c, in plan order (cd_plan_size(c) entries; cd_free them),
+/// with the skips of [measure] budget_ms foreseen: along each chain (cd_kind.chain: a series), in
+/// plan order, a modelled point whose frame_ms is over the budget is marked over_budget and the
+/// chain's later points at larger cube counts skipped, as the run decides on measured medians.
+/// The cost of a point for --dry-run's total, the memory warning and the shard balance.
+cd_estimate *cd_plan_estimate(const cd_config *c);
 /// The reference run the models come from ("<machine> broad_scaling").
 const char *cd_estimate_source(void);
 /// This machine's physical memory in bytes (0 when unknown).
@@ -179,7 +193,7 @@ double cd_physical_memory(void);
 /// "12 s, 340 MiB" (no memory part when bytes is 0).
 void cd_estimate_format(double seconds, double bytes, char *buf, size_t len);
 
-/// Split the points of configs c[0..n) into `count` shards balanced by cd_point_cost: longest
+/// Split the points of configs c[0..n) into `count` shards balanced by cd_plan_estimate: longest
 /// first, each to the cheapest shard so far; a kind's chain goes whole to one shard. A pure
 /// function of the configs' values and count. 0, or -1 when count is 0.
 int cd_shard_plan_make(const cd_config *c, size_t n, uint32_t count, cd_shard_plan *p);
