@@ -832,14 +832,18 @@ static int link_latest(const cd_run *r, const char *root, const char *name)
     return e;
 }
 
-// "point i/n" (what: "" or "round k/R, ") with the elapsed time and an ETA from the steps done.
+// "point i/n" (what: "" or "round k/R, ") with the elapsed time and an ETA: the elapsed time scaled
+// by the estimated seconds left over those run (cd_plan_estimate: a point of 10^6 cubes weighs
+// what its model says, not what a point of 10^3 took), else by the steps left over those run.
 static void progress_line(cd_run *r, const char *what, size_t step, size_t steps, size_t i, size_t n, const cd_point *p)
 {
     double elapsed = (double)(cd_now_ns() - r->start_ns) * 1e-9;
     if (r->quiet || elapsed < 1.0) return;
     char label[300];
     cd_point_label(p, label, sizeof label);
-    double eta = step ? elapsed / (double)step * (double)(steps - step) : 0.0;
+    double eta = r->eta_done > 0.0 ? elapsed * fmax(r->eta_total - r->eta_done, 0.0) / r->eta_done
+                 : step            ? elapsed / (double)step * (double)(steps - step)
+                                   : 0.0;
     if (step)
         fprintf(stderr, "cdlab: %s: %spoint %zu/%zu %s  (%.1f s elapsed, ETA %.0f s)\n", r->name, what, i + 1, n, label,
                 elapsed, eta);
@@ -848,6 +852,16 @@ static void progress_line(cd_run *r, const char *what, size_t step, size_t steps
 }
 
 static void progress(cd_run *r, size_t i, size_t n, const cd_point *p) { progress_line(r, "", i, n, i, n, p); }
+
+// The estimated cost of each of this attempt's points (todo order: cd_plan_estimate's seconds,
+// 0 for a point the budget will skip) into cost[] and their sum into r->eta_total.
+static void eta_costs(cd_run *r, double *cost)
+{
+    cd_estimate *e = cd_plan_estimate(r->cfg);
+    r->eta_total = r->eta_done = 0.0;
+    for (size_t j = 0; j < r->todo_count; ++j) r->eta_total += cost[j] = e[r->todo[j]].seconds;
+    cd_free(e);
+}
 
 static void progress_round(cd_run *r, size_t step, size_t steps, uint32_t round, uint32_t rounds, size_t i, size_t n,
                            const cd_point *p)
@@ -923,36 +937,48 @@ static void journal_point(cd_run *r, size_t point, size_t notes_from)
     fflush(r->progress);
 }
 
-// order = points: each point's repeats back to back (the kind's run_point).
+// Point r->todo[j] of run_points: its repeats back to back (the kind's run_point). 0, or the
+// run's status.
+static int run_one_point(cd_run *r, size_t j, char *err, size_t err_len)
+{
+    if (stop_requested) return stop_status();
+    size_t i = r->todo[j];
+    cd_point p = {.pick = r->pick};
+    cd_point_at(r->cfg, i, &p);
+    progress(r, j, r->todo_count, &p);
+    r->point_index = i;
+    r->summary_written = 0;
+    memset(r->counter_sum, 0, sizeof r->counter_sum);
+    memset(r->counter_n, 0, sizeof r->counter_n);
+    char where[64];
+    snprintf(where, sizeof where, "point %zu", i);
+    size_t notes = r->note_count;
+    if (run_work(r, &p, 0, NULL) != 0) return r->cut ? stop_status() : point_failed(r, where, err, err_len);
+    // Every point's rows are on disk, or the run stops here, naming the file and the cause.
+    if (r->write_errno || flush_rows(r)) {
+        output_reason(r, where, err, err_len);
+        return 1;
+    }
+    CD_ASSERT(r->summary_written);
+    journal_point(r, i, notes);
+    cd_alloc_release_freed();  // the next point starts without this one's freed blocks
+    r->points_done++;
+    return 0;
+}
+
+// order = points: each point in plan order (run_one_point).
 static int run_points(cd_run *r, char *err, size_t err_len)
 {
-    const cd_config *c = r->cfg;
     size_t n = r->todo_count;
-    for (size_t j = 0; j < n; ++j) {
-        if (stop_requested) return stop_status();
-        size_t i = r->todo[j];
-        cd_point p = {.pick = r->pick};
-        cd_point_at(c, i, &p);
-        progress(r, j, n, &p);
-        r->point_index = i;
-        r->summary_written = 0;
-        memset(r->counter_sum, 0, sizeof r->counter_sum);
-        memset(r->counter_n, 0, sizeof r->counter_n);
-        char where[64];
-        snprintf(where, sizeof where, "point %zu", i);
-        size_t notes = r->note_count;
-        if (run_work(r, &p, 0, NULL) != 0) return r->cut ? stop_status() : point_failed(r, where, err, err_len);
-        // Every point's rows are on disk, or the run stops here, naming the file and the cause.
-        if (r->write_errno || flush_rows(r)) {
-            output_reason(r, where, err, err_len);
-            return 1;
-        }
-        CD_ASSERT(r->summary_written);
-        journal_point(r, i, notes);
-        cd_alloc_release_freed();  // the next point starts without this one's freed blocks
-        r->points_done++;
+    double *cost = cd_alloc((n ? n : 1) * sizeof *cost);
+    eta_costs(r, cost);
+    int status = 0;
+    for (size_t j = 0; j < n && !status; ++j) {
+        status = run_one_point(r, j, err, err_len);
+        r->eta_done += cost[j];
     }
-    return 0;
+    cd_free(cost);
+    return status;
 }
 
 // A point's runner state between rounds.
@@ -1013,6 +1039,8 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
     }
     size_t steps = 0, step = 0, notes = r->note_count;
     for (size_t j = 0; j < n; ++j) steps += slot[j].repeats;
+    double *cost = cd_alloc((n ? n : 1) * sizeof *cost);
+    eta_costs(r, cost);
     int status = 0;
     for (uint32_t k = 0; k < rounds && !status; ++k)
         for (size_t j = 0; j < n && !status; ++j) {
@@ -1041,7 +1069,9 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             memcpy(sl->counter_n, r->counter_n, sizeof r->counter_n);
             if (status == 0 && ++sl->rounds_done == 1) sl->rss = r->child_rss;
             cd_alloc_release_freed();  // the next point starts without this one's freed blocks
+            r->eta_done += cost[j] / sl->repeats;
         }
+    cd_free(cost);
     status = finish_rounds(r, slot, n, status, err, err_len);
     r->point_rss = 0;
     if (flush_stream(r, r->summary, &r->summary_errno, SUMMARY_PART) && status == 0) {

@@ -76,11 +76,12 @@ struct cd_run {
     double shard_cost, shard_total;
     size_t *shard_points;  // a shard's points in plan order (for meta.ini)
     size_t shard_point_count;
-    FILE *progress;             // progress.part: the points done so far, for --resume
-    size_t warnings_journaled;  // r->warnings[0, this) are in progress.part
-    size_t points_resumed;      // done by an earlier attempt (--resume)
-    char resumed_from[600];     // the earlier attempt's INCOMPLETE, first line
-    cd_run_input *inputs;       // the config's files, digested when the run started
+    FILE *progress;              // progress.part: the points done so far, for --resume
+    size_t warnings_journaled;   // r->warnings[0, this) are in progress.part
+    double eta_total, eta_done;  // the progress ETA: estimated seconds of this attempt's points, of those run
+    size_t points_resumed;       // done by an earlier attempt (--resume)
+    char resumed_from[600];      // the earlier attempt's INCOMPLETE, first line
+    cd_run_input *inputs;        // the config's files, digested when the run started
     size_t input_count;
 };
 
