@@ -17,13 +17,8 @@ void cd_poses_generate(uint64_t seed, double distance, size_t n, cd_pose *out)
     for (size_t i = 0; i < n; ++i) out[i] = (cd_pose){cd_rng_rotation(&r), cd_v3(distance, 0, 0)};
 }
 
-int cd_poses_write_csv(const char *path, const cd_pose *p, size_t n, char *err, size_t err_len)
+void cd_poses_write_rows(FILE *f, const cd_pose *p, size_t n)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
     cd_csv_write_row(f, pose_header, 7);
     for (size_t i = 0; i < n; ++i) {
         double v[7] = {p[i].q.w, p[i].q.x, p[i].q.y, p[i].q.z, p[i].t.x, p[i].t.y, p[i].t.z};
@@ -32,11 +27,18 @@ int cd_poses_write_csv(const char *path, const cd_pose *p, size_t n, char *err, 
         for (int k = 0; k < 7; ++k) cd_csv_format_double(buf[k], sizeof buf[k], v[k]), fields[k] = buf[k];
         cd_csv_write_row(f, fields, 7);
     }
-    if (fclose(f) != 0) {
-        snprintf(err, err_len, "%s: write failed: %s", path, strerror(errno));
-        return -1;
+}
+
+int cd_poses_write_csv(const char *path, const cd_pose *p, size_t n, char *err, size_t err_len)
+{
+    cd_file_out o;
+    char why[4400];
+    if (cd_file_out_open(&o, path, why, sizeof why) == 0) {
+        cd_poses_write_rows(o.f, p, n);
+        if (cd_file_out_commit(&o, why, sizeof why) == 0) return 0;
     }
-    return 0;
+    snprintf(err, err_len, "%s: %s", path, why);
+    return -1;
 }
 
 int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, size_t err_len)

@@ -3,6 +3,8 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include "cd_core.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,10 +32,23 @@ int cd_cli_data_dir(const char *what, char *out, size_t len);
 /// directory, device, FIFO or socket is refused (never replaced by a rename, never written into):
 /// 0, or -1 after printing "cdlab CMD: PATH is a character device: …" (the caller exits 2).
 int cd_cli_output_check(const char *cmd, const char *path);
-/// cd_cli_output_check, then fopen(path, "w"): the stream, or NULL after printing why.
-FILE *cd_cli_output_open(const char *cmd, const char *path);
-/// Close f, opened on path: 0, or -1 after printing "cdlab CMD: PATH: write error: <cause>".
-int cd_cli_output_close(const char *cmd, const char *path, FILE *f);
+
+/// A file output the user named, written whole or not at all (cd_file_out), or standard output.
+typedef struct cd_cli_output {
+    FILE *f;  ///< where to write: the temporary file, or stdout
+    const char *cmd, *path;
+    cd_file_out file;  ///< the temporary file (all zero for stdout)
+} cd_cli_output;
+
+/// Start command cmd's output to path: NULL is standard output; else cd_cli_output_check, then a
+/// temporary file beside path (cd_file_out_open). 0 with o->f to write to; 2 after
+/// cd_cli_output_check's message; 1 after "cdlab CMD: PATH: cannot write: <cause>".
+int cd_cli_output_open(cd_cli_output *o, const char *cmd, const char *path);
+/// Finish o: the temporary file renamed over path. 0, or 1 after "cdlab CMD: PATH: write error:
+/// <cause>" (path untouched). Standard output is left to main's check at exit.
+int cd_cli_output_close(cd_cli_output *o);
+/// Give o up: path stays as it was (what went to standard output stays written).
+void cd_cli_output_abort(cd_cli_output *o);
 
 struct cd_config;
 /// Print config c's plan (the points this run owns: all, or those owner[] gives shard) with each

@@ -50,19 +50,16 @@ int cd_cmd_poses(int argc, char **argv)
         cli_operands_free(&ops);
         return rc;
     }
-    if (cd_cli_output_check("poses", ops.v[0])) {
-        cli_operands_free(&ops);
-        return 2;
+    // The file is written whole or not at all (cd_cli_output_open).
+    cd_cli_output out;
+    rc = cd_cli_output_open(&out, "poses", ops.v[0]);
+    if (rc == 0) {
+        cd_pose *p = cd_alloc(sizeof *p * (size_t)n);
+        cd_poses_generate(seed, distance, (size_t)n, p);
+        cd_poses_write_rows(out.f, p, (size_t)n);
+        cd_free(p);
+        rc = cd_cli_output_close(&out);
     }
-    cd_pose *p = cd_alloc(sizeof *p * (size_t)n);
-    cd_poses_generate(seed, distance, (size_t)n, p);
-    char err[600];
-    rc = cd_poses_write_csv(ops.v[0], p, (size_t)n, err, sizeof err);
-    cd_free(p);
     cli_operands_free(&ops);
-    if (rc) {
-        fprintf(stderr, "cdlab poses: %s\n", err);
-        return 1;
-    }
-    return 0;
+    return rc;
 }

@@ -282,24 +282,20 @@ int cd_cmd_query(int argc, char **argv)
     size_t *lines = cd_alloc((t.count + 1) * sizeof(size_t));
     long n = parse_rows(k, path, &t, vals, lines);
     cd_csv_table_free(&t);
-    rc = 0;
-    FILE *out = stdout;
-    if (n < 0)
-        rc = 2;
-    else if (out_path && !(out = cd_cli_output_open("query", out_path)))
-        rc = 2;
+    cd_cli_output out = {0};
+    rc = n < 0 ? 2 : cd_cli_output_open(&out, "query", out_path);
     if (rc == 0) {
         const char *head[] = {"line", "overlap", "decided_by"};
-        cd_csv_write_row(out, head, explain ? 3 : 2);
+        cd_csv_write_row(out.f, head, explain ? 3 : 2);
         for (long r = 0; r < n; ++r) {
             const char *why = "";
             int hit = k->answer(vals + (size_t)r * k->fields, algo, &why);
             char line[32];
             snprintf(line, sizeof line, "%zu", lines[r]);
             const char *row[] = {line, hit ? "1" : "0", why};
-            cd_csv_write_row(out, row, explain ? 3 : 2);
+            cd_csv_write_row(out.f, row, explain ? 3 : 2);
         }
-        if (out != stdout && cd_cli_output_close("query", out_path, out)) rc = 1;
+        rc = cd_cli_output_close(&out);
     }
     cd_free(vals);
     cd_free(lines);

@@ -639,13 +639,11 @@ static void remove_scratch(const char *dir)
 }
 
 // The page of runs[0..n) and refs into out, its figures rendered in a new scratch directory
-// (p->scratch): written as out.part, then renamed, so out is whole or untouched. 0, 1 (a write
-// failed) or 2; err says why.
+// (p->scratch): written whole or not at all (cd_file_out), so out is complete or untouched. 0, 1
+// (a write failed) or 2; err says why.
 static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, reference *refs, size_t nref, char *err,
                           size_t len)
 {
-    char part[4200];
-    snprintf(part, sizeof part, "%s.part", out);
     snprintf(p->scratch, sizeof p->scratch, "%s", "/tmp/cdlab-report-XXXXXX");
     const char *tmp = getenv("TMPDIR");
     if (tmp && tmp[0]) snprintf(p->scratch, sizeof p->scratch, "%s/cdlab-report-XXXXXX", tmp);
@@ -654,23 +652,21 @@ static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, refe
         p->scratch[0] = '\0';
         return 1;
     }
-    if (!(p->f = fopen(part, "w"))) {  // an output that cannot be written: 1, as usage.md says
-        snprintf(err, len, "%s: cannot write: %s", part, strerror(errno));
+    cd_file_out o;
+    char why[4400];
+    if (cd_file_out_open(&o, out, why, sizeof why) != 0) {  // an output that cannot be written: 1, as usage.md says
+        snprintf(err, len, "%s: %s", out, why);
         return 1;
     }
+    p->f = o.f;
     int rc = write_page(p, runs, n, refs, nref, err, len);
-    int bad = ferror(p->f);
-    if (fclose(p->f) != 0 || bad) {
-        if (!rc) snprintf(err, len, "%s: write failed: %s", part, strerror(errno ? errno : EIO));
-        rc = rc ? rc : 1;
-    }
     if (rc) {
-        remove(part);
-    } else if (rename(part, out) != 0) {
-        snprintf(err, len, "%s: cannot rename to %s: %s", part, out, strerror(errno));
-        remove(part);
+        cd_file_out_abort(&o);
+    } else if (cd_file_out_commit(&o, why, sizeof why) != 0) {
+        snprintf(err, len, "%s: %s", out, why);
         rc = 1;
     }
+    p->f = NULL;
     return rc;
 }
 

@@ -338,7 +338,8 @@ static int cmd_import(const trace_args *a)
     return rc == 0 ? 0 : 2;
 }
 
-// Every frame of trace t as CSV rows into f; 0, or -1 with why.
+// Every frame of trace t as CSV rows into f; 0, 1 when a write failed (f's error flag says why),
+// or -1 with why the trace could not be read.
 static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
 {
     const cd_trace_info *i = cd_trace_get_info(t);
@@ -346,7 +347,7 @@ static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
     // The world box first (the replay shifts poses by its low corner), so import gives it back.
     int rc = fprintf(f, "%s%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n%s\n", WORLD_LINE, i->lo[0], i->lo[1], i->lo[2],
                      i->hi[0], i->hi[1], i->hi[2], CSV_HEADER) < 0
-                 ? -1
+                 ? 1
                  : 0;
     for (uint64_t fr = 0; fr < i->frames && rc == 0; ++fr) {
         rc = cd_trace_read(t, fr, pose, err, len);
@@ -356,7 +357,7 @@ static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
                         (unsigned long long)k, (double)p->q[0], (double)p->q[1], (double)p->q[2], (double)p->q[3],
                         (double)p->c[0], (double)p->c[1], (double)p->c[2], (double)p->h[0], (double)p->h[1],
                         (double)p->h[2]) < 0)
-                rc = -1, snprintf(err, len, "write failed: %s", strerror(errno));
+                rc = 1;  // a write error: the stream's error flag keeps it for the close to report
         }
     }
     cd_free(pose);
@@ -365,28 +366,22 @@ static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
 
 static int cmd_export(const trace_args *a)
 {
-    char err[4600], tmp[4200];
+    char err[4600];
     cd_trace *t = cd_trace_open(a->in, 0, err, sizeof err);
     if (!t) {
         fprintf(stderr, "cdlab trace export: %s\n", err);
         return 2;
     }
-    struct stat st;
-    int rc = 2;
-    FILE *f = NULL;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", a->out, (long)getpid());
-    if (stat(a->out, &st) == 0 && !S_ISREG(st.st_mode))
-        fprintf(stderr, "cdlab trace export: %s: exists and is not a regular file: not replaced\n", a->out);
-    else if (!(f = fopen(tmp, "w")))
-        fprintf(stderr, "cdlab trace export: %s: cannot write: %s\n", tmp, strerror(errno)), rc = 1;
-    else if (export_rows(t, f, err, sizeof err) != 0)
+    // Written whole or not at all: a trace that turns out unreadable halfway leaves no partial CSV.
+    cd_cli_output out;
+    int rc = cd_cli_output_open(&out, "trace export", a->out);
+    if (rc == 0 && export_rows(t, out.f, err, sizeof err) < 0) {
         fprintf(stderr, "cdlab trace export: %s\n", err);
-    else
-        rc = 0;
-    if (f && fclose(f) != 0 && rc == 0) fprintf(stderr, "cdlab trace export: %s: %s\n", tmp, strerror(errno)), rc = 1;
-    if (f && rc == 0 && rename(tmp, a->out) != 0)
-        fprintf(stderr, "cdlab trace export: %s: %s\n", a->out, strerror(errno)), rc = 1;
-    if (f && rc != 0) remove(tmp);
+        cd_cli_output_abort(&out);
+        rc = 2;
+    } else if (rc == 0) {
+        rc = cd_cli_output_close(&out);
+    }
     cd_trace_close(t);
     return rc;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The files a command writes where the user said (-o, --out, an output argument): one check of the
 // target, so no command turns a device, a FIFO or a directory into a regular file by renaming its
-// finished output over it.
+// finished output over it, and one way to write it (a temporary file renamed over it when
+// complete, so a failure leaves no half-written file and an existing one untouched).
 #include "cli.h"
 
 #include <errno.h>
@@ -22,7 +23,7 @@ int cd_cli_output_check(const char *cmd, const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (errno == ENOENT) return 0;  // a new file (or a dangling link, which open makes a file)
+        if (errno == ENOENT) return 0;  // a new file (or a dangling link, which the rename replaces)
         fprintf(stderr, "cdlab %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
         return -1;
     }
@@ -32,19 +33,34 @@ int cd_cli_output_check(const char *cmd, const char *path)
     return -1;
 }
 
-FILE *cd_cli_output_open(const char *cmd, const char *path)
+int cd_cli_output_open(cd_cli_output *o, const char *cmd, const char *path)
 {
-    if (cd_cli_output_check(cmd, path)) return NULL;
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "cdlab %s: %s: cannot open for writing: %s\n", cmd, path, strerror(errno));
-    return f;
+    *o = (cd_cli_output){.f = stdout, .cmd = cmd, .path = path};
+    if (!path) return 0;
+    if (cd_cli_output_check(cmd, path)) return 2;
+    char err[512];
+    if (cd_file_out_open(&o->file, path, err, sizeof err) != 0) {
+        // A path that cannot be written is an output error (exit 1), as a full disk is.
+        fprintf(stderr, "cdlab %s: %s: %s\n", cmd, path, err);
+        o->f = NULL;
+        return 1;
+    }
+    o->f = o->file.f;
+    return 0;
 }
 
-int cd_cli_output_close(const char *cmd, const char *path, FILE *f)
+int cd_cli_output_close(cd_cli_output *o)
 {
-    int bad = ferror(f), e = errno;
-    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
-    if (!bad) return 0;
-    fprintf(stderr, "cdlab %s: %s: write error: %s\n", cmd, path, strerror(e ? e : EIO));
-    return -1;
+    if (!o->file.f) return 0;  // standard output
+    char err[4600];
+    int rc = cd_file_out_commit(&o->file, err, sizeof err);
+    if (rc) fprintf(stderr, "cdlab %s: %s: %s\n", o->cmd, o->path, err);
+    o->f = NULL;
+    return rc ? 1 : 0;
+}
+
+void cd_cli_output_abort(cd_cli_output *o)
+{
+    cd_file_out_abort(&o->file);
+    o->f = NULL;
 }

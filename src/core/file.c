@@ -164,6 +164,90 @@ char *cd_file_read(const char *path, size_t *len)
     return cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &text, len, err, sizeof err) ? NULL : text;
 }
 
+static char *copy_text(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(cd_alloc(n), s, n);
+}
+
+int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
+{
+    *o = (cd_file_out){0};
+    // A symbolic link to a file is written through, as fopen(path, "w") did: the temporary file
+    // goes beside the file it names, which the rename then replaces (not the link).
+    struct stat st;
+    char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+    o->target = copy_text(real ? real : path);
+    free(real);
+    size_t n = strlen(o->target) + 32;
+    o->tmp = cd_alloc(n);
+    snprintf(o->tmp, n, "%s.%ld.part", o->target, (long)getpid());
+    int have = stat(o->target, &st) == 0 && S_ISREG(st.st_mode);
+    // O_EXCL: never write through a link or into a file someone else made under the name; one
+    // retry after removing what an earlier process with this process id may have left.
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(o->tmp) == 0)
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int e = errno;
+    if (fd >= 0) {
+        // The file it replaces keeps its permissions (a private output stays private).
+        if (have && fchmod(fd, st.st_mode & 07777) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
+        if (fd >= 0 && !(o->f = fdopen(fd, "w"))) e = errno, close(fd), unlink(o->tmp);
+    }
+    if (!o->f) {
+        snprintf(err, err_len, "cannot write: %s", strerror(e));
+        cd_free(o->target);
+        cd_free(o->tmp);
+        *o = (cd_file_out){0};
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int cd_file_out_commit(cd_file_out *o, char *err, size_t err_len)
+{
+    // As close_stdout: a failed write shows only in the error flag and the final flush; the
+    // flush retries what is buffered, so errno then holds the cause (ENOSPC, EFBIG).
+    errno = 0;
+    int bad = fflush(o->f) != 0, e = errno;
+    if (!bad && ferror(o->f)) {
+        // A write failed earlier and glibc dropped what it could not write, so the flush had
+        // nothing to retry: one byte more, written and flushed, gives the cause (the file is
+        // discarded anyway).
+        bad = 1;
+        errno = 0;
+        if (fputc('\n', o->f) == EOF || fflush(o->f) != 0) e = errno;
+    }
+    if (!bad && fsync(fileno(o->f)) != 0) bad = 1, e = errno;  // the data is on disk before its name
+    if (fclose(o->f) != 0 && !bad) bad = 1, e = errno;
+    o->f = NULL;
+    int rc = 0;
+    if (bad) {
+        snprintf(err, err_len, "write error: %s", strerror(e ? e : EIO));
+        rc = -1;
+    } else if (rename(o->tmp, o->target) != 0) {
+        e = errno;
+        snprintf(err, err_len, "cannot rename %s to it: %s", o->tmp, strerror(e));
+        rc = -1;
+    }
+    if (rc) unlink(o->tmp);
+    cd_free(o->target);
+    cd_free(o->tmp);
+    *o = (cd_file_out){0};
+    if (rc) errno = e ? e : EIO;
+    return rc;
+}
+
+void cd_file_out_abort(cd_file_out *o)
+{
+    if (o->f) fclose(o->f);
+    if (o->tmp) unlink(o->tmp);
+    cd_free(o->target);
+    cd_free(o->tmp);
+    *o = (cd_file_out){0};
+}
+
 int cd_lines_next(cd_lines *it, const char **line, size_t *n)
 {
     if (it->pos >= it->len) return 0;

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Output errors are errors: every command whose standard output is /dev/full exits 1 with
 # "write error: <cause>" on stderr; a file that cannot be written whole (here: ulimit -f) names
-# its cause; an output path (-o, --out, an output argument) that is a device, a FIFO or a
-# directory is refused with exit 2 and left as it was, never replaced by a regular file.
+# its cause and leaves an existing file as it was; an output path that cannot be created exits 1;
+# an output path (-o, --out, an output argument) that is a device, a FIFO or a directory is
+# refused with exit 2 and left as it was, never replaced by a regular file.
 # usage: output_errors.sh CDLAB FIXTURE_DIR
 set -u
 cdlab=$1
@@ -50,12 +51,23 @@ fi
 # A file output that cannot be written whole names the cause (ulimit -f: EFBIG once SIGXFSZ is
 # ignored) and is not left behind half-written where the command promises that.
 # stderr goes through a pipe, which the file size limit does not cover.
+# An existing file keeps its content and no temporary file is left beside it (tests/cli/
+# output_full.sh does the same on a full disk).
+echo old >q.csv
 (trap '' XFSZ; ulimit -f 0; "$cdlab" query tri-tri "$fix/query/tri_tri.csv" --out q.csv 2>&1; echo "exit $?") |
     cat >err
 if ! grep -q "^exit 1$" err || ! grep -q "q.csv: write error: File too large" err; then
     echo "FAIL query --out over ulimit -f: $(cat err)"; fail=1
+elif [ "$(cat q.csv)" != old ] || [ -n "$(ls | grep '^q\.csv\..*part$')" ]; then
+    echo "FAIL query --out over ulimit -f: q.csv now $(head -c 40 q.csv), left: $(ls)"; fail=1
 else
     echo "ok query --out over ulimit -f: $(cat err)"
+fi
+(trap '' XFSZ; ulimit -f 0; "$cdlab" poses --poses 10 q.csv 2>&1; echo "exit $?") | cat >err
+if ! grep -q "^exit 1$" err || ! grep -q "q.csv: write error: File too large" err || [ "$(cat q.csv)" != old ]; then
+    echo "FAIL poses over ulimit -f: q.csv now $(head -c 40 q.csv), $(cat err)"; fail=1
+else
+    echo "ok poses over ulimit -f: $(cat err)"
 fi
 
 # Output targets that are not regular files: refused, exit 2, left as they were.
@@ -81,14 +93,22 @@ target poses fifo "$cdlab" poses --poses 3 fifo
 target "report -o" fifo "$cdlab" report -o fifo tiny/a
 target "report -o" /dev/null "$cdlab" report -o /dev/null tiny/a
 target "report -o" dir "$cdlab" report -o dir tiny/a
-# An output path that cannot be written (no such directory): exit 1, as for a full disk.
-"$cdlab" report -o nodir/rep.html tiny/a >out 2>err
-rc=$?
-if [ "$rc" -ne 1 ] || ! grep -q "nodir/rep.html.part: cannot write" err; then
-    echo "FAIL report -o nodir/rep.html: exit $rc, $(cat err)"; fail=1
-else
-    echo "ok report -o nodir/rep.html: exit 1, $(cat err)"
-fi
+# An output path that cannot be written (no such directory): exit 1, as for a full disk, from
+# every command alike.
+nodir() {  # nodir NAME PATH ARGS...
+    name=$1 path=$2
+    shift 2
+    "$@" >out 2>err
+    rc=$?
+    if [ "$rc" -ne 1 ] || ! grep -qF "$path: cannot write: No such file or directory" err || [ -e nodir ]; then
+        echo "FAIL $name $path: exit $rc, $(cat err)"; fail=1
+    else
+        echo "ok $name $path: exit 1, $(cat err)"
+    fi
+}
+nodir "report -o" nodir/rep.html "$cdlab" report -o nodir/rep.html tiny/a
+nodir "query --out" nodir/q.csv "$cdlab" query tri-tri "$fix/query/tri_tri.csv" --out nodir/q.csv
+nodir poses nodir/p.csv "$cdlab" poses --poses 3 nodir/p.csv
 mkfifo stem.svg
 target "snapshot -o" stem.svg "$cdlab" snapshot --point 0 --frame 1 -o stem "$fix/tiny.ini"
 [ -e stem.png ] && { echo "FAIL snapshot wrote stem.png beside a refused stem.svg"; fail=1; }

@@ -129,8 +129,11 @@ static inline cd_vec3 cd_pose_apply_scaled(const cd_mat3 *R, cd_vec3 t, double s
 /// n poses of the mesh-pair protocol: uniformly random rotations from (seed,
 /// CD_STREAM_MESH_POSES), translation (distance, 0, 0).
 void cd_poses_generate(uint64_t seed, double distance, size_t n, cd_pose *out);
-/// Write poses as CSV with the header qw,qx,qy,qz,tx,ty,tz (17 significant digits: exact round
-/// trip). Returns 0, or -1 with the reason in err.
+/// Write poses to f as CSV with the header qw,qx,qy,qz,tx,ty,tz (17 significant digits: exact
+/// round trip); the caller checks f's error state.
+void cd_poses_write_rows(FILE *f, const cd_pose *p, size_t n);
+/// cd_poses_write_rows into the file at path, whole or not at all (cd_file_out). Returns 0, or -1
+/// with "path: reason" in err (path as it was).
 int cd_poses_write_csv(const char *path, const cd_pose *p, size_t n, char *err, size_t err_len);
 /// Read a pose CSV (header qw,qx,qy,qz,tx,ty,tz; '#' comments allowed) into a fresh array
 /// (cd_free it). Returns 0, or -1 with "path:line: what was expected" in err.

@@ -376,6 +376,30 @@ FILE *cd_file_open_stream(const char *path, char *err, size_t err_len);
 /// max as text for messages: "1 GiB", "64 KiB", "123 bytes".
 void cd_file_size_text(size_t max, char *buf, size_t len);
 
+// ---------------------------------------------------------------------------------------------
+// Output files written whole or not at all: a failure (a full disk, a file size limit, a bad
+// input row found after writing began) leaves the target as it was, and no reader ever sees it
+// half-written. The one way cdlab writes a file the user named (cdlab query --out, poses, report,
+// trace export).
+
+/// A file being written as a temporary file beside its target (cd_file_out_open).
+typedef struct cd_file_out {
+    FILE *f;       ///< the stream to write
+    char *target;  ///< the file it replaces (a symbolic link's file: written through it, as fopen)
+    char *tmp;     ///< the temporary file: TARGET.PID.part in the target's directory
+} cd_file_out;
+
+/// Create o's temporary file for path, with an existing target's permissions. 0 with o->f open,
+/// or -1 with "cannot write: <cause>" (no path) in err and errno set. The target's directory must
+/// be writable: the finished file is renamed into it.
+int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len);
+/// Flush, fsync and close o's stream, then rename the temporary file over the target. 0, or -1
+/// with "write error: <cause>" or "cannot rename …" in err, the temporary file removed and the
+/// target untouched.
+int cd_file_out_commit(cd_file_out *o, char *err, size_t err_len);
+/// Close and remove the temporary file (the target stays as it was); no-op on a zeroed o.
+void cd_file_out_abort(cd_file_out *o);
+
 /// The lines of a text in memory, one at a time (cd_lines_next).
 typedef struct cd_lines {
     const char *text;
