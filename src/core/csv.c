@@ -14,6 +14,7 @@ typedef struct reader {
     cd_csv_row row;
     size_t row_cap;
     size_t line;  // line of the row being read
+    int bare_cr;  // libcsv ended a row inside the line: at a CR that is not the line's end
 } reader;
 
 static void on_field(void *s, size_t len, void *data)
@@ -28,8 +29,11 @@ static void on_field(void *s, size_t len, void *data)
 
 static void on_row(int c, void *data)
 {
-    (void)c;
     reader *r = data;
+    // libcsv is fed a line without its end (CSV_REPALL_NL: every unquoted CR reaches here), so a
+    // row ends only at csv_fini (c = -1); anything else is a bare CR, which libcsv takes for a line
+    // end where cd_lines does not: its rows would share one line number.
+    if (c != -1) r->bare_cr = 1;
     cd_csv_table *t = r->t;
     r->row.line = r->line;
     cd_grow((void **)&t->rows, sizeof(cd_csv_row), &t->capacity, t->count + 1);
@@ -38,20 +42,29 @@ static void on_row(int c, void *data)
     r->row_cap = 0;
 }
 
+/// The length of a line without its end: LF, CR LF, or (the file's last line) a lone CR.
+static size_t line_body(const char *line, size_t n)
+{
+    if (n && line[n - 1] == '\n') --n;
+    if (n && line[n - 1] == '\r') --n;
+    return n;
+}
+
 int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_table *t, char *err, size_t err_len)
 {
     *t = (cd_csv_table){0};
     struct csv_parser p;
-    csv_init(&p, CSV_APPEND_NULL);
+    csv_init(&p, CSV_APPEND_NULL | CSV_REPALL_NL);
     reader r = {.t = t};
     cd_lines it = cd_lines_of(text, len);
     const char *line;
     size_t n;
     int rc = 0;
-    // Feed libcsv one physical line at a time so every row knows its line number; our files never
-    // hold quoted newlines, and a '#' line is a comment.
+    // Feed libcsv one physical line at a time, without its line end, so every row knows its line
+    // number; our files never hold quoted newlines, and a '#' line is a comment.
     while (!rc && cd_lines_next(&it, &line, &n)) {
         r.line = it.line;
+        size_t body = line_body(line, n);
         if (n - (line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
             char lim[32];
             cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
@@ -63,12 +76,19 @@ int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_tab
             rc = -1;
         } else {
             size_t lead = strspn(line, " \t");
-            if (lead == n || line[lead] == '#' || line[lead] == '\n' || line[lead] == '\r') continue;
-            if (csv_parse(&p, line, n, on_field, on_row, &r) != n) {
+            if (lead >= body || line[lead] == '#') continue;
+            if (csv_parse(&p, line, body, on_field, on_row, &r) != body) {
                 snprintf(err, err_len, "%s:%zu: %s", path, r.line, csv_strerror(csv_error(&p)));
                 rc = -1;
             } else {
                 csv_fini(&p, on_field, on_row, &r);
+                if (r.bare_cr) {
+                    snprintf(err, err_len,
+                             "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF "
+                             "(CR alone does not end a line)",
+                             path, r.line);
+                    rc = -1;
+                }
             }
         }
     }

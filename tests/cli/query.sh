@@ -30,6 +30,14 @@ for algo in gd float; do
     "$cdlab" query tri-tri "$fix/tri_tri.csv" >"$tmp/exact.out" 2>&1
     cmp -s "$tmp/algo.out" "$tmp/exact.out" || { echo "FAIL --algo $algo differs"; fail=1; }
 done
+# Line ends CR LF (and a last line ended by CR alone) read as LF: the same answers, same lines.
+sed 's/$/\r/' "$fix/tri_tri.csv" >"$tmp/crlf.csv"
+printf '0,0,0,1,2,0,0,1\r\n\r\n0,0,0,1,3,0,0,1\r' >"$tmp/ss_crlf.csv"
+"$cdlab" query tri-tri "$tmp/crlf.csv" >"$tmp/crlf.out" 2>"$tmp/err" &&
+    "$cdlab" query tri-tri "$fix/tri_tri.csv" >"$tmp/lf.out" 2>&1 && cmp -s "$tmp/crlf.out" "$tmp/lf.out" ||
+    { echo "FAIL CR LF line ends: $(cat "$tmp/err")"; fail=1; }
+[ "$("$cdlab" query sphere-sphere "$tmp/ss_crlf.csv" 2>&1 | tr '\n' ' ')" = "line,overlap 1,1 3,0 " ] ||
+    { echo "FAIL CR LF and a last CR: $("$cdlab" query sphere-sphere "$tmp/ss_crlf.csv" 2>&1)"; fail=1; }
 count=0
 for f in "$fix"/bad/*.csv; do
     count=$((count + 1))
@@ -37,6 +45,7 @@ for f in "$fix"/bad/*.csv; do
     kind=$1 line=$2
     shift 2
     phrase="$*"
+    rm -f "$tmp/bad.out"
     "$cdlab" query "$kind" "$f" --out "$tmp/bad.out" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     msg=$(cat "$tmp/err")

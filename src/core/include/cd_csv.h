@@ -16,7 +16,8 @@ typedef struct cd_csv_row {
     size_t line;  ///< 1-based line number in the file where the row starts
 } cd_csv_row;
 
-/// A whole CSV file. Lines starting with '#' are comments and skipped; blank lines too.
+/// A whole CSV file. Lines starting with '#' are comments and skipped; blank lines too. Lines end
+/// in LF or CR LF; a CR elsewhere outside quotes is refused ("path:line: a carriage return …").
 typedef struct cd_csv_table {
     cd_csv_row *rows;
     size_t count, capacity;
