@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `cdlab query KIND FILE.csv [--explain] [--algo A] [--out OUT.csv]`: answer one overlap question
-// per CSV row with the library's narrow-phase tests, for users checking their own cases. Every row
-// is parsed and validated before anything is written, so a bad row (reported as FILE:LINE: what was
-// expected) leaves no partial output.
+// per CSV row with the library's narrow-phase tests, for users checking their own cases. The file
+// is read a row at a time, each row checked and answered as it comes; the answers are held (two
+// bytes a row, most often) and written only once every row has passed, so a bad row (reported at
+// once as FILE:LINE: what was expected) leaves no output, and memory does not grow with the
+// file's text.
 #include "cli.h"
 #include "options.h"
 #include "cd_csv.h"
@@ -12,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { QUERY_MAX_FIELDS = 20 };
+enum { QUERY_MAX_FIELDS = 20, QUERY_MAX_WHY = 128 };
 #define QUERY_STR2(x) #x
 #define QUERY_STR(x) QUERY_STR2(x)
 
@@ -182,42 +184,128 @@ static int is_header(const query_kind *k, const cd_csv_row *row)
     return strcmp(joined, k->columns) == 0;
 }
 
-// Parse every row into vals (rows × fields). Returns the number of data rows, or -1 after printing
+// Parse and check one data row into v (k->fields numbers, normalised): 0, or -1 after printing
 // "file:line: what was expected".
-static long parse_rows(const query_kind *k, const char *path, const cd_csv_table *t, double *vals, size_t *lines)
+static int parse_row(const query_kind *k, const char *path, const cd_csv_row *row, double *v)
 {
-    long n = 0;
-    for (size_t r = 0; r < t->count; ++r) {
-        const cd_csv_row *row = &t->rows[r];
-        if (r == 0 && is_header(k, row)) continue;
-        if (row->count != k->fields) {
-            fprintf(stderr, "%s:%zu: expected %zu fields for %s (%s), found %zu\n", path, row->line, k->fields, k->name,
-                    k->columns, row->count);
-            return -1;
-        }
-        double *v = vals + (size_t)n * k->fields;
-        for (size_t i = 0; i < k->fields; ++i) {
-            if (cd_csv_parse_double(row->fields[i], &v[i]) != 0) {
-                fprintf(stderr, "%s:%zu: field %zu: expected a finite number, found '%s'\n", path, row->line, i + 1,
-                        row->fields[i]);
-                return -1;
-            }
-        }
-        const char *bad = k->check(v);
-        if (bad) {
-            fprintf(stderr, "%s:%zu: expected %s\n", path, row->line, bad);
-            return -1;
-        }
-        if (normalize_row(k, v) != 0) {
-            fprintf(stderr,
-                    "%s:%zu: expected lengths whose binary exponents span at most %d bits (from the lowest set bit "
-                    "of any non-zero length to the top bit of the largest; quaternions aside), found %d\n",
-                    path, row->line, CD_NARROW_SPREAD, row_spread(k, v));
-            return -1;
-        }
-        lines[n++] = row->line;
+    if (row->count != k->fields) {
+        fprintf(stderr, "%s:%zu: expected %zu fields for %s (%s), found %zu\n", path, row->line, k->fields, k->name,
+                k->columns, row->count);
+        return -1;
     }
-    return n;
+    for (size_t i = 0; i < k->fields; ++i) {
+        if (cd_csv_parse_double(row->fields[i], &v[i]) != 0) {
+            fprintf(stderr, "%s:%zu: field %zu: expected a finite number, found '%s'\n", path, row->line, i + 1,
+                    row->fields[i]);
+            return -1;
+        }
+    }
+    const char *bad = k->check(v);
+    if (bad) {
+        fprintf(stderr, "%s:%zu: expected %s\n", path, row->line, bad);
+        return -1;
+    }
+    if (normalize_row(k, v) != 0) {
+        fprintf(stderr,
+                "%s:%zu: expected lengths whose binary exponents span at most %d bits (from the lowest set bit "
+                "of any non-zero length to the top bit of the largest; quaternions aside), found %d\n",
+                path, row->line, CD_NARROW_SPREAD, row_spread(k, v));
+        return -1;
+    }
+    return 0;
+}
+
+// The answers so far, held until every row has been checked (a bad row writes nothing), a few
+// bytes each: per row the distance from the previous answered line (LEB128: one byte for
+// consecutive lines), then one byte of overlap bit and deciding test (an index into why[]).
+typedef struct answers {
+    unsigned char *b;
+    size_t len, cap, rows;
+    size_t last_line;
+    const char *why[QUERY_MAX_WHY];  // the deciding tests' names met so far (static strings)
+    unsigned nwhy;
+} answers;
+
+// Add line's answer: 0, or -1 after printing "file:line: out of memory: …" (exit 2, as a file too
+// large to read is).
+static int answers_add(answers *a, const char *path, size_t line, int hit, const char *why)
+{
+    unsigned w = 0;
+    while (w < a->nwhy && a->why[w] != why) ++w;
+    if (w == a->nwhy) {
+        CD_ASSERT(a->nwhy < QUERY_MAX_WHY);  // every answer function names one of a few tests
+        a->why[a->nwhy++] = why;
+    }
+    if (a->cap - a->len < 11) {  // a 64-bit delta takes at most 10 bytes, the answer 1
+        size_t cap = a->cap ? 2 * a->cap : 1 << 16;
+        unsigned char *g = realloc(a->b, cap);
+        if (!g) {
+            fprintf(stderr, "%s:%zu: out of memory: cannot allocate %zu bytes for the answers of %zu rows\n", path,
+                    line, cap, a->rows);
+            return -1;
+        }
+        a->b = g, a->cap = cap;
+    }
+    for (size_t d = line - a->last_line;; d >>= 7) {
+        a->b[a->len++] = (unsigned char)((d & 0x7f) | (d >= 0x80 ? 0x80 : 0));
+        if (d < 0x80) break;
+    }
+    a->b[a->len++] = (unsigned char)(w << 1 | (hit != 0));
+    a->last_line = line;
+    a->rows++;
+    return 0;
+}
+
+// Write the header and every answer of a to f.
+static void answers_write(const answers *a, FILE *f, int explain)
+{
+    const char *head[] = {"line", "overlap", "decided_by"};
+    cd_csv_write_row(f, head, explain ? 3 : 2);
+    size_t line = 0;
+    for (size_t i = 0; i < a->len;) {
+        size_t d = 0;
+        for (int shift = 0;; shift += 7) {
+            unsigned char c = a->b[i++];
+            d |= (size_t)(c & 0x7f) << shift;
+            if (!(c & 0x80)) break;
+        }
+        line += d;
+        unsigned char c = a->b[i++];
+        char num[32];
+        snprintf(num, sizeof num, "%zu", line);
+        const char *row[] = {num, c & 1 ? "1" : "0", a->why[c >> 1]};
+        cd_csv_write_row(f, row, explain ? 3 : 2);
+    }
+}
+
+// Read path a row at a time, checking and answering each: 0 with every answer in a, or 2 after
+// printing why (the first bad row as file:line, at once, however long the file).
+static int answer_rows(const query_kind *k, const char *path, const char *algo, answers *a)
+{
+    char err[1024];
+    cd_csv_stream *in = cd_csv_stream_open(path, CD_FILE_OR_PIPE, err, sizeof err);
+    if (!in) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    const cd_csv_row *row;
+    int got = 0, first = 1, rc = 0;
+    while (rc == 0 && (got = cd_csv_stream_next(in, &row, err, sizeof err)) == 1) {
+        int header = first && is_header(k, row);  // only the first row may be the header
+        first = 0;
+        if (header) continue;
+        double v[QUERY_MAX_FIELDS];
+        const char *why = "";
+        if (parse_row(k, path, row, v) != 0) {
+            rc = 2;
+        } else {
+            int hit = k->answer(v, algo, &why);
+            if (answers_add(a, path, row->line, hit, why) != 0) rc = 2;
+        }
+    }
+    if (rc == 0 && got < 0) fprintf(stderr, "%s\n", err), rc = 2;
+    cd_csv_stream_close(in);
+    return rc;
 }
 
 static const char query_about[] =
@@ -272,32 +360,14 @@ int cd_cmd_query(int argc, char **argv)
                 kind_name);
         return 2;
     }
-    cd_csv_table t;
-    char err[1024];
-    if (cd_csv_load(path, CD_FILE_OR_PIPE, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    double *vals = cd_alloc((t.count + 1) * k->fields * sizeof(double));
-    size_t *lines = cd_alloc((t.count + 1) * sizeof(size_t));
-    long n = parse_rows(k, path, &t, vals, lines);
-    cd_csv_table_free(&t);
-    cd_cli_output out = {0};
-    rc = n < 0 ? 2 : cd_cli_output_open(&out, "query", out_path);
+    answers a = {0};
+    cd_cli_output out;
+    rc = answer_rows(k, path, algo, &a);
+    if (rc == 0) rc = cd_cli_output_open(&out, "query", out_path);
     if (rc == 0) {
-        const char *head[] = {"line", "overlap", "decided_by"};
-        cd_csv_write_row(out.f, head, explain ? 3 : 2);
-        for (long r = 0; r < n; ++r) {
-            const char *why = "";
-            int hit = k->answer(vals + (size_t)r * k->fields, algo, &why);
-            char line[32];
-            snprintf(line, sizeof line, "%zu", lines[r]);
-            const char *row[] = {line, hit ? "1" : "0", why};
-            cd_csv_write_row(out.f, row, explain ? 3 : 2);
-        }
+        answers_write(&a, out.f, explain);
         rc = cd_cli_output_close(&out);
     }
-    cd_free(vals);
-    cd_free(lines);
+    free(a.b);
     return rc;
 }

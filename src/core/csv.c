@@ -9,22 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The row libcsv is reading: its fields one after another in text, each NUL-terminated.
 typedef struct reader {
-    cd_csv_table *t;
-    cd_csv_row row;
-    size_t row_cap;
-    size_t line;  // line of the row being read
+    char *text;
+    size_t len, cap;
+    size_t *start;  // where each field starts in text
+    size_t count, start_cap;
+    int ended;    // rows libcsv ended in this line
     int bare_cr;  // libcsv ended a row inside the line: at a CR that is not the line's end
 } reader;
 
 static void on_field(void *s, size_t len, void *data)
 {
     reader *r = data;
-    cd_grow((void **)&r->row.fields, sizeof(char *), &r->row_cap, r->row.count + 1);
-    char *copy = cd_alloc(len + 1);
-    if (len) memcpy(copy, s, len);
-    copy[len] = '\0';
-    r->row.fields[r->row.count++] = copy;
+    cd_grow((void **)&r->text, 1, &r->cap, r->len + len + 1);
+    cd_grow((void **)&r->start, sizeof(size_t), &r->start_cap, r->count + 1);
+    if (len) memcpy(r->text + r->len, s, len);
+    r->text[r->len + len] = '\0';
+    r->start[r->count++] = r->len;
+    r->len += len + 1;
 }
 
 static void on_row(int c, void *data)
@@ -32,14 +35,9 @@ static void on_row(int c, void *data)
     reader *r = data;
     // libcsv is fed a line without its end (CSV_REPALL_NL: every unquoted CR reaches here), so a
     // row ends only at csv_fini (c = -1); anything else is a bare CR, which libcsv takes for a line
-    // end where cd_lines does not: its rows would share one line number.
+    // end where line counting does not: its rows would share one line number.
     if (c != -1) r->bare_cr = 1;
-    cd_csv_table *t = r->t;
-    r->row.line = r->line;
-    cd_grow((void **)&t->rows, sizeof(cd_csv_row), &t->capacity, t->count + 1);
-    t->rows[t->count++] = r->row;
-    r->row = (cd_csv_row){0};
-    r->row_cap = 0;
+    r->ended++;
 }
 
 /// The length of a line without its end: LF, CR LF, or (the file's last line) a lone CR.
@@ -50,67 +48,156 @@ static size_t line_body(const char *line, size_t n)
     return n;
 }
 
+// Line number lineno of path, line[0..n) with its end, through libcsv into r: 1 when it holds a
+// row (r's fields), 0 when it is blank or a comment ('#'), -1 with "path:line: why" in err. Each
+// line is parsed alone: our files never hold quoted newlines. The one place the rules of a CSV
+// line live, for a table in memory and a stream alike.
+static int parse_line(struct csv_parser *p, reader *r, const char *path, size_t lineno, const char *line, size_t n,
+                      char *err, size_t err_len)
+{
+    r->len = r->count = 0;
+    r->ended = r->bare_cr = 0;
+    size_t body = line_body(line, n);
+    if (n - (n && line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
+        char lim[32];
+        cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
+        snprintf(err, err_len, "%s:%zu: line longer than %s: expected CSV rows of at most %s", path, lineno, lim, lim);
+        return -1;
+    }
+    if (memchr(line, '\0', n)) {  // it would end the field early and let the rest pass unread
+        snprintf(err, err_len, "%s:%zu: a NUL byte: expected text", path, lineno);
+        return -1;
+    }
+    size_t lead = 0;
+    while (lead < body && (line[lead] == ' ' || line[lead] == '\t')) ++lead;
+    if (lead == body || line[lead] == '#') return 0;
+    if (csv_parse(p, line, body, on_field, on_row, r) != body) {
+        snprintf(err, err_len, "%s:%zu: %s", path, lineno, csv_strerror(csv_error(p)));
+        return -1;
+    }
+    csv_fini(p, on_field, on_row, r);
+    if (r->bare_cr) {
+        snprintf(err, err_len,
+                 "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF (CR alone "
+                 "does not end a line)",
+                 path, lineno);
+        return -1;
+    }
+    return r->ended > 0;
+}
+
+static void reader_free(reader *r)
+{
+    cd_free(r->text);
+    cd_free(r->start);
+}
+
+// r's row as a table row that owns its fields: one block, the field pointers then their text.
+static cd_csv_row row_copy(const reader *r, size_t lineno)
+{
+    char **fields = cd_alloc(r->count * sizeof(char *) + r->len);
+    char *text = (char *)(fields + r->count);
+    memcpy(text, r->text, r->len);
+    for (size_t i = 0; i < r->count; ++i) fields[i] = text + r->start[i];
+    return (cd_csv_row){fields, r->count, lineno};
+}
+
+static void table_add(cd_csv_table *t, cd_csv_row row)
+{
+    cd_grow((void **)&t->rows, sizeof(cd_csv_row), &t->capacity, t->count + 1);
+    t->rows[t->count++] = row;
+}
+
 int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_table *t, char *err, size_t err_len)
 {
     *t = (cd_csv_table){0};
     struct csv_parser p;
     csv_init(&p, CSV_APPEND_NULL | CSV_REPALL_NL);
-    reader r = {.t = t};
+    reader r = {0};
     cd_lines it = cd_lines_of(text, len);
     const char *line;
     size_t n;
-    int rc = 0;
-    // Feed libcsv one physical line at a time, without its line end, so every row knows its line
-    // number; our files never hold quoted newlines, and a '#' line is a comment.
-    while (!rc && cd_lines_next(&it, &line, &n)) {
-        r.line = it.line;
-        size_t body = line_body(line, n);
-        if (n - (line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
-            char lim[32];
-            cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
-            snprintf(err, err_len, "%s:%zu: line longer than %s: expected CSV rows of at most %s", path, r.line, lim,
-                     lim);
-            rc = -1;
-        } else if (memchr(line, '\0', n)) {  // it would end the field early and let the rest pass unread
-            snprintf(err, err_len, "%s:%zu: a NUL byte: expected text", path, r.line);
-            rc = -1;
-        } else {
-            size_t lead = strspn(line, " \t");
-            if (lead >= body || line[lead] == '#') continue;
-            if (csv_parse(&p, line, body, on_field, on_row, &r) != body) {
-                snprintf(err, err_len, "%s:%zu: %s", path, r.line, csv_strerror(csv_error(&p)));
-                rc = -1;
-            } else {
-                csv_fini(&p, on_field, on_row, &r);
-                if (r.bare_cr) {
-                    snprintf(err, err_len,
-                             "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF "
-                             "(CR alone does not end a line)",
-                             path, r.line);
-                    rc = -1;
-                }
-            }
-        }
-    }
+    int got = 0;
+    while (got >= 0 && cd_lines_next(&it, &line, &n))
+        if ((got = parse_line(&p, &r, path, it.line, line, n, err, err_len)) == 1) table_add(t, row_copy(&r, it.line));
     csv_free(&p);
-    for (size_t i = 0; i < r.row.count; ++i) cd_free(r.row.fields[i]);
-    cd_free(r.row.fields);
-    if (rc) cd_csv_table_free(t);
-    return rc;
+    reader_free(&r);
+    if (got < 0) cd_csv_table_free(t);
+    return got < 0 ? -1 : 0;
+}
+
+struct cd_csv_stream {
+    char *path;
+    cd_line_reader in;
+    struct csv_parser p;
+    reader r;
+    char **fields;  // the current row's field pointers, into r.text
+    size_t fields_cap;
+    cd_csv_row row;
+};
+
+cd_csv_stream *cd_csv_stream_open(const char *path, enum cd_file_accept accept, char *err, size_t err_len)
+{
+    char why[256];
+    cd_line_reader in;
+    if (cd_line_reader_open(&in, path, CD_FILE_MAX_BYTES, accept, CD_TEXT_MAX_LINE, why, sizeof why)) {
+        snprintf(err, err_len, "%s: %s", path, why);
+        return NULL;
+    }
+    cd_csv_stream *s = cd_alloc_zero(1, sizeof *s);
+    size_t n = strlen(path) + 1;
+    s->path = memcpy(cd_alloc(n), path, n);
+    s->in = in;
+    csv_init(&s->p, CSV_APPEND_NULL | CSV_REPALL_NL);
+    return s;
+}
+
+int cd_csv_stream_next(cd_csv_stream *s, const cd_csv_row **row, char *err, size_t err_len)
+{
+    const char *line;
+    size_t n;
+    char why[256];
+    for (;;) {
+        int got = cd_line_reader_next(&s->in, &line, &n, why, sizeof why);
+        if (got == 0) return 0;
+        if (got < 0) {
+            snprintf(err, err_len, "%s: %s", s->path, why);
+            return -1;
+        }
+        got = parse_line(&s->p, &s->r, s->path, s->in.line, line, n, err, err_len);
+        if (got < 0) return -1;
+        if (got == 0) continue;
+        cd_grow((void **)&s->fields, sizeof(char *), &s->fields_cap, s->r.count);
+        for (size_t i = 0; i < s->r.count; ++i) s->fields[i] = s->r.text + s->r.start[i];
+        s->row = (cd_csv_row){s->fields, s->r.count, s->in.line};
+        *row = &s->row;
+        return 1;
+    }
+}
+
+void cd_csv_stream_close(cd_csv_stream *s)
+{
+    if (!s) return;
+    cd_line_reader_close(&s->in);
+    csv_free(&s->p);
+    reader_free(&s->r);
+    cd_free(s->fields);
+    cd_free(s->path);
+    cd_free(s);
 }
 
 int cd_csv_load(const char *path, enum cd_file_accept accept, cd_csv_table *t, char *err, size_t err_len)
 {
+    // Read as a stream: the table is all it holds (the file is never in memory whole).
     *t = (cd_csv_table){0};
-    char *text, why[256];
-    size_t len;
-    if (cd_file_load(path, CD_FILE_MAX_BYTES, accept, &text, &len, why, sizeof why)) {
-        snprintf(err, err_len, "%s: %s", path, why);
-        return -1;
-    }
-    int rc = cd_csv_parse_text(path, text, len, t, err, err_len);
-    cd_free(text);
-    return rc;
+    cd_csv_stream *s = cd_csv_stream_open(path, accept, err, err_len);
+    if (!s) return -1;
+    const cd_csv_row *row;
+    int got;
+    while ((got = cd_csv_stream_next(s, &row, err, err_len)) == 1) table_add(t, row_copy(&s->r, row->line));
+    cd_csv_stream_close(s);
+    if (got < 0) cd_csv_table_free(t);
+    return got < 0 ? -1 : 0;
 }
 
 int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len)
@@ -120,10 +207,7 @@ int cd_csv_read(const char *path, cd_csv_table *t, char *err, size_t err_len)
 
 void cd_csv_table_free(cd_csv_table *t)
 {
-    for (size_t i = 0; i < t->count; ++i) {
-        for (size_t j = 0; j < t->rows[i].count; ++j) cd_free(t->rows[i].fields[j]);
-        cd_free(t->rows[i].fields);
-    }
+    for (size_t i = 0; i < t->count; ++i) cd_free(t->rows[i].fields);  // one block: pointers and text
     cd_free(t->rows);
     *t = (cd_csv_table){0};
 }

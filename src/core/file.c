@@ -108,11 +108,12 @@ static int read_fd(int fd, size_t size, size_t max, char **text, size_t *len, ch
     return 0;
 }
 
-int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char **text, size_t *len, char *err,
-                 size_t err_len)
+// path opened for reading and checked (check_type), then switched to blocking reads: the fd, or
+// -1 with err and errno set. O_NONBLOCK while opening: a FIFO with no writer must not hang before
+// its type is checked.
+static int open_checked(const char *path, size_t max, enum cd_file_accept accept, size_t *size, char *err,
+                        size_t err_len)
 {
-    *text = NULL, *len = 0;
-    // O_NONBLOCK: opening a FIFO with no writer must not hang before its type is checked.
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
@@ -120,13 +121,25 @@ int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char 
         errno = e;
         return -1;
     }
-    size_t size;
-    int rc = check_type(fd, max, accept, &size, err, err_len);
-    if (!rc) {
-        int flags = fcntl(fd, F_GETFL);
-        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a pipe is then read to its end
-        rc = read_fd(fd, size, max, text, len, err, err_len);
+    if (check_type(fd, max, accept, size, err, err_len) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
     }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a pipe is then read to its end
+    return fd;
+}
+
+int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char **text, size_t *len, char *err,
+                 size_t err_len)
+{
+    *text = NULL, *len = 0;
+    size_t size;
+    int fd = open_checked(path, max, accept, &size, err, err_len);
+    if (fd < 0) return -1;
+    int rc = read_fd(fd, size, max, text, len, err, err_len);
     int e = errno;
     close(fd);
     errno = e;
@@ -135,27 +148,84 @@ int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char 
 
 FILE *cd_file_open_stream(const char *path, char *err, size_t err_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);  // O_NONBLOCK: see cd_file_load
-    if (fd < 0) {
-        int e = errno;
-        snprintf(err, err_len, "cannot open: %s", strerror(e));
-        errno = e;
-        return NULL;
-    }
     size_t size;
-    FILE *f = NULL;
-    if (check_type(fd, SIZE_MAX, CD_FILE_REGULAR, &size, err, err_len) == 0) {
-        int flags = fcntl(fd, F_GETFL);
-        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-        f = fdopen(fd, "rb");
-        if (!f) snprintf(err, err_len, "cannot open: %s", strerror(errno));
-    }
+    int fd = open_checked(path, SIZE_MAX, CD_FILE_REGULAR, &size, err, err_len);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         int e = errno;
+        snprintf(err, err_len, "cannot open: %s", strerror(e));
         close(fd);
         errno = e;
     }
     return f;
+}
+
+int cd_line_reader_open(cd_line_reader *r, const char *path, size_t max, enum cd_file_accept accept, size_t max_line,
+                        char *err, size_t err_len)
+{
+    *r = (cd_line_reader){.fd = -1};
+    size_t size;
+    int fd = open_checked(path, max, accept, &size, err, err_len);
+    if (fd < 0) return -1;
+    // Room for the longest line whole with a CR LF after it, and as much again to read into.
+    size_t cap = 2 * (max_line + 2);
+    char *buf = malloc(cap);
+    if (!buf) {
+        snprintf(err, err_len, "out of memory: cannot allocate %zu bytes to read it", cap);
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    *r = (cd_line_reader){.fd = fd, .max = max, .max_line = max_line, .buf = buf, .cap = cap};
+    return 0;
+}
+
+int cd_line_reader_next(cd_line_reader *r, const char **line, size_t *n, char *err, size_t err_len)
+{
+    for (;;) {
+        const char *start = r->buf + r->start, *nl = memchr(start, '\n', r->end - r->start);
+        size_t have = r->end - r->start, most = r->max_line + 2;
+        // A whole line, a line too long to hold (its first max_line + 2 bytes: its caller sees it
+        // is too long), or the last line of the file (no '\n').
+        if (nl || have >= most || (r->eof && have)) {
+            size_t k = nl ? (size_t)(nl - start) + 1 : have < most ? have : most;
+            r->start += k;
+            r->line++;
+            *line = start, *n = k;
+            return 1;
+        }
+        if (r->eof) return 0;
+        if (r->start) {  // keep the partial line, move it to the front to read after it
+            memmove(r->buf, start, have);
+            r->start = 0, r->end = have;
+        }
+        ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            snprintf(err, err_len, "read error: %s", strerror(e));
+            errno = e;
+            return -1;
+        }
+        if (got == 0) r->eof = 1;
+        r->end += (size_t)got;
+        r->total += (size_t)got;
+        if (r->total > r->max) {  // a pipe, or a file that grew since it was opened
+            char lim[32];
+            cd_file_size_text(r->max, lim, sizeof lim);
+            snprintf(err, err_len, "larger than the %s limit: expected a smaller file", lim);
+            errno = EFBIG;
+            return -1;
+        }
+    }
+}
+
+void cd_line_reader_close(cd_line_reader *r)
+{
+    if (r->fd >= 0) close(r->fd);
+    free(r->buf);
+    *r = (cd_line_reader){.fd = -1};
 }
 
 char *cd_file_read(const char *path, size_t *len)

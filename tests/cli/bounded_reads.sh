@@ -3,6 +3,7 @@
 # Bounded reads: every input reader refuses a device, a directory, a file over its size limit
 # (sparse files, so the test writes nothing) and a line over its length limit, and tells an
 # allocation failure (ulimit -v) from an end of file; each exits 2 with the reason and the path.
+# A query CSV, read a row at a time, is answered under a memory limit far below its table's size.
 # usage: bounded_reads.sh CDLAB FIXTURE_DIR
 set -u
 cdlab=$1
@@ -79,7 +80,23 @@ if [ -z "$lim" ]; then
     echo "skip ulimit -v: the program does not start under 512 MiB of address space (a sanitizer build?)"
 else
     truncate -s $((lim * 1024)) mem.csv
-    refused "query under ulimit -v $lim" "mem.csv: out of memory: cannot allocate" sh -c "ulimit -v $lim; \"$cdlab\" query tri-tri mem.csv"
+    printf '[experiment]\nname = s\n[scene]\nfile = mem.csv\n' >mem.ini
+    refused "[scene] file under ulimit -v $lim" "mem.csv: out of memory: cannot allocate" sh -c "ulimit -v $lim; \"$cdlab\" run mem.ini"
+    # A query CSV is read a row at a time, its answers held in a few bytes a row: a valid file of
+    # an eighth of the limit is answered (a table of it in memory took 30 times its size), and a
+    # bad first line of such a file is reported as that line, not as an allocation failure.
+    rows=$((lim * 1024 / 8 / 16))
+    yes 0,0,0,1,2,0,0,1 | head -n "$rows" >big.csv
+    sh -c "ulimit -v $lim; \"\$0\" query sphere-sphere big.csv" "$cdlab" >out 2>err
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ "$(wc -l <out)" -ne $((rows + 1)) ] || [ "$(tail -n 1 out)" != "$rows,1" ]; then
+        echo "FAIL query of $rows rows under ulimit -v $lim: exit $rc, $(head -c 300 err), $(wc -l <out) lines"; fail=1
+    else
+        echo "ok query of $rows rows ($(wc -c <big.csv) bytes) under ulimit -v $lim"
+    fi
+    yes 1 | head -n "$rows" >ones.csv
+    refused "query, bad line 1 of $rows, under ulimit -v $lim" "ones.csv:1: expected 8 fields for sphere-sphere" \
+        sh -c "ulimit -v $lim; \"$cdlab\" query sphere-sphere ones.csv"
     # A trace whose header claims 10^8 objects (a sparse 4 GB file): its buffers, sized by the
     # header, are refused as the file's error, not an abort.
     python3 -c "import struct, sys; f = open('big.trace', 'wb'); f.write(b'CDLTRACE' + struct.pack('<IIQQ6d', 1, 0, 10**8, 1, 0, 0, 0, 1, 1, 1)); f.truncate(80 + 40 * 10**8)"

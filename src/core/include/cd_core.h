@@ -373,6 +373,30 @@ int cd_file_load(const char *path, size_t max, enum cd_file_accept accept, char 
 /// refused before a byte is read (no hang on a FIFO without a writer). The stream, or NULL with
 /// the reason (no path) in err as cd_file_load gives it.
 FILE *cd_file_open_stream(const char *path, char *err, size_t err_len);
+/// A file read a line at a time through one buffer of 2 · (max_line + 2) bytes (cd_line_reader_open):
+/// memory does not grow with the file, and a bad line is seen before the rest is read.
+typedef struct cd_line_reader {
+    int fd;
+    size_t max, total;  ///< the most bytes the file may hold, and the bytes read so far
+    size_t max_line;    ///< the longest line its reader accepts, without its end
+    size_t line;        ///< 1-based number of the line last returned
+    char *buf;
+    size_t cap, start, end;  ///< buf's size, and the bytes read but not yet returned
+    int eof;
+} cd_line_reader;
+
+/// Open path to be read by cd_line_reader_next, refused as cd_file_load refuses it (a device, a
+/// directory, a pipe unless accept says so, a regular file over max bytes). 0, or -1 with the
+/// reason (no path) in err and errno set.
+int cd_line_reader_open(cd_line_reader *r, const char *path, size_t max, enum cd_file_accept accept, size_t max_line,
+                        char *err, size_t err_len);
+/// The next line into *line and *n, with its '\n' if it has one (valid until the next call): 1, 0
+/// at the end, or -1 with "read error: …" or "larger than the 1 GiB limit: …" (no path) in err.
+/// A line longer than max_line + 2 bytes comes back cut to those (no '\n'): enough for its reader
+/// to refuse it as too long, as it must, without holding it.
+int cd_line_reader_next(cd_line_reader *r, const char **line, size_t *n, char *err, size_t err_len);
+/// Close r's file and free its buffer.
+void cd_line_reader_close(cd_line_reader *r);
 /// max as text for messages: "1 GiB", "64 KiB", "123 bytes".
 void cd_file_size_text(size_t max, char *buf, size_t len);
 

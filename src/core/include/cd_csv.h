@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/// One parsed row: fields[0..count) are NUL-terminated strings owned by the table.
+/// One parsed row: fields[0..count) are NUL-terminated strings owned by the table (or stream).
 typedef struct cd_csv_row {
     char **fields;
     size_t count;
@@ -33,6 +33,19 @@ int cd_csv_load(const char *path, enum cd_file_accept accept, cd_csv_table *t, c
 int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_table *t, char *err, size_t err_len);
 /// Free the table's memory (t itself is the caller's).
 void cd_csv_table_free(cd_csv_table *t);
+
+/// A CSV read a row at a time (cd_csv_stream_open): the rules and messages of cd_csv_load, in
+/// memory bounded by the longest line, whatever the file's size; a bad line is reported before
+/// the lines after it are read.
+typedef struct cd_csv_stream cd_csv_stream;
+/// Open path (a regular file, or also a pipe when accept says so; at most CD_FILE_MAX_BYTES): the
+/// stream, or NULL with "path: reason" in err.
+cd_csv_stream *cd_csv_stream_open(const char *path, enum cd_file_accept accept, char *err, size_t err_len);
+/// The next row into *row (it and its fields valid until the next call): 1, 0 at the end of the
+/// file, or -1 with "path:line: reason" or "path: reason" in err.
+int cd_csv_stream_next(cd_csv_stream *s, const cd_csv_row **row, char *err, size_t err_len);
+/// Close s (NULL is fine).
+void cd_csv_stream_close(cd_csv_stream *s);
 /// Parse field as a finite double (subnormals included; a number that overflows or underflows to
 /// zero is rejected); 0 on success, -1 otherwise.
 int cd_csv_parse_double(const char *field, double *out);
