@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `cdlab poses --seed S --poses N --distance D OUT.csv`: export the mesh-pair poses that a mesh
+// `cdlab poses --seed S --poses N --distance D OUT.csv|-`: export the mesh-pair poses that a mesh
 // config with the same seed, poses and distance queries (qw,qx,qy,qz,tx,ty,tz), so other tools can
 // run exactly the same queries; `[mesh] poses_file` reads such a file back.
 #include "cd_bvh.h"
@@ -35,15 +35,16 @@ int cd_cmd_poses(int argc, char **argv)
     };
     const cli_spec spec = {
         .command = "poses",
-        .usage = "[--seed S] [--poses N] [--distance D] OUT.csv",
+        .usage = "[--seed S] [--poses N] [--distance D] OUT.csv|-",
         .opts = opts,
         .count = sizeof opts / sizeof opts[0],
         .min_operands = 1,
         .max_operands = 1,
-        .operands = "one output file",
+        .operands = "one output file (- for standard output)",
         .about = "Write N seeded poses of mesh B (uniform random rotations from seed S, translation (D, 0, 0))\n"
                  "as CSV qw,qx,qy,qz,tx,ty,tz with 17 significant digits; the same poses a mesh config with\n"
-                 "[experiment] seed = S, [mesh] poses = N, distance = D queries.\n"};
+                 "[experiment] seed = S, [mesh] poses = N, distance = D queries. OUT.csv is written whole\n"
+                 "or not at all; - writes standard output.\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     if (rc >= 0) {

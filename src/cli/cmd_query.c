@@ -332,7 +332,7 @@ int cd_cmd_query(int argc, char **argv)
          .words = algos},
         {.name = "out",
          .arg = "OUT.csv",
-         .help = "write the answers there instead of stdout",
+         .help = "write the answers there instead of stdout (- is stdout)",
          .type = CLI_TEXT,
          .dest = &out_path},
     };

@@ -86,11 +86,7 @@ static int cmd_record(const trace_args *a)
 {
     cd_config c;
     char err[4600];
-    struct stat st;
-    if (stat(a->out, &st) == 0 && !S_ISREG(st.st_mode)) {  // an input error (exit 2), as import and export say
-        fprintf(stderr, "cdlab trace record: %s: exists and is not a regular file: not replaced\n", a->out);
-        return 2;
-    }
+    if (cd_cli_output_check("trace record", a->out)) return 2;  // a FIFO, a device, "-": exit 2, as export
     if (cd_config_load(cd_kinds(), a->in, &c, err, sizeof err)) {
         fprintf(stderr, "cdlab trace record: %s\n", err);
         return 2;
@@ -138,7 +134,7 @@ typedef struct csv_in {
     FILE *f;
     const char *path;
     size_t line;
-    char *buf;  // CD_TEXT_MAX_LINE + 1 bytes
+    char *buf;  // CD_TEXT_MAX_LINE + 2 bytes: a line, the CR of its CR LF, a NUL
 } csv_in;
 
 // The next line into in->buf without its line end; its length, -1 at the end of the file, -2 with
@@ -155,7 +151,8 @@ static long csv_line(csv_in *in, char *err, size_t len)
     size_t n = 0;
     for (; c != EOF && c != '\n'; c = getc_unlocked(in->f)) {
         if (c == '\0') return snprintf(err, len, "%s:%zu: a NUL byte in the line", in->path, in->line), -2;
-        if (n == CD_TEXT_MAX_LINE) {
+        // The line's end is not counted: one CR past the limit is kept, and must end the line.
+        if (n == CD_TEXT_MAX_LINE + 1 || (n == CD_TEXT_MAX_LINE && c != '\r')) {
             char lim[32];
             cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
             snprintf(err, len, "%s:%zu: line longer than %s: expected a CSV of rows", in->path, in->line, lim);
@@ -291,13 +288,14 @@ static int parse_world(char *text, double w[6])
 static int cmd_import(const trace_args *a)
 {
     char err[4600], why[256];
+    if (cd_cli_output_check("trace import", a->out)) return 2;
     csv_in in = {.path = a->in};
     in.f = cd_file_open_stream(a->in, why, sizeof why);
     if (!in.f) {
         fprintf(stderr, "cdlab trace import: %s: %s\n", a->in, why);
         return 2;
     }
-    in.buf = cd_alloc(CD_TEXT_MAX_LINE + 1);
+    in.buf = cd_alloc(CD_TEXT_MAX_LINE + 2);
     importer im = {0};
     double v[CSV_FIELDS];
     int rc = 0;

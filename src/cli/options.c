@@ -92,8 +92,15 @@ static int take(const cli_spec *s, const cli_opt *o, const char *v)
         char *end;
         errno = 0;
         double x = strtod(v, &end);
-        bad = end == v || *end || errno || !isfinite(x) || !(x >= o->min && x <= o->max);
-        if (!bad) *(double *)o->dest = x;
+        // glibc sets ERANGE for a subnormal result too, which is exact (4e-324 reads as itself):
+        // only a number that overflows (not finite) or underflows to zero has lost its value.
+        int underflow = errno == ERANGE && x == 0.0;
+        bad = end == v || *end || !isfinite(x) || underflow || !(x >= o->min && x <= o->max);
+        if (underflow) {
+            expected(o, err, sizeof err);
+            snprintf(err + strlen(err), sizeof err - strlen(err), " (it rounds to 0; for zero write 0)");
+        }
+        if (!bad) *(double *)o->dest = x == 0.0 ? 0.0 : x;  // -0 is 0 (no output says "-0")
         break;
     }
     case CLI_WORD:

@@ -21,6 +21,13 @@ static const char *kind_of(mode_t m)
 
 int cd_cli_output_check(const char *cmd, const char *path)
 {
+    if (strcmp(path, "-") == 0) {  // the usual name of standard output, never taken for a file named "-"
+        fprintf(stderr,
+                "cdlab %s: '-': expected a file path (this output cannot go to standard output; ./- names a file "
+                "'-')\n",
+                cmd);
+        return -1;
+    }
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT) return 0;  // a new file (or a dangling link, which the rename replaces)
@@ -36,7 +43,7 @@ int cd_cli_output_check(const char *cmd, const char *path)
 int cd_cli_output_open(cd_cli_output *o, const char *cmd, const char *path)
 {
     *o = (cd_cli_output){.f = stdout, .cmd = cmd, .path = path};
-    if (!path) return 0;
+    if (!path || strcmp(path, "-") == 0) return 0;
     if (cd_cli_output_check(cmd, path)) return 2;
     char err[512];
     if (cd_file_out_open(&o->file, path, err, sizeof err) != 0) {

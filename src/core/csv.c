@@ -40,14 +40,6 @@ static void on_row(int c, void *data)
     r->ended++;
 }
 
-/// The length of a line without its end: LF, CR LF, or (the file's last line) a lone CR.
-static size_t line_body(const char *line, size_t n)
-{
-    if (n && line[n - 1] == '\n') --n;
-    if (n && line[n - 1] == '\r') --n;
-    return n;
-}
-
 // Line number lineno of path, line[0..n) with its end, through libcsv into r: 1 when it holds a
 // row (r's fields), 0 when it is blank or a comment ('#'), -1 with "path:line: why" in err. Each
 // line is parsed alone: our files never hold quoted newlines. The one place the rules of a CSV
@@ -57,8 +49,8 @@ static int parse_line(struct csv_parser *p, reader *r, const char *path, size_t 
 {
     r->len = r->count = 0;
     r->ended = r->bare_cr = 0;
-    size_t body = line_body(line, n);
-    if (n - (n && line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
+    size_t body = cd_line_body(line, n);
+    if (body > CD_TEXT_MAX_LINE) {
         char lim[32];
         cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
         snprintf(err, err_len, "%s:%zu: line longer than %s: expected CSV rows of at most %s", path, lineno, lim, lim);
@@ -66,6 +58,14 @@ static int parse_line(struct csv_parser *p, reader *r, const char *path, size_t 
     }
     if (memchr(line, '\0', n)) {  // it would end the field early and let the rest pass unread
         snprintf(err, err_len, "%s:%zu: a NUL byte: expected text", path, lineno);
+        return -1;
+    }
+    // Said in words: quoted in a message the mark is invisible ("found '0'" for a field "\uFEFF0").
+    if (lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+        snprintf(err, err_len,
+                 "%s:1: starts with a UTF-8 byte-order mark (BOM, bytes EF BB BF): expected CSV text without one "
+                 "(save the file without a BOM)",
+                 path);
         return -1;
     }
     size_t lead = 0;

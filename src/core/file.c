@@ -346,7 +346,7 @@ int cd_text_open(cd_text_file *f, const char *path, char *err, size_t err_len)
     const char *line;
     size_t n;
     while (cd_lines_next(&scan, &line, &n))
-        if (n - (line[n - 1] == '\n') > CD_TEXT_MAX_LINE) {
+        if (cd_line_body(line, n) > CD_TEXT_MAX_LINE) {
             char lim[32];
             cd_file_size_text(CD_TEXT_MAX_LINE, lim, sizeof lim);
             snprintf(err, err_len, "%s:%zu: line longer than %s: expected a text file", path, scan.line, lim);

@@ -50,6 +50,38 @@ refused "config from a pipe over 1 MiB" "/dev/stdin:0: larger than the 1 MiB lim
 refused "query line over 64 KiB" "long.csv:1: line longer than 64 KiB" "$cdlab" query tri-tri long.csv
 printf '[experiment]\nname = s\n[scene]\nfile = long.csv\n' >lf.ini
 refused "[scene] file line over 64 KiB" "long.csv:1: line longer than 64 KiB" "$cdlab" run lf.ini
+# The limit is on the line, not its end: 64 KiB before CR LF (or LF, or a last CR) is accepted, one
+# byte more is refused, for a query (read as a stream), a CSV read whole ([mesh] poses_file) and
+# trace import alike. Each line below is a comment of exactly 64 KiB (or one byte more); a lone CR
+# ends only a file's last line, so only the query's comment (last in its file) ends so.
+line64() { head -c 65535 /dev/zero | tr '\0' x | sed 's/^/#/'; }
+for end in lf crlf cr; do
+    for extra in "" x; do
+        case $end in lf) e='\n' ;; crlf) e='\r\n' ;; cr) e='\r' ;; esac
+        { printf '0,0,0,1,2,0,0,1\n'; line64 | tr -d '\n'; printf "$extra$e"; } >"q_$end$extra.csv"
+        { line64 | tr -d '\n'; printf "$extra$e"; printf 'qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,1,0,0\n'; } >"p_$end$extra.csv"
+        printf '[experiment]\nname = p\nkind = mesh\n[mesh]\na = icosphere:80\nb = icosphere:80\nposes_file = p_%s.csv\n' \
+            "$end$extra" >"p_$end$extra.ini"
+        if [ -z "$extra" ]; then
+            "$cdlab" query sphere-sphere "q_$end.csv" >out 2>err && [ "$(cat out | tr '\n' ' ')" = "line,overlap 1,1 " ] ||
+                { echo "FAIL query, a line of 64 KiB ending $end: $(cat err)"; fail=1; }
+            [ "$end" = cr ] || "$cdlab" run --dry-run "p_$end.ini" >out 2>err ||
+                { echo "FAIL poses_file, a line of 64 KiB ending $end: $(cat err)"; fail=1; }
+        else
+            refused "query, 64 KiB + 1 ending $end" "q_${end}x.csv:2: line longer than 64 KiB" \
+                "$cdlab" query sphere-sphere "q_${end}x.csv"
+            [ "$end" = cr ] || refused "poses_file, 64 KiB + 1 ending $end" "p_${end}x.csv:1: line longer than 64 KiB" \
+                "$cdlab" run --dry-run "p_${end}x.ini"
+        fi
+    done
+done
+"$cdlab" trace record "$fix/tiny.ini" -o t.trace >/dev/null 2>&1 && "$cdlab" trace export t.trace -o t.csv 2>err ||
+    { echo "FAIL setup trace: $(cat err)"; fail=1; }
+{ line64 | tr -d '\n'; printf '\r\n'; cat t.csv; } >t64.csv
+{ line64 | tr -d '\n'; printf 'x\r\n'; cat t.csv; } >t65.csv
+"$cdlab" trace import t64.csv -o t64.trace >out 2>err || { echo "FAIL trace import, a line of 64 KiB + CR LF: $(cat err)"; fail=1; }
+refused "trace import, 64 KiB + 1 + CR LF" "t65.csv:1: line longer than 64 KiB" "$cdlab" trace import t65.csv -o t65.trace
+echo "ok lines of 64 KiB with any line end: accepted; 64 KiB + 1: refused"
 
 # The files of a run directory: meta.ini or frames.csv replaced by /dev/zero, or a line of 1 MiB.
 "$cdlab" run --quiet --output "$tmp/runs" --run-id a "$fix/tiny.ini" >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }

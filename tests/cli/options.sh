@@ -5,7 +5,7 @@
 # count exit 2 with `cdlab <command>: ...` and write nothing; options may follow the operands, take
 # --opt=value, and "--" ends them. Values with documented bounds: verify --scenes/--poses/--threads,
 # run --run-id (portable names, not `latest`), snapshot --frame, compare --format/--threshold,
-# query --algo, poses --poses, run --shard/--cpu.
+# query --algo, poses --poses and --distance, run --shard/--cpu; "-" as an output path.
 # usage: options.sh CDLAB FIXTURE_DIR
 set -u
 cdlab=$1
@@ -90,6 +90,28 @@ bad "--threshold 'abc': expected a percentage" compare --threshold abc a b
 bad "--algo 'fast': expected one of exact, gd, float" query --algo fast tri-tri x.csv
 bad "--poses '0'" poses --poses 0 out.csv
 bad "--distance 'nan'" poses --distance nan out.csv
+# A number that underflows to 0 is refused and says so; a subnormal is exact and taken as it is
+# (glibc's ERANGE for it once refused 4e-324 as out of [0, 1e+06]); -0 is 0 (never written "-0").
+bad "--distance '1e-400': expected a number in [0, 1e+06] (it rounds to 0" poses --distance 1e-400 out.csv
+good poses --poses 1 --distance 4e-324 -
+[ "$(sed -n 2p out | cut -d, -f5)" = 4.9406564584124654e-324 ] || { echo "FAIL --distance 4e-324: $(cat out)"; fail=1; }
+good poses --poses 1 --distance -0 -
+[ "$(sed -n 2p out | cut -d, -f5)" = 0 ] || { echo "FAIL --distance -0: $(cat out)"; fail=1; }
+# "-" is standard output where a command writes one CSV (poses, query --out, trace export -o),
+# and refused elsewhere: never a file named "-".
+[ "$(head -n 1 out)" = qw,qx,qy,qz,tx,ty,tz ] && [ ! -e ./- ] || { echo "FAIL poses -: $(ls -A)"; fail=1; }
+good query sphere-sphere "$fix/query/sphere_sphere.csv" --out -
+cmp -s out "$fix/query/sphere_sphere.expected" && [ ! -e ./- ] || { echo "FAIL query --out -: $(ls -A)"; fail=1; }
+bad "'-': expected a file path" report -o - a
+for sub in "record -o - tiny.ini" "import -o - x.csv"; do
+    "$cdlab" trace $sub >out 2>err
+    rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -qF "cdlab trace ${sub%% *}: '-': expected a file path" err || [ -e ./- ]; then
+        echo "FAIL cdlab trace $sub: exit $rc, $(cat err)"; fail=1
+    else
+        echo "ok cdlab trace $sub -> $(cat err)"
+    fi
+done
 
 # Order and forms: options after the operands, --opt=value, "--" ending the options.
 good run tiny.ini --dry-run

@@ -38,6 +38,15 @@ printf '0,0,0,1,2,0,0,1\r\n\r\n0,0,0,1,3,0,0,1\r' >"$tmp/ss_crlf.csv"
     { echo "FAIL CR LF line ends: $(cat "$tmp/err")"; fail=1; }
 [ "$("$cdlab" query sphere-sphere "$tmp/ss_crlf.csv" 2>&1 | tr '\n' ' ')" = "line,overlap 1,1 3,0 " ] ||
     { echo "FAIL CR LF and a last CR: $("$cdlab" query sphere-sphere "$tmp/ss_crlf.csv" 2>&1)"; fail=1; }
+# A UTF-8 byte-order mark is named as such (quoted, it was an invisible character: "found '0'").
+printf '\357\273\2770,0,0,1,2,0,0,1\n' >"$tmp/bom.csv"
+"$cdlab" query sphere-sphere "$tmp/bom.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 2 ] || ! grep -qF "$tmp/bom.csv:1: starts with a UTF-8 byte-order mark (BOM" "$tmp/err" || [ -s "$tmp/out" ]; then
+    echo "FAIL a BOM: exit $rc, $(cat "$tmp/err")"; fail=1
+else
+    echo "ok a BOM: $(cat "$tmp/err")"
+fi
 count=0
 for f in "$fix"/bad/*.csv; do
     count=$((count + 1))

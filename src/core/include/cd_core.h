@@ -449,6 +449,14 @@ long cd_text_getline(cd_text_file *f, char **line);
 /// Free what f holds.
 void cd_text_close(cd_text_file *f);
 
+/// The length of line[0..n) without its end: LF, CR LF, or a lone CR ending the file's last line.
+/// Line length limits count this, so a line of the limit ending in CR LF is accepted as with LF.
+static inline size_t cd_line_body(const char *line, size_t n)
+{
+    if (n && line[n - 1] == '\n') --n;
+    if (n && line[n - 1] == '\r') --n;
+    return n;
+}
 /// A line iterator over text[0..len).
 static inline cd_lines cd_lines_of(const char *text, size_t len) { return (cd_lines){text, len, 0, 0}; }
 /// The next line into *line and *n (with its '\n' if it has one): 1, or 0 at the end.
