@@ -182,6 +182,18 @@ void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len)
     }
 }
 
+// The run's warnings, for meta.ini's [warnings].
+void cd_run_keep_warning(cd_run *r, const char *msg)
+{
+    for (size_t i = 0; i < r->warning_count; ++i)
+        if (strcmp(r->warnings[i], msg) == 0) return;  // a resumed run meets its config's warnings again
+    if (r->warning_count < CD_RUN_MAX_WARNINGS) {
+        size_t n = strlen(msg);
+        r->warnings[r->warning_count] = cd_alloc(n + 1);
+        memcpy(r->warnings[r->warning_count++], msg, n + 1);
+    }
+}
+
 // [cdlab]: the build that measured.
 static void write_build(FILE *f, const cd_run *r)
 {

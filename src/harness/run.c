@@ -317,16 +317,6 @@ void cd_run_summary_row(cd_run *r, const cd_cell *cells)
 }
 
 // Keep a warning for meta.ini.
-void cd_run_keep_warning(cd_run *r, const char *msg)
-{
-    for (size_t i = 0; i < r->warning_count; ++i)
-        if (strcmp(r->warnings[i], msg) == 0) return;  // a resumed run meets its config's warnings again
-    if (r->warning_count < CD_RUN_MAX_WARNINGS) {
-        size_t n = strlen(msg);
-        r->warnings[r->warning_count] = cd_alloc(n + 1);
-        memcpy(r->warnings[r->warning_count++], msg, n + 1);
-    }
-}
 
 static void add_note(cd_run *r, const char *prefix, const char *fmt, va_list ap)
 {
