@@ -21,6 +21,28 @@ cd_update_mode cd_broad_update_mode(const cd_params *p)
 
 cd_params cd_broad_params_default(const cd_broad_method *m) { return cd_params_defaults(m->params, m->param_count); }
 
+// The methods whose candidates every frame checks (cd_broad_check_candidates): plugins', whose
+// code cdlab does not trust to name cubes of the scene. Written before any thread starts, read at
+// each cd_broad_create, so cdlab's own methods pay nothing per candidate.
+enum { CHECKED_MAX = 128 };
+static const cd_broad_method *checked_methods[CHECKED_MAX];
+static size_t checked_count;
+
+void cd_broad_check_candidates(const cd_broad_method *m)
+{
+    for (size_t k = 0; k < checked_count; ++k)
+        if (checked_methods[k] == m) return;
+    CD_ASSERT(checked_count < CHECKED_MAX);
+    checked_methods[checked_count++] = m;
+}
+
+static int candidates_checked(const cd_broad_method *m)
+{
+    for (size_t k = 0; k < checked_count; ++k)
+        if (checked_methods[k] == m) return 1;
+    return 0;
+}
+
 cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int threads, const cd_scene *s)
 {
     cd_broad *b = cd_alloc(sizeof *b);
@@ -40,6 +62,8 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->last_moved = NULL;
     b->last_ident = NULL;
     b->last_count = 0;
+    b->check = candidates_checked(m);
+    b->bad = (cd_broad_bad){0, {0, 0}};
     return b;
 }
 
@@ -91,10 +115,37 @@ static void step_narrow_flush(cd_pair_sink *sink)
     c->narrow_ns += cd_now_ns() - t0;
 }
 
+// A checked method's sink (cd_broad.check): a batch's candidates that name no pair of the scene's
+// objects are dropped and counted before the narrow step behind the check reads the scene at them.
+typedef struct id_check {
+    void (*flush)(cd_pair_sink *sink);  // the narrow step's sink behind the check
+    void *ctx;
+    uint32_t n;        // the scene's objects
+    cd_broad_bad bad;  // what was dropped
+} id_check;
+
+static void id_check_flush(cd_pair_sink *sink)
+{
+    id_check *c = sink->ctx;
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < sink->count; ++k) {
+        cd_pair p = sink->buf[k];
+        if (p.a < c->n && p.b < c->n && p.a != p.b)
+            sink->buf[kept++] = p;
+        else if (c->bad.count++ == 0)
+            c->bad.first = p;
+    }
+    sink->count = kept;
+    sink->flush = c->flush, sink->ctx = c->ctx;
+    c->flush(sink);
+    sink->flush = id_check_flush, sink->ctx = c;
+}
+
 // The method's candidates (all of them, or part k's when part_index > 0) through the narrow step
-// into out. Returns the time spent in the narrow step.
+// into out; a checked method's bad ones are dropped and counted in *bad. Returns the time spent in
+// the narrow step.
 static uint64_t candidates_into(cd_broad *b, const cd_scene *s, uint32_t part_index, cd_pair_list *out,
-                                cd_broad_stats *st)
+                                cd_broad_stats *st, cd_broad_bad *bad)
 {
     cd_pair buf[SINK_CAPACITY];
     cd_sat_build settle = cd_sat_build_settling(b->sat);
@@ -109,11 +160,14 @@ static uint64_t candidates_into(cd_broad *b, const cd_scene *s, uint32_t part_in
     step_narrow step = {b->narrow, s, part_index, !b->method->boxes_tested && !b->method->untested, out, st, 0};
     cd_pair_sink sink = {buf, 0, SINK_CAPACITY, b->narrow.test ? step_narrow_flush : cube_narrow_flush,
                          b->narrow.test ? (void *)&step : (void *)&cube};
+    id_check check = {sink.flush, sink.ctx, s->count, {0, {0, 0}}};
+    if (b->check) sink.flush = id_check_flush, sink.ctx = &check;
     if (part_index)
         b->method->candidates_part(b->self, s, part_index - 1, CD_BROAD_PARTS, &sink, st);
     else
         b->method->candidates(b->self, s, &sink, st);
     sink.flush(&sink);
+    *bad = check.bad;
     return b->narrow.test ? step.narrow_ns : cube.narrow_ns;
 }
 
@@ -123,7 +177,7 @@ static void run_part(cd_broad *b, const cd_scene *s, uint32_t k)
     cd_broad_part *part = &b->parts[k];
     part->pairs.count = 0;
     memset(&part->st, 0, sizeof part->st);
-    part->narrow_ns = candidates_into(b, s, k + 1, &part->pairs, &part->st);
+    part->narrow_ns = candidates_into(b, s, k + 1, &part->pairs, &part->st, &part->bad);
 }
 
 // Part k, its time into busy[k].
@@ -166,6 +220,8 @@ static double frame_parts(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_
         st->bv_tests += part->st.bv_tests;
         st->candidates += part->st.candidates;
         st->narrow_tests += part->st.narrow_tests;
+        if (part->bad.count && !b->bad.count) b->bad.first = part->bad.first;  // the first part's first
+        b->bad.count += part->bad.count;
         narrow += part->narrow_ns;
         total += busy[k];
     }
@@ -300,6 +356,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
 {
     memset(st, 0, sizeof *st);
     out->count = 0;
+    b->bad.count = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
     cd_scene_moves m;
     size_t still = 0, same = 0;
@@ -309,7 +366,7 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
         double share = frame_parts(b, s, out, st);
         narrow_ns = (uint64_t)(share * (double)(cd_now_ns() - t1));
     } else {
-        narrow_ns = candidates_into(b, s, 0, out, st);
+        narrow_ns = candidates_into(b, s, 0, out, st, &b->bad);
     }
     if (b->narrow.frame_done) {
         uint64_t t2 = cd_now_ns();

@@ -72,14 +72,16 @@ static void plugin_line(const cd_plugin_file *p, char *buf, size_t len)
         buf[0] = '\0';
 }
 
-// Pairs of method m on scene s, one fresh frame.
-static size_t frame_pairs(const cd_broad_method *m, const cd_param_settings *p, const cd_scene *s)
+// Pairs of method m on scene s, one fresh frame; *bad: the candidates a plugin's method named
+// outside the scene (cd_broad.bad), which `cdlab run` refuses.
+static size_t frame_pairs(const cd_broad_method *m, const cd_param_settings *p, const cd_scene *s, cd_broad_bad *bad)
 {
     cd_broad *b = cd_verify_broad_create(m, p, s);
     cd_pair_list out = {0};
     cd_broad_stats st;
     cd_broad_frame(b, s, &out, &st, NULL);
     size_t n = out.count;
+    *bad = b->bad;
     cd_pair_list_free(&out);
     cd_broad_destroy(b);
     return n;
@@ -106,6 +108,7 @@ typedef struct repro_frame {
     uint32_t scene, cubes;
     int frame, alone;
     size_t want, got;
+    cd_broad_bad bad;  // the method's candidates that name no pair of the scene's cubes
 } repro_frame;
 
 // The comment at the top of a broad reproducer: what `cdlab run` of it shows.
@@ -114,6 +117,13 @@ static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint6
     const char *m = t->method->name;
     int k = snprintf(buf, len, "; cdlab verify: %s fails on this frame (seed %llu, scene %u, frame %d).\n", m,
                      (unsigned long long)seed, r->scene, r->frame);
+    if (r->bad.count) {
+        snprintf(buf + k, len - (size_t)k,
+                 "; cdlab run this file: the point fails (exit 1): %s reports %llu candidate(s) naming no pair\n"
+                 "; of the scene's %u cubes, the first (%u, %u).\n",
+                 m, (unsigned long long)r->bad.count, r->cubes, r->bad.first.a, r->bad.first.b);
+        return;
+    }
     if (r->want != r->got) {
         snprintf(buf + k, len - (size_t)k,
                  "; cdlab run this file: summary.csv's pairs_mean of naive (%zu) and of %s "
@@ -157,7 +167,8 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
         return;
     }
     r.cubes = back->count;
-    r.want = frame_pairs(cd_registry_find("naive"), &p, back), r.got = frame_pairs(t->method, &p, back);
+    cd_broad_bad none;
+    r.want = frame_pairs(cd_registry_find("naive"), &p, back, &none), r.got = frame_pairs(t->method, &p, back, &r.bad);
     cd_scene_destroy(back);
     repro_comment(comment, sizeof comment, t, seed, &r);
     plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
@@ -169,7 +180,11 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
                      comment, t->method->name, plug, t->method->name, params))
         return;
     printf("      reproduce: cdlab run %s   (scene %u frame %d, %u cubes; ", ini, r.scene, r.frame, r.cubes);
-    if (r.want != r.got)
+    if (r.bad.count)
+        printf("%s reports candidates naming no pair of the scene's cubes, the first (%u, %u): cdlab run "
+               "refuses the point",
+               t->method->name, r.bad.first.a, r.bad.first.b);
+    else if (r.want != r.got)
         printf("naive finds %zu pairs, %s %zu", r.want, t->method->name, r.got);
     else
         printf("naive and %s both find %zu pairs: a candidate-contract failure the pair set cannot show; "

@@ -416,6 +416,7 @@ typedef struct bodies_repeat_setup {
     cd_frame_times t;
     uint64_t peer_tris, t0, tm, t1, nu;
     uint32_t moved;
+    char bad[1400];  // why the point is refused: a plugin's method named bodies the scene has not
 } bodies_repeat_setup;
 
 static int bodies_repeat_start(cd_run *r, bodies_state *s, bodies_repeat_setup *u)
@@ -468,6 +469,7 @@ static int bodies_frame(void *ctx, int64_t f)
         u->t.broad_ms = (double)(cd_now_ns() - u->t1) * 1e-6, u->t.narrow_ms = NAN;
     } else {
         cd_broad_frame(u->broad_phase, u->b->scene, &u->pairs, &u->st, &u->t);
+        if (cd_kinds_bad_candidates(u->broad_phase, u->b->scene, "bodies", u->bad, sizeof u->bad)) return -1;
     }
     if (f < 0 && u->nw) cd_bodies_narrow_take_stats(u->nw);  // warm-up: its counts are no sample
     return 0;
@@ -547,7 +549,12 @@ static int bodies_repeat(cd_run *r, bodies_state *s, uint32_t rep, int last)
                     .ctx = &u,
                     .frame = bodies_frame,
                     .done = bodies_frame_done};
-    cd_run_frames(r, &fr);  // neither bodies_frame nor bodies_frame_done fails
+    if (cd_run_frames(r, &fr)) {  // only bodies_frame fails, on a plugin's bad candidates
+        cd_run_fail(r, "%s", u.bad);
+        cd_pair_list_free(&u.pairs);
+        bodies_repeat_end(&u);
+        return -1;
+    }
     if (last && !u.peer) measure_costs(u.b, &u.pairs, s->pt.mode, &s->cv, &s->cp);
     cd_pair_list_free(&u.pairs);
     bodies_repeat_end(&u);

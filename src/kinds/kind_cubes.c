@@ -42,6 +42,19 @@ static const char *check_cube_method(const char *w)
     return cd_kinds_check_method(w);
 }
 
+int cd_kinds_bad_candidates(const cd_broad *b, const cd_scene *s, const char *noun, char *why, size_t len)
+{
+    if (!b->bad.count) return 0;
+    const cd_plugin_file *f = cd_plugins_method_owner(b->method);
+    snprintf(why, len,
+             "method %s (plugin %s) reported %llu candidate(s) that name no pair of the scene's %u %s, the first "
+             "(%u, %u): expected two different ids below %u; the point is refused (cdlab verify --plugin checks "
+             "a plugin's methods)",
+             b->method->name, f ? f->path : "?", (unsigned long long)b->bad.count, s->count, noun, b->bad.first.a,
+             b->bad.first.b, s->count);
+    return -1;
+}
+
 int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_t err_len)
 {
     char path[4096], why[1200];
@@ -435,6 +448,7 @@ typedef struct cubes_repeat {
     cd_broad_stats st;
     cd_frame_times t;
     int step_failed;
+    int bad_candidates;  // a plugin's method named objects the scene has not (cd_kinds_bad_candidates)
     char why[4400];
 } cubes_repeat;
 
@@ -446,6 +460,7 @@ static int cubes_frame(void *ctx, int64_t f)
     if (cd_cubes_step(&u->motion, u->scene, u->s->threads, u->why, sizeof u->why)) return u->step_failed = 1, -1;
     if (f >= 0) u->motion_ns = u->clock_ns() - t0;
     cd_broad_frame(u->b, u->scene, &u->pairs, &u->st, &u->t);
+    if (cd_kinds_bad_candidates(u->b, u->scene, "cubes", u->why, sizeof u->why)) return u->bad_candidates = 1, -1;
     return 0;
 }
 
@@ -529,6 +544,10 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
     cd_pair_list_free(&u.pairs);
     if (u.step_failed) {  // the trace ended early or holds a bad frame: the point fails
         cd_run_fail(r, "%s: %s", source, u.why);
+        return -1;
+    }
+    if (u.bad_candidates) {
+        cd_run_fail(r, "%s", u.why);
         return -1;
     }
     m->repeats_done++;

@@ -63,6 +63,11 @@ int cd_cubes_point_start(const cd_point *p, struct cd_scene **scene, struct cd_b
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res. 0, or -1 after
 /// cd_run_fail.
 int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
+/// 0 when b's last frame had no bad candidates (cd_broad.bad: a plugin's method naming objects the
+/// scene s has not), else -1 with why the point is refused in why (the method, its plugin, the
+/// first bad pair; noun: what the scene's objects are, "cubes" or "bodies").
+int cd_kinds_bad_candidates(const struct cd_broad *b, const struct cd_scene *s, const char *noun, char *why,
+                            size_t len);
 /// NULL when w names a registered broad phase, else what was expected (a [method] method check).
 const char *cd_kinds_check_method(const char *w);
 /// The [method] plugin key every kind with broad phases or hierarchies has (CD_KINDS_PLUGIN_KEY in

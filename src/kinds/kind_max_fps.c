@@ -94,6 +94,7 @@ typedef struct search {
     int cpu;  ///< thread CPU time instead of wall clock
     probe *pr;
     size_t count, cap;
+    int failed;  ///< a probe failed (cd_run_fail): the point fails
 } search;
 
 static double judged(const search *q, const cd_cubes_result *m)
@@ -104,6 +105,7 @@ static double judged(const search *q, const cd_cubes_result *m)
 // Measure n cubes, remember the probe, say whether it meets the target.
 static int try_n(search *q, uint32_t n)
 {
+    if (q->failed) return 0;
     for (size_t i = 0; i < q->count; ++i)
         if (q->pr[i].cubes == n) return judged(q, &q->pr[i].res) <= q->limit_ms;
     if (q->count == q->cap) cd_grow((void **)&q->pr, sizeof *q->pr, &q->cap, q->count + 1);
@@ -112,8 +114,10 @@ static int try_n(search *q, uint32_t n)
     p->order = (uint32_t)(q->count - 1);
     q->s->cubes = n;
     q->s->cpu_clock = q->cpu;
-    (void)cd_cubes_measure(q->r, q->s, &p->res);  // fails only on a [scene] file, which max_fps has not
-    return judged(q, &p->res) <= q->limit_ms;
+    // Fails only on a plugin's bad candidates (max_fps reads no [scene] file): every probe after
+    // that fails at once, and the point with the first probe's reason (cd_run_fail).
+    if (cd_cubes_measure(q->r, q->s, &p->res)) q->failed = 1;
+    return !q->failed && judged(q, &p->res) <= q->limit_ms;
 }
 
 static int max_fps_run_point(cd_run *r, const cd_point *p)
@@ -125,7 +129,7 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
     double resolution = cd_point_num(p, "search", "resolution");
     const char *statistic = cd_point_text(p, "search", "statistic");
     const char *clock = cd_point_text(p, "search", "clock");
-    search q = {r, &s, limit_ms, strcmp(statistic, "p05") == 0, strcmp(clock, "cpu") == 0, NULL, 0, 0};
+    search q = {r, &s, limit_ms, strcmp(statistic, "p05") == 0, strcmp(clock, "cpu") == 0, NULL, 0, 0, 0};
 
     // Bracket: lo passes (0 = none yet), hi fails (0 = none yet). start = limit measures that one
     // cube count and searches nothing (a fixed-N measurement under this kind's clock).
@@ -158,6 +162,10 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
             lo = n;
         else
             hi = n;
+    }
+    if (q.failed) {
+        cd_free(q.pr);
+        return -1;
     }
     if (!hi && start != limit)
         cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,

@@ -143,6 +143,7 @@ int cd_registry_add(const cd_broad_method *const *m, size_t nm, const cd_bvh_var
         return -1;
     }
     append(r, m, nm);
+    for (size_t i = 0; i < nm; ++i) cd_broad_check_candidates(m[i]);  // a plugin's code names the cubes
     for (size_t i = 0; i < nv; ++i) r->variants[r->variant_count++] = &v[i];
     return 0;
 }

@@ -3,12 +3,15 @@
 # Plugins through the cdlab program: a good plugin's method runs beside cdlab's own (same pairs as
 # naive) and meta.ini records the file's path, size and SHA-256; every bad plugin is refused with
 # exit 2, the config's file:line and the plugin's path, and nothing written; `cdlab methods
-# --plugin` lists what a plugin adds and refuses a bad one the same way.
+# --plugin` lists what a plugin adds and refuses a bad one the same way. A method whose candidates
+# name objects the scene has not fails its point (exit 1) naming the method, plugin and pair, in
+# every kind that runs broad phases, serial and in parts.
 # usage: plugins.sh CDLAB GOOD.so NAIVE_COPY.so NO_ENTRY.so WRONG_ABI.so CLASH.so NULL_CALLBACK.so
+#        BAD_IDS.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 cdlab=$(abs "$1") good=$(abs "$2") naive=$(abs "$3") no_entry=$(abs "$4") abi=$(abs "$5") clash=$(abs "$6")
-null_cb=$(abs "$7")
+null_cb=$(abs "$7") bad_ids=$(abs "$8")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -140,6 +143,29 @@ else
         { echo "FAIL mesh: the plugin's variant found other triangle pairs than obb"; fail=1; }
 fi
 
+# Candidates that name no pair of the scene's objects (bad_ids.c): the point fails with the
+# method, its plugin and the first bad pair, exit 1, before anything reads the scene at those ids.
+bad_ids_run() {  # name method pair noun kind-lines: one point of the kind, refused
+    printf '[experiment]\nwarmup = 0\nframes = 2\nrepeats = 1\n%s\n[run]\ncounters =\n' "$5" |
+        sed "s|^plugin = .*|plugin = $bad_ids\nmethod = $2|" > "$tmp/cfg/$1.ini"
+    "$cdlab" run --quiet --output "$tmp/out" --run-id r "$tmp/cfg/$1.ini" >/dev/null 2>"$tmp/err"
+    rc=$?
+    want="point 0: method $2 (plugin $bad_ids) reported"
+    if [ "$rc" -ne 1 ] || ! grep -qF -- "$want" "$tmp/err" || ! grep -qF -- "$4, the first $3: expected" "$tmp/err"; then
+        echo "FAIL $1: exit $rc, expected 1 and '$want ... $4, the first $3': $(cat "$tmp/err")"; fail=1
+    else
+        echo "ok $1 -> $(cat "$tmp/err")"
+    fi
+}
+bad_ids_run bad_ids_cubes plugin_bad_ids "(0, 4294967280)" "40 cubes" \
+    "$(printf '[scene]\ncubes = 40\n[method]\nplugin = ')"
+bad_ids_run bad_ids_parts plugin_bad_ids_parts "(0, 40)" "40 cubes" \
+    "$(printf '[scene]\ncubes = 40\n[method]\nplugin = \nthreads = 2')"
+bad_ids_run bad_ids_bodies plugin_bad_ids "(0, 4294967280)" "30 bodies" \
+    "$(printf 'kind = bodies\n[scene]\nbodies = 30\n[bodies]\nmeshes = icosphere:80\n[method]\nplugin = \nhierarchy = obb')"
+bad_ids_run bad_ids_max_fps plugin_bad_ids_parts "(0, 50)" "50 cubes" \
+    "$(printf 'kind = max_fps\n[search]\nstart = 50\nlimit = 200\n[method]\nplugin = ')"
+
 # cdlab methods --plugin
 "$cdlab" methods --plugin "$good" > "$tmp/methods" 2>&1
 grep -q "^example_grid .*(plugin $(cd "$(dirname "$good")" && pwd -P)/" "$tmp/methods" ||
@@ -148,5 +174,5 @@ grep -q "^example_grid .*(plugin $(cd "$(dirname "$good")" && pwd -P)/" "$tmp/me
 rc=$?
 { [ "$rc" -eq 2 ] && grep -qF "$abi: plugin ABI" "$tmp/methods"; } ||
     { echo "FAIL methods --plugin bad: exit $rc: $(cat "$tmp/methods")"; fail=1; }
-[ "$fail" -eq 0 ] && echo "ok: 7 bad plugins refused, a good one run and recorded"
+[ "$fail" -eq 0 ] && echo "ok: 7 bad plugins refused, a good one run and recorded, bad candidates refused"
 exit "$fail"

@@ -4,11 +4,12 @@
 # fails (exit 1) with a reproducer that `cdlab run` measures beside naive with fewer pairs; a
 # plugin's hierarchy variant passes against brute force; bad usage exits 2. The verdict names the
 # scene its reproducer holds; a method that breaks only the candidate contract (the pair set stays
-# naive's) fails with a reproducer that says so instead of promising different pair counts.
-# usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so
+# naive's) fails with a reproducer that says so instead of promising different pair counts. Methods
+# whose candidates name objects the scene has not fail as bad candidates, never read.
+# usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so BAD_IDS.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
-cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6")
+cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6") bad_ids=$(abs "$7")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -67,6 +68,18 @@ if "$cdlab" run --quiet --output res --run-id n repro2/plugin_narrow_candidates/
 else
     echo "FAIL candidate-contract reproducer: cdlab run failed: $(cat err)"; fail=1
 fi
+
+# Candidates naming no pair of the scene's cubes ((0, 0xFFFFFFF0) serially; (0, n) and (1, 1) in
+# parts): dropped before the narrow step reads the scene, counted as bad candidates, not as extra
+# pairs read from past the arrays; the reproducer says cdlab run refuses the point.
+"$cdlab" verify --plugin "$bad_ids" --scenes 30 --out repro3 >out 2>err
+rc=$?
+cat out
+{ [ "$rc" -eq 1 ] &&
+  grep -q '^FAIL  plugin_bad_ids  .* 0 of [0-9]* pairs missed, 0 extra, 0 duplicated candidates, [1-9][0-9]* bad' out &&
+  grep -q '^FAIL  plugin_bad_ids_parts .* 0 of [0-9]* pairs missed, 0 extra, 0 duplicated candidates, [1-9][0-9]* bad' out &&
+  grep -q 'plugin_bad_ids reports candidates naming no pair of the scene.s cubes, the first (0, 4294967280): cdlab run refuses the point' out; } ||
+    { echo "FAIL bad ids: exit $rc: $(cat out err)"; fail=1; }
 
 # A plugin with a broad phase and a hierarchy variant: both verified (the variant against brute force).
 "$cdlab" verify --plugin "$variant" --scenes 100 --poses 8 >out 2>err

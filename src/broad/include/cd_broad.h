@@ -159,11 +159,20 @@ typedef struct cd_broad_method {
 /// more than threads, so dynamic scheduling evens out crowded regions.
 #define CD_BROAD_PARTS 64u
 
+/// A checked method's candidates of one frame that named no pair of two objects of the scene (an
+/// id at or past its count, or a == b): dropped before the narrow step, which would read the scene
+/// at those ids (see cd_broad_check_candidates).
+typedef struct cd_broad_bad {
+    uint64_t count;  ///< how many (0: none)
+    cd_pair first;   ///< the first one, as the method reported it
+} cd_broad_bad;
+
 /// One part's output in a parallel frame (kept between frames: no per-frame malloc).
 typedef struct cd_broad_part {
     cd_pair_list pairs;
     cd_broad_stats st;
     uint64_t narrow_ns;
+    cd_broad_bad bad;  ///< the part's dropped candidates (checked methods only)
 } cd_broad_part;
 
 /// A narrow step other than the cube scene's (cd_broad_set_narrow): test candidates cand[0, n)
@@ -201,6 +210,8 @@ typedef struct cd_broad {
     uint8_t *last_moved;    ///< a bit per cube, the kept filter's: those of last_ident (zero elsewhere)
     uint32_t *last_ident;   ///< the move list of the coherent frame that last kept pairs, as idents
     uint32_t last_count;    ///< its length
+    int check;              ///< the frame checks the method's candidates (cd_broad_check_candidates)
+    cd_broad_bad bad;       ///< the last frame's bad candidates (always none when check is 0)
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
@@ -221,6 +232,13 @@ const cd_broad_method *const *cd_broad_builtin_methods(size_t *count);
 cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int threads, const cd_scene *s);
 /// Free b (NULL allowed).
 void cd_broad_destroy(cd_broad *b);
+/// Check m's candidates in every frame of the instances created from now on: each must name two
+/// different objects of the scene (a, b < count, a != b); the others are dropped before the narrow
+/// step reads the scene at their ids and counted in cd_broad.bad, which the caller reads after
+/// cd_broad_frame (a kind fails the point). For methods whose code cdlab does not vouch for (a
+/// plugin's: cd_registry_add marks them); cdlab's own methods are unchecked and pay nothing. Not
+/// thread-safe: mark before any thread creates instances.
+void cd_broad_check_candidates(const cd_broad_method *m);
 /// Run step as b's narrow step from the next frame on, instead of the cube scene's exact test
 /// (the frame still drops candidates whose boxes do not overlap before step sees them, unless the
 /// method is untested).

@@ -28,8 +28,9 @@ const cd_bvh_variant *cd_registry_variant_find(const char *name);
 
 /// Add methods m[0, nm) and variants v[0, nv) (a plugin's; they must outlive the process's use of
 /// the registry), all or none: -1 with the reason in why when a name is taken (by a built-in or
-/// an earlier addition, or twice in the lists) or the registry is full. Not thread-safe: add
-/// before any thread reads the registry.
+/// an earlier addition, or twice in the lists) or the registry is full. The methods added are
+/// untrusted code: every frame checks their candidates (cd_broad_check_candidates). Not
+/// thread-safe: add before any thread reads the registry.
 int cd_registry_add(const cd_broad_method *const *m, size_t nm, const cd_bvh_variant *v, size_t nv, char *why,
                     size_t why_len);
 
