@@ -20,6 +20,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// The names a plugin's parameter may not have (cd_config_name_taken, which the plugin loader asks)
+// are not those of cdlab's own methods and variants either: the rule refuses nothing cdlab does.
+static void test_builtin_params_take_no_key_name(void **state)
+{
+    (void)state;
+    char what[200];
+    size_t nm, nv;
+    const cd_broad_method *const *m = cd_registry_methods(&nm);
+    const cd_bvh_variant *const *v = cd_registry_variants(&nv);
+    for (size_t i = 0; i < nm; ++i)
+        for (size_t k = 0; k < m[i]->param_count; ++k)
+            if (cd_config_name_taken(cd_kinds(), m[i]->params[k].name, what, sizeof what))
+                fail_msg("method %s: parameter %s is %s", m[i]->name, m[i]->params[k].name, what);
+    for (size_t i = 0; i < nv; ++i)
+        for (size_t k = 0; k < v[i]->param_count; ++k)
+            if (cd_config_name_taken(cd_kinds(), v[i]->params[k].name, what, sizeof what))
+                fail_msg("variant %s: parameter %s is %s", v[i]->name, v[i]->params[k].name, what);
+    // What it does refuse: a key of any section of any kind, the kinds' and the runner's columns.
+    const char *taken[] = {"seed",  "threads", "method",          "plugin", "hierarchy",
+                           "cubes", "pairs",   "frame_ms_median", "point",  "peak_rss_bytes"};
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; ++i)
+        assert_true(cd_config_name_taken(cd_kinds(), taken[i], what, sizeof what));
+    assert_false(cd_config_name_taken(cd_kinds(), "cell_factor", what, sizeof what));
+}
+
 static void test_sha256_vectors(void **state)
 {
     (void)state;
@@ -576,6 +601,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_builtin_params_take_no_key_name),
         cmocka_unit_test(test_value_lists_and_ranges),
         cmocka_unit_test(test_config_and_plan),
         cmocka_unit_test(test_plan_crosses_declared_params),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Small informational subcommands.
+#include "cd_kinds.h"
 #include "cd_plugins.h"
 #include "cd_registry.h"
 #include "cd_build_config.h"
@@ -11,7 +12,7 @@
 int cd_cli_load_plugin(const char *cmd, const char *path)
 {
     char err[1200];
-    if (cd_plugins_load(path, err, sizeof err) == 0) {
+    if (cd_plugins_load(path, cd_kinds(), err, sizeof err) == 0) {
         const cd_plugin_file *f = cd_plugins_find(path);
         if (f && !f->plugin->optimized)
             fprintf(stderr,

@@ -72,11 +72,11 @@ const char **cd_run_header_fields(const cd_run *r, int frames, size_t *n)
     size_t *keys = cd_run_key_columns(r->cfg, &nkeys);
     const char **f = cd_alloc((cols + nkeys + 2 + r->counters.count) * sizeof *f);
     size_t k = 0;
-    f[k++] = "point";
+    f[k++] = cd_runner_columns[0];
     for (size_t i = 0; i < nkeys; ++i) f[k++] = r->cfg->keys[keys[i]].spec->name;
     cd_free(keys);
     for (size_t i = 0; i < cols; ++i) f[k++] = frames ? kind->frame_columns[i].name : kind->summary_columns[i].name;
-    if (!frames) f[k++] = "peak_rss_bytes";
+    if (!frames) f[k++] = cd_runner_columns[1];
     for (size_t i = 0; i < r->counters.count; ++i) f[k++] = r->counters.names[i];
     *n = k;
     return f;

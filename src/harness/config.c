@@ -72,6 +72,46 @@ const cd_key_spec *cd_common_keys(size_t *count)
     return common_keys;
 }
 
+const char *const cd_runner_columns[CD_RUNNER_COLUMNS] = {"point", "peak_rss_bytes"};
+
+// Is name a key of the table spec[0, n)? Says which in what.
+static int table_has(const cd_key_spec *spec, size_t n, const char *kind, const char *name, char *what, size_t len)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(spec[i].name, name) == 0) {
+            snprintf(what, len, "the key [%s] %s of %s%s", spec[i].section, name, kind ? "kind " : "every kind",
+                     kind ? kind : "");
+            return 1;
+        }
+    return 0;
+}
+
+// Is name a column of col[0, n), the kind's columns of file? Says which in what.
+static int columns_have(const cd_column *col, size_t n, const char *file, const char *kind, const char *name,
+                        char *what, size_t len)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(col[i].name, name) == 0)
+            return snprintf(what, len, "the %s column %s of kind %s", file, name, kind), 1;
+    return 0;
+}
+
+int cd_config_name_taken(const cd_kind_set *kinds, const char *name, char *what, size_t len)
+{
+    if (table_has(common_keys, sizeof common_keys / sizeof common_keys[0], NULL, name, what, len)) return 1;
+    for (size_t i = 0; i < CD_RUNNER_COLUMNS; ++i)
+        if (strcmp(cd_runner_columns[i], name) == 0) return snprintf(what, len, "the column %s of every kind", name), 1;
+    for (size_t i = 0; i < kinds->count; ++i) {
+        const cd_kind *k = kinds->kinds[i];
+        if (table_has(k->keys, k->key_count, k->name, name, what, len) ||
+            table_has(k->more_keys, k->more_key_count, k->name, name, what, len) ||
+            columns_have(k->frame_columns, k->frame_column_count, "frames.csv", k->name, name, what, len) ||
+            columns_have(k->summary_columns, k->summary_column_count, "summary.csv", k->name, name, what, len))
+            return 1;
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Raw INI entries, collected with their line numbers.
 
@@ -291,6 +331,27 @@ static int validate_common(cd_config *c, char *err, size_t err_len)
             cd_config_error(c, ctr, err, err_len, "[run] counters: event name too long: expected < 64 characters");
             return -1;
         }
+    // Each event is a column of both CSVs: one of a key's, the kind's or the runner's name would be
+    // a second column of that name (e.g. a method parameter named like a PAPI preset).
+    for (size_t i = 0; i < ctr->count; ++i) {
+        const char *e = ctr->values[i].text, *what = NULL;
+        for (size_t j = 0; j < CD_RUNNER_COLUMNS; ++j)
+            if (strcmp(cd_runner_columns[j], e) == 0) what = "the runner's";
+        for (size_t j = 0; !what && j < c->key_count; ++j)
+            if (c->keys[j].spec->sweep && strcmp(c->keys[j].spec->name, e) == 0) what = "a key's";
+        char col[200];
+        if (!what &&
+            (columns_have(c->kind->frame_columns, c->kind->frame_column_count, "", "", e, col, sizeof col) ||
+             columns_have(c->kind->summary_columns, c->kind->summary_column_count, "", "", e, col, sizeof col)))
+            what = "the kind's";
+        if (what) {
+            cd_config_error(c, ctr, err, err_len,
+                            "[run] counters: event %s: the CSVs have %s column of that name already: expected an "
+                            "event whose name no key or column has",
+                            e, what);
+            return -1;
+        }
+    }
     const cd_config_key *iso = find_key(c, "run", "isolate");
     if (strcmp(iso->values[0].text, "process") == 0 && ctr->count) {
         cd_config_error(c, iso, err, err_len,
@@ -457,6 +518,7 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
     // The kind decides which keys exist, so read it first.
     const cd_kind *kind = find_kind(kinds, &r, err, err_len);
     if (!kind) goto fail;
+    c->kinds = kinds;
     setup_keys(c, kind);
     if (check_sections(c, &r, err, err_len)) goto fail;
     // The kind's preload key first: what it loads decides what the other keys may hold.

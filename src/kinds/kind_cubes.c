@@ -60,7 +60,7 @@ int cd_kinds_load_plugins(cd_config *c, const cd_config_key *k, char *err, size_
     char path[4096], why[1200];
     for (size_t i = 0; i < k->count; ++i) {
         cd_config_resolve(c, k->values[i].text, path, sizeof path);
-        if (cd_plugins_load(path, why, sizeof why)) {
+        if (cd_plugins_load(path, c->kinds, why, sizeof why)) {
             cd_config_error(c, k, err, err_len, "[method] plugin: %s", why);
             return -1;
         }

@@ -3,7 +3,7 @@
 // registry as it was; the caller reports err (naming its config line) and exits 2.
 #include "cd_plugins.h"
 #include "cd_registry.h"
-#include "cd_harness_cli.h"  // cd_sha256_hex
+#include "cd_harness_cli.h"  // cd_sha256_hex, cd_config_name_taken
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,7 +28,24 @@ static int good_name(const char *s)
     return 1;
 }
 
-static int check_method(const cd_broad_method *m, size_t i, char *why, size_t len)
+// The parameters spec[0, n) of `what` (a method or variant) against the names the kinds use: a
+// parameter is a [method] key and a key column, so one named like another key or a column would
+// be a second key or column of that name (the runner asserts key columns are unique).
+static int params_free(const cd_param_spec *spec, size_t n, const cd_kind_set *kinds, const char *what,
+                       const char *name, char *why, size_t len)
+{
+    char taken[200];
+    for (size_t i = 0; kinds && i < n; ++i)
+        if (cd_config_name_taken(kinds, spec[i].name, taken, sizeof taken))
+            return snprintf(why, len,
+                            "%s '%s': parameter '%s' has the name of %s: expected a name no config key or CSV "
+                            "column has",
+                            what, name, spec[i].name, taken),
+                   -1;
+    return 0;
+}
+
+static int check_method(const cd_broad_method *m, size_t i, const cd_kind_set *kinds, char *why, size_t len)
 {
     if (!m) return snprintf(why, len, "methods[%zu] is NULL: expected a cd_broad_method", i), -1;
     if (!good_name(m->name))
@@ -50,10 +67,10 @@ static int check_method(const cd_broad_method *m, size_t i, char *why, size_t le
     char w[300];
     if (!cd_param_table_ok(m->params, m->param_count, w, sizeof w))
         return snprintf(why, len, "method '%s': params: %s", m->name, w), -1;
-    return 0;
+    return params_free(m->params, m->param_count, kinds, "method", m->name, why, len);
 }
 
-static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t len)
+static int check_variant(const cd_bvh_variant *v, size_t i, const cd_kind_set *kinds, char *why, size_t len)
 {
     if (!good_name(v->name))
         return snprintf(why, len, "variants[%zu] has name '%s': expected letters, digits and _", i,
@@ -66,6 +83,7 @@ static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t le
     char w[300];
     if (!cd_param_table_ok(v->params, v->param_count, w, sizeof w))
         return snprintf(why, len, "hierarchy variant '%s': params: %s", v->name, w), -1;
+    if (params_free(v->params, v->param_count, kinds, "hierarchy variant", v->name, why, len)) return -1;
     cd_params p = cd_bvh_variant_params_default(v);
     cd_bvh_plan plan = v->plan(&p);
     int ok = plan.count >= 1 && plan.count <= CD_BVH_PLAN_MAX;
@@ -83,7 +101,7 @@ static int check_variant(const cd_bvh_variant *v, size_t i, char *why, size_t le
     return 0;
 }
 
-static int check_plugin(const cd_plugin *p, char *why, size_t len)
+static int check_plugin(const cd_plugin *p, const cd_kind_set *kinds, char *why, size_t len)
 {
     if (!p) return snprintf(why, len, CD_PLUGIN_ENTRY "() returned NULL: expected a cd_plugin"), -1;
     if (p->abi == 2)
@@ -122,9 +140,9 @@ static int check_plugin(const cd_plugin *p, char *why, size_t len)
     if (p->method_count + p->variant_count == 0)
         return snprintf(why, len, "provides no method and no hierarchy variant: expected at least one"), -1;
     for (size_t i = 0; i < p->method_count; ++i)
-        if (check_method(p->methods[i], i, why, len)) return -1;
+        if (check_method(p->methods[i], i, kinds, why, len)) return -1;
     for (size_t i = 0; i < p->variant_count; ++i)
-        if (check_variant(&p->variants[i], i, why, len)) return -1;
+        if (check_variant(&p->variants[i], i, kinds, why, len)) return -1;
     return 0;
 }
 
@@ -149,7 +167,7 @@ const cd_plugin_file *cd_plugins_find(const char *path)
     return NULL;
 }
 
-int cd_plugins_load(const char *path, char *err, size_t err_len)
+int cd_plugins_load(const char *path, const cd_kind_set *kinds, char *err, size_t err_len)
 {
     char real[PATH_MAX], why[700];
     struct stat st;
@@ -196,7 +214,7 @@ int cd_plugins_load(const char *path, char *err, size_t err_len)
     memcpy(&entry, &sym, sizeof entry);  // ISO C has no object-to-function pointer cast
     const cd_plugin *p = entry();
     cd_plugin_file *f = &loaded[loaded_count];
-    if (check_plugin(p, why, sizeof why) ||
+    if (check_plugin(p, kinds, why, sizeof why) ||
         cd_registry_add(p->methods, p->method_count, p->variants, p->variant_count, why, sizeof why)) {
         snprintf(err, err_len, "%s: %s", path, why);
         dlclose(h);

@@ -7,11 +7,11 @@
 # name objects the scene has not fails its point (exit 1) naming the method, plugin and pair, in
 # every kind that runs broad phases, serial and in parts.
 # usage: plugins.sh CDLAB GOOD.so NAIVE_COPY.so NO_ENTRY.so WRONG_ABI.so CLASH.so NULL_CALLBACK.so
-#        BAD_IDS.so
+#        BAD_IDS.so PARAM_KEY_NAME.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 cdlab=$(abs "$1") good=$(abs "$2") naive=$(abs "$3") no_entry=$(abs "$4") abi=$(abs "$5") clash=$(abs "$6")
-null_cb=$(abs "$7") bad_ids=$(abs "$8")
+null_cb=$(abs "$7") bad_ids=$(abs "$8") param_name=$(abs "$9")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -68,6 +68,10 @@ refused clash_builtin "$clash" "method 'grid' clashes with the built-in method o
 refused clash_plugin "../lib/libnaive_a.so, ../lib/libnaive_b.so" \
     "method 'plugin_naive' clashes with the method of that name of a plugin loaded before" "$tmp/cfg/../lib/libnaive_b.so"
 refused null_callback "$null_cb" "method 'plugin_naive' has a NULL candidates" "$null_cb"
+# A parameter named like a config key (here [method] threads): a second key and key column of that
+# name, refused at load rather than at the run's first CSV header.
+refused param_key_name "$param_name" \
+    "method 'plugin_naive': parameter 'threads' has the name of the key [method] threads of kind cubes" "$param_name"
 
 # A good plugin, by a path relative to the config's directory, run beside naive.
 cp "$good" "$tmp/lib/libgood.so"
@@ -174,5 +178,9 @@ grep -q "^example_grid .*(plugin $(cd "$(dirname "$good")" && pwd -P)/" "$tmp/me
 rc=$?
 { [ "$rc" -eq 2 ] && grep -qF "$abi: plugin ABI" "$tmp/methods"; } ||
     { echo "FAIL methods --plugin bad: exit $rc: $(cat "$tmp/methods")"; fail=1; }
-[ "$fail" -eq 0 ] && echo "ok: 7 bad plugins refused, a good one run and recorded, bad candidates refused"
+"$cdlab" methods --plugin "$param_name" > "$tmp/methods" 2>&1
+rc=$?
+{ [ "$rc" -eq 2 ] && grep -qF "parameter 'threads' has the name of the key" "$tmp/methods"; } ||
+    { echo "FAIL methods --plugin param_key_name: exit $rc: $(cat "$tmp/methods")"; fail=1; }
+[ "$fail" -eq 0 ] && echo "ok: 8 bad plugins refused, a good one run and recorded, bad candidates refused"
 exit "$fail"

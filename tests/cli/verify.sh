@@ -7,9 +7,10 @@
 # naive's) fails with a reproducer that says so instead of promising different pair counts. Methods
 # whose candidates name objects the scene has not fail as bad candidates, never read.
 # usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so BAD_IDS.so
+#        PARAM_KEY_NAME.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
-cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6") bad_ids=$(abs "$7")
+cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6") bad_ids=$(abs "$7") param_name=$(abs "$8")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -88,7 +89,7 @@ cat out
 { [ "$rc" -eq 0 ] && grep -q '^ok    plugin_naive ' out && grep -q '^ok    plugin_sphere_obb .* triangle pairs' out; } ||
     { echo "FAIL variant plugin: exit $rc: $(cat out err)"; fail=1; }
 
-for args in "--method no_such_method" "--scenes many" "--threads 0" "--plugin $abi"; do
+for args in "--method no_such_method" "--scenes many" "--threads 0" "--plugin $param_name" "--plugin $abi"; do
     # shellcheck disable=SC2086
     "$cdlab" verify $args >out 2>err
     rc=$?

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Plugins that cdlab must refuse, one per -D flag (tests/cli/plugins.sh): each is a working plugin
-// but for one defect; and NARROW_CANDIDATES, a method that breaks only the candidate contract
+// but for one defect (PARAM_KEY_NAME: a parameter named like a config key, [method] threads); and
+// NARROW_CANDIDATES, a method that breaks only the candidate contract
 // (tests/cli/verify.sh). The method borrows the callbacks of cdlab's own naive method, which the cdlab
 // program exports (so a plugin that resolves cd_ symbols to the program is exercised too).
 #include "cd_plugin.h"
@@ -54,10 +55,21 @@ static const cd_bvh_variant variants[] = {
      variant_params, 1},
 };
 
+#ifdef PARAM_KEY_NAME
+// A second [method] threads: the config's key and a column of the CSVs already have that name.
+static const cd_param_spec key_named[] = {
+    {"threads", CD_PARAM_INT, "1", 1, 4, NULL, "a parameter named like the key"},
+};
+#endif
+
 CD_PLUGIN_EXPORT const cd_plugin *cdlab_plugin_v1(void)
 {
     method = cd_broad_naive;
     method.name = "plugin_naive";
+#ifdef PARAM_KEY_NAME
+    method.params = key_named;
+    method.param_count = 1;
+#endif
 #ifdef CLASH_BUILTIN
     method.name = "grid";  // cdlab's own
 #endif

@@ -84,10 +84,11 @@ typedef struct cd_config {
     char *path;  ///< as given
     char *text;  ///< the file's bytes (copied into the run directory)
     size_t text_len;
-    char sha256[65];             ///< hex SHA-256 of text
-    const struct cd_kind *kind;  ///< from [experiment] kind
-    cd_config_key *keys;         ///< common keys then the kind's keys, in table order; a method key's
-                                 ///< parameters right after it
+    char sha256[65];                  ///< hex SHA-256 of text
+    const struct cd_kind *kind;       ///< from [experiment] kind
+    const struct cd_kind_set *kinds;  ///< the kinds it was checked against (cd_config_load)
+    cd_config_key *keys;              ///< common keys then the kind's keys, in table order; a method key's
+                                      ///< parameters right after it
     size_t key_count;
     char **warnings;  ///< "path:line: ..." that do not stop the run (meta.ini keeps them)
     size_t warning_count;

@@ -22,6 +22,12 @@ int cd_config_parse(const cd_kind_set *kinds, const char *path, const char *text
 void cd_config_free(cd_config *c);
 /// The keys every kind shares ([experiment] and [run]); *count receives their number.
 const cd_key_spec *cd_common_keys(size_t *count);
+/// 1 when name is taken by a key of any section of any kind of kinds (the common ones included) or
+/// a column of their CSVs (the runner's point and peak_rss_bytes, a kind's frame and summary
+/// columns), with what takes it in what; else 0. A method's parameter of such a name would be a
+/// second key of that name in a config, or a second column of its CSVs (cd_plugins_load refuses
+/// it in a plugin).
+int cd_config_name_taken(const cd_kind_set *kinds, const char *name, char *what, size_t len);
 /// Number of points of c (product of the value counts), saturating at SIZE_MAX.
 size_t cd_plan_size(const cd_config *c);
 /// Fill p for point index (p->pick must hold cfg->key_count entries).

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+struct cd_kind_set;  // cd_harness.h
+
 /// A plugin file loaded into this process: what meta.ini records of it.
 typedef struct cd_plugin_file {
     char path[4096];  ///< absolute path, symbolic links resolved
@@ -18,8 +20,10 @@ typedef struct cd_plugin_file {
 } cd_plugin_file;
 
 /// Load the plugin at path and register its methods. Loading a file already loaded does nothing.
-/// Returns 0, or -1 with "path: what is wrong: what was expected" in err, and nothing registered.
-int cd_plugins_load(const char *path, char *err, size_t err_len);
+/// Its methods' and variants' parameters may not be named like a key or CSV column of kinds
+/// (cd_config_name_taken; NULL: not checked). Returns 0, or -1 with "path: what is wrong: what
+/// was expected" in err, and nothing registered.
+int cd_plugins_load(const char *path, const struct cd_kind_set *kinds, char *err, size_t err_len);
 /// The plugins loaded so far, in load order; *count receives their number.
 const cd_plugin_file *cd_plugins_loaded(size_t *count);
 /// The loaded plugin that is the file at path (symbolic links resolved), or NULL.
