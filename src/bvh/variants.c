@@ -4,6 +4,8 @@
 #include "cd_bvh.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static cd_bvh_plan uniform(uint8_t kind) { return (cd_bvh_plan){1, {INT_MAX}, {kind}}; }
@@ -54,6 +56,51 @@ cd_bvh_plan cd_bvh_variant_plan(const cd_bvh_variant *v, const cd_param_settings
     int rc = cd_params_apply(&p, set, why, sizeof why);
     CD_ASSERT(rc == 0);
     return v->plan(&p);
+}
+
+int cd_bvh_plan_check(const cd_bvh_plan *plan, char *why, size_t len)
+{
+    if (plan->count < 1 || plan->count > CD_BVH_PLAN_MAX)
+        return snprintf(why, len, "%d segments: expected 1 to %d", plan->count, CD_BVH_PLAN_MAX), -1;
+    for (int k = 0; k < plan->count; ++k) {
+        unsigned kind = plan->kind[k];
+        if (kind != CD_BV_SPHERE && kind != CD_BV_OBB && kind != CD_BV_OBB_SPHERE && kind != CD_BV_AABB)
+            return snprintf(why, len,
+                            "segment %d has kind %u: expected an enum cd_bv_kind (1 sphere, 2 OBB, 3 OBB+sphere, "
+                            "4 AABB)",
+                            k, kind),
+                   -1;
+        // The last segment runs to any depth: its until is not read.
+        if (k > 0 && k < plan->count - 1 && plan->until[k] < plan->until[k - 1])
+            return snprintf(why, len, "segment %d ends at depth %d, before segment %d (%d): expected depths increasing",
+                            k, plan->until[k], k - 1, plan->until[k - 1]),
+                   -1;
+    }
+    return 0;
+}
+
+size_t cd_bvh_variant_probes(const cd_bvh_variant *v, cd_param_settings *set, size_t max)
+{
+    size_t n = 0;
+    if (max) set[n++] = (cd_param_settings){0};
+    for (size_t i = 0; i < v->param_count; ++i) {
+        const cd_param_spec *s = &v->params[i];
+        char def[64];
+        snprintf(def, sizeof def, "%s", s->def);
+        if (s->type == CD_PARAM_WORD) {
+            for (const char *const *w = s->words; *w && n < max; ++w)
+                if (strcmp(*w, def) != 0)
+                    set[n] = (cd_param_settings){0}, cd_param_settings_put(&set[n++], s->name, "%s", *w);
+            continue;
+        }
+        double ends[2] = {s->min, s->max};
+        for (int e = 0; e < 2 && n < max; ++e) {
+            if (ends[e] == strtod(def, NULL) || (e == 1 && s->max == s->min)) continue;  // the defaults cover it
+            set[n] = (cd_param_settings){0};
+            cd_param_settings_put(&set[n++], s->name, "%.17g", ends[e]);
+        }
+    }
+    return n;
 }
 
 uint8_t cd_bvh_plan_kind(const cd_bvh_plan *plan, int depth)

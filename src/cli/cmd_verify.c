@@ -195,6 +195,14 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
                               "which the CSV cannot hold: it is the first failing frame all the same");
 }
 
+// A parameter setting as text: "name = value" items joined by sep ("": the defaults).
+static void setting_text(const cd_param_settings *set, const char *sep, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (uint32_t i = 0, n = 0; i < set->count && n < len; ++i)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s = %s", i ? sep : "", set->item[i].name, set->item[i].text);
+}
+
 static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t poses, const char *out)
 {
     size_t np;
@@ -213,16 +221,18 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
     if (bad || !realpath(csv, real)) return;
     plugin_line(cd_plugins_variant_owner(t->variant), plug, sizeof plug);
     const char *ref = strcmp(t->variant->name, "obb") == 0 ? "sphere" : "obb";
+    char params[1200];  // the failing setting, as [method] lines
+    setting_text(&t->first_bad_params, "\n", params, sizeof params);
     if (write_config(
             ini,
             "; cdlab verify: hierarchy %s disagrees with brute force on this pose (seed %llu, mesh pair %d,\n"
             "; pose %lld, leaf size %d). cdlab run this file: summary.csv's pairs_mean of %s and of %s differ.\n"
             "[experiment]\nkind = mesh\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
             "[mesh]\na = %s\nb = %s\nposes_file = %s\n\n"
-            "[method]\n%shierarchy = %s, %s\nmode = all_pairs\nleaf_size = %d\n\n[run]\ncounters =\n",
+            "[method]\n%shierarchy = %s, %s\nmode = all_pairs\nleaf_size = %d\n%s%s\n[run]\ncounters =\n",
             t->variant->name, (unsigned long long)seed, t->first_bad_pair, (long long)t->first_bad, t->first_bad_leaf,
-            ref, t->variant->name, t->variant->name, mp->a, mp->b, real, plug, ref, t->variant->name,
-            t->first_bad_leaf))
+            ref, t->variant->name, t->variant->name, mp->a, mp->b, real, plug, ref, t->variant->name, t->first_bad_leaf,
+            params, params[0] ? "\n" : ""))
         return;
     printf("      reproduce: cdlab run %s   (%s against %s, one pose)\n", ini, mp->a, mp->b);
 }
@@ -444,16 +454,21 @@ static int verify_bvh(const verify_args *a, cd_verify_bvh_tally *bt, size_t nh, 
     for (size_t k = 0; k < nh; ++k) {
         const cd_verify_bvh_tally *x = &bt[k];
         if (x->first_bad < 0 && x->queries > 0) {
-            printf("ok    %-24s %llu queries, %llu triangle pairs: brute force's pairs, first hits right\n",
-                   x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->pairs_compared);
+            printf("ok    %-24s %llu queries at %u parameter setting(s), %llu triangle pairs: brute force's pairs, "
+                   "first hits right\n",
+                   x->variant->name, (unsigned long long)x->queries, x->settings,
+                   (unsigned long long)x->pairs_compared);
             continue;
         }
         failed = 1;
-        printf("FAIL  %-24s %llu queries: %llu of %llu triangle pairs missed, %llu extra, %llu first hits "
-               "wrong; first failure: mesh pair %d, pose %lld, leaf size %d\n",
-               x->variant->name, (unsigned long long)x->queries, (unsigned long long)x->missed,
+        char at[1200];
+        setting_text(&x->first_bad_params, ", ", at, sizeof at);
+        printf("FAIL  %-24s %llu queries at %u parameter setting(s): %llu of %llu triangle pairs missed, %llu "
+               "extra, %llu first hits wrong; first failure: mesh pair %d, pose %lld, leaf size %d%s%s\n",
+               x->variant->name, (unsigned long long)x->queries, x->settings, (unsigned long long)x->missed,
                (unsigned long long)x->pairs_compared, (unsigned long long)x->extra,
-               (unsigned long long)x->first_hit_wrong, x->first_bad_pair, (long long)x->first_bad, x->first_bad_leaf);
+               (unsigned long long)x->first_hit_wrong, x->first_bad_pair, (long long)x->first_bad, x->first_bad_leaf,
+               at[0] ? ", " : "", at);
         bvh_reproducer(x, a->seed, (uint32_t)a->poses, a->out);
     }
     return failed;

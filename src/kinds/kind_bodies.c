@@ -157,7 +157,8 @@ static int bodies_validate(cd_config *c, char *err, size_t err_len)
     // The peers share one BVHModel per mesh, placed by rigid transforms.
     if (refuse_with_peer(c, "deform", 0.0, "which shares one BVHModel per mesh", err, err_len) ||
         refuse_with_peer(c, "size_ratio", 1.0, "whose objects carry rigid transforms over one BVHModel per mesh", err,
-                         err_len))
+                         err_len) ||
+        kinds_check_plans(c, err, err_len))
         return -1;
     const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
     const cd_config_key *faces = cd_config_key_get(c, "bodies", "faces");
@@ -348,6 +349,8 @@ void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
     const cd_bvh_variant *v = cd_registry_variant_find(cd_point_text(p, "method", "hierarchy"));
     cd_params vp = cd_point_params(p, "method", "hierarchy", v->params, v->param_count);
     bp.plan = v->plan(&vp);
+    pt->plan_refused[0] = '\0';
+    kinds_plan_refused(v, &vp, &bp.plan, pt->plan_refused, sizeof pt->plan_refused);
     bp.leaf_size = (uint32_t)cd_point_num(p, "method", "leaf_size");
     bp.deform = cd_point_num(p, "bodies", "deform");
     pt->params = bp;
@@ -422,6 +425,7 @@ typedef struct bodies_repeat_setup {
 static int bodies_repeat_start(cd_run *r, bodies_state *s, bodies_repeat_setup *u)
 {
     char err[1024];
+    if (s->pt.plan_refused[0]) return cd_run_fail(r, "%s", s->pt.plan_refused), -1;  // before building it
     *u = (bodies_repeat_setup){.b = cd_bodies_create(&s->pt.params, err, sizeof err), .s = s};
     if (!u->b) return cd_run_fail(r, "%s", err), -1;
     s->build_ms = u->b->build_ms;

@@ -18,9 +18,11 @@ typedef struct cd_bodies_point {
     char buf[KIND_BODIES_MAX_MESHES][4096];  // the specs, files resolved against the config's directory
     const char *specs[KIND_BODIES_MAX_MESHES];
     char mesh_list[2048];  ///< the specs, space-separated (the summary's meshes)
+    /// Empty, or why params.plan (a plugin variant's) cannot be built: the point is refused.
+    char plan_refused[1200];
 } cd_bodies_point;
 
-/// Fill pt from point p of a kind-bodies config.
+/// Fill pt from point p of a kind-bodies config (pt->plan_refused says whether its plan is buildable).
 void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt);
 
 #endif

@@ -4,6 +4,7 @@
 // along x (or by poses read from CSV); each pose is one query of the pair traversal of src/bvh.
 // One frames.csv row per pose, one summary.csv row per point with the cost-model terms.
 #include "cd_bvh.h"
+#include "cd_plugins.h"
 #include "cd_registry.h"
 #include "kind_cubes.h"
 #include "cd_harness.h"
@@ -184,6 +185,62 @@ const char *cd_kinds_variant_at(size_t i, const cd_param_spec **params, size_t *
 
 static const cd_method_key hierarchy_key[] = {CD_KINDS_HIERARCHY_KEY};
 
+// "name = value, ..." of a variant's parameters p, or "its defaults" when it has none.
+static void params_text(const cd_params *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", p->count ? "" : "its defaults");
+    for (size_t i = 0, n = 0; i < p->count && n < len; ++i) {
+        char v[64];
+        cd_params_format(p, i, v, sizeof v);
+        n += (size_t)snprintf(buf + n, len - n, "%s%s = %s", i ? ", " : "", p->spec[i].name, v);
+    }
+}
+
+int kinds_plan_refused(const cd_bvh_variant *v, const cd_params *vp, const cd_bvh_plan *plan, char *why, size_t len)
+{
+    char what[300], at[400];
+    if (cd_bvh_plan_check(plan, what, sizeof what) == 0) return 0;
+    params_text(vp, at, sizeof at);
+    const cd_plugin_file *f = cd_plugins_variant_owner(v);
+    snprintf(why, len, "hierarchy variant %s (plugin %s) at %s: its plan: %s", v->name, f ? f->path : "?", at, what);
+    return -1;
+}
+
+int kinds_check_plans(cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *hk = cd_config_key_get(c, "method", "hierarchy");
+    size_t h = (size_t)(hk - c->keys);
+    size_t *pick = cd_alloc_zero(c->key_count, sizeof *pick);
+    cd_point p = {.cfg = c, .index = 0, .pick = pick};
+    int rc = 0;
+    for (size_t v = 0; v < hk->count && rc == 0; ++v) {
+        const cd_bvh_variant *var = cd_registry_variant_find(hk->values[v].text);
+        if (!var || !cd_plugins_variant_owner(var)) continue;  // cdlab's own plans hold by construction
+        pick[h] = v;
+        for (;;) {
+            cd_params vp = cd_point_params(&p, "method", "hierarchy", var->params, var->param_count);
+            cd_bvh_plan plan = var->plan(&vp);
+            char why[1200];
+            if (kinds_plan_refused(var, &vp, &plan, why, sizeof why)) {
+                cd_config_error(c, hk, err, err_len, "[method] hierarchy: %s", why);
+                rc = -1;
+                break;
+            }
+            // The next combination of the values the config gives the variant's parameters (the
+            // parameter keys follow the hierarchy key; a key the config leaves out has one value).
+            size_t k = h + 1;
+            for (; k < c->key_count && c->keys[k].owner == h + 1; ++k) {
+                if (!c->keys[k].read_by[v] || !c->keys[k].line) continue;
+                if (++pick[k] < c->keys[k].count) break;
+                pick[k] = 0;
+            }
+            if (k == c->key_count || c->keys[k].owner != h + 1) break;
+        }
+    }
+    cd_free(pick);
+    return rc;
+}
+
 static int check_faces(const cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *faces = cd_config_key_get(c, "mesh", "faces");
@@ -212,7 +269,8 @@ static int check_faces(const cd_config *c, char *err, size_t err_len)
 
 static int mesh_validate(cd_config *c, char *err, size_t err_len)
 {
-    if (check_faces(c, err, err_len) || check_mesh_files(c, err, err_len)) return -1;
+    if (check_faces(c, err, err_len) || check_mesh_files(c, err, err_len) || kinds_check_plans(c, err, err_len))
+        return -1;
     const char *bare[64];
     size_t nbare = 0;
     for (int m = 0; m < 2; ++m) {
@@ -335,6 +393,11 @@ static int setup(cd_run *r, const cd_point *p, mesh_point *mp, double *build_ms)
     CD_ASSERT(v);  // the config check accepted only registered variants
     cd_params vp = cd_point_params(p, "method", "hierarchy", v->params, v->param_count);
     cd_bvh_plan plan = v->plan(&vp);
+    char why[1200];
+    if (kinds_plan_refused(v, &vp, &plan, why, sizeof why)) {  // a plugin's plan, checked as it is made
+        cd_run_fail(r, "%s", why);
+        return -1;
+    }
     uint32_t leaf = (uint32_t)cd_point_num(p, "method", "leaf_size");
     // The fastest of up to `repeats` builds, as for queries; a single build once the pair
     // exceeds 4·10⁵ triangles, where one build takes seconds.

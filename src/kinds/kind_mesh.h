@@ -4,6 +4,7 @@
 #ifndef KIND_MESH_H
 #define KIND_MESH_H
 
+#include "cd_bvh.h"
 #include "cd_harness.h"
 
 #include <stddef.h>
@@ -25,5 +26,12 @@ void kinds_mesh_path(const cd_config *c, const char *spec, char *out, size_t len
 void kinds_warn_rounded_faces(cd_config *c, const cd_config_key *faces, const char *const *names, size_t n);
 /// Config check of a hierarchy variant name: NULL, or the variants there are.
 const char *kinds_check_hierarchy(const char *w);
+/// 0 when plan, variant v's at parameters vp, can be built (cd_bvh_plan_check); else -1 with why
+/// in why: the variant, its plugin, the parameters and what is wrong. The kinds check every plan
+/// they compute before building it.
+int kinds_plan_refused(const cd_bvh_variant *v, const cd_params *vp, const cd_bvh_plan *plan, char *why, size_t len);
+/// Config check of [method] hierarchy: the plan of each plugin variant it lists at every
+/// combination of the values the config gives its parameters. 0, or -1 after cd_config_error.
+int kinds_check_plans(cd_config *c, char *err, size_t err_len);
 
 #endif

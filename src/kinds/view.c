@@ -38,7 +38,10 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
         } else {
             cd_bodies_point pt;
             cd_bodies_point_setup(p, &pt);
-            v->bodies = cd_bodies_create(&pt.params, err, err_len);
+            if (pt.plan_refused[0])
+                snprintf(err, err_len, "%s", pt.plan_refused);
+            else
+                v->bodies = cd_bodies_create(&pt.params, err, err_len);
             if (v->bodies) {
                 const cd_broad_method *m = cd_registry_find(method);
                 CD_ASSERT(m);  // the config check accepted only registered methods and peers

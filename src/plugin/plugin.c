@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 enum { PLUGINS_MAX = 32 };
+// Parameter settings a variant's plan is checked at on loading (cd_bvh_variant_probes).
+enum { PROBES_MAX = 1 + 2 * CD_PARAMS_MAX + 32 };
 
 // Loaded plugins: process-wide, like the registry they feed (loaded before any thread starts).
 static cd_plugin_file loaded[PLUGINS_MAX];
@@ -84,21 +86,23 @@ static int check_variant(const cd_bvh_variant *v, size_t i, const cd_kind_set *k
     if (!cd_param_table_ok(v->params, v->param_count, w, sizeof w))
         return snprintf(why, len, "hierarchy variant '%s': params: %s", v->name, w), -1;
     if (params_free(v->params, v->param_count, kinds, "hierarchy variant", v->name, why, len)) return -1;
-    cd_params p = cd_bvh_variant_params_default(v);
-    cd_bvh_plan plan = v->plan(&p);
-    int ok = plan.count >= 1 && plan.count <= CD_BVH_PLAN_MAX;
-    for (int k = 0; ok && k < plan.count; ++k) {
-        uint8_t kind = plan.kind[k];
-        ok = kind == CD_BV_SPHERE || kind == CD_BV_OBB || kind == CD_BV_OBB_SPHERE || kind == CD_BV_AABB;
-        if (k > 0 && k < plan.count - 1) ok = ok && plan.until[k] >= plan.until[k - 1];
+    // The plan at the defaults and at each end of each parameter's range: every value a config may
+    // give is checked again where the config is (the kinds' validate) and where a point builds.
+    cd_param_settings *probe = cd_alloc(PROBES_MAX * sizeof *probe);
+    size_t n = cd_bvh_variant_probes(v, probe, PROBES_MAX);
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; ++k) {
+        cd_bvh_plan plan = cd_bvh_variant_plan(v, &probe[k]);
+        if (cd_bvh_plan_check(&plan, w, sizeof w) == 0) continue;
+        char at[200] = "its defaults";
+        for (uint32_t i = 0, m = 0; i < probe[k].count && m < sizeof at; ++i)
+            m += (size_t)snprintf(at + m, sizeof at - m, "%s%s = %s", i ? ", " : "", probe[k].item[i].name,
+                                  probe[k].item[i].text);
+        snprintf(why, len, "hierarchy variant '%s': its plan at %s: %s", v->name, at, w);
+        rc = -1;
     }
-    if (!ok)
-        return snprintf(why, len,
-                        "hierarchy variant '%s': its plan (default parameters) has %d segments or a kind "
-                        "that is no enum cd_bv_kind: expected 1 to %d segments of those kinds, depths increasing",
-                        v->name, plan.count, CD_BVH_PLAN_MAX),
-               -1;
-    return 0;
+    cd_free(probe);
+    return rc;
 }
 
 static int check_plugin(const cd_plugin *p, const cd_kind_set *kinds, char *why, size_t len)

@@ -54,12 +54,16 @@ static int contains(const cd_bvh_result *all, cd_tri_pair p)
     return 0;
 }
 
-// Variant t on mesh pair `pair` (meshes ma, mb) over its poses; ref[k] is brute force's answer to
-// pose k, sorted.
-static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, const cd_mesh *mb, const cd_pose *poses,
-                          uint32_t n, cd_bvh_result *ref)
+// Parameter settings a variant is checked at: its defaults and the ends of each parameter's range
+// (cd_bvh_variant_probes).
+enum { SETTINGS_MAX = 1 + 2 * CD_PARAMS_MAX + 32 };
+
+// Variant t at parameter setting `set` on mesh pair `pair` (meshes ma, mb) over its poses; ref[k]
+// is brute force's answer to pose k, sorted.
+static void check_setting(cd_verify_bvh_tally *t, const cd_param_settings *set, int pair, const cd_mesh *ma,
+                          const cd_mesh *mb, const cd_pose *poses, uint32_t n, cd_bvh_result *ref)
 {
-    cd_bvh_plan plan = cd_bvh_variant_plan(t->variant, NULL);
+    cd_bvh_plan plan = cd_bvh_variant_plan(t->variant, set);
     cd_bvh_result all = {0}, first = {0};
     for (int l = 0; l < LEAVES; ++l) {
         cd_bvh *ha = cd_bvh_build(ma, &plan, leaf_sizes[l]), *hb = cd_bvh_build(mb, &plan, leaf_sizes[l]);
@@ -78,6 +82,7 @@ static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, c
                 t->first_bad = k;
                 t->first_bad_pair = pair;
                 t->first_bad_leaf = (int)leaf_sizes[l];
+                t->first_bad_params = *set;
             }
         }
         cd_bvh_destroy(ha);
@@ -85,6 +90,16 @@ static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, c
     }
     cd_bvh_result_free(&all);
     cd_bvh_result_free(&first);
+}
+
+// Variant t on mesh pair `pair` at each of its parameter settings.
+static void check_variant(cd_verify_bvh_tally *t, int pair, const cd_mesh *ma, const cd_mesh *mb, const cd_pose *poses,
+                          uint32_t n, cd_bvh_result *ref)
+{
+    cd_param_settings *set = cd_alloc(SETTINGS_MAX * sizeof *set);
+    t->settings = (uint32_t)cd_bvh_variant_probes(t->variant, set, SETTINGS_MAX);
+    for (uint32_t k = 0; k < t->settings; ++k) check_setting(t, &set[k], pair, ma, mb, poses, n, ref);
+    cd_free(set);
 }
 
 void cd_verify_bvh(cd_verify_bvh_tally *t, size_t count, uint32_t poses, uint64_t seed, int threads)

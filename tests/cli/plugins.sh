@@ -7,11 +7,12 @@
 # name objects the scene has not fails its point (exit 1) naming the method, plugin and pair, in
 # every kind that runs broad phases, serial and in parts.
 # usage: plugins.sh CDLAB GOOD.so NAIVE_COPY.so NO_ENTRY.so WRONG_ABI.so CLASH.so NULL_CALLBACK.so
-#        BAD_IDS.so PARAM_KEY_NAME.so
+#        BAD_IDS.so PARAM_KEY_NAME.so PLAN_BAD_END.so PLAN_GAP.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 cdlab=$(abs "$1") good=$(abs "$2") naive=$(abs "$3") no_entry=$(abs "$4") abi=$(abs "$5") clash=$(abs "$6")
-null_cb=$(abs "$7") bad_ids=$(abs "$8") param_name=$(abs "$9")
+null_cb=$(abs "$7") bad_ids=$(abs "$8") param_name=$(abs "$9") plan_end=$(abs "${10}")
+plan_gap=$(abs "${11}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -72,6 +73,11 @@ refused null_callback "$null_cb" "method 'plugin_naive' has a NULL candidates" "
 # name, refused at load rather than at the run's first CSV header.
 refused param_key_name "$param_name" \
     "method 'plugin_naive': parameter 'threads' has the name of the key [method] threads of kind cubes" "$param_name"
+# A variant's plan is checked at load at the defaults and the ends of each parameter's range
+# (sphere_layers = 32 gives kind 9 here).
+refused plan_end "$plan_end" \
+    "hierarchy variant 'plugin_sphere_obb': its plan at sphere_layers = 32: segment 0 has kind 9" "$plan_end"
+
 
 # A good plugin, by a path relative to the config's directory, run beside naive.
 cp "$good" "$tmp/lib/libgood.so"
@@ -147,6 +153,33 @@ else
         { echo "FAIL mesh: the plugin's variant found other triangle pairs than obb"; fail=1; }
 fi
 
+# A variant's plan wrong only at sphere_layers = 7 loads; a mesh or bodies config that asks for 7
+# is refused at its [method] hierarchy line (--dry-run too), nothing written.
+plan_config() {  # name kind-lines: a config with the gap plugin's variant at sphere_layers = 2, 7
+    printf '[experiment]\nwarmup = 0\nframes = 1\nrepeats = 1\n%s\n[method]\nplugin = %s\n' "$2" "$plan_gap" \
+        > "$tmp/cfg/$1.ini"
+    printf 'hierarchy = obb, plugin_sphere_obb\nsphere_layers = 2, 7\n[run]\ncounters =\n' >> "$tmp/cfg/$1.ini"
+}
+plan_config plan_mesh "$(printf 'kind = mesh\n[mesh]\na = icosphere:80\nb = torus:100\nposes = 4')"
+plan_config plan_bodies "$(printf 'kind = bodies\n[scene]\nbodies = 20\n[bodies]\nmeshes = icosphere:80')"
+for c in plan_mesh plan_bodies; do
+    line=$(grep -n '^hierarchy' "$tmp/cfg/$c.ini" | cut -d: -f1)
+    want="$tmp/cfg/$c.ini:$line: [method] hierarchy: hierarchy variant plugin_sphere_obb (plugin $plan_gap) at sphere_layers = 7: its plan: segment 0 has kind 7"
+    for dry in --dry-run ""; do
+        # shellcheck disable=SC2086
+        "$cdlab" run $dry --quiet --output "$tmp/out" "$tmp/cfg/$c.ini" >/dev/null 2>"$tmp/err"
+        rc=$?
+        if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" "$tmp/err" || [ -d "$tmp/out/$c" ]; then
+            echo "FAIL $c $dry: exit $rc, expected 2 and '$want', nothing written: $(cat "$tmp/err")"; fail=1
+        else
+            echo "ok $c $dry -> $(cat "$tmp/err")"
+        fi
+    done
+done
+sed -i 's/^sphere_layers = 2, 7$/sphere_layers = 0, 2, 32/' "$tmp/cfg/plan_mesh.ini"
+"$cdlab" run --quiet --output "$tmp/out" --run-id r "$tmp/cfg/plan_mesh.ini" >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL plan_mesh: the plan's good values refused: $(cat "$tmp/err")"; fail=1; }
+
 # Candidates that name no pair of the scene's objects (bad_ids.c): the point fails with the
 # method, its plugin and the first bad pair, exit 1, before anything reads the scene at those ids.
 bad_ids_run() {  # name method pair noun kind-lines: one point of the kind, refused
@@ -182,5 +215,5 @@ rc=$?
 rc=$?
 { [ "$rc" -eq 2 ] && grep -qF "parameter 'threads' has the name of the key" "$tmp/methods"; } ||
     { echo "FAIL methods --plugin param_key_name: exit $rc: $(cat "$tmp/methods")"; fail=1; }
-[ "$fail" -eq 0 ] && echo "ok: 8 bad plugins refused, a good one run and recorded, bad candidates refused"
+[ "$fail" -eq 0 ] && echo "ok: 9 bad plugins refused, a good one run and recorded, bad candidates refused"
 exit "$fail"

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Plugins that cdlab must refuse, one per -D flag (tests/cli/plugins.sh): each is a working plugin
-// but for one defect (PARAM_KEY_NAME: a parameter named like a config key, [method] threads); and
-// NARROW_CANDIDATES, a method that breaks only the candidate contract
+// but for one defect (PARAM_KEY_NAME: a parameter named like a config key, [method] threads;
+// PLAN_BAD_END: a variant's plan with a kind no enum cd_bv_kind has at the end of its parameter's
+// range); PLAN_GAP, whose variant's plan is wrong only inside that range (sphere_layers = 7), which
+// loads and must be refused by the configs that ask for that value; and NARROW_CANDIDATES, a method that breaks only the candidate contract
 // (tests/cli/verify.sh). The method borrows the callbacks of cdlab's own naive method, which the cdlab
 // program exports (so a plugin that resolves cd_ symbols to the program is exercised too).
 #include "cd_plugin.h"
@@ -45,7 +47,15 @@ static const cd_broad_method *const methods[] = {&method};
 // A hierarchy variant with a parameter of its own: spheres in the top sphere_layers layers, OBBs below.
 static cd_bvh_plan plan_spheres_then_obb(const cd_params *p)
 {
-    return (cd_bvh_plan){2, {(int)cd_params_num(p, "sphere_layers"), INT_MAX}, {CD_BV_SPHERE, CD_BV_OBB}};
+    int layers = (int)cd_params_num(p, "sphere_layers");
+    uint8_t top = CD_BV_SPHERE;
+#ifdef PLAN_BAD_END
+    if (layers == 32) top = 9;
+#endif
+#ifdef PLAN_GAP
+    if (layers == 7) top = 7;
+#endif
+    return (cd_bvh_plan){2, {layers, INT_MAX}, {top, CD_BV_OBB}};
 }
 static const cd_param_spec variant_params[] = {
     {"sphere_layers", CD_PARAM_INT, "2", 0, 32, NULL, "sphere layers at the top; OBBs below"},

@@ -51,6 +51,14 @@ cd_params cd_bvh_variant_params_default(const cd_bvh_variant *v);
 /// v's plan with its defaults and the settings of set it declares (set may be NULL; the values
 /// must be acceptable).
 cd_bvh_plan cd_bvh_variant_plan(const cd_bvh_variant *v, const cd_param_settings *set);
+/// 0 when plan can be built: 1 to CD_BVH_PLAN_MAX segments, each of an enum cd_bv_kind, the
+/// depths where they end increasing (the last segment's is not read); else -1 with what is wrong
+/// in why. A plugin's plan is checked before cdlab builds it (cd_plugins_load, the kinds).
+int cd_bvh_plan_check(const cd_bvh_plan *plan, char *why, size_t len);
+/// The settings of v's parameters that its checks try, into set[0, max): set[0] the defaults
+/// (empty), then each parameter at each end of its range (a word parameter: at each of its words),
+/// the others at their defaults; an end equal to the default is left out. Returns how many.
+size_t cd_bvh_variant_probes(const cd_bvh_variant *v, cd_param_settings *set, size_t max);
 /// Node kind of plan at depth (root = 0).
 uint8_t cd_bvh_plan_kind(const cd_bvh_plan *plan, int depth);
 

@@ -120,13 +120,16 @@ typedef struct cd_verify_mesh_pair {
 } cd_verify_mesh_pair;
 
 /// What one hierarchy variant did: poses checked in all-pairs and first-hit mode at leaf sizes
-/// 1 and 4, triangle pairs compared with brute force.
+/// 1 and 4 and at each parameter setting of cd_bvh_variant_probes (the defaults, and each
+/// parameter at the ends of its range), triangle pairs compared with brute force.
 typedef struct cd_verify_bvh_tally {
     const cd_bvh_variant *variant;
     uint64_t queries, pairs_compared, missed, extra, first_hit_wrong;
-    int64_t first_bad;   ///< first failing pose index, -1 none
-    int first_bad_pair;  ///< its mesh pair (index into cd_verify_mesh_pairs)
-    int first_bad_leaf;  ///< its leaf size
+    uint32_t settings;                   ///< parameter settings checked
+    int64_t first_bad;                   ///< first failing pose index, -1 none
+    int first_bad_pair;                  ///< its mesh pair (index into cd_verify_mesh_pairs)
+    int first_bad_leaf;                  ///< its leaf size
+    cd_param_settings first_bad_params;  ///< its parameter setting (none: the defaults)
 } cd_verify_bvh_tally;
 
 /// The mesh pairs of the hierarchy check; *count receives their number.
