@@ -36,7 +36,7 @@ void cd_broad_check_candidates(const cd_broad_method *m)
     checked_methods[checked_count++] = m;
 }
 
-static int candidates_checked(const cd_broad_method *m)
+int cd_broad_candidates_checked(const cd_broad_method *m)
 {
     for (size_t k = 0; k < checked_count; ++k)
         if (checked_methods[k] == m) return 1;
@@ -62,7 +62,7 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->last_moved = NULL;
     b->last_ident = NULL;
     b->last_count = 0;
-    b->check = candidates_checked(m);
+    b->check = cd_broad_candidates_checked(m);
     b->bad = (cd_broad_bad){0, {0, 0}};
     return b;
 }

@@ -38,11 +38,58 @@ static void on_progress(uint32_t done, uint32_t total, void *ctx)
 
 static int make_dir(const char *path) { return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1; }
 
-// OUT/<name>/ for a reproducer, into dir; 0, or -1 after saying why.
+// mkdir -p: path's missing ancestors, then path. 0, or -1 with errno set.
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *q = buf + 1; *q; ++q)
+        if (*q == '/' && q[-1] != '/') {
+            *q = '\0';
+            if (make_dir(buf)) return -1;
+            *q = '/';
+        }
+    return make_dir(buf);
+}
+
+// Can reproducers go to --out: an existing directory this process may write, or a path whose
+// nearest existing ancestor is one (the rest is made when a method fails)? Checked before any
+// scene runs. 0, or -1 after saying why.
+static int out_usable(const char *out)
+{
+    char at[4096];
+    snprintf(at, sizeof at, "%s", out);
+    struct stat st;
+    for (;;) {
+        if (stat(at, &st) == 0) {
+            const char *why = !S_ISDIR(st.st_mode)      ? "not a directory"
+                              : access(at, W_OK | X_OK) ? strerror(errno)
+                                                        : NULL;
+            if (!why) return 0;
+            fprintf(stderr,
+                    "cdlab verify: --out %s: %s: %s: expected a directory cdlab verify can write reproducers to, or "
+                    "one it can make\n",
+                    out, at, why);
+            return -1;
+        }
+        if ((errno != ENOENT && errno != ENOTDIR) || strcmp(at, ".") == 0) {
+            fprintf(stderr, "cdlab verify: --out %s: %s: %s\n", out, at, strerror(errno));
+            return -1;
+        }
+        char *slash = strrchr(at, '/');  // on to the parent
+        while (slash && slash > at && slash[1] == '\0') *slash = '\0', slash = strrchr(at, '/');
+        if (!slash)
+            snprintf(at, sizeof at, ".");
+        else
+            slash[slash == at] = '\0';  // "/x" -> "/", "a/b" -> "a"
+    }
+}
+
+// OUT/<name>/ for a reproducer, into dir (OUT made with its parents); 0, or -1 after saying why.
 static int reproducer_dir(const char *out, const char *name, char *dir, size_t len)
 {
     snprintf(dir, len, "%s/%s", out, name);
-    if (make_dir(out) == 0 && make_dir(dir) == 0) return 0;
+    if (make_dirs(out) == 0 && make_dir(dir) == 0) return 0;
     fprintf(stderr, "cdlab verify: cannot make %s: %s\n", dir, strerror(errno));
     return -1;
 }
@@ -313,7 +360,8 @@ static int verify_parse(int argc, char **argv, verify_args *a)
          .hi = 1024},
         {.name = "out",
          .arg = "DIR",
-         .help = "where reproducers go (default cdlab-verify)",
+         .help = "where reproducers go, made with its parents when a method fails\n"
+                 "(default cdlab-verify)",
          .type = CLI_TEXT,
          .dest = &a->out},
     };
@@ -327,12 +375,14 @@ static int verify_parse(int argc, char **argv, verify_args *a)
                  "differential test does (docs/usage.md#cdlab-verify). Broad phases run on N seeded scenes\n"
                  "built to break them: touching lattices, boxes on octree split planes and beyond the walls,\n"
                  "sizes 1:10, densities 0.005..0.5, up to 3 000 cubes, 1..4 frames, reorders; every frame\n"
-                 "must give naive's pairs and report each overlapping box pair once. Hierarchy variants run\n"
-                 "on N poses of 4 small mesh pairs, leaf sizes 1 and 4, all-pairs and first-hit queries\n"
-                 "against brute force.\n",
+                 "must give naive's pairs and report each overlapping box pair once (cdlab's peers see every\n"
+                 "4th scene, its all every 8th; a plugin's methods every scene). Hierarchy variants run on N\n"
+                 "poses of 4 small mesh pairs, leaf sizes 1 and 4, all-pairs and first-hit queries, at\n"
+                 "their parameters' defaults and each end of each range, against brute force.\n",
         .after = "Prints progress on stderr and one verdict line per method; exit 0 when all pass, 1 when\n"
                  "one fails (its reproducer: DIR/<method>/repro.ini with the failing frame, run by\n"
-                 "`cdlab run DIR/<method>/repro.ini`), 2 on bad usage or a bad plugin.\n"};
+                 "`cdlab run DIR/<method>/repro.ini`), 2 on bad usage, a bad plugin, or a check that\n"
+                 "cannot run (nothing but naive named, no directory under $TMPDIR, an unusable --out).\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     cli_operands_free(&ops);
@@ -357,7 +407,11 @@ static int choose(const verify_args *a, const cd_broad_method **bm, size_t *nb, 
                     a->names[k], a->plugins ? " --plugin FILE" : "");
             return 2;
         }
-        if (m && strcmp(m->name, "naive") == 0) m = NULL;  // the reference itself
+        if (m && strcmp(m->name, "naive") == 0) {  // the reference itself
+            fprintf(stderr, "cdlab verify: --method naive: naive is the reference the broad phases are checked "
+                            "against: not checked itself\n");
+            m = NULL;
+        }
         for (size_t j = 0; m && j < *nb; ++j) m = bm[j] == m ? NULL : m;
         for (size_t j = 0; var && j < *nh; ++j) var = bt[j].variant == var ? NULL : var;
         if (m) bm[(*nb)++] = m;
@@ -386,30 +440,35 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-// The replayed traces (cd_verify_broad_traces) in a new directory under $TMPDIR, its path in dir
-// ("" when none was made). 1 when they could not be written or read.
-static int verify_traces(cd_verify_tally *t, size_t nb, char *dir, size_t len, double t0)
+// A new directory under $TMPDIR for the replayed traces, made before any scene runs; its path in
+// dir. 0, or -1 after saying why (an environment problem: exit 2).
+static int make_trace_dir(char *dir, size_t len)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, len, "%s/cdlab-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, "cdlab verify: %s: cannot create a directory for the traces: %s\n", dir, strerror(errno));
-        dir[0] = '\0';
-        return 1;
-    }
+    if (mkdtemp(dir)) return 0;
+    fprintf(stderr,
+            "cdlab verify: %s: cannot create a directory for the traces: %s: expected $TMPDIR (or /tmp) to be a "
+            "writable directory\n",
+            dir, strerror(errno));
+    dir[0] = '\0';
+    return -1;
+}
+
+// The replayed traces (cd_verify_broad_traces) in dir. -1 when they could not be written or read.
+static int verify_traces(cd_verify_tally *t, size_t nb, const char *dir, double t0)
+{
     fprintf(stderr, "verify: replaying traces, %.1f s\n", (double)cd_now_ns() * 1e-9 - t0);
     cd_verify_totals tot = {0};
     char err[600];
-    int n = cd_verify_broad_traces(t, nb, dir, &tot, err, sizeof err);
-    if (n < 0) {
-        fprintf(stderr, "cdlab verify: traces: %s\n", err);
-        return 1;
-    }
-    return 0;
+    if (cd_verify_broad_traces(t, nb, dir, &tot, err, sizeof err) >= 0) return 0;
+    fprintf(stderr, "cdlab verify: traces: %s\n", err);
+    return -1;
 }
 
-// The broad phases against naive: a verdict line each, a reproducer for each failure; 1 when one failed.
-static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t nb, double t0)
+// The broad phases against naive, the traces in dir: a verdict line each, a reproducer for each
+// failure; 1 when one failed, 2 when the traces could not be written or read (no verdicts).
+static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t nb, const char *dir, double t0)
 {
     cd_verify_tally *t = cd_alloc(nb * sizeof *t);
     cd_verify_tallies_init(t, bm, nb);
@@ -421,8 +480,12 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
                            .ctx = &pr};
     cd_verify_totals tot;
     cd_verify_broad(t, nb, &o, &tot);
-    char dir[4096];
-    int failed = verify_traces(t, nb, dir, sizeof dir, t0);
+    if (verify_traces(t, nb, dir, t0)) {
+        printf("      the traces are kept in %s\n", dir);
+        cd_free(t);
+        return 2;
+    }
+    int failed = 0;
     for (size_t k = 0; k < nb; ++k) {
         const cd_verify_tally *x = &t[k];
         if (cd_verify_tally_ok(x)) {
@@ -437,9 +500,9 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
         if (x->trace_bad[0]) printf("      first failing trace frame: %s\n", x->trace_bad);
         broad_reproducer(x, a->seed, a->out);
     }
-    if (dir[0] && !failed)
+    if (!failed)
         remove_tree(dir);
-    else if (dir[0])
+    else
         printf("      the traces are kept in %s\n", dir);
     cd_free(t);
     return failed;
@@ -485,6 +548,15 @@ int cd_cmd_verify(int argc, char **argv)
     const cd_broad_method **bm = cd_alloc((nm ? nm : 1) * sizeof *bm);
     cd_verify_bvh_tally *bt = cd_alloc_zero(nv ? nv : 1, sizeof *bt);
     rc = choose(&a, bm, &nb, bt, &nh);
+    if (rc == 0 && nb + nh == 0) {
+        fprintf(stderr, "cdlab verify: nothing to verify: expected a --method other than naive, or none for every "
+                        "method\n");
+        rc = 2;
+    }
+    // What the check needs from the machine, before any scene runs: an environment problem exits 2,
+    // not 1 (a method that fails) after minutes of scenes.
+    char traces[4096] = "";
+    if (rc == 0 && (out_usable(a.out) || (nb && make_trace_dir(traces, sizeof traces)))) rc = 2;
     if (rc == 0) {
         cd_verify_mesh_pairs(&npairs);
         printf("cdlab verify: %zu broad phase(s) against naive on %llu scenes, %zu hierarchy variant(s) against brute "
@@ -492,9 +564,13 @@ int cd_cmd_verify(int argc, char **argv)
                nb, (unsigned long long)a.scenes, nh, (unsigned long long)a.poses, npairs, (unsigned long long)a.seed);
         fflush(stdout);
         double t0 = (double)cd_now_ns() * 1e-9;
-        if (nb) rc |= verify_broad(&a, bm, nb, t0);
-        if (nh) rc |= verify_bvh(&a, bt, nh, t0);
-        printf("cdlab verify: %s in %.1f s\n", rc ? "FAILED" : "all passed", (double)cd_now_ns() * 1e-9 - t0);
+        if (nb) rc = verify_broad(&a, bm, nb, traces, t0);
+        if (nh && rc != 2) rc |= verify_bvh(&a, bt, nh, t0);
+        printf("cdlab verify: %s in %.1f s\n",
+               rc == 2 ? "not completed (the traces could not be written or read)"
+               : rc    ? "FAILED"
+                       : "all passed",
+               (double)cd_now_ns() * 1e-9 - t0);
     }
     cd_free(bm);
     cd_free(bt);

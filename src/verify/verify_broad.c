@@ -412,14 +412,22 @@ static void path_leave(cd_verify_path p, env_saved *e)
     }
 }
 
+// A peer built into cdlab (a description starting "peer:"): it wraps another library's serial code
+// and costs many times ours per scene. A plugin's method is never one, whatever it says of itself:
+// it gets the whole check.
+static int builtin_peer(const cd_broad_method *m)
+{
+    return strncmp(m->description, "peer:", 5) == 0 && !cd_broad_candidates_checked(m);
+}
+
 // Method m's instances on scene s, created on path p: two serial ones, and with threaded one on
-// VERIFY_THREADS workers (for cdlab's own methods; a peer runs its library's serial code).
+// VERIFY_THREADS workers (for every method but cdlab's peers, which run their library's serial code).
 static instance instance_create(const cd_broad_method *m, cd_verify_path p, const cd_param_settings *params,
                                 const cd_scene *s, int threaded)
 {
     env_saved e = path_enter(p);
     instance in = {cd_verify_broad_create(m, params, s), cd_verify_broad_create(m, params, s), NULL};
-    if (threaded && strncmp(m->description, "peer:", 5) != 0) {
+    if (threaded && !builtin_peer(m)) {
         cd_params q = cd_broad_params_default(m);
         char why[200];
         if (cd_params_apply(&q, params, why, sizeof why)) q = cd_broad_params_default(m);
@@ -515,11 +523,13 @@ void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m,
         // Peers wrap other libraries (FCL, Bullet) and some cost 10-30x ours per scene (e.g. a
         // fixed-size sweep-and-prune allocated per create): they see every 4th scene. An untested
         // method (all) hands every pair to the narrow step, O(n²) per frame as the reference, about
-        // 20x sap's time over the scenes (47 s of CPU against 2.4): it sees every 8th scene.
+        // 20x sap's time over the scenes (47 s of CPU against 2.4): it sees every 8th scene. Both
+        // for cdlab's own methods only: a plugin's sees every scene, whatever its fields say.
         t[k] = (cd_verify_tally){.method = m[k],
-                                 .stride = strncmp(m[k]->description, "peer:", 5) == 0 ? 4
-                                           : m[k]->untested                            ? 8
-                                                                                       : 1,
+                                 .stride = cd_broad_candidates_checked(m[k]) ? 1
+                                           : builtin_peer(m[k])              ? 4
+                                           : m[k]->untested                  ? 8
+                                                                             : 1,
                                  .first_bad = -1,
                                  .repro = -1};
 }

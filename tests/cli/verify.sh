@@ -6,14 +6,18 @@
 # scene its reproducer holds; a method that breaks only the candidate contract (the pair set stays
 # naive's) fails with a reproducer that says so instead of promising different pair counts. Methods
 # whose candidates name objects the scene has not fail as bad candidates, never read.
+# A plugin's method sees every scene whatever it says of itself (peer:, untested). What the check
+# needs from the machine ($TMPDIR, --out) is checked before any scene runs (exit 2); --out is made
+# with its parents; naive alone is nothing to verify (exit 2).
 # usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so BAD_IDS.so
-#        PARAM_KEY_NAME.so
+#        PARAM_KEY_NAME.so PEER_UNTESTED.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
-cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6") bad_ids=$(abs "$7") param_name=$(abs "$8")
+cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6") bad_ids=$(abs "$7") param_name=$(abs "$8") peer=$(abs "$9")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
+export TMPDIR="$tmp"  # the traces a failing run keeps
 fail=0
 
 "$cdlab" verify --plugin "$good" --scenes 300 >out 2>err
@@ -22,13 +26,14 @@ cat out
 { [ "$rc" -eq 0 ] && grep -q '^ok    example_grid ' out && grep -q '^verify: scene 300/300 (100%)' err; } ||
     { echo "FAIL good: exit $rc: $(cat out err)"; fail=1; }
 
-"$cdlab" verify --plugin "$bug" --scenes 300 --out repro >out 2>err
+"$cdlab" verify --plugin "$bug" --scenes 300 --out repro/made/here >out 2>err
 rc=$?
 cat out
 { [ "$rc" -eq 1 ] && grep -q '^FAIL  example_grid_border_bug .* pairs missed' out &&
-  [ -s repro/example_grid_border_bug/scene.csv ] && [ -s repro/example_grid_border_bug/repro.ini ]; } ||
+  [ -s repro/made/here/example_grid_border_bug/scene.csv ] &&
+  [ -s repro/made/here/example_grid_border_bug/repro.ini ]; } ||
     { echo "FAIL border bug: exit $rc, expected 1 and a reproducer: $(cat out err)"; fail=1; }
-if "$cdlab" run --quiet --output res --run-id r repro/example_grid_border_bug/repro.ini >/dev/null 2>err; then
+if "$cdlab" run --quiet --output res --run-id r repro/made/here/example_grid_border_bug/repro.ini >/dev/null 2>err; then
     awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["method"], $col["pairs_mean"] }' \
         res/verify_example_grid_border_bug/r/summary.csv > pairs
     cat pairs
@@ -96,7 +101,31 @@ for args in "--method no_such_method" "--scenes many" "--threads 0" "--plugin $p
     rc=$?
     [ "$rc" -eq 2 ] || { echo "FAIL '$args': exit $rc, expected 2: $(cat out err)"; fail=1; }
 done
-grep -q "plugin ABI 2" err ||  # the last one: the bad plugin { echo "FAIL: a bad --plugin without its reason: $(cat err)"; fail=1; }
-[ -z "$(ls -A repro | grep -v example_grid_border_bug)" ] || { echo "FAIL: stray reproducers: $(ls repro)"; fail=1; }
+# The last one, the bad plugin, says why.
+grep -q "plugin ABI 2" err || { echo "FAIL: a bad --plugin without its reason: $(cat err)"; fail=1; }
+[ -z "$(ls -A repro/made/here | grep -v example_grid_border_bug)" ] &&
+    [ "$(ls -A repro)" = made ] || { echo "FAIL: stray reproducers: $(ls -R repro)"; fail=1; }
+
+# A plugin's method that calls itself a peer and untested: every scene, threaded ones too.
+"$cdlab" verify --plugin "$peer" --method plugin_naive --scenes 24 >out 2>err
+rc=$?
+cat out
+{ [ "$rc" -eq 0 ] && grep -q '^ok    plugin_naive  *24 scenes, ' out; } ||
+    { echo "FAIL peer-described plugin: exit $rc, expected all 24 scenes: $(cat out err)"; fail=1; }
+
+# Before any scene runs: no directory for the traces under $TMPDIR, an --out under a file, naive
+# alone; each exits 2 and checks nothing.
+touch afile
+for case in "TMPDIR=$tmp/none|--plugin $good|cannot create a directory for the traces" \
+            "|--plugin $good --out afile/x|--out afile/x: afile: not a directory" \
+            "|--method naive|nothing to verify"; do
+    envs=${case%%|*} rest=${case#*|}
+    args=${rest%%|*} want=${rest#*|}
+    # shellcheck disable=SC2086
+    env $envs "$cdlab" verify $args --scenes 3 >out 2>err
+    rc=$?
+    { [ "$rc" -eq 2 ] && grep -qF -- "$want" err && ! grep -q '^verify: scene' err && ! grep -q '^ok' out; } ||
+        { echo "FAIL '$envs $args': exit $rc, expected 2 with '$want' before any scene: $(cat out err)"; fail=1; }
+done
 [ "$fail" -eq 0 ] && echo "ok: verify passes the grid, fails its broken twin with a reproducer, checks a variant"
 exit "$fail"

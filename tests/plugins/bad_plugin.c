@@ -3,7 +3,9 @@
 // but for one defect (PARAM_KEY_NAME: a parameter named like a config key, [method] threads;
 // PLAN_BAD_END: a variant's plan with a kind no enum cd_bv_kind has at the end of its parameter's
 // range); PLAN_GAP, whose variant's plan is wrong only inside that range (sphere_layers = 7), which
-// loads and must be refused by the configs that ask for that value; and NARROW_CANDIDATES, a method that breaks only the candidate contract
+// loads and must be refused by the configs that ask for that value; PEER_UNTESTED, a good method
+// that calls itself a peer and untested (cdlab's own such methods see fewer scenes in `cdlab
+// verify`; a plugin's must see them all); and NARROW_CANDIDATES, a method that breaks only the candidate contract
 // (tests/cli/verify.sh). The method borrows the callbacks of cdlab's own naive method, which the cdlab
 // program exports (so a plugin that resolves cd_ symbols to the program is exercised too).
 #include "cd_plugin.h"
@@ -79,6 +81,10 @@ CD_PLUGIN_EXPORT const cd_plugin *cdlab_plugin_v1(void)
 #ifdef PARAM_KEY_NAME
     method.params = key_named;
     method.param_count = 1;
+#endif
+#ifdef PEER_UNTESTED
+    method.description = "peer: says so, and untested";
+    method.untested = 1;
 #endif
 #ifdef CLASH_BUILTIN
     method.name = "grid";  // cdlab's own

@@ -239,6 +239,8 @@ void cd_broad_destroy(cd_broad *b);
 /// plugin's: cd_registry_add marks them); cdlab's own methods are unchecked and pay nothing. Not
 /// thread-safe: mark before any thread creates instances.
 void cd_broad_check_candidates(const cd_broad_method *m);
+/// 1 when m's candidates are checked (cd_broad_check_candidates: a plugin's method), else 0.
+int cd_broad_candidates_checked(const cd_broad_method *m);
 /// Run step as b's narrow step from the next frame on, instead of the cube scene's exact test
 /// (the frame still drops candidates whose boxes do not overlap before step sees them, unless the
 /// method is untested).

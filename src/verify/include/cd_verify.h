@@ -17,10 +17,11 @@
 // a boxes_tested method did not test). A third of the scenes reorder their slots at every step
 // (cd_scene_reorder), half of those once more between two steps: the framed instance follows
 // through the method's remap (or a rebuild after two), the recorded one sees only permuted slots.
-// Peers (description "peer:") see every 4th scene: they wrap other libraries and cost far more;
-// an untested method (all: every pair to the narrow step, O(n²) per frame) sees every 8th. On every
-// 8th scene (index 2 mod 8) and every trace frame a third instance of each of cdlab's own methods
-// runs on two worker threads and must give naive's pairs too. cd_verify_broad_traces adds
+// cdlab's peers (description "peer:") see every 4th scene: they wrap other libraries and cost far
+// more; its untested method (all: every pair to the narrow step, O(n²) per frame) sees every 8th.
+// A plugin's methods see every scene, whatever their description or untested field say. On every
+// 8th scene (index 2 mod 8) and every trace frame a third instance of each method but cdlab's
+// peers runs on two worker threads and must give naive's pairs too. cd_verify_broad_traces adds
 // replayed traces: a recorded family scene, a Broadmark .aabbs file and short simulations.
 #ifndef CD_VERIFY_H
 #define CD_VERIFY_H
@@ -38,7 +39,7 @@ typedef enum cd_verify_path { CD_VERIFY_NATIVE, CD_VERIFY_NO_AVX512, CD_VERIFY_N
 typedef struct cd_verify_tally {
     const cd_broad_method *method;
     cd_verify_path path;  ///< CD_VERIFY_NATIVE unless set by cd_verify_tally_set_path
-    uint32_t stride;      ///< checked on scenes index % stride == 0 (4 for peers, 8 untested, else 1;
+    uint32_t stride;      ///< checked on scenes index % stride == 0 (4 cdlab's peers, 8 all, else 1;
                           ///< times 4 on a narrower path of a method that chooses no SIMD path)
     uint64_t scenes, frames, pairs_compared;
     uint64_t missed, extra;   ///< pairs of naive missing from the frame's list; pairs beyond them
@@ -83,7 +84,9 @@ typedef struct cd_verify_totals {
     uint64_t max_n;   ///< most cubes in a scene
 } cd_verify_totals;
 
-/// Set t[0..count) up for methods m[0..count) (stride 4 for peers, 8 untested).
+/// Set t[0..count) up for methods m[0..count): every scene, but every 4th for cdlab's peers and
+/// every 8th for its untested method (all); a plugin's method (cd_broad_candidates_checked) sees
+/// every scene whatever its description or untested field say.
 void cd_verify_tallies_init(cd_verify_tally *t, const cd_broad_method *const *m, size_t count);
 /// Put tally t (from cd_verify_tallies_init) on SIMD path p. On a narrower path, a method whose
 /// creation chooses no SIMD path (asks neither cd_cpu_avx2 nor cd_cpu_avx512) differs from its
