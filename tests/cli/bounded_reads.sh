@@ -6,13 +6,7 @@
 # A query CSV, read a row at a time, is answered under a memory limit far below its table's size.
 # usage: bounded_reads.sh CDLAB FIXTURE_DIR
 set -u
-cdlab=$1
-case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
-fix=$2
-case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+. "$(dirname "$0")/lib.sh"
 fail=0
 refused() {  # refused NAME PHRASE CMD...: exit 2 and PHRASE on stderr, nothing on stdout
     name=$1 phrase=$2

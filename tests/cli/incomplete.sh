@@ -11,15 +11,7 @@
 # .part files kept; `latest` still at the previous complete run; `cdlab plot` refuses (exit 2).
 # usage: incomplete.sh CDLAB FIXTURE_DIR
 set -u
-cdlab=$1
-case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
-tmp=$(mktemp -d)
-mnt=""
-cleanup() {
-    if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 
 # $tmp/NAME.ini: 3 points × 400 frames of grid_multi, about 140 kB of frames.csv.

@@ -8,13 +8,7 @@
 # query --algo, poses --poses and --distance, run --shard/--cpu; "-" as an output path.
 # usage: options.sh CDLAB FIXTURE_DIR
 set -u
-cdlab=$1
-case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
-fix=$2
-case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+. "$(dirname "$0")/lib.sh"
 cp "$fix/tiny.ini" tiny.ini
 fail=0
 count=0

@@ -7,13 +7,7 @@
 # refused with exit 2 and left as it was, never replaced by a regular file.
 # usage: output_errors.sh CDLAB FIXTURE_DIR
 set -u
-cdlab=$1
-case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
-fix=$2
-case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+. "$(dirname "$0")/lib.sh"
 fail=0
 "$cdlab" run --quiet --output "$tmp" --run-id a "$fix/tiny.ini" >/dev/null 2>&1 || { echo "FAIL: setup run"; exit 1; }
 cp -r tiny/a tiny/b

@@ -7,18 +7,7 @@
 # (no temporary file). Needs mount (root); skipped (exit 77) where a tmpfs cannot be mounted.
 # usage: output_full.sh CDLAB FIXTURE_DIR
 set -u
-cdlab=$1
-case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
-fix=$2
-case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
-tmp=$(mktemp -d)
-mnt=""
-cleanup() {
-    if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
+. "$(dirname "$0")/lib.sh"
 mkdir mnt
 if ! mount -t tmpfs -o size=64k tmpfs mnt 2>mount.err; then
     echo "skip: cannot mount a 64 KiB tmpfs here: $(head -n 1 mount.err)"

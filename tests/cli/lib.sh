@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# Sourced by a CLI test (tests/cli/<name>.sh CDLAB FIXTURE_DIR ...) after `set -u` and before any
+# of its own code: cdlab and fix as absolute paths, a scratch directory tmp removed at exit (after
+# unmounting mnt, where the test has mounted a tmpfs and set mnt to it), and the test working in it.
+cdlab=$1
+case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
+fix=$2
+case $fix in /*) ;; *) fix=$(pwd)/$fix ;; esac
+tmp=$(mktemp -d)
+mnt=""
+cli_cleanup() {
+    if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null; fi
+    rm -rf "$tmp"
+}
+trap cli_cleanup EXIT
+cd "$tmp" || exit 1
