@@ -55,8 +55,14 @@ static void print_one(const cd_config *c, const cd_point *p, size_t i, const cha
     }
     if (!e->modelled) {  // the nominal rate balances shards; as a time it would mislead
         t->unmodelled++;
-        printf("  point %zu: %s  (no estimate: no model for %s %s)\n", i, label, c->kind->name,
-               strcmp(c->kind->name, "cubes") == 0 ? cd_point_text(p, "method", "method") : "points");
+        char data[64] = "";
+        if (e->peak_bytes > 0) {  // the kind knows its data's size (cd_kind.data_bytes)
+            cd_bytes_format(e->peak_bytes, data, sizeof data);
+            t->peak = e->peak_bytes > t->peak ? e->peak_bytes : t->peak;
+        }
+        printf("  point %zu: %s  (no time estimate: no model for %s %s%s%s)\n", i, label, c->kind->name,
+               strcmp(c->kind->name, "cubes") == 0 ? cd_point_text(p, "method", "method") : "points",
+               data[0] ? "; its data " : "", data);
         return;
     }
     t->seconds += e->seconds;
@@ -78,8 +84,13 @@ void cd_cli_print_plan(const cd_config *c, const uint32_t *owner, uint32_t shard
     each_point(c, owner, shard, print_one, &t);
     char est[64];
     cd_estimate_format(t.seconds, t.peak, est, sizeof est);
-    printf("  estimate: %s for %zu point(s) (time in all, largest peak memory)", est,
-           t.points - t.unmodelled - t.skipped);
+    if (t.points > t.unmodelled + t.skipped) {
+        printf("  estimate: %s for %zu point(s) (time in all, largest peak memory)", est,
+               t.points - t.unmodelled - t.skipped);
+    } else {  // no time to give; the kind may know its data's size
+        cd_bytes_format(t.peak, est, sizeof est);
+        printf("  estimate: none of time%s%s", t.peak > 0 ? "; largest data " : "", t.peak > 0 ? est : "");
+    }
     if (t.points > t.unmodelled + t.skipped)
         printf("; model: %s, within x%.3g of its measured points%s", cd_estimate_source(), t.spread,
                t.extrapolated ? ", extrapolated beyond them" : "");
@@ -98,7 +109,7 @@ static void warn_one(const cd_config *c, const cd_point *p, size_t i, const char
 {
     (void)p;
     double phys = *(const double *)ctx;
-    if (!e->modelled || e->skipped || e->peak_bytes <= phys) return;
+    if (e->skipped || e->peak_bytes <= phys) return;  // peak_bytes 0: unknown
     fprintf(stderr,
             "cdlab run: warning: %s point %zu%s%s%s: estimated peak memory %.3g GiB exceeds this machine's "
             "%.3g GiB of physical memory\n",

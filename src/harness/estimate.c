@@ -50,6 +50,7 @@ int cd_point_estimate(const cd_point *p, cd_estimate *e)
     if (!m) {
         const cd_kind *k = p->cfg->kind;
         e->seconds = (k->cost ? k->cost(p) : 1.0) * frames * NOMINAL_SECONDS_PER_UNIT;
+        e->peak_bytes = k->data_bytes ? k->data_bytes(p) : 0.0;
         return -1;
     }
     double n = cd_point_num(p, "scene", "cubes");
@@ -145,7 +146,17 @@ void cd_estimate_format(double seconds, double bytes, char *buf, size_t len)
         snprintf(t, sizeof t, "%.3g h", seconds / 3600);
     else
         snprintf(t, sizeof t, "%.3g days", seconds / 86400);
-    if (bytes > 0) snprintf(m, sizeof m, ", %.3g MiB", bytes / 1048576.0);
-    if (bytes >= 1073741824.0) snprintf(m, sizeof m, ", %.3g GiB", bytes / 1073741824.0);
+    if (bytes > 0) {
+        m[0] = ',', m[1] = ' ';
+        cd_bytes_format(bytes, m + 2, sizeof m - 2);
+    }
     snprintf(buf, len, "%s%s", t, m);
+}
+
+void cd_bytes_format(double bytes, char *buf, size_t len)
+{
+    if (bytes >= 1073741824.0)
+        snprintf(buf, len, "%.3g GiB", bytes / 1073741824.0);
+    else
+        snprintf(buf, len, "%.3g MiB", bytes / 1048576.0);
 }

@@ -350,6 +350,12 @@ static int tri_tri_run_point(cd_run *r, const cd_point *p)
 // Shards: a pass's work is its pairs.
 static double tri_tri_cost(const cd_point *p) { return cd_point_num(p, "tri_tri", "pairs"); }
 
+// The pairs' triangles (tt_setup), most of a point's memory: 1e8 pairs are 14.4 GB.
+static double tri_tri_data_bytes(const cd_point *p)
+{
+    return cd_point_num(p, "tri_tri", "pairs") * 2.0 * (double)sizeof(cd_triangle);
+}
+
 const cd_kind cd_kind_tri_tri = {
     .name = "tri_tri",
     .description = "triangle–triangle tests: operation counts per branch (counting build) and throughput",
@@ -363,4 +369,5 @@ const cd_kind cd_kind_tri_tri = {
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = tri_tri_run_point,
     .cost = tri_tri_cost,
+    .data_bytes = tri_tri_data_bytes,
 };

@@ -111,4 +111,12 @@ for i in 0 1; do
         fail "shard $i/2 not half: $(head -n 1 s$i)"
 done
 echo "ok: $(head -n 1 s0); $(head -n 1 s1)"
+
+# A kind without a model that knows its data's size says it (tri_tri: two triangles a pair).
+printf '[experiment]\nname = tt\nkind = tri_tri\n[tri_tri]\npairs = 8192, 100000000\n' >tt.ini
+"$cdlab" run --dry-run tt.ini >out 2>err || fail "tri_tri dry run: $(cat err)"
+grep -q '^  point 1: pairs=100000000  (no time estimate: no model for tri_tri points; its data 13.4 GiB)$' out &&
+    grep -q '^  estimate: none of time; largest data 13.4 GiB; 2 point(s) without a model' out ||
+    fail "tri_tri's data: $(cat out)"
+echo "ok: $(sed -n 3p out)"
 exit 0

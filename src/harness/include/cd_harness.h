@@ -260,6 +260,10 @@ typedef struct cd_kind {
     /// Optional: the work of one frame of point p relative to the kind's other points (e.g. its
     /// cube count), for balancing shards where no model estimates it (cd_point_estimate). NULL: 1.
     double (*cost)(const cd_point *p);
+    /// Optional: the bytes point p's data will take, known from its keys whatever the machine
+    /// (tri_tri: its triangle pairs), for --dry-run and the warning of a point that will not fit
+    /// in memory where no model estimates the point (cd_point_estimate). NULL: unknown.
+    double (*data_bytes)(const cd_point *p);
     /// Optional: when what point p measures depends on earlier points of the same run (notes of
     /// cd_run_note_series), the key of its chain in buf; points with the same key stay in one
     /// shard. buf[0] = '\0' (as given): no chain. NULL: no chains.

@@ -198,6 +198,8 @@ const char *cd_estimate_source(void);
 double cd_physical_memory(void);
 /// "12 s, 340 MiB" (no memory part when bytes is 0).
 void cd_estimate_format(double seconds, double bytes, char *buf, size_t len);
+/// "340 MiB", "1.25 GiB".
+void cd_bytes_format(double bytes, char *buf, size_t len);
 
 /// Split the points of configs c[0..n) into `count` shards balanced by cd_plan_estimate: longest
 /// first, each to the cheapest shard so far; a kind's chain goes whole to one shard. A pure
