@@ -746,29 +746,36 @@ static inline float extent_sum(const lbvh_kid *k)
 // clusters only the objects that reach the other cluster's box can meet: their lanes are found
 // with one test each way, and only those rows and columns are tested. bv_tests counts the lanes
 // compared, which is the same in every version.
-#define CLUSTER_PAIRS(LANES)                                                       \
-    const lbvh_cluster *qa = &t->cl[a], *qb = &t->cl[b];                           \
-    uint64_t all = LBVH_B == 64 ? ~0ull : (1ull << (LBVH_B & 63)) - 1, rows = all, \
-             cols = all; /* empty lanes overlap nothing */                         \
-    uint64_t tests = 0;                                                            \
-    if (a != b) {                                                                  \
-        rows = LANES(qa, qb->lo, qb->hi);                                          \
-        tests += LBVH_B;                                                           \
-        if (!rows) return tests;                                                   \
-        cols = LANES(qb, qa->lo, qa->hi);                                          \
-        tests += LBVH_B;                                                           \
-    }                                                                              \
-    unsigned ncols = bits_set(cols);                                               \
-    for (; rows && cols; rows &= rows - 1) {                                       \
-        unsigned l = (unsigned)__builtin_ctzll(rows);                              \
-        uint64_t mask = a == b ? (l == 63 ? 0 : cols & ~((2ull << l) - 1)) : cols; \
-        if (!mask) continue;                                                       \
-        float lo[3] = {qa->col[0][l], qa->col[1][l], qa->col[2][l]};               \
-        float hi[3] = {qa->col[3][l], qa->col[4][l], qa->col[5][l]};               \
-        tests += a == b ? bits_set(mask) : ncols;                                  \
-        for (uint64_t hit = LANES(qb, lo, hi) & mask; hit; hit &= hit - 1)         \
-            cd_sink_push(sink, qa->id[l], qb->id[__builtin_ctzll(hit)]);           \
-    }                                                                              \
+#define CLUSTER_PAIRS(LANES)                                                        \
+    const lbvh_cluster *qa = &t->cl[a], *qb = &t->cl[b];                            \
+    uint64_t all = LBVH_B == 64 ? ~0ull : (1ull << (LBVH_B & 63)) - 1, rows = all,  \
+             cols = all; /* empty lanes overlap nothing */                          \
+    uint64_t tests = 0;                                                             \
+    if (a != b) {                                                                   \
+        rows = LANES(qa, qb->lo, qb->hi);                                           \
+        tests += LBVH_B;                                                            \
+        if (!rows) return tests;                                                    \
+        cols = LANES(qb, qa->lo, qa->hi);                                           \
+        tests += LBVH_B;                                                            \
+    }                                                                               \
+    unsigned ncols = bits_set(cols), nhit = 0;                                      \
+    uint64_t hits[LBVH_B];                                                          \
+    uint8_t hit_row[LBVH_B];                                                        \
+    for (; rows && cols; rows &= rows - 1) {                                        \
+        unsigned l = (unsigned)__builtin_ctzll(rows);                               \
+        uint64_t mask = a == b ? (l == 63 ? 0 : cols & ~((2ull << l) - 1)) : cols;  \
+        if (!mask) continue;                                                        \
+        float lo[3] = {qa->col[0][l], qa->col[1][l], qa->col[2][l]};                \
+        float hi[3] = {qa->col[3][l], qa->col[4][l], qa->col[5][l]};                \
+        tests += a == b ? bits_set(mask) : ncols;                                   \
+        uint64_t hit = LANES(qb, lo, hi) & mask;                                    \
+        hits[nhit] = hit, hit_row[nhit] = (uint8_t)l, nhit += hit != 0;             \
+    }                                                                               \
+    /* The pairs after the tests: no call among them, so qb's columns stay in   */  \
+    /* registers across the rows.                                                */ \
+    for (unsigned k = 0; k < nhit; ++k)                                             \
+        for (uint64_t hit = hits[k]; hit; hit &= hit - 1)                           \
+            cd_sink_push(sink, qa->id[hit_row[k]], qb->id[__builtin_ctzll(hit)]);   \
     return tests;
 
 // Tasks [k0, k1) of the cut, each by simultaneous descent (see the file comment).
