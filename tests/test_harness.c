@@ -219,6 +219,43 @@ static void test_plan_crosses_declared_params(void **state)
     cd_config_free(&c);
 }
 
+// With a budget, the cubes kind's series (its chain: the points a series note over budget_ms
+// skips) are the points equal in every key but [scene] cubes: points that differ in warmup, frames,
+// repeats or a method's parameter are other series (warmup, frames and repeats were left out of
+// the key, so one series' time skipped another's larger points).
+static void test_budget_series_are_every_key_but_cubes(void **state)
+{
+    (void)state;
+    const char *text = "[experiment]\nwarmup = 1, 2\nframes = 3, 4\nrepeats = 1, 2\n[scene]\ncubes = 10, 20\n"
+                       "[method]\nmethod = naive, octree\ndepth = 3, 4\n[measure]\nbudget_ms = 5\n[run]\ncounters =\n";
+    cd_config c;
+    char err[512];
+    int rc = cd_config_parse(cd_kinds(), "b.ini", text, strlen(text), &c, err, sizeof err);
+    if (rc) fprintf(stderr, "%s\n", err);
+    assert_int_equal(rc, 0);
+    size_t n = cd_plan_size(&c);
+    assert_int_equal(n, 8 * 2 * 3);  // warmup × frames × repeats × cubes × (naive + octree's 2 depths)
+    size_t pick[2][64];
+    char key[2][512];
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) {
+            cd_point p[2] = {{.pick = pick[0]}, {.pick = pick[1]}};
+            cd_point_at(&c, i, &p[0]);
+            cd_point_at(&c, j, &p[1]);
+            int same = 1;
+            for (int k = 0; k < 2; ++k) {
+                key[k][0] = '\0';
+                c.kind->chain(&p[k], key[k], sizeof key[k]);
+                assert_true(key[k][0] != '\0');
+            }
+            for (size_t k = 0; k < c.key_count; ++k)
+                if (strcmp(c.keys[k].spec->name, "cubes") != 0)
+                    same &= strcmp(cd_point_key_text(&p[0], k), cd_point_key_text(&p[1], k)) == 0;
+            assert_int_equal(strcmp(key[0], key[1]) == 0, same);
+        }
+    cd_config_free(&c);
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -611,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_bootstrap_ratio),
         cmocka_unit_test(test_counters_na_path),
         cmocka_unit_test(test_pinning),
+        cmocka_unit_test(test_budget_series_are_every_key_but_cubes),
         cmocka_unit_test(test_tiny_run),
         cmocka_unit_test(test_rounds_order),
         cmocka_unit_test(test_isolated_points),

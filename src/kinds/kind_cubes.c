@@ -593,18 +593,23 @@ int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
     return rc;
 }
 
-// A point's series: every key but cubes (the runner keeps the notes of series over budget).
-static void series_key(const cd_cubes_setup *s, char *buf, size_t len)
+// A point's series: the points whose every key but [scene] cubes has the same value (the runner
+// keeps the notes of series over budget). The method and a 64-bit FNV-1a hash of every other
+// key's value at p, as its CSV cell shows it (a method's parameters too), so that no key can be
+// forgotten: a key left out made two series one (simulation = brownian, pile: pile's large
+// points were skipped on brownian's time).
+static void series_key(const cd_point *p, char *buf, size_t len)
 {
-    size_t n = (size_t)snprintf(buf, len, "%s|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|%llu|%s|%s|%u|%.17g|%.17g|%.17g",
-                                s->method, s->threads, s->size, s->size_ratio, s->density, s->speed, s->spin,
-                                s->reorder, (unsigned long long)s->seed, s->layout, s->size_dist, s->clusters,
-                                s->cluster_sigma, s->moving, s->sleep);
-    for (uint32_t i = 0; i < s->params.count && n < len; ++i) {
-        char v[64];
-        cd_params_format(&s->params, i, v, sizeof v);
-        n += (size_t)snprintf(buf + n, len - n, "|%s=%s", s->params.spec[i].name, v);
+    const cd_config *c = p->cfg;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < c->key_count; ++k) {
+        const cd_key_spec *spec = c->keys[k].spec;
+        if (strcmp(spec->section, "scene") == 0 && strcmp(spec->name, "cubes") == 0) continue;
+        char item[600];
+        snprintf(item, sizeof item, "%s.%s=%s;", spec->section, spec->name, cd_point_key_text(p, k));
+        for (const char *s = item; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
     }
+    snprintf(buf, len, "%s|%016llx", cd_point_text(p, "method", "method"), (unsigned long long)h);
 }
 
 // Why a point is skipped: its series went over budget at a smaller cube count.
@@ -658,7 +663,7 @@ static over_budget cubes_skip_reason(const cd_run *r, const cd_point *p, const c
     over_budget o = {0};
     if (cd_point_num(p, "measure", "budget_ms") > 0) {
         char key[256];
-        series_key(s, key, sizeof key);
+        series_key(p, key, sizeof key);
         o.skip = cd_run_series_noted(r, key, s->cubes, &o.cubes, &o.frame_ms);
     }
     return o;
@@ -666,7 +671,7 @@ static over_budget cubes_skip_reason(const cd_run *r, const cd_point *p, const c
 
 static void cubes_skipped_row(cd_run *r, const cd_point *p, const cd_cubes_setup *s, over_budget over)
 {
-    cd_run_warn(r, "point %zu skipped: %s took %.1f ms per frame at %.0f cubes, over budget_ms %g", p->index, s->method,
+    cd_run_warn(r, "point %zu skipped: %s took %.3g ms per frame at %.0f cubes, over budget_ms %g", p->index, s->method,
                 over.frame_ms, over.cubes, cd_point_num(p, "measure", "budget_ms"));
     cd_row row = cd_run_summary_begin(r);
     cd_row_set(&row, "cubes", cd_cell_int(s->cubes));
@@ -681,7 +686,7 @@ static int cubes_check_budget(cd_run *r, const cd_point *p, const cd_cubes_setup
     double budget = cd_point_num(p, "measure", "budget_ms");
     if (!(budget > 0 && frame_ms_median > budget)) return 0;
     char key[256];
-    series_key(s, key, sizeof key);
+    series_key(p, key, sizeof key);
     cd_run_note_series(r, key, s->cubes, frame_ms_median);
     return 1;
 }
@@ -826,8 +831,7 @@ static double cubes_cost(const cd_point *p) { return cd_point_num(p, "scene", "c
 static void cubes_chain(const cd_point *p, char *buf, size_t len)
 {
     if (cd_point_num(p, "measure", "budget_ms") <= 0) return;
-    cd_cubes_setup s = cubes_point_setup(p);
-    series_key(&s, buf, len);
+    series_key(p, buf, len);
 }
 
 const cd_kind cd_kind_cubes = {
