@@ -34,7 +34,7 @@ static const cd_key_spec common_keys[] = {
      "experiment name: results go to <output>/<name>/<run-id>/ (default: config file name)"},
     // KIND_KEY; checked against the caller's kind set before any other key (cd_config_parse).
     {"experiment", "kind", CD_KEY_WORD, "cubes", 0, 0, NULL, NULL, 0,
-     "experiment kind: cubes, max_fps, tri_tri or mesh"},
+     "experiment kind: cubes, max_fps, tri_tri, mesh or bodies"},
     {"experiment", "seed", CD_KEY_INT, "42", 0, 9007199254740992.0, NULL, NULL, 1,
      "seed of every random draw (scene placement and motion)"},
     {"experiment", "warmup", CD_KEY_INT, "10", 0, 1e7, NULL, NULL, 1, "unrecorded frames before each repeat"},

@@ -25,11 +25,16 @@ enum { MAX_MESHES = KIND_BODIES_MAX_MESHES };
 static uint32_t split_meshes(char *text, const char *specs[MAX_MESHES])
 {
     uint32_t n = 0;
-    for (char *tok = strtok(text, ","); tok && n < MAX_MESHES; tok = strtok(NULL, ",")) {
+    if (!text[0]) return 0;
+    // Every comma ends an item, so "a,,b" and "a," hold an empty item (strtok skipped them).
+    for (char *tok = text; tok && n < MAX_MESHES;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
         while (*tok == ' ' || *tok == '\t') ++tok;
         char *end = tok + strlen(tok);
         while (end > tok && (end[-1] == ' ' || end[-1] == '\t')) *--end = '\0';
         specs[n++] = tok;
+        tok = comma ? comma + 1 : NULL;
     }
     return n;
 }

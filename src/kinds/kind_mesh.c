@@ -76,10 +76,12 @@ const char *kinds_check_mesh(const char *w)
     for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
         size_t len = strlen(gens[k]);
         if (strncmp(w, gens[k], len) != 0) continue;
-        char *end;
-        double n = strtod(w + len, &end);
-        return (w[len] >= '0' && w[len] <= '9' && *end == '\0' && n >= 1 && n <= 1e7 && n == floor(n)) ? NULL
-                                                                                                       : expected;
+        // Decimal digits only, as the generators read them (cd_mesh_from_spec: strtoull base 10):
+        // "icosphere:1e3" passed this check and failed the point.
+        const char *digits = w + len;
+        size_t nd = strspn(digits, "0123456789");
+        double n = nd && nd <= 9 && digits[nd] == '\0' ? strtod(digits, NULL) : 0.0;
+        return n >= 1 && n <= 1e7 ? NULL : expected;
     }
     return NULL;  // a mesh file: read, relative to the config's directory, by the kind's validate
 }
