@@ -511,7 +511,8 @@ static int wait_report(const cd_run *r, int fd)
         if (r->point_timeout > 0) {
             uint64_t now = cd_now_ns();
             if (now >= end) return 1;
-            ms = (int)((end - now) / 1000000 + 1);
+            uint64_t left = (end - now) / 1000000 + 1;            // up to 10^12 ms: point_timeout goes to 10^9 s
+            ms = left < (uint64_t)INT_MAX ? (int)left : INT_MAX;  // the loop waits again after INT_MAX ms
         }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int k = poll(&p, 1, ms);

@@ -523,7 +523,8 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
                                             : "[scene] file";
     cd_cubes_setup baked;
     if (!(s = simulated(r, s, &baked))) return -1;
-    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall.
+    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall
+    // (cubes_point_setup and max_fps's probes set cpu_clock so; this guards any other setup).
     int cpu = s->cpu_clock && s->threads <= 1;
     cubes_repeat u = {.s = s, .rep = rep, .m = m, .clock_ns = cpu ? cd_thread_cpu_ns : cd_now_ns};
     if (cubes_start(s, &u.scene, &u.b, &u.motion, u.why, sizeof u.why)) {
@@ -621,7 +622,9 @@ typedef struct over_budget {
 static cd_cubes_setup cubes_point_setup(const cd_point *p)
 {
     cd_cubes_setup s = cd_cubes_setup_from_point(p);
-    s.cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0;
+    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall,
+    // with the wall clock's broad/narrow split.
+    s.cpu_clock = strcmp(cd_point_text(p, "measure", "clock"), "cpu") == 0 && s.threads <= 1;
     const char *file = cd_point_text(p, "scene", "file");
     if (file[0]) {
         char why[4400];

@@ -31,7 +31,7 @@ typedef struct cd_cubes_setup {
     uint32_t sim_steps;
     uint64_t seed;
     uint32_t warmup, frames, repeats;
-    int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA)
+    int cpu_clock;  ///< time frames on the runner thread's CPU clock (broad/narrow split then NA); 0 with threads > 1
 } cd_cubes_setup;
 
 /// What one cubes measurement found (over frames × repeats measured frames).

@@ -113,7 +113,7 @@ static int try_n(search *q, uint32_t n)
     p->cubes = n;
     p->order = (uint32_t)(q->count - 1);
     q->s->cubes = n;
-    q->s->cpu_clock = q->cpu;
+    q->s->cpu_clock = q->cpu && q->s->threads <= 1;  // parallel frames on the wall clock, as the cubes kind times them
     // Fails only on a plugin's bad candidates (max_fps reads no [scene] file): every probe after
     // that fails at once, and the point with the first probe's reason (cd_run_fail).
     if (cd_cubes_measure(q->r, q->s, &p->res)) q->failed = 1;

@@ -41,4 +41,14 @@ sed 's/^density = 0.3/density = 0.3\nmoving = 0.5/' "$fix/bodies_clock.ini" >"$t
     { echo "FAIL: moving = 0.5 of 40 bodies: moved $(col "$tmp/out/bodies_clock/half/frames.csv" moved)"; status=1; }
 [ "$(col "$tmp/out/bodies_clock/half/summary.csv" moved_mean)" = 20 ] || { echo "FAIL: moved_mean is not 20"; status=1; }
 [ $status -eq 0 ] && echo "ok bodies on the CPU clock: frame_ms positive, split NA, the same pairs and tests; moved 40, and 20 of 40 half moving"
+
+# The cubes kind: a point with threads > 1 is timed on the wall clock whatever [measure] clock
+# says, so it has the wall clock's broad/narrow split; one thread on the CPU clock has none.
+printf '[experiment]\nname = ct\nwarmup = 1\nframes = 3\n[scene]\ncubes = 2000\n[method]\nmethod = grid_multi\nthreads = 1, 2\n[measure]\nclock = cpu\n[run]\npin = off\ncpu = -1\ncounters =\n' >"$tmp/ct.ini"
+"$cdlab" run --quiet --output "$tmp/out" --run-id ct "$tmp/ct.ini" >/dev/null
+split=$(col "$tmp/out/ct/ct/summary.csv" broad_ms_median | tr '\n' ' ')
+case $split in
+NA\ [0-9]*) echo "ok cubes on the CPU clock: broad_ms NA on one thread, measured on two (wall clock): $split" ;;
+*) echo "FAIL: cubes broad_ms_median for threads = 1, 2: $split"; status=1 ;;
+esac
 exit $status
