@@ -155,7 +155,7 @@ static const cd_key_spec measure_keys[] = {
      "source = simulate: fixed simulation steps of 1/60 s per recorded frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
-     "machine; broad/narrow split NA; points with threads > 1 always use the wall clock)"},
+     "machine; broad/narrow split NA; points with threads > 1 always use the wall clock, with its split)"},
     {"measure", "budget_ms", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 0,
      "once a series (same keys but cubes) has a median frame_ms above this, its larger cube counts are "
      "skipped (summary row NA, a warning); 0 = never"},
