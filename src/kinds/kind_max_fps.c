@@ -47,8 +47,10 @@ static int max_fps_validate(cd_config *c, char *err, size_t err_len)
     const cd_config_key *start = cd_config_key_get(c, "search", "start");
     const cd_config_key *limit = cd_config_key_get(c, "search", "limit");
     if (start->values[0].num > limit->values[0].num) {
-        cd_config_error(c, start, err, err_len, "[search] start = %s exceeds limit = %s: expected start <= limit",
-                        start->values[0].text, limit->values[0].text);
+        // At the key the config gives: a start left at its default is the limit's line's fault.
+        cd_config_error(c, start->line ? start : limit, err, err_len,
+                        "[search] start = %s%s exceeds limit = %s: expected start <= limit", start->values[0].text,
+                        start->line ? "" : " (its default)", limit->values[0].text);
         return -1;
     }
     return 0;
