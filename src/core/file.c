@@ -240,28 +240,66 @@ static char *copy_text(const char *s)
     return memcpy(cd_alloc(n), s, n);
 }
 
+// The file path names once symbolic links are followed, as fopen(path, "w") would create or
+// truncate it: realpath where the file exists; else each link read in turn (a dangling link's
+// target is the file to create, not the link). Up to 40 links, as the kernel's own limit.
+static char *out_target(const char *path)
+{
+    char *cur = copy_text(path);
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char *real = realpath(cur, NULL);
+        if (real) {
+            cd_free(cur);
+            cur = copy_text(real);
+            free(real);
+            return cur;
+        }
+        char link[4096];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) return cur;
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;  // relative to the link's directory
+        char *next = cd_alloc(dir + (size_t)n + 1);
+        memcpy(next, cur, dir);
+        memcpy(next + dir, link, (size_t)n + 1);
+        cd_free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
 {
     *o = (cd_file_out){0};
-    // A symbolic link to a file is written through, as fopen(path, "w") did: the temporary file
-    // goes beside the file it names, which the rename then replaces (not the link).
+    // A symbolic link is written through, as fopen(path, "w") did: the temporary file goes beside
+    // the file it names, which the rename then replaces (not the link).
+    o->target = out_target(path);
+    // A short name in the target's directory (TARGET.PID.part would pass NAME_MAX for a name near
+    // it), made by mkstemp: O_EXCL, so never a link or a file someone else made under the name.
+    const char *slash = strrchr(o->target, '/');
+    size_t dir = slash ? (size_t)(slash - o->target) + 1 : 0;
+    o->tmp = cd_alloc(dir + 32);
+    memcpy(o->tmp, o->target, dir);
+    memcpy(o->tmp + dir, ".cdlab-out.XXXXXX", sizeof ".cdlab-out.XXXXXX");
     struct stat st;
-    char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
-    o->target = copy_text(real ? real : path);
-    free(real);
-    size_t n = strlen(o->target) + 32;
-    o->tmp = cd_alloc(n);
-    snprintf(o->tmp, n, "%s.%ld.part", o->target, (long)getpid());
-    int have = stat(o->target, &st) == 0 && S_ISREG(st.st_mode);
-    // O_EXCL: never write through a link or into a file someone else made under the name; one
-    // retry after removing what an earlier process with this process id may have left.
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EEXIST && unlink(o->tmp) == 0)
-        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    int e = errno;
+    int have = stat(o->target, &st) == 0 && S_ISREG(st.st_mode), fd = -1, e = 0;
+    if (have && access(o->target, W_OK) != 0) {
+        e = errno;  // a read-only file stays so: rename needs only the directory's permission
+    } else {
+        fd = mkstemp(o->tmp);
+        e = errno;
+    }
     if (fd >= 0) {
-        // The file it replaces keeps its permissions (a private output stays private).
-        if (have && fchmod(fd, st.st_mode & 07777) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
+        // The file it replaces keeps its permissions (a private output stays private); a new one
+        // gets fopen's: 0666 less the umask.
+        mode_t mask = umask(0);
+        umask(mask);
+        mode_t mode = have ? st.st_mode & 07777 : 0666 & ~mask;
+        if (fchmod(fd, mode) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
+        if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
         if (fd >= 0 && !(o->f = fdopen(fd, "w"))) e = errno, close(fd), unlink(o->tmp);
     }
     if (!o->f) {

@@ -139,15 +139,17 @@ static void write_values(FILE *f, const cd_config *c)
     }
 }
 
-// What a resumed run must share with the attempt that started it (progress.part's "same" lines).
-enum { SAME_VALUES = 7 };
+// What a resumed run must share with the attempt that started it (progress.part's "same" lines):
+// the build as compiled in (not git_commit and git_dirty, which describe the source checkout when
+// the run starts: a commit or an edit there, the binary unchanged, would refuse a requeued batch
+// job's resume) and the SIMD paths.
+enum { SAME_VALUES = 5 };
 static void same_values(const cd_run *r, const char *name[SAME_VALUES], char value[SAME_VALUES][600])
 {
-    static const char *const names[SAME_VALUES] = {"build_commit", "git_commit", "git_dirty", "build_type",
-                                                   "c_flags",      "sanitize",   "simd"};
+    (void)r;
+    static const char *const names[SAME_VALUES] = {"build_commit", "build_type", "c_flags", "sanitize", "simd"};
     const char *simd_switch = cd_cpu_simd_switch();
-    const char *v[SAME_VALUES] = {CD_BUILD_COMMIT, r->git_commit, r->git_dirty, CD_BUILD_TYPE,
-                                  CD_C_FLAGS,      CD_SANITIZE,   cd_cpu_simd()};
+    const char *v[SAME_VALUES] = {CD_BUILD_COMMIT, CD_BUILD_TYPE, CD_C_FLAGS, CD_SANITIZE, cd_cpu_simd()};
     for (int k = 0; k < SAME_VALUES; ++k) {
         name[k] = names[k];
         snprintf(value[k], sizeof value[k], "%s", v[k]);
@@ -185,12 +187,18 @@ void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len)
 // The run's warnings, for meta.ini's [warnings].
 void cd_run_keep_warning(cd_run *r, const char *msg)
 {
+    // One line each (a path or a plugin's build string may hold a line break): meta.ini's
+    // "wN = ..." and progress.part's "warn ..." lines read back what was written.
+    char line[512];
+    snprintf(line, sizeof line, "%s", msg);
+    for (char *c = line; *c; ++c)
+        if (*c == '\n' || *c == '\r') *c = ' ';
     for (size_t i = 0; i < r->warning_count; ++i)
-        if (strcmp(r->warnings[i], msg) == 0) return;  // a resumed run meets its config's warnings again
+        if (strcmp(r->warnings[i], line) == 0) return;  // a resumed run meets its config's warnings again
     if (r->warning_count < CD_RUN_MAX_WARNINGS) {
-        size_t n = strlen(msg);
+        size_t n = strlen(line);
         r->warnings[r->warning_count] = cd_alloc(n + 1);
-        memcpy(r->warnings[r->warning_count++], msg, n + 1);
+        memcpy(r->warnings[r->warning_count++], line, n + 1);
     }
 }
 

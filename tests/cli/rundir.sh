@@ -111,6 +111,10 @@ printf '[experiment]\nname = two\nwarmup = 0\nframes = 20000\nrepeats = 1\n[scen
 "$cdlab" run --quiet --output out --run-id two two.ini >/dev/null 2>err.txt
 [ $? -eq 1 ] && grep -q "^done 0$" out/two/two/progress.part && grep -q "^warn point 0 (cubes=10)" out/two/two/progress.part ||
     fail "two: expected point 0 done with a warning: $(cat err.txt)"
+# The build as compiled in, not the source checkout's state, which a commit changes under a
+# requeued job with the binary unchanged.
+grep -q '^same build_commit ' out/two/two/progress.part && ! grep -q '^same git_' out/two/two/progress.part ||
+    fail "progress.part's same lines: $(grep '^same' out/two/two/progress.part)"
 CDLAB_NO_AVX2=1 "$cdlab" run --quiet --resume --output out --run-id two two.ini >/dev/null 2>err.txt
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "cannot continue this run: its simd was .* this cdlab's is sse2 (CDLAB_NO_AVX2 set)" err.txt ||
@@ -121,6 +125,18 @@ rc=$?
 [ "$rc" -eq 1 ] && [ "$(grep -c '^w[0-9]* = point 0 (cubes=10): frame_ms CV' out/two/two/meta.ini.part)" = 1 ] ||
     fail "--resume: the first attempt's warning is not in meta.ini.part once: exit $rc: $(cat out/two/two/meta.ini.part)"
 echo "ok: --resume keeps the first attempt's warnings, once"
+# A warning that names a path with a line break (--cpu on a pin = off config under such a
+# directory) is one journal line: the resume neither splits nor repeats it.
+nl='
+'
+mkdir "odd${nl}dir" && cp two.ini "odd${nl}dir/two.ini"
+"$cdlab" run --quiet --output out --run-id nl --cpu 0 "odd${nl}dir/two.ini" >/dev/null 2>err.txt
+"$cdlab" run --quiet --resume --output out --run-id nl --cpu 0 "odd${nl}dir/two.ini" >/dev/null 2>err.txt
+[ "$(grep -c '^w[0-9]* = --cpu ignored' out/two/nl/meta.ini.part)" = 1 ] &&
+    grep -q '^w[0-9]* = --cpu ignored: odd dir/two.ini has' out/two/nl/meta.ini.part &&
+    [ "$(sed -n '/^\[warnings\]/,/^$/p' out/two/nl/meta.ini.part | grep -vc '^\(\[warnings\]\|count = .*\|w[0-9]* = .*\|\)$')" = 0 ] ||
+    fail "a warning with a line break after --resume: $(sed -n '/^\[warnings\]/,/^$/p' out/two/nl/meta.ini.part)"
+echo "ok: a warning naming a path with a line break stays one line through --resume"
 
 # ---------------------------------------------------------------------------------------------
 # merge: a shard's CSVs as its run wrote them, or a refusal.

@@ -410,12 +410,14 @@ void cd_file_size_text(size_t max, char *buf, size_t len);
 typedef struct cd_file_out {
     FILE *f;       ///< the stream to write
     char *target;  ///< the file it replaces (a symbolic link's file: written through it, as fopen)
-    char *tmp;     ///< the temporary file: TARGET.PID.part in the target's directory
+    char *tmp;     ///< the temporary file: .cdlab-out.XXXXXX (mkstemp) in the target's directory
 } cd_file_out;
 
-/// Create o's temporary file for path, with an existing target's permissions. 0 with o->f open,
-/// or -1 with "cannot write: <cause>" (no path) in err and errno set. The target's directory must
-/// be writable: the finished file is renamed into it.
+/// Create o's temporary file for path (symbolic links followed, a dangling one to the file it
+/// names), with an existing target's permissions, or fopen's for a new one. 0 with o->f open, or
+/// -1 with "cannot write: <cause>" (no path) in err and errno set: also for an existing target
+/// this process may not write, as fopen refused it. The target's directory must be writable: the
+/// finished file is renamed into it.
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len);
 /// Flush, fsync and close o's stream, then rename the temporary file over the target. 0, or -1
 /// with "write error: <cause>" or "cannot rename …" in err, the temporary file removed and the
