@@ -393,9 +393,11 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
 
 // [scene] source = simulate: bake s's simulation into root/cache/ unless it is there already (one
 // bake per parameters: 1 + warmup + frames frames, replayed by every repeat), and set
-// s->trace_file to it. 0, or -1 with why.
+// s->trace_file to it. With cubes = 0 there is nothing to simulate: s->trace_file stays empty and
+// the point measures the empty scene, as source = seeded does. 0, or -1 with why.
 static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, char *why, size_t why_len)
 {
+    if (s->cubes == 0) return 0;
 #ifdef CD_HAVE_SIMULATE
     cd_sim_params sp = {.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation),
                         .objects = s->cubes,

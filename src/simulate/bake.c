@@ -62,6 +62,10 @@ int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, ch
     char key[17];
     cd_sim_cache_key(p, key);
     *baked = 0;
+    if (p->objects == 0) {  // a trace holds at least one object; an empty scene needs no simulation
+        snprintf(err, err_len, "no boxes to simulate: a simulated scene's trace holds 1 box or more");
+        return -1;
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         snprintf(err, err_len, "%s: cannot create the simulation cache: %s", dir, strerror(errno));
         return -1;

@@ -93,7 +93,9 @@ double mean_cube(double a, double r) { return r == 1.0 ? a * a * a : a * a * a *
 std::vector<btVector3> place(Rng &rng, std::uint32_t n, double L, double d, double *height)
 {
     std::uint64_t m = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(L / d));
-    m = std::min(m, static_cast<std::uint64_t>(std::ceil(std::cbrt(8.0 * n))));
+    // At least one cell: with no boxes (n = 0) the cap below is 0, and m divides (the lattice is
+    // then one empty cell; for n >= 1 the cap is at least 2, so the max changes nothing).
+    m = std::max<std::uint64_t>(1, std::min(m, static_cast<std::uint64_t>(std::ceil(std::cbrt(8.0 * n)))));
     const std::uint64_t cells_z = std::max(m, (n + m * m - 1) / (m * m));
     const double s = std::max(d, L / static_cast<double>(m));
     std::vector<std::uint64_t> cell(m * m * cells_z);
@@ -116,9 +118,13 @@ std::vector<btVector3> place(Rng &rng, std::uint32_t n, double L, double d, doub
 // Column (x, y) at distance r from the centre holds ceil(kSlope·(R − r)/s) boxes; R is the
 // smallest radius (bisection) whose cone holds N cells, and the N lowest cells are filled, layer
 // by layer, the top layer in a seeded order. Centres relative to the cone's axis at (0, 0); *radius
-// receives R, *height the top.
+// receives R, *height the top (both 0 for n = 0).
 std::vector<btVector3> place_heap(Rng &rng, std::uint32_t n, double s, double *radius, double *height)
 {
+    if (n == 0) {  // no heap: no cells to choose from (cells[n - 1] below needs a box)
+        *radius = *height = 0;
+        return {};
+    }
     auto column = [s](double R, double x, double y) {
         double r = std::sqrt(x * x + y * y);
         return r >= R ? 0.0 : std::ceil(kSlope * (R - r) / s);

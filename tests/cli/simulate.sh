@@ -3,8 +3,8 @@
 # Simulated scenes ([scene] source = simulate): a pile of a few hundred boxes baked by Bullet is
 # cached under <output>/cache/ (a second run bakes nothing), baking again gives the same trace
 # byte for byte, every broad phase replays it to naive's pairs, the pile comes to rest with its
-# contacts, simulation is a swept key and a column, and the simulation's keys are refused with
-# file:line errors.
+# contacts, simulation is a swept key and a column, cubes = 0 is the empty scene, and the
+# simulation's keys are refused with file:line errors.
 # usage: simulate.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -85,6 +85,36 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { n[$h["simulatio
 set -- sw/cache/simulate-*.trace
 [ $# -eq 2 ] || fail "expected two cached traces, found: $*"
 echo "ok sweep: simulation = brownian, pile makes two points, a column and two traces"
+# No boxes: cubes = 0 measures the empty scene, as source = seeded does, with no simulation and
+# no trace; 1 and 2 boxes are baked and replayed, for every simulation. In the runner's own
+# process (isolate = none), where a crash of the simulation would take the runner down.
+cat >few.ini <<'INI'
+[experiment]
+name = few
+warmup = 0
+frames = 3
+repeats = 1
+[method]
+method = naive, grid_multi
+[scene]
+source = simulate
+simulation = brownian, free_fall, gravity, pile
+cubes = 0, 1, 2
+[run]
+isolate = none
+INI
+set +e
+"$cdlab" run --quiet --output few --run-id a few.ini >/dev/null 2>err
+rc=$?
+set -e
+[ $rc -eq 0 ] || fail "cubes = 0, 1, 2: exit $rc, $(cat err)"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    { n[$h["cubes"]]++; if ($h["pairs_mean"] != 0 || ($h["cubes"] == 0 && $h["moved_mean"] != 0)) bad++ }
+    END { exit (n[0] == 8 && n[1] == 8 && n[2] == 8 && !bad) ? 0 : 1 }' few/few/a/summary.csv ||
+    fail "cubes = 0, 1, 2: expected 8 rows each, no pairs: $(cat few/few/a/summary.csv)"
+set -- few/cache/simulate-*.trace
+[ $# -eq 8 ] || fail "cubes = 0, 1, 2: expected 8 traces (none for 0 boxes), found: $*"
+echo "ok few: cubes = 0 is the empty scene (no trace), 1 and 2 boxes baked, every simulation"
 # Refusals.
 printf '[scene]\nsource = simulate\nsimulation = avalanche\n' >bad1.ini
 printf '[scene]\nsource = simulate\ntrace = x.trace\n' >bad2.ini

@@ -41,8 +41,8 @@ typedef struct cd_sim_params {
 typedef int (*cd_sim_frame_fn)(void *ctx, uint64_t frame, const float *pose);
 
 /// Run the simulation p, single-threaded with a fixed time step: the same p gives the same bits
-/// on the same build. half receives 3N half-extents before the first frame. 0, or the callback's
-/// non-zero value.
+/// on the same build. half receives 3N half-extents before the first frame. N = 0 runs an empty
+/// container (frames of no poses). 0, or the callback's non-zero value.
 int cd_sim_run(const cd_sim_params *p, float *half, cd_sim_frame_fn frame, void *ctx);
 
 /// Bullet's version (BT_BULLET_VERSION), part of the cache key.
@@ -54,7 +54,8 @@ void cd_sim_cache_key(const cd_sim_params *p, char key[17]);
 /// The trace of p under dir (dir/simulate-<key>.trace, dir created when missing): baked now unless
 /// it is already there (written to a temporary file and renamed, so a trace in the cache is
 /// whole). With progress, a progress line goes to stderr while baking. path receives the trace's
-/// path; *baked says whether it was baked now. 0, or -1 with why in err.
+/// path; *baked says whether it was baked now. 0, or -1 with why in err (p->objects = 0 too: a
+/// trace holds at least one object).
 int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, char *path, size_t path_len, int *baked,
                        char *err, size_t err_len);
 
