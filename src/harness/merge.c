@@ -9,7 +9,8 @@
 // a shard given twice; points missing or measured twice; rows that disagree with their shard's
 // meta.ini or headers that differ; CSVs that are not what the shard's run wrote (their size and
 // SHA-256 in its meta.ini [files]: cut short, rows gone, edited). Shards measured on different CPU models are merged with a
-// warning: their times are not comparable across shards.
+// warning: their times are not comparable across shards. meta.ini's [inputs] lists every shard's
+// input files once: the traces of simulated scenes differ by shard (those its points replayed).
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness_cli.h"
@@ -482,6 +483,54 @@ static void write_merge_section(FILE *f, const shard *s, size_t n)
     }
 }
 
+// meta.ini's [inputs] after its comment: every input file of every shard once (by path and
+// SHA-256), in shard order. The config's files are the same in shards that ran on one file system;
+// the files derived from the config (ik_derived: a simulated scene's trace) are those each shard's
+// points read, so the merged run lists them all.
+static void write_inputs(FILE *f, const shard *s, size_t n)
+{
+    typedef struct input {
+        const char *path, *bytes, *sha256, *derived;
+    } input;
+    input *all = NULL;
+    size_t count = 0, cap = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const meta *m = &s[i].m;
+        unsigned long long k_count = strtoull(meta_str(m, "inputs", "count"), NULL, 10);
+        for (unsigned long long k = 1; k <= k_count; ++k) {
+            char key[64];
+            input in;
+            snprintf(key, sizeof key, "i%llu_path", k);
+            in.path = meta_str(m, "inputs", key);
+            snprintf(key, sizeof key, "i%llu_bytes", k);
+            in.bytes = meta_str(m, "inputs", key);
+            snprintf(key, sizeof key, "i%llu_sha256", k);
+            in.sha256 = meta_str(m, "inputs", key);
+            snprintf(key, sizeof key, "i%llu_derived", k);
+            in.derived = meta_get(m, "inputs", key);
+            size_t j = 0;
+            while (j < count && (strcmp(all[j].path, in.path) != 0 || strcmp(all[j].sha256, in.sha256) != 0)) ++j;
+            if (j < count) continue;
+            cd_grow((void **)&all, sizeof *all, &cap, count + 1);
+            all[count++] = in;
+        }
+    }
+    cd_meta_kv(f, "count", "%zu", count);
+    for (size_t j = 0; j < count; ++j) {
+        char key[64];
+        snprintf(key, sizeof key, "i%zu_path", j + 1);
+        cd_meta_kv(f, key, "%s", all[j].path);
+        snprintf(key, sizeof key, "i%zu_bytes", j + 1);
+        cd_meta_kv(f, key, "%s", all[j].bytes);
+        snprintf(key, sizeof key, "i%zu_sha256", j + 1);
+        cd_meta_kv(f, key, "%s", all[j].sha256);
+        if (!all[j].derived) continue;
+        snprintf(key, sizeof key, "i%zu_derived", j + 1);
+        cd_meta_kv(f, key, "%s", all[j].derived);
+    }
+    cd_free(all);
+}
+
 static int write_meta(const char *path, const char *out, const shard *s, size_t n, const char *id, const char *command,
                       char *const *warnings, size_t nwarnings)
 {
@@ -529,6 +578,8 @@ static int write_meta(const char *path, const char *out, const shard *s, size_t 
             cd_meta_kv(f, "status", "ok");
         } else if (strcmp(e->section, "columns") == 0 && strcmp(e->key, "summary_varying") == 0) {
             cd_meta_kv(f, e->key, "%s, shard, host", e->value);  // where a point ran is no result
+        } else if (strcmp(e->section, "inputs") == 0) {
+            if (strcmp(e->key, "count") == 0) write_inputs(f, s, n);  // the section's other keys with it
         } else if (strcmp(e->section, "warnings") == 0 && strcmp(e->key, "count") == 0) {
             cd_meta_kv(f, "count", "%zu", nwarnings);
             for (size_t w = 0; w < nwarnings; ++w) {

@@ -184,6 +184,36 @@ void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len)
     }
 }
 
+// A derived input file, for meta.ini's [inputs] (here beside the warnings: run.c and resume.c both
+// record them).
+int cd_run_derived_input(cd_run *r, const char *path, const char *sha256, uint64_t bytes, const char *what, char *why,
+                         size_t why_len)
+{
+    CD_ASSERT(what[0] && strlen(what) < sizeof r->inputs->derived && !strpbrk(what, " \t\n"));  // progress.part's word
+    char real[PATH_MAX];
+    const char *at = realpath(path, real) ? real : path;
+    for (size_t i = 0; i < r->input_count; ++i) {
+        const cd_run_input *in = &r->inputs[i];
+        if (strcmp(in->path, at) != 0) continue;
+        if (strcmp(in->sha256, sha256) == 0) return 0;
+        snprintf(why, why_len,
+                 "%s: SHA-256 %.12s..., %llu bytes, but this run's earlier points (or the attempt it resumes) read "
+                 "%.12s..., %llu bytes: two different files would pass for one input (start the run afresh)",
+                 at, sha256, (unsigned long long)bytes, in->sha256, (unsigned long long)in->bytes);
+        return -1;
+    }
+    if (r->input_count == r->input_cap) {
+        r->input_cap = r->input_cap ? 2 * r->input_cap : 4;
+        r->inputs = cd_realloc(r->inputs, r->input_cap * sizeof *r->inputs);
+    }
+    cd_run_input *in = &r->inputs[r->input_count++];
+    *in = (cd_run_input){.bytes = bytes};
+    snprintf(in->path, sizeof in->path, "%s", at);
+    snprintf(in->sha256, sizeof in->sha256, "%s", sha256);
+    snprintf(in->derived, sizeof in->derived, "%s", what);
+    return 0;
+}
+
 // The run's warnings, for meta.ini's [warnings].
 void cd_run_keep_warning(cd_run *r, const char *msg)
 {
@@ -292,6 +322,9 @@ static void write_config(FILE *f, const cd_run *r)
         kv(f, key, "%llu", (unsigned long long)r->inputs[i].bytes);
         snprintf(key, sizeof key, "i%zu_sha256", i + 1);
         kv(f, key, "%s", r->inputs[i].sha256);
+        if (!r->inputs[i].derived[0]) continue;
+        snprintf(key, sizeof key, "i%zu_derived", i + 1);
+        kv(f, key, "%s", r->inputs[i].derived);
     }
 }
 

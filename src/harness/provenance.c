@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Provenance for meta.ini and `cdlab info`: CPU model and the git state of the source tree.
+// Provenance for meta.ini and `cdlab info`: CPU model, the git state of the source tree, and the
+// check of a file against the size and SHA-256 its run recorded.
 #include "cd_build_config.h"
 #include "cd_harness_cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // The value of the first /proc/cpuinfo line whose key is `key` (up to the colon), or "".
@@ -76,4 +78,22 @@ void cd_git_describe(char *commit, size_t commit_len, char *dirty, size_t dirty_
         snprintf(dirty, dirty_len, "unknown");
     else
         snprintf(dirty, dirty_len, "%s", line[0] ? "true" : "false");
+}
+
+int cd_run_file_check(const char *path, const char *want_bytes, const char *want_sha, char *err, size_t len)
+{
+    char sha[65];
+    uint64_t bytes;
+    int e = cd_sha256_file(path, sha, &bytes);
+    if (e)
+        snprintf(err, len, "%s: %s", path, strerror(e));
+    else if (strtoull(want_bytes, NULL, 10) != bytes)
+        snprintf(err, len, "%s: %llu bytes, but its run wrote %s (meta.ini [files]): cut short or changed since", path,
+                 (unsigned long long)bytes, want_bytes);
+    else if (strcmp(sha, want_sha) != 0)
+        snprintf(err, len, "%s: SHA-256 %s, but its run wrote %s (meta.ini [files]): changed since", path, sha,
+                 want_sha);
+    else
+        return 0;
+    return -1;
 }

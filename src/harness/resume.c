@@ -6,7 +6,9 @@
 // line), rewrites the .part files with them, and runs the rest of the plan (or of the shard)
 // appending to them. The directory must hold the same config (byte for byte) and the same shard,
 // its input files must be those the run started with (progress.part's "input" lines: SHA-256),
-// and no process may hold its marker's lock (cd_run_marker_state).
+// and no process may hold its marker's lock (cd_run_marker_state). The files derived from the
+// config ("derived" lines: simulated scenes' cached traces) are carried over, not checked here
+// (load_derived).
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness_cli.h"
@@ -144,12 +146,22 @@ int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, s
     return 0;
 }
 
+void cd_run_journal_derived(const cd_run *r, size_t i, FILE *f)
+{
+    const cd_run_input *in = &r->inputs[i];
+    fprintf(f, "derived %s %llu %s %s\n", in->sha256, (unsigned long long)in->bytes, in->derived, in->path);
+}
+
 void cd_run_journal_inputs(cd_run *r)
 {
     if (!r->progress) return;
     for (size_t i = 0; i < r->input_count; ++i)
-        fprintf(r->progress, "input %s %llu %s\n", r->inputs[i].sha256, (unsigned long long)r->inputs[i].bytes,
-                r->inputs[i].path);
+        if (!r->inputs[i].derived[0])
+            fprintf(r->progress, "input %s %llu %s\n", r->inputs[i].sha256, (unsigned long long)r->inputs[i].bytes,
+                    r->inputs[i].path);
+    for (size_t i = 0; i < r->input_count; ++i)
+        if (r->inputs[i].derived[0]) cd_run_journal_derived(r, i, r->progress);
+    r->inputs_journaled = r->input_count;
     cd_run_same_lines(r, r->progress);
     fflush(r->progress);
 }
@@ -173,6 +185,21 @@ static void check_input(const cd_run *r, const char *line, char *why, size_t len
             return;
         }
     snprintf(why, len, "the run started with %s, which the config does not name now", path);
+}
+
+// A "derived SHA BYTES WHAT PATH" line of progress.part: a file an earlier attempt's point read
+// that the run derived from the config (a simulated scene's cached trace), recorded again. It is
+// not checked against the file now: the config and the build are the earlier attempt's (checked
+// too), so the file's bytes are determined by them, and a cache deleted or damaged since is baked
+// again to the same bytes. A point of this attempt that reads it checks it against this record
+// (cd_run_derived_input); two records of one path that differ are why in why.
+static void load_derived(cd_run *r, const char *line, char *why, size_t len)
+{
+    char sha[65], what[32];
+    unsigned long long bytes;
+    int off = 0;
+    if (sscanf(line, "derived %64s %llu %31s %n", sha, &bytes, what, &off) != 3 || off == 0) return;
+    cd_run_derived_input(r, line + off, sha, bytes, what, why, len);
 }
 
 // progress.part: the points done (done[i] = 1 for plan index i), the series notes and the earlier
@@ -203,6 +230,8 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why
             cd_run_keep_warning(r, line + 5);
         else if (!why[0] && strncmp(line, "input ", 6) == 0)
             check_input(r, line, why, why_len);
+        else if (!why[0] && strncmp(line, "derived ", 8) == 0)
+            load_derived(r, line, why, why_len);
         else if (!why[0] && strncmp(line, "same ", 5) == 0)
             cd_run_same_check(r, line, why, why_len);
     }

@@ -410,15 +410,15 @@ static int point_failed(cd_run *r, const char *where, char *err, size_t err_len)
 // the heap, and ru_maxrss only ever grows. The child writes its frame and summary rows to the
 // runner's files (flushed before the fork, so the shared file offset is where it continues),
 // flushes and checks them, and sends back over a pipe what the runner keeps: status, failure, the
-// cause of a write error, its new warnings and series notes, its peak RSS and, for rounds, the
-// kind's packed state. The runner itself starts no OpenMP threads (libgomp's pool does not survive
-// a fork): every frame runs in a child.
+// cause of a write error, its new warnings, series notes and derived input files
+// (cd_run_derived_input), its peak RSS and, for rounds, the kind's packed state. The runner itself
+// starts no OpenMP threads (libgomp's pool does not survive a fork): every frame runs in a child.
 
 typedef struct child_report {
     int32_t status, summary_written;
     int32_t write_errno, write_file;  // the first write error (errno) of frames (1) or summary (2)
     int64_t rss;
-    uint32_t warnings, notes;
+    uint32_t warnings, notes, inputs;
     uint64_t state_bytes;
     char failure[512];
 } child_report;
@@ -432,7 +432,7 @@ static int point_work(cd_run *r, const cd_point *p, uint32_t round, void **state
 
 static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, void **state, int fd)
 {
-    size_t w0 = r->warning_count, n0 = r->note_count;
+    size_t w0 = r->warning_count, n0 = r->note_count, i0 = r->input_count;
     child_report h = {.status = point_work(r, p, round, state)};
     flush_rows(r);
     h.write_errno = r->write_errno;
@@ -442,6 +442,7 @@ static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, v
     h.rss = peak_rss_bytes();
     h.warnings = (uint32_t)(r->warning_count - w0);
     h.notes = (uint32_t)(r->note_count - n0);
+    h.inputs = (uint32_t)(r->input_count - i0);
     snprintf(h.failure, sizeof h.failure, "%s", r->failure);
     size_t bytes = 0;
     void *block = state && *state ? r->cfg->kind->pack_state(*state, &bytes) : NULL;
@@ -452,6 +453,7 @@ static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, v
         ok = cd_write_all(fd, &len, sizeof len) == 0 && cd_write_all(fd, r->warnings[i], len) == 0;
     }
     if (ok && h.notes) ok = cd_write_all(fd, r->notes + n0, h.notes * sizeof *r->notes) == 0;
+    if (ok && h.inputs) ok = cd_write_all(fd, r->inputs + i0, h.inputs * sizeof *r->inputs) == 0;
     if (ok && bytes) ok = cd_write_all(fd, block, bytes) == 0;
     _exit(ok ? 0 : 1);
 }
@@ -474,6 +476,15 @@ static int runner_side(cd_run *r, void **state, int fd)
         if (cd_read_all(fd, &n, sizeof n)) return -1;
         n.series[sizeof n.series - 1] = '\0';
         cd_run_note_series(r, n.series, n.at, n.value);
+    }
+    for (uint32_t i = 0; i < h.inputs; ++i) {
+        cd_run_input in;
+        char why[sizeof h.failure];
+        if (cd_read_all(fd, &in, sizeof in)) return -1;
+        in.path[sizeof in.path - 1] = in.sha256[sizeof in.sha256 - 1] = in.derived[sizeof in.derived - 1] = '\0';
+        // The child checked it against the runner's record as the fork left it, which is this one.
+        if (cd_run_derived_input(r, in.path, in.sha256, in.bytes, in.derived, why, sizeof why) && !h.failure[0])
+            memcpy(h.failure, why, sizeof why), h.status = -1;
     }
     if (h.state_bytes) {
         void *block = cd_alloc(h.state_bytes);
@@ -887,7 +898,8 @@ static void free_run(cd_run *r)
 static int digest_inputs(cd_run *r, char *err, size_t err_len)
 {
     const cd_config *c = r->cfg;
-    r->inputs = cd_alloc_zero(c->input_count ? c->input_count : 1, sizeof *r->inputs);
+    r->input_cap = c->input_count ? c->input_count : 1;
+    r->inputs = cd_alloc_zero(r->input_cap, sizeof *r->inputs);
     for (size_t i = 0; i < c->input_count; ++i) {
         cd_run_input *in = &r->inputs[i];
         char real[PATH_MAX];
@@ -914,14 +926,17 @@ static size_t *run_points_of(const cd_config *c, const cd_run_options *o, size_t
 }
 
 // progress.part, the points done so far (for --resume): "warn TEXT" for the warnings since the
-// last point journaled, "note AT VALUE SERIES" for the series notes the point made (from note
-// `notes_from` on), then "done POINT", flushed. A line that cannot be written costs a resume only
+// last point journaled, "derived SHA256 BYTES WHAT PATH" for the derived input files recorded
+// since, "note AT VALUE SERIES" for the series notes the point made (from note `notes_from` on),
+// then "done POINT", flushed. A line that cannot be written costs a resume only
 // that point: no error.
 static void journal_point(cd_run *r, size_t point, size_t notes_from)
 {
     if (!r->progress) return;
     for (; r->warnings_journaled < r->warning_count; ++r->warnings_journaled)
         fprintf(r->progress, "warn %s\n", r->warnings[r->warnings_journaled]);
+    for (; r->inputs_journaled < r->input_count; ++r->inputs_journaled)
+        cd_run_journal_derived(r, r->inputs_journaled, r->progress);
     for (size_t k = notes_from; k < r->note_count; ++k)
         fprintf(r->progress, "note %.17g %.17g %s\n", r->notes[k].at, r->notes[k].value, r->notes[k].series);
     fprintf(r->progress, "done %zu\n", point);

@@ -16,12 +16,14 @@ typedef struct cd_series_note {
     double at, value;
 } cd_series_note;
 
-/// A file the config names (cd_config.inputs), as the run read it when it started: its real path,
-/// SHA-256 and size (meta.ini [inputs]; progress.part, which a resume checks them against).
+/// A file the config names (cd_config.inputs), as the run read it when it started, or one the run
+/// derived from the config (cd_run_derived_input), as a point read it: its real path, SHA-256 and
+/// size (meta.ini [inputs]; progress.part, which a resume checks the config's files against).
 typedef struct cd_run_input {
     char path[4096];
     char sha256[65];
     uint64_t bytes;
+    char derived[32];  // what derived it, one word ("simulate"); "" for a file the config names
 } cd_run_input;
 
 struct cd_run {
@@ -81,8 +83,9 @@ struct cd_run {
     double eta_total, eta_done;  // the progress ETA: estimated seconds of this attempt's points, of those run
     size_t points_resumed;       // done by an earlier attempt (--resume)
     char resumed_from[600];      // the earlier attempt's INCOMPLETE, first line
-    cd_run_input *inputs;        // the config's files, digested when the run started
-    size_t input_count;
+    cd_run_input *inputs;        // the config's files, digested when the run started, then the derived ones
+    size_t input_count, input_cap;
+    size_t inputs_journaled;  // r->inputs[0, this) are in progress.part
 };
 
 /// The key columns of c: the index of every key that can vary (swept keys and method parameters)
@@ -100,9 +103,12 @@ void cd_run_shard_line(const cd_run *r, char *buf, size_t len);
 /// and shard; 1: none (run_id given: r->run_id and r->dir name it); 2: r->dir is already a
 /// complete run; -1: run_id names a run that cannot be continued (err says why).
 int cd_resume_find(cd_run *r, const char *root, const char *run_id, char *err, size_t len);
-/// progress.part's first lines: "input SHA256 BYTES PATH" for each of r->inputs, then "same NAME
-/// VALUE" for what a resume must find unchanged besides them (cd_run_same_lines).
+/// progress.part's first lines: "input SHA256 BYTES PATH" for each of the config's files in
+/// r->inputs, "derived SHA256 BYTES WHAT PATH" for each derived one (cd_run_derived_input), then
+/// "same NAME VALUE" for what a resume must find unchanged besides them (cd_run_same_lines).
 void cd_run_journal_inputs(cd_run *r);
+/// "derived SHA256 BYTES WHAT PATH" for r->inputs[i] into f.
+void cd_run_journal_derived(const cd_run *r, size_t i, FILE *f);
 /// "same NAME VALUE\n" lines into f: the build (its commit, source tree, flags, sanitizers) and the
 /// SIMD paths this process takes (CDLAB_NO_AVX512 / CDLAB_NO_AVX2): a run's times come from one
 /// build on one set of paths.
@@ -135,8 +141,10 @@ void cd_meta_index_list(FILE *f, const char *key, const size_t *v, size_t n);
 
 /// The comment under meta.ini's [inputs].
 #define CD_META_INPUTS_COMMENT                                                                                  \
-    "the files the config names, resolved against its directory ([config] dir), as read when the run started: " \
-    "path, bytes, SHA-256 (cdlab snapshot RUN_DIR checks them)"
+    "the files the config names, resolved against its directory ([config] dir), as read when the run started, " \
+    "then the files the run derived from the config (ik_derived says what derived it: simulate, a simulated "   \
+    "scene's trace in <output>/cache/), as its points read them: path, bytes, SHA-256 (cdlab snapshot RUN_DIR " \
+    "checks the config's files)"
 /// The comment under meta.ini's [files].
 #define CD_META_FILES_COMMENT "the CSVs as written: bytes and SHA-256 (cdlab merge checks them)"
 

@@ -144,8 +144,9 @@ static const cd_key_spec measure_keys[] = {
     {"scene", "source", CD_KEY_WORD, "seeded", 0, 0, source_words, NULL, 0,
      "seeded: the scene of the placement and motion keys; simulate: [scene] simulation run by Bullet's rigid-body "
      "dynamics (fixed step, one thread: the same config gives the same bits), baked once per parameters into a "
-     "trace under <output>/cache/ and replayed like [scene] trace (docs/design/scene.md#simulated-scenes); "
-     "cubes, size, size_ratio, density and seed set it up, the other placement and motion keys are not used"},
+     "trace under <output>/cache/ (its SHA-256 recorded beside it, checked before use, baked again when it "
+     "differs) and replayed like [scene] trace (docs/design/scene.md#simulated-scenes); cubes, size, size_ratio, "
+     "density and seed set it up, the other placement and motion keys are not used"},
     {"scene", "simulation", CD_KEY_WORD, "pile", 0, 0, simulation_words, NULL, 1,
      "source = simulate: brownian (random impulses, no gravity, closed box), free_fall (spread over the box, "
      "falling onto its floor), gravity (pulled towards the box's centre), pile (a cone of tilted boxes on a wide "
@@ -391,12 +392,22 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
     return 0;
 }
 
-// [scene] source = simulate: bake s's simulation into root/cache/ unless it is there already (one
-// bake per parameters: 1 + warmup + frames frames, replayed by every repeat), and set
-// s->trace_file to it. With cubes = 0 there is nothing to simulate: s->trace_file stays empty and
-// the point measures the empty scene, as source = seeded does. 0, or -1 with why.
-static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, char *why, size_t why_len)
+// What simulate_trace found in the cache or baked: the trace's SHA-256 and size, and why the trace
+// that was in the cache was refused and baked again ("" when it was not).
+typedef struct sim_trace {
+    char sha256[65];
+    uint64_t bytes;
+    char rebaked[4400];
+} sim_trace;
+
+// [scene] source = simulate: bake s's simulation into root/cache/ unless it is there already and
+// whole (one bake per parameters: 1 + warmup + frames frames, replayed by every repeat; its
+// SHA-256 checked against the one recorded when it was baked), and set s->trace_file to it, *t to
+// what was found. With cubes = 0 there is nothing to simulate: s->trace_file stays empty and the
+// point measures the empty scene, as source = seeded does. 0, or -1 with why.
+static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, sim_trace *t, char *why, size_t why_len)
 {
+    memset(t, 0, sizeof *t);
     if (s->cubes == 0) return 0;
 #ifdef CD_HAVE_SIMULATE
     cd_sim_params sp = {.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation),
@@ -410,17 +421,23 @@ static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, cha
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/cache", root);
     (void)mkdir(root, 0777);  // cd_sim_bake_cached says why when dir cannot be made
-    int baked;
-    return cd_sim_bake_cached(&sp, dir, progress, s->trace_file, sizeof s->trace_file, &baked, why, why_len);
+    cd_sim_cached c;
+    if (cd_sim_bake_cached(&sp, dir, progress, &c, why, why_len)) return -1;
+    snprintf(s->trace_file, sizeof s->trace_file, "%s", c.path);
+    memcpy(t->sha256, c.sha256, sizeof t->sha256);
+    t->bytes = c.bytes;
+    snprintf(t->rebaked, sizeof t->rebaked, "%s", c.rebaked);
+    return 0;
 #else
-    (void)s, (void)root, (void)progress;
+    (void)root, (void)progress;
     snprintf(why, why_len, "this cdlab was built without Bullet");
     return -1;
 #endif
 }
 
 // s itself, or with source = simulate s in *baked with its simulation's trace under the run's
-// <output>/cache/ (baked now when missing). NULL after cd_run_fail.
+// <output>/cache/ (baked now when missing, baked again with a warning when refused), recorded as
+// an input the run derived (meta.ini [inputs]). NULL after cd_run_fail.
 static const cd_cubes_setup *simulated(cd_run *r, const cd_cubes_setup *s, cd_cubes_setup *baked)
 {
     if (!s->simulate) return s;
@@ -428,7 +445,14 @@ static const cd_cubes_setup *simulated(cd_run *r, const cd_cubes_setup *s, cd_cu
     snprintf(root, sizeof root, "%s", cd_run_directory(r));  // <output>/<experiment>/<run-id>
     for (int up = 0; up < 2; ++up) *(strrchr(root, '/') ? strrchr(root, '/') : root) = '\0';
     *baked = *s;
-    if (simulate_trace(baked, root[0] ? root : ".", !cd_run_quiet(r), why, sizeof why)) {
+    sim_trace t;
+    if (simulate_trace(baked, root[0] ? root : ".", !cd_run_quiet(r), &t, why, sizeof why)) {
+        cd_run_fail(r, "[scene] source = simulate: %s", why);
+        return NULL;
+    }
+    if (t.rebaked[0]) cd_run_warn(r, "[scene] source = simulate: %s; baked it again", t.rebaked);
+    if (baked->trace_file[0] &&
+        cd_run_derived_input(r, baked->trace_file, t.sha256, t.bytes, "simulate", why, sizeof why)) {
         cd_run_fail(r, "[scene] source = simulate: %s", why);
         return NULL;
     }
@@ -657,7 +681,9 @@ int cd_cubes_point_start(const cd_point *p, cd_scene **scene, cd_broad **broad, 
     if (s.simulate) {
         char root[4096];
         cd_config_resolve(p->cfg, cd_config_text(p->cfg, "run", "output"), root, sizeof root);
-        if (simulate_trace(&s, root, 1, err, err_len)) return -1;
+        sim_trace t;
+        if (simulate_trace(&s, root, 1, &t, err, err_len)) return -1;
+        if (t.rebaked[0]) fprintf(stderr, "cdlab: warning: [scene] source = simulate: %s; baked it again\n", t.rebaked);
     }
     return cubes_start(&s, scene, broad, motion, err, err_len);
 }

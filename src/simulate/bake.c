@@ -2,6 +2,7 @@
 // Simulated scenes baked into cdlab traces and cached by their parameters (cd_simulate.h).
 #include "cd_simulate.h"
 #include "cd_core.h"
+#include "cd_sha256.h"
 #include "cd_trace.h"
 
 #include <errno.h>
@@ -56,34 +57,99 @@ static int on_frame(void *arg, uint64_t frame, const float *raw)
     return 0;
 }
 
-int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, char *path, size_t path_len, int *baked,
-                       char *err, size_t err_len)
+// The SHA-256 that the sidecar side records (a sha256sum line: 64 hex digits, two spaces, the
+// trace's name) into want. 0, or -1 with why not (of the trace, which the caller names).
+static int read_sidecar(const char *side, char want[65], char *why, size_t len)
 {
-    char key[17];
-    cd_sim_cache_key(p, key);
-    *baked = 0;
-    if (p->objects == 0) {  // a trace holds at least one object; an empty scene needs no simulation
-        snprintf(err, err_len, "no boxes to simulate: a simulated scene's trace holds 1 box or more");
+    FILE *f = fopen(side, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            snprintf(why, len,
+                     "no .sha256 sidecar records its SHA-256 (its bake was cut short, or an older cdlab "
+                     "baked it)");
+        else
+            snprintf(why, len, "its .sha256 sidecar cannot be read: %s", strerror(errno));
         return -1;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, err_len, "%s: cannot create the simulation cache: %s", dir, strerror(errno));
+    char line[160];
+    int ok = fgets(line, sizeof line, f) != NULL && strspn(line, "0123456789abcdef") == 64 && line[64] == ' ';
+    fclose(f);
+    if (!ok) {
+        snprintf(why, len, "its .sha256 sidecar holds no SHA-256 (expected a sha256sum line)");
         return -1;
     }
-    int n = snprintf(path, path_len, "%s/simulate-%s.trace", dir, key);
-    if (n < 0 || (size_t)n >= path_len) {
-        snprintf(err, err_len, "%s: path too long for the simulation cache", dir);
-        return -1;
-    }
+    memcpy(want, line, 64);
+    want[64] = '\0';
+    return 0;
+}
+
+// The last trace this process found whole: a trace is digested once per process while its file
+// stays the same (inode, size, mtime and ctime: a write changes the ctime, which no call sets),
+// not once per repeat. One entry: a point replays one trace.
+static struct {
+    char path[4096], sha256[65];
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return 0;  // renamed into place whole
+} checked;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+// Remember c's trace, stat st, as found whole.
+static void remember(const cd_sim_cached *c, const struct stat *st)
+{
+    snprintf(checked.path, sizeof checked.path, "%s", c->path);
+    memcpy(checked.sha256, c->sha256, sizeof checked.sha256);
+    checked.st = *st;
+}
+
+// Whether the trace at c->path (stat st) is the one its sidecar side records: 1 with c->sha256 and
+// c->bytes set, or 0 with why not in why.
+static int cached_whole(cd_sim_cached *c, const struct stat *st, const char *side, char *why, size_t len)
+{
+    char want[65], reason[200];
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(why, len, "%s is not a regular file", c->path);
+        return 0;
+    }
+    if (read_sidecar(side, want, reason, sizeof reason)) {
+        snprintf(why, len, "%s: %s", c->path, reason);
+        return 0;
+    }
+    if (strcmp(checked.path, c->path) == 0 && strcmp(checked.sha256, want) == 0 && same_file(&checked.st, st)) {
+        memcpy(c->sha256, want, sizeof c->sha256);
+        c->bytes = (uint64_t)st->st_size;
+        return 1;
+    }
+    int e = cd_sha256_file(c->path, c->sha256, &c->bytes);
+    if (e) {
+        snprintf(why, len, "%s: cannot read: %s", c->path, strerror(e));
+        return 0;
+    }
+    if (strcmp(c->sha256, want) != 0) {
+        snprintf(why, len,
+                 "%s: SHA-256 %.16s..., %llu bytes, but its .sha256 sidecar records %.16s...: changed since "
+                 "it was baked",
+                 c->path, c->sha256, (unsigned long long)c->bytes, want);
+        return 0;
+    }
+    remember(c, st);
+    return 1;
+}
+
+// Bake p into c->path (a temporary file renamed into place). 0, or -1 with why in err.
+static int bake(const cd_sim_params *p, int progress, cd_sim_cached *c, char *err, size_t err_len)
+{
     float *half = cd_alloc(3 * (size_t)p->objects * sizeof *half);
     // The half-extents are the simulation's first draws: a run with zero frames gives them.
     cd_sim_params first = *p;
     bake_ctx b = {.p = p, .progress = progress, .err = err, .err_len = err_len, .half = half};
     first.frames = 0;
     cd_sim_run(&first, half, on_frame, &b);
-    b.w = cd_trace_writer_open(path, p->objects, half, err, err_len);
+    b.w = cd_trace_writer_open(c->path, p->objects, half, err, err_len);
     if (!b.w) {
         cd_free(half);
         return -1;
@@ -97,7 +163,85 @@ int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, ch
         cd_trace_writer_abort(b.w);
         return -1;
     }
-    if (cd_trace_writer_close(b.w, NULL, NULL, err, err_len)) return -1;
-    *baked = 1;
+    return cd_trace_writer_close(b.w, NULL, NULL, err, err_len);
+}
+
+// The baked trace's SHA-256 into c and its sidecar side (a temporary file renamed into place). 0,
+// or -1 with why in err.
+static int write_sidecar(cd_sim_cached *c, const char *side, char *err, size_t err_len)
+{
+    int e = cd_sha256_file(c->path, c->sha256, &c->bytes);
+    if (e) {
+        snprintf(err, err_len, "%s: cannot read what was baked: %s", c->path, strerror(e));
+        return -1;
+    }
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", side, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    const char *name = strrchr(c->path, '/') ? strrchr(c->path, '/') + 1 : c->path;
+    if (f) {
+        fprintf(f, "%s  %s\n", c->sha256, name);
+        e = ferror(f) ? (errno ? errno : EIO) : 0;
+        if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
+        if (!e && rename(tmp, side) != 0) e = errno;
+        if (e) unlink(tmp);
+    } else {
+        e = errno;
+    }
+    if (e) {
+        snprintf(err, err_len, "%s: cannot write: %s", side, strerror(e));
+        return -1;
+    }
+    struct stat st;
+    if (stat(c->path, &st) == 0) remember(c, &st);
+    return 0;
+}
+
+int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
+                       size_t err_len)
+{
+    char key[17], side[4200];
+    cd_sim_cache_key(p, key);
+    *c = (cd_sim_cached){0};
+    if (p->objects == 0) {  // a trace holds at least one object; an empty scene needs no simulation
+        snprintf(err, err_len, "no boxes to simulate: a simulated scene's trace holds 1 box or more");
+        return -1;
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "%s: cannot create the simulation cache: %s", dir, strerror(errno));
+        return -1;
+    }
+    int n = snprintf(c->path, sizeof c->path, "%s/simulate-%s.trace", dir, key);
+    if (n < 0 || (size_t)n >= sizeof c->path - 16) {
+        snprintf(err, err_len, "%s: path too long for the simulation cache", dir);
+        return -1;
+    }
+    snprintf(side, sizeof side, "%s.sha256", c->path);
+    struct stat st;
+    if (stat(c->path, &st) == 0) {
+        if (cached_whole(c, &st, side, c->rebaked, sizeof c->rebaked)) return 0;
+        // A regular file is replaced by the bake's rename; anything else must go first.
+        if (!S_ISREG(st.st_mode) && remove(c->path) != 0) {
+            snprintf(err, err_len, "%s, and it cannot be removed to bake it again: %s; remove it and run again",
+                     c->rebaked, strerror(errno));
+            return -1;
+        }
+    } else if (errno != ENOENT) {
+        snprintf(err, err_len, "%s: %s", c->path, strerror(errno));
+        return -1;
+    }
+    // The old sidecar goes first: a bake cut short leaves a trace without one, which is refused.
+    char why[4400] = "";
+    int bad = remove(side) != 0 && errno != ENOENT;
+    if (bad) snprintf(why, sizeof why, "%s: cannot remove: %s", side, strerror(errno));
+    if (bad || bake(p, progress, c, why, sizeof why) || write_sidecar(c, side, why, sizeof why)) {
+        if (c->rebaked[0])
+            snprintf(err, err_len, "%s, and baking it again failed: %s (delete %s and %s, or make %s writable)",
+                     c->rebaked, why, c->path, side, dir);
+        else
+            snprintf(err, err_len, "%s", why);
+        return -1;
+    }
+    c->baked = 1;
     return 0;
 }

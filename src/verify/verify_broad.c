@@ -784,9 +784,9 @@ int cd_verify_broad_traces(cd_verify_tally *t, size_t count, const char *dir, cd
                             .size_ratio = k % 2 ? 3 : 1,
                             .density = 0.1,
                             .seed = 5};
-        int baked;
-        if (cd_sim_bake_cached(&sp, dir, 0, path, sizeof path, &baked, err, err_len) ||
-            cd_verify_broad_trace(t, count, path, totals, err, err_len))
+        cd_sim_cached c;
+        if (cd_sim_bake_cached(&sp, dir, 0, &c, err, err_len) ||
+            cd_verify_broad_trace(t, count, c.path, totals, err, err_len))
             return -1;
         n++;
     }

@@ -3,8 +3,10 @@
 # Simulated scenes ([scene] source = simulate): a pile of a few hundred boxes baked by Bullet is
 # cached under <output>/cache/ (a second run bakes nothing), baking again gives the same trace
 # byte for byte, every broad phase replays it to naive's pairs, the pile comes to rest with its
-# contacts, simulation is a swept key and a column, cubes = 0 is the empty scene, and the
-# simulation's keys are refused with file:line errors.
+# contacts, simulation is a swept key and a column, cubes = 0 is the empty scene, a damaged cached
+# trace is baked again to the same bytes (its SHA-256 is recorded beside it), the trace a run
+# replayed is in its meta.ini [inputs] (after a resume and a merge too), and the simulation's keys
+# are refused with file:line errors.
 # usage: simulate.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -114,7 +116,125 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
     fail "cubes = 0, 1, 2: expected 8 rows each, no pairs: $(cat few/few/a/summary.csv)"
 set -- few/cache/simulate-*.trace
 [ $# -eq 8 ] || fail "cubes = 0, 1, 2: expected 8 traces (none for 0 boxes), found: $*"
-echo "ok few: cubes = 0 is the empty scene (no trace), 1 and 2 boxes baked, every simulation"
+# The same bits baked in one process after the others and each in a process of its own.
+cat few/cache/*.sha256 >one.txt
+rm -r few/cache
+sed '/^isolate = none$/d' few.ini >few2.ini
+"$cdlab" run --quiet --output few --run-id b few2.ini >/dev/null || fail "cubes = 0, 1, 2, isolate = process"
+cat few/cache/*.sha256 | cmp -s - one.txt || fail "baked in one process and in eight, the traces differ"
+echo "ok few: cubes = 0 is the empty scene (no trace), 1 and 2 boxes baked; the same bits in one process or eight"
+# The cache's integrity: each trace's SHA-256 is recorded beside it when baked (a sha256sum line
+# in <trace>.sha256) and checked before use; a trace cut short, emptied, holding a NaN, changed
+# into another valid trace (a box moved), without its sidecar or replaced by an empty directory
+# is baked again, to the same bytes, with a warning on stderr and in meta.ini. The trace a run
+# replayed is in its meta.ini [inputs].
+cat >cache.ini <<'INI'
+[experiment]
+name = integrity
+warmup = 0
+frames = 3
+repeats = 1
+[method]
+method = naive
+[scene]
+source = simulate
+simulation = gravity
+cubes = 60
+INI
+"$cdlab" run --quiet --output ca --run-id a cache.ini >/dev/null || fail "cache run"
+set -- ca/cache/simulate-*.trace
+trace=$1
+[ -f "$trace.sha256" ] || fail "no sidecar $trace.sha256"
+(cd ca/cache && sha256sum -c --quiet "${trace##*/}.sha256") || fail "the sidecar is not the trace's sha256sum line"
+sum=$(sha256sum "$trace" | cut -d' ' -f1)
+real=$(cd ca/cache && pwd -P)/${trace##*/}
+meta=ca/integrity/a/meta.ini
+grep -q "^count = 1$" $meta && grep -q "^i1_path = $real$" $meta && grep -q "^i1_sha256 = $sum$" $meta &&
+    grep -q "^i1_bytes = $(wc -c <"$trace")$" $meta && grep -q "^i1_derived = simulate$" $meta ||
+    fail "meta.ini [inputs] lacks the trace: $(sed -n '/^\[inputs\]/,/^\[machine\]/p' $meta)"
+pairs() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["pairs"] }' "$1"; }
+pairs ca/integrity/a/frames.csv >pairs_a.txt
+# Damage: a float written at a byte offset of the trace (little-endian; 5.0 is 00 00 a0 40, a quiet
+# NaN 00 00 c0 7f). The first pose of frame 1 starts at 80 + 12N + 28N.
+poke() { printf "$2" | dd of="$trace" bs=1 seek="$1" conv=notrunc 2>/dev/null; }
+frame1=$((80 + 12 * 60 + 28 * 60))
+k=0
+for damage in cut empty nan moved sidecar dir; do
+    k=$((k + 1))
+    case $damage in
+    cut) dd if=/dev/null of="$trace" bs=1 seek=3000 2>/dev/null ;;
+    empty) : >"$trace" ;;
+    nan) poke $frame1 '\000\000\300\177' ;;
+    moved) for o in 16 20 24; do poke $((frame1 + o)) '\000\000\240\100'; done ;;  # box 0 at (5, 5, 5)
+    sidecar) rm "$trace.sha256" ;;
+    dir) rm "$trace" && mkdir "$trace" ;;
+    esac
+    "$cdlab" run --output ca --run-id d$k cache.ini >/dev/null 2>err || fail "$damage: the run failed: $(cat err)"
+    grep -q "^cdlab: warning: \[scene\] source = simulate: .*; baked it again$" err ||
+        fail "$damage: no warning on stderr: $(cat err)"
+    grep -q "baked it again" ca/integrity/d$k/meta.ini || fail "$damage: no warning in meta.ini"
+    [ "$(sha256sum "$trace" | cut -d' ' -f1)" = "$sum" ] || fail "$damage: baked again to other bytes"
+    (cd ca/cache && sha256sum -c --quiet "${trace##*/}.sha256") || fail "$damage: the sidecar"
+    grep -q "^i1_sha256 = $sum$" ca/integrity/d$k/meta.ini || fail "$damage: meta.ini [inputs]"
+    pairs ca/integrity/d$k/frames.csv | cmp -s - pairs_a.txt || fail "$damage: other pairs than the first run's"
+done
+echo "ok cache: a trace cut, emptied, with a NaN, moved, without its sidecar or a directory is baked again ($sum)"
+# A trace that cannot be baked again (a directory with a file in it) fails the point, saying what
+# to remove.
+rm -r "$trace" && mkdir "$trace" && : >"$trace/x"
+set +e
+"$cdlab" run --quiet --output ca --run-id x cache.ini >/dev/null 2>err
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "not a regular file, and it cannot be removed to bake it again: .*; remove it and run" err ||
+    fail "a directory that cannot be removed: exit $rc, $(cat err)"
+rm -r "$trace"
+echo "ok cache: a directory in the trace's place that cannot be removed is named, with what to do"
+# --resume: the traces an earlier attempt's points replayed stay in meta.ini [inputs] (progress.part
+# "derived" lines), not checked against the cache (deleted here: a bake again gives the same
+# bytes); a point of the resumed attempt that reads other bytes than the earlier record fails.
+sed -e 's/^name = integrity/name = res/' -e 's/^simulation = .*/simulation = gravity, brownian/' cache.ini >res.ini
+"$cdlab" run --quiet --output rs --run-id w res.ini >/dev/null || fail "resume: the whole run"
+set -- rs/cache/simulate-*.trace
+[ $# -eq 2 ] || fail "resume: expected two traces, found $*"
+for t in "$@"; do [ "$(sha256sum "$t" | cut -d' ' -f1)" = "$sum" ] && g=$t || b=$t; done
+rm "$b" && mkdir "$b" && : >"$b/x"  # brownian's point fails
+set +e
+"$cdlab" run --quiet --output rs --run-id r res.ini >/dev/null 2>err
+rc=$?
+set -e
+[ $rc -eq 1 ] && [ -f rs/res/r/INCOMPLETE ] || fail "resume: expected the brownian point to fail: exit $rc, $(cat err)"
+grep -q "^derived $sum [0-9]* simulate $(cd rs/cache && pwd -P)/${g##*/}$" rs/res/r/progress.part ||
+    fail "resume: progress.part lacks the gravity trace: $(cat rs/res/r/progress.part)"
+# A copy whose record of the gravity trace differs and whose gravity point is to run again.
+cp -r rs/res/r rs/res/c
+zero=0000000000000000000000000000000000000000000000000000000000000000
+awk -v s="$sum" -v z=$zero '$1 == "derived" && $2 == s { $2 = z } $1 != "done" { print }' rs/res/r/progress.part \
+    >rs/res/c/progress.part
+set +e
+"$cdlab" run --quiet --output rs --resume --run-id c res.ini >/dev/null 2>err
+rc=$?
+set -e
+head=${sum%"${sum#????????????}"}  # its first 12 digits
+[ $rc -eq 1 ] && grep -q "point 0: .*SHA-256 $head\.\.\., [0-9]* bytes, but this run's earlier" err &&
+    grep -q "(or the attempt it resumes) read 000000000000\.\.\., [0-9]* bytes: two different files" err ||
+    fail "resume: a trace other than the recorded one: exit $rc, $(cat err)"
+rm -r "$b" "$g" "$g.sha256"
+"$cdlab" run --quiet --output rs --resume --run-id r res.ini >/dev/null 2>err || fail "resume: $(cat err)"
+grep -q "^count = 2$" rs/res/r/meta.ini && grep -q "^i[12]_sha256 = $sum$" rs/res/r/meta.ini &&
+    [ "$(grep -c "^i[12]_derived = simulate$" rs/res/r/meta.ini)" -eq 2 ] ||
+    fail "resume: meta.ini [inputs] lacks a trace: $(sed -n '/^\[inputs\]/,/^\[machine\]/p' rs/res/r/meta.ini)"
+[ ! -e "$g" ] || fail "resume: the gravity trace was baked again for a point already done"
+echo "ok resume: the earlier attempt's trace recorded and not baked again; another one fails the point"
+# Shards record the traces their own points replayed; the merged run lists every one.
+"$cdlab" run --quiet --output rs --shard 0/2 --run-id s0 res.ini >/dev/null || fail "shard 0"
+"$cdlab" run --quiet --output rs --shard 1/2 --run-id s1 res.ini >/dev/null || fail "shard 1"
+"$cdlab" merge --quiet rs/res/s0 rs/res/s1 -o rs/res/m >/dev/null || fail "merge"
+for d in s0 s1; do grep -q "^count = 1$" rs/res/$d/meta.ini || fail "shard $d: expected one trace in [inputs]"; done
+grep -q "^count = 2$" rs/res/m/meta.ini && [ "$(grep -c "^i[12]_derived = simulate$" rs/res/m/meta.ini)" -eq 2 ] &&
+    grep -q "^i[12]_sha256 = $sum$" rs/res/m/meta.ini ||
+    fail "merge: [inputs] lacks a shard's trace: $(sed -n '/^\[inputs\]/,/^\[machine\]/p' rs/res/m/meta.ini)"
+echo "ok shards: each records its trace, the merge both"
 # Refusals.
 printf '[scene]\nsource = simulate\nsimulation = avalanche\n' >bad1.ini
 printf '[scene]\nsource = simulate\ntrace = x.trace\n' >bad2.ini

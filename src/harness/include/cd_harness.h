@@ -330,6 +330,14 @@ void cd_run_fail(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 
 const char *cd_run_directory(const cd_run *r);
 /// For kinds: whether the run prints no progress on stderr.
 int cd_run_quiet(const cd_run *r);
+/// For kinds: a file a point read that the config does not name but the run derived from it (a
+/// simulated scene's trace, baked into <output>/cache/), with the SHA-256 and size the point
+/// checked; what is one word that says what derived it ("simulate"). meta.ini [inputs] lists it
+/// after the config's files, once per path, and progress.part keeps it for a resume. 0; -1 with
+/// why when this run (or the attempt it resumes) recorded path with another SHA-256: its points
+/// would have replayed two different files under one name, so the caller fails the point.
+int cd_run_derived_input(cd_run *r, const char *path, const char *sha256, uint64_t bytes, const char *what, char *why,
+                         size_t why_len);
 /// CV above which the runner warns ([run] cv_warn).
 double cd_run_cv_warn(const cd_run *r);
 /// For kinds: remember for the rest of the run that the sweep `series` (a kind's key for a point

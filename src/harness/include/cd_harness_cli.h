@@ -6,6 +6,7 @@
 #define CD_HARNESS_CLI_H
 
 #include "cd_harness.h"
+#include "cd_sha256.h"  // cd_sha256_hex, cd_sha256_file: the digests of meta.ini
 
 #include <stdio.h>
 
@@ -134,10 +135,6 @@ int cd_pin_supported(char *why, size_t len);
 // ---------------------------------------------------------------------------------------------
 // Provenance.
 
-/// SHA-256 of data as 64 lowercase hex digits plus NUL.
-void cd_sha256_hex(const void *data, size_t len, char out[65]);
-/// SHA-256 of the file at path (read in pieces) and its size. 0, or the errno of the failure.
-int cd_sha256_file(const char *path, char out[65], uint64_t *bytes);
 /// Whether the file at path is the one its run wrote: want_bytes bytes with SHA-256 want_sha (the
 /// run's meta.ini [files]). 0, or -1 with "path: N bytes, but its run wrote M (meta.ini [files]):
 /// cut short or changed since", "path: SHA-256 X, but its run wrote Y (meta.ini [files]): changed

@@ -51,13 +51,26 @@ int cd_sim_bullet_version(void);
 /// The cache key of p: 16 hex digits of a hash of every field and Bullet's version.
 void cd_sim_cache_key(const cd_sim_params *p, char key[17]);
 
-/// The trace of p under dir (dir/simulate-<key>.trace, dir created when missing): baked now unless
-/// it is already there (written to a temporary file and renamed, so a trace in the cache is
-/// whole). With progress, a progress line goes to stderr while baking. path receives the trace's
-/// path; *baked says whether it was baked now. 0, or -1 with why in err (p->objects = 0 too: a
-/// trace holds at least one object).
-int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, char *path, size_t path_len, int *baked,
-                       char *err, size_t err_len);
+/// A trace in the simulation cache, as cd_sim_bake_cached found or baked it.
+typedef struct cd_sim_cached {
+    char path[4096];     ///< dir/simulate-<key>.trace
+    char sha256[65];     ///< its SHA-256: the one its sidecar, path + ".sha256", records
+    uint64_t bytes;      ///< its size
+    int baked;           ///< baked now
+    char rebaked[4400];  ///< why the trace that was in the cache was refused and baked again ("" if not)
+} cd_sim_cached;
+
+/// The trace of p under dir (dir/simulate-<key>.trace, dir created when missing), checked or baked.
+/// A bake writes the trace to a temporary file and renames it into place, then its SHA-256 into
+/// the sidecar dir/simulate-<key>.trace.sha256 (a sha256sum line, renamed into place too). A trace
+/// in the cache is used when its SHA-256 is the sidecar's (computed once per process while its
+/// inode, size, mtime and ctime stay); one that is not (changed, cut short, no sidecar, not a
+/// regular file, unreadable) is baked again, c->rebaked saying why. The simulation is deterministic
+/// (cd_sim_run), so a bake again gives the same bytes. With progress, a progress line goes to
+/// stderr while baking. 0, or -1 with why in err: p->objects = 0 (a trace holds at least one
+/// object), or the cache cannot be written (a refused trace then says what to remove).
+int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
+                       size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// SHA-256 (FIPS 180-4) for the digests in meta.ini (config, input files, the CSVs written); small enough to avoid a crypto dependency.
-#include "cd_harness_cli.h"
+// SHA-256 (FIPS 180-4) for the digests in meta.ini (config, input files, the CSVs written) and
+// the simulation cache's traces (cd_sha256.h); small enough to avoid a crypto dependency.
+#include "cd_sha256.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const uint32_t k256[64] = {
@@ -108,22 +108,4 @@ int cd_sha256_file(const char *path, char out[65], uint64_t *bytes)
     sha_hex(&c, out);
     *bytes = c.len;
     return 0;
-}
-
-int cd_run_file_check(const char *path, const char *want_bytes, const char *want_sha, char *err, size_t len)
-{
-    char sha[65];
-    uint64_t bytes;
-    int e = cd_sha256_file(path, sha, &bytes);
-    if (e)
-        snprintf(err, len, "%s: %s", path, strerror(e));
-    else if (strtoull(want_bytes, NULL, 10) != bytes)
-        snprintf(err, len, "%s: %llu bytes, but its run wrote %s (meta.ini [files]): cut short or changed since", path,
-                 (unsigned long long)bytes, want_bytes);
-    else if (strcmp(sha, want_sha) != 0)
-        snprintf(err, len, "%s: SHA-256 %s, but its run wrote %s (meta.ini [files]): changed since", path, sha,
-                 want_sha);
-    else
-        return 0;
-    return -1;
 }
