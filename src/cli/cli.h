@@ -53,11 +53,15 @@ void cd_cli_output_abort(cd_cli_output *o);
 
 struct cd_config;
 /// Print config c's plan (the points this run owns: all, or those owner[] gives shard) with each
-/// point's estimated time and peak memory and the total (plan_print.c).
-void cd_cli_print_plan(const struct cd_config *c, const uint32_t *owner, uint32_t shard);
+/// point's estimated time and peak memory, the file it makes first (cd_kind.derived_file: under
+/// output, the --output root, or [run] output when NULL), and the total (plan_print.c).
+void cd_cli_print_plan(const struct cd_config *c, const uint32_t *owner, uint32_t shard, const char *output);
 /// Warn on stderr about each point of c (as cd_cli_print_plan selects them) whose estimated peak
 /// memory exceeds this machine's physical memory.
 void cd_cli_warn_memory(const struct cd_config *c, const uint32_t *owner, uint32_t shard);
+/// Warn on stderr when the files c's points make before they measure (cd_kind.derived_file, not
+/// there yet; output as for cd_cli_print_plan) exceed the free space of their file system.
+void cd_cli_warn_disk(const struct cd_config *c, const uint32_t *owner, uint32_t shard, const char *output);
 /// The warnings of c's checks on stderr ("cdlab run: warning: FILE:LINE: ..."), as --dry-run
 /// prints them; a run keeps them with its own (meta.ini [warnings]).
 void cd_cli_warn_config(const struct cd_config *c);

@@ -454,14 +454,18 @@ static int run_configs(run_args *a, cd_config *cfg)
     for (int k = 0; k < n && status == 0; ++k) {
         o->shard_owner = sp.count ? sp.owner[k] : NULL;
         if (a->dry) {
-            cd_cli_print_plan(&cfg[k], o->shard_owner, o->shard_index);
+            cd_cli_print_plan(&cfg[k], o->shard_owner, o->shard_index, o->output);
             if (!o->quiet) {
                 cd_cli_warn_config(&cfg[k]);
                 cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
+                cd_cli_warn_disk(&cfg[k], o->shard_owner, o->shard_index, o->output);
             }
             continue;
         }
-        if (!o->quiet) cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
+        if (!o->quiet) {
+            cd_cli_warn_memory(&cfg[k], o->shard_owner, o->shard_index);
+            cd_cli_warn_disk(&cfg[k], o->shard_owner, o->shard_index, o->output);
+        }
         char dir[4600], err[2400];
         int rc = cd_run_config(&cfg[k], o, dir, sizeof dir, err, sizeof err);
         if (dir[0]) printf("%s\n", dir);

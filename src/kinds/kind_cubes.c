@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *cd_kinds_check_method(const char *w)
 {
@@ -392,6 +393,22 @@ static int cubes_start(const cd_cubes_setup *s, cd_scene **scene, cd_broad **bro
     return 0;
 }
 
+#ifdef CD_HAVE_SIMULATE
+// The simulation of [scene] source = simulate for setup s: 1 + warmup + frames frames, replayed by
+// every repeat.
+static cd_sim_params sim_params(const cd_cubes_setup *s)
+{
+    return (cd_sim_params){.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation),
+                           .objects = s->cubes,
+                           .frames = 1 + (uint64_t)s->warmup + s->frames,
+                           .steps = s->sim_steps,
+                           .size = s->size,
+                           .size_ratio = s->size_ratio,
+                           .density = s->density,
+                           .seed = s->seed};
+}
+#endif
+
 // What simulate_trace found in the cache or baked: the trace's SHA-256 and size, and why the trace
 // that was in the cache was refused and baked again ("" when it was not).
 typedef struct sim_trace {
@@ -410,14 +427,7 @@ static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, sim
     memset(t, 0, sizeof *t);
     if (s->cubes == 0) return 0;
 #ifdef CD_HAVE_SIMULATE
-    cd_sim_params sp = {.kind = (cd_sim_kind)cd_scene_name_index(simulation_words, s->simulation),
-                        .objects = s->cubes,
-                        .frames = 1 + (uint64_t)s->warmup + s->frames,
-                        .steps = s->sim_steps,
-                        .size = s->size,
-                        .size_ratio = s->size_ratio,
-                        .density = s->density,
-                        .seed = s->seed};
+    cd_sim_params sp = sim_params(s);
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/cache", root);
     (void)mkdir(root, 0777);  // cd_sim_bake_cached says why when dir cannot be made
@@ -857,6 +867,33 @@ static void *cubes_unpack_state(void *old, const void *block, size_t bytes)
 // Shards: a frame's work grows with the cube count (the balance needs no more than that).
 static double cubes_cost(const cd_point *p) { return cd_point_num(p, "scene", "cubes"); }
 
+// cd_kind.derived_file: with source = simulate, the trace the point replays, baked into
+// root/cache/ before it measures unless a whole one is there (a trace and its SHA-256 sidecar;
+// --dry-run digests nothing).
+static double cubes_derived_file(const cd_point *p, const char *root, char *path, size_t path_len, int *cached,
+                                 char *what, size_t what_len)
+{
+#ifdef CD_HAVE_SIMULATE
+    if (strcmp(cd_point_text(p, "scene", "source"), "simulate") != 0) return 0;
+    cd_cubes_setup s = cubes_point_setup(p);
+    if (s.cubes == 0) return 0;  // the empty scene: nothing to simulate
+    cd_sim_params sp = sim_params(&s);
+    char key[17], side[4200];
+    cd_sim_cache_key(&sp, key);
+    snprintf(path, path_len, "%s/cache/simulate-%s.trace", root, key);
+    snprintf(side, sizeof side, "%s.sha256", path);
+    uint64_t bytes = cd_trace_file_bytes(sp.objects, sp.frames);
+    struct stat st;
+    *cached = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == bytes && access(side, R_OK) == 0;
+    snprintf(what, what_len, "baked by simulation %s: %u boxes, %llu frames, sim_steps %u", s.simulation, sp.objects,
+             (unsigned long long)sp.frames, sp.steps);
+    return (double)bytes;
+#else
+    (void)p, (void)root, (void)path, (void)path_len, (void)cached, (void)what, (void)what_len;
+    return 0;  // the config check refuses source = simulate
+#endif
+}
+
 // With a budget, a point is skipped when a smaller cube count of its series went over it, which
 // only the run that measured that count knows: a series stays in one shard.
 static void cubes_chain(const cd_point *p, char *buf, size_t len)
@@ -888,4 +925,5 @@ const cd_kind cd_kind_cubes = {
     .unpack_state = cubes_unpack_state,
     .cost = cubes_cost,
     .chain = cubes_chain,
+    .derived_file = cubes_derived_file,
 };

@@ -411,6 +411,8 @@ struct cd_trace_writer {
     unsigned char *raw;
 };
 
+uint64_t cd_trace_file_bytes(uint64_t n, uint64_t frames) { return HEADER + 12 * n + 4 * POSE_FLOATS * n * frames; }
+
 cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float *half, char *err, size_t len)
 {
     struct stat st;

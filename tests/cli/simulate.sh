@@ -235,6 +235,25 @@ grep -q "^count = 2$" rs/res/m/meta.ini && [ "$(grep -c "^i[12]_derived = simula
     grep -q "^i[12]_sha256 = $sum$" rs/res/m/meta.ini ||
     fail "merge: [inputs] lacks a shard's trace: $(sed -n '/^\[inputs\]/,/^\[machine\]/p' rs/res/m/meta.ini)"
 echo "ok shards: each records its trace, the merge both"
+# --dry-run names the trace each point bakes or reads, with its size (80 + 12N + 28N(1 + warmup +
+# frames) bytes), and warns when the traces to bake exceed the free disk space.
+sed -e 's/^method = naive/method = naive, sap/' cache.ini >dry.ini
+"$cdlab" run --dry-run --output dr dry.ini >dry.txt 2>err || fail "dry run: $(cat err)"
+made="^    first makes dr/cache/simulate-[0-9a-f]*\.trace (.* on disk, baked by simulation gravity: 60 boxes, 4 frames"
+grep -q "$made" dry.txt && grep -q "^    reads dr/cache/simulate-[0-9a-f]*\.trace (.*, made for point 0)$" dry.txt &&
+    grep -q "; 1 file(s) to make first, .* on disk, their time not counted$" dry.txt || fail "dry run: $(cat dry.txt)"
+"$cdlab" run --quiet --output dr --run-id a dry.ini >/dev/null || fail "dry run: the run"
+set -- dr/cache/simulate-*.trace
+[ "$(wc -c <"$1")" -eq $((80 + 12 * 60 + 28 * 60 * 4)) ] || fail "dry run: the trace's size"
+grep -q "^    first makes $1 " dry.txt || fail "dry run: named another trace than $1"
+"$cdlab" run --dry-run --output dr dry.ini >dry.txt 2>err || fail "dry run again: $(cat err)"
+[ "$(grep -c "^    reads $1 (.*, there already)$" dry.txt)" -eq 2 ] && ! grep -q "to make first" dry.txt ||
+    fail "dry run with the trace cached: $(cat dry.txt)"
+sed -e 's/^cubes = 60/cubes = 100000000/' -e 's/^frames = 3/frames = 10000000/' cache.ini >huge.ini
+"$cdlab" run --dry-run --output dr huge.ini >/dev/null 2>err || fail "dry run huge: $(cat err)"
+grep -q "^cdlab run: warning: huge.ini: the 1 file(s) its points make before they measure (.*) exceed the" err ||
+    fail "dry run huge: no disk warning: $(cat err)"
+echo "ok dry run: the trace to bake or read under each point, its size, the disk warning"
 # Refusals.
 printf '[scene]\nsource = simulate\nsimulation = avalanche\n' >bad1.ini
 printf '[scene]\nsource = simulate\ntrace = x.trace\n' >bad2.ini

@@ -268,6 +268,14 @@ typedef struct cd_kind {
     /// cd_run_note_series), the key of its chain in buf; points with the same key stay in one
     /// shard. buf[0] = '\0' (as given): no chain. NULL: no chains.
     void (*chain)(const cd_point *p, char *buf, size_t len);
+    /// Optional: a file that point p makes from its keys before it measures (the cubes kind's
+    /// simulated scene: its trace, baked into <root>/cache/ unless a whole one is there), for
+    /// --dry-run and the warning of a run whose files will not fit on its disk. root is the run's
+    /// output root ([run] output, or --output); the file's path goes to path, whether it is there
+    /// already to *cached, and how it is made to what ("baked by simulation pile, ..."). Its size
+    /// in bytes; 0: p makes no file.
+    double (*derived_file)(const cd_point *p, const char *root, char *path, size_t path_len, int *cached, char *what,
+                           size_t what_len);
 } cd_kind;
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,9 @@ const cd_trace_info *cd_trace_get_info(const cd_trace *t);
 int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t err_len);
 void cd_trace_close(cd_trace *t);
 
+/// Bytes of a cdlab trace of n objects and the given frames: 80 + 12n + 28·n·frames.
+uint64_t cd_trace_file_bytes(uint64_t n, uint64_t frames);
+
 /// A trace being written: to a temporary file beside path, renamed to path by
 /// cd_trace_writer_close, removed by cd_trace_writer_abort; path is never half-written.
 typedef struct cd_trace_writer cd_trace_writer;
