@@ -688,9 +688,12 @@ static int report_runs(const char **dirs, int n, const char *out, const char *pl
                  p.plots);
         rc = 2;
     }
-    // The shipped reference results; none when the data directory has no experiments/.
+    // The shipped reference results; none when the data directory has no experiments/, or with
+    // --no-reference (refdir "").
     char refbuf[4200];
-    if (!refdir && cd_cli_data_dir("experiments", refbuf, sizeof refbuf - 16) == 0) {
+    if (refdir && !refdir[0]) {
+        refdir = NULL;
+    } else if (!refdir && cd_cli_data_dir("experiments", refbuf, sizeof refbuf - 16) == 0) {
         strcat(refbuf, "/reference");
         refdir = refbuf;
     }
@@ -752,6 +755,7 @@ static const char report_after[] =
 int cd_cmd_report(int argc, char **argv)
 {
     const char *out = "report.html", *plots = NULL, *refdir = NULL;
+    int noref = 0;
     const cli_opt opts[] = {
         {.name = "output",
          .short_name = 'o',
@@ -771,9 +775,13 @@ int cd_cmd_report(int argc, char **argv)
                  "directory, i.e. <prefix>/share/cdlab or the sources)",
          .type = CLI_TEXT,
          .dest = &refdir},
+        {.name = "no-reference",
+         .help = "no reference results on the page (not even the shipped ones)",
+         .type = CLI_FLAG,
+         .dest = &noref},
     };
     const cli_spec spec = {.command = "report",
-                           .usage = "[-o FILE.html] [--plots DIR] [--reference DIR] RUN_DIR...",
+                           .usage = "[-o FILE.html] [--plots DIR] [--reference DIR | --no-reference] RUN_DIR...",
                            .opts = opts,
                            .count = sizeof opts / sizeof opts[0],
                            .min_operands = 1,
@@ -787,11 +795,16 @@ int cd_cmd_report(int argc, char **argv)
         cli_operands_free(&ops);
         return rc;
     }
+    if (noref && refdir) {
+        fprintf(stderr, "cdlab report: --reference and --no-reference: expected one of them\n");
+        cli_operands_free(&ops);
+        return 2;
+    }
     if (cd_cli_output_check("report", out) || output_in_runs(out, (const char *const *)ops.v, ops.n)) {
         cli_operands_free(&ops);
         return 2;
     }
-    rc = report_runs(ops.v, ops.n, out, plots, refdir);
+    rc = report_runs(ops.v, ops.n, out, plots, noref ? "" : refdir);
     cli_operands_free(&ops);
     return rc;
 }

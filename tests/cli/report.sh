@@ -80,6 +80,18 @@ grep -q 'CONSOLE.*on purpose' "$tmp/console3" || { echo "FAIL: a console error w
 grep -q 'Figure tri_tri_ops could not be drawn' "$tmp/one.html" || { echo "FAIL: a failed figure went unsaid"; exit 1; }
 grep -q 'warning: .*tri_tri_ops.gp failed' "$tmp/err" || { echo "FAIL: no warning for a failed figure"; exit 1; }
 
+# --no-reference: the page has none of them; with --reference as well, exit 2 and no page.
+"$cdlab" report --no-reference -o "$tmp/noref.html" "$tmp/tiny/c" >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: report --no-reference: $(cat "$tmp/err")"; exit 1; }
+grep -q "The seed's result" "$tmp/report.html" && ! grep -q "The seed's result" "$tmp/noref.html" ||
+    { echo "FAIL: report --no-reference still shows reference results"; exit 1; }
+set +e
+"$cdlab" report --no-reference --reference "$tmp/ref" -o "$tmp/both.html" "$tmp/tiny/c" 2>"$tmp/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && [ ! -e "$tmp/both.html" ] || { echo "FAIL: --reference with --no-reference: exit $rc"; exit 1; }
+echo "ok: --no-reference leaves the reference results out; with --reference it is refused"
+
 # Bad input: not a run, an unknown option; exit 2 and no page.
 rm -f "$tmp/report.html"
 for args in "$tmp" "--bogus $tmp/tiny/c" "$tmp/missing"; do
