@@ -1064,7 +1064,8 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
             memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
             char where[64];
-            snprintf(where, sizeof where, "point %zu, round %u", i, k + 1);
+            // Rounds counted from 1, as the progress line counts them.
+            snprintf(where, sizeof where, "point %zu, round %u of %u", i, k + 1, rounds);
             if (run_work(r, &p, k, &sl->state) != 0) {
                 status = r->cut ? stop_status() : point_failed(r, where, err, err_len);
             } else if (r->write_errno || flush_stream(r, r->frames, &r->frames_errno, FRAMES_PART)) {
