@@ -123,14 +123,14 @@ static void outputs_of(const char *stem, outputs *o)
 }
 
 // Step the view to frame a->frame, its pairs into pairs, with progress and an ETA on stderr every
-// second once it runs longer than one.
-static void run_frames(cd_kinds_view *v, const snapshot_args *a, cd_pair_list *pairs)
+// second once it runs longer than one. 0, or -1 with why set (cd_kinds_view_frame).
+static int run_frames(cd_kinds_view *v, const snapshot_args *a, cd_pair_list *pairs, char *why, size_t len)
 {
     uint64_t t0 = cd_now_ns(), shown = t0;
     // Frame k = k frames of motion from the start of a repeat, each with the method's frame (methods
     // that follow motion see every one); frame 0 is the seeded scene's own pairs.
     for (uint64_t k = 0; k < a->frame; ++k) {
-        cd_kinds_view_frame(v, 1, pairs);
+        if (cd_kinds_view_frame(v, 1, pairs, why, len)) return -1;
         uint64_t now = cd_now_ns();
         if (now - shown > 1000000000ull) {
             double spent = (double)(now - t0) * 1e-9, left = spent / (double)(k + 1) * (double)(a->frame - k - 1);
@@ -139,7 +139,7 @@ static void run_frames(cd_kinds_view *v, const snapshot_args *a, cd_pair_list *p
             shown = now;
         }
     }
-    if (a->frame == 0) cd_kinds_view_frame(v, 0, pairs);
+    return a->frame == 0 ? cd_kinds_view_frame(v, 0, pairs, why, len) : 0;
 }
 
 typedef struct drawn_count {
@@ -305,8 +305,12 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         return 2;
     }
     cd_pair_list pairs = {0};
-    run_frames(v, a, &pairs);
-    int rc = write_picture(&pic, v, p, &pairs, a->max_boxes);
+    int rc = 0;
+    if (run_frames(v, a, &pairs, why, sizeof why)) {  // the point fails, as cdlab run fails it
+        fprintf(stderr, "cdlab snapshot: %s: point %zu: %s\n", c->path, p->index, why);
+        rc = 1;
+    }
+    if (!rc) rc = write_picture(&pic, v, p, &pairs, a->max_boxes);
     if (!rc) rc = render(&pic, c, p, v, &pairs, a, script, out);
     if (!rc)
         fprintf(stderr, "cdlab snapshot: %u %s (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
@@ -425,8 +429,9 @@ static int snapshot_parse(int argc, char **argv, snapshot_args *a)
         .after = "A run directory (a complete run) stands for its config.ini, read as the config it copies\n"
                  "(relative paths as the run resolved them; each file it names must be unchanged: meta.ini\n"
                  "[inputs]). Prints the paths written. Exit 0; 1 when gnuplot\n"
-                 "failed; 2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or\n"
-                 "no such point.\n"};
+                 "failed or the point failed as cdlab run fails it (a plugin's candidates that name no pair);\n"
+                 "2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or no such\n"
+                 "point.\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     if (rc < 0) a->source = ops.v[0];

@@ -62,7 +62,7 @@ static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, cha
     cd_trace_writer *w = cd_trace_writer_open(out, s->count, half, err, len);
     int rc = w ? 0 : -1;
     for (uint64_t f = 0; f < frames && rc == 0; ++f) {
-        if (f > 0) cd_kinds_view_frame(v, 1, NULL);
+        if (f > 0) cd_kinds_view_frame(v, 1, NULL, NULL, 0);  // the motion alone: no candidates to check
         s = cd_kinds_view_scene(v);
         poses_by_object(s, pose);
         for (uint32_t i = 0; i < s->count && rc == 0; ++i)

@@ -62,18 +62,19 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
     return NULL;
 }
 
-void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out)
+int cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out, char *why, size_t len)
 {
     cd_broad_stats st;
-    char why[4400];
+    char step_why[4400];
     // A trace that ends keeps its last frame (cdlab snapshot checks --frame against its length).
     if (move && v->bodies)
         cd_scene_step(v->scene);
-    else if (move && cd_cubes_step(&v->motion, v->scene, 1, why, sizeof why))
+    else if (move && cd_cubes_step(&v->motion, v->scene, 1, step_why, sizeof step_why))
         v->motion.frozen = 1;
     if (move && v->bodies) cd_bodies_deform(v->bodies);
-    if (!out) return;
+    if (!out) return 0;
     cd_broad_frame(v->broad, v->scene, out, &st, NULL);
+    return cd_kinds_bad_candidates(v->broad, v->scene, cd_kinds_view_noun(v), why, len);
 }
 
 const cd_scene *cd_kinds_view_scene(const cd_kinds_view *v) { return v->scene; }

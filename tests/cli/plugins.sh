@@ -202,6 +202,19 @@ bad_ids_run bad_ids_bodies plugin_bad_ids "(0, 4294967280)" "30 bodies" \
     "$(printf 'kind = bodies\n[scene]\nbodies = 30\n[bodies]\nmeshes = icosphere:80\n[method]\nplugin = \nhierarchy = obb')"
 bad_ids_run bad_ids_max_fps plugin_bad_ids_parts "(0, 50)" "50 cubes" \
     "$(printf 'kind = max_fps\n[search]\nstart = 50\nlimit = 200\n[method]\nplugin = ')"
+# cdlab snapshot of such a point fails it the same way (exit 1, no picture), at frame 0 and later.
+if command -v gnuplot >/dev/null 2>&1; then
+    for frame in 0 2; do
+        "$cdlab" snapshot --frame $frame -o "$tmp/bad_snap" "$tmp/cfg/bad_ids_cubes.ini" >/dev/null 2>"$tmp/err"
+        rc=$?
+        if [ "$rc" -ne 1 ] || ! grep -qF "point 0: method plugin_bad_ids (plugin $bad_ids) reported" "$tmp/err" ||
+            [ -e "$tmp/bad_snap.png" ]; then
+            echo "FAIL snapshot --frame $frame of bad_ids_cubes: exit $rc: $(cat "$tmp/err")"; fail=1
+        else
+            echo "ok snapshot --frame $frame of bad_ids_cubes -> $(cat "$tmp/err")"
+        fi
+    done
+fi
 
 # cdlab methods --plugin
 "$cdlab" methods --plugin "$good" > "$tmp/methods" 2>&1

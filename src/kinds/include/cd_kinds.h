@@ -23,8 +23,10 @@ cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len);
 /// One frame as the kind runs it: with move, the motion step (none for a scene read from a file)
 /// and the body meshes' deformation; then the method's frame, whose pairs (cd_scene_ident numbers)
 /// go to out. move = 0 gives the pairs of the state as it is (e.g. the seeded scene). out = NULL:
-/// the motion only (`cdlab trace record`).
-void cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out);
+/// the motion only (`cdlab trace record`). 0, or -1 with why set when a plugin's method reported
+/// candidates that name no pair of the scene (dropped before the narrow step; the point fails as
+/// the kind's run fails it).
+int cd_kinds_view_frame(cd_kinds_view *v, int move, cd_pair_list *out, char *why, size_t len);
 /// Frames of the trace the view replays ([scene] trace), 0 when its motion has no end.
 uint64_t cd_kinds_view_frames(const cd_kinds_view *v);
 /// The scene: one box per cube or body.
