@@ -23,9 +23,20 @@ static const char *type_name(cd_key_type t)
     }
 }
 
-static void print_keys(const cd_key_spec *k, size_t n)
+// Whether key k is one that kind refuses (cd_kind.refused_more_keys).
+static int refused(const char *const *names, const cd_key_spec *k)
+{
+    for (; names && *names; ++names) {
+        size_t n = strlen(k->section);
+        if (strncmp(*names, k->section, n) == 0 && (*names)[n] == '.' && strcmp(*names + n + 1, k->name) == 0) return 1;
+    }
+    return 0;
+}
+
+static void print_keys(const cd_key_spec *k, size_t n, const char *const *skip)
 {
     for (size_t i = 0; i < n; ++i) {
+        if (refused(skip, &k[i])) continue;
         char key[80];
         snprintf(key, sizeof key, "[%s] %s", k[i].section, k[i].name);
         printf("  %-22s %-9s %-5s default %-8s  %s\n", key, type_name(k[i].type), k[i].sweep ? "sweep" : "",
@@ -50,13 +61,13 @@ static void list_keys(void)
     size_t n;
     const cd_key_spec *common = cd_common_keys(&n);
     printf("common keys (every kind):\n");
-    print_keys(common, n);
+    print_keys(common, n, NULL);
     const cd_kind_set *kinds = cd_kinds();
     for (size_t i = 0; i < kinds->count; ++i) {
         const cd_kind *k = kinds->kinds[i];
         printf("\nkind %s: %s (figures: %s)\n", k->name, k->description, k->figures);
-        print_keys(k->keys, k->key_count);
-        if (k->more_keys) print_keys(k->more_keys, k->more_key_count);
+        print_keys(k->keys, k->key_count, NULL);
+        if (k->more_keys) print_keys(k->more_keys, k->more_key_count, k->refused_more_keys);
     }
     // The [method] keys the methods bring (as `cdlab methods` lists them, builtins only).
     printf("\nmethod parameters ([method] keys of the configs that list the method; not plugins':"
@@ -114,9 +125,10 @@ static void md_accepts(const cd_key_spec *k)
     if (k->sweep) printf(k->type == CD_KEY_WORD ? "; list" : "; list or range");
 }
 
-static void md_keys(const cd_key_spec *k, size_t n)
+static void md_keys(const cd_key_spec *k, size_t n, const char *const *skip)
 {
     for (size_t i = 0; i < n; ++i) {
+        if (refused(skip, &k[i])) continue;
         printf("| `[%s] %s` | ", k[i].section, k[i].name);
         md_accepts(&k[i]);
         printf(" | %s%s%s | ", k[i].def && k[i].def[0] ? "`" : "", k[i].def && k[i].def[0] ? k[i].def : "(none)",
@@ -186,7 +198,7 @@ static void list_keys_markdown(void)
            "deterministic.\n\n"
            "## Common keys (every kind)\n\n"
            "| key | accepts | default | meaning |\n|---|---|---|---|\n");
-    md_keys(common, n);
+    md_keys(common, n, NULL);
     const cd_kind_set *kinds = cd_kinds();
     for (size_t i = 0; i < kinds->count; ++i) {
         const cd_kind *k = kinds->kinds[i];
@@ -194,8 +206,8 @@ static void list_keys_markdown(void)
         putchar(toupper((unsigned char)k->description[0]));
         md_text(k->description + 1);
         printf(". Default figures: `%s`.\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n", k->figures);
-        md_keys(k->keys, k->key_count);
-        if (k->more_keys) md_keys(k->more_keys, k->more_key_count);
+        md_keys(k->keys, k->key_count, NULL);
+        if (k->more_keys) md_keys(k->more_keys, k->more_key_count, k->refused_more_keys);
         if (k->method_key_count)
             printf("\nThe methods that `[method] %s` names bring their own parameters as `[method]` keys (see [Method "
                    "parameters](#method-parameters)); the plan crosses each method only with the parameters it "

@@ -35,6 +35,9 @@ static const cd_key_spec search_keys[] = {
 
 static const cd_method_key broad_key[] = {CD_KINDS_BROAD_KEY};
 
+// The cubes kind's keys this kind refuses: the search sets the cube count.
+static const char *const refused_keys[] = {"scene.cubes", NULL};
+
 static int max_fps_validate(cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *cubes = cd_config_key_get(c, "scene", "cubes");
@@ -204,6 +207,7 @@ const cd_kind cd_kind_max_fps = {
     .keys = search_keys,
     .key_count = sizeof search_keys / sizeof search_keys[0],
     .more_keys = cd_cubes_keys,
+    .refused_more_keys = refused_keys,
     .more_key_count = CD_CUBES_KEY_COUNT,
     .figures = "max_fps",
     .validate = max_fps_validate,

@@ -224,6 +224,9 @@ typedef struct cd_kind {
     size_t key_count;
     const cd_key_spec *more_keys;  ///< a second table, so a kind can reuse another's (may be NULL)
     size_t more_key_count;
+    /// Keys of more_keys ("section.name", NULL-terminated; may be NULL) that the kind's validate
+    /// refuses: left out of `cdlab run --keys` and config.md, which list what a config may set.
+    const char *const *refused_more_keys;
     const char *figures;  ///< default [run] figures
     /// Cross-key checks after every key parsed (contradicting values); 0 or -1 with err set
     /// through cd_config_error; what is legal but likely not meant is kept with cd_config_warn.
