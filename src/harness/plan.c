@@ -154,7 +154,6 @@ uint64_t cd_point_chain(const cd_point *p)
     char key[512] = "";
     if (p->cfg->kind->chain) p->cfg->kind->chain(p, key, sizeof key);
     if (!key[0]) return 0;
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (const char *s = key; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    uint64_t h = cd_fnv1a(CD_FNV1A_BASIS, key);
     return h ? h : 1;
 }

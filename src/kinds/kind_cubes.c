@@ -559,9 +559,9 @@ static int cubes_measure_repeat(cd_run *r, const cd_cubes_setup *s, uint32_t rep
                                             : "[scene] file";
     cd_cubes_setup baked;
     if (!(s = simulated(r, s, &baked))) return -1;
-    // A thread's CPU clock misses the workers' time, so parallel frames are timed on the wall
-    // (cubes_point_setup and max_fps's probes set cpu_clock so; this guards any other setup).
-    int cpu = s->cpu_clock && s->threads <= 1;
+    // cpu_clock is 0 with threads > 1 (cubes_point_setup, max_fps's probes): a thread's CPU clock
+    // misses the workers' time, so parallel frames are timed on the wall.
+    int cpu = s->cpu_clock;
     cubes_repeat u = {.s = s, .rep = rep, .m = m, .clock_ns = cpu ? cd_thread_cpu_ns : cd_now_ns};
     if (cubes_start(s, &u.scene, &u.b, &u.motion, u.why, sizeof u.why)) {
         cd_run_fail(r, "%s: %s", source, u.why);
@@ -638,13 +638,13 @@ int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res)
 static void series_key(const cd_point *p, char *buf, size_t len)
 {
     const cd_config *c = p->cfg;
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = CD_FNV1A_BASIS;
     for (size_t k = 0; k < c->key_count; ++k) {
         const cd_key_spec *spec = c->keys[k].spec;
         if (strcmp(spec->section, "scene") == 0 && strcmp(spec->name, "cubes") == 0) continue;
         char item[600];
         snprintf(item, sizeof item, "%s.%s=%s;", spec->section, spec->name, cd_point_key_text(p, k));
-        for (const char *s = item; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        h = cd_fnv1a(h, item);
     }
     snprintf(buf, len, "%s|%016llx", cd_point_text(p, "method", "method"), (unsigned long long)h);
 }

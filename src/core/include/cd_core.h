@@ -50,6 +50,15 @@ static inline uint64_t cd_pair_key(uint32_t a, uint32_t b)
     return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
 }
 
+/// 64-bit FNV-1a of text s continued from h (start with CD_FNV1A_BASIS): a hash of keys written
+/// as text, the same on every machine.
+#define CD_FNV1A_BASIS 1469598103934665603ull
+static inline uint64_t cd_fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
 /// Home entry of a 64-bit key in an open-addressed table of mask + 1 entries (a power of two):
 /// Fibonacci hashing, the product's bits from 17 on (a pair key's two halves both reach them).
 static inline uint64_t cd_hash_slot(uint64_t key, uint64_t mask)
