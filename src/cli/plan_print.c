@@ -151,15 +151,14 @@ void cd_cli_print_plan(const cd_config *c, const uint32_t *owner, uint32_t shard
     char est[64];
     cd_estimate_format(t.seconds, t.peak, est, sizeof est);
     if (t.points > t.unmodelled + t.skipped) {
-        printf("  estimate: %s for %zu point(s) (time in all, largest peak memory)", est,
-               t.points - t.unmodelled - t.skipped);
+        printf("  estimate: %s for %zu point(s) (time in all, largest peak memory); model: %s, within x%.3g of its "
+               "measured points%s",
+               est, t.points - t.unmodelled - t.skipped, cd_estimate_source(), t.spread,
+               t.extrapolated ? ", extrapolated beyond them" : "");
     } else {  // no time to give; the kind may know its data's size
         cd_bytes_format(t.peak, est, sizeof est);
         printf("  estimate: none of time%s%s", t.peak > 0 ? "; largest data " : "", t.peak > 0 ? est : "");
     }
-    if (t.points > t.unmodelled + t.skipped)
-        printf("; model: %s, within x%.3g of its measured points%s", cd_estimate_source(), t.spread,
-               t.extrapolated ? ", extrapolated beyond them" : "");
     if (t.skipped) printf("; %zu point(s) skipped by budget_ms (estimated), not counted", t.skipped);
     if (t.unmodelled) printf("; %zu point(s) without a model, not counted", t.unmodelled);
     if (t.to_make) {
