@@ -144,9 +144,8 @@ static void write_values(FILE *f, const cd_config *c)
 // the run starts: a commit or an edit there, the binary unchanged, would refuse a requeued batch
 // job's resume) and the SIMD paths.
 enum { SAME_VALUES = 5 };
-static void same_values(const cd_run *r, const char *name[SAME_VALUES], char value[SAME_VALUES][600])
+static void same_values(const char *name[SAME_VALUES], char value[SAME_VALUES][600])
 {
-    (void)r;
     static const char *const names[SAME_VALUES] = {"build_commit", "build_type", "c_flags", "sanitize", "simd"};
     const char *simd_switch = cd_cpu_simd_switch();
     const char *v[SAME_VALUES] = {CD_BUILD_COMMIT, CD_BUILD_TYPE, CD_C_FLAGS, CD_SANITIZE, cd_cpu_simd()};
@@ -158,19 +157,19 @@ static void same_values(const cd_run *r, const char *name[SAME_VALUES], char val
     if (simd_switch) snprintf(value[SAME_VALUES - 1], sizeof value[0], "%s (%s set)", cd_cpu_simd(), simd_switch);
 }
 
-void cd_run_same_lines(const cd_run *r, FILE *f)
+void cd_run_same_lines(FILE *f)
 {
     const char *name[SAME_VALUES];
     char value[SAME_VALUES][600];
-    same_values(r, name, value);
+    same_values(name, value);
     for (int k = 0; k < SAME_VALUES; ++k) fprintf(f, "same %s %s\n", name[k], value[k]);
 }
 
-void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len)
+void cd_run_same_check(const char *line, char *why, size_t len)
 {
     const char *name[SAME_VALUES];
     char value[SAME_VALUES][600];
-    same_values(r, name, value);
+    same_values(name, value);
     for (int k = 0; k < SAME_VALUES; ++k) {
         size_t n = strlen(name[k]);
         if (strncmp(line + 5, name[k], n) != 0 || line[5 + n] != ' ') continue;

@@ -162,7 +162,7 @@ void cd_run_journal_inputs(cd_run *r)
     for (size_t i = 0; i < r->input_count; ++i)
         if (r->inputs[i].derived[0]) cd_run_journal_derived(r, i, r->progress);
     r->inputs_journaled = r->input_count;
-    cd_run_same_lines(r, r->progress);
+    cd_run_same_lines(r->progress);
     fflush(r->progress);
 }
 
@@ -233,7 +233,7 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why
         else if (!why[0] && strncmp(line, "derived ", 8) == 0)
             load_derived(r, line, why, why_len);
         else if (!why[0] && strncmp(line, "same ", 5) == 0)
-            cd_run_same_check(r, line, why, why_len);
+            cd_run_same_check(line, why, why_len);
     }
     fclose(f);
     for (size_t i = 0; i < mine; ++i) {

@@ -112,10 +112,10 @@ void cd_run_journal_derived(const cd_run *r, size_t i, FILE *f);
 /// "same NAME VALUE\n" lines into f: the build (its commit, source tree, flags, sanitizers) and the
 /// SIMD paths this process takes (CDLAB_NO_AVX512 / CDLAB_NO_AVX2): a run's times come from one
 /// build on one set of paths.
-void cd_run_same_lines(const cd_run *r, FILE *f);
+void cd_run_same_lines(FILE *f);
 /// A "same NAME VALUE" line of progress.part against this process: "" in why when it holds, else
 /// what changed.
-void cd_run_same_check(const cd_run *r, const char *line, char *why, size_t len);
+void cd_run_same_check(const char *line, char *why, size_t len);
 /// Keep warning msg (once: a message already kept is not kept again).
 void cd_run_keep_warning(cd_run *r, const char *msg);
 /// --resume in r->dir: keep the rows of the points progress.part lists as done (of points[0..n),
