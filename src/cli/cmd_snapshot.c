@@ -271,8 +271,10 @@ static int render(const picture *pic, const cd_config *c, const cd_point *p, con
     return 0;
 }
 
-// Draw point p of c at frame a->frame into out's files. 0, 1 (gnuplot failed) or 2.
-static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, const outputs *out)
+// Draw point p of c at frame a->frame into out's files; a simulated scene's trace is the one under
+// results_root/cache/. 0, 1 (gnuplot failed) or 2.
+static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, const char *results_root,
+                const outputs *out)
 {
     char plots[4096], script[4200];
     for (int e = 0; e < out->count; ++e)
@@ -290,7 +292,7 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         return 1;
     }
     char why[4400];
-    cd_kinds_view *v = cd_kinds_view_open(p, why, sizeof why);
+    cd_kinds_view *v = cd_kinds_view_open(p, results_root, why, sizeof why);
     if (!v) {
         fprintf(stderr, "cdlab snapshot: %s: point %zu: %s\n", c->path, p->index, why);
         remove_scratch(pic.scratch);
@@ -500,6 +502,16 @@ int cd_cmd_snapshot(int argc, char **argv)
     } else {
         cd_point_at(&c, (size_t)a.point, &p);
     }
+    // A simulated scene replays the trace a run of it bakes under <output>/cache/: for a run
+    // directory the run's own results root, for a config [run] output (relative to the working
+    // directory, as for cdlab run).
+    char root[4200];
+    if (!rc && is_run && cd_rundir_results_root(a.source, root, sizeof root, err, sizeof err)) {
+        fprintf(stderr, "cdlab snapshot: %s\n", err);
+        rc = 2;
+    } else if (!rc && !is_run) {
+        snprintf(root, sizeof root, "%s", cd_config_text(&c, "run", "output"));
+    }
     if (!rc) {
         char stem[4200];
         if (a.stem)
@@ -511,7 +523,7 @@ int cd_cmd_snapshot(int argc, char **argv)
                      a.frame);
         outputs out;
         outputs_of(stem, &out);
-        rc = draw(&c, &p, &a, &out);
+        rc = draw(&c, &p, &a, root, &out);
     }
     cd_free(p.pick);
     cd_config_free(&c);

@@ -101,7 +101,7 @@ static int cmd_record(const trace_args *a)
                 (unsigned long long)a->point, points);
     } else {
         cd_point_at(&c, (size_t)a->point, &p);
-        v = cd_kinds_view_open(&p, err, sizeof err);
+        v = cd_kinds_view_open(&p, cd_config_text(&c, "run", "output"), err, sizeof err);  // as cdlab run
         if (!v) fprintf(stderr, "cdlab trace record: %s: %s\n", a->in, err);
     }
     if (v) {

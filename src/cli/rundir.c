@@ -314,6 +314,26 @@ int cd_rundir_config(const cd_kind_set *kinds, const char *dir, cd_config *c, ch
     return rc;
 }
 
+int cd_rundir_results_root(const char *dir, char *out, size_t len, char *err, size_t err_len)
+{
+    char *real = realpath(dir, NULL);
+    if (!real) {
+        snprintf(err, err_len, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (int up = 0; up < 2; ++up) {  // <run-id>, then <experiment>
+        char *slash = strrchr(real, '/');
+        if (slash == real) {
+            slash[1] = '\0';  // the run lies right under /: its results root is /
+            break;
+        }
+        *slash = '\0';
+    }
+    snprintf(out, len, "%s", real);
+    free(real);
+    return 0;
+}
+
 void cd_html_escape(FILE *f, const char *s)
 {
     for (; *s; ++s) {

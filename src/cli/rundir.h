@@ -68,6 +68,10 @@ size_t cd_rundir_distinct(const cd_rundir *r, int col);
 /// relative paths name the files the run read; each file it names must have the SHA-256 meta.ini
 /// [inputs] records. 0, or -1 with err set (c is then empty).
 int cd_rundir_config(const cd_kind_set *kinds, const char *dir, cd_config *c, char *err, size_t len);
+/// The results root the run directory dir lies in (the <output> of <output>/<experiment>/<run-id>,
+/// found from dir's real path, so `latest`, a trailing '/' and "." name the same run): where the
+/// run put its cache/ of simulated traces. 0, or -1 with err set (dir cannot be resolved).
+int cd_rundir_results_root(const char *dir, char *out, size_t len, char *err, size_t err_len);
 
 /// Write s with <, >, &, " and ' escaped as HTML entities.
 void cd_html_escape(FILE *f, const char *s);

@@ -684,15 +684,13 @@ static cd_cubes_setup cubes_point_setup(const cd_point *p)
     return s;
 }
 
-int cd_cubes_point_start(const cd_point *p, cd_scene **scene, cd_broad **broad, cd_cubes_motion *motion, char *err,
-                         size_t err_len)
+int cd_cubes_point_start(const cd_point *p, const char *results_root, cd_scene **scene, cd_broad **broad,
+                         cd_cubes_motion *motion, char *err, size_t err_len)
 {
     cd_cubes_setup s = cubes_point_setup(p);
     if (s.simulate) {
-        char root[4096];
-        cd_config_resolve(p->cfg, cd_config_text(p->cfg, "run", "output"), root, sizeof root);
         sim_trace t;
-        if (simulate_trace(&s, root, 1, &t, err, err_len)) return -1;
+        if (simulate_trace(&s, results_root[0] ? results_root : ".", 1, &t, err, err_len)) return -1;
         if (t.rebaked[0]) fprintf(stderr, "cdlab: warning: [scene] source = simulate: %s; baked it again\n", t.rebaked);
     }
     return cubes_start(&s, scene, broad, motion, err, err_len);

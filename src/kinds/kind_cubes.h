@@ -56,10 +56,12 @@ void cd_cubes_motion_end(cd_cubes_motion *m);
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 /// The scene (seeded, read from [scene] file or from [scene] trace's frame 0) and the broad phase
 /// that point p of a kind-cubes config measures, as each repeat starts (before the warm-up
-/// frames), and how it moves (cd_cubes_step; end with cd_cubes_motion_end). 0, or -1 with why in
-/// err (the scene file or trace cannot be read).
-int cd_cubes_point_start(const cd_point *p, struct cd_scene **scene, struct cd_broad **broad, cd_cubes_motion *motion,
-                         char *err, size_t err_len);
+/// frames), and how it moves (cd_cubes_step; end with cd_cubes_motion_end). With [scene] source =
+/// simulate the trace is the one under results_root/cache/, baked there first when it is not (the
+/// results root a run of p writes under: `cdlab run` puts it there). 0, or -1 with why in err (the
+/// scene file or trace cannot be read, the simulation cannot be baked).
+int cd_cubes_point_start(const cd_point *p, const char *results_root, struct cd_scene **scene, struct cd_broad **broad,
+                         cd_cubes_motion *motion, char *err, size_t err_len);
 /// Run s (frame rows go to frames.csv with the cubes frame columns) and fill res. 0, or -1 after
 /// cd_run_fail.
 int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);

@@ -20,12 +20,12 @@ struct cd_kinds_view {
     cd_bodies_narrow *narrow;
 };
 
-cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len)
+cd_kinds_view *cd_kinds_view_open(const cd_point *p, const char *results_root, char *err, size_t err_len)
 {
     const char *kind = p->cfg->kind->name;
     cd_kinds_view *v = cd_alloc_zero(1, sizeof *v);
     if (strcmp(kind, "cubes") == 0) {
-        if (cd_cubes_point_start(p, &v->scene, &v->broad, &v->motion, err, err_len) == 0) return v;
+        if (cd_cubes_point_start(p, results_root, &v->scene, &v->broad, &v->motion, err, err_len) == 0) return v;
         cd_scene_destroy(v->scene);
         cd_cubes_motion_end(&v->motion);
     } else if (strcmp(kind, "bodies") == 0) {

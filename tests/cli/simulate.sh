@@ -254,6 +254,27 @@ sed -e 's/^cubes = 60/cubes = 100000000/' -e 's/^frames = 3/frames = 10000000/' 
 grep -q "^cdlab run: warning: huge.ini: the 1 file(s) its points make before they measure (.*) exceed the" err ||
     fail "dry run huge: no disk warning: $(cat err)"
 echo "ok dry run: the trace to bake or read under each point, its size, the disk warning"
+# snapshot and trace record replay the trace a run bakes: a config's under [run] output relative
+# to the working directory (as cdlab run), a run directory's under its own results root (given as
+# latest, with a trailing '/' or as "."); none bakes a second one beside the config.
+mkdir -p sub/cfg
+cp pile.ini sub/cfg/pile.ini
+printf '[run]\noutput = res\n' >>sub/cfg/pile.ini
+(cd sub && "$cdlab" run --quiet --run-id a cfg/pile.ini >/dev/null) || fail "run from sub"
+set -- sub/res/cache/simulate-*.trace
+[ $# -eq 1 ] || fail "the run's cache: $*"
+run=$(pwd)/sub/res/pile/a
+(cd sub && "$cdlab" snapshot --frame 3 -o "$tmp/s1" cfg/pile.ini >/dev/null 2>err) || fail "snapshot config: $(cat sub/err)"
+(cd sub && "$cdlab" trace record cfg/pile.ini -o "$tmp/r.trace" >/dev/null 2>err) || fail "trace record: $(cat sub/err)"
+(cd / && "$cdlab" snapshot --frame 3 -o "$tmp/s2" "$tmp/sub/res/pile/latest" >/dev/null 2>"$tmp/err") ||
+    fail "snapshot latest: $(cat err)"
+(cd / && "$cdlab" snapshot --frame 3 -o "$tmp/s3" "$run/" >/dev/null 2>"$tmp/err") || fail "snapshot run/: $(cat err)"
+(cd "$run" && "$cdlab" snapshot --frame 3 -o "$tmp/s4" . >/dev/null 2>"$tmp/err") || fail "snapshot .: $(cat err)"
+! grep -q "simulate:" sub/err err || fail "baked again: $(cat sub/err err)"
+[ -z "$(find sub -name 'simulate-*.trace' ! -path 'sub/res/cache/*')" ] ||
+    fail "a trace outside the run's results root: $(find sub -name 'simulate-*.trace')"
+cmp -s s1.svg s2.svg && cmp -s s2.svg s3.svg && cmp -s s3.svg s4.svg || fail "the snapshots differ"
+echo "ok snapshot and trace record: the run's cached trace, not one baked beside the config"
 # Refusals.
 printf '[scene]\nsource = simulate\nsimulation = avalanche\n' >bad1.ini
 printf '[scene]\nsource = simulate\ntrace = x.trace\n' >bad2.ini

@@ -18,8 +18,9 @@ typedef struct cd_kinds_view cd_kinds_view;
 
 /// The view of point p as each repeat starts (before the warm-up frames), or NULL with why in err:
 /// a kind without a view, a [scene] file or a mesh that cannot be read, a bodies peer (FCL's
-/// manager has no broad phase to show).
-cd_kinds_view *cd_kinds_view_open(const cd_point *p, char *err, size_t err_len);
+/// manager has no broad phase to show). results_root: the directory a run of p writes under
+/// (<output>), whose cache/ holds the traces of simulated scenes (cd_cubes_point_start).
+cd_kinds_view *cd_kinds_view_open(const cd_point *p, const char *results_root, char *err, size_t err_len);
 /// One frame as the kind runs it: with move, the motion step (none for a scene read from a file)
 /// and the body meshes' deformation; then the method's frame, whose pairs (cd_scene_ident numbers)
 /// go to out. move = 0 gives the pairs of the state as it is (e.g. the seeded scene). out = NULL:
