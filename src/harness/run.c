@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,8 @@ static struct {
     int isolate;
     volatile sig_atomic_t in_point;  // a point (round) is running ...
     volatile pid_t child;            // ... in this process (isolate = process), else 0
-    volatile size_t point, done;     // the point running; points done so far
+    volatile size_t done;            // points done so far
+    char where[64];                  // the point (round) running: "point 3", "point 3, round 2 of 3"
     size_t planned;
     char timeout[96];  // "it ran past [run] point_timeout = 5 s"
     char tail[1200];   // INCOMPLETE after its first line
@@ -103,8 +105,8 @@ static void marker_from_handler(const char *what, const char *why)
     safe_text t = {.n = 0};
     safe_add(&t, what);
     if (sig_run.in_point) {
-        safe_add(&t, what[0] ? " during point " : "point ");
-        safe_num(&t, sig_run.point);
+        safe_add(&t, what[0] ? " during " : "");
+        safe_add(&t, sig_run.where);
     } else {
         safe_add(&t, " between points");
     }
@@ -228,10 +230,13 @@ static void run_signals_restore(const saved_signals *saved)
     sig_run.marker_fd = -1;
 }
 
-// Between run_point_begin and run_point_end a point (round) runs: a handler names it.
-static void run_point_begin(const cd_run *r, size_t point)
+// Between run_point_begin and run_point_end a point (round) runs: a handler names it by where
+// ("point 3", "point 3, round 2 of 3").
+static void run_point_begin(const cd_run *r, const char *where)
 {
-    sig_run.point = point, sig_run.done = r->points_done;
+    snprintf(sig_run.where, sizeof sig_run.where, "%s", where);
+    sig_run.done = r->points_done;
+    atomic_signal_fence(memory_order_seq_cst);  // where is whole before a handler can read it
     sig_run.in_point = 1;
 }
 
@@ -555,10 +560,10 @@ static int child_failed(cd_run *r, int status, int timed_out)
     return -1;
 }
 
-// point_work, in the runner (isolate = none: point_timeout through SIGALRM).
-static int run_here(cd_run *r, const cd_point *p, uint32_t round, void **state)
+// point_work, in the runner (isolate = none: point_timeout through SIGALRM); where names it.
+static int run_here(cd_run *r, const cd_point *p, uint32_t round, void **state, const char *where)
 {
-    run_point_begin(r, r->point_index);
+    run_point_begin(r, where);
     alarm_in(r->point_timeout);
     int rc = point_work(r, p, round, state);
     alarm_in(0);
@@ -567,17 +572,18 @@ static int run_here(cd_run *r, const cd_point *p, uint32_t round, void **state)
     return rc;
 }
 
-// point_work, in a child process when the run isolates points.
-static int run_work(cd_run *r, const cd_point *p, uint32_t round, void **state)
+// point_work, in a child process when the run isolates points; where names it ("point 3, round 2
+// of 3") for the signal handlers.
+static int run_work(cd_run *r, const cd_point *p, uint32_t round, void **state, const char *where)
 {
-    if (!r->isolate) return run_here(r, p, round, state);
+    if (!r->isolate) return run_here(r, p, round, state, where);
     fflush(NULL);  // nothing buffered is written twice
     int fds[2];
     if (pipe(fds)) {
         cd_run_fail(r, "cannot isolate the point: pipe: %s", strerror(errno));
         return -1;
     }
-    run_point_begin(r, r->point_index);
+    run_point_begin(r, where);
     pid_t pid = fork();
     if (pid < 0) {
         run_point_end();
@@ -959,7 +965,7 @@ static int run_one_point(cd_run *r, size_t j, char *err, size_t err_len)
     char where[64];
     snprintf(where, sizeof where, "point %zu", i);
     size_t notes = r->note_count;
-    if (run_work(r, &p, 0, NULL) != 0) return r->cut ? stop_status() : point_failed(r, where, err, err_len);
+    if (run_work(r, &p, 0, NULL, where) != 0) return r->cut ? stop_status() : point_failed(r, where, err, err_len);
     // Every point's rows are on disk, or the run stops here, naming the file and the cause.
     if (r->write_errno || flush_rows(r)) {
         output_reason(r, where, err, err_len);
@@ -1066,7 +1072,7 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             char where[64];
             // Rounds counted from 1, as the progress line counts them.
             snprintf(where, sizeof where, "point %zu, round %u of %u", i, k + 1, rounds);
-            if (run_work(r, &p, k, &sl->state) != 0) {
+            if (run_work(r, &p, k, &sl->state, where) != 0) {
                 status = r->cut ? stop_status() : point_failed(r, where, err, err_len);
             } else if (r->write_errno || flush_stream(r, r->frames, &r->frames_errno, FRAMES_PART)) {
                 output_reason(r, where, err, err_len);

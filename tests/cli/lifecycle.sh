@@ -162,6 +162,17 @@ for iso in process none; do
     echo "ok: point_timeout, isolate = $iso: exit 1, $(head -n 1 "out/t_$iso/t/INCOMPLETE")"
 done
 grep -q '^status = failed' out/t_process/t/meta.ini.part || fail "point_timeout: meta.ini.part status"
+# In rounds, either isolation names the round that ran past it.
+for iso in process none; do
+    long_config "r_$iso" "isolate = $iso" "point_timeout = 0.5"
+    sed -i -e 's/^repeats = 1/repeats = 2\norder = rounds/' "r_$iso.ini"
+    "$cdlab" run --quiet --output out --run-id t "r_$iso.ini" >/dev/null 2>t.err
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "point_timeout in rounds, isolate = $iso: exit $rc, expected 1: $(cat t.err)"
+    head -n 1 "out/r_$iso/t/INCOMPLETE" | grep -q "^point 0, round 1 of 2: it ran past \[run\] point_timeout = 0.5 s" ||
+        fail "point_timeout in rounds, isolate = $iso: INCOMPLETE: $(head -n 1 "out/r_$iso/t/INCOMPLETE")"
+    echo "ok: point_timeout in rounds, isolate = $iso: $(head -n 1 "out/r_$iso/t/INCOMPLETE")"
+done
 # A point inside the limit is not touched.
 printf '[experiment]\nname = quick\nwarmup = 0\nframes = 2\nrepeats = 1\n[scene]\ncubes = 50\n' >quick.ini
 printf '[run]\ncounters =\npin = off\ncpu = -1\npoint_timeout = 600\n' >>quick.ini
