@@ -138,7 +138,8 @@ typedef struct csv_in {
 } csv_in;
 
 // The next line into in->buf without its line end; its length, -1 at the end of the file, -2 with
-// "path:line: what" in err (a NUL byte, a line too long, a read error).
+// "path:line: what" in err (a NUL byte, a CR that does not end the line, a line too long, a read
+// error).
 static long csv_line(csv_in *in, char *err, size_t len)
 {
     int c = getc_unlocked(in->f);
@@ -161,7 +162,15 @@ static long csv_line(csv_in *in, char *err, size_t len)
         in->buf[n++] = (char)c;
     }
     if (ferror(in->f)) return snprintf(err, len, "%s:%zu: read error: %s", in->path, in->line, strerror(errno)), -2;
-    while (n > 0 && in->buf[n - 1] == '\r') --n;
+    if (n > 0 && in->buf[n - 1] == '\r') --n;  // a CR LF line end
+    // Any other CR, as cd_csv_load says: a number field would read "0\r" as 0, and a file of CR line
+    // ends would be one line, reported as a bad header.
+    if (memchr(in->buf, '\r', n))
+        return snprintf(err, len,
+                        "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF "
+                        "(CR alone does not end a line)",
+                        in->path, in->line),
+               -2;
     in->buf[n] = '\0';
     return (long)n;
 }

@@ -191,7 +191,18 @@ grep -q "fifo.csv: 0: not a regular file (a pipe)" err || fail "info of a FIFO: 
 { printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n'; head -c 100000 /dev/zero | tr '\0' 1; } >long.csv
 "$cdlab" trace import long.csv -o long.trace 2>err && fail "long.csv imported"
 grep -q "long.csv:2: line longer than 64 KiB" err || fail "long.csv: $(cat err)"
+# A CR ends a line only before LF: one beside a field's number or between two rows is refused, and
+# so is a file of CR line ends (it was one line, reported as a bad header); CR LF is read.
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n0,1,1,0,0\r,0,2,2,2,0.5,0.5,0.5\n' >cr1.csv
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\r0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\r' >cr2.csv
+for f in cr1:3 cr2:1; do
+    "$cdlab" trace import ${f%:*}.csv -o ${f%:*}.trace 2>err && fail "${f%:*}.csv imported"
+    grep -q "${f%:*}.csv:${f#*:}: a carriage return (CR) inside the line" err || fail "${f%:*}.csv: $(cat err)"
+done
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\r\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\r\n' >crlf.csv
+"$cdlab" trace import crlf.csv -o crlf.trace >/dev/null 2>err2 || fail "crlf.csv: $(cat err2)"
 [ ! -e gap.trace ] && [ ! -e half.trace ] && [ ! -e big.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
+    [ ! -e cr1.trace ] && [ ! -e cr2.trace ] &&
     [ -z "$(ls | grep '\.tmp\.')" ] || fail "an import left files: $(ls)"
 echo "ok CSV import errors: $(cat err)"
 
