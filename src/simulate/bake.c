@@ -6,8 +6,10 @@
 #include "cd_trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,25 +199,31 @@ static int write_sidecar(cd_sim_cached *c, const char *side, char *err, size_t e
     return 0;
 }
 
-int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
-                       size_t err_len)
+// Processes that want one trace (the shards of a sweep started together, two runs of a config)
+// take turns on a lock file beside it, held while the trace is checked or baked: the first bakes,
+// the others wait and then find it whole, where each baked it before (and one that looked between
+// another's rename of the trace and of its sidecar took the trace for a damaged one and baked it
+// again, with a warning). The lock goes with its process, however that ends. The descriptor, or
+// -1 where the lock file cannot be made (a cache that cannot be written: the check goes on without
+// it, and a bake fails there anyway).
+static int lock_entry(const char *trace, int progress)
 {
-    char key[17], side[4200];
-    cd_sim_cache_key(p, key);
-    *c = (cd_sim_cached){0};
-    if (p->objects == 0) {  // a trace holds at least one object; an empty scene needs no simulation
-        snprintf(err, err_len, "no boxes to simulate: a simulated scene's trace holds 1 box or more");
-        return -1;
+    char lock[4200];
+    snprintf(lock, sizeof lock, "%s.lock", trace);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (progress) fprintf(stderr, "simulate: waiting for another process that checks or bakes %s\n", trace);
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {}
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, err_len, "%s: cannot create the simulation cache: %s", dir, strerror(errno));
-        return -1;
-    }
-    int n = snprintf(c->path, sizeof c->path, "%s/simulate-%s.trace", dir, key);
-    if (n < 0 || (size_t)n >= sizeof c->path - 16) {
-        snprintf(err, err_len, "%s: path too long for the simulation cache", dir);
-        return -1;
-    }
+    return fd;
+}
+
+// cd_sim_bake_cached with c->path set and its lock held.
+static int bake_cached_locked(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
+                              size_t err_len)
+{
+    char side[4200];
     snprintf(side, sizeof side, "%s.sha256", c->path);
     struct stat st;
     if (stat(c->path, &st) == 0) {
@@ -244,4 +252,29 @@ int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd
     }
     c->baked = 1;
     return 0;
+}
+
+int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
+                       size_t err_len)
+{
+    char key[17];
+    cd_sim_cache_key(p, key);
+    *c = (cd_sim_cached){0};
+    if (p->objects == 0) {  // a trace holds at least one object; an empty scene needs no simulation
+        snprintf(err, err_len, "no boxes to simulate: a simulated scene's trace holds 1 box or more");
+        return -1;
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "%s: cannot create the simulation cache: %s", dir, strerror(errno));
+        return -1;
+    }
+    int n = snprintf(c->path, sizeof c->path, "%s/simulate-%s.trace", dir, key);
+    if (n < 0 || (size_t)n >= sizeof c->path - 16) {
+        snprintf(err, err_len, "%s: path too long for the simulation cache", dir);
+        return -1;
+    }
+    int lock = lock_entry(c->path, progress);
+    int rc = bake_cached_locked(p, dir, progress, c, err, err_len);
+    if (lock >= 0) close(lock);  // and with it the lock
+    return rc;
 }

@@ -46,6 +46,25 @@ rm "$trace"
 "$cdlab" run --quiet --output . --run-id c pile.ini >/dev/null || fail "third run"
 [ "$(sha256sum "$trace" | cut -d' ' -f1)" = "$sum" ] || fail "baking twice gave two traces"
 echo "ok bake: cached, not baked twice, baked again byte for byte ($sum)"
+# Processes that want one trace take turns on its lock file: held here (as a process baking it
+# would hold it), two runs started together wait for it, then one bakes and the other reads that.
+rm "$trace" "$trace.sha256"
+flock "$trace.lock" sleep 2 &
+locker=$!
+sleep 0.5
+"$cdlab" run --output . --run-id d pile.ini >/dev/null 2>d.err &
+d=$!
+"$cdlab" run --output . --run-id e pile.ini >/dev/null 2>e.err || fail "run e: $(cat e.err)"
+wait $d || fail "run d: $(cat d.err)"
+wait $locker
+for f in d e; do
+    grep -q "^simulate: waiting for another process that checks or bakes ./cache/simulate-.*\.trace$" $f.err ||
+        fail "run $f did not wait: $(cat $f.err)"
+done
+[ "$(cat d.err e.err | grep -c "frame 32 of 32 baked")" -eq 1 ] || fail "not baked once: $(cat d.err e.err)"
+! grep -q "baked it again" d.err e.err || fail "a trace taken for a damaged one: $(cat d.err e.err)"
+[ "$(sha256sum "$trace" | cut -d' ' -f1)" = "$sum" ] || fail "the trace baked under the lock differs"
+echo "ok lock: two runs wait for the trace's lock, one bakes, the other reads it"
 cols pile/a/frames.csv >a.txt
 cols pile/c/frames.csv >c.txt
 cmp -s a.txt c.txt || fail "two runs of the pile differ"

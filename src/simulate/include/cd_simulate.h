@@ -66,7 +66,9 @@ typedef struct cd_sim_cached {
 /// in the cache is used when its SHA-256 is the sidecar's (computed once per process while its
 /// inode, size, mtime and ctime stay); one that is not (changed, cut short, no sidecar, not a
 /// regular file, unreadable) is baked again, c->rebaked saying why. The simulation is deterministic
-/// (cd_sim_run), so a bake again gives the same bytes. With progress, a progress line goes to
+/// (cd_sim_run), so a bake again gives the same bytes. Processes take turns on the lock file
+/// dir/simulate-<key>.trace.lock while they check or bake it (flock: one bakes, the others wait and
+/// read what it baked; with progress they say that they wait). With progress, a progress line goes to
 /// stderr while baking. 0, or -1 with why in err: p->objects = 0 (a trace holds at least one
 /// object), or the cache cannot be written (a refused trace then says what to remove).
 int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
