@@ -577,6 +577,7 @@ static int run_here(cd_run *r, const cd_point *p, uint32_t round, void **state, 
 static int run_work(cd_run *r, const cd_point *p, uint32_t round, void **state, const char *where)
 {
     if (!r->isolate) return run_here(r, p, round, state, where);
+    if (r->cfg->kind->before_fork) r->cfg->kind->before_fork(r, p);
     fflush(NULL);  // nothing buffered is written twice
     int fds[2];
     if (pipe(fds)) {

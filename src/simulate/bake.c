@@ -85,13 +85,16 @@ static int read_sidecar(const char *side, char want[65], char *why, size_t len)
     return 0;
 }
 
-// The last trace this process found whole: a trace is digested once per process while its file
+// The last traces this process found whole: a trace is digested once per process while its file
 // stays the same (inode, size, mtime and ctime: a write changes the ctime, which no call sets),
-// not once per repeat. One entry: a point replays one trace.
+// not once per repeat; a point's process forked by the runner inherits what the runner found
+// (cd_sim_cache_warm). A few entries, for sweeps over simulations in rounds; replaced in turn.
+enum { CHECKED_TRACES = 8 };
 static struct {
     char path[4096], sha256[65];
     struct stat st;
-} checked;
+} checked[CHECKED_TRACES];
+static unsigned checked_next;
 
 static int same_file(const struct stat *a, const struct stat *b)
 {
@@ -100,12 +103,24 @@ static int same_file(const struct stat *a, const struct stat *b)
            a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-// Remember c's trace, stat st, as found whole.
+// Remember c's trace, stat st, as found whole (in its own entry, or the next one in turn).
 static void remember(const cd_sim_cached *c, const struct stat *st)
 {
-    snprintf(checked.path, sizeof checked.path, "%s", c->path);
-    memcpy(checked.sha256, c->sha256, sizeof checked.sha256);
-    checked.st = *st;
+    unsigned k = 0;
+    while (k < CHECKED_TRACES && strcmp(checked[k].path, c->path) != 0) ++k;
+    if (k == CHECKED_TRACES) k = checked_next++ % CHECKED_TRACES;
+    snprintf(checked[k].path, sizeof checked[k].path, "%s", c->path);
+    memcpy(checked[k].sha256, c->sha256, sizeof checked[k].sha256);
+    checked[k].st = *st;
+}
+
+// Whether this process found the trace at path (stat st) whole with SHA-256 want, and it stayed.
+static int found_whole(const char *path, const char *want, const struct stat *st)
+{
+    for (unsigned k = 0; k < CHECKED_TRACES; ++k)
+        if (strcmp(checked[k].path, path) == 0)
+            return strcmp(checked[k].sha256, want) == 0 && same_file(&checked[k].st, st);
+    return 0;
 }
 
 // Whether the trace at c->path (stat st) is the one its sidecar side records: 1 with c->sha256 and
@@ -121,7 +136,7 @@ static int cached_whole(cd_sim_cached *c, const struct stat *st, const char *sid
         snprintf(why, len, "%s: %s", c->path, reason);
         return 0;
     }
-    if (strcmp(checked.path, c->path) == 0 && strcmp(checked.sha256, want) == 0 && same_file(&checked.st, st)) {
+    if (found_whole(c->path, want, st)) {
         memcpy(c->sha256, want, sizeof c->sha256);
         c->bytes = (uint64_t)st->st_size;
         return 1;
@@ -254,11 +269,30 @@ static int bake_cached_locked(const cd_sim_params *p, const char *dir, int progr
     return 0;
 }
 
-int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
-                       size_t err_len)
+// p's trace under dir into c->path: 0, or -1 when it is too long (room for ".sha256" and more).
+static int entry_path(const cd_sim_params *p, const char *dir, cd_sim_cached *c)
 {
     char key[17];
     cd_sim_cache_key(p, key);
+    int n = snprintf(c->path, sizeof c->path, "%s/simulate-%s.trace", dir, key);
+    return n < 0 || (size_t)n >= sizeof c->path - 16 ? -1 : 0;
+}
+
+void cd_sim_cache_warm(const cd_sim_params *p, const char *dir, int progress)
+{
+    cd_sim_cached c = {0};
+    if (p->objects == 0 || entry_path(p, dir, &c)) return;  // cd_sim_bake_cached says why
+    char side[4200];
+    snprintf(side, sizeof side, "%s.sha256", c.path);
+    int lock = lock_entry(c.path, progress);
+    struct stat st;
+    if (stat(c.path, &st) == 0) (void)cached_whole(&c, &st, side, c.rebaked, sizeof c.rebaked);
+    if (lock >= 0) close(lock);
+}
+
+int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
+                       size_t err_len)
+{
     *c = (cd_sim_cached){0};
     if (p->objects == 0) {  // a trace holds at least one object; an empty scene needs no simulation
         snprintf(err, err_len, "no boxes to simulate: a simulated scene's trace holds 1 box or more");
@@ -268,8 +302,7 @@ int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd
         snprintf(err, err_len, "%s: cannot create the simulation cache: %s", dir, strerror(errno));
         return -1;
     }
-    int n = snprintf(c->path, sizeof c->path, "%s/simulate-%s.trace", dir, key);
-    if (n < 0 || (size_t)n >= sizeof c->path - 16) {
+    if (entry_path(p, dir, c)) {
         snprintf(err, err_len, "%s: path too long for the simulation cache", dir);
         return -1;
     }

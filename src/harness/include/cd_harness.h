@@ -279,6 +279,11 @@ typedef struct cd_kind {
     /// in bytes; 0: p makes no file.
     double (*derived_file)(const cd_point *p, const char *root, char *path, size_t path_len, int *cached, char *what,
                            size_t what_len);
+    /// Optional: called in the runner before each process of point p starts (isolate = process),
+    /// for work whose result the process inherits and need not redo: the cubes kind checks a
+    /// simulated scene's cached trace there, so that its SHA-256 is computed once, not once per
+    /// point and round. It fails nothing: the point's process does the work and reports.
+    void (*before_fork)(const cd_run *r, const cd_point *p);
 } cd_kind;
 
 // ---------------------------------------------------------------------------------------------
