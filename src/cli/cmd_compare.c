@@ -228,7 +228,7 @@ static int warnings(FILE *f, int csv, const side *b, const side *n)
     if (!csv) fprintf(f, "\n## Warnings\n\n");
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
         warn_diff(f, csv, &count, b, n, keys[i][0], keys[i][1], keys[i][2]);
-    // Every config value that is not a point's parameter (clock, order, warm-up, ...).
+    // Every config value that is not a point's parameter (clock, order, isolate, ...).
     for (size_t i = 0; i < b->r.meta.count; ++i) {
         const cd_ini_entry *e = &b->r.meta.items[i];
         if (strcmp(e->section, "values") != 0) continue;
@@ -411,6 +411,33 @@ static int compare(FILE *f, side *b, side *n, const options *o, tally *t)
     return t->slower ? 1 : 0;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n > t && strcmp(s + n - t, tail) == 0;
+}
+
+// Whether frames.csv column name of run r is a cost, lower being better, as the verdicts read it:
+// a time (_ms, _us, _ns, ns_per_...) or a counter that the run read ([counters] name = ok). FPS,
+// throughputs (mtests_per_s) and ratios are not: a higher value would read as slower. 1, or 0 with
+// why in err.
+static int is_cost(const cd_rundir *r, const char *dir, const char *name, char *err, size_t len)
+{
+    if (ends_with(name, "_ms") || ends_with(name, "_us") || ends_with(name, "_ns") || strncmp(name, "ns_per_", 7) == 0)
+        return 1;
+    const char *counter = cd_rundir_meta(r, "counters", name, NULL);
+    if (counter && strcmp(counter, "ok") == 0) return 1;
+    if (counter)
+        snprintf(err, len, "%s: counter %s was not read in this run (meta.ini [counters]: %s): nothing to compare", dir,
+                 name, counter);
+    else
+        snprintf(err, len,
+                 "%s/frames.csv: --metric %s: expected a time (a column ending in _ms, _us or _ns) or a counter the "
+                 "run read: compare takes a lower value as faster",
+                 dir, name);
+    return 0;
+}
+
 static int open_side(side *s, const char *dir, const char *name, const char *metric, char *err, size_t len)
 {
     s->name = name;
@@ -431,6 +458,7 @@ static int open_side(side *s, const char *dir, const char *name, const char *met
                      metric);
             return -1;
         }
+        if (!is_cost(&s->r, dir, metric, err, len)) return -1;
     } else {
         // The kind's first varying frames column is its time (frame_ms, query_us, pass_ms, ...).
         s->metric = -1;
@@ -459,6 +487,70 @@ static int parse_threshold(const char *v, void *ctx, char *err, size_t len)
     return 0;
 }
 
+// Each --ignore word must name a deterministic column of BASE or NEW (summary.csv or frames.csv):
+// a misspelt one would silently check what it meant to skip. 0, or -1 with why in err.
+static int check_ignored(const side *b, const side *n, const char *list, char *err, size_t len)
+{
+    for (const char *p = list ? list : ""; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t k = strcspn(p, ", ");
+        if (!k) break;
+        int found = 0;
+        const side *s[2] = {b, n};
+        for (int t = 0; t < 2 && !found; ++t) {
+            const cd_csv_row *h[2] = {&s[t]->r.summary.rows[0], &s[t]->r.frames.rows[0]};
+            const cd_col_role *role[2] = {s[t]->r.summary_role, s[t]->r.frames_role};
+            for (int f = 0; f < 2 && !found; ++f)
+                for (size_t j = 0; j < h[f]->count && !found; ++j)
+                    found = role[f][j] == CD_COL_EXACT && strlen(h[f]->fields[j]) == k &&
+                            strncmp(h[f]->fields[j], p, k) == 0;
+        }
+        if (!found) {
+            snprintf(err, len,
+                     "--ignore %.*s: no deterministic column of that name in either run (summary.csv or frames.csv "
+                     "columns that meta.ini [columns] does not list as varying or parameters)",
+                     (int)k, p);
+            return -1;
+        }
+        p += k;
+    }
+    return 0;
+}
+
+// Why no point joins: the parameters whose values in BASE and NEW have none in common (or that one
+// run lacks), "warmup (BASE 1; NEW 2), ..." into buf; "" when every parameter shares a value and
+// only their combinations differ.
+static void disjoint_params(const side *b, const side *n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    const cd_csv_row *h = &b->r.summary.rows[0];
+    for (size_t j = 0; j < h->count && used + 1 < len; ++j) {
+        if (!join_param(b, j)) continue;
+        int o = cd_table_column(&n->r.summary, h->fields[j]);
+        int common = 0;
+        for (size_t i = 1; o >= 0 && i < b->r.summary.count && !common; ++i)
+            for (size_t k = 1; k < n->r.summary.count && !common; ++k)
+                common = strcmp(cd_table_field(&b->r.summary, i, (int)j), cd_table_field(&n->r.summary, k, o)) == 0;
+        if (common) continue;
+        int w;
+        if (o < 0)
+            w = snprintf(buf + used, len - used, "%s%s (not in NEW)", used ? ", " : "", h->fields[j]);
+        else
+            w = snprintf(buf + used, len - used, "%s%s (BASE %s; NEW %s)", used ? ", " : "", h->fields[j],
+                         cd_table_field(&b->r.summary, 1, (int)j), cd_table_field(&n->r.summary, 1, o));
+        used += w > 0 ? (size_t)w : 0;
+        if (used >= len) used = len - 1;
+    }
+    const cd_csv_row *hn = &n->r.summary.rows[0];
+    for (size_t j = 0; j < hn->count && used + 1 < len; ++j)
+        if (join_param(n, j) && cd_table_column(&b->r.summary, hn->fields[j]) < 0) {
+            int w = snprintf(buf + used, len - used, "%s%s (not in BASE)", used ? ", " : "", hn->fields[j]);
+            used += w > 0 ? (size_t)w : 0;
+            if (used >= len) used = len - 1;
+        }
+}
+
 // The two runs opened, checked to be comparable, compared on stdout: the command's exit status.
 static int compare_dirs(const char *const dirs[2], const options *o)
 {
@@ -477,9 +569,17 @@ static int compare_dirs(const char *const dirs[2], const options *o)
         fprintf(stderr, "cdlab compare: the time columns differ: %s (BASE) vs %s (NEW)\n",
                 b.r.frames.rows[0].fields[b.metric], n.r.frames.rows[0].fields[n.metric]);
         rc = 2;
+    } else if (check_ignored(&b, &n, o->ignore, err, sizeof err)) {
+        fprintf(stderr, "cdlab compare: %s\n", err);
+        rc = 2;
     } else if (!share_a_point(&b, &n)) {
-        fprintf(stderr, "cdlab compare: the runs share no point: their parameters differ (see `[values]` in each "
-                        "meta.ini)\n");
+        char why[2048];
+        disjoint_params(&b, &n, why, sizeof why);
+        if (why[0])
+            fprintf(stderr, "cdlab compare: the runs share no point: no value in common for %s\n", why);
+        else
+            fprintf(stderr, "cdlab compare: the runs share no point: every parameter has a value in both, but no "
+                            "point has the same values of all (see `[values]` in each meta.ini)\n");
         rc = 2;
     } else {
         tally t = {0};
@@ -532,7 +632,8 @@ int cd_cmd_compare(int argc, char **argv)
          .words = formats},
         {.name = "metric",
          .arg = "C",
-         .help = "the frames.csv time column to compare",
+         .help = "the frames.csv column to compare: a time (_ms, _us, _ns) or a counter\n"
+                 "the runs read (lower is faster)",
          .type = CLI_TEXT,
          .dest = &o.metric},
         {.name = "seed",

@@ -107,8 +107,30 @@ sed 's/^seed = .*/seed = 99/' "$fix/tiny.ini" >"$tmp/seed/tiny.ini"
 grep -q '^seed = 99' "$tmp/seed/tiny.ini" || printf '[experiment]\nseed = 99\n' >>"$tmp/seed/tiny.ini"
 "$cdlab" run --quiet --output "$tmp/seed" --run-id s "$tmp/seed/tiny.ini" >/dev/null
 expect 2 nocommon "$base" "$tmp/seed/tiny/s"
-grep -q 'share no point' "$tmp/nocommon.err" && [ ! -s "$tmp/nocommon.out" ] ||
-    { echo "FAIL: no common point"; cat "$tmp/nocommon.out" "$tmp/nocommon.err"; exit 1; }
+grep -q 'share no point: no value in common for seed (BASE [0-9]*; NEW 99)$' "$tmp/nocommon.err" &&
+    [ ! -s "$tmp/nocommon.out" ] || { echo "FAIL: no common point"; cat "$tmp/nocommon.out" "$tmp/nocommon.err"; exit 1; }
+
+# --metric takes a cost, lower being faster: fps (higher is faster) doubled would read as slower,
+# so it is refused; a time column other than the default is taken. A counter the runs did not
+# read (NA) is refused, naming why.
+expect 2 fps --metric fps "$base" "$tmp/slow"
+grep -q "metric fps: expected a time (a column ending in _ms, _us or _ns) or a counter" "$tmp/fps.err" ||
+    { echo "FAIL: --metric fps"; cat "$tmp/fps.err"; exit 1; }
+expect 0 broad --metric broad_ms "$base" "$tmp/same"
+rm -rf "$tmp/na" && cp -r "$base" "$tmp/na"
+awk -F, -v OFS=, 'NR == 1 { print $0, "PAPI_TOT_CYC"; next } { print $0, "NA" }' "$base/frames.csv" >"$tmp/na/frames.csv"
+sed -i -e 's/^frames_varying = \(.*\)/frames_varying = \1, PAPI_TOT_CYC/' \
+    -e 's/^\[counters\]$/[counters]\nPAPI_TOT_CYC = NA: cannot be added: Event does not exist/' "$tmp/na/meta.ini"
+grep -q '^\[counters\]' "$tmp/na/meta.ini" || printf '[counters]\nPAPI_TOT_CYC = NA: cannot be added: Event does not exist\n' >>"$tmp/na/meta.ini"
+reseal "$tmp/na"
+expect 2 na --metric PAPI_TOT_CYC "$tmp/na" "$tmp/na"
+grep -q "counter PAPI_TOT_CYC was not read in this run (meta.ini \[counters\]: NA: cannot be added" "$tmp/na.err" ||
+    { echo "FAIL: --metric of an NA counter"; cat "$tmp/na.err"; exit 1; }
+# --ignore names deterministic columns: a misspelt one is refused, a real one taken.
+expect 2 typo --ignore pairs_maen "$base" "$tmp/same"
+grep -q "ignore pairs_maen: no deterministic column of that name" "$tmp/typo.err" ||
+    { echo "FAIL: --ignore typo"; cat "$tmp/typo.err"; exit 1; }
+expect 0 ignored --ignore pairs_mean,bytes_mean "$base" "$tmp/same"
 
 # Bad input: exit 2 with a message.
 expect 2 notrun "$base" "$tmp"
