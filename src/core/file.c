@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +273,56 @@ static char *out_target(const char *path)
     return cur;
 }
 
+// The temporary files of outputs in progress, for a signal that ends the process (Ctrl-C, kill)
+// to remove: without it an interrupted report or query left .cdlab-out.XXXXXX beside its target.
+// The handler reads only these fixed buffers and calls unlink, signal and raise (async-signal-
+// safe); an entry is marked busy only once its name is whole, and freed before it is reused.
+enum { OUT_TEMPS = 8, OUT_TEMP_MAX = 4200 };
+static struct {
+    char path[OUT_TEMPS][OUT_TEMP_MAX];
+    volatile sig_atomic_t busy[OUT_TEMPS];
+} out_temps;
+static const int out_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_out_signal(int s)
+{
+    for (int k = 0; k < OUT_TEMPS; ++k)
+        if (out_temps.busy[k]) unlink(out_temps.path[k]);
+    signal(s, SIG_DFL);
+    raise(s);  // the default action once the handler returns: the process ends as it would have
+}
+
+// Register tmp for removal by a terminating signal: the slot, or -1 when every slot is taken or the
+// name is too long (the file is then left as before). The handler goes in only where the signal
+// still has its default action: a command with its own handlers (cdlab run) keeps them.
+static int out_temp_add(const char *tmp)
+{
+    static int installed;
+    if (!installed) {
+        installed = 1;
+        for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) {
+            struct sigaction old, sa = {.sa_handler = on_out_signal};
+            sigemptyset(&sa.sa_mask);
+            if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+                sigaction(out_signals[i], &sa, NULL);
+        }
+    }
+    size_t n = strlen(tmp);
+    for (int k = 0; k < OUT_TEMPS && n < OUT_TEMP_MAX; ++k)
+        if (!out_temps.busy[k]) {
+            memcpy(out_temps.path[k], tmp, n + 1);
+            atomic_signal_fence(memory_order_seq_cst);  // the name is whole before the handler reads it
+            out_temps.busy[k] = 1;
+            return k;
+        }
+    return -1;
+}
+
+static void out_temp_drop(int k)
+{
+    if (k >= 0) out_temps.busy[k] = 0;
+}
+
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
 {
     *o = (cd_file_out){0};
@@ -302,6 +354,7 @@ int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len
         if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
         if (fd >= 0 && !(o->f = fdopen(fd, "w"))) e = errno, close(fd), unlink(o->tmp);
     }
+    if (o->f) o->signal_slot = out_temp_add(o->tmp);
     if (!o->f) {
         snprintf(err, err_len, "cannot write: %s", strerror(e));
         cd_free(o->target);
@@ -340,6 +393,7 @@ int cd_file_out_commit(cd_file_out *o, char *err, size_t err_len)
         rc = -1;
     }
     if (rc) unlink(o->tmp);
+    out_temp_drop(o->signal_slot);
     cd_free(o->target);
     cd_free(o->tmp);
     *o = (cd_file_out){0};
@@ -350,7 +404,7 @@ int cd_file_out_commit(cd_file_out *o, char *err, size_t err_len)
 void cd_file_out_abort(cd_file_out *o)
 {
     if (o->f) fclose(o->f);
-    if (o->tmp) unlink(o->tmp);
+    if (o->tmp) unlink(o->tmp), out_temp_drop(o->signal_slot);
     cd_free(o->target);
     cd_free(o->tmp);
     *o = (cd_file_out){0};

@@ -125,6 +125,32 @@ if ! "$cdlab" query tri-tri "$fix/query/tri_tri.csv" --out "$long" 2>err || ! cm
 else
     echo "ok query --out a 254-byte name"
 fi
+# A signal that ends a command writing its output removes the temporary file: trace export of
+# 2 000 boxes x 600 frames (1.2 M rows) is stopped by SIGINT, then SIGTERM, as soon as its temporary
+# file appears; it leaves neither that file nor the target.
+printf '[experiment]\nwarmup = 0\nframes = 599\nrepeats = 1\n[scene]\ncubes = 2000\n[method]\nmethod = grid\n' >big.ini
+if "$cdlab" trace record big.ini -o big.trace >/dev/null 2>err; then
+    for sig in INT TERM; do
+        mkdir -p sig && rm -f sig/* sig/.cdlab-out.*
+        # A background job of a shell without job control starts with SIGINT ignored: reset it.
+        env --default-signal=INT "$cdlab" trace export big.trace -o sig/big.csv 2>err &
+        pid=$!
+        n=0
+        while [ -z "$(ls -A sig)" ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+        kill -$sig $pid
+        wait $pid
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            echo "skip: trace export finished before SIG$sig reached it"
+        elif [ -n "$(ls -A sig)" ]; then
+            echo "FAIL SIG$sig during trace export left $(ls -A sig)"; fail=1
+        else
+            echo "ok SIG$sig during trace export: exit $rc, nothing left beside the target"
+        fi
+    done
+else
+    echo "FAIL trace record big.ini: $(cat err)"; fail=1
+fi
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 # The input is copied beside the output: the checkout may lie under a directory nobody cannot enter.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && nobody "$cdlab" version >/dev/null 2>&1; then

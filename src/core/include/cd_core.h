@@ -417,16 +417,18 @@ void cd_file_size_text(size_t max, char *buf, size_t len);
 
 /// A file being written as a temporary file beside its target (cd_file_out_open).
 typedef struct cd_file_out {
-    FILE *f;       ///< the stream to write
-    char *target;  ///< the file it replaces (a symbolic link's file: written through it, as fopen)
-    char *tmp;     ///< the temporary file: .cdlab-out.XXXXXX (mkstemp) in the target's directory
+    FILE *f;          ///< the stream to write
+    char *target;     ///< the file it replaces (a symbolic link's file: written through it, as fopen)
+    char *tmp;        ///< the temporary file: .cdlab-out.XXXXXX (mkstemp) in the target's directory
+    int signal_slot;  ///< its entry among the files a terminating signal removes (-1: none)
 } cd_file_out;
 
 /// Create o's temporary file for path (symbolic links followed, a dangling one to the file it
 /// names), with an existing target's permissions, or fopen's for a new one. 0 with o->f open, or
 /// -1 with "cannot write: <cause>" (no path) in err and errno set: also for an existing target
 /// this process may not write, as fopen refused it. The target's directory must be writable: the
-/// finished file is renamed into it.
+/// finished file is renamed into it. Until commit or abort, SIGINT, SIGTERM or SIGHUP (where the
+/// process left them at their default action) removes the temporary file before ending it.
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len);
 /// Flush, fsync and close o's stream, then rename the temporary file over the target. 0, or -1
 /// with "write error: <cause>" or "cannot rename …" in err, the temporary file removed and the
