@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static cd_bodies *make_bodies_deforming(const cd_scene_params *sp, const char *const *meshes, uint32_t count,
                                         const cd_bvh_variant *variant, double deform)
@@ -229,6 +230,54 @@ static void every_variant_matches_brute_force(void **state)
             (unsigned long long)checked, (unsigned long long)brute_runs, (unsigned long long)touching,
             (unsigned long long)tri_total);
     assert_true(touching > 100);
+}
+
+// Bodies of flat meshes (plates: a box with one zero extent) size their world by the plate's two
+// other extents, where the box's volume, 0, made a scene of edge 0 that the scene asserts on; every
+// variant under naive and grid_multi then reports brute force's pairs, alone and with solid meshes.
+static void flat_bodies_match_brute_force(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cdlab-test-plate-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char plate[] = "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n3 1 3 2\n";
+    assert_int_equal(write(fd, plate, sizeof plate - 1), (ssize_t)(sizeof plate - 1));
+    close(fd);
+    char spec[64];
+    snprintf(spec, sizeof spec, "%s", path);
+    uint64_t touching = 0;
+    for (int mixed = 0; mixed <= 1; ++mixed) {
+        const char *meshes[2] = {spec, "icosphere:80"};
+        cd_scene_params sp = cd_scene_params_default();
+        sp.cubes = 40, sp.density = 0.3, sp.seed = 3 + (uint64_t)mixed, sp.speed = 0.1, sp.spin = 0.05;
+        for (const cd_bvh_variant *v = cd_bvh_variants; v->name; ++v)
+            for (int m = 0; m < 2; ++m) {
+                cd_bodies *b = make_bodies(&sp, meshes, 1 + (uint32_t)mixed, v);
+                assert_true(b->scene->count == 40);
+                cd_broad *bp = cd_registry_create(m ? "grid_multi" : "naive", NULL, 1, b->scene);
+                cd_bodies_narrow *nw = cd_bodies_narrow_create(b, CD_BVH_ALL_PAIRS);
+                cd_pair_list got = {0}, want = {0};
+                for (int f = 0; f < 3; ++f) {
+                    uint64_t want_tris = 0, tris;
+                    cd_bodies_brute_force(b, &want, &want_tris);
+                    tris = body_frame(bp, b, nw, &got);
+                    char what[200];
+                    snprintf(what, sizeof what, "plates%s, %s, frame %d", mixed ? " and spheres" : "", v->name, f);
+                    expect_same_pairs(&got, &want, what);
+                    assert_int_equal(tris, want_tris);
+                    touching += want.count;
+                    cd_scene_step(b->scene);
+                }
+                cd_pair_list_free(&got);
+                cd_pair_list_free(&want);
+                cd_bodies_narrow_destroy(nw);
+                cd_broad_destroy(bp);
+                cd_bodies_destroy(b);
+            }
+    }
+    unlink(path);
+    assert_true(touching > 0);
 }
 
 // Seeded scenes of 20 to 200 bodies of mixed meshes, sparse and crowded, with and without reorders:
@@ -592,6 +641,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(boxes_are_the_cube_scene),
         cmocka_unit_test(every_variant_matches_brute_force),
+        cmocka_unit_test(flat_bodies_match_brute_force),
         cmocka_unit_test(witness_hints_keep_the_pairs_and_save_tests),
         cmocka_unit_test(deforming_bodies_refit_and_stay_boxed),
         cmocka_unit_test(bad_params_are_errors),

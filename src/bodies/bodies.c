@@ -105,16 +105,29 @@ cd_bodies *cd_bodies_create(const cd_bodies_params *p, char *err, size_t err_len
     b->build_ms = (double)(cd_now_ns() - t0) * 1e-6;
     // The cube scene places cubes of edge e in a world sized by N·e³ / density; a cube of the same
     // volume as the bodies' mean box sizes the world by their volume. Boxes of edge size give back
-    // size itself, so a scene of boxes is the cube scene to the bit.
+    // size itself, so a scene of boxes is the cube scene to the bit. A flat mesh (a plate: its box
+    // has one zero extent; a mesh's triangle of non-zero area leaves at most one) counts as the cube
+    // of its other two extents' geometric mean: its box's volume, 0, would size a world of no
+    // volume (every mesh flat: a scene of edge 0, which the scene refuses).
     double volume = 0.0;
     for (uint32_t i = 0; i < n; ++i) {
         cd_vec3 h = b->shapes[b->shape_of[i]].half;
-        volume += 8.0 * h.x * h.y * h.z;
+        double v = 8.0 * h.x * h.y * h.z;
+        if (v == 0.0) {
+            double prod = 1.0;
+            int nonzero = 0;
+            const double e[3] = {h.x, h.y, h.z};
+            for (int k = 0; k < 3; ++k)
+                if (e[k] > 0.0) prod *= e[k], nonzero++;
+            double g = nonzero ? pow(prod, 1.0 / nonzero) : 0.0;
+            v = 8.0 * g * g * g;
+        }
+        volume += v;
     }
     b->size = p->scene.size;
     cd_scene_params sp = p->scene;
     double mean = n ? volume / n : sp.size * sp.size * sp.size;
-    if (mean != sp.size * sp.size * sp.size) sp.size = cbrt(mean);
+    if (mean > 0.0 && mean != sp.size * sp.size * sp.size) sp.size = cbrt(mean);
     b->scene = cd_scene_create(&sp);
     // Sizes: with size_ratio 1 every body has its mesh's size (scale exactly 1, so the pose and
     // every query keep the bits of an unscaled one); else body i takes the scale of cube i's
