@@ -134,25 +134,28 @@ static const cd_key_spec measure_keys[] = {
      "a scene CSV (the header id,cx,cy,cz,qw,qx,qy,qz,hx,hy,hz exactly, then one row per cube, ids 0..N-1 in "
      "order: cd_scene_export_csv's layout; `cdlab verify` writes them) measured instead of the seeded "
      "scene, relative to the config's directory: its cubes and world, frozen (no motion step, motion_ms ~0); "
-     "[scene] cubes, size, density, speed, spin and reorder are then not used. Its world side (a first line "
+     "the placement and motion keys of [scene] and reorder are then not used (a list of values for one of them "
+     "is refused: its points would repeat each other). Its world side (a first line "
      "'# world=W') must be finite, > 0 and within a factor 2^24 of the objects' extent (the float positions' "
      "precision)"},
     {"scene", "trace", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "a recorded trace (cdlab's format or Broadmark's .aabbs; docs/design/scene.md#traces) replayed instead of the "
      "seeded scene, relative to the config's directory: frame 0 first, the motion step reads the next frame "
      "(motion_ms is what reading it costs); it must hold 1 + warmup + frames frames; the placement and motion "
-     "keys of [scene] are then not used (reorder is)"},
+     "keys of [scene] are then not used (reorder is; a list of values for one of them is refused: its points "
+     "would repeat each other)"},
     {"scene", "source", CD_KEY_WORD, "seeded", 0, 0, source_words, NULL, 0,
      "seeded: the scene of the placement and motion keys; simulate: [scene] simulation run by Bullet's rigid-body "
      "dynamics (fixed step, one thread: the same config gives the same bits), baked once per parameters into a "
      "trace under <output>/cache/ (its SHA-256 recorded beside it, checked before use, baked again when it "
      "differs) and replayed like [scene] trace (docs/design/scene.md#simulated-scenes); cubes, size, size_ratio, "
-     "density and seed set it up, the other placement and motion keys are not used"},
+     "density and seed set it up, the other placement and motion keys are not used (a list of values for one of "
+     "them is refused: its points would repeat each other)"},
     {"scene", "simulation", CD_KEY_WORD, "pile", 0, 0, simulation_words, NULL, 1,
      "source = simulate: brownian (random impulses, no gravity, closed box), free_fall (spread over the box, "
      "falling onto its floor), gravity (pulled towards the box's centre), pile (a cone of tilted boxes on a wide "
-     "floor, settling and falling asleep); a list bakes one trace per simulation. The column shows the value "
-     "whatever source is"},
+     "floor, settling and falling asleep); a list bakes one trace per simulation (and is refused with source = "
+     "seeded, which reads neither this nor sim_steps). The column shows the value whatever source is"},
     {"scene", "sim_steps", CD_KEY_INT, "1", 1, 10000, NULL, NULL, 0,
      "source = simulate: fixed simulation steps of 1/60 s per recorded frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
@@ -222,9 +225,49 @@ static int check_simulate(const cd_config *c, char *err, size_t err_len)
     return 0;
 }
 
+// A [scene] key that the points' scene does not read, swept: its points would measure the same
+// scene and repeat each other (four identical points for cubes = 100, 200 and density = 0.01, 0.5
+// beside a trace). A single value is only ignored, as the keys' help says. What each source reads:
+// a trace or a scene file its own boxes (a trace's replay follows reorder, a file is frozen); a
+// simulation its parameters and the replay's reorder; the seeded scene everything but the
+// simulation's keys.
+static int check_unused_sweeps(const cd_config *c, char *err, size_t err_len)
+{
+    static const char *const by_trace[] = {"trace", "reorder", NULL}, *const by_file[] = {"file", NULL},
+                             *const by_simulation[] = {"source",     "simulation", "sim_steps", "cubes", "size",
+                                                       "size_ratio", "density",    "reorder",   NULL},
+                             *const unread_by_seeded[] = {"simulation", "sim_steps", NULL};
+    const cd_config_key *trace = cd_config_key_get(c, "scene", "trace"), *file = cd_config_key_get(c, "scene", "file"),
+                        *source = cd_config_key_get(c, "scene", "source");
+    const char *const *list = by_trace, *what = "[scene] trace";
+    int listed_are_read = 1;
+    if (file->count && file->values[0].text[0])
+        list = by_file, what = "[scene] file";
+    else if (!(trace->count && trace->values[0].text[0])) {
+        if (source->count && strcmp(source->values[0].text, "simulate") == 0)
+            list = by_simulation, what = "[scene] source = simulate";
+        else
+            list = unread_by_seeded, what = "the seeded scene", listed_are_read = 0;
+    }
+    for (size_t k = 0; k < c->key_count; ++k) {
+        const cd_config_key *key = &c->keys[k];
+        if (key->count < 2 || strcmp(key->spec->section, "scene") != 0) continue;
+        int listed = 0;
+        for (const char *const *w = list; *w && !listed; ++w) listed = strcmp(*w, key->spec->name) == 0;
+        if (listed == listed_are_read) continue;
+        cd_config_error(c, key, err, err_len,
+                        "[scene] %s takes %zu values, but %s does not read it: its points would measure the same "
+                        "scene (set one value, or leave the key out)",
+                        key->spec->name, key->count, what);
+        return -1;
+    }
+    return 0;
+}
+
 static int cubes_validate(cd_config *c, char *err, size_t err_len)
 {
-    if (check_trace(c, err, err_len) || check_simulate(c, err, err_len)) return -1;
+    if (check_trace(c, err, err_len) || check_simulate(c, err, err_len) || check_unused_sweeps(c, err, err_len))
+        return -1;
     const cd_config_key *file = cd_config_key_get(c, "scene", "file");
     if (file->count) {
         char path[4096], why[4400];

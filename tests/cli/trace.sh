@@ -163,6 +163,13 @@ sed 's/^frames = 4/frames = 5/' replay.ini >long.ini
 "$cdlab" run --output runs long.ini >/dev/null 2>err && fail "long.ini ran"
 grep -q "holds 7 frames, a repeat reads 1 + warmup + frames = 8" err || fail "long.ini: $(cat err)"
 [ ! -e runs ] || fail "long.ini left $(ls runs)"
+# A [scene] key the replay does not read, swept, would repeat the points: refused at its line.
+printf 'density = 0.01, 0.5\n' >>replay.ini
+"$cdlab" run --output runs replay.ini >/dev/null 2>err && fail "a swept density beside the trace ran"
+grep -q "replay.ini:[0-9]*: \[scene\] density takes 2 values, but \[scene\] trace does not read it" err ||
+    fail "swept density beside the trace: $(cat err)"
+[ ! -e runs ] || fail "swept density left $(ls runs)"
+sed -i '$d' replay.ini
 echo "ok through a config: $(cat err)"
 # Imports: CSV errors name file:line; nothing written.
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n0,1,1,0,0,0,2,2,2,0.5,0.5,0.5\n1,1,1,0,0,0,2,2,2,0.5,0.5,0.5\n' >gap.csv
