@@ -224,6 +224,17 @@ void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size
     va_end(ap);
 }
 
+int cd_config_refuse_unread_sweep(const cd_config *c, const cd_config_key *k, const char *reader, char *err,
+                                  size_t err_len)
+{
+    if (!k || k->count < 2) return 0;
+    cd_config_error(c, k, err, err_len,
+                    "[%s] %s takes %zu values, but %s does not read it: its points would repeat each other (set one "
+                    "value, or leave the key out)",
+                    k->spec->section, k->spec->name, k->count, reader);
+    return -1;
+}
+
 void cd_config_warn(cd_config *c, const cd_config_key *k, const char *fmt, ...)
 {
     char msg[1024];

@@ -111,9 +111,11 @@ static const cd_key_spec bodies_keys[] = {
      "bodies: kind cubes); docs/design/scene.md#scene-families"},
     {"bodies", "size_dist", CD_KEY_WORD, "uniform", 0, 0, cd_scene_size_dist_names, NULL, 1,
      "distribution of the largest edges in [size, size*size_ratio]: uniform, loguniform or pareto"},
-    {"bodies", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1, "clusters of layout = clusters"},
+    {"bodies", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1,
+     "clusters of layout = clusters (a list without that layout is refused)"},
     {"bodies", "cluster_sigma", CD_KEY_REAL, "0.1", 1e-6, 10, NULL, NULL, 1,
-     "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters)"},
+     "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters; a list "
+     "without that layout is refused)"},
     {"bodies", "moving", CD_KEY_REAL, "1", 0, 1, NULL, NULL, 1,
      "fraction of the bodies that move (the others never do)"},
     {"bodies", "sleep", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 1,
@@ -163,7 +165,7 @@ static int bodies_validate(cd_config *c, char *err, size_t err_len)
     if (refuse_with_peer(c, "deform", 0.0, "which shares one BVHModel per mesh", err, err_len) ||
         refuse_with_peer(c, "size_ratio", 1.0, "whose objects carry rigid transforms over one BVHModel per mesh", err,
                          err_len) ||
-        kinds_check_plans(c, err, err_len))
+        kinds_check_plans(c, err, err_len) || cd_cubes_check_cluster_sweeps(c, "bodies", err, err_len))
         return -1;
     const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
     const cd_config_key *faces = cd_config_key_get(c, "bodies", "faces");

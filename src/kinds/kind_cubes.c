@@ -112,9 +112,11 @@ const cd_key_spec cd_cubes_keys[CD_CUBES_KEY_COUNT] = {
      "and walls, with the other cubes moving between them); docs/design/scene.md#scene-families"},
     {"scene", "size_dist", CD_KEY_WORD, "uniform", 0, 0, cd_scene_size_dist_names, NULL, 1,
      "edge distribution in [size, size*size_ratio]: uniform, loguniform or pareto (bounded, shape 1.5)"},
-    {"scene", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1, "clusters of layout = clusters"},
+    {"scene", "clusters", CD_KEY_INT, "8", 1, 4096, NULL, NULL, 1,
+     "clusters of layout = clusters (a list without that layout is refused)"},
     {"scene", "cluster_sigma", CD_KEY_REAL, "0.1", 1e-6, 10, NULL, NULL, 1,
-     "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters)"},
+     "standard deviation of a cluster per axis, as a fraction of the world side (layout = clusters; a list "
+     "without that layout is refused)"},
     {"scene", "moving", CD_KEY_REAL, "1", 0, 1, NULL, NULL, 1,
      "fraction of the cubes that move (the others never move; level slabs never do)"},
     {"scene", "sleep", CD_KEY_REAL, "0", 0, 1e9, NULL, NULL, 1,
@@ -230,43 +232,58 @@ static int check_simulate(const cd_config *c, char *err, size_t err_len)
 // beside a trace). A single value is only ignored, as the keys' help says. What each source reads:
 // a trace or a scene file its own boxes (a trace's replay follows reorder, a file is frozen); a
 // simulation its parameters and the replay's reorder; the seeded scene everything but the
-// simulation's keys.
-static int check_unused_sweeps(const cd_config *c, char *err, size_t err_len)
+// simulation's keys, and the clusters' keys only where a layout value is clusters. max_fps, whose
+// scene is always the seeded one, has no trace, file or source key.
+int cd_cubes_check_cluster_sweeps(const cd_config *c, const char *section, char *err, size_t err_len)
+{
+    const cd_config_key *layout = cd_config_key_get(c, section, "layout");
+    char layouts[256] = "layout =";
+    for (size_t i = 0; i < layout->count; ++i) {
+        if (strcmp(layout->values[i].text, "clusters") == 0) return 0;
+        size_t used = strlen(layouts);
+        snprintf(layouts + used, sizeof layouts - used, "%s %s", i ? "," : "", layout->values[i].text);
+    }
+    if (cd_config_refuse_unread_sweep(c, cd_config_key_get(c, section, "clusters"), layouts, err, err_len) ||
+        cd_config_refuse_unread_sweep(c, cd_config_key_get(c, section, "cluster_sigma"), layouts, err, err_len))
+        return -1;
+    return 0;
+}
+
+int cd_cubes_check_unread_sweeps(const cd_config *c, char *err, size_t err_len)
 {
     static const char *const by_trace[] = {"trace", "reorder", NULL}, *const by_file[] = {"file", NULL},
                              *const by_simulation[] = {"source",     "simulation", "sim_steps", "cubes", "size",
                                                        "size_ratio", "density",    "reorder",   NULL},
                              *const unread_by_seeded[] = {"simulation", "sim_steps", NULL};
-    const cd_config_key *trace = cd_config_key_get(c, "scene", "trace"), *file = cd_config_key_get(c, "scene", "file"),
-                        *source = cd_config_key_get(c, "scene", "source");
+    const cd_config_key *trace = cd_config_key_find(c, "scene", "trace"),
+                        *file = cd_config_key_find(c, "scene", "file"),
+                        *source = cd_config_key_find(c, "scene", "source");
     const char *const *list = by_trace, *what = "[scene] trace";
     int listed_are_read = 1;
-    if (file->count && file->values[0].text[0])
+    if (file && file->count && file->values[0].text[0]) {
         list = by_file, what = "[scene] file";
-    else if (!(trace->count && trace->values[0].text[0])) {
-        if (source->count && strcmp(source->values[0].text, "simulate") == 0)
+    } else if (!(trace && trace->count && trace->values[0].text[0])) {
+        if (source && source->count && strcmp(source->values[0].text, "simulate") == 0) {
             list = by_simulation, what = "[scene] source = simulate";
-        else
+        } else {
             list = unread_by_seeded, what = "the seeded scene", listed_are_read = 0;
+            if (cd_cubes_check_cluster_sweeps(c, "scene", err, err_len)) return -1;
+        }
     }
     for (size_t k = 0; k < c->key_count; ++k) {
         const cd_config_key *key = &c->keys[k];
-        if (key->count < 2 || strcmp(key->spec->section, "scene") != 0) continue;
+        if (strcmp(key->spec->section, "scene") != 0) continue;
         int listed = 0;
         for (const char *const *w = list; *w && !listed; ++w) listed = strcmp(*w, key->spec->name) == 0;
-        if (listed == listed_are_read) continue;
-        cd_config_error(c, key, err, err_len,
-                        "[scene] %s takes %zu values, but %s does not read it: its points would measure the same "
-                        "scene (set one value, or leave the key out)",
-                        key->spec->name, key->count, what);
-        return -1;
+        if (listed != listed_are_read && cd_config_refuse_unread_sweep(c, key, what, err, err_len)) return -1;
     }
     return 0;
 }
 
 static int cubes_validate(cd_config *c, char *err, size_t err_len)
 {
-    if (check_trace(c, err, err_len) || check_simulate(c, err, err_len) || check_unused_sweeps(c, err, err_len))
+    if (check_trace(c, err, err_len) || check_simulate(c, err, err_len) ||
+        cd_cubes_check_unread_sweeps(c, err, err_len))
         return -1;
     const cd_config_key *file = cd_config_key_get(c, "scene", "file");
     if (file->count) {

@@ -52,6 +52,12 @@ int cd_cubes_step(cd_cubes_motion *m, struct cd_scene *s, int threads, char *err
 /// Close m's trace (the scene is the caller's).
 void cd_cubes_motion_end(cd_cubes_motion *m);
 
+/// Config check shared with max_fps: a [scene] key swept with values the points' scene does not
+/// read is refused (cd_config_refuse_unread_sweep). 0, or -1 with "path:line: ..." in err.
+int cd_cubes_check_unread_sweeps(const cd_config *c, char *err, size_t err_len);
+/// Config check shared with bodies: the clusters keys (clusters, cluster_sigma) of section are
+/// read by layout = clusters alone; swept where no layout value is clusters they are refused.
+int cd_cubes_check_cluster_sweeps(const cd_config *c, const char *section, char *err, size_t err_len);
 /// The setup of a cubes-kind point.
 cd_cubes_setup cd_cubes_setup_from_point(const cd_point *p);
 /// The scene (seeded, read from [scene] file or from [scene] trace's frame 0) and the broad phase

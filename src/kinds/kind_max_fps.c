@@ -47,6 +47,7 @@ static int max_fps_validate(cd_config *c, char *err, size_t err_len)
                         "and limit instead)");
         return -1;
     }
+    if (cd_cubes_check_unread_sweeps(c, err, err_len)) return -1;
     const cd_config_key *start = cd_config_key_get(c, "search", "start");
     const cd_config_key *limit = cd_config_key_get(c, "search", "limit");
     if (start->values[0].num > limit->values[0].num) {

@@ -163,7 +163,8 @@ static const cd_key_spec mesh_keys[] = {
      "grid, icosphere to 20*f^2, torus to 4*n^2: a count rounded by over a tenth, or two counts that make the "
      "same meshes, is a warning; faces_a and faces_b hold what was made); 0: a and b say"},
     {"mesh", "distance", CD_KEY_REAL, "1.0", 0, 1e6, NULL, NULL, 1, "centre distance of B along x"},
-    {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1, "seeded random rotations of B"},
+    {"mesh", "poses", CD_KEY_INT, "200", 1, 1e7, NULL, NULL, 1,
+     "seeded random rotations of B (a list is refused with poses_file)"},
     {"mesh", "poses_file", CD_KEY_PATH, "", 0, 0, NULL, NULL, 0,
      "read poses from CSV (qw,qx,qy,qz,tx,ty,tz; relative to the config's directory), overriding distance and "
      "poses"},
@@ -281,16 +282,22 @@ static int mesh_validate(cd_config *c, char *err, size_t err_len)
             if (kinds_is_bare_generator(k->values[i].text)) bare[nbare++] = k->values[i].text;
     }
     kinds_warn_rounded_faces(c, cd_config_key_get(c, "mesh", "faces"), bare, nbare);
+    // Swept keys no point reads would repeat the points: frames (a point queries its poses), and
+    // with a poses file the keys that make the seeded poses.
+    if (cd_config_refuse_unread_sweep(c, cd_config_key_get(c, "experiment", "frames"),
+                                      "the mesh kind (it queries "
+                                      "each pose; warmup and repeats count)",
+                                      err, err_len))
+        return -1;
     const cd_config_key *file = cd_config_key_get(c, "mesh", "poses_file");
     if (file->count == 0) return 0;
-    const cd_config_key *dist = cd_config_key_get(c, "mesh", "distance");
-    if (dist->count > 1) {
-        cd_config_error(c, dist, err, err_len,
-                        "distance is swept but poses_file (line %d) fixes the poses: "
-                        "expected one distance or no poses_file",
-                        file->line);
-        return -1;
-    }
+    char reader[64];
+    snprintf(reader, sizeof reader, "poses_file (line %d), which fixes the poses,", file->line);
+    static const char *const seeded_poses[][2] = {{"mesh", "distance"}, {"mesh", "poses"}, {"experiment", "seed"}};
+    for (size_t k = 0; k < sizeof seeded_poses / sizeof seeded_poses[0]; ++k)
+        if (cd_config_refuse_unread_sweep(c, cd_config_key_get(c, seeded_poses[k][0], seeded_poses[k][1]), reader, err,
+                                          err_len))
+            return -1;
     cd_pose *p;
     size_t n;
     char why[600], path[4096];

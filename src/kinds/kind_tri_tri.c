@@ -21,7 +21,8 @@ static const cd_key_spec tri_tri_keys[] = {
     {"tri_tri", "algorithm", CD_KEY_WORD, "exact", 0, 0, algorithm_words, NULL, 1,
      "exact (plane-first, filtered-exact), float (plane-first in plain floating point), gd (Guigue–Devillers)"},
     {"tri_tri", "a_over_h", CD_KEY_REAL, "0.01", 1e-12, 10, NULL, NULL, 1,
-     "random workload: triangle size a over box side H (ignored by near and coplanar)"},
+     "random workload: triangle size a over box side H (ignored by near and coplanar: a list is refused "
+     "without workload = random, and warned about beside another workload)"},
     {"tri_tri", "pairs", CD_KEY_INT, "8192", 1, 1e8, NULL, NULL, 1,
      "pairs per set; one frame is one timed pass over all of them (8192 pairs = 1.2 MB, cache-resident)"},
 };
@@ -356,13 +357,37 @@ static double tri_tri_data_bytes(const cd_point *p)
     return cd_point_num(p, "tri_tri", "pairs") * 2.0 * (double)sizeof(cd_triangle);
 }
 
+// a_over_h swept where no workload is random (near and coplanar do not read it) would repeat the
+// points. With random among the workloads the other workloads' points still repeat, by the
+// cartesian product: a warning says so.
+static int tri_tri_validate(cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *w = cd_config_key_get(c, "tri_tri", "workload"),
+                        *a = cd_config_key_get(c, "tri_tri", "a_over_h");
+    size_t random = 0;
+    for (size_t i = 0; i < w->count; ++i) random += strcmp(w->values[i].text, "random") == 0;
+    if (!random) {
+        char reader[64];
+        snprintf(reader, sizeof reader, "workload = %s", w->values[0].text);
+        for (size_t i = 1; i < w->count; ++i)
+            snprintf(reader + strlen(reader), sizeof reader - strlen(reader), ", %s", w->values[i].text);
+        return cd_config_refuse_unread_sweep(c, a, reader, err, err_len);
+    }
+    if (a->count > 1 && random < w->count)
+        cd_config_warn(c, a,
+                       "[tri_tri] a_over_h takes %zu values, which only workload = random reads: the points "
+                       "of the other workloads repeat %zu times",
+                       a->count, a->count);
+    return 0;
+}
+
 const cd_kind cd_kind_tri_tri = {
     .name = "tri_tri",
     .description = "triangle–triangle tests: operation counts per branch (counting build) and throughput",
     .keys = tri_tri_keys,
     .key_count = sizeof tri_tri_keys / sizeof tri_tri_keys[0],
     .figures = "tri_tri_ops",
-    .validate = NULL,
+    .validate = tri_tri_validate,
     .frame_columns = frame_columns,
     .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],
     .summary_columns = summary_columns,

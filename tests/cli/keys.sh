@@ -75,6 +75,13 @@ grep -qF "$tmp/faces.ini:5: the mesh generators round face counts: torus:20 has 
     "$tmp/faces.err" && grep -qF "faces = 20 and 40 make the same meshes" "$tmp/faces.err" ||
     fail "no warning for rounded face counts: $(cat "$tmp/faces.err")"
 echo "ok: face counts the generators round, and two that make one mesh, are warned about"
+# a_over_h swept beside a workload that does not read it: those points repeat, with a warning.
+printf '[experiment]\nkind = tri_tri\n[tri_tri]\nworkload = random, near\na_over_h = 0.01, 0.1\n[run]\ncounters =\n' \
+    >"$tmp/tt.ini"
+"$cdlab" run --dry-run "$tmp/tt.ini" >/dev/null 2>"$tmp/tt.err" || fail "tt.ini: $(cat "$tmp/tt.err")"
+grep -qF "$tmp/tt.ini:5: [tri_tri] a_over_h takes 2 values, which only workload = random reads" "$tmp/tt.err" ||
+    fail "no warning for a_over_h beside workload = near: $(cat "$tmp/tt.err")"
+echo "ok: a_over_h swept beside workload = near is warned about"
 sed 's/^depth = .*/depth = 30/' "$tmp/cross.ini" >"$tmp/range.ini"
 "$cdlab" run --dry-run "$tmp/range.ini" >/dev/null 2>"$tmp/err"
 rc=$?

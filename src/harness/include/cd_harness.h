@@ -123,6 +123,13 @@ void cd_config_warn(cd_config *c, const cd_config_key *k, const char *fmt, ...) 
 void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/// Refuse key k when it holds more than one value that no point reads (reader: what leaves it
+/// unread, e.g. "[scene] trace"): its points would repeat each other under different labels.
+/// 0 (one value or none), or -1 with "path:line: [section] name takes N values, but reader does
+/// not read it: ..." in err.
+int cd_config_refuse_unread_sweep(const cd_config *c, const cd_config_key *k, const char *reader, char *err,
+                                  size_t err_len);
+
 /// Parse one value list as config keys do (lists, `a..b`, `a..b +s`, `a..b *f`), for tests and
 /// for kinds. Returns 0, or -1 with the reason (no file:line) in why.
 int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, size_t *count, char *why,
