@@ -42,7 +42,9 @@ int cd_cmd_merge(int argc, char **argv)
                  "(config SHA-256), builds, commits or source trees; different shard counts; a shard\n"
                  "given twice; missing points or points measured twice; headers that differ; a shard\n"
                  "whose frames.csv or summary.csv is not what its run wrote (the bytes and SHA-256 in its\n"
-                 "meta.ini [files]: a point's frames gone, a repeat short, half a row, an edit).\n"
+                 "meta.ini [files]: a point's frames gone, a repeat short, half a row, an edit); a\n"
+                 "frames.csv, summary.csv or config.ini that is no regular file (a FIFO, a device) or\n"
+                 "over its limit (1 GiB a CSV, 1 MiB config.ini), refused before a byte is read.\n"
                  "Shards measured on different CPU models are merged with a warning: compare their times\n"
                  "within a shard, not across shards.\n"};
     char command[2048] = "cdlab";

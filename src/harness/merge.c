@@ -8,9 +8,11 @@
 // different configs (config SHA-256), builds or source trees; different shard counts or plans;
 // a shard given twice; points missing or measured twice; rows that disagree with their shard's
 // meta.ini or headers that differ; CSVs that are not what the shard's run wrote (their size and
-// SHA-256 in its meta.ini [files]: cut short, rows gone, edited). Shards measured on different CPU models are merged with a
-// warning: their times are not comparable across shards. meta.ini's [inputs] lists every shard's
-// input files once: the traces of simulated scenes differ by shard (those its points replayed).
+// SHA-256 in its meta.ini [files]: cut short, rows gone, edited); a shard file that is no regular
+// file or over its size limit (read once, through the bounded reader). Shards measured on
+// different CPU models are merged with a warning: their times are not comparable across shards.
+// meta.ini's [inputs] lists every shard's input files once: the traces of simulated scenes differ
+// by shard (those its points replayed).
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness_cli.h"
@@ -282,10 +284,11 @@ static int same_header(const cd_csv_row *a, const cd_csv_row *b)
     return 1;
 }
 
-// The file path as its shard's runner wrote it: the size and SHA-256 that meta.ini [files]
-// records (name: "frames" or "summary"). A shard cut short or edited after its run (a point
-// without its frames, two of three repeats, half a row) is refused. 0, or -1 with err.
-static int check_digest(const shard *s, const char *name, const char *path, char *err, size_t len)
+// The file path as its shard's runner wrote it: text[0..n), as read, has the size and SHA-256 that
+// meta.ini [files] records (name: "frames" or "summary"). A shard cut short or edited after its
+// run (a point without its frames, two of three repeats, half a row) is refused. 0, or -1 with err.
+static int check_digest(const shard *s, const char *name, const char *path, const char *text, size_t n, char *err,
+                        size_t len)
 {
     char key[32];
     snprintf(key, sizeof key, "%s_sha256", name);
@@ -297,21 +300,30 @@ static int check_digest(const shard *s, const char *name, const char *path, char
                     "%s/meta.ini: no [files] %s: cannot check its rows against what its run wrote (a shard "
                     "of an older cdlab: run it again)",
                     s->dir, key);
-    return cd_run_file_check(path, want_bytes, want, err, len);
+    return cd_run_text_check(path, text, n, want_bytes, want, err, len);
 }
 
 // Read shard i's CSVs and check them: the bytes its run wrote (check_digest), the same header as
 // shard 0's, every row as many fields as the header, every row's point one of the shard's, and a
 // summary row for each of its points, and only one. rows[p] counts the summary rows of point p.
+// Each file is read once, through the bounded reader (a regular file of at most
+// CD_FILE_MAX_BYTES: a FIFO, a device or a directory is refused before a byte is read), and
+// the bytes digested are the bytes parsed.
 static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_t *rows, char *err, size_t len)
 {
     static const char *const names[] = {"frames.csv", "summary.csv"};
     for (int k = 0; k < 2; ++k) {
-        char path[4600];
+        char path[4600], why[512];
         snprintf(path, sizeof path, "%s/%s", s[i].dir, names[k]);
-        if (check_digest(&s[i], k ? "summary" : "frames", path, err, len)) return -1;
+        char *text;
+        size_t n;
+        if (cd_file_load(path, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &text, &n, why, sizeof why))
+            return fail(err, len, "%s: %s", path, why);
         cd_csv_table *t = k ? &s[i].summary : &s[i].frames;
-        if (cd_csv_read(path, t, err, len)) return -1;
+        int bad = check_digest(&s[i], k ? "summary" : "frames", path, text, n, err, len) ||
+                  cd_csv_parse_text(path, text, n, t, err, len);
+        cd_free(text);
+        if (bad) return -1;
         if (t->count == 0) return fail(err, len, "%s: empty: expected a header", path);
         const cd_csv_table *t0 = k ? &s[0].summary : &s[0].frames;
         if (i && !same_header(&t->rows[0], &t0->rows[0]))
@@ -335,6 +347,18 @@ static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_
         if (!rows[s[i].points[j]])
             return fail(err, len, "%s/summary.csv: no row of point %zu, which meta.ini [shard] points lists", s[i].dir,
                         s[i].points[j]);
+    return 0;
+}
+
+// The shards' config.ini, read through the bounded reader as any config is (a regular file of at
+// most CD_CONFIG_MAX_BYTES: a FIFO or a device is refused before a byte is read) into *text,
+// *n bytes; cd_free it. 0, or -1 with err.
+static int read_config(const shard *s, char **text, size_t *n, char *err, size_t len)
+{
+    char path[4600], why[512];
+    snprintf(path, sizeof path, "%s/config.ini", s[0].dir);
+    if (cd_file_load(path, CD_CONFIG_MAX_BYTES, CD_FILE_REGULAR, text, n, why, sizeof why))
+        return fail(err, len, "%s: %s", path, why);
     return 0;
 }
 
@@ -398,26 +422,16 @@ static int write_csv(const char *path, const shard *s, size_t n, int frames, cha
     return e;
 }
 
-static int copy_file(const char *from, const char *to)
+// Write text[0..n) to path (config.ini: the shards' copy of the config, as read). 0 or an errno.
+static int write_text(const char *path, const char *text, size_t n)
 {
-    FILE *a = fopen(from, "rb");
-    if (!a) return errno;
-    FILE *b = fopen(to, "wb");
-    if (!b) {
-        int e = errno;
-        fclose(a);
-        return e;
-    }
-    char buf[65536];
-    size_t k;
+    FILE *f = fopen(path, "wb");
+    if (!f) return errno ? errno : EIO;
     errno = 0;
-    int e = 0;
-    while ((k = fread(buf, 1, sizeof buf, a)) > 0)
-        if (fwrite(buf, 1, k, b) != k) e = errno ? errno : EIO;
-    if (ferror(a)) e = EIO;
-    fclose(a);
-    if (fflush(b) != 0 && !e) e = errno ? errno : EIO;
-    if (fclose(b) != 0 && !e) e = errno ? errno : EIO;
+    int e = n && fwrite(text, 1, n, f) != n ? (errno ? errno : EIO) : 0;
+    if (!e) e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
+    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
     return e;
 }
 
@@ -708,6 +722,9 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
     size_t *owner = cd_alloc((plan ? plan : 1) * sizeof *owner), *rows = cd_alloc_zero(plan ? plan : 1, sizeof *rows);
     if (!bad) bad = check_cover(s, n, plan, count ? count : 1, owner, err, err_len);
     for (size_t i = 0; i < n && !bad; ++i) bad = read_rows(s, i, plan, owner, rows, err, err_len);
+    char *config = NULL;
+    size_t config_len = 0;
+    if (!bad) bad = read_config(s, &config, &config_len, err, err_len);
     struct stat st;
     if (!bad && lstat(out, &st) == 0) bad = fail(err, err_len, "%s: exists: expected a new run directory", out);
 
@@ -738,7 +755,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
             if (k < 2)
                 e = write_csv(path, s, n, k == 0, hosts);
             else if (k == 2)
-                snprintf(from, sizeof from, "%s/config.ini", s[0].dir), e = copy_file(from, path);
+                e = write_text(path, config, config_len);
             else
                 e = write_meta(path, out, s, n, id, command, warnings, nwarnings);
         }
@@ -767,6 +784,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         cd_csv_table_free(&s[i].summary);
     }
     cd_free(s);
+    cd_free(config);
     cd_free(owner);
     cd_free(rows);
     return status;

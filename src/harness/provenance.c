@@ -80,14 +80,11 @@ void cd_git_describe(char *commit, size_t commit_len, char *dirty, size_t dirty_
         snprintf(dirty, dirty_len, "%s", line[0] ? "true" : "false");
 }
 
-int cd_run_file_check(const char *path, const char *want_bytes, const char *want_sha, char *err, size_t len)
+// Whether bytes and sha (what path holds now) are want_bytes and want_sha: 0, or -1 with err.
+static int file_matches(const char *path, uint64_t bytes, const char *sha, const char *want_bytes, const char *want_sha,
+                        char *err, size_t len)
 {
-    char sha[65];
-    uint64_t bytes;
-    int e = cd_sha256_file(path, sha, &bytes);
-    if (e)
-        snprintf(err, len, "%s: %s", path, strerror(e));
-    else if (strtoull(want_bytes, NULL, 10) != bytes)
+    if (strtoull(want_bytes, NULL, 10) != bytes)
         snprintf(err, len, "%s: %llu bytes, but its run wrote %s (meta.ini [files]): cut short or changed since", path,
                  (unsigned long long)bytes, want_bytes);
     else if (strcmp(sha, want_sha) != 0)
@@ -96,4 +93,24 @@ int cd_run_file_check(const char *path, const char *want_bytes, const char *want
     else
         return 0;
     return -1;
+}
+
+int cd_run_file_check(const char *path, const char *want_bytes, const char *want_sha, char *err, size_t len)
+{
+    char sha[65];
+    uint64_t bytes;
+    int e = cd_sha256_file(path, sha, &bytes);
+    if (e) {
+        snprintf(err, len, "%s: %s", path, strerror(e));
+        return -1;
+    }
+    return file_matches(path, bytes, sha, want_bytes, want_sha, err, len);
+}
+
+int cd_run_text_check(const char *path, const char *text, size_t n, const char *want_bytes, const char *want_sha,
+                      char *err, size_t len)
+{
+    char sha[65];
+    cd_sha256_hex(text, n, sha);
+    return file_matches(path, n, sha, want_bytes, want_sha, err, len);
 }

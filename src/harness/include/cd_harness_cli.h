@@ -140,6 +140,10 @@ int cd_pin_supported(char *why, size_t len);
 /// cut short or changed since", "path: SHA-256 X, but its run wrote Y (meta.ini [files]): changed
 /// since" or "path: <why it cannot be read>" in err.
 int cd_run_file_check(const char *path, const char *want_bytes, const char *want_sha, char *err, size_t len);
+/// cd_run_file_check of a file read already: text[0..n) as read from path (named in err). The
+/// bytes checked are then the bytes the caller parses, read once through the bounded reader.
+int cd_run_text_check(const char *path, const char *text, size_t n, const char *want_bytes, const char *want_sha,
+                      char *err, size_t len);
 /// CPU model name from /proc/cpuinfo ("unknown" when absent).
 void cd_cpu_model(char *buf, size_t len);
 /// Git commit of the source tree and whether it is dirty ("unknown" when git or .git is absent).
