@@ -43,6 +43,7 @@ int cd_cmd_merge(int argc, char **argv)
                  "given twice; missing points or points measured twice; headers that differ; a shard\n"
                  "whose frames.csv or summary.csv is not what its run wrote (the bytes and SHA-256 in its\n"
                  "meta.ini [files]: a point's frames gone, a repeat short, half a row, an edit); a\n"
+                 "config.ini that is not the config its meta.ini [config] sha256 records (edited); a\n"
                  "frames.csv, summary.csv or config.ini that is no regular file (a FIFO, a device) or\n"
                  "over its limit (1 GiB a CSV, 1 MiB config.ini), refused before a byte is read.\n"
                  "Shards measured on different CPU models are merged with a warning: compare their times\n"

@@ -8,8 +8,9 @@
 // different configs (config SHA-256), builds or source trees; different shard counts or plans;
 // a shard given twice; points missing or measured twice; rows that disagree with their shard's
 // meta.ini or headers that differ; CSVs that are not what the shard's run wrote (their size and
-// SHA-256 in its meta.ini [files]: cut short, rows gone, edited); a shard file that is no regular
-// file or over its size limit (read once, through the bounded reader). Shards measured on
+// SHA-256 in its meta.ini [files]: cut short, rows gone, edited); a config.ini that is not the
+// config its meta.ini [config] sha256 records; a shard file that is no regular file or over its
+// size limit (read once, through the bounded reader). Shards measured on
 // different CPU models are merged with a warning: their times are not comparable across shards.
 // meta.ini's [inputs] lists every shard's input files once: the traces of simulated scenes differ
 // by shard (those its points replayed).
@@ -351,14 +352,37 @@ static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_
 }
 
 // The shards' config.ini, read through the bounded reader as any config is (a regular file of at
-// most CD_CONFIG_MAX_BYTES: a FIFO or a device is refused before a byte is read) into *text,
-// *n bytes; cd_free it. 0, or -1 with err.
-static int read_config(const shard *s, char **text, size_t *n, char *err, size_t len)
+// most CD_CONFIG_MAX_BYTES: a FIFO or a device is refused before a byte is read): shard 0's into
+// *text, *n bytes (cd_free it). Every shard's must hash to its meta.ini [config] sha256, the one
+// the run computed from the config it measured (check_same has found them equal): a copy edited
+// since would give the merged run a config.ini that its meta.ini, and its results, do not
+// describe. 0, or -1 with err.
+static int read_config(const shard *s, size_t count, char **text, size_t *n, char *err, size_t len)
 {
-    char path[4600], why[512];
-    snprintf(path, sizeof path, "%s/config.ini", s[0].dir);
-    if (cd_file_load(path, CD_CONFIG_MAX_BYTES, CD_FILE_REGULAR, text, n, why, sizeof why))
-        return fail(err, len, "%s: %s", path, why);
+    *text = NULL, *n = 0;
+    for (size_t i = 0; i < count; ++i) {
+        char path[4600], why[512], sha[65];
+        char *t;
+        size_t k;
+        snprintf(path, sizeof path, "%s/config.ini", s[i].dir);
+        if (cd_file_load(path, CD_CONFIG_MAX_BYTES, CD_FILE_REGULAR, &t, &k, why, sizeof why)) {
+            cd_free(*text), *text = NULL;
+            return fail(err, len, "%s: %s", path, why);
+        }
+        cd_sha256_hex(t, k, sha);
+        const char *want = meta_str(&s[i].m, "config", "sha256");
+        if (strcmp(sha, want) != 0) {
+            cd_free(t), cd_free(*text), *text = NULL;
+            return fail(err, len,
+                        "%s: SHA-256 %s, but its meta.ini [config] sha256 is %.64s: not the config its run "
+                        "measured (changed since)",
+                        path, sha, want);
+        }
+        if (i == 0)
+            *text = t, *n = k;
+        else
+            cd_free(t);
+    }
     return 0;
 }
 
@@ -724,7 +748,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
     for (size_t i = 0; i < n && !bad; ++i) bad = read_rows(s, i, plan, owner, rows, err, err_len);
     char *config = NULL;
     size_t config_len = 0;
-    if (!bad) bad = read_config(s, &config, &config_len, err, err_len);
+    if (!bad) bad = read_config(s, n, &config, &config_len, err, err_len);
     struct stat st;
     if (!bad && lstat(out, &st) == 0) bad = fail(err, err_len, "%s: exists: expected a new run directory", out);
 

@@ -3,7 +3,8 @@
 # `cdlab merge` refuses, with exit 2 and writing nothing, shards it cannot merge as one run:
 # - a shard file that is no regular file or over its limit (frames.csv a FIFO or /dev/zero,
 #   config.ini /dev/zero, files over 1 GiB and 1 MiB), refused before a byte is read (each merge
-#   under `timeout`, so a hang or an endless read fails the test instead of stalling it).
+#   under `timeout`, so a hang or an endless read fails the test instead of stalling it);
+# - a shard whose config.ini is not the config its meta.ini [config] sha256 records (edited since).
 # usage: merge.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -69,4 +70,15 @@ copy huge $s1 && truncate -s 1025M huge/frames.csv || { echo "skip: no sparse fi
 refuse "frames.csv over 1 GiB" "huge/frames.csv: 1074790400 bytes, larger than the 1 GiB limit" $s0 huge
 copy huge $s0 && truncate -s 2M huge/config.ini
 refuse "config.ini over 1 MiB" "huge/config.ini: 2097152 bytes, larger than the 1 MiB limit" huge $s1
+
+# ---------------------------------------------------------------------------------------------
+# config.ini is the config its run measured: the SHA-256 meta.ini [config] records, in every shard
+# (the merged run's config.ini is shard 0's). An edit of another shard's copy is refused too.
+copy edited $s0 && sed -i 's/^repeats = 1/repeats = 9/; s/^method = naive, grid/method = sap/' edited/config.ini
+refuse "shard 0's config.ini edited" "edited/config.ini: SHA-256 $(sha256sum edited/config.ini | cut -d' ' -f1), but its meta.ini [config] sha256 is $(sed -n 's/^sha256 = //p' $s0/meta.ini)" edited $s1
+copy edited $s1 && echo '; a comment' >>edited/config.ini
+refuse "shard 1's config.ini edited" "edited/config.ini: SHA-256" $s0 edited
+cmp -s whole/config.ini t.ini && [ "$(sed -n 's/^sha256 = //p' whole/meta.ini)" = "$(sha256sum <whole/config.ini | cut -d' ' -f1)" ] ||
+    fail "the merged config.ini is not the config its meta.ini records"
+echo "ok: the merged config.ini is the config, as its meta.ini [config] sha256 says"
 exit 0
