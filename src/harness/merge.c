@@ -5,7 +5,8 @@
 // config.ini, and meta.ini. summary.csv gains two columns, shard and host: where each point ran.
 //
 // Refused, before anything is written: a directory that is not a complete shard run; shards of
-// different configs (config SHA-256), builds or source trees; different shard counts or plans;
+// different configs (config SHA-256), builds or source trees; shards that read one input path with
+// different SHA-256 or loaded different plugins; different shard counts or plans;
 // a shard given twice; points missing or measured twice; rows that disagree with their shard's
 // meta.ini or headers that differ; CSVs that are not what the shard's run wrote (their size and
 // SHA-256 in its meta.ini [files]: cut short, rows gone, edited); a config.ini that is not the
@@ -227,6 +228,90 @@ static int check_same(const shard *s, size_t n, char *err, size_t len)
             if (strcmp(a, b) != 0)
                 return fail(err, len, "%s: %s has [%s] %s = %.100s, %s has %.100s", same_keys[k].what, s[0].dir,
                             same_keys[k].section, same_keys[k].key, a, s[i].dir, b);
+        }
+    return 0;
+}
+
+// One file of a shard's meta.ini [inputs]: iK_path, iK_bytes, iK_sha256 and iK_derived.
+typedef struct input {
+    const char *path, *bytes, *sha256, *derived;
+    size_t shard;  // the shard (index into s) that lists it
+} input;
+
+// Append shard i's [inputs] to *v (*count of them, *cap allocated), in file order. Found by their
+// iK_path keys, not by [inputs] count: a damaged count cannot make this loop for ever.
+static void shard_inputs(const shard *s, size_t i, input **v, size_t *count, size_t *cap)
+{
+    const meta *m = &s[i].m;
+    for (size_t k = 0; k < m->n; ++k) {
+        const entry *e = &m->e[k];
+        size_t len = strlen(e->key), digits = strspn(e->key + 1, "0123456789");
+        if (strcmp(e->section, "inputs") != 0 || e->key[0] != 'i' || digits == 0 ||
+            strcmp(e->key + 1 + digits, "_path"))
+            continue;
+        char key[128];
+        int stem = (int)(len - 5);
+        input in = {.path = e->value, .shard = i};
+        snprintf(key, sizeof key, "%.*s_bytes", stem, e->key);
+        in.bytes = meta_str(m, "inputs", key);
+        snprintf(key, sizeof key, "%.*s_sha256", stem, e->key);
+        in.sha256 = meta_str(m, "inputs", key);
+        snprintf(key, sizeof key, "%.*s_derived", stem, e->key);
+        in.derived = meta_get(m, "inputs", key);
+        cd_grow((void **)v, sizeof **v, cap, *count + 1);
+        (*v)[(*count)++] = in;
+    }
+}
+
+static int by_path(const void *a, const void *b)
+{
+    const input *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    if (!c) c = strcmp(x->sha256, y->sha256);
+    return c ? c : (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+// The shards read the same files: an input path (a file the config names, or one derived from it:
+// a simulated scene's trace) that two shards list with different SHA-256 means they measured
+// different inputs under one config (a poses file rewritten between two shards' runs), and the
+// merged summary would mix them as if one run had measured both. Sorted by path and digest, so a
+// sweep of many shards costs n log n. Files at different paths are not compared: shards that ran
+// from different directories name their own copies. 0, or -1 with err.
+static int check_inputs(const shard *s, size_t n, char *err, size_t len)
+{
+    input *v = NULL;
+    size_t count = 0, cap = 0;
+    for (size_t i = 0; i < n; ++i) shard_inputs(s, i, &v, &count, &cap);
+    if (count) qsort(v, count, sizeof *v, by_path);
+    int bad = 0;
+    for (size_t k = 1; k < count && !bad; ++k)
+        if (strcmp(v[k].path, v[k - 1].path) == 0 && strcmp(v[k].sha256, v[k - 1].sha256) != 0)
+            bad = fail(err, len,
+                       "different input files: %s has SHA-256 %.12s... in %s, %.12s... in %s%s%s%s: the shards did "
+                       "not read the same file (run them again on one version of it)",
+                       v[k].path, v[k - 1].sha256, s[v[k - 1].shard].dir, v[k].sha256, s[v[k].shard].dir,
+                       v[k].derived ? " (derived: " : "", v[k].derived ? v[k].derived : "", v[k].derived ? ")" : "");
+    cd_free(v);
+    return bad;
+}
+
+// The same plugins: every [plugins] key (path, size, SHA-256, name, what it provides, its build)
+// of shard 0 in every shard with the same value, and no other. Shards that loaded different
+// plugin code measured different methods under the same names. 0, or -1 with err.
+static int check_plugins(const shard *s, size_t n, char *err, size_t len)
+{
+    for (size_t i = 1; i < n; ++i)
+        for (int way = 0; way < 2; ++way) {
+            const meta *a = &s[way ? i : 0].m, *b = &s[way ? 0 : i].m;
+            for (size_t k = 0; k < a->n; ++k) {
+                const entry *e = &a->e[k];
+                if (strcmp(e->section, "plugins") != 0 || !e->key[0]) continue;
+                const char *other = meta_get(b, "plugins", e->key);
+                if (other && strcmp(other, e->value) == 0) continue;
+                const char *v0 = way ? (other ? other : "(none)") : e->value, *vi = way ? e->value : other;
+                return fail(err, len, "different plugins: %s has [plugins] %s = %.100s, %s has %.100s", s[0].dir,
+                            e->key, v0, s[i].dir, vi ? vi : "(none)");
+            }
         }
     return 0;
 }
@@ -527,32 +612,16 @@ static void write_merge_section(FILE *f, const shard *s, size_t n)
 // points read, so the merged run lists them all.
 static void write_inputs(FILE *f, const shard *s, size_t n)
 {
-    typedef struct input {
-        const char *path, *bytes, *sha256, *derived;
-    } input;
-    input *all = NULL;
-    size_t count = 0, cap = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const meta *m = &s[i].m;
-        unsigned long long k_count = strtoull(meta_str(m, "inputs", "count"), NULL, 10);
-        for (unsigned long long k = 1; k <= k_count; ++k) {
-            char key[64];
-            input in;
-            snprintf(key, sizeof key, "i%llu_path", k);
-            in.path = meta_str(m, "inputs", key);
-            snprintf(key, sizeof key, "i%llu_bytes", k);
-            in.bytes = meta_str(m, "inputs", key);
-            snprintf(key, sizeof key, "i%llu_sha256", k);
-            in.sha256 = meta_str(m, "inputs", key);
-            snprintf(key, sizeof key, "i%llu_derived", k);
-            in.derived = meta_get(m, "inputs", key);
-            size_t j = 0;
-            while (j < count && (strcmp(all[j].path, in.path) != 0 || strcmp(all[j].sha256, in.sha256) != 0)) ++j;
-            if (j < count) continue;
-            cd_grow((void **)&all, sizeof *all, &cap, count + 1);
-            all[count++] = in;
-        }
+    input *v = NULL, *all = NULL;
+    size_t nv = 0, cap = 0, count = 0;
+    for (size_t i = 0; i < n; ++i) shard_inputs(s, i, &v, &nv, &cap);
+    all = cd_alloc((nv ? nv : 1) * sizeof *all);
+    for (size_t k = 0; k < nv; ++k) {
+        size_t j = 0;
+        while (j < count && (strcmp(all[j].path, v[k].path) != 0 || strcmp(all[j].sha256, v[k].sha256) != 0)) ++j;
+        if (j == count) all[count++] = v[k];
     }
+    cd_free(v);
     cd_meta_kv(f, "count", "%zu", count);
     for (size_t j = 0; j < count; ++j) {
         char key[64];
@@ -741,6 +810,8 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         bad = read_shard(&s[i], err, err_len);
     }
     if (!bad) bad = check_same(s, n, err, err_len);
+    if (!bad) bad = check_inputs(s, n, err, err_len);
+    if (!bad) bad = check_plugins(s, n, err, err_len);
     size_t plan = bad ? 0 : (size_t)strtoull(meta_str(&s[0].m, "shard", "plan_points"), NULL, 10);
     uint32_t count = bad ? 0 : (uint32_t)strtoul(meta_str(&s[0].m, "shard", "count"), NULL, 10);
     size_t *owner = cd_alloc((plan ? plan : 1) * sizeof *owner), *rows = cd_alloc_zero(plan ? plan : 1, sizeof *rows);

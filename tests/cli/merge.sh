@@ -4,7 +4,9 @@
 # - a shard file that is no regular file or over its limit (frames.csv a FIFO or /dev/zero,
 #   config.ini /dev/zero, files over 1 GiB and 1 MiB), refused before a byte is read (each merge
 #   under `timeout`, so a hang or an endless read fails the test instead of stalling it);
-# - a shard whose config.ini is not the config its meta.ini [config] sha256 records (edited since).
+# - a shard whose config.ini is not the config its meta.ini [config] sha256 records (edited since);
+# - shards whose meta.ini [inputs] list one path with different SHA-256 (a poses file rewritten
+#   between them, a derived trace), or whose [plugins] differ.
 # usage: merge.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -81,4 +83,72 @@ refuse "shard 1's config.ini edited" "edited/config.ini: SHA-256" $s0 edited
 cmp -s whole/config.ini t.ini && [ "$(sed -n 's/^sha256 = //p' whole/meta.ini)" = "$(sha256sum <whole/config.ini | cut -d' ' -f1)" ] ||
     fail "the merged config.ini is not the config its meta.ini records"
 echo "ok: the merged config.ini is the config, as its meta.ini [config] sha256 says"
+
+# ---------------------------------------------------------------------------------------------
+# The shards read the same input files: the same path with another SHA-256 in two shards (a poses
+# file rewritten between them, a derived trace, a plugin) is refused, naming the file, both
+# digests and both shards.
+cat >mp.ini <<'INI'
+[experiment]
+name = mp
+kind = mesh
+seed = 1
+warmup = 1
+repeats = 1
+[method]
+hierarchy = obb, aabb, sphere
+mode = all_pairs
+[mesh]
+a = icosphere:80
+b = torus:64
+poses_file = poses.csv
+[run]
+pin = off
+cpu = -1
+counters =
+INI
+"$cdlab" poses --seed 1 --poses 5 --distance 0.5 poses.csv >/dev/null || fail "poses 1"
+sha_a=$(sha256sum poses.csv | cut -c1-12)
+"$cdlab" run --quiet --output res --shard 0/2 --run-id s0 mp.ini >/dev/null 2>err.txt || fail "mp shard 0: $(cat err.txt)"
+"$cdlab" poses --seed 2 --poses 5 --distance 3 poses.csv >/dev/null || fail "poses 2"
+sha_b=$(sha256sum poses.csv | cut -c1-12)
+"$cdlab" run --quiet --output res --shard 1/2 --run-id s1 mp.ini >/dev/null 2>err.txt || fail "mp shard 1: $(cat err.txt)"
+refuse "a poses file changed between the shards" \
+    "different input files: $(pwd -P)/poses.csv has SHA-256 $sha_a... in res/mp/s0, $sha_b... in res/mp/s1" res/mp/s0 res/mp/s1
+# derive FROM TO SHA: shard FROM (a cubes run: no input files) copied to TO, its meta.ini
+# listing a simulated trace with SHA-256 SHA.
+derive() {
+    copy "$2" "$1"
+    awk -v sha="$3" '/^\[/ { inputs = ($0 == "[inputs]") }
+        inputs && $0 == "count = 0" { print "count = 1"; print "i1_path = /cache/simulate-x.trace"; print "i1_bytes = 10";
+            print "i1_sha256 = " sha; print "i1_derived = simulate"; next } { print }' "$2/meta.ini" >m && mv m "$2/meta.ini"
+}
+derive $s0 d0 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+derive $s1 d1 bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+grep -q '^i1_derived = simulate$' d1/meta.ini || fail "the test's derived input is not in d1/meta.ini"
+refuse "a derived trace that differs between the shards" \
+    "different input files: /cache/simulate-x.trace has SHA-256 aaaaaaaaaaaa... in d0, bbbbbbbbbbbb... in d1 (derived: simulate)" d0 d1
+# plugin DIR SHA: a [plugins] section in DIR/meta.ini, the plugin's SHA-256 SHA.
+plugin() {
+    printf '\n[plugins]\np1_path = /lib/p.so\np1_size = 10\np1_sha256 = %s\np1_name = p\n' "$2" >>"$1/meta.ini"
+}
+copy p0 $s0 && plugin p0 aaaa
+copy p1 $s1 && plugin p1 bbbb
+refuse "plugins that differ" "different plugins: p0 has [plugins] p1_sha256 = aaaa, p1 has bbbb" p0 p1
+refuse "a plugin in one shard only" "different plugins: p0 has [plugins] p1_path = /lib/p.so, $s1 has (none)" p0 $s1
+copy p1 $s1 && plugin p1 aaaa
+timeout 20 "$cdlab" merge --quiet p0 p1 -o same >/dev/null 2>err.txt || fail "shards of one plugin: $(cat err.txt)"
+derive $s1 d1 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+timeout 20 "$cdlab" merge --quiet d0 d1 -o same_trace >/dev/null 2>err.txt || fail "shards of one trace: $(cat err.txt)"
+[ "$(grep -c '^i[0-9]*_path = /cache/simulate-x.trace$' same_trace/meta.ini)" = 1 ] ||
+    fail "the merged [inputs] does not list the shared trace once: $(sed -n '/^\[inputs\]/,/^$/p' same_trace/meta.ini)"
+echo "ok: shards of one plugin and one trace merge; [inputs] lists the trace once"
+# [inputs] is read by its iK_path keys: a damaged count is no loop of 10^11 steps.
+copy counted $s0 && sed -i '/^\[inputs\]/,/^\[/s/^count = 0$/count = 99999999999/' counted/meta.ini
+grep -q '^count = 99999999999$' counted/meta.ini || fail "the test did not damage [inputs] count"
+timeout 20 "$cdlab" merge --quiet counted $s1 -o counted_m >/dev/null 2>err.txt
+rc=$?
+[ $rc -eq 0 ] && [ "$(sed -n '/^\[inputs\]/,/^$/s/^count = //p' counted_m/meta.ini)" = 0 ] ||
+    fail "a damaged [inputs] count: exit $rc (124: still running after 20 s): $(cat err.txt)"
+echo "ok: a damaged [inputs] count is not followed"
 exit 0
