@@ -379,8 +379,9 @@ static int validate_common(cd_config *c, char *err, size_t err_len)
                                 frames->values[i].text, reps->values[j].text, reps->line);
                 return -1;
             }
-    if (cd_plan_size(c) > 1000000) {
-        cd_config_error(c, NULL, err, err_len, "the sweep has %zu points: expected at most 1000000", cd_plan_size(c));
+    if (cd_plan_size(c) > CD_PLAN_MAX_POINTS) {
+        cd_config_error(c, NULL, err, err_len, "the sweep has %zu points: expected at most %zu", cd_plan_size(c),
+                        CD_PLAN_MAX_POINTS);
         return -1;
     }
     return 0;

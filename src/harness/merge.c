@@ -144,8 +144,11 @@ typedef struct shard {
     cd_csv_table frames, summary;
 } shard;
 
-// Parse "a, b-c, ..." into sorted indices. 0, or -1.
-static int parse_points(const char *text, size_t **out, size_t *n)
+// Parse "a, b-c, ..." into sorted indices below plan. 0; -1 when not such a list; or -2 with
+// *beyond the first index not below plan, found before its range is expanded: a damaged range
+// (0-99999999999) costs no memory, and sorted, each index once and below plan, the list holds
+// at most plan indices.
+static int parse_points(const char *text, size_t plan, size_t **out, size_t *n, unsigned long long *beyond)
 {
     size_t cap = 0;
     *out = NULL, *n = 0;
@@ -154,12 +157,14 @@ static int parse_points(const char *text, size_t **out, size_t *n)
         if (!*p) break;
         char *end;
         if (*p < '0' || *p > '9') return -1;
+        errno = 0;
         unsigned long long a = strtoull(p, &end, 10), b = a;
         if (*end == '-') {
             if (end[1] < '0' || end[1] > '9') return -1;
             b = strtoull(end + 1, &end, 10);
         }
-        if (b < a || (*end && *end != ',' && *end != ' ')) return -1;
+        if (errno == ERANGE || b < a || (*end && *end != ',' && *end != ' ')) return -1;
+        if (b >= plan) return *beyond = b, -2;
         for (unsigned long long i = a; i <= b; ++i) {
             if (*n && i <= (*out)[*n - 1]) return -1;  // sorted, each once
             cd_grow((void **)out, sizeof **out, &cap, *n + 1);
@@ -168,6 +173,16 @@ static int parse_points(const char *text, size_t **out, size_t *n)
         p = end;
     }
     return 0;
+}
+
+// text as a whole number in [min, max]: 0 with *v, or -1.
+static int parse_count(const char *text, unsigned long long min, unsigned long long max, unsigned long long *v)
+{
+    char *end;
+    errno = 0;
+    if (!text || *text < '0' || *text > '9') return -1;
+    *v = strtoull(text, &end, 10);
+    return errno || *end || *v < min || *v > max ? -1 : 0;
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -189,12 +204,26 @@ static int read_shard(shard *s, char *err, size_t len)
     int line = meta_read(path, &s->m);
     if (line) return fail(err, len, "%s:%d: cannot read meta.ini", path, line < 0 ? 0 : line);
     const char *index = meta_get(&s->m, "shard", "index"), *points = meta_get(&s->m, "shard", "points");
-    if (!index || !meta_get(&s->m, "shard", "count") || !points)
+    const char *count = meta_get(&s->m, "shard", "count"), *plan = meta_get(&s->m, "shard", "plan_points");
+    if (!index || !count || !points)
         return fail(err, len, "%s: not a shard: meta.ini has no [shard] (a run of cdlab run without --shard)", s->dir);
-    s->index = (uint32_t)strtoul(index, NULL, 10);
-    if (parse_points(points, &s->points, &s->npoints))
-        return fail(err, len, "%s: meta.ini [shard] points: expected sorted indices and ranges, got '%.80s'", path,
-                    points);
+    // The numbers that size what merge allocates, checked before they do: a damaged line is
+    // refused, not an allocation of hundreds of gigabytes.
+    unsigned long long c, i, p, beyond = 0;
+    if (parse_count(count, 1, CD_SHARD_MAX, &c))
+        return fail(err, len, "%s: [shard] count: expected a number of shards from 1 to %u, got '%.80s'", path,
+                    CD_SHARD_MAX, count);
+    if (parse_count(index, 0, c - 1, &i))
+        return fail(err, len, "%s: [shard] index: expected a number from 0 to %llu (below count), got '%.80s'", path,
+                    c - 1, index);
+    if (parse_count(plan, 1, CD_PLAN_MAX_POINTS, &p))
+        return fail(err, len, "%s: [shard] plan_points: expected a number of points from 1 to %zu, got '%.80s'", path,
+                    CD_PLAN_MAX_POINTS, plan ? plan : "");
+    s->index = (uint32_t)i;
+    int bad = parse_points(points, (size_t)p, &s->points, &s->npoints, &beyond);
+    if (bad == -2)
+        return fail(err, len, "%s: [shard] points: point %llu is beyond the plan's %llu points", path, beyond, p);
+    if (bad) return fail(err, len, "%s: [shard] points: expected sorted indices and ranges, got '%.80s'", path, points);
     return 0;
 }
 

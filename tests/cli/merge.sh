@@ -6,7 +6,9 @@
 #   under `timeout`, so a hang or an endless read fails the test instead of stalling it);
 # - a shard whose config.ini is not the config its meta.ini [config] sha256 records (edited since);
 # - shards whose meta.ini [inputs] list one path with different SHA-256 (a poses file rewritten
-#   between them, a derived trace), or whose [plugins] differ.
+#   between them, a derived trace), or whose [plugins] differ;
+# - a damaged [shard] points range, plan_points or count, refused before merge allocates by it
+#   (under ulimit -v where the build allows it).
 # usage: merge.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +36,12 @@ done
 s0=res/t/s0 s1=res/t/s1
 timeout 60 "$cdlab" merge --quiet $s0 $s1 -o whole >/dev/null 2>err.txt || fail "merge of the whole shards: $(cat err.txt)"
 
+# An address-space limit for the refusals, where the program starts under one (a sanitizer build
+# does not): a merge that would allocate by a damaged number fails at once instead of swapping.
+vlim=unlimited
+for l in 524288 1048576 2097152; do
+    sh -c "ulimit -v $l && \"\$0\" version" "$cdlab" >/dev/null 2>&1 && { vlim=$l; break; }
+done
 # refuse NAME EXPECTED SHARD...: merge exits 2 (within the timeout), says EXPECTED and writes
 # nothing.
 refuse() {
@@ -41,7 +49,7 @@ refuse() {
     shift 2
     rm -rf bad
     # at most ~100 MB written: a merge that copies /dev/zero dies of SIGXFSZ, not of a full disk
-    (ulimit -f 200000 && timeout 20 "$cdlab" merge "$@" -o bad >/dev/null 2>err.txt)
+    (ulimit -f 200000 && ulimit -v $vlim && timeout 20 "$cdlab" merge "$@" -o bad >/dev/null 2>err.txt)
     rc=$?
     [ $rc -ne 124 ] || fail "$name: merge still running after 20 s (a hang or an endless read)"
     [ $rc -eq 2 ] || fail "$name: merge exited $rc, expected 2: $(cat err.txt)"
@@ -151,4 +159,24 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(sed -n '/^\[inputs\]/,/^$/s/^count = //p' counted_m/meta.ini)" = 0 ] ||
     fail "a damaged [inputs] count: exit $rc (124: still running after 20 s): $(cat err.txt)"
 echo "ok: a damaged [inputs] count is not followed"
+
+# ---------------------------------------------------------------------------------------------
+# The [shard] numbers that size merge's memory are checked before they do: a damaged points line
+# (0-99999999999), plan_points or count in every shard (so that they agree) is refused naming
+# meta.ini, not an allocation of 800 GB and an abort.
+copy dmg $s0 && sed -i 's/^points = .*/points = 0-99999999999/' dmg/meta.ini
+refuse "a damaged [shard] points range" "dmg/meta.ini: [shard] points: point 99999999999 is beyond the plan's 4 points" dmg $s1
+# damage KEY VALUE: copies d0 and d1 of the shards with [shard] KEY = VALUE.
+damage() {
+    for i in 0 1; do
+        copy d$i res/t/s$i && sed -i "/^\[shard\]/,/^\[/s/^$1 = .*/$1 = $2/" d$i/meta.ini
+        grep -q "^$1 = $2\$" d$i/meta.ini || fail "the test did not set $1 = $2"
+    done
+}
+damage plan_points 99999999999
+refuse "a damaged [shard] plan_points" "d0/meta.ini: [shard] plan_points: expected a number of points from 1 to 1000000, got '99999999999'" d0 d1
+damage count 4000000000
+refuse "a damaged [shard] count" "d0/meta.ini: [shard] count: expected a number of shards from 1 to 100000, got '4000000000'" d0 d1
+damage index 7
+refuse "a [shard] index not below count" "d0/meta.ini: [shard] index: expected a number from 0 to 1 (below count), got '7'" d0 d1
 exit 0

@@ -154,6 +154,9 @@ void cd_git_describe(char *commit, size_t commit_len, char *dirty, size_t dirty_
 
 /// Most shards of one sweep.
 #define CD_SHARD_MAX 100000u
+/// Most points of one config's plan: a config of more is refused (a sweep's per-point arrays stay
+/// small), and so is a shard whose meta.ini says more (merge allocates per plan point).
+#define CD_PLAN_MAX_POINTS ((size_t)1000000)
 
 /// Which shard each point of a set of configs goes to.
 typedef struct cd_shard_plan {
