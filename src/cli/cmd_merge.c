@@ -40,17 +40,17 @@ int cd_cmd_merge(int argc, char **argv)
                  "Refused (exit 2, nothing written): a shard directory that is not a complete shard run\n"
                  "(interrupted, half-written, or made without --shard) or whose meta.ini [shard] is\n"
                  "damaged (count, index, plan_points, a points range beyond the plan); shards of different\n"
-                 "configs (config SHA-256), builds, commits or source trees; shards that read one input\n"
-                 "path (meta.ini [inputs]: poses, scene, mesh, plugin files, derived traces) with\n"
-                 "different SHA-256, or loaded different plugins ([plugins]); different shard counts; a\n"
-                 "shard given twice; missing points or points measured twice; headers that differ; a shard\n"
-                 "whose frames.csv or summary.csv is not what its run wrote (the bytes and SHA-256 in its\n"
-                 "meta.ini [files]: a point's frames gone, a repeat short, half a row, an edit); a\n"
-                 "config.ini that is not the config its meta.ini [config] sha256 records (edited); a\n"
-                 "frames.csv, summary.csv or config.ini that is no regular file (a FIFO, a device) or over\n"
-                 "its limit (1 GiB a CSV, 1 MiB config.ini), refused before a byte is read. Shards\n"
-                 "measured on different CPU models are merged with a warning: compare their times within a\n"
-                 "shard, not across shards.\n"};
+                 "configs (config SHA-256), builds, commits, source trees or SIMD paths (meta.ini\n"
+                 "[machine] simd, as for --resume); shards that read one input path (meta.ini [inputs]:\n"
+                 "poses, scene, mesh, plugin files, derived traces) with different SHA-256, or loaded\n"
+                 "different plugins ([plugins]); different shard counts; a shard given twice; missing\n"
+                 "points or points measured twice; headers that differ; a shard whose frames.csv or\n"
+                 "summary.csv is not what its run wrote (the bytes and SHA-256 in its meta.ini [files]: a\n"
+                 "point's frames gone, a repeat short, half a row, an edit); a config.ini that is not the\n"
+                 "config its meta.ini [config] sha256 records (edited); a frames.csv, summary.csv or\n"
+                 "config.ini that is no regular file (a FIFO, a device) or over its limit (1 GiB a CSV,\n"
+                 "1 MiB config.ini), refused before a byte is read. Shards measured on different CPU\n"
+                 "models are merged with a warning: compare their times within a shard, not across shards.\n"};
     char command[2048] = "cdlab";
     for (int i = 0; i < argc; ++i) {
         size_t k = strlen(command);

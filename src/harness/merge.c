@@ -4,14 +4,14 @@
 // point's rows as its shard wrote them, byte for byte through the one CSV reader and writer),
 // config.ini, and meta.ini. summary.csv gains two columns, shard and host: where each point ran.
 //
-// Refused, before anything is written: a directory that is not a complete shard run; shards of
-// different configs (config SHA-256), builds or source trees; shards that read one input path with
-// different SHA-256 or loaded different plugins; different shard counts or plans;
-// a shard given twice; points missing or measured twice; rows that disagree with their shard's
-// meta.ini or headers that differ; CSVs that are not what the shard's run wrote (their size and
-// SHA-256 in its meta.ini [files]: cut short, rows gone, edited); a config.ini that is not the
-// config its meta.ini [config] sha256 records; a shard file that is no regular file or over its
-// size limit (read once, through the bounded reader). Shards measured on
+// Refused, before anything is written: a directory that is not a complete shard run (or whose
+// [shard] numbers are damaged); shards of different configs (config SHA-256), builds, source trees
+// or SIMD paths; shards that read one input path with different SHA-256 or loaded different
+// plugins; different shard counts or plans; a shard given twice; points missing or measured twice;
+// rows that disagree with their shard's meta.ini or headers that differ; CSVs that are not what the
+// shard's run wrote (their size and SHA-256 in its meta.ini [files]: cut short, rows gone, edited);
+// a config.ini that is not the config its meta.ini [config] sha256 records; a shard file that is no
+// regular file or over its size limit (read once, through the bounded reader). Shards measured on
 // different CPU models are merged with a warning: their times are not comparable across shards.
 // meta.ini's [inputs] lists every shard's input files once: the traces of simulated scenes differ
 // by shard (those its points replayed).
@@ -227,7 +227,10 @@ static int read_shard(shard *s, char *err, size_t len)
     return 0;
 }
 
-// Keys that must be equal in every shard: same config, same build, same source tree, same plan.
+// Keys that must be equal in every shard: same config, same build, same source tree, same plan,
+// and the same SIMD paths: as for a resumed run (cd_run_same_check: build_commit, build_type,
+// c_flags, sanitize and simd), a run's points come from one build on one set of SIMD paths, which
+// decide the code a point ran and so its times.
 static const struct {
     const char *section, *key, *what;
 } same_keys[] = {
@@ -244,6 +247,7 @@ static const struct {
     {"cdlab", "c_flags_extra", "different builds"},
     {"cdlab", "cxx_flags", "different builds"},
     {"cdlab", "sanitize", "different builds"},
+    {"machine", "simd", "different SIMD paths"},
     {"shard", "count", "different shard counts"},
     {"shard", "plan_points", "different plans"},
 };

@@ -8,7 +8,8 @@
 # - shards whose meta.ini [inputs] list one path with different SHA-256 (a poses file rewritten
 #   between them, a derived trace), or whose [plugins] differ;
 # - a damaged [shard] points range, plan_points or count, refused before merge allocates by it
-#   (under ulimit -v where the build allows it).
+#   (under ulimit -v where the build allows it);
+# - shards run on different SIMD paths (meta.ini [machine] simd), as --resume refuses them.
 # usage: merge.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -179,4 +180,12 @@ damage count 4000000000
 refuse "a damaged [shard] count" "d0/meta.ini: [shard] count: expected a number of shards from 1 to 100000, got '4000000000'" d0 d1
 damage index 7
 refuse "a [shard] index not below count" "d0/meta.ini: [shard] index: expected a number from 0 to 1 (below count), got '7'" d0 d1
+
+# ---------------------------------------------------------------------------------------------
+# One set of SIMD paths, as --resume requires: a shard run with CDLAB_NO_AVX2 beside one without
+# is refused (meta.ini [machine] simd says "(CDLAB_NO_AVX2 set)" on every machine).
+CDLAB_NO_AVX2=1 "$cdlab" run --quiet --output res --shard 0/2 --run-id sse t.ini >/dev/null 2>err.txt ||
+    fail "shard 0 with CDLAB_NO_AVX2: $(cat err.txt)"
+refuse "shards on different SIMD paths" "different SIMD paths: res/t/sse has [machine] simd = " res/t/sse $s1
+grep -qF "(CDLAB_NO_AVX2 set)" err.txt || fail "the SIMD refusal does not say which paths: $(cat err.txt)"
 exit 0
