@@ -577,10 +577,12 @@ static int write_text(const char *path, const char *text, size_t n)
     return e;
 }
 
-// mkdir -p of path's parent. 0 or an errno.
-static int mkdir_parents(const char *path)
+// mkdir -p of path's parent. 0 or an errno; *made is the length of the first directory it made
+// (0: none), for remove_parents: a merge that fails after it leaves nothing behind.
+static int mkdir_parents(const char *path, size_t *made)
 {
     char buf[4600];
+    *made = 0;
     snprintf(buf, sizeof buf, "%s", path);
     char *last = strrchr(buf, '/');
     if (!last || last == buf) return 0;
@@ -589,9 +591,28 @@ static int mkdir_parents(const char *path)
         if (*p && *p != '/') continue;
         char c = *p;
         *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return errno;
+        if (mkdir(buf, 0777) == 0) {
+            if (!*made) *made = strlen(buf);
+        } else if (errno != EEXIST) {
+            return errno;
+        }
         if (!c) return 0;
         *p = c;
+    }
+}
+
+// Remove the parents of path that mkdir_parents made (made: the length of the first of them),
+// deepest first. Every later one lies inside the first, so these are the prefixes of path at
+// least made long; one that was never made (its name too long, after the first) fails alone.
+// rmdir only: a directory that another process has put something in stays.
+static void remove_parents(const char *path, size_t made)
+{
+    if (!made) return;
+    char buf[4600];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *last; (last = strrchr(buf, '/')) != NULL && (size_t)(last - buf) >= made;) {
+        *last = '\0';
+        (void)rmdir(buf);
     }
 }
 
@@ -868,7 +889,8 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         snprintf(marker, sizeof marker, "%s/" CD_RUN_INCOMPLETE, out);
         const char *id = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
         const char *step = "creating the directory";
-        int e = mkdir_parents(out), made = 0;
+        size_t parents;
+        int e = mkdir_parents(out, &parents), made = 0;
         if (!e) e = mkdir(out, 0777) != 0 ? errno : 0;
         made = !e;
         int lock = -1;  // the marker, locked while the merge writes (cd_run_lock_held), as a run's
@@ -894,11 +916,10 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         }
         if (!e && unlink(marker) != 0) e = errno, step = "removing " CD_RUN_INCOMPLETE;
         cd_free(hosts);
-        if (e && !made) {
+        if (e) {  // nothing half-written: what was made goes again, the parents it made too
             snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
-        } else if (e) {  // nothing half-written: what was made goes again
-            snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
-            remove_merged(out, names, 4);
+            if (made) remove_merged(out, names, 4);
+            remove_parents(out, parents);
         } else {
             status = 0;
         }

@@ -10,6 +10,8 @@
 # - a damaged [shard] points range, plan_points or count, refused before merge allocates by it
 #   (under ulimit -v where the build allows it);
 # - shards run on different SIMD paths (meta.ini [machine] simd), as --resume refuses them.
+# And when RUN_DIR cannot be made or written (a name too long; a full disk, where a tmpfs can be
+# mounted), the parent directories merge made go again.
 # usage: merge.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -188,4 +190,36 @@ CDLAB_NO_AVX2=1 "$cdlab" run --quiet --output res --shard 0/2 --run-id sse t.ini
     fail "shard 0 with CDLAB_NO_AVX2: $(cat err.txt)"
 refuse "shards on different SIMD paths" "different SIMD paths: res/t/sse has [machine] simd = " res/t/sse $s1
 grep -qF "(CDLAB_NO_AVX2 set)" err.txt || fail "the SIMD refusal does not say which paths: $(cat err.txt)"
+
+# ---------------------------------------------------------------------------------------------
+# "nothing written" is true when the output cannot be made: the parent directories merge made
+# for RUN_DIR go again (a final name too long, a parent's name too long), those that were there
+# stay.
+long=$(printf 'x%.0s' $(seq 300))
+mkdir kept
+for out in "new/parent/$long" "new/$long/run" "kept/new/$long"; do
+    rm -rf new
+    timeout 20 "$cdlab" merge --quiet $s0 $s1 -o "$out" >/dev/null 2>err.txt
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "File name too long; nothing written" err.txt ||
+        fail "merge -o ${out%%xxxx*}...: exit $rc: $(cut -c1-200 err.txt)"
+    [ ! -e new ] && [ -z "$(ls -A kept)" ] ||
+        fail "merge -o ${out%%xxxx*}... said nothing written, but left: $(find new kept | cut -c1-80)"
+done
+[ -d kept ] || fail "merge removed a directory it had not made"
+echo "ok: a RUN_DIR that cannot be made leaves no parent directory behind"
+# A disk that fills part way (a small tmpfs, where mount is allowed): the same.
+mkdir small
+if mount -t tmpfs -o size=64k tmpfs small 2>mount.err; then
+    mnt=$tmp/small
+    head -c 57344 /dev/zero >small/filler  # 56 of 64 KiB: the merged files do not fit
+    timeout 20 "$cdlab" merge --quiet $s0 $s1 -o small/new/parent/run >/dev/null 2>err.txt
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "No space left on device; nothing written" err.txt ||
+        fail "merge onto a full disk: exit $rc: $(cat err.txt)"
+    [ "$(ls -A small)" = filler ] || fail "merge onto a full disk said nothing written, but left: $(find small)"
+    echo "ok: a merge that fills the disk leaves nothing behind: $(cat err.txt)"
+else
+    echo "skip (full disk): cannot mount a tmpfs here: $(head -n 1 mount.err)"
+fi
 exit 0
