@@ -15,6 +15,9 @@
 // different CPU models are merged with a warning: their times are not comparable across shards.
 // meta.ini's [inputs] lists every shard's input files once: the traces of simulated scenes differ
 // by shard (those its points replayed).
+//
+// Written as a run is: the INCOMPLETE marker, locked, then .part files renamed when whole. A
+// failure, or SIGINT or SIGTERM while it writes, removes what it made (parent directories too).
 #include "cd_core.h"
 #include "cd_csv.h"
 #include "cd_harness_cli.h"
@@ -22,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +511,43 @@ static int read_config(const shard *s, size_t count, char **text, size_t *n, cha
 // ---------------------------------------------------------------------------------------------
 // Writing the merged run.
 
+// The signal (SIGINT, SIGTERM) that interrupted the merge while it wrote, or 0. The handler only
+// sets it: the merge sees it between rows and between files, stops and removes what it made, so
+// that an interrupted merge, like a failed one, leaves nothing (an INCOMPLETE marker and .part
+// files would block the next merge with "exists"). SA_RESETHAND: a second signal ends the
+// process at once, as without the handler.
+static volatile sig_atomic_t merge_stop;
+
+static void on_merge_signal(int s) { merge_stop = s; }
+
+typedef struct merge_signals {
+    struct sigaction stop[2], xfsz;
+} merge_signals;
+
+// Install the handlers for the writing (the old ones into saved). A file size limit (RLIMIT_FSIZE)
+// fails the write with EFBIG, which is then a write error like any other, instead of SIGXFSZ
+// killing the process with the files half-written.
+static void merge_signals_setup(merge_signals *saved)
+{
+    merge_stop = 0;
+    struct sigaction sa = {0};
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_merge_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, &saved->stop[0]);
+    sigaction(SIGTERM, &sa, &saved->stop[1]);
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = 0;
+    sigaction(SIGXFSZ, &sa, &saved->xfsz);
+}
+
+static void merge_signals_restore(const merge_signals *saved)
+{
+    sigaction(SIGINT, &saved->stop[0], NULL);
+    sigaction(SIGTERM, &saved->stop[1], NULL);
+    sigaction(SIGXFSZ, &saved->xfsz, NULL);
+}
+
 typedef struct row_ref {
     size_t point, shard, row;
 } row_ref;
@@ -534,7 +575,7 @@ static row_ref *plan_order(const shard *s, size_t n, int frames, size_t *count)
 }
 
 // Write one merged CSV to path: frames.csv as the shards wrote it, summary.csv with the columns
-// shard and host. 0 or an errno.
+// shard and host. 0 or an errno: EINTR when a signal stopped it between rows (merge_stop).
 static int write_csv(const char *path, const shard *s, size_t n, int frames, char (*hosts)[256])
 {
     FILE *f = fopen(path, "w");
@@ -546,7 +587,8 @@ static int write_csv(const char *path, const shard *s, size_t n, int frames, cha
     fputc('\n', f);
     size_t count;
     row_ref *v = plan_order(s, n, frames, &count);
-    for (size_t k = 0; k < count; ++k) {
+    int stopped = 0;
+    for (size_t k = 0; k < count && !(stopped = merge_stop != 0); ++k) {
         const cd_csv_row *row = &(frames ? &s[v[k].shard].frames : &s[v[k].shard].summary)->rows[v[k].row];
         for (size_t i = 0; i < row->count; ++i) cd_csv_write_field(f, row->fields[i], i == 0);
         if (!frames) {
@@ -558,7 +600,7 @@ static int write_csv(const char *path, const shard *s, size_t n, int frames, cha
         fputc('\n', f);
     }
     cd_free(v);
-    int e = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    int e = stopped ? EINTR : (fflush(f) != 0 || ferror(f)) ? (errno ? errno : EIO) : 0;
     if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
     if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
     return e;
@@ -839,7 +881,7 @@ static int take_marker(const char *marker, size_t n, int *lock)
     struct tm tm;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     gethostname(host, sizeof host - 1);
-    snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s: cdlab merge of %zu shards\n", date,
+    snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s" CD_MERGE_MARKER_TAG "%zu shards\n", date,
              (long)getpid(), host, n);
     errno = 0;
     return *lock < 0 || flock(*lock, LOCK_EX) != 0 || cd_write_all(*lock, text, strlen(text)) ? (errno ? errno : EIO)
@@ -875,7 +917,15 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
     size_t config_len = 0;
     if (!bad) bad = read_config(s, n, &config, &config_len, err, err_len);
     struct stat st;
-    if (!bad && lstat(out, &st) == 0) bad = fail(err, err_len, "%s: exists: expected a new run directory", out);
+    if (!bad && lstat(out, &st) == 0) {
+        // What a merge or run killed there left says so: a merge's "remove the directory and merge
+        // again" (cd_run_marker_describe).
+        char line[600], what[1000] = "";
+        int state = S_ISDIR(st.st_mode) ? cd_run_marker_state(out, line, sizeof line) : CD_MARKER_NONE;
+        if (state > CD_MARKER_NONE) cd_run_marker_describe(state, line, what, sizeof what);
+        bad = fail(err, err_len, "%s: exists%s%s%s: expected a new run directory", out, what[0] ? " (" : "", what,
+                   what[0] ? ")" : "");
+    }
 
     int status = bad ? 2 : 0;
     char *warnings[CD_RUN_MAX_WARNINGS] = {NULL};
@@ -889,6 +939,8 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         snprintf(marker, sizeof marker, "%s/" CD_RUN_INCOMPLETE, out);
         const char *id = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
         const char *step = "creating the directory";
+        merge_signals saved;
+        merge_signals_setup(&saved);
         size_t parents;
         int e = mkdir_parents(out, &parents), made = 0;
         if (!e) e = mkdir(out, 0777) != 0 ? errno : 0;
@@ -902,13 +954,16 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         for (int k = 0; k < 4 && !e; ++k) {
             snprintf(path, sizeof path, "%s/%s.part", out, names[k]);
             step = names[k];
-            if (k < 2)
+            if (merge_stop)
+                e = EINTR;
+            else if (k < 2)
                 e = write_csv(path, s, n, k == 0, hosts);
             else if (k == 2)
                 e = write_text(path, config, config_len);
             else
                 e = write_meta(path, out, s, n, id, command, warnings, nwarnings);
         }
+        if (!e && merge_stop) e = EINTR;  // the last moment to stop: the renames make it a run
         for (int k = 0; k < 4 && !e; ++k) {
             snprintf(from, sizeof from, "%s/%s.part", out, names[k]);
             snprintf(path, sizeof path, "%s/%s", out, names[k]);
@@ -916,14 +971,21 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         }
         if (!e && unlink(marker) != 0) e = errno, step = "removing " CD_RUN_INCOMPLETE;
         cd_free(hosts);
-        if (e) {  // nothing half-written: what was made goes again, the parents it made too
+        if (e == EINTR && merge_stop) {
+            snprintf(err, err_len, "%s: interrupted (%s) while writing %s; nothing written", out,
+                     merge_stop == SIGINT ? "SIGINT" : "SIGTERM", step);
+            status = 128 + merge_stop;
+        } else if (e) {
             snprintf(err, err_len, "%s: %s: %s; nothing written", out, step, strerror(e));
-            if (made) remove_merged(out, names, 4);
-            remove_parents(out, parents);
         } else {
             status = 0;
         }
+        if (e) {  // nothing half-written: what was made goes again, the parents it made too
+            if (made) remove_merged(out, names, 4);
+            remove_parents(out, parents);
+        }
         if (lock >= 0) close(lock);
+        merge_signals_restore(&saved);
     }
     for (size_t i = 0; i < nwarnings; ++i) cd_free(warnings[i]);
     for (size_t i = 0; i < n; ++i) {

@@ -486,6 +486,11 @@ void cd_run_marker_describe(int state, const char *line, char *out, size_t len)
         snprintf(out, len, "in progress: %s; its runner holds the run's lock", line[0] ? line : "starting");
     else if (state == CD_MARKER_UNKNOWN)
         snprintf(out, len, "%s; in progress or abandoned: the file system keeps no locks to tell", l);
+    else if (state == CD_MARKER_ABANDONED && strstr(line, CD_MERGE_MARKER_TAG))  // no run: nothing to resume
+        snprintf(out, len,
+                 "abandoned: %s; no process holds the run's lock: the merge was killed or crashed "
+                 "(remove the directory and merge again)",
+                 l);
     else if (state == CD_MARKER_ABANDONED)
         snprintf(out, len,
                  "abandoned: %s; no process holds the run's lock: its runner was killed or crashed "

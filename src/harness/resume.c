@@ -53,6 +53,11 @@ static void resume_refusal(const cd_run *r, const char *dir, char *why, size_t l
         snprintf(why, len, CD_RUN_INCOMPLETE ": %s", strerror(errno));
         return;
     }
+    if (strstr(marker, CD_MERGE_MARKER_TAG)) {  // its config.ini.part is the config, its rows no run's
+        snprintf(why, len, "a directory that cdlab merge left, not a run (remove it and merge again)");
+        cd_free(marker);
+        return;
+    }
     char want[64];
     cd_run_shard_line(r, want, sizeof want);
     // The marker's own line (at a line's start: the config's path on an earlier line may hold the

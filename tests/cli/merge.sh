@@ -11,10 +11,13 @@
 #   (under ulimit -v where the build allows it);
 # - shards run on different SIMD paths (meta.ini [machine] simd), as --resume refuses them.
 # And when RUN_DIR cannot be made or written (a name too long; a full disk, where a tmpfs can be
-# mounted), the parent directories merge made go again.
+# mounted), the parent directories merge made go again. An interrupted merge (SIGINT, SIGTERM)
+# leaves nothing; a killed one (SIGKILL) leaves a marker that says to merge again, not to resume.
 # usage: merge.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
+bg=""
+trap '[ -z "$bg" ] || kill -9 "$bg" 2>/dev/null; cli_cleanup' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cat >t.ini <<'INI'
@@ -222,4 +225,67 @@ if mount -t tmpfs -o size=64k tmpfs small 2>mount.err; then
 else
     echo "skip (full disk): cannot mount a tmpfs here: $(head -n 1 mount.err)"
 fi
+
+# ---------------------------------------------------------------------------------------------
+# An interrupted merge (SIGINT; SIGTERM, as a batch system stops a job) removes what it wrote:
+# exit 128 + the signal, "nothing written", no RUN_DIR. One killed (SIGKILL) leaves its marker,
+# which readers, a second merge and --resume call a merge's: remove it and merge again, not
+# "cdlab run --resume continues it" (no run to resume).
+# inflate FROM TO K: shard FROM copied to TO with its frames repeated 2^K times (its [files]
+# record to match): about 100 MB for merge to write, so that it is still writing when signalled.
+inflate() {
+    copy "$2" "$1"
+    head -n 1 "$2/frames.csv" >h && tail -n +2 "$2/frames.csv" >r
+    i=0
+    while [ $i -lt "$3" ]; do cat r r >r2 && mv r2 r; i=$((i + 1)); done
+    cat h r >"$2/frames.csv" && rm -f h r
+    sed -i -e "s/^frames_bytes = .*/frames_bytes = $(wc -c <"$2/frames.csv" | tr -d ' ')/" \
+        -e "s/^frames_sha256 = .*/frames_sha256 = $(sha256sum "$2/frames.csv" | cut -d' ' -f1)/" "$2/meta.ini"
+}
+inflate $s0 b0 15
+inflate $s1 b1 15
+# start_merge: merge b0 b1 into res/t/m in the background ($bg), back once its marker is there
+# (it has read the shards and writes).
+start_merge() {
+    rm -rf res/t/m
+    "$cdlab" merge --quiet b0 b1 -o res/t/m >/dev/null 2>err.txt &
+    bg=$!
+    k=0
+    until [ -e res/t/m/INCOMPLETE ] || ! kill -0 $bg 2>/dev/null || [ $k -ge 12000 ]; do
+        sleep 0.01
+        k=$((k + 1))
+    done
+    [ -e res/t/m/INCOMPLETE ] || fail "the merge ended before it could be signalled: $(cat err.txt)"
+}
+for sig in INT:2 TERM:15; do
+    want=$((128 + ${sig#*:})) sig=${sig%:*}
+    start_merge
+    kill -$sig $bg
+    wait $bg
+    rc=$?
+    bg=""
+    [ $rc -eq $want ] && grep -q "res/t/m: interrupted (SIG$sig) while writing .*; nothing written" err.txt ||
+        fail "SIG$sig: merge exited $rc (expected $want) saying: $(cat err.txt)"
+    [ ! -e res/t/m ] || fail "SIG$sig: the interrupted merge left: $(ls -A res/t/m)"
+    echo "ok: SIG$sig: exit $rc, nothing left: $(cat err.txt)"
+done
+start_merge
+kill -KILL $bg
+wait $bg 2>/dev/null
+bg=""
+[ -e res/t/m/INCOMPLETE ] || fail "SIGKILL: no marker left"
+abandoned="abandoned: run started .* by pid [0-9]* on .*: cdlab merge of 2 shards; no process holds the run's lock: the merge was killed or crashed (remove the directory and merge again)"
+"$cdlab" merge res/t/m -o x >/dev/null 2>err.txt
+[ $? -eq 2 ] && grep -q "res/t/m: incomplete run ($abandoned)" err.txt && ! grep -q -- "--resume" err.txt ||
+    fail "SIGKILL: a reader says of the killed merge: $(cat err.txt)"
+echo "ok: SIGKILL: readers say: $(cat err.txt)"
+"$cdlab" merge --quiet b0 b1 -o res/t/m >/dev/null 2>err.txt
+[ $? -eq 2 ] && grep -q "res/t/m: exists ($abandoned): expected a new run directory" err.txt ||
+    fail "SIGKILL: merging again says: $(cat err.txt)"
+echo "ok: SIGKILL: merging again says: $(cat err.txt)"
+[ -e res/t/m/config.ini.part ] || cp t.ini res/t/m/config.ini.part  # as a merge killed later leaves it
+"$cdlab" run --quiet --resume --output res --run-id m t.ini >/dev/null 2>err.txt
+[ $? -eq 2 ] && grep -qF "res/t/m: cannot continue this run: a directory that cdlab merge left, not a run (remove it and merge again)" err.txt ||
+    fail "SIGKILL: --resume of the killed merge's directory: $(cat err.txt)"
+echo "ok: SIGKILL: --resume refuses: $(cat err.txt)"
 exit 0

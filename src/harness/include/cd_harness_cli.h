@@ -217,11 +217,14 @@ int cd_shard_parse(const char *text, uint32_t *index, uint32_t *count);
 /// Merge the shard run directories dirs[0..n) (cdlab run --shard, every shard of one sweep of one
 /// config) into the new run directory out: frames.csv, summary.csv (plus the columns shard and
 /// host), config.ini and meta.ini as an unsharded run writes them, points in plan order, every
-/// row as its shard wrote it. Checks first (each a complete shard run; one config, build, commit,
-/// shard count and plan; every point in exactly one shard; equal headers) and writes nothing
-/// when one fails; warns (stderr unless quiet, and meta.ini) when the shards' CPU models differ.
-/// command goes to meta.ini. 0; 2 when the shards cannot be merged or out exists; 1 when out
-/// cannot be written (nothing is left there); err says why.
+/// row as its shard wrote it. Checks first (each a complete shard run with sane [shard] numbers;
+/// one config, build, commit, SIMD paths, shard count and plan; the same input files and plugins;
+/// every config.ini the config; every point in exactly one shard; equal headers) and writes
+/// nothing when one fails; warns (stderr unless quiet, and meta.ini) when the shards' CPU models
+/// differ. command goes to meta.ini. 0; 2 when the shards cannot be merged or out exists; 1 when
+/// out cannot be written; 128 + the signal when SIGINT or SIGTERM stopped the writing (handled
+/// while it writes); err says why. Nothing is left in out on a failure or a stop, nor the parent
+/// directories made for it.
 int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
                  size_t err_len);
 
@@ -270,6 +273,9 @@ int cd_run_dir_check(const char *dir, char *err, size_t len);
 
 /// INCOMPLETE's first line as the runner writes it at the start (then "<date> by pid P on HOST").
 #define CD_RUN_MARKER_START "run started "
+/// What follows "<date> by pid P on HOST" in the start line of cdlab merge's marker (then "N
+/// shards"): a directory that a killed merge left is no run to resume, but one to merge again.
+#define CD_MERGE_MARKER_TAG ": cdlab merge of "
 
 /// What a run directory's INCOMPLETE marker says, told by its lock (cd_run_marker_state).
 enum {
@@ -282,8 +288,9 @@ enum {
 /// The state of dir's INCOMPLETE marker (CD_MARKER_*), its first line in line; -1 with errno
 /// when it cannot be read.
 int cd_run_marker_state(const char *dir, char *line, size_t len);
-/// The state and first line as a reader says them: "in progress: ...", "abandoned: ..." or the
-/// reason as written.
+/// The state and first line as a reader says them: "in progress: ...", "abandoned: ..." (with
+/// "cdlab run --resume continues it", or for a merge's marker "remove it and merge again") or
+/// the reason as written.
 void cd_run_marker_describe(int state, const char *line, char *out, size_t len);
 /// Whether another open file holds a flock on fd's file: 1, 0, or -1 with errno.
 int cd_run_lock_held(int fd);
