@@ -403,15 +403,21 @@ void cd_trace_close(cd_trace *t)
 // Writing
 
 struct cd_trace_writer {
-    FILE *f;
-    char path[4096], tmp[4200];
+    cd_file_out out;  // the temporary file beside the target (cd_file_out_open)
+    char path[4096];  // the target as the caller named it, for messages
     uint64_t n, frames;
-    float *half;
     double lo[3], hi[3];  // the box enclosing every object written
     unsigned char *raw;
 };
 
 uint64_t cd_trace_file_bytes(uint64_t n, uint64_t frames) { return HEADER + 12 * n + 4 * POSE_FLOATS * n * frames; }
+
+// "path: write error: <cause>" into err (errno, or EIO where a stream's error flag alone knew).
+static int write_error(const cd_trace_writer *w, int e, char *err, size_t len)
+{
+    snprintf(err, len, "%s: write error: %s", w->path, strerror(e ? e : EIO));
+    return -1;
+}
 
 cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float *half, char *err, size_t len)
 {
@@ -426,22 +432,23 @@ cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float 
     }
     cd_trace_writer *w = cd_alloc_zero(1, sizeof *w);
     snprintf(w->path, sizeof w->path, "%s", path);
-    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f) {
-        snprintf(err, len, "%s: cannot write: %s", w->tmp, strerror(errno));
+    // The shared writer of every output file (cd_core.h): a mkstemp file beside the file a symbolic
+    // link names, the permissions of the file it replaces, fsync before the rename, and removed by
+    // a signal that ends the process.
+    char why[512];
+    if (cd_file_out_open(&w->out, path, why, sizeof why) != 0) {
+        snprintf(err, len, "%s: %s", path, why);
         cd_free(w);
         return NULL;
     }
     w->n = n;
-    w->half = cd_alloc(3 * n * sizeof *w->half);
-    memcpy(w->half, half, 3 * n * sizeof *w->half);
     w->raw = cd_alloc(4 * POSE_FLOATS * n > HEADER + 12 * n ? 4 * POSE_FLOATS * n : HEADER + 12 * n);
     for (int k = 0; k < 3; ++k) w->lo[k] = INFINITY, w->hi[k] = -INFINITY;
     memset(w->raw, 0, HEADER);  // the header is written at close
     for (uint64_t i = 0; i < 3 * n; ++i) put_f32(w->raw + HEADER + 4 * i, half[i]);
-    if (fwrite(w->raw, 1, HEADER + 12 * n, w->f) != HEADER + 12 * n) {
-        snprintf(err, len, "%s: write failed: %s", w->tmp, strerror(errno));
+    errno = 0;
+    if (fwrite(w->raw, 1, HEADER + 12 * n, w->out.f) != HEADER + 12 * n) {
+        write_error(w, errno, err, len);
         cd_trace_writer_abort(w);
         return NULL;
     }
@@ -459,16 +466,20 @@ int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, s
         double r = sqrt((double)p->h[0] * p->h[0] + (double)p->h[1] * p->h[1] + (double)p->h[2] * p->h[2]);
         for (int k = 0; k < 3; ++k) w->lo[k] = fmin(w->lo[k], p->c[k] - r), w->hi[k] = fmax(w->hi[k], p->c[k] + r);
     }
-    if (fwrite(w->raw, 1, 4 * POSE_FLOATS * w->n, w->f) != 4 * POSE_FLOATS * w->n) {
-        snprintf(err, len, "%s: write failed: %s", w->tmp, strerror(errno));
-        return -1;
-    }
+    errno = 0;
+    if (fwrite(w->raw, 1, 4 * POSE_FLOATS * w->n, w->out.f) != 4 * POSE_FLOATS * w->n)
+        return write_error(w, errno, err, len);
     w->frames++;
     return 0;
 }
 
 int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi, char *err, size_t len)
 {
+    if (w->frames == 0) {
+        snprintf(err, len, "%s: no frame to write", w->path);
+        cd_trace_writer_abort(w);
+        return -1;
+    }
     unsigned char h[HEADER] = {0};
     memcpy(h, MAGIC, sizeof MAGIC);
     put_u32(h + 8, 1);
@@ -478,24 +489,26 @@ int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi
         put_f64(h + 32 + 8 * k, lo ? lo[k] : w->lo[k]);
         put_f64(h + 56 + 8 * k, hi ? hi[k] : w->hi[k]);
     }
-    int bad = w->frames == 0 || fseeko(w->f, 0, SEEK_SET) != 0 || fwrite(h, 1, HEADER, w->f) != HEADER;
-    bad |= fclose(w->f) != 0;
-    w->f = NULL;
-    if (bad || rename(w->tmp, w->path) != 0) {
-        snprintf(err, len, "%s: %s", w->frames ? w->tmp : w->path, w->frames ? strerror(errno) : "no frame to write");
+    // The seek flushes what is buffered: a full disk or a file size limit shows here, or at the
+    // commit's flush.
+    errno = 0;
+    if (fseeko(w->out.f, 0, SEEK_SET) != 0 || fwrite(h, 1, HEADER, w->out.f) != HEADER) {
+        write_error(w, errno, err, len);
         cd_trace_writer_abort(w);
         return -1;
     }
-    cd_free(w->half), cd_free(w->raw), cd_free(w);
-    return 0;
+    char why[4400];
+    int rc = cd_file_out_commit(&w->out, why, sizeof why);  // flushed, fsynced, renamed; or removed
+    if (rc) snprintf(err, len, "%s: %s", w->path, why);
+    cd_free(w->raw), cd_free(w);
+    return rc ? -1 : 0;
 }
 
 void cd_trace_writer_abort(cd_trace_writer *w)
 {
     if (!w) return;
-    if (w->f) fclose(w->f);
-    remove(w->tmp);
-    cd_free(w->half), cd_free(w->raw), cd_free(w);
+    cd_file_out_abort(&w->out);
+    cd_free(w->raw), cd_free(w);
 }
 
 // ---------------------------------------------------------------------------------------------

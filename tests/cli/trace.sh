@@ -210,7 +210,7 @@ printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\r\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\r\n
 "$cdlab" trace import crlf.csv -o crlf.trace >/dev/null 2>err2 || fail "crlf.csv: $(cat err2)"
 [ ! -e gap.trace ] && [ ! -e half.trace ] && [ ! -e big.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
     [ ! -e cr1.trace ] && [ ! -e cr2.trace ] &&
-    [ -z "$(ls | grep '\.tmp\.')" ] || fail "an import left files: $(ls)"
+    [ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "an import left files: $(ls -A)"
 echo "ok CSV import errors: $(cat err)"
 
 # 5. cdlab snapshot draws a trace's frame K (the live run's pairs of that frame) and refuses a K
@@ -225,3 +225,24 @@ if command -v gnuplot >/dev/null 2>&1; then
     grep -q "replays a trace of 7 frames" err || fail "snapshot past the trace: $(cat err)"
     echo "ok snapshot of trace frame 5: $got pairs, as the live run; frame 7 refused"
 fi
+
+# 6. Trace outputs are written as every output is (usage.md, "Inputs and outputs"): through a
+# symbolic link to the file it names (the link stays a link), keeping the permissions of the file
+# they replace, with nothing left beside them.
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n' >one.csv
+for sub in import record; do
+    echo old >"$sub.target" && chmod 600 "$sub.target" && ln -s "$sub.target" "$sub.link"
+    if [ $sub = import ]; then
+        "$cdlab" trace import one.csv -o "$sub.link" >/dev/null 2>err || fail "import -o a link: $(cat err)"
+    else
+        "$cdlab" trace record live.ini --frames 2 -o "$sub.link" >/dev/null 2>err || fail "record -o a link: $(cat err)"
+    fi
+    [ -L "$sub.link" ] || fail "$sub -o a symbolic link replaced the link by $(ls -l "$sub.link")"
+    "$cdlab" trace info "$sub.target" >info 2>&1 || fail "$sub -o a link did not write the file it names: $(cat info)"
+    [ "$(ls -l "$sub.target" | cut -c1-10)" = "-rw-------" ] || fail "$sub -o dropped mode 600: $(ls -l "$sub.target")"
+done
+echo old >plain.trace && chmod 600 plain.trace
+"$cdlab" trace import one.csv -o plain.trace >/dev/null 2>err || fail "import -o plain.trace: $(cat err)"
+[ "$(ls -l plain.trace | cut -c1-10)" = "-rw-------" ] || fail "import -o dropped mode 600: $(ls -l plain.trace)"
+[ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "outputs left temporary files: $(ls -A)"
+echo "ok import and record -o: written through a symbolic link, mode 600 kept"

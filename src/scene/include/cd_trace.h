@@ -47,16 +47,19 @@ void cd_trace_close(cd_trace *t);
 /// Bytes of a cdlab trace of n objects and the given frames: 80 + 12n + 28·n·frames.
 uint64_t cd_trace_file_bytes(uint64_t n, uint64_t frames);
 
-/// A trace being written: to a temporary file beside path, renamed to path by
-/// cd_trace_writer_close, removed by cd_trace_writer_abort; path is never half-written.
+/// A trace being written as every output file is (cd_file_out_open): to a temporary file beside
+/// the file path names (a symbolic link is written through), renamed over it by
+/// cd_trace_writer_close once flushed and fsynced (an existing file's permissions kept), removed
+/// by cd_trace_writer_abort or a signal that ends the process; path is never half-written.
 typedef struct cd_trace_writer cd_trace_writer;
 /// Start a trace of n objects with half-extents half[3i..3i+2]. NULL with why in err (path exists
-/// and is not a regular file; the directory cannot be written).
+/// and is not a regular file; "path: cannot write: <cause>").
 cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float *half, char *err, size_t err_len);
 /// Append a frame: pose[i] of object i (its half-extents must be those given at open).
 int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, size_t err_len);
 /// Finish: world box lo..hi, or NULL for the box that encloses every object of every frame.
-/// Writes the header, renames onto path. 0, or -1 with why (nothing left behind).
+/// Writes the header, renames onto path. 0, or -1 with why ("path: write error: <cause>"; nothing
+/// left behind). cd_trace_writer_frame's write errors say the same.
 int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi, char *err, size_t err_len);
 /// Drop a trace being written (NULL allowed).
 void cd_trace_writer_abort(cd_trace_writer *w);
