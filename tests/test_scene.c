@@ -922,8 +922,8 @@ static cd_scene *record_trace(char *path, const cd_scene_params *p, int frames, 
     float *half = malloc(3 * (size_t)n * sizeof *half);
     for (uint32_t i = 0; i < n; ++i) memcpy(half + 3 * i, live->pose[i].h, sizeof live->pose[i].h);
     char err[600];
-    cd_trace_writer *w = cd_trace_writer_open(path, n, half, err, sizeof err);
-    assert_non_null(w);
+    cd_trace_writer *w;
+    assert_int_equal(cd_trace_writer_open(&w, path, n, half, err, sizeof err), 0);
     for (int f = 0; f < frames; ++f) {
         if (f) cd_scene_step(live);
         assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
@@ -983,7 +983,7 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_destroy(held);
     cd_trace_replay_end(r);
     cd_scene_destroy(s);
-    w = cd_trace_writer_open(path, 50, half, err, sizeof err);
+    assert_int_equal(cd_trace_writer_open(&w, path, 50, half, err, sizeof err), 0);
     assert_int_equal(cd_trace_writer_frame(w, live->pose, err, sizeof err), 0);
     cd_trace_writer_abort(w);  // the old file stays as it was, no temporary is left
     struct stat st;

@@ -52,6 +52,8 @@ static void poses_by_object(const cd_scene *s, cd_posef *pose)
 }
 
 // Frames f = 0 .. frames-1 of the view: frame 0 is the scene as a repeat starts, then each step.
+// 0, or the exit status with why in err: 2 where the scene makes a trace the reader refuses (what,
+// without a path), 1 where out cannot be written ("out: write error: <cause>").
 static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, char *err, size_t len)
 {
     const cd_scene *s = cd_kinds_view_scene(v);
@@ -59,15 +61,15 @@ static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, cha
     float *half = cd_alloc((s->count ? 3 * (size_t)s->count : 1) * sizeof *half);
     poses_by_object(s, pose);
     for (uint32_t i = 0; i < s->count; ++i) memcpy(half + 3 * (size_t)i, pose[i].h, sizeof pose[i].h);
-    cd_trace_writer *w = cd_trace_writer_open(out, s->count, half, err, len);
-    int rc = w ? 0 : -1;
+    cd_trace_writer *w;
+    int rc = cd_trace_writer_open(&w, out, s->count, half, err, len);
     for (uint64_t f = 0; f < frames && rc == 0; ++f) {
         if (f > 0) cd_kinds_view_frame(v, 1, NULL, NULL, 0);  // the motion alone: no candidates to check
         s = cd_kinds_view_scene(v);
         poses_by_object(s, pose);
         for (uint32_t i = 0; i < s->count && rc == 0; ++i)
             if (memcmp(pose[i].h, half + 3 * (size_t)i, sizeof pose[i].h) != 0)
-                rc = -1,
+                rc = CD_TRACE_REFUSED,
                 snprintf(err, len, "object %u changed its half-extents at frame %llu: a trace holds constant ones", i,
                          (unsigned long long)f);
         if (rc == 0) rc = cd_trace_writer_frame(w, pose, err, len);
@@ -79,7 +81,7 @@ static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, cha
         cd_trace_writer_abort(w);
     cd_free(pose);
     cd_free(half);
-    return rc;
+    return rc == 0 ? 0 : rc == CD_TRACE_REFUSED ? 2 : 1;
 }
 
 static int cmd_record(const trace_args *a)
@@ -113,13 +115,13 @@ static int cmd_record(const trace_args *a)
             fprintf(stderr, "cdlab trace record: %s: point %llu replays a trace of %llu frames: expected %s <= %llu\n",
                     a->in, (unsigned long long)a->point, (unsigned long long)have,
                     a->frames ? "--frames" : "1 + warmup + frames", (unsigned long long)have);
-        } else if (record_frames(v, frames, a->out, err, sizeof err) == 0) {
+        } else if ((rc = record_frames(v, frames, a->out, err, sizeof err)) == 0) {
             printf("%s: %u %s, %llu frames\n", a->out, cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v),
                    (unsigned long long)frames);
-            rc = 0;
+        } else if (rc == 2) {  // the scene makes a trace the reader refuses: the config's point is to blame
+            fprintf(stderr, "cdlab trace record: %s: point %llu: %s\n", a->in, (unsigned long long)a->point, err);
         } else {
             fprintf(stderr, "cdlab trace record: %s\n", err);
-            rc = 1;
         }
     }
     cd_kinds_view_close(v);
@@ -241,17 +243,32 @@ typedef struct importer {
     cd_trace_writer *w;
 } importer;
 
-static int import_start(importer *im, const char *out, char *err, size_t len)
+// The trace writer's failure rc (cd_trace.h) as import's exit status: 0 for none; 2 for a refusal,
+// which names no file, prefixed with "IN.csv:LINE: " (line 0: "IN.csv: "), the line to blame; 1 for
+// a write error, which names the output.
+static int import_failed(int rc, const csv_in *in, size_t line, char *err, size_t len)
+{
+    if (rc == 0) return 0;
+    if (rc != CD_TRACE_REFUSED) return 1;
+    cd_trace_refusal_name(err, len, in->path, line);
+    return 2;
+}
+
+// Frame 0 is complete (its last row was in->line): the trace starts. 0, or the exit status with
+// why in err.
+static int import_start(importer *im, const csv_in *in, const char *out, char *err, size_t len)
 {
     float *half = cd_alloc(3 * im->n * sizeof *half);
     for (size_t i = 0; i < im->n; ++i) memcpy(half + 3 * i, im->pose[i].h, sizeof im->pose[i].h);
-    im->w = cd_trace_writer_open(out, im->n, half, err, len);
+    int rc = cd_trace_writer_open(&im->w, out, im->n, half, err, len);
     cd_free(half);
     im->next_id = im->n;  // frame 0 is complete
-    return im->w && cd_trace_writer_frame(im->w, im->pose, err, len) == 0 ? 0 : -1;
+    if (rc == 0) rc = cd_trace_writer_frame(im->w, im->pose, err, len);
+    return import_failed(rc, in, in->line, err, len);
 }
 
-// One row into the importer; 0, or -1 with "path:line: what".
+// One row into the importer; 0, or the exit status with why in err: 2 with "path:line: what" (the
+// row is wrong), 1 with a write error.
 static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS], const char *out, char *err,
                       size_t len)
 {
@@ -261,26 +278,30 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
         if (id != im->n)
             return snprintf(err, len, "%s:%zu: id %llu: expected %zu (ids 0..N-1 in order)", in->path, in->line,
                             (unsigned long long)id, im->n),
-                   -1;
+                   2;
         if (im->n == im->cap)
             im->pose = cd_realloc(im->pose, (im->cap = im->cap ? 2 * im->cap : 1024) * sizeof *im->pose);
         im->pose[im->n++] = p;
         return 0;
     }
-    if (!im->w && import_start(im, out, err, len)) return -1;
+    if (!im->w) {
+        int rc = import_start(im, in, out, err, len);
+        if (rc) return rc;
+    }
     if (im->next_id == im->n) im->frame++, im->next_id = 0;  // the last frame was complete
     if (f != im->frame || id != im->next_id)
         return snprintf(err, len,
                         "%s:%zu: frame %llu id %llu: expected frame %llu id %zu (frames from 0, ids 0..%zu in each)",
                         in->path, in->line, (unsigned long long)f, (unsigned long long)id,
                         (unsigned long long)im->frame, im->next_id, im->n - 1),
-               -1;
+               2;
     if (memcmp(p.h, im->pose[id].h, sizeof p.h) != 0)
         return snprintf(err, len, "%s:%zu: id %llu: half-extents differ from frame 0's: expected constant ones per id",
                         in->path, in->line, (unsigned long long)id),
-               -1;
+               2;
     im->pose[im->next_id++] = p;
-    return im->next_id == im->n ? cd_trace_writer_frame(im->w, im->pose, err, len) : 0;
+    if (im->next_id < im->n) return 0;
+    return import_failed(cd_trace_writer_frame(im->w, im->pose, err, len), in, in->line, err, len);
 }
 
 // "lx,ly,lz,hx,hy,hz" (a world line's numbers; csv_line took its line end) into w; 0, or -1 when
@@ -307,32 +328,35 @@ static int cmd_import(const trace_args *a)
     in.buf = cd_alloc(CD_TEXT_MAX_LINE + 2);
     importer im = {0};
     double v[CSV_FIELDS];
-    int rc = 0;
+    int rc = 0;  // the exit status: 2 for a bad input, 1 for an output that cannot be written
     long got;
     double world[6];
-    int has_world = 0;
+    size_t world_line = 0;  // the # world= line's number (0: none, the box around the objects)
     while ((got = csv_line(&in, err, sizeof err)) >= 0 && in.buf[0] == '#')
         if (rc == 0 && strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
-            rc = parse_world(in.buf + sizeof WORLD_LINE - 1, world);
-            if (rc)
-                snprintf(err, sizeof err,
-                         "%s:%zu: # world=: expected six finite numbers lo x, y, z, hi x, y, z "
-                         "with lo <= hi",
-                         a->in, in.line);
-            has_world = 1;
+            if (parse_world(in.buf + sizeof WORLD_LINE - 1, world))
+                rc = 2, snprintf(err, sizeof err,
+                                 "%s:%zu: # world=: expected six finite numbers lo x, y, z, hi x, y, z "
+                                 "with lo <= hi",
+                                 a->in, in.line);
+            world_line = in.line;
         }
-    if (rc == 0 && got == -2) rc = -1;
+    if (rc == 0 && got == -2) rc = 2;
     if (rc == 0 && (got < 0 || strcmp(in.buf, CSV_HEADER) != 0))
-        rc = -1, snprintf(err, sizeof err, "%s:%zu: expected header %s", a->in, in.line ? in.line : 1, CSV_HEADER);
-    while (rc == 0 && (rc = csv_next(&in, v, err, sizeof err)) == 1)
+        rc = 2, snprintf(err, sizeof err, "%s:%zu: expected header %s", a->in, in.line ? in.line : 1, CSV_HEADER);
+    int row = 0;
+    while (rc == 0 && (row = csv_next(&in, v, err, sizeof err)) == 1)
         rc = import_row(&im, &in, v, a->out, err, sizeof err);
-    if (rc == 0 && im.n == 0) rc = -1, snprintf(err, sizeof err, "%s:%zu: no rows", a->in, in.line);
-    if (rc == 0 && !im.w) rc = import_start(&im, a->out, err, sizeof err);
+    if (rc == 0 && row < 0) rc = 2;
+    if (rc == 0 && im.n == 0) rc = 2, snprintf(err, sizeof err, "%s:%zu: no rows", a->in, in.line);
+    if (rc == 0 && !im.w) rc = import_start(&im, &in, a->out, err, sizeof err);
     if (rc == 0 && im.next_id != im.n && im.frame > 0)
-        rc = -1, snprintf(err, sizeof err, "%s:%zu: frame %llu ends after %zu of %zu ids", a->in, in.line,
-                          (unsigned long long)im.frame, im.next_id, im.n);
+        rc = 2, snprintf(err, sizeof err, "%s:%zu: frame %llu ends after %zu of %zu ids", a->in, in.line,
+                         (unsigned long long)im.frame, im.next_id, im.n);
     if (rc == 0)
-        rc = cd_trace_writer_close(im.w, has_world ? world : NULL, has_world ? world + 3 : NULL, err, sizeof err);
+        rc = import_failed(
+            cd_trace_writer_close(im.w, world_line ? world : NULL, world_line ? world + 3 : NULL, err, sizeof err), &in,
+            world_line, err, sizeof err);
     else
         cd_trace_writer_abort(im.w);
     if (rc == 0)
@@ -342,7 +366,7 @@ static int cmd_import(const trace_args *a)
     fclose(in.f);
     cd_free(in.buf);
     cd_free(im.pose);
-    return rc == 0 ? 0 : 2;
+    return rc;
 }
 
 // Every frame of trace t as CSV rows into f; 0, 1 when a write failed (f's error flag says why),
@@ -431,7 +455,8 @@ int cd_cmd_trace(int argc, char **argv)
                  "export: a trace (cdlab's or a Broadmark .aabbs scene) as such a CSV (9 digits: exact floats).\n"
                  "info: what a trace holds; every frame is read and checked.\n"
                  "[scene] trace = FILE replays a trace (docs/design/scene.md#traces). Bad input: 'path: offset:\n"
-                 "what is wrong' (traces) or 'path:line: what is wrong' (CSV), exit 2, nothing written.\n",
+                 "what is wrong' (traces) or 'path:line: what is wrong' (CSV), exit 2, nothing written. An output\n"
+                 "that cannot be written: 'FILE: cannot write: <cause>' or 'FILE: write error: <cause>', exit 1.\n",
         .opts = opts,
         .count = sizeof opts / sizeof opts[0],
         .min_operands = 2,

@@ -416,19 +416,43 @@ uint64_t cd_trace_file_bytes(uint64_t n, uint64_t frames) { return HEADER + 12 *
 static int write_error(const cd_trace_writer *w, int e, char *err, size_t len)
 {
     snprintf(err, len, "%s: write error: %s", w->path, strerror(e ? e : EIO));
-    return -1;
+    return CD_TRACE_WRITE_ERROR;
 }
 
-cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float *half, char *err, size_t len)
+// What the writer was given that the reader would refuse, into err (no path: the caller names its
+// input); returns CD_TRACE_REFUSED.
+static int refuse(char *err, size_t len, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return CD_TRACE_REFUSED;
+}
+
+void cd_trace_refusal_name(char *err, size_t len, const char *name, size_t line)
+{
+    if (len == 0) return;
+    char prefix[4200];
+    int p =
+        line ? snprintf(prefix, sizeof prefix, "%s:%zu: ", name, line) : snprintf(prefix, sizeof prefix, "%s: ", name);
+    size_t k = p < 0 ? 0 : (size_t)p < sizeof prefix ? (size_t)p : sizeof prefix - 1, n = strlen(err);
+    if (k > len - 1) k = len - 1;
+    if (k + n > len - 1) n = len - 1 - k;
+    memmove(err + k, err, n);  // the message moves up, cut at its end
+    memcpy(err, prefix, k);
+    err[k + n] = '\0';
+}
+
+int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, const float *half, char *err, size_t len)
+{
+    *out = NULL;
+    if (n < 1 || n > MAX_OBJECTS)
+        return refuse(err, len, "%llu objects: a trace holds 1..%d", (unsigned long long)n, MAX_OBJECTS);
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, len, "%s: exists and is not a regular file: not replaced", path);
-        return NULL;
-    }
-    if (n < 1 || n > MAX_OBJECTS) {
-        snprintf(err, len, "%s: %llu objects: a trace holds 1..%d", path, (unsigned long long)n, MAX_OBJECTS);
-        return NULL;
+        return CD_TRACE_WRITE_ERROR;
     }
     cd_trace_writer *w = cd_alloc_zero(1, sizeof *w);
     snprintf(w->path, sizeof w->path, "%s", path);
@@ -439,7 +463,7 @@ cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float 
     if (cd_file_out_open(&w->out, path, why, sizeof why) != 0) {
         snprintf(err, len, "%s: %s", path, why);
         cd_free(w);
-        return NULL;
+        return CD_TRACE_WRITE_ERROR;
     }
     w->n = n;
     w->raw = cd_alloc(4 * POSE_FLOATS * n > HEADER + 12 * n ? 4 * POSE_FLOATS * n : HEADER + 12 * n);
@@ -448,11 +472,12 @@ cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float 
     for (uint64_t i = 0; i < 3 * n; ++i) put_f32(w->raw + HEADER + 4 * i, half[i]);
     errno = 0;
     if (fwrite(w->raw, 1, HEADER + 12 * n, w->out.f) != HEADER + 12 * n) {
-        write_error(w, errno, err, len);
+        int rc = write_error(w, errno, err, len);
         cd_trace_writer_abort(w);
-        return NULL;
+        return rc;
     }
-    return w;
+    *out = w;
+    return 0;
 }
 
 int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, size_t len)
@@ -476,9 +501,8 @@ int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, s
 int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi, char *err, size_t len)
 {
     if (w->frames == 0) {
-        snprintf(err, len, "%s: no frame to write", w->path);
         cd_trace_writer_abort(w);
-        return -1;
+        return refuse(err, len, "no frame to write: a trace holds 1 frame or more");
     }
     unsigned char h[HEADER] = {0};
     memcpy(h, MAGIC, sizeof MAGIC);
@@ -493,15 +517,15 @@ int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi
     // commit's flush.
     errno = 0;
     if (fseeko(w->out.f, 0, SEEK_SET) != 0 || fwrite(h, 1, HEADER, w->out.f) != HEADER) {
-        write_error(w, errno, err, len);
+        int rc = write_error(w, errno, err, len);
         cd_trace_writer_abort(w);
-        return -1;
+        return rc;
     }
     char why[4400];
     int rc = cd_file_out_commit(&w->out, why, sizeof why);  // flushed, fsynced, renamed; or removed
     if (rc) snprintf(err, len, "%s: %s", w->path, why);
     cd_free(w->raw), cd_free(w);
-    return rc ? -1 : 0;
+    return rc ? CD_TRACE_WRITE_ERROR : 0;
 }
 
 void cd_trace_writer_abort(cd_trace_writer *w)

@@ -31,6 +31,7 @@ void cd_sim_cache_key(const cd_sim_params *p, char key[17])
 
 typedef struct bake_ctx {
     cd_trace_writer *w;
+    int failed;  // the writer's failure (cd_trace.h), 0 while it writes
     cd_posef *pose;
     const float *half;
     const cd_sim_params *p;
@@ -48,7 +49,7 @@ static int on_frame(void *arg, uint64_t frame, const float *raw)
         b->pose[i] = (cd_posef){
             {r[4], r[5], r[6]}, {r[0], r[1], r[2], r[3]}, {b->half[3 * i], b->half[3 * i + 1], b->half[3 * i + 2]}};
     }
-    if (cd_trace_writer_frame(b->w, b->pose, b->err, b->err_len)) return -1;
+    if ((b->failed = cd_trace_writer_frame(b->w, b->pose, b->err, b->err_len)) != 0) return -1;
     uint64_t now = cd_now_ns();
     if (b->progress && (now - b->shown_ns > 1000000000ULL || frame + 1 == b->p->frames)) {
         b->shown_ns = now;
@@ -157,6 +158,14 @@ static int cached_whole(cd_sim_cached *c, const struct stat *st, const char *sid
     return 1;
 }
 
+// The trace writer's failure rc for the trace at path: -1 with why in err, where a refusal (which
+// names no file) is prefixed with path, as a write error is.
+static int writer_failed(int rc, const char *path, char *err, size_t err_len)
+{
+    if (rc == CD_TRACE_REFUSED) cd_trace_refusal_name(err, err_len, path, 0);
+    return -1;
+}
+
 // Bake p into c->path (a temporary file renamed into place). 0, or -1 with why in err.
 static int bake(const cd_sim_params *p, int progress, cd_sim_cached *c, char *err, size_t err_len)
 {
@@ -166,21 +175,22 @@ static int bake(const cd_sim_params *p, int progress, cd_sim_cached *c, char *er
     bake_ctx b = {.p = p, .progress = progress, .err = err, .err_len = err_len, .half = half};
     first.frames = 0;
     cd_sim_run(&first, half, on_frame, &b);
-    b.w = cd_trace_writer_open(c->path, p->objects, half, err, err_len);
-    if (!b.w) {
+    int rc = cd_trace_writer_open(&b.w, c->path, p->objects, half, err, err_len);
+    if (rc) {
         cd_free(half);
-        return -1;
+        return writer_failed(rc, c->path, err, err_len);
     }
     b.pose = cd_alloc((size_t)p->objects * sizeof *b.pose);
     b.start_ns = b.shown_ns = cd_now_ns();
-    int rc = cd_sim_run(p, half, on_frame, &b);
+    rc = cd_sim_run(p, half, on_frame, &b);
     cd_free(b.pose);
     cd_free(half);
     if (rc) {
         cd_trace_writer_abort(b.w);
-        return -1;
+        return writer_failed(b.failed, c->path, err, err_len);
     }
-    return cd_trace_writer_close(b.w, NULL, NULL, err, err_len);
+    rc = cd_trace_writer_close(b.w, NULL, NULL, err, err_len);
+    return rc ? writer_failed(rc, c->path, err, err_len) : 0;
 }
 
 // The baked trace's SHA-256 into c and its sidecar side (a temporary file renamed into place). 0,

@@ -697,8 +697,8 @@ static int record_trace(const cd_scene_params *p, int frames, const char *path, 
     float *half = cd_alloc(3 * (size_t)s->count * sizeof *half + 1);
     cd_posef *pose = cd_alloc((size_t)s->count * sizeof *pose + 1);
     for (uint32_t i = 0; i < s->count; ++i) memcpy(&half[3 * (size_t)s->ident[i]], s->pose[i].h, sizeof s->pose[i].h);
-    cd_trace_writer *tw = cd_trace_writer_open(path, s->count, half, err, err_len);
-    int rc = tw ? 0 : -1;
+    cd_trace_writer *tw;
+    int rc = cd_trace_writer_open(&tw, path, s->count, half, err, err_len);
     for (int f = 0; f < frames && !rc; ++f) {
         if (f > 0) cd_scene_step(s);
         for (uint32_t i = 0; i < s->count; ++i) pose[s->ident[i]] = s->pose[i];
@@ -708,10 +708,11 @@ static int record_trace(const cd_scene_params *p, int frames, const char *path, 
         cd_trace_writer_abort(tw);
     else
         rc = cd_trace_writer_close(tw, NULL, NULL, err, err_len);
+    if (rc == CD_TRACE_REFUSED) cd_trace_refusal_name(err, err_len, path, 0);  // a refusal names no file
     cd_free(pose);
     cd_free(half);
     cd_scene_destroy(s);
-    return rc;
+    return rc ? -1 : 0;
 }
 
 // A seeded scene of family p written for `frames` frames as Broadmark's .aabbs at path (its

@@ -246,3 +246,22 @@ echo old >plain.trace && chmod 600 plain.trace
 [ "$(ls -l plain.trace | cut -c1-10)" = "-rw-------" ] || fail "import -o dropped mode 600: $(ls -l plain.trace)"
 [ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "outputs left temporary files: $(ls -A)"
 echo "ok import and record -o: written through a symbolic link, mode 600 kept"
+
+# 7. An output that cannot be written is an output error, not a bad input: exit 1 with
+# "FILE: cannot write: <cause>" or "FILE: write error: <cause>", naming FILE (not a temporary
+# file), nothing left (ulimit -f: EFBIG once SIGXFSZ is ignored; stderr goes through a pipe, which
+# the limit does not cover).
+rc=0; "$cdlab" trace import one.csv -o nodir/x.trace 2>err || rc=$?
+[ $rc -eq 1 ] && grep -q "^cdlab trace import: nodir/x.trace: cannot write: No such file or directory$" err ||
+    fail "import -o nodir/x.trace: exit $rc: $(cat err)"
+for sub in import record; do
+    if [ $sub = import ]; then
+        (trap '' XFSZ; ulimit -f 0; "$cdlab" trace import one.csv -o big.trace 2>&1 && echo "exit 0" || echo "exit $?") | cat >err
+    else
+        (trap '' XFSZ; ulimit -f 0; "$cdlab" trace record live.ini --frames 2 -o big.trace 2>&1 && echo "exit 0" || echo "exit $?") | cat >err
+    fi
+    grep -q "^exit 1$" err && grep -q "^cdlab trace $sub: big.trace: write error: File too large$" err ||
+        fail "$sub over ulimit -f: $(cat err)"
+    [ ! -e big.trace ] && [ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "$sub over ulimit -f left $(ls -A)"
+done
+echo "ok import and record: an output that cannot be written exits 1 and names it: $(head -n 1 err)"

@@ -52,14 +52,24 @@ uint64_t cd_trace_file_bytes(uint64_t n, uint64_t frames);
 /// cd_trace_writer_close once flushed and fsynced (an existing file's permissions kept), removed
 /// by cd_trace_writer_abort or a signal that ends the process; path is never half-written.
 typedef struct cd_trace_writer cd_trace_writer;
-/// Start a trace of n objects with half-extents half[3i..3i+2]. NULL with why in err (path exists
-/// and is not a regular file; "path: cannot write: <cause>").
-cd_trace_writer *cd_trace_writer_open(const char *path, uint64_t n, const float *half, char *err, size_t err_len);
-/// Append a frame: pose[i] of object i (its half-extents must be those given at open).
+/// How a writer call fails. CD_TRACE_WRITE_ERROR: the file could not be written, err "path:
+/// cannot write: <cause>" or "path: write error: <cause>" (an output error). CD_TRACE_REFUSED: what
+/// the caller gave would make a trace that cd_trace_open refuses, err says what without a path
+/// (the caller's input is to blame: it names the input).
+enum { CD_TRACE_WRITE_ERROR = -1, CD_TRACE_REFUSED = -2 };
+/// Put "name: " (line > 0: "name:line: ") before the message in err, cut to err_len: a
+/// CD_TRACE_REFUSED message with the input its caller blames.
+void cd_trace_refusal_name(char *err, size_t err_len, const char *name, size_t line);
+/// Start a trace of n objects with half-extents half[3i..3i+2] into *w. 0, or a failure above
+/// with *w NULL (also CD_TRACE_WRITE_ERROR where path exists and is not a regular file).
+int cd_trace_writer_open(cd_trace_writer **w, const char *path, uint64_t n, const float *half, char *err,
+                         size_t err_len);
+/// Append a frame: pose[i] of object i (its half-extents must be those given at open). 0 or a
+/// failure above (w stays open: abort it).
 int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, size_t err_len);
 /// Finish: world box lo..hi, or NULL for the box that encloses every object of every frame.
-/// Writes the header, renames onto path. 0, or -1 with why ("path: write error: <cause>"; nothing
-/// left behind). cd_trace_writer_frame's write errors say the same.
+/// Writes the header, renames onto path. 0, or a failure above with w dropped (nothing left
+/// behind).
 int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi, char *err, size_t err_len);
 /// Drop a trace being written (NULL allowed).
 void cd_trace_writer_abort(cd_trace_writer *w);
