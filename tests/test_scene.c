@@ -11,6 +11,7 @@
 #include "cd_trace.h"
 #include "test_util.h"
 
+#include <dirent.h>
 #include <float.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -993,6 +994,73 @@ static void trace_replay_and_early_end(void **state)
     cd_scene_destroy(live);
 }
 
+// The number of entries in directory dir, . and .. aside.
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+// The writer refuses what the reader would refuse, with the reader's words and CD_TRACE_REFUSED,
+// before the file is written: half-extents beyond 0..1e30, a NaN position, a quaternion of norm
+// 3, a world box beyond 1e30 or one whose low corner the replay's shift would round the positions
+// to; nothing is left behind. Point objects on integers, which that shift moves exactly, are
+// written, and the reader's checks take them.
+static void trace_writer_refuses(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cdlab_writer_XXXXXX", path[64], err[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.trace", dir);
+    cd_trace_writer *w;
+    float half[6] = {0.5f, 0.5f, 0.5f, 0.5f, -1.0f, 0.5f};
+    assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), CD_TRACE_REFUSED);
+    EXPECT_CONTAINS(err, "half-extent 1 of object 1 is -1: expected 0..1e30");
+    assert_null(w);
+    half[4] = 0.5f;
+    cd_posef pose[2] = {{{1, 1, 1}, {1, 0, 0, 0}, {0.5f, 0.5f, 0.5f}}, {{2, 2, 2}, {1, 0, 0, 0}, {0.5f, 0.5f, 0.5f}}};
+    pose[1].c[1] = NAN;
+    assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
+    assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), CD_TRACE_REFUSED);
+    EXPECT_CONTAINS(err, "frame 0 object 1: position nan");
+    cd_trace_writer_abort(w);
+    pose[1].c[1] = 2.0f;
+    assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
+    assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), 0);
+    pose[1].q[0] = 3.0f;
+    assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), CD_TRACE_REFUSED);
+    EXPECT_CONTAINS(err, "frame 1 object 1: quaternion of norm 3");
+    cd_trace_writer_abort(w);
+    pose[1].q[0] = 1.0f;
+    const double huge[3] = {-1e31, 0, 0}, far[3] = {-1e9, 0, 0}, hi[3] = {10, 10, 10};
+    const double *lows[2] = {huge, far};
+    const char *why[2] = {"world box axis 0 is [-1e+31, 10]", "world box low corner at 1e+09 from the origin"};
+    for (int k = 0; k < 2; ++k) {
+        assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
+        assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), 0);
+        assert_int_equal(cd_trace_writer_close(w, lows[k], hi, err, sizeof err), CD_TRACE_REFUSED);
+        EXPECT_CONTAINS(err, why[k]);
+    }
+    assert_int_equal(dir_entries(dir), 0);
+    // Points at integers: the box around them has its low corner at 1, and c - 1 is exact.
+    for (int i = 0; i < 6; ++i) half[i] = 0.0f;
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 3; ++k) pose[i].h[k] = 0.0f, pose[i].c[k] = (float)(1 + 4 * i);
+    assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
+    assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), 0);
+    assert_int_equal(cd_trace_writer_close(w, NULL, NULL, err, sizeof err), 0);
+    cd_trace *t = cd_trace_open(path, 1, err, sizeof err);
+    if (!t) fail_msg("%s", err);
+    EXPECT_EQ(cd_trace_get_info(t)->lo[0], 1.0);
+    cd_trace_close(t);
+    unlink(path);
+    rmdir(dir);
+}
+
 // One replay step of s, which must succeed, with the poses by cube before it left in before (slots
 // move with reorders).
 static void replay_step_from(cd_trace_replay *r, cd_scene *s, cd_posef *before)
@@ -1303,6 +1371,7 @@ int main(void)
         cmocka_unit_test(layouts_have_their_shape),
         cmocka_unit_test(size_distributions_match_their_means),
         cmocka_unit_test(trace_replay_and_early_end),
+        cmocka_unit_test(trace_writer_refuses),
         cmocka_unit_test(replay_refreshes_what_changed),
         cmocka_unit_test(broadmark_replay_skips_repeated_records),
         cmocka_unit_test(csv_import_checks_world),

@@ -4,6 +4,7 @@
 #include "cd_trace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,13 +102,23 @@ static uint64_t expected_size(uint64_t h, uint64_t n, uint64_t frames, uint64_t 
     return h + n * rec * frames;
 }
 
-static int check_world(cd_trace *t, uint64_t at, char *err, size_t len)
+// 1 with what is wrong in what when the world box lo..hi (called label) is one the reader refuses:
+// an axis with a bound beyond 1e30 (or NaN) or low > high.
+static int world_bad(const double lo[3], const double hi[3], const char *label, char *what, size_t len)
 {
     for (int k = 0; k < 3; ++k)
-        if (!(fabs(t->info.lo[k]) <= MAX_COORD && fabs(t->info.hi[k]) <= MAX_COORD && t->info.lo[k] <= t->info.hi[k]))
-            return fail(err, len, t->path, at, "world box axis %d is [%g, %g]: expected finite bounds, low <= high", k,
-                        t->info.lo[k], t->info.hi[k]);
+        if (!(fabs(lo[k]) <= MAX_COORD && fabs(hi[k]) <= MAX_COORD && lo[k] <= hi[k]))
+            return snprintf(what, len, "%s axis %d is [%g, %g]: expected finite bounds, low <= high", label, k, lo[k],
+                            hi[k]),
+                   1;
     return 0;
+}
+
+static int check_world(cd_trace *t, uint64_t at, char *err, size_t len)
+{
+    char what[256];
+    return world_bad(t->info.lo, t->info.hi, "world box", what, sizeof what) ? fail(err, len, t->path, at, "%s", what)
+                                                                             : 0;
 }
 
 // The size check: too short (truncated, or a frame count beyond the file) or too long (wrong counts).
@@ -308,21 +319,92 @@ int cd_trace_read(cd_trace *t, uint64_t frame, cd_posef *pose, char *err, size_t
     return decode_each(t, frame, pose, err, len);
 }
 
-// The replay shifts every pose by the world box's low corner and rounds it to float (Replay in
-// scene.md): positions then lie on a float grid of about |corner|·2^-24. Where that step exceeds
-// the largest object's half-extent, every object collapses onto a few grid points (a corner of
-// -1e30 made all 300 pairs of 300 objects overlap where 33 do): refused, as a scene file's world
-// side is refused beyond 2^24 times its objects' extent.
-static int check_shift(const cd_trace *t, float largest, char *err, size_t len)
+// The exponent g of the coarsest power of two of which x is a multiple (x = m·2^g, m an odd
+// integer); INT_MAX for 0, a multiple of every one.
+static int grain_f(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u &= 0x7fffffff;
+    if (!u) return INT_MAX;
+    int e = (int)(u >> 23);
+    uint32_t m = u & 0x7fffff;
+    if (e)
+        m |= 0x800000;  // normal: (2^23 + fraction)·2^(e − 150)
+    else
+        e = 1;  // subnormal: fraction·2^−149
+    return e - 150 + __builtin_ctz(m);
+}
+static int grain_d(double x)
+{
+    if (x == 0.0) return INT_MAX;
+    int e;
+    double m = frexp(fabs(x), &e);  // |x| = m·2^e, m in [0.5, 1) of at most 53 bits
+    return e - 53 + __builtin_ctzll((uint64_t)ldexp(m, 53));
+}
+
+// What shift_bad needs of a trace's objects, gathered frame by frame by the reader's checks and
+// by the writer alike: per axis the least and the greatest coordinate and the coarsest power of
+// two 2^grain of which every coordinate is a multiple (INT_MAX while all are 0), and the largest
+// half-extent.
+typedef struct spread {
+    double min[3], max[3];
+    int grain[3];
+    float largest;
+} spread;
+
+static void spread_start(spread *s)
+{
+    for (int k = 0; k < 3; ++k) s->min[k] = INFINITY, s->max[k] = -INFINITY, s->grain[k] = INT_MAX;
+    s->largest = 0.0f;
+}
+
+static inline void spread_add(spread *s, const float c[3])
+{
+    for (int k = 0; k < 3; ++k) {
+        s->min[k] = fmin(s->min[k], c[k]), s->max[k] = fmax(s->max[k], c[k]);
+        int g = grain_f(c[k]);
+        if (g < s->grain[k]) s->grain[k] = g;
+    }
+}
+
+// The replay shifts every pose by the world box's low corner lo, adding −lo in double and rounding
+// to float once (Replay in scene.md): positions then lie on a float grid of about |corner|·2^-24.
+// Where that step exceeds the largest object's half-extent, every object collapses onto a few grid
+// points (a corner of -1e30 made all 300 pairs of 300 objects overlap where 33 do): refused, as a
+// scene file's world side is refused beyond 2^24 times its objects' extent, unless the shift moves
+// every position exactly. It does on axis k when lo[k] is 0 (c + −0.0 is c), or when lo[k] and
+// every coordinate c on the axis are multiples of 2^g, g >= -149, and |c − lo[k]| < 2^(g+24):
+// then c − lo[k] is an integer times 2^g of magnitude below 2^(g+24), so a float (the subnormal
+// ones are the multiples of 2^-149 below 2^-126) and a double: the double sum is exact, and so is
+// its rounding to float.
+// |c − lo[k]| is bounded by the greatest of |max − lo[k]| and |min − lo[k]|, computed in double:
+// rounding is monotone and 2^(g+24) a double, so a computed bound under it is a true one. An exact
+// shift keeps every difference of two positions, so every test that reads positions as their
+// differences sees the same numbers; for point objects (half-extents 0, whose step test would
+// refuse every corner but the origin) a pair is two equal positions, kept as they were. Otherwise
+// the check stands: nearer corners still round the shifted positions, which can change pairs that
+// touch. 1 with what is wrong in what, the box called label.
+static int shift_bad(const spread *s, const double lo[3], const char *label, char *what, size_t len)
 {
     double corner = 0.0;
-    for (int k = 0; k < 3; ++k) corner = fmax(corner, fabs(t->info.lo[k]));
-    if (!(corner > 16777216.0 * (double)largest)) return 0;
-    return fail(err, len, t->path, t->info.format == CD_TRACE_CDLAB ? 32 : 272,
-                "world box low corner at %g from the origin, over 2^24 times the largest half-extent %g: "
-                "the replay shifts poses to that corner in float, which would round them to steps of "
-                "about %g: expected a world box nearer its objects",
-                corner, (double)largest, ldexp(1.0, ilogb(corner) - 23));
+    for (int k = 0; k < 3; ++k) corner = fmax(corner, fabs(lo[k]));
+    if (!(corner > 16777216.0 * (double)s->largest)) return 0;
+    for (int k = 0; k < 3; ++k) {
+        if (lo[k] == 0.0) continue;
+        int g = grain_d(lo[k]) < s->grain[k] ? grain_d(lo[k]) : s->grain[k];
+        double far = fmax(fabs(s->max[k] - lo[k]), fabs(s->min[k] - lo[k]));
+        if (g >= -149 && far < ldexp(1.0, g + 24)) continue;
+        return snprintf(what, len,
+                        "%s low corner at %g from the origin, over 2^24 times the largest half-extent %g: the "
+                        "replay shifts poses to that corner in float, which would round them to steps of about "
+                        "%g (axis %d is not shifted exactly: its corner and coordinates are multiples of 2^%d, one "
+                        "lies %g from the corner, not under 2^24 of those): expected a world box nearer its "
+                        "objects, or one that every position shifts to exactly",
+                        label, corner, (double)s->largest, ldexp(1.0, ilogb(corner) - 23), k, g, far),
+               1;
+    }
+    return 0;
 }
 
 cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t len)
@@ -372,14 +454,19 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
             goto bad;
         }
         int rc = 0;
-        float largest = 0.0f;  // half-extent of any object in any frame
+        spread sp;  // of every object in every frame
+        spread_start(&sp);
         for (uint64_t f = 0; f < t->info.frames && rc == 0; ++f) {
             rc = cd_trace_read(t, f, pose, err, len);
-            for (uint64_t i = 0; i < t->info.objects && rc == 0; ++i)
-                for (int k = 0; k < 3; ++k) largest = fmaxf(largest, pose[i].h[k]);
+            for (uint64_t i = 0; i < t->info.objects && rc == 0; ++i) {
+                spread_add(&sp, pose[i].c);
+                for (int k = 0; k < 3; ++k) sp.largest = fmaxf(sp.largest, pose[i].h[k]);
+            }
         }
         cd_free(pose);
-        if (rc == 0) rc = check_shift(t, largest, err, len);
+        char what[1024];
+        if (rc == 0 && shift_bad(&sp, t->info.lo, "world box", what, sizeof what))
+            rc = fail(err, len, path, t->info.format == CD_TRACE_CDLAB ? 32 : 272, "%s", what);
         if (rc) goto bad;
     }
     return t;
@@ -407,6 +494,7 @@ struct cd_trace_writer {
     char path[4096];  // the target as the caller named it, for messages
     uint64_t n, frames;
     double lo[3], hi[3];  // the box enclosing every object written
+    spread spread;        // of every object written, for the reader's shift check
     unsigned char *raw;
 };
 
@@ -447,8 +535,17 @@ void cd_trace_refusal_name(char *err, size_t len, const char *name, size_t line)
 int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, const float *half, char *err, size_t len)
 {
     *out = NULL;
+    // What the reader checks is checked here, before a byte is written, with its words: the counts
+    // and half-extents now, each record as it comes, the world box at the close.
     if (n < 1 || n > MAX_OBJECTS)
         return refuse(err, len, "%llu objects: a trace holds 1..%d", (unsigned long long)n, MAX_OBJECTS);
+    float largest = 0.0f;
+    for (uint64_t i = 0; i < 3 * n; ++i) {
+        if (!(half[i] >= 0.0f && half[i] <= MAX_COORD))
+            return refuse(err, len, "half-extent %llu of object %llu is %g: expected 0..1e30 (an inverted or NaN box)",
+                          (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)half[i]);
+        largest = fmaxf(largest, half[i]);
+    }
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, len, "%s: exists and is not a regular file: not replaced", path);
@@ -466,6 +563,8 @@ int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, co
         return CD_TRACE_WRITE_ERROR;
     }
     w->n = n;
+    spread_start(&w->spread);
+    w->spread.largest = largest;
     w->raw = cd_alloc(4 * POSE_FLOATS * n > HEADER + 12 * n ? 4 * POSE_FLOATS * n : HEADER + 12 * n);
     for (int k = 0; k < 3; ++k) w->lo[k] = INFINITY, w->hi[k] = -INFINITY;
     memset(w->raw, 0, HEADER);  // the header is written at close
@@ -485,8 +584,19 @@ int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, s
     for (uint64_t i = 0; i < w->n; ++i) {
         const cd_posef *p = &pose[i];
         unsigned char *b = w->raw + 4 * POSE_FLOATS * i;
-        for (int k = 0; k < 4; ++k) put_f32(b + 4 * k, p->q[k]);
-        for (int k = 0; k < 3; ++k) put_f32(b + 16 + 4 * k, p->c[k]);
+        const float v[POSE_FLOATS] = {p->q[0], p->q[1], p->q[2], p->q[3], p->c[0], p->c[1], p->c[2]};
+        if (record_bad(v)) {  // as decode says it
+            for (int k = 4; k < 7; ++k)
+                if (!(fabsf(v[k]) <= MAX_COORD))
+                    return refuse(err, len,
+                                  "frame %llu object %llu: position %g: expected a number of magnitude <= 1e30",
+                                  (unsigned long long)w->frames, (unsigned long long)i, (double)v[k]);
+            double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
+            return refuse(err, len, "frame %llu object %llu: quaternion of norm %g: expected 0.5..2",
+                          (unsigned long long)w->frames, (unsigned long long)i, sqrt(q2));
+        }
+        for (int k = 0; k < POSE_FLOATS; ++k) put_f32(b + 4 * k, v[k]);
+        spread_add(&w->spread, p->c);
         // A box of half-diagonal r around the centre encloses the object in any rotation.
         double r = sqrt((double)p->h[0] * p->h[0] + (double)p->h[1] * p->h[1] + (double)p->h[2] * p->h[2]);
         for (int k = 0; k < 3; ++k) w->lo[k] = fmin(w->lo[k], p->c[k] - r), w->hi[k] = fmax(w->hi[k], p->c[k] + r);
@@ -504,15 +614,22 @@ int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi
         cd_trace_writer_abort(w);
         return refuse(err, len, "no frame to write: a trace holds 1 frame or more");
     }
+    // The world box as the reader checks it (check_world, check_frames' shift_bad), before the
+    // header is written: a trace the reader refuses is never written.
+    const double *box_lo = lo ? lo : w->lo, *box_hi = hi ? hi : w->hi;
+    const char *label = lo || hi ? "world box" : "world box (none given: the box around every object of every frame)";
+    char what[1024];
+    if (world_bad(box_lo, box_hi, label, what, sizeof what) ||
+        shift_bad(&w->spread, box_lo, label, what, sizeof what)) {
+        cd_trace_writer_abort(w);
+        return refuse(err, len, "%s", what);
+    }
     unsigned char h[HEADER] = {0};
     memcpy(h, MAGIC, sizeof MAGIC);
     put_u32(h + 8, 1);
     put_u64(h + 16, w->n);
     put_u64(h + 24, w->frames);
-    for (int k = 0; k < 3; ++k) {
-        put_f64(h + 32 + 8 * k, lo ? lo[k] : w->lo[k]);
-        put_f64(h + 56 + 8 * k, hi ? hi[k] : w->hi[k]);
-    }
+    for (int k = 0; k < 3; ++k) put_f64(h + 32 + 8 * k, box_lo[k]), put_f64(h + 56 + 8 * k, box_hi[k]);
     // The seek flushes what is buffered: a full disk or a file size limit shows here, or at the
     // commit's flush.
     errno = 0;

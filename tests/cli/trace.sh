@@ -5,7 +5,9 @@
 # back the CSV byte for byte; a Broadmark .aabbs scene written here from its documented layout is
 # read as it is; every bad trace (truncated, wrong counts, NaN, inverted boxes, a frame count
 # beyond the file, a foreign file, too few frames for the run) is refused with
-# "path: offset: what", exit 2, before anything runs.
+# "path: offset: what", exit 2, before anything runs; record and import write as every output
+# does (through links, permissions kept, exit 1 naming the file it cannot write) and never write
+# what info refuses (exit 2 naming the input).
 # usage: trace.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -265,3 +267,35 @@ for sub in import record; do
     [ ! -e big.trace ] && [ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "$sub over ulimit -f left $(ls -A)"
 done
 echo "ok import and record: an output that cannot be written exits 1 and names it: $(head -n 1 err)"
+
+# 8. The writer refuses what the reader would: a world box (a # world= line's, or the box around
+# every object) that trace info refuses fails the import, exit 2, naming IN.csv (and the world
+# line), nothing written. Point objects (half-extents 0) import and replay where the shift to the
+# world box's low corner moves every position exactly (integers here), and are refused where it
+# would round them.
+H=frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz
+printf '%s\n0,0,1,0,0,0,1e9,0,0,0.5,0.5,0.5\n0,1,1,0,0,0,1.0000001e9,0,0,0.5,0.5,0.5\n' $H >far.csv
+printf '%s\n0,0,1,0,0,0,0,0,0,9e29,9e29,9e29\n' $H >bigh.csv
+printf '# world=-1e9,0,0,1,1,1\n%s\n0,0,1,0,0,0,0.3,0.3,0.3,0.1,0.1,0.1\n' $H >farworld.csv
+printf '%s\n0,0,1,0,0,0,0.1,1,1,0,0,0\n0,1,1,0,0,0,5,5,5,0,0,0\n' $H >roundpoints.csv
+refused_import() {  # name phrase
+    rc=0; "$cdlab" trace import "$1.csv" -o "$1.trace" >/dev/null 2>err || rc=$?
+    [ $rc -eq 2 ] && [ ! -e "$1.trace" ] && grep -q "^cdlab trace import: $1.csv$2" err ||
+        fail "$1.csv: exit $rc: $(cat err)"
+    echo "ok refused: $(cut -c1-200 err)..."
+}
+none='world box (none given: the box around every object of every frame)'
+refused_import far ": $none low corner at 1e+09 from the origin, over 2^24 times the largest half-extent 0.5"
+refused_import bigh ": $none axis 0 is \[-1.55885e+30, 1.55885e+30\]"
+refused_import farworld ":1: world box low corner at 1e+09 from the origin"
+refused_import roundpoints ": $none low corner at 1 from the origin, over 2^24 times the largest half-extent 0"
+printf '%s\n0,0,1,0,0,0,1,1,1,0,0,0\n0,1,1,0,0,0,5,5,5,0,0,0\n0,2,1,0,0,0,5,5,5,0,0,0\n' $H >points.csv
+printf '1,0,1,0,0,0,5,5,5,0,0,0\n1,1,1,0,0,0,5,5,5,0,0,0\n1,2,1,0,0,0,6,5,5,0,0,0\n' >>points.csv
+"$cdlab" trace import points.csv -o points.trace >/dev/null 2>err || fail "points.csv: $(cat err)"
+"$cdlab" trace info points.trace >info 2>&1 || fail "info points.trace: $(cat info)"
+grep -q "^world    \[1, 6\] x \[1, 5\] x \[1, 5\]$" info || fail "points.trace: $(cat info)"
+printf '[experiment]\nname = pt\nwarmup = 0\nframes = 1\nrepeats = 1\n[method]\nmethod = naive, sap\n[scene]\ntrace = points.trace\n' >pt.ini
+"$cdlab" run --quiet --output . --run-id a pt.ini >/dev/null 2>err || fail "run of points.trace: $(cat err)"
+got=$(cols pt/a/frames.csv | awk 'NR > 1 { printf "%s:%s ", $4, $8 }')
+[ "$got" = "naive:1 sap:1 " ] || fail "points.trace frame 1: pairs $got"
+echo "ok point objects on integers import and replay (one pair, shifted exactly)"
