@@ -284,6 +284,10 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
         im->pose[im->n++] = p;
         return 0;
     }
+    if (im->n == 0)  // the first row is not frame 0's: no objects to start a trace of
+        return snprintf(err, len, "%s:%zu: frame %llu: expected frame 0 (frames from 0)", in->path, in->line,
+                        (unsigned long long)f),
+               2;
     if (!im->w) {
         int rc = import_start(im, in, out, err, len);
         if (rc) return rc;

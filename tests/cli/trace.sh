@@ -177,6 +177,10 @@ echo "ok through a config: $(cat err)"
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n0,1,1,0,0,0,2,2,2,0.5,0.5,0.5\n1,1,1,0,0,0,2,2,2,0.5,0.5,0.5\n' >gap.csv
 "$cdlab" trace import gap.csv -o gap.trace 2>err && fail "gap.csv imported"
 grep -q "gap.csv:4: frame 1 id 1: expected frame 1 id 0" err || fail "gap.csv: $(cat err)"
+# The first row must be frame 0's (it was reported as the output's "0 objects").
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n1,0,1,0,0,0,1,1,1,.5,.5,.5\n' >f1.csv
+rc=0; "$cdlab" trace import f1.csv -o f1.trace 2>err || rc=$?
+[ $rc -eq 2 ] && grep -q "^cdlab trace import: f1.csv:2: frame 1: expected frame 0" err || fail "f1.csv: exit $rc: $(cat err)"
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\n1,0,1,0,0,0,1,1,1,0.5,0.6,0.5\n' >half.csv
 "$cdlab" trace import half.csv -o half.trace 2>err && fail "half.csv imported"
 grep -q "half.csv:3: id 0: half-extents differ" err || fail "half.csv: $(cat err)"
@@ -210,7 +214,7 @@ for f in cr1:3 cr2:1; do
 done
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\r\n0,0,1,0,0,0,1,1,1,0.5,0.5,0.5\r\n' >crlf.csv
 "$cdlab" trace import crlf.csv -o crlf.trace >/dev/null 2>err2 || fail "crlf.csv: $(cat err2)"
-[ ! -e gap.trace ] && [ ! -e half.trace ] && [ ! -e big.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
+[ ! -e gap.trace ] && [ ! -e f1.trace ] && [ ! -e half.trace ] && [ ! -e big.trace ] && [ ! -e world.trace ] && [ ! -e fifo.trace ] && [ ! -e long.trace ] &&
     [ ! -e cr1.trace ] && [ ! -e cr2.trace ] &&
     [ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "an import left files: $(ls -A)"
 echo "ok CSV import errors: $(cat err)"
