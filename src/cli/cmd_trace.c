@@ -340,8 +340,8 @@ static int cmd_import(const trace_args *a)
         if (rc == 0 && strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
             if (parse_world(in.buf + sizeof WORLD_LINE - 1, world))
                 rc = 2, snprintf(err, sizeof err,
-                                 "%s:%zu: # world=: expected six finite numbers lo x, y, z, hi x, y, z "
-                                 "with lo <= hi",
+                                 "%s:%zu: # world=: expected six numbers of magnitude <= 1e30, lo x, y, z, "
+                                 "hi x, y, z, with lo <= hi",
                                  a->in, in.line);
             world_line = in.line;
         }

@@ -102,23 +102,49 @@ static uint64_t expected_size(uint64_t h, uint64_t n, uint64_t frames, uint64_t 
     return h + n * rec * frames;
 }
 
-// 1 with what is wrong in what when the world box lo..hi (called label) is one the reader refuses:
-// an axis with a bound beyond 1e30 (or NaN) or low > high.
-static int world_bad(const double lo[3], const double hi[3], const char *label, char *what, size_t len)
+// Why the bounds lo..hi of an axis are refused (the magnitude limit of every coordinate is 1e30,
+// MAX_COORD), or NULL when they are not: a NaN, a bound beyond 1e30 (an infinity among them), or
+// lo > hi. *high is set to whether the bad field is hi (a NaN or too large hi with lo fine); an
+// inverted pair is blamed on lo, the field that starts it.
+static const char *bounds_bad(double lo, double hi, int *high)
 {
-    for (int k = 0; k < 3; ++k)
-        if (!(fabs(lo[k]) <= MAX_COORD && fabs(hi[k]) <= MAX_COORD && lo[k] <= hi[k]))
-            return snprintf(what, len, "%s axis %d is [%g, %g]: expected finite bounds, low <= high", label, k, lo[k],
-                            hi[k]),
-                   1;
+    *high = 0;
+    if (isnan(lo) || isnan(hi)) return *high = !isnan(lo), "a NaN bound";
+    if (!(fabs(lo) <= MAX_COORD && fabs(hi) <= MAX_COORD))
+        return *high = fabs(lo) <= MAX_COORD, "a bound beyond 1e30 in magnitude";
+    return lo <= hi ? NULL : "an inverted box";
+}
+
+// 1 with what is wrong in what when the world box lo..hi (called label) is one the reader refuses,
+// and *field the bad field (0..2 low x, y, z; 3..5 high x, y, z).
+static int world_bad(const double lo[3], const double hi[3], const char *label, int *field, char *what, size_t len)
+{
+    for (int k = 0; k < 3; ++k) {
+        int high;
+        const char *why = bounds_bad(lo[k], hi[k], &high);
+        if (!why) continue;
+        *field = 3 * high + k;
+        snprintf(what, len, "%s axis %d is [%g, %g]: expected bounds of magnitude <= 1e30 with low <= high (%s)", label,
+                 k, lo[k], hi[k], why);
+        return 1;
+    }
     return 0;
 }
 
-static int check_world(cd_trace *t, uint64_t at, char *err, size_t len)
+// The offset of world box field f (0..2 low x, y, z; 3..5 high): cdlab's six doubles from 32,
+// Broadmark's two four-float vectors from 272 (low x y z 0, high x y z 0).
+static uint64_t world_field_at(const cd_trace *t, int f)
+{
+    return t->info.format == CD_TRACE_CDLAB ? 32 + 8 * (uint64_t)f : 272 + 4 * (uint64_t)(f < 3 ? f : f + 1);
+}
+
+static int check_world(cd_trace *t, char *err, size_t len)
 {
     char what[256];
-    return world_bad(t->info.lo, t->info.hi, "world box", what, sizeof what) ? fail(err, len, t->path, at, "%s", what)
-                                                                             : 0;
+    int field;
+    return world_bad(t->info.lo, t->info.hi, "world box", &field, what, sizeof what)
+               ? fail(err, len, t->path, world_field_at(t, field), "%s", what)
+               : 0;
 }
 
 // The size check: too short (truncated, or a frame count beyond the file) or too long (wrong counts).
@@ -158,7 +184,7 @@ static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len
                     MAX_OBJECTS);
     if (t->info.frames < 1) return fail(err, len, t->path, 24, "frame count 0: expected at least 1");
     for (int k = 0; k < 3; ++k) t->info.lo[k] = get_f64(h + 32 + 8 * k), t->info.hi[k] = get_f64(h + 56 + 8 * k);
-    if (check_world(t, 32, err, len)) return -1;
+    if (check_world(t, err, len)) return -1;
     uint64_t n = t->info.objects;
     if (check_size(t, HEADER + 12 * n, 4 * POSE_FLOATS, 24, err, len)) return -1;
     t->data = HEADER + 12 * n, t->frame_bytes = 4 * POSE_FLOATS * n;
@@ -207,9 +233,11 @@ static int open_broadmark(cd_trace *t, const unsigned char *h, char *err, size_t
         return fail(err, len, t->path, 264, "padding is not zero: not a Broadmark scene");
     t->info.objects = (uint64_t)n, t->info.frames = (uint64_t)frames;
     for (int k = 0; k < 3; ++k) t->info.lo[k] = get_f32(h + 272 + 4 * k), t->info.hi[k] = get_f32(h + 288 + 4 * k);
-    if (get_f32(h + 284) != 0.0f || get_f32(h + 300) != 0.0f)
-        return fail(err, len, t->path, 284, "world box: fourth components not zero: not a Broadmark scene");
-    if (check_world(t, 272, err, len)) return -1;
+    for (int at = 284; at <= 300; at += 16)  // the low vector's fourth float, then the high one's
+        if (get_f32(h + at) != 0.0f)
+            return fail(err, len, t->path, (uint64_t)at,
+                        "world box: fourth components not zero: not a Broadmark scene");
+    if (check_world(t, err, len)) return -1;
     if (check_size(t, BM_HEADER, 4 * BM_BOX_FLOATS, 260, err, len)) return -1;
     t->data = BM_HEADER, t->frame_bytes = 4 * BM_BOX_FLOATS * t->info.objects;
     return 0;
@@ -241,14 +269,19 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
     const unsigned char *b = t->raw + 4 * BM_BOX_FLOATS * i;
     float lo[4], hi[4];
     for (int k = 0; k < 4; ++k) lo[k] = get_f32(b + 4 * k), hi[k] = get_f32(b + 16 + 4 * k);
-    for (int k = 0; k < 3; ++k)
-        if (!(fabsf(lo[k]) <= MAX_COORD && fabsf(hi[k]) <= MAX_COORD && lo[k] <= hi[k]))
-            return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 4 * (uint64_t)k,
-                        "frame %llu object %llu: box axis %d is [%g, %g]: expected finite bounds, min <= max (NaN or "
-                        "inverted box)",
-                        (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k]);
+    // The offset is that of the bad field: low x y z 0 at +0, high x y z 0 at +16.
+    const uint64_t rec = at + 4 * BM_BOX_FLOATS * i;
+    for (int k = 0; k < 3; ++k) {
+        int high;
+        const char *why = bounds_bad(lo[k], hi[k], &high);
+        if (why)
+            return fail(err, len, t->path, rec + 16 * (uint64_t)high + 4 * (uint64_t)k,
+                        "frame %llu object %llu: box axis %d is [%g, %g]: expected bounds of magnitude <= 1e30 with "
+                        "min <= max (%s)",
+                        (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k], why);
+    }
     if (lo[3] != 0.0f || hi[3] != 0.0f)
-        return fail(err, len, t->path, at + 4 * BM_BOX_FLOATS * i + 12,
+        return fail(err, len, t->path, rec + (lo[3] != 0.0f ? 12 : 28),
                     "frame %llu object %llu: fourth components not zero", (unsigned long long)frame,
                     (unsigned long long)i);
     // Centre and half-extents in double, each rounded to float once.
@@ -384,8 +417,9 @@ static inline void spread_add(spread *s, const float c[3])
 // differences sees the same numbers; for point objects (half-extents 0, whose step test would
 // refuse every corner but the origin) a pair is two equal positions, kept as they were. Otherwise
 // the check stands: nearer corners still round the shifted positions, which can change pairs that
-// touch. 1 with what is wrong in what, the box called label.
-static int shift_bad(const spread *s, const double lo[3], const char *label, char *what, size_t len)
+// touch. 1 with what is wrong in what, the box called label, and *axis the axis whose corner is
+// refused (its low field).
+static int shift_bad(const spread *s, const double lo[3], const char *label, int *axis, char *what, size_t len)
 {
     double corner = 0.0;
     for (int k = 0; k < 3; ++k) corner = fmax(corner, fabs(lo[k]));
@@ -395,6 +429,7 @@ static int shift_bad(const spread *s, const double lo[3], const char *label, cha
         int g = grain_d(lo[k]) < s->grain[k] ? grain_d(lo[k]) : s->grain[k];
         double far = fmax(fabs(s->max[k] - lo[k]), fabs(s->min[k] - lo[k]));
         if (g >= -149 && far < ldexp(1.0, g + 24)) continue;
+        *axis = k;
         return snprintf(what, len,
                         "%s low corner at %g from the origin, over 2^24 times the largest half-extent %g: the "
                         "replay shifts poses to that corner in float, which would round them to steps of about "
@@ -465,8 +500,9 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
         }
         cd_free(pose);
         char what[1024];
-        if (rc == 0 && shift_bad(&sp, t->info.lo, "world box", what, sizeof what))
-            rc = fail(err, len, path, t->info.format == CD_TRACE_CDLAB ? 32 : 272, "%s", what);
+        int axis;
+        if (rc == 0 && shift_bad(&sp, t->info.lo, "world box", &axis, what, sizeof what))
+            rc = fail(err, len, path, world_field_at(t, axis), "%s", what);
         if (rc) goto bad;
     }
     return t;
@@ -619,8 +655,9 @@ int cd_trace_writer_close(cd_trace_writer *w, const double *lo, const double *hi
     const double *box_lo = lo ? lo : w->lo, *box_hi = hi ? hi : w->hi;
     const char *label = lo || hi ? "world box" : "world box (none given: the box around every object of every frame)";
     char what[1024];
-    if (world_bad(box_lo, box_hi, label, what, sizeof what) ||
-        shift_bad(&w->spread, box_lo, label, what, sizeof what)) {
+    int field;
+    if (world_bad(box_lo, box_hi, label, &field, what, sizeof what) ||
+        shift_bad(&w->spread, box_lo, label, &field, what, sizeof what)) {
         cd_trace_writer_abort(w);
         return refuse(err, len, "%s", what);
     }

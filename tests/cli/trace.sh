@@ -151,6 +151,34 @@ bad inverted.aabbs "frame 0 object 1: box axis 0 is \[2, 1\].*inverted"
 bad nan.aabbs "frame 0 object 1: box axis 0 is \[nan"
 bad beyond.aabbs "frame count 5 needs"
 bad padding.aabbs "padding is not zero"
+# The offset is that of the bad field (a high bound, a fourth component), and a bound beyond 1e30
+# is said to be one, not "not finite".
+cat >fields.py <<'PY'
+import struct
+def bm(path, box, world=(0, 0, 0, 0, 10, 10, 10, 0)):
+    with open(path, "wb") as f:
+        f.write(b"scene".ljust(128, b"\0") + b"cube".ljust(128, b"\0") + struct.pack("<4i", 1, 1, 0, 0))
+        f.write(struct.pack("<8f", *world) + struct.pack("<8f", *box))
+B = (0, 0, 0, 0, 1, 1, 1, 0)
+bm("worldfourth.aabbs", B, world=(0, 0, 0, 0, 10, 10, 10, 1))
+bm("worldhigh.aabbs", B, world=(0, 0, 0, 0, 10, 10, 2e30, 0))
+bm("boxfourth.aabbs", (0, 0, 0, 0, 1, 1, 1, 1))
+bm("boxnan.aabbs", (0, 0, 0, 0, 1, float("nan"), 1, 0))
+bm("boxfar.aabbs", (-2e30, 0, 0, 0, 1, 1, 1, 0))
+PY
+python3 fields.py
+cp live.trace worldhigh.trace && python3 patch.py worldhigh.trace 72 '<d' 2e30
+bad_at() {  # file offset phrase
+    "$cdlab" trace info "$1" >out 2>err && fail "$1 accepted"
+    grep -q "^cdlab trace info: $1: $2: $3" err || fail "$1: expected '$1: $2: $3', got $(cat err)"
+    echo "ok refused at the bad field: $(cat err)"
+}
+bad_at worldfourth.aabbs 300 "world box: fourth components not zero"
+bad_at worldhigh.aabbs 296 "world box axis 2 is \[0, 2e+30\]: expected bounds of magnitude <= 1e30"
+bad_at worldhigh.trace 72 "world box axis 2 is \[0, 2e+30\]: expected bounds of magnitude <= 1e30"
+bad_at boxfourth.aabbs 332 "frame 0 object 0: fourth components not zero"
+bad_at boxnan.aabbs 324 "frame 0 object 0: box axis 1 is \[0, nan\]"
+bad_at boxfar.aabbs 304 "frame 0 object 0: box axis 0 is \[-2e+30, 1\]: expected bounds of magnitude <= 1e30"
 cp live.ini foreign.trace
 bad foreign.trace "not a cdlab trace"
 printf 'x' >tiny.trace
@@ -190,7 +218,7 @@ printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e30,1,1,0.5,0.5,0.5\n'
 grep -q "big.csv:2: column x: expected a number of magnitude <= 1e30" err || fail "big.csv: $(cat err)"
 { printf '# world=0,0,0,1,x,1\n'; sed 1d a.csv; } >world.csv
 "$cdlab" trace import world.csv -o world.trace 2>err && fail "world.csv imported"
-grep -q "world.csv:1: # world=: expected six finite numbers" err || fail "world.csv: $(cat err)"
+grep -q "world.csv:1: # world=: expected six numbers of magnitude <= 1e30" err || fail "world.csv: $(cat err)"
 # Not regular files: refused before a byte is read (a FIFO without a writer must not hang).
 mkfifo fifo.csv
 rc=0; timeout 10 "$cdlab" trace import fifo.csv -o fifo.trace 2>err || rc=$?
