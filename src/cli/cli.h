@@ -50,6 +50,13 @@ int cd_cli_output_open(cd_cli_output *o, const char *cmd, const char *path);
 int cd_cli_output_close(cd_cli_output *o);
 /// Give o up: path stays as it was (what went to standard output stays written).
 void cd_cli_output_abort(cd_cli_output *o);
+/// A write to o failed with errno e, and the command stops writing: for standard output, e is kept
+/// as the cause main's check at exit reports ("cdlab: write error: <cause>"), which stdio no longer
+/// knows then (it drops what it could not write, so the last flush has nothing to retry); a file's
+/// cd_cli_output_close finds its own cause.
+void cd_cli_output_failed(const cd_cli_output *o, int e);
+/// The first cause cd_cli_output_failed kept for standard output, or 0.
+int cd_cli_stdout_cause(void);
 
 struct cd_config;
 /// Print config c's plan (the points this run owns: all, or those owner[] gives shard) with each

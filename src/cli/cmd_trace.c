@@ -381,10 +381,11 @@ static int cmd_import(const trace_args *a)
     return rc;
 }
 
-// Every frame of trace t as CSV rows into f; 0, 1 when a write failed (f's error flag says why),
-// or -1 with why the trace could not be read.
-static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
+// Every frame of trace t as CSV rows into f; 0, 1 when a write failed (its errno in *cause, and
+// f's error flag set), or -1 with why the trace could not be read.
+static int export_rows(cd_trace *t, FILE *f, int *cause, char *err, size_t len)
 {
+    errno = 0;
     const cd_trace_info *i = cd_trace_get_info(t);
     cd_posef *pose = cd_alloc(i->objects * sizeof *pose);
     // The world box first (the replay shifts poses by its low corner), so import gives it back.
@@ -392,15 +393,17 @@ static int export_rows(cd_trace *t, FILE *f, char *err, size_t len)
                      i->hi[0], i->hi[1], i->hi[2], CSV_HEADER) < 0
                  ? 1
                  : 0;
+    if (rc) *cause = errno;
     for (uint64_t fr = 0; fr < i->frames && rc == 0; ++fr) {
         rc = cd_trace_read(t, fr, pose, err, len);
         for (uint64_t k = 0; k < i->objects && rc == 0; ++k) {
             const cd_posef *p = &pose[k];
+            errno = 0;  // a failed write sets it; what came before must not pass for its cause
             if (fprintf(f, "%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)fr,
                         (unsigned long long)k, (double)p->q[0], (double)p->q[1], (double)p->q[2], (double)p->q[3],
                         (double)p->c[0], (double)p->c[1], (double)p->c[2], (double)p->h[0], (double)p->h[1],
                         (double)p->h[2]) < 0)
-                rc = 1;  // a write error: the stream's error flag keeps it for the close to report
+                rc = 1, *cause = errno;  // a write error: the stream's error flag keeps it for the close
         }
     }
     cd_free(pose);
@@ -417,12 +420,14 @@ static int cmd_export(const trace_args *a)
     }
     // Written whole or not at all: a trace that turns out unreadable halfway leaves no partial CSV.
     cd_cli_output out;
-    int rc = cd_cli_output_open(&out, "trace export", a->out);
-    if (rc == 0 && export_rows(t, out.f, err, sizeof err) < 0) {
+    int rc = cd_cli_output_open(&out, "trace export", a->out), cause = 0;
+    int rows = rc == 0 ? export_rows(t, out.f, &cause, err, sizeof err) : 0;
+    if (rows < 0) {
         fprintf(stderr, "cdlab trace export: %s\n", err);
         cd_cli_output_abort(&out);
         rc = 2;
     } else if (rc == 0) {
+        if (rows > 0) cd_cli_output_failed(&out, cause);  // it stopped at that write: stdout's cause
         rc = cd_cli_output_close(&out);
     }
     cd_trace_close(t);

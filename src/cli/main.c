@@ -41,7 +41,9 @@ static int close_stdout(int rc)
     int failed = flush_failed || ferror(stdout);
     if (fclose(stdout) != 0 && !failed) failed = 1, e = errno;
     if (!failed) return rc;
-    // An earlier failed write set the flag; a flush that then succeeds no longer knows why.
+    // An earlier failed write set the flag; a flush that then succeeds no longer knows why, unless
+    // the command that gave up at that write kept it (cd_cli_output_failed).
+    if (!e) e = cd_cli_stdout_cause();
     fprintf(stderr, "cdlab: write error%s%s\n", e ? ": " : "", e ? strerror(e) : "");
     return rc ? rc : 1;
 }

@@ -71,3 +71,12 @@ void cd_cli_output_abort(cd_cli_output *o)
     cd_file_out_abort(&o->file);
     o->f = NULL;
 }
+
+static int stdout_cause;  // the first failed write to standard output a command gave up at (errno)
+
+void cd_cli_output_failed(const cd_cli_output *o, int e)
+{
+    if (!o->file.f && !stdout_cause) stdout_cause = e;
+}
+
+int cd_cli_stdout_cause(void) { return stdout_cause; }

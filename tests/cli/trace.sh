@@ -304,6 +304,11 @@ for sub in import record; do
     [ ! -e big.trace ] && [ -z "$(ls -A | grep -e '\.tmp\.' -e '^\.cdlab-out\.')" ] || fail "$sub over ulimit -f left $(ls -A)"
 done
 echo "ok import and record: an output that cannot be written exits 1 and names it: $(head -n 1 err)"
+# export -o - stops at its first failed write to standard output; the cause is still reported
+# (this export is far larger than stdio's buffer, which dropped what it could not write).
+rc=0; "$cdlab" trace export live.trace -o - >/dev/full 2>err || rc=$?
+[ $rc -eq 1 ] && grep -q "^cdlab: write error: No space left on device$" err || fail "export -o - >/dev/full: exit $rc: $(cat err)"
+echo "ok export -o - >/dev/full: $(cat err)"
 
 # 8. The writer refuses what the reader would: a world box (a # world= line's, or the box around
 # every object) that trace info refuses fails the import, exit 2, naming IN.csv (and the world
