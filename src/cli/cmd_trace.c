@@ -26,6 +26,20 @@ typedef struct trace_args {
     uint64_t point, frames;  // frames 0: what one repeat of a run reads
 } trace_args;
 
+// s as info prints it: printable ASCII as it is, a backslash as \\, any other byte as \xNN, so
+// that the control characters or escape sequences a file's header may hold never reach the
+// terminal, and the text printed still says which bytes they were.
+static void put_escaped(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p)
+        if (*p == '\\')
+            fputs("\\\\", stdout);
+        else if (*p >= 0x20 && *p < 0x7f)
+            putchar(*p);
+        else
+            printf("\\x%02x", *p);
+}
+
 static int cmd_info(const trace_args *a)
 {
     char err[4600];
@@ -40,7 +54,11 @@ static int cmd_info(const trace_args *a)
            (unsigned long long)i->frames);
     printf("world    [%.9g, %.9g] x [%.9g, %.9g] x [%.9g, %.9g]\nbytes    %llu\n", i->lo[0], i->hi[0], i->lo[1],
            i->hi[1], i->lo[2], i->hi[2], (unsigned long long)i->bytes);
-    if (i->format == CD_TRACE_BROADMARK) printf("name     %s\ntype     %s\n", i->name, i->type);
+    if (i->format == CD_TRACE_BROADMARK) {  // the file's own bytes: escaped
+        fputs("name     ", stdout), put_escaped(i->name);
+        fputs("\ntype     ", stdout), put_escaped(i->type);
+        putchar('\n');
+    }
     cd_trace_close(t);
     return 0;
 }
@@ -470,7 +488,8 @@ int cd_cmd_trace(int argc, char **argv)
                  "import: a CSV with the header frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz, one row per object per\n"
                  "  frame (frames from 0, ids 0..N-1 in every frame, half-extents constant per id) as a trace.\n"
                  "export: a trace (cdlab's or a Broadmark .aabbs scene) as such a CSV (9 digits: exact floats).\n"
-                 "info: what a trace holds; every frame is read and checked.\n"
+                 "info: what a trace holds (a Broadmark name and type escaped: other than printable ASCII as\n"
+                 "  \\xNN); every frame is read and checked.\n"
                  "[scene] trace = FILE replays a trace (docs/design/scene.md#traces). Bad input: 'path: offset:\n"
                  "what is wrong' (traces) or 'path:line: what is wrong' (CSV), exit 2, nothing written. An output\n"
                  "that cannot be written: 'FILE: cannot write: <cause>' or 'FILE: write error: <cause>', exit 1.\n",

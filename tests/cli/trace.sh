@@ -98,6 +98,7 @@ write("beyond.aabbs", frames, count=5)
 write("padding.aabbs", frames, pad=7)
 T = ((0, 0, 0), (0.01, 0.01, 0.01)); T2 = ((0.005, 0, 0), (0.015, 0.01, 0.01))
 write("corner.aabbs", [[T, T2]], world=((-1e5, -1e5, -1e5), (1, 1, 1)))
+write("escape.aabbs", frames, name=b"evil\x1b[31mred\x07\n", kind=b"c\\d\xc3\xa9")
 PY
 python3 aabbs.py
 "$cdlab" trace info scene.aabbs >info || fail "info scene.aabbs: $(cat info)"
@@ -108,6 +109,13 @@ got=$(cols bm/a/frames.csv | awk 'NR > 1 { printf "%s:%s:%s ", $4, $8, $10 }')
 [ "$got" = "naive:0:1 naive:1:1 sap:0:1 sap:1:1 " ] || fail ".aabbs frames 1 and 2: pairs and moved $got"
 "$cdlab" trace export scene.aabbs -o bm.csv >/dev/null
 grep -q "^2,2,1,0,0,0,0.5,0.5,0.5,0.25,0.25,0.25$" bm.csv || fail ".aabbs export: $(tail -n 1 bm.csv)"
+# The header's name and type are the file's bytes: printed escaped, so no control character or
+# escape sequence reaches the terminal.
+"$cdlab" trace info escape.aabbs >info || fail "info escape.aabbs: $(cat info)"
+esc=$(printf '\033') bel=$(printf '\007')
+! grep -q -e "$esc" -e "$bel" info || fail "info printed the header's control characters"
+grep -q '^name     evil\\x1b\[31mred\\x07\\x0a$' info && grep -q '^type     c\\\\d\\xc3\\xa9$' info ||
+    fail "info escape.aabbs: $(sed -n '/^name/,$p' info | od -c | head -n 5)"
 echo "ok Broadmark .aabbs read: 3 objects, 3 frames; pairs 0 then 1, one box moved per frame"
 
 # 4. Bad traces: path: offset: what, exit 2, nothing written.
