@@ -6,10 +6,15 @@
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/bodies_cost_model.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c bodies_cost_model.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/bodies_cost_model"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/bodies_cost_model"
 file = dir."/summary.csv"
-rows = "< awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h[\"model_ms\"] != \"NA\" { print $h[\"hierarchy\"] \"/\" $h[\"mode\"] \"@d\" $h[\"density\"] \"@def\" $h[\"deform\"], $h[\"narrow_ms_median\"] + $h[\"refit_ms_median\"], $h[\"model_ms\"] }' '".file."'"
+rows = "< awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h[\"model_ms\"] != \"NA\" { print $h[\"hierarchy\"] \"/\" $h[\"mode\"] \"@d\" $h[\"density\"] \"@def\" $h[\"deform\"], $h[\"narrow_ms_median\"] + $h[\"refit_ms_median\"], $h[\"model_ms\"] }' ".sh(file)
 
 set datafile separator whitespace
 set style data histograms

@@ -6,17 +6,23 @@
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/bodies_fps.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c bodies_fps.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/bodies_fps"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/bodies_fps"
 file = dir."/summary.csv"
-here = system("dirname '".ARG0."'")
 # x = faces per body when the run sweeps the meshes ([bodies] faces or meshes), else bodies
-nmeshes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { s[$h[\"meshes\"]] = 1 } END { n = 0; for (k in s) n++; print n }' '".file."'") + 0
+nmeshes = run("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { s[$h[\"meshes\"]] = 1 } END { n = 0; for (k in s) n++; print n }' ".sh(file)) + 0
 xaxis = nmeshes > 1 ? "faces" : "bodies"
-curves(what) = system("awk -F, -v want=".what." -v x=".xaxis." -f '".here."/bodies_curves.awk' '".file."'")
+curves(what) = run("awk -F, -v want=".what." -v x=".xaxis." -f ".sh(here."/bodies_curves.awk")." ".sh(file))
 modes = curves("modes")
-ratio(m) = system("awk -F, -v m=".m." -f '".here."/bodies_ratio.awk' '".file."'")
+ratio(m) = run("awk -F, -v m=".sh(m)." -f ".sh(here."/bodies_ratio.awk")." ".sh(file))
 labels = curves("labels")
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(labels) == 0) { print "bodies_fps.gp: no points in ".file; exit status 1 }
 
 load here."/palette.gp"  # distinct colours for every series
 set logscale x 10
@@ -33,9 +39,10 @@ do for [t in "png pdf"] {
     set multiplot layout 1, words(modes) title "Moving mesh bodies: FPS per hierarchy"
     do for [m in modes] {
         set title "mode ".m."  (hybrid / obb FPS here: ".ratio(m)."; Zhu et al. 2008: 1.8-2.9)"
-        plot for [l in labels] sprintf("< awk -F, -v want=curve -v x=%s -v m=%s -v l=%s -v ycol=fps_median -f '%s/bodies_curves.awk' '%s' | sort -g", xaxis, m, l, here, file) \
+        plot for [l in labels] sprintf("< awk -F, -v want=curve -v x=%s -v m=%s -v l=%s -v ycol=fps_median -f %s %s | sort -g", xaxis, sh(m), sh(l), sh(here."/bodies_curves.awk"), sh(file)) \
                 using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l
     }
     unset multiplot
     unset output
 }
+if (sh_failed ne "") { print sh_failed; exit status 1 }

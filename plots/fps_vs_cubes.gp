@@ -3,13 +3,19 @@
 # 60 FPS line. Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/fps_vs_cubes.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c fps_vs_cubes.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/fps_vs_cubes"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/fps_vs_cubes"
 file = dir."/summary.csv"
-here = system("dirname '".ARG0."'")
-points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file."'")
+points(what) = run("awk -F, -v want=".what." -f ".sh(here."/points.awk")." ".sh(file))
 methods = points("methodset")
 cubes = points("cubeset")
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(methods) == 0) { print "fps_vs_cubes.gp: no points in ".file; exit status 1 }
 
 load here."/palette.gp"  # distinct colours for every series
 set datafile separator comma

@@ -4,15 +4,21 @@
 # Reads RUN_DIR/frames.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/frame_ms_series.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c frame_ms_series.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/frame_ms_series"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/frame_ms_series"
 file = dir."/frames.csv"
-here = system("dirname '".ARG0."'")
-points(what) = system("awk -F, -v want=".what." -f '".here."/points.awk' '".file."'")
+points(what) = run("awk -F, -v want=".what." -f ".sh(here."/points.awk")." ".sh(file))
 pts = points("point")
 cbs = points("cubes")
 lab = points("label")
 cset = points("cubeset")
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(pts) == 0) { print "frame_ms_series.gp: no points in ".file; exit status 1 }
 nc = words(cset)
 panels = nc > 6 ? 6 : nc
 cols = panels <= 1 ? 1 : (panels <= 4 ? 2 : 3)

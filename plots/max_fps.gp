@@ -5,17 +5,23 @@
 # Reads RUN_DIR/summary.csv of kind max_fps; writes OUTPUT_STEM.png and .pdf.
 # usage: gnuplot -c plots/max_fps.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c max_fps.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/max_fps"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/max_fps"
 file = dir."/summary.csv"
 # One curve per search: the rows grouped by every key column (meta.ini [columns] keys) whose value
 # differs between rows, so searches that differ in any key (threads, cell_size, ...) never merge.
-keys = system("sed -n 's/^keys = //p' '".dir."/meta.ini' | tr -d ' '")
-here = system("dirname '".ARG0."'")
-awk = "awk -F, -v varying=1 -v cols=".keys." -f '".here."/octree_groups.awk'"
-groups = system(awk." '".file."'")
-rows(g, y) = "< ".awk." -v key='".g."' -v x=cubes -v y=".y." '".file."'"
-first(g, col) = system(awk." -v key='".g."' -v x=".col." '".file."' | head -n 1 | cut -d' ' -f1")
+keys = run("sed -n 's/^keys = //p' ".sh(dir."/meta.ini")." | tr -d ' '")
+awk = "awk -F, -v varying=1 -v cols=".sh(keys)." -f ".sh(here."/octree_groups.awk")
+groups = run(awk." ".sh(file))
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(groups) == 0) { print "max_fps.gp: no searches in ".file; exit status 1 }
+rows(g, y) = "< ".awk." -v key=".sh(g)." -v x=cubes -v y=".y." ".sh(file)
+first(g, col) = run(awk." -v key=".sh(g)." -v x=".col." ".sh(file)." | head -n 1 | cut -d' ' -f1")
 # Key: the varying key values joined by "/" (e.g. "grid/2/4" for method, threads, cell_size).
 title(g) = sprintf("%s: max %s cubes", g, first(g, "max_cubes"))
 dash(g) = first(g, "clock") eq "cpu" ? 2 : 1
@@ -41,3 +47,4 @@ do for [t in "png pdf"] {
          60 with lines dt 3 lw 2 lc rgb "#c00000" title "60 FPS"
     unset output
 }
+if (sh_failed ne "") { print sh_failed; exit status 1 }

@@ -5,13 +5,19 @@
 # Reads RUN_DIR/summary.csv; writes OUTPUT_STEM.png (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/mesh_layers.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c mesh_layers.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/mesh_layers"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/mesh_layers"
 file = dir."/summary.csv"
-here = system("dirname '".ARG0."'")
-curves(what) = system("awk -F, -v want=".what." -v by=layers -f '".here."/mesh_curves.awk' '".file."'")
+curves(what) = run("awk -F, -v want=".what." -v by=layers -f ".sh(here."/mesh_curves.awk")." ".sh(file))
 modes = curves("modes")
 labels = curves("labels")
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(labels) == 0) { print "mesh_layers.gp: no points in ".file; exit status 1 }
 
 load here."/palette.gp"  # distinct colours for every series
 set logscale y 10
@@ -27,7 +33,7 @@ do for [t in "png pdf"] {
     set multiplot layout 1, words(modes) title "Hybrid tree: query time vs layer depths (x = y = 0 is the OBB tree)" noenhanced
     do for [m in modes] {
         set title "mode ".m noenhanced
-        plot for [l in labels] sprintf("< awk -F, -v want=curve -v by=layers -v m=%s -v l=%s -v xcol=hybrid_x -v ycol=query_us_median -f '%s/mesh_curves.awk' '%s' | sort -g", m, l, here, file) \
+        plot for [l in labels] sprintf("< awk -F, -v want=curve -v by=layers -v m=%s -v l=%s -v xcol=hybrid_x -v ycol=query_us_median -f %s %s | sort -g", sh(m), sh(l), sh(here."/mesh_curves.awk"), sh(file)) \
                 using 1:2 with linespoints lw 2 pt 7 ps 0.8 title l noenhanced
     }
     unset multiplot

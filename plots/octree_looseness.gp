@@ -5,13 +5,19 @@
 # and .pdf.
 # usage: gnuplot -c plots/octree_looseness.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c octree_looseness.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_looseness"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/octree_looseness"
 file = dir."/summary.csv"
-here = system("dirname '".ARG0."'")
-awk = "awk -F, -v cols=method,cubes,depth,update -f '".here."/octree_groups.awk'"
-groups = system(awk." '".file."'")
-rows(g, y) = "< ".awk." -v key=".g." -v x=looseness -v y=".y." '".file."'"
+awk = "awk -F, -v cols=method,cubes,depth,update -f ".sh(here."/octree_groups.awk")
+groups = run(awk." ".sh(file))
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(groups) == 0) { print "octree_looseness.gp: no points in ".file; exit status 1 }
+rows(g, y) = "< ".awk." -v key=".sh(g)." -v x=looseness -v y=".y." ".sh(file)
 
 load here."/palette.gp"  # distinct colours for every series
 set grid xtics ytics mytics lc rgb "#dddddd"

@@ -5,11 +5,18 @@
 # and .pdf.
 # usage: gnuplot -c plots/octree_stress.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c octree_stress.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/octree_stress"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/octree_stress"
 file = dir."/summary.csv"
-cubes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h[\"cubes\"]; exit }' '".file."'")
-clock = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print (\"clock\" in h) ? $h[\"clock\"] : \"wall\"; exit }' '".file."'")
+cubes = run("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h[\"cubes\"]; exit }' ".sh(file))
+clock = run("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print (\"clock\" in h) ? $h[\"clock\"] : \"wall\"; exit }' ".sh(file))
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (cubes eq "") { print "octree_stress.gp: no points in ".file; exit status 1 }
 label(dummy) = sprintf("%s/d%d/k%s/%s", strcol("method"), column("depth"), strcol("looseness"), strcol("update"))
 
 set datafile separator comma

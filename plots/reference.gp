@@ -4,14 +4,21 @@
 # `# title:` and `# ylabel:` lines. SVG (gnuplot's svg terminal), for `cdlab report` to inline.
 # usage: gnuplot -c plots/reference.gp REFERENCE.csv OUTPUT.svg
 if (ARGC < 2) { print "usage: gnuplot -c reference.gp REFERENCE.csv OUTPUT.svg"; exit status 2 }
-file = ARG1
-header(k) = system("sed -n 's/^# *".k.": *//p' '".file."' | head -n 1")
-ncols = int(system("grep -v '^#' '".file."' | head -n 1 | awk -F, '{ print NF }'"))
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+file = path(ARG1)
+header(k) = run("sed -n 's/^# *".k.": *//p' ".sh(file)." | head -n 1")
+ncols = int(run("grep -v '^#' ".sh(file)." | head -n 1 | awk -F, '{ print NF }'"))
+if (sh_failed ne "") { print sh_failed; exit status 1 }
 set datafile separator ","
 set terminal svg size 640,400 font "sans,11" noenhanced
-set output ARG2
+set output path(ARG2)
 set title header("title")
 set ylabel header("ylabel")
+if (sh_failed ne "") { print sh_failed; exit status 1 }
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.7 border -1

@@ -8,12 +8,17 @@
 # NOUN names the boxes in the key (cubes, or bodies: their meshes' boxes).
 # usage: gnuplot -c plots/snapshot.gp DATA_DIR OUTPUT_STEM TITLE LO HI [NOUN]
 if (ARGC < 5) { print "usage: gnuplot -c snapshot.gp DATA_DIR OUTPUT_STEM TITLE LO HI [NOUN]"; exit status 2 }
-dir = ARG1
-stem = ARG2
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = path(ARG2)
 lo = real(ARG4)
 hi = real(ARG5)
 noun = ARGC >= 6 ? ARG6 : "cubes"
-has(f) = system("test -s '".dir."/".f."' && echo 1 || echo 0") eq "1"
+has(f) = run("test -s ".sh(dir."/".f)." && echo 1 || echo 0") eq "1"
 set view 62, 28
 set view equal xyz
 set xyplane at 0
@@ -41,10 +46,13 @@ cells = dir."/cells.dat"
 boxes = dir."/boxes.dat"
 pairs = dir."/pairs.dat"
 # Only the files that hold edges are plotted (gnuplot stops on an empty data file).
+# The splot names the files and the key's words by their variables, never by their text: eval
+# parses its string as a command, where a quote in a path would end the file name.
 cmd = ""
-if (has("cells.dat")) { cmd = cmd."'".cells."' using 1:2:3:4 with lines lc variable title 'cells (colour: level)', " }
-if (has("boxes.dat")) { cmd = cmd."'".boxes."' using 1:2:3 with lines lw 0.35 lc rgb '#9aa5b1' title '".noun."', " }
-if (has("pairs.dat")) { cmd = cmd."'".pairs."' using 1:2:3 with lines lw 1.3 lc rgb '#d01010' title '".noun." in overlapping pairs', " }
+if (has("cells.dat")) { cmd = cmd."cells using 1:2:3:4 with lines lc variable title 'cells (colour: level)', " }
+if (has("boxes.dat")) { cmd = cmd."boxes using 1:2:3 with lines lw 0.35 lc rgb '#9aa5b1' title noun, " }
+if (has("pairs.dat")) { cmd = cmd."pairs using 1:2:3 with lines lw 1.3 lc rgb '#d01010' title noun.' in overlapping pairs', " }
+if (sh_failed ne "") { print sh_failed; exit status 1 }
 if (cmd eq "") { print "snapshot.gp: nothing to draw in ".dir; exit status 1 }
 cmd = cmd[1:strlen(cmd) - 2]
 do for [t in "png svg"] {

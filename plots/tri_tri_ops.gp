@@ -5,10 +5,17 @@
 # (pngcairo) and .pdf (pdfcairo).
 # usage: gnuplot -c plots/tri_tri_ops.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c tri_tri_ops.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/tri_tri_ops"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/tri_tri_ops"
 file = dir."/summary.csv"
-algos = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } !($h[\"algorithm\"] in s) { s[$h[\"algorithm\"]] = 1; printf \"%s \", $h[\"algorithm\"] }' '".file."'")
+algos = run("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } !($h[\"algorithm\"] in s) { s[$h[\"algorithm\"]] = 1; printf \"%s \", $h[\"algorithm\"] }' ".sh(file))
+if (sh_failed ne "") { print sh_failed; exit status 1 }
+if (words(algos) == 0) { print "tri_tri_ops.gp: no points in ".file; exit status 1 }
 label(a) = a eq "exact" ? "plane-first, filtered-exact" : (a eq "float" ? "plane-first, plain float" : (a eq "gd" ? "Guigue–Devillers, filtered-exact" : a))
 
 base(a) = a eq "float" ? 39 : 42   # the plane test's cost: 39, plus 3 for the exact bound

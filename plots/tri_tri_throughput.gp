@@ -4,15 +4,20 @@
 # RUN_DIR/summary.csv of configs/tri_tri_throughput.ini; writes OUTPUT_STEM.png and .pdf.
 # usage: gnuplot -c plots/tri_tri_throughput.gp RUN_DIR [OUTPUT_STEM]     (or: cdlab plot RUN_DIR)
 if (ARGC < 1) { print "usage: gnuplot -c tri_tri_throughput.gp RUN_DIR [OUTPUT_STEM]"; exit status 2 }
-dir = ARG1
-stem = (ARGC >= 2 && ARG2 ne "") ? ARG2 : dir."/tri_tri_throughput"
+# This script's directory (ARG0 up to its last '/', found without a shell), then paths.gp beside
+# it: path(), sh() and run(), by which paths reach gnuplot and the shell as data only.
+here = ""; s_ = ARG0
+while (strstrt(s_, "/")) { here = here.s_[1:strstrt(s_, "/")]; s_ = s_[strstrt(s_, "/") + 1:] }
+load (here[1:1] eq "/" ? here : "./".here)."paths.gp"
+dir = path(ARG1)
+stem = (ARGC >= 2 && ARG2 ne "") ? path(ARG2) : dir."/tri_tri_throughput"
 file = dir."/summary.csv"
 wx(w) = w eq "random" ? 0 : (w eq "near" ? 1 : 2)
 ax(a) = a eq "exact" ? -0.27 : (a eq "float" ? 0 : 0.27)
 x(w, a) = wx(w) + ax(a)
 label(a) = a eq "exact" ? "plane-first, filtered-exact" : (a eq "float" ? "plane-first, plain float" : "Guigue–Devillers, filtered-exact")
 
-load system("dirname '".ARG0."'")."/palette.gp"  # distinct colours for every series
+load here."/palette.gp"  # distinct colours for every series
 set datafile separator comma
 set datafile columnheaders
 set title "Triangle–triangle throughput (median, p5–p95 over passes)"

@@ -88,7 +88,9 @@ int cd_cmd_plot(int argc, char **argv);
 
 /// Run argv[0] (found on PATH) with argv and wait: 1 when it exited 0 (cmd_plot.c).
 int cd_cli_spawn_ok(char *const argv[]);
-/// Run `gnuplot -c script arg1 arg2` headless; 0 when it exits 0 (cmd_plot.c).
+/// Run `gnuplot -c script arg1 arg2` headless; 0 when it exits 0 (cmd_plot.c). The paths go to
+/// gnuplot as its arguments, through no shell, and the scripts take them as data whatever they
+/// hold (plots/paths.gp): no quoting here.
 int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2);
 /// The gnuplot scripts' directory: given (--plots), else $CDLAB_PLOTS, else the data directory's
 /// plots/ (cd_cli_data_dir). 0, or -1 with the path looked for in buf.
