@@ -8,11 +8,15 @@
 #include "options.h"
 #include "rundir.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -20,6 +24,18 @@ static int file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+// Whether path is a regular file that starts with the n bytes of sig: a figure gnuplot wrote
+// whole enough to be one (pngcairo's PNG signature, pdfcairo's "%PDF-"), not an empty or cut file.
+static int starts_with(const char *path, const void *sig, size_t n)
+{
+    unsigned char head[8];
+    if (!file_exists(path) || n > sizeof head) return 0;
+    FILE *f = fopen(path, "rb");
+    int ok = f && fread(head, 1, n, f) == n && memcmp(head, sig, n) == 0;
+    if (f) fclose(f);
+    return ok;
 }
 
 int cd_cli_spawn_ok(char *const argv[])
@@ -35,6 +51,82 @@ int cd_cli_gnuplot(const char *script, const char *arg1, const char *arg2)
 {
     char *args[] = {"gnuplot", "-c", (char *)script, (char *)arg1, (char *)arg2, NULL};
     return cd_cli_spawn_ok(args) ? 0 : -1;
+}
+
+static int worse(int rc, int r) { return r > rc ? r : rc; }
+
+// Move gnuplot's file from over to, as cd_file_out does for the other outputs: on disk (fsync)
+// before it has the name, with the permissions of the figure it replaces; rename(2) replaces to
+// whole, never leaving it cut. 0, or -1 with the cause in errno.
+static int replace(const char *from, const char *to)
+{
+    int fd = open(from, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int bad = fsync(fd) != 0, e = errno;
+    close(fd);
+    if (bad) return errno = e, -1;
+    struct stat st;
+    if (stat(to, &st) == 0 && S_ISREG(st.st_mode) && chmod(from, st.st_mode & 07777) != 0) return -1;
+    return rename(from, to);
+}
+
+// One figure of dir from script: drawn into a new directory beside the figures
+// (dir/.cdlab-plot.XXXXXX, mkdtemp), checked to be a PNG and a PDF, then each renamed over
+// dir/<fig>.png and .pdf. A figure gnuplot fails to draw leaves the previous figures as they were
+// and no file of its own. 0, 1 (gnuplot failed, or a file could not be written) or 2.
+static int plot_figure(const char *plots, const char *dir, const char *meta, const char *fig)
+{
+    char script[4200], png[4500], pdf[4500], tmp[4300], stem[4400], tmp_png[4500], tmp_pdf[4500];
+    snprintf(script, sizeof script, "%s/%s.gp", plots, fig);
+    snprintf(png, sizeof png, "%s/%s.png", dir, fig);
+    snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, fig);
+    if (!file_exists(script)) {
+        fprintf(stderr, "cdlab plot: %s: figure '%s' has no script: expected %s\n", meta, fig, script);
+        return 2;
+    }
+    struct stat st;
+    const char *blocked = lstat(png, &st) == 0 && !S_ISREG(st.st_mode)   ? png
+                          : lstat(pdf, &st) == 0 && !S_ISREG(st.st_mode) ? pdf
+                                                                         : NULL;
+    if (blocked) {  // a directory or a FIFO where a figure goes: not gnuplot's fault
+        fprintf(stderr, "cdlab plot: %s: exists and is not a regular file: not replaced\n", blocked);
+        return 2;
+    }
+    // In the run directory, so that the renames stay on one file system.
+    snprintf(tmp, sizeof tmp, "%s/.cdlab-plot.XXXXXX", dir);
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "cdlab plot: %s: cannot write: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    snprintf(stem, sizeof stem, "%s/%s", tmp, fig);
+    snprintf(tmp_png, sizeof tmp_png, "%s.png", stem);
+    snprintf(tmp_pdf, sizeof tmp_pdf, "%s.pdf", stem);
+    int rc = 0;
+    if (cd_cli_gnuplot(script, dir, stem) != 0) {
+        fprintf(stderr,
+                "cdlab plot: gnuplot -c %s failed for %s (its messages are above; the figures need gnuplot's "
+                "pngcairo and pdfcairo terminals)\n",
+                script, dir);
+        rc = 1;
+    } else if (!starts_with(tmp_png, "\x89PNG\r\n\x1a\n", 8) || !starts_with(tmp_pdf, "%PDF-", 5)) {
+        fprintf(stderr, "cdlab plot: gnuplot -c %s wrote no PNG and PDF for %s (%s.png and .pdf)\n", script, dir, stem);
+        rc = 1;
+    } else if (replace(tmp_png, png) != 0 || replace(tmp_pdf, pdf) != 0) {
+        fprintf(stderr, "cdlab plot: %s: cannot write %s.png and .pdf: %s\n", dir, fig, strerror(errno));
+        rc = 1;
+    }
+    // Whatever gnuplot left (nothing once both files moved), then the directory.
+    DIR *d = opendir(tmp);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[4600];
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+        remove(path);
+    }
+    if (d) closedir(d);
+    rmdir(tmp);
+    if (!rc) printf("%s\n%s\n", png, pdf);
+    return rc;
 }
 
 static int plot_dir(const char *plots, const char *dir)
@@ -56,40 +148,12 @@ static int plot_dir(const char *plots, const char *dir)
         fprintf(stderr, "cdlab plot: %s: cannot read [config] figures: expected a run directory with meta.ini\n", meta);
         return 2;
     }
+    // Every figure is tried; the exit status is the most serious of theirs (2 over 1), whatever
+    // their order.
     int rc = 0;
     char *save = NULL;
-    for (char *fig = strtok_r(list, ", ", &save); fig; fig = strtok_r(NULL, ", ", &save)) {
-        char script[4200], stem[4400], png[4500], pdf[4500];
-        snprintf(script, sizeof script, "%s/%s.gp", plots, fig);
-        snprintf(stem, sizeof stem, "%s/%s", dir, fig);
-        snprintf(png, sizeof png, "%s.png", stem);
-        snprintf(pdf, sizeof pdf, "%s.pdf", stem);
-        if (!file_exists(script)) {
-            fprintf(stderr, "cdlab plot: %s: figure '%s' has no script: expected %s\n", meta, fig, script);
-            rc = rc ? rc : 2;
-            continue;
-        }
-        struct stat st;
-        const char *blocked = lstat(png, &st) == 0 && !S_ISREG(st.st_mode)   ? png
-                              : lstat(pdf, &st) == 0 && !S_ISREG(st.st_mode) ? pdf
-                                                                             : NULL;
-        if (blocked) {  // a directory or a FIFO where a figure goes: not gnuplot's fault
-            fprintf(stderr, "cdlab plot: %s: exists and is not a regular file: not replaced\n", blocked);
-            rc = 2;
-            continue;
-        }
-        remove(png);
-        remove(pdf);
-        if (cd_cli_gnuplot(script, dir, stem) != 0 || !file_exists(png) || !file_exists(pdf)) {
-            fprintf(stderr,
-                    "cdlab plot: gnuplot -c %s failed for %s (its messages are above; the figures need gnuplot's "
-                    "pngcairo and pdfcairo terminals)\n",
-                    script, dir);
-            rc = 1;
-            continue;
-        }
-        printf("%s\n%s\n", png, pdf);
-    }
+    for (char *fig = strtok_r(list, ", ", &save); fig; fig = strtok_r(NULL, ", ", &save))
+        rc = worse(rc, plot_figure(plots, dir, meta, fig));
     return rc;
 }
 
@@ -122,11 +186,18 @@ int cd_cmd_plot(int argc, char **argv)
         .max_operands = -1,
         .operands = "one or more run directories",
         .about = "Render every figure a run lists in its meta.ini ([config] figures, set by [run] figures or\n"
-                 "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo).\n"
-                 "A run that did not finish (an INCOMPLETE file, or no meta.ini) is refused (exit 2).\n"
+                 "the kind's default) with gnuplot as RUN_DIR/<figure>.png (pngcairo) and .pdf (pdfcairo):\n"
+                 "drawn into a new RUN_DIR/.cdlab-plot.XXXXXX/ and renamed over the figures only when\n"
+                 "gnuplot succeeds and wrote a PNG and a PDF, so a figure that fails keeps the previous\n"
+                 "ones and leaves no file. A run that did not finish (an INCOMPLETE file, or no meta.ini)\n"
+                 "is refused (exit 2).\n"
                  "Scripts come from DIR, else $CDLAB_PLOTS, else the installed <prefix>/share/cdlab/plots\n"
                  "found from this program's own path (a program in its build tree: the sources' plots/).\n"
-                 "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n"};
+                 "A script is also usable alone: gnuplot -c plots/<figure>.gp RUN_DIR [OUTPUT_STEM]\n",
+        .after = "Prints the figures' paths. Every figure is tried; the exit status is the most serious of\n"
+                 "theirs: 0; 1 when gnuplot fails on a figure or writes no PNG and PDF for it, or a figure\n"
+                 "cannot be written; 2 on bad usage, a directory that is not a complete run, a figure\n"
+                 "without a script, or a figure's path that is not a regular file.\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     char plots[4096];
