@@ -7,7 +7,9 @@
 // gnuplot's svg terminal and inlined). The page loads nothing: no network, no other file.
 //
 // The page is written as well-formed XML (void elements closed, script and style in CDATA
-// sections) so that `xmllint --noout` checks it strictly; browsers read it as HTML5. Its script
+// sections, every text from the runs, the paths and the reference files through cd_html_escape
+// or cd_xml_text, which turn what XML may not hold into U+FFFD) so that `xmllint --noout` checks
+// it strictly; browsers read it as HTML5. Its script
 // sorts tables by a click on a header and, once loaded, sets data-figures-ok="N" on <html> when
 // all N figures decoded with a non-zero size (else data-figures-broken lists the bad ones): the
 // browser test reads that marker.
@@ -185,11 +187,14 @@ static void png_figure(page *p, const char *png, const char *caption)
 }
 
 // Inline gnuplot's SVG: drop the XML prolog, and give its ids (gnuplot_canvas, gpDot, gpPt0, ...)
-// a per-figure prefix so that two figures in one page never share an id.
+// a per-figure prefix so that two figures in one page never share an id. Its text (a reference
+// file's title and labels, which gnuplot copies as they are) goes through cd_xml_text first, so
+// that a control character or a byte that is not UTF-8 there leaves the page well-formed.
 static void svg_figure(page *p, const char *svg, const char *caption)
 {
     size_t n;
-    char *data = cd_file_read(svg, &n);
+    char *raw = cd_file_read(svg, &n), *data = cd_xml_text(raw);
+    cd_free(raw);
     const char *s = strstr(data, "<svg");
     char prefix[24];
     snprintf(prefix, sizeof prefix, "f%d_", p->figures);
@@ -749,8 +754,11 @@ static const char report_about[] =
 
 static const char report_after[] =
     "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
-    "page and on stderr. Exit 0; 1 when the page cannot be written or a reference cannot be\n"
-    "drawn; 2 on bad usage, a directory that is not a complete run, or a bad reference file.\n";
+    "page and on stderr. The page is well-formed UTF-8 XML: a character XML does not allow (a\n"
+    "control character other than tab and line feed, U+FFFE, U+FFFF) or a byte that is not UTF-8,\n"
+    "in a path or an input, shows as U+FFFD. Exit 0; 1 when the page cannot be written or a\n"
+    "reference cannot be drawn; 2 on bad usage, a directory that is not a complete run, or a bad\n"
+    "reference file.\n";
 
 int cd_cmd_report(int argc, char **argv)
 {

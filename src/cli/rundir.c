@@ -334,16 +334,67 @@ int cd_rundir_results_root(const char *dir, char *out, size_t len, char *err, si
     return 0;
 }
 
+// The length of the well-formed UTF-8 sequence at s of a character XML 1.0 allows, or 0 (the
+// byte at s is to be replaced). The ranges are RFC 3629's table of well-formed sequences (second
+// byte narrowed after E0, ED, F0 and F4: no overlong form, no surrogate, nothing past U+10FFFF).
+// XML's Char production allows every character they encode but the controls below U+0020 other
+// than tab, LF and CR, and U+FFFE and U+FFFF; CR is replaced as well, as a parser would read it
+// as LF.
+static size_t xml_char(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return c >= 0x20 || c == '\t' || c == '\n';
+    unsigned lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, lo = c == 0xe0 ? 0xa0 : lo, hi = c == 0xed ? 0x9f : hi;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, lo = c == 0xf0 ? 0x90 : lo, hi = c == 0xf4 ? 0x8f : hi;
+    else
+        return 0;                          // a continuation byte alone, C0, C1 (overlong), F5..FF
+    if (s[1] < lo || s[1] > hi) return 0;  // also the terminating NUL: a cut sequence
+    for (size_t i = 2; i < n; ++i)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    if (c == 0xef && s[1] == 0xbf && (s[2] == 0xbe || s[2] == 0xbf)) return 0;  // U+FFFE, U+FFFF
+    return n;
+}
+
+char *cd_xml_text(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char *out = cd_alloc(3 * strlen(s) + 1), *o = out;  // at most one U+FFFD (3 bytes) per byte
+    while (*p) {
+        size_t n = xml_char(p);
+        if (n) {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);  // U+FFFD for this byte; the next is read afresh
+            o += 3;
+            p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 void cd_html_escape(FILE *f, const char *s)
 {
-    for (; *s; ++s) {
-        switch (*s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n = xml_char(p);
+        switch (n ? *p : 0) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
+        case 0: fputs("\xef\xbf\xbd", f); break;
+        default: fwrite(p, 1, n, f);
         }
+        p += n ? n : 1;
     }
 }

@@ -73,7 +73,14 @@ int cd_rundir_config(const cd_kind_set *kinds, const char *dir, cd_config *c, ch
 /// run put its cache/ of simulated traces. 0, or -1 with err set (dir cannot be resolved).
 int cd_rundir_results_root(const char *dir, char *out, size_t len, char *err, size_t err_len);
 
-/// Write s with <, >, &, " and ' escaped as HTML entities.
+/// Write s as cd_xml_text makes it, with <, >, &, " and ' escaped as entities: text or an
+/// attribute value of a well-formed UTF-8 page, whatever bytes s holds.
 void cd_html_escape(FILE *f, const char *s);
+/// s as text a well-formed UTF-8 XML document may hold, markup left as it is (an inlined SVG), in
+/// a new string (cd_free): each character XML 1.0 does not allow — a control character other
+/// than tab and line feed, U+FFFE or U+FFFF — and each byte that is not part of well-formed UTF-8
+/// (a stray continuation byte, a cut, overlong or surrogate sequence, one above U+10FFFF) becomes
+/// U+FFFD, the replacement character; everything else is copied.
+char *cd_xml_text(const char *s);
 
 #endif

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What `cdlab report` takes from its inputs. A run directory whose path holds control characters
+# and bytes that are not UTF-8 (a stray continuation byte, an overlong form, a surrogate, U+FFFF,
+# a cut sequence), and a reference file whose title and labels hold such bytes (gnuplot copies them
+# into the SVG the page inlines), still give a well-formed UTF-8 page (`xmllint --noout`): each
+# such byte or character is U+FFFD there, and well-formed UTF-8 (é) is kept.
+# Skips (77) without gnuplot; fails without xmllint (scripts/install-deps.sh installs it).
+# usage: report_inputs.sh CDLAB FIXTURE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+command -v gnuplot >/dev/null 2>&1 || { echo "skip: no gnuplot"; exit 77; }
+command -v xmllint >/dev/null 2>&1 || { echo "FAIL: no xmllint (libxml2-utils; scripts/install-deps.sh installs it)"; exit 1; }
+fail() { echo "FAIL: $*"; exit 1; }
+fffd=$(printf '\357\277\275')
+
+cat >t.ini <<'INI'
+[experiment]
+name = t
+kind = tri_tri
+seed = 7
+warmup = 0
+frames = 1
+repeats = 1
+[tri_tri]
+workload = random
+algorithm = exact, gd
+a_over_h = 1e-3, 1e-1
+pairs = 300
+[run]
+pin = off
+counters =
+INI
+
+# Control characters, then: a continuation byte alone, an overlong '/', a surrogate, U+FFFF, a
+# sequence cut by the next character; é is well-formed.
+odd=$(printf 'r\001\002\r\033\177 \200 \300\257 \355\240\200 \357\277\277 \342\202x \303\251')
+"$cdlab" run --quiet --output "$odd" --run-id r t.ini >/dev/null 2>err || fail "run: $(cat err)"
+mkdir ref
+printf '# title: Odd \001 title \376\377 \303\251\n# source: here \002\n# experiments: t\n# plot: bars\ncase,ops\na\001\377,1\nb,2\n' >ref/odd.csv
+"$cdlab" report --reference ref -o page.html "$odd/t/r" >/dev/null 2>err || fail "report: $(cat err)"
+xmllint --noout page.html 2>err || fail "the page is not well-formed: $(head -n 3 err)"
+grep -q '<svg' page.html || fail "the reference is not drawn"
+grep -q "r$fffd$fffd$fffd$fffd" page.html || fail "the control characters are not U+FFFD"
+grep -q "$fffd $fffd$fffd $fffd$fffd$fffd $fffd$fffd$fffd $fffd$fffd""x $(printf '\303\251')" page.html ||
+    fail "the bytes that are not UTF-8 are not one U+FFFD each"
+grep -q "Odd $fffd title $fffd$fffd $(printf '\303\251')" page.html || fail "the reference's title is not cleaned"
+echo "ok: a path and a reference with control characters and bytes that are not UTF-8 give a well-formed page"
