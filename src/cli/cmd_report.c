@@ -50,7 +50,7 @@ static void esc(FILE *f, const char *s) { cd_html_escape(f, s ? s : ""); }
 /// A reference file: `# key: value` header lines (title, source, quote, experiments, plot, ylabel,
 /// note), then a CSV table whose first column labels the rows.
 typedef struct reference {
-    char path[4200];
+    char path[4500];
     char title[512], source[1024], quote[1024], experiments[512], plot[32], ylabel[128], note[1024];
     cd_csv_table table;
 } reference;
@@ -149,7 +149,7 @@ static int references_load(const char *dir, reference **out, size_t *count, char
     reference *refs = cd_alloc_zero(n ? n : 1, sizeof *refs);
     int rc = 0;
     for (size_t i = 0; i < n; ++i) {
-        char path[4200];
+        char path[4500];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         if (!rc && reference_read(path, &refs[*count], err, err_len) == 0)
             ++*count;
@@ -675,11 +675,33 @@ static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, refe
     return rc;
 }
 
+// out = name beside the directory dir: in dir's parent, found from the text of the path ("alt/plots/"
+// gives "alt/name", "plots" gives "name"; "/x" gives "/name", "/" itself "/name"; ".", ".." and
+// paths that end in them take "/.." after them).
+static void beside(char *out, size_t len, const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;  // "alt/plots/" is "alt/plots"
+    size_t start = n;
+    while (start > 0 && dir[start - 1] != '/') start--;  // the last component: dir[start, n)
+    const char *last = dir + start;
+    size_t k = n - start;
+    if ((k == 1 && last[0] == '.') || (k == 2 && last[0] == '.' && last[1] == '.')) {
+        snprintf(out, len, "%.*s/../%s", (int)n, dir, name);
+    } else if (start == 0) {
+        snprintf(out, len, "%s", name);  // "plots": its parent is the working directory
+    } else {
+        size_t p = start;
+        while (p > 1 && dir[p - 1] == '/') p--;  // "alt//plots": the parent is "alt"
+        snprintf(out, len, "%.*s%s%s", (int)p, dir, p == 1 && dir[0] == '/' ? "" : "/", name);
+    }
+}
+
 // The page for runs dirs[0, n) written to out (report_to_file): the command's exit status, after
 // saying what went wrong.
 static int report_runs(const char **dirs, int n, const char *out, const char *plots, const char *refdir)
 {
-    char err[4600] = "";
+    char err[8192] = "";
     int rc = 0;
     cd_rundir *runs = cd_alloc_zero((size_t)n, sizeof *runs);
     for (int i = 0; i < n; ++i)
@@ -693,13 +715,15 @@ static int report_runs(const char **dirs, int n, const char *out, const char *pl
                  p.plots);
         rc = 2;
     }
-    // The shipped reference results; none when the data directory has no experiments/, or with
+    // The reference results: --reference DIR; by default experiments/reference beside the plots'
+    // directory (the shipped ones where the scripts are the installed or the sources' plots/; a
+    // tree of its own beside --plots DIR or $CDLAB_PLOTS), none when it does not exist; none with
     // --no-reference (refdir "").
     char refbuf[4200];
     if (refdir && !refdir[0]) {
         refdir = NULL;
-    } else if (!refdir && cd_cli_data_dir("experiments", refbuf, sizeof refbuf - 16) == 0) {
-        strcat(refbuf, "/reference");
+    } else if (!refdir && !rc) {
+        beside(refbuf, sizeof refbuf, p.plots, "experiments/reference");
         refdir = refbuf;
     }
     reference *refs = NULL;
@@ -780,7 +804,9 @@ int cd_cmd_report(int argc, char **argv)
         {.name = "reference",
          .arg = "DIR",
          .help = "reference results (default: experiments/reference beside the plots'\n"
-                 "directory, i.e. <prefix>/share/cdlab or the sources)",
+                 "directory: <prefix>/share/cdlab's or the sources' for the shipped\n"
+                 "scripts, DIR/../experiments/reference for --plots DIR or\n"
+                 "$CDLAB_PLOTS=DIR; none where it does not exist)",
          .type = CLI_TEXT,
          .dest = &refdir},
         {.name = "no-reference",

@@ -4,10 +4,14 @@
 # and bytes that are not UTF-8 (a stray continuation byte, an overlong form, a surrogate, U+FFFF,
 # a cut sequence), and a reference file whose title and labels hold such bytes (gnuplot copies them
 # into the SVG the page inlines), still give a well-formed UTF-8 page (`xmllint --noout`): each
-# such byte or character is U+FFFD there, and well-formed UTF-8 (é) is kept.
+# such byte or character is U+FFFD there, and well-formed UTF-8 (é) is kept. The reference results
+# are by default experiments/reference beside the plots' directory, as --help says: the shipped
+# ones for the shipped scripts, alt/experiments/reference for --plots alt/plots (also written
+# alt/plots/, through $CDLAB_PLOTS, or as "." from within it).
 # Skips (77) without gnuplot; fails without xmllint (scripts/install-deps.sh installs it).
 # usage: report_inputs.sh CDLAB FIXTURE_DIR
 set -u
+src=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 . "$(dirname "$0")/lib.sh"
 command -v gnuplot >/dev/null 2>&1 || { echo "skip: no gnuplot"; exit 77; }
 command -v xmllint >/dev/null 2>&1 || { echo "FAIL: no xmllint (libxml2-utils; scripts/install-deps.sh installs it)"; exit 1; }
@@ -46,3 +50,27 @@ grep -q "$fffd $fffd$fffd $fffd$fffd$fffd $fffd$fffd$fffd $fffd$fffd""x $(printf
     fail "the bytes that are not UTF-8 are not one U+FFFD each"
 grep -q "Odd $fffd title $fffd$fffd $(printf '\303\251')" page.html || fail "the reference's title is not cleaned"
 echo "ok: a path and a reference with control characters and bytes that are not UTF-8 give a well-formed page"
+
+# The default reference directory: beside the plots' directory.
+sed 's/^name = t$/name = tri_tri_ops/' t.ini >ops.ini
+"$cdlab" run --quiet --output res --run-id r ops.ini >/dev/null 2>err || fail "run: $(cat err)"
+mkdir -p alt/experiments/reference
+cp -r "$src/plots" alt/plots
+printf '# title: MY CUSTOM REFERENCE\n# source: me\n# experiments: tri_tri_ops\n# plot: none\nlabel,value\na,1\n' \
+    >alt/experiments/reference/custom.csv
+shipped="The seed's result: Arithmetic operations of the plane-first"
+custom="The seed's result: MY CUSTOM REFERENCE"
+"$cdlab" report -o default.html res/tri_tri_ops/r >/dev/null 2>err || fail "report: $(cat err)"
+grep -q "$shipped" default.html && ! grep -q "$custom" default.html ||
+    fail "the default reference results are not the shipped ones"
+for how in "--plots alt/plots" "--plots alt/plots/" "CDLAB_PLOTS=alt/plots" "cd=alt/plots --plots ."; do
+    case $how in
+    CDLAB_PLOTS=*) CDLAB_PLOTS=${how#CDLAB_PLOTS=} "$cdlab" report -o "$tmp/alt.html" res/tri_tri_ops/r >/dev/null 2>err ;;
+    cd=*) (cd alt/plots && "$cdlab" report --plots . -o "$tmp/alt.html" "$tmp/res/tri_tri_ops/r") >/dev/null 2>err ;;
+    *) # shellcheck disable=SC2086
+        "$cdlab" report $how -o "$tmp/alt.html" res/tri_tri_ops/r >/dev/null 2>err ;;
+    esac || fail "report $how: $(cat err)"
+    grep -q "$custom" alt.html && ! grep -q "$shipped" alt.html ||
+        fail "report $how: the reference results are not alt/experiments/reference"
+done
+echo "ok: the reference results are experiments/reference beside the plots' directory"
