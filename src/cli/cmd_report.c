@@ -189,13 +189,18 @@ static void png_figure(page *p, const char *png, const char *caption)
 // Inline gnuplot's SVG: drop the XML prolog, and give its ids (gnuplot_canvas, gpDot, gpPt0, ...)
 // a per-figure prefix so that two figures in one page never share an id. Its text (a reference
 // file's title and labels, which gnuplot copies as they are) goes through cd_xml_text first, so
-// that a control character or a byte that is not UTF-8 there leaves the page well-formed.
-static void svg_figure(page *p, const char *svg, const char *caption)
+// that a control character or a byte that is not UTF-8 there leaves the page well-formed. 0, or
+// -1 with nothing written when the file holds no <svg> element.
+static int svg_figure(page *p, const char *svg, const char *caption)
 {
     size_t n;
     char *raw = cd_file_read(svg, &n), *data = cd_xml_text(raw);
     cd_free(raw);
     const char *s = strstr(data, "<svg");
+    if (!s) {
+        cd_free(data);
+        return -1;
+    }
     char prefix[24];
     snprintf(prefix, sizeof prefix, "f%d_", p->figures);
     fprintf(p->f, "<figure class=\"fig\">");
@@ -218,6 +223,7 @@ static void svg_figure(page *p, const char *svg, const char *caption)
     fprintf(p->f, "</figcaption></figure>\n");
     cd_free(data);
     p->figures++;
+    return 0;
 }
 
 static int nonempty(const char *path)
@@ -239,8 +245,9 @@ static int is_png(const char *path)
 }
 
 // The run's own PNG when `cdlab plot` made one, else one rendered into the scratch directory
-// (also where the run's file is not a PNG: the page embeds it as one). 0, or 2 when the run
-// names a figure without a script.
+// (also where the run's file is not a PNG: the page embeds it as one). Only a PNG is embedded: a
+// rendered file that is none (gnuplot exited 0 without drawing) is a figure that could not be
+// drawn. 0, or 2 when the run names a figure without a script.
 static int run_figure(page *p, const cd_rundir *r, const char *fig, char *err, size_t err_len)
 {
     char png[4500], script[4300], stem[4400];
@@ -256,14 +263,15 @@ static int run_figure(page *p, const cd_rundir *r, const char *fig, char *err, s
             snprintf(err, err_len, "%s/meta.ini: figure '%s' has no script: expected %s", r->dir, fig, script);
             return 2;
         }
-        if (cd_cli_gnuplot(script, r->dir, stem) != 0 || !nonempty(png)) {
+        if (cd_cli_gnuplot(script, r->dir, stem) != 0 || !is_png(png)) {
             // A figure the data cannot make (e.g. a log axis over one value) is said, not fatal.
-            fprintf(stderr, "cdlab report: warning: %s failed for %s; the page says so\n", script, r->dir);
+            fprintf(stderr, "cdlab report: warning: %s failed for %s (or wrote no PNG); the page says so\n", script,
+                    r->dir);
             fprintf(p->f, "<p class=\"warn\">Figure ");
             esc(p->f, fig);
             fprintf(p->f, " could not be drawn: gnuplot -c ");
             esc(p->f, script);
-            fprintf(p->f, " failed on this run (its messages went to stderr).</p>\n");
+            fprintf(p->f, " failed on this run or wrote no PNG (its messages went to stderr).</p>\n");
             return 0;
         }
     }
@@ -276,11 +284,10 @@ static int reference_figure(page *p, const reference *ref, char *err, size_t err
     char script[4300], svg[4400];
     snprintf(script, sizeof script, "%s/reference.gp", p->plots);
     snprintf(svg, sizeof svg, "%s/ref%d.svg", p->scratch, p->figures);
-    if (cd_cli_gnuplot(script, ref->path, svg) != 0 || !nonempty(svg)) {
-        snprintf(err, err_len, "%s failed for %s", script, ref->path);
+    if (cd_cli_gnuplot(script, ref->path, svg) != 0 || !nonempty(svg) || svg_figure(p, svg, ref->title) != 0) {
+        snprintf(err, err_len, "%s failed for %s (or wrote no SVG)", script, ref->path);
         return 1;
     }
-    svg_figure(p, svg, ref->title);
     return 0;
 }
 
@@ -559,10 +566,19 @@ static void run_section(page *p, const cd_rundir *r, int index, const reference 
     }
     if (d) closedir(d);
     if (nsnap) qsort(snaps, nsnap, sizeof *snaps, by_name);
+    // Each is checked as the run's figures are (is_png): a file that is not a PNG cannot be drawn
+    // afresh, so it is left out, said on stderr and in the page.
     for (size_t k = 0; k < nsnap; ++k) {
         char png[4600];
         snprintf(png, sizeof png, "%s/%s", r->dir, snaps[k]);
-        if (!*rc) png_figure(p, png, snaps[k]);
+        if (!*rc && is_png(png)) {
+            png_figure(p, png, snaps[k]);
+        } else if (!*rc) {
+            fprintf(stderr, "cdlab report: warning: %s is not a PNG; left out of the page\n", png);
+            fprintf(f, "<p class=\"warn\">Scene picture ");
+            esc(f, snaps[k]);
+            fprintf(f, " is not a PNG and is left out.</p>\n");
+        }
         cd_free(snaps[k]);
         any = 1;
     }
@@ -772,17 +788,18 @@ static const char report_about[] =
     "Write one self-contained HTML page (no network, no other file) for the runs: per run its\n"
     "provenance from meta.ini (machine, CPU, pinning, counters and why NA, commit and dirty flag,\n"
     "compiler and flags, config hash, seed), its warnings (noisy and skipped points), its figures\n"
-    "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64), the\n"
+    "(the run's PNGs, else rendered with gnuplot from plots/<figure>.gp; inlined as base64) and\n"
+    "scene pictures (snapshot_*.png; one that is not a PNG is left out with a warning), the\n"
     "seed documents' result the experiment reproduces (experiments/reference/*.csv, drawn as\n"
     "inline SVG beside its table), and its summary table (click a header to sort).\n";
 
 static const char report_after[] =
-    "Prints the page's path. A figure gnuplot cannot draw from the run's data is a warning in the\n"
-    "page and on stderr. The page is well-formed UTF-8 XML: a character XML does not allow (a\n"
-    "control character other than tab and line feed, U+FFFE, U+FFFF) or a byte that is not UTF-8,\n"
-    "in a path or an input, shows as U+FFFD. Exit 0; 1 when the page cannot be written or a\n"
-    "reference cannot be drawn; 2 on bad usage, a directory that is not a complete run, or a bad\n"
-    "reference file.\n";
+    "Prints the page's path. A figure gnuplot cannot draw from the run's data (or draws no PNG\n"
+    "of) is a warning in the page and on stderr. The page is well-formed UTF-8 XML: a character\n"
+    "XML does not allow (a control character other than tab and line feed, U+FFFE, U+FFFF) or a\n"
+    "byte that is not UTF-8, in a path or an input, shows as U+FFFD. Exit 0; 1 when the page\n"
+    "cannot be written or a reference cannot be drawn (gnuplot fails, or writes no SVG); 2 on\n"
+    "bad usage, a directory that is not a complete run, or a bad reference file.\n";
 
 int cd_cmd_report(int argc, char **argv)
 {

@@ -7,7 +7,10 @@
 # such byte or character is U+FFFD there, and well-formed UTF-8 (é) is kept. The reference results
 # are by default experiments/reference beside the plots' directory, as --help says: the shipped
 # ones for the shipped scripts, alt/experiments/reference for --plots alt/plots (also written
-# alt/plots/, through $CDLAB_PLOTS, or as "." from within it).
+# alt/plots/, through $CDLAB_PLOTS, or as "." from within it). Only what is a PNG is embedded as
+# one: a scene picture snapshot_*.png that is not is left out with a warning (in the page and on
+# stderr), as is a figure whose script exits 0 without writing a PNG; a reference script that
+# writes no SVG fails the page (exit 1, no file).
 # Skips (77) without gnuplot; fails without xmllint (scripts/install-deps.sh installs it).
 # usage: report_inputs.sh CDLAB FIXTURE_DIR
 set -u
@@ -74,3 +77,27 @@ for how in "--plots alt/plots" "--plots alt/plots/" "CDLAB_PLOTS=alt/plots" "cd=
         fail "report $how: the reference results are not alt/experiments/reference"
 done
 echo "ok: the reference results are experiments/reference beside the plots' directory"
+
+# Files that are not what their names say.
+cp -r res/tri_tri_ops/r snaps
+"$cdlab" plot snaps >/dev/null 2>err || fail "plot: $(cat err)"
+cp snaps/tri_tri_ops.png snaps/snapshot_a.png
+echo hello >snaps/snapshot_z.png
+"$cdlab" report --no-reference -o snaps.html snaps >/dev/null 2>err || fail "report of snapshot files: $(cat err)"
+n=$(grep -o '<figure class="fig">' snaps.html | wc -l)
+[ "$n" -eq 2 ] || fail "$n figures with one scene picture that is not a PNG, expected 2 (tri_tri_ops, snapshot_a)"
+! grep -q 'base64,aGVsbG8' snaps.html || fail "a snapshot_*.png that is not a PNG is embedded as one"
+grep -q 'snapshot_z.png is not a PNG; left out' err && grep -q 'Scene picture snapshot_z.png is not a PNG' snaps.html ||
+    fail "no warning for a snapshot_*.png that is not a PNG: $(cat err)"
+mkdir fake
+cp alt/plots/*.gp fake/
+printf 'set terminal dumb\nset output ARG2.".png"\nplot x\n' >fake/tri_tri_ops.gp
+rm -f snaps/tri_tri_ops.png
+"$cdlab" report --plots fake --no-reference -o fake.html snaps >/dev/null 2>err || fail "report: $(cat err)"
+grep -q 'Figure tri_tri_ops could not be drawn' fake.html || fail "a figure drawn as no PNG is embedded as one"
+printf 'set terminal dumb\nset output ARG2\nplot x\n' >fake/reference.gp
+"$cdlab" report --plots fake --reference "$src/experiments/reference" -o ref.html res/tri_tri_ops/r >/dev/null 2>err
+rc=$?
+[ "$rc" -eq 1 ] && [ ! -e ref.html ] && grep -q 'wrote no SVG' err ||
+    fail "a reference drawn as no SVG: exit $rc, $(cat err)"
+echo "ok: only a PNG is embedded as one, only an SVG inlined"
