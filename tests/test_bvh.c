@@ -649,10 +649,16 @@ static void poses_csv_round_trip_and_errors(void **state)
     assert_memory_equal(p, q, sizeof p);  // 17 significant digits: exact
     cd_free(q);
     // Bad files: the message names path:line and what was expected.
-    const char *bad[] = {"qw,qx,qy,qz,tx,ty\n1,0,0,0,0,0\n", "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,zz\n",
-                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n0,0,0,0,1,1,1\n", "qw,qx,qy,qz,tx,ty,tz\n"};
-    const char *line[] = {":1:", ":2:", ":3:", ":1:"};
-    for (int i = 0; i < 4; ++i) {
+    // The last two: a translation past 1e30 (1e160 overflowed the query's margin, and every volume
+    // test passed), and one just past it; 1e30 itself is read.
+    const char *bad[] = {"qw,qx,qy,qz,tx,ty\n1,0,0,0,0,0\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,zz\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n0,0,0,0,1,1,1\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,1e30,-1e30,0\n1,0,0,0,1e160,0,0\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,-1.0000001e30\n"};
+    const char *line[] = {":1:", ":2:", ":3:", ":1:", ":3: expected a translation", ":2: expected a translation"};
+    for (int i = 0; i < 6; ++i) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         fputs(bad[i], f);

@@ -72,6 +72,13 @@ int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, siz
             snprintf(err, err_len, "%s:%zu: expected a non-zero quaternion of finite norm (it is normalised on use)",
                      path, row->line);
             rc = -1;
+        } else if (!(fabs(v[4]) <= CD_POSE_MAX_T && fabs(v[5]) <= CD_POSE_MAX_T && fabs(v[6]) <= CD_POSE_MAX_T)) {
+            // The query's margin grows with |t| (cd_bvh_pair_margin), whose square overflows past
+            // 1e154: every volume test would then pass and the query test every triangle pair.
+            // 1e30 is the bound of every position cdlab reads (traces, scene files).
+            snprintf(err, err_len, "%s:%zu: expected a translation tx,ty,tz of magnitude <= 1e30 on each axis", path,
+                     row->line);
+            rc = -1;
         } else {
             (*out)[(*n)++] = (cd_pose){q, cd_v3(v[4], v[5], v[6])};
         }

@@ -143,8 +143,11 @@ void cd_poses_write_rows(FILE *f, const cd_pose *p, size_t n);
 /// cd_poses_write_rows into the file at path, whole or not at all (cd_file_out). Returns 0, or -1
 /// with "path: reason" in err (path as it was).
 int cd_poses_write_csv(const char *path, const cd_pose *p, size_t n, char *err, size_t err_len);
-/// Read a pose CSV (header qw,qx,qy,qz,tx,ty,tz; '#' comments allowed) into a fresh array
-/// (cd_free it). Returns 0, or -1 with "path:line: what was expected" in err.
+/// Largest magnitude of a pose translation's component that cd_poses_read_csv takes.
+#define CD_POSE_MAX_T 1e30
+/// Read a pose CSV (header qw,qx,qy,qz,tx,ty,tz; '#' comments allowed; translations of magnitude
+/// <= CD_POSE_MAX_T per axis) into a fresh array (cd_free it). Returns 0, or -1 with
+/// "path:line: what was expected" in err.
 int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, size_t err_len);
 
 /// Query modes.
