@@ -23,10 +23,24 @@ typedef struct estimate_model {
 
 #include "estimate_model.h"
 
-// Seconds per unit of a kind's cost (cd_kind.cost × frames) where no model covers a point: about
-// what the reference run measured for the cubes kind's tree and grid methods per cube and frame
-// (grid 66 ns, lbvh 140 ns), so that shards of modelled and unmodelled points stay comparable.
-#define NOMINAL_SECONDS_PER_UNIT 1e-7
+static const estimate_model *model_named(const char *method)
+{
+    for (size_t i = 0; i < sizeof estimate_models / sizeof estimate_models[0]; ++i)
+        if (strcmp(estimate_models[i].method, method) == 0) return &estimate_models[i];
+    return NULL;
+}
+
+int cd_model_cubes_frame(const char *method, double n, cd_estimate *e)
+{
+    const estimate_model *m = model_named(method);
+    if (!m) return 0;
+    e->frame_ms = m->a * pow(n, m->b);
+    e->peak_bytes = fmax(m->m0 + m->m1 * n, m->floor);
+    e->spread = m->spread;
+    e->modelled = 1;
+    e->extrapolated = n < m->n_lo || n > m->n_hi;
+    return 1;
+}
 
 static const estimate_model *model_of(const cd_point *p)
 {
@@ -35,31 +49,24 @@ static const estimate_model *model_of(const cd_point *p)
     if (file && file[0]) return NULL;  // the cube count is the file's
     const char *trace = cd_point_text(p, "scene", "trace");
     if (trace && trace[0]) return NULL;  // the trace's
-    const char *method = cd_point_text(p, "method", "method");
-    for (size_t i = 0; i < sizeof estimate_models / sizeof estimate_models[0]; ++i)
-        if (strcmp(estimate_models[i].method, method) == 0) return &estimate_models[i];
-    return NULL;
+    return model_named(cd_point_text(p, "method", "method"));
 }
 
 int cd_point_estimate(const cd_point *p, cd_estimate *e)
 {
     *e = (cd_estimate){0};
+    if (p->cfg->kind->estimate) return p->cfg->kind->estimate(p, e);
     double frames = (cd_point_num(p, "experiment", "warmup") + cd_point_num(p, "experiment", "frames")) *
                     cd_point_num(p, "experiment", "repeats");
     const estimate_model *m = model_of(p);
     if (!m) {
         const cd_kind *k = p->cfg->kind;
-        e->seconds = (k->cost ? k->cost(p) : 1.0) * frames * NOMINAL_SECONDS_PER_UNIT;
+        e->seconds = (k->cost ? k->cost(p) : 1.0) * frames * CD_NOMINAL_SECONDS_PER_UNIT;
         e->peak_bytes = k->data_bytes ? k->data_bytes(p) : 0.0;
         return -1;
     }
-    double n = cd_point_num(p, "scene", "cubes");
-    e->frame_ms = m->a * pow(n, m->b);
+    cd_model_cubes_frame(m->method, cd_point_num(p, "scene", "cubes"), e);
     e->seconds = frames * e->frame_ms / 1000.0;
-    e->peak_bytes = fmax(m->m0 + m->m1 * n, m->floor);
-    e->spread = m->spread;
-    e->modelled = 1;
-    e->extrapolated = n < m->n_lo || n > m->n_hi;
     return 0;
 }
 
@@ -110,9 +117,9 @@ cd_estimate *cd_plan_estimate(const cd_config *c)
     for (size_t i = 0; i < points; ++i) {
         cd_point p = {.pick = pick};
         cd_point_at(c, i, &p);
-        // budget_ms is a key of the cubes kind, the only kind with models; without a model the
-        // time per frame, and so the skip, is unknown: the point counts whole.
-        if (cd_point_estimate(&p, &e[i]) != 0) continue;
+        // budget_ms is a key of the cubes kind alone (max_fps's modelled searches have none);
+        // without a model the time per frame, and so the skip, is unknown: the point counts whole.
+        if (cd_point_estimate(&p, &e[i]) != 0 || !cd_config_key_find(c, "measure", "budget_ms")) continue;
         double budget = cd_point_num(&p, "measure", "budget_ms");
         uint64_t chain = budget > 0 ? cd_point_chain(&p) : 0;
         if (!chain) continue;

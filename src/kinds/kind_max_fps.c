@@ -10,6 +10,7 @@
 #include "kind_cubes.h"
 #include "cd_core.h"
 #include "cd_harness.h"
+#include "cd_harness_cli.h"
 
 #include <math.h>
 
@@ -126,6 +127,49 @@ static int try_n(search *q, uint32_t n)
     return !q->failed && judged(q, &p->res) <= q->limit_ms;
 }
 
+// The search over cube counts, given whether n cubes meet the target (pass(ctx, n), each n asked
+// once): the largest passing count, 0 when none. The measured run and the estimate of its probes
+// (max_fps_estimate) walk the same probes.
+static uint32_t search_counts(uint32_t start, uint32_t limit, double resolution, int (*pass)(void *, uint32_t),
+                              void *ctx)
+{
+    // Bracket: lo passes (0 = none yet), hi fails (0 = none yet). start = limit measures that one
+    // cube count and searches nothing (a fixed-N measurement under this kind's clock).
+    uint32_t lo = 0, hi = 0, n = start;
+    if (start == limit) {
+        if (pass(ctx, n)) lo = n;
+        hi = lo ? 0 : n;
+    } else if (pass(ctx, n)) {
+        lo = n;
+        while (!hi && lo < limit) {
+            n = lo > limit / 2 ? limit : 2 * lo;
+            if (pass(ctx, n))
+                lo = n;
+            else
+                hi = n;
+        }
+    } else {
+        hi = n;
+        while (!lo && hi > 1) {
+            n = hi / 2;
+            if (pass(ctx, n))
+                lo = n;
+            else
+                hi = n;
+        }
+    }
+    while (start != limit && lo && hi && hi - lo > 1 && (double)(hi - lo) > resolution * lo) {
+        n = lo + (hi - lo) / 2;
+        if (pass(ctx, n))
+            lo = n;
+        else
+            hi = n;
+    }
+    return lo;
+}
+
+static int try_probe(void *q, uint32_t n) { return try_n(q, n); }
+
 static int max_fps_run_point(cd_run *r, const cd_point *p)
 {
     cd_cubes_setup s = cd_cubes_setup_from_point(p);
@@ -137,43 +181,14 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
     const char *clock = cd_point_text(p, "search", "clock");
     search q = {r, &s, limit_ms, strcmp(statistic, "p05") == 0, strcmp(clock, "cpu") == 0, NULL, 0, 0, 0};
 
-    // Bracket: lo passes (0 = none yet), hi fails (0 = none yet). start = limit measures that one
-    // cube count and searches nothing (a fixed-N measurement under this kind's clock).
-    uint32_t lo = 0, hi = 0, n = start;
-    if (start == limit) {
-        if (try_n(&q, n)) lo = n;
-        hi = lo ? 0 : n;
-    } else if (try_n(&q, n)) {
-        lo = n;
-        while (!hi && lo < limit) {
-            n = lo > limit / 2 ? limit : 2 * lo;
-            if (try_n(&q, n))
-                lo = n;
-            else
-                hi = n;
-        }
-    } else {
-        hi = n;
-        while (!lo && hi > 1) {
-            n = hi / 2;
-            if (try_n(&q, n))
-                lo = n;
-            else
-                hi = n;
-        }
-    }
-    while (start != limit && lo && hi && hi - lo > 1 && (double)(hi - lo) > resolution * lo) {
-        n = lo + (hi - lo) / 2;
-        if (try_n(&q, n))
-            lo = n;
-        else
-            hi = n;
-    }
+    uint32_t lo = search_counts(start, limit, resolution, try_probe, &q);
     if (q.failed) {
         cd_free(q.pr);
         return -1;
     }
-    if (!hi && start != limit)
+    int failed_any = 0;  // a probe that did not pass: the search found an upper bound
+    for (size_t i = 0; i < q.count; ++i) failed_any |= !(judged(&q, &q.pr[i].res) <= limit_ms);
+    if (!failed_any && start != limit)
         cd_run_warn(r, "point %zu (%s): every probe up to limit %u met %.4g FPS; max_cubes is the limit", p->index,
                     s.method, limit, target);
     if (!lo && start != limit)
@@ -202,6 +217,54 @@ static int max_fps_run_point(cd_run *r, const cd_point *p)
     return 0;
 }
 
+// The estimate of a search, probe by probe (max_fps_estimate).
+typedef struct probe_estimate {
+    const char *method;
+    double limit_ms, frames;  // the target's frame time; frames a probe runs (warm-up and repeats in)
+    int modelled, extrapolated;
+    double seconds, peak, spread;
+} probe_estimate;
+
+// search_counts' question for the estimate: the model's frame time against the target, the probe's
+// time added. Without a model every probe is taken to pass, its cubes × frames in nominal units.
+static int estimate_pass(void *ctx, uint32_t n)
+{
+    probe_estimate *q = ctx;
+    cd_estimate m = {0};
+    if (q->modelled && cd_model_cubes_frame(q->method, n, &m)) {
+        q->seconds += q->frames * m.frame_ms / 1000.0;
+        q->peak = fmax(q->peak, m.peak_bytes);
+        q->spread = m.spread, q->extrapolated |= m.extrapolated;
+        return m.frame_ms <= q->limit_ms;
+    }
+    q->seconds += q->frames * n * CD_NOMINAL_SECONDS_PER_UNIT;
+    return 1;
+}
+
+// cd_kind.estimate: the probes the search makes (search_counts, as the run walks them). With a
+// model of the method (the cubes kind's reference fits, one core), a probe passes where the
+// model's frame time meets the target, and the point takes each probe's (warmup + frames) ×
+// repeats frames at the model's time, its peak the largest probe's. Without one, the longest
+// search: every probe passes, doubling from start to the limit. Before, a point counted 1 unit a
+// frame: 17 searches of broad_max_fps weighed nothing in the shard balance beside broad_scaling,
+// and one shard got 16 of them.
+static int max_fps_estimate(const cd_point *p, cd_estimate *e)
+{
+    const char *method = cd_point_text(p, "method", "method");
+    cd_estimate probe = {0};
+    probe_estimate q = {.method = method,
+                        .limit_ms = 1000.0 / cd_point_num(p, "search", "target_fps"),
+                        .frames = (cd_point_num(p, "experiment", "warmup") + cd_point_num(p, "experiment", "frames")) *
+                                  cd_point_num(p, "experiment", "repeats"),
+                        .modelled = cd_model_cubes_frame(method, 1, &probe)};
+    search_counts((uint32_t)cd_point_num(p, "search", "start"), (uint32_t)cd_point_num(p, "search", "limit"),
+                  cd_point_num(p, "search", "resolution"), estimate_pass, &q);
+    e->seconds = q.seconds;
+    if (!q.modelled) return -1;
+    e->peak_bytes = q.peak, e->spread = q.spread, e->modelled = 1, e->extrapolated = q.extrapolated;
+    return 0;
+}
+
 const cd_kind cd_kind_max_fps = {
     .name = "max_fps",
     .description = "largest cube count at a target FPS per method: doubling then bisection on N",
@@ -220,4 +283,5 @@ const cd_kind cd_kind_max_fps = {
     .summary_columns = summary_columns,
     .summary_column_count = sizeof summary_columns / sizeof summary_columns[0],
     .run_point = max_fps_run_point,
+    .estimate = max_fps_estimate,
 };

@@ -4,6 +4,7 @@
 // along x (or by poses read from CSV); each pose is one query of the pair traversal of src/bvh.
 // One frames.csv row per pose, one summary.csv row per point with the cost-model terms.
 #include "cd_bvh.h"
+#include "cd_harness_cli.h"
 #include "cd_plugins.h"
 #include "cd_registry.h"
 #include "kind_cubes.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const gens[] = {"icosphere:", "torus:", "noisy_sphere:", "pencil:"};
@@ -686,9 +688,40 @@ static double mesh_faces(const cd_point *p, const char *key)
     return n > 0 ? n : 10000;
 }
 
-static double mesh_cost(const cd_point *p)
+// cd_kind.estimate: a point builds both hierarchies `repeats` times and queries `warmup` poses,
+// then every pose `repeats` times ([experiment] frames is not read): (builds + queries) × the
+// faces of A and B in nominal units. Before, the harness multiplied a per-frame cost by
+// (warmup + frames) × repeats, so frames = 10⁶ made a point a million times heavier.
+static int mesh_estimate(const cd_point *p, cd_estimate *e)
 {
-    return cd_point_num(p, "mesh", "poses") * (mesh_faces(p, "a") + mesh_faces(p, "b"));
+    double repeats = cd_point_num(p, "experiment", "repeats");
+    const char *file = cd_point_text(p, "mesh", "poses_file");
+    double poses = cd_point_num(p, "mesh", "poses");
+    if (file[0]) {  // the file's rows, read once for every point of a plan while the file stays
+        static struct {
+            char path[4096];
+            struct stat st;
+            double rows;
+        } last;
+        char path[4096], why[600];
+        struct stat st;
+        cd_config_resolve(p->cfg, file, path, sizeof path);
+        int have = stat(path, &st) == 0;
+        if (have && strcmp(path, last.path) == 0 && st.st_size == last.st.st_size &&
+            st.st_mtim.tv_sec == last.st.st_mtim.tv_sec && st.st_mtim.tv_nsec == last.st.st_mtim.tv_nsec) {
+            poses = last.rows;
+        } else {
+            cd_pose *q;
+            size_t n;
+            if (cd_poses_read_csv(path, &q, &n, why, sizeof why) == 0) {
+                poses = (double)n, cd_free(q);
+                if (have) snprintf(last.path, sizeof last.path, "%s", path), last.st = st, last.rows = poses;
+            }
+        }
+    }
+    double queries = cd_point_num(p, "experiment", "warmup") + poses * repeats;
+    e->seconds = (repeats + queries) * (mesh_faces(p, "a") + mesh_faces(p, "b")) * CD_NOMINAL_SECONDS_PER_UNIT;
+    return -1;
 }
 
 const cd_kind cd_kind_mesh = {
@@ -708,5 +741,5 @@ const cd_kind cd_kind_mesh = {
     .run_point = mesh_run_point,
     .run_round = mesh_run_round,
     .finish_point = mesh_finish_point,
-    .cost = mesh_cost,
+    .estimate = mesh_estimate,
 };

@@ -119,4 +119,30 @@ grep -q '^  point 1: pairs=100000000  (no time estimate: no model for tri_tri po
     grep -q '^  estimate: none of time; largest data 13.4 GiB; 2 point(s) without a model' out ||
     fail "tri_tri's data: $(cat out)"
 echo "ok: $(sed -n 3p out)"
+
+# A max_fps search is estimated probe by probe from its method's model (the probes the search
+# makes), not as one unit a frame; a tighter target stops the doubling earlier, so it costs less.
+printf '[experiment]\nname = mf\nkind = max_fps\nwarmup = 2\nframes = 20\nrepeats = 3\n[search]\ntarget_fps = %s\n[method]\nmethod = grid\n' \
+    60 >mf60.ini
+sed 's/^target_fps = .*/target_fps = 2000/; s/^name = mf/name = mf2000/' mf60.ini >mf2000.ini
+for f in mf60 mf2000; do
+    "$cdlab" run --dry-run $f.ini >$f.out 2>err || fail "$f dry run: $(cat err)"
+    grep -q '^  point 0: (no sweep)  (~[0-9.]* [a-z]*, [0-9.]* [KMG]iB[,)]' $f.out || fail "$f not modelled: $(cat $f.out)"
+done
+# In seconds: the search for 60 FPS climbs to larger counts than the one for 2 000.
+secs() { sed -n 's/^  point 0: (no sweep)  (~\([0-9.]*\) \([a-z]*\),.*/\1 \2/p' "$1" |
+    awk '{ print $1 * ($2 == "min" ? 60 : $2 == "h" ? 3600 : 1) }'; }
+awk -v a="$(secs mf60.out)" -v b="$(secs mf2000.out)" 'BEGIN { exit !(a > b && b > 0) }' ||
+    fail "target 60 FPS not longer than 2000: $(secs mf60.out) s against $(secs mf2000.out) s"
+echo "ok: max_fps searches modelled: ~$(secs mf60.out) s for 60 FPS, ~$(secs mf2000.out) s for 2000 FPS"
+
+# A mesh point's cost is its queries: [experiment] frames, which the kind does not read, changes
+# nothing (it multiplied the estimate before).
+printf '[experiment]\nname = m1\nkind = mesh\nwarmup = 1\nframes = 1\nrepeats = 2\n[mesh]\na = icosphere:80\nb = torus:100\nposes = 10\n' >m1.ini
+sed 's/^frames = 1/frames = 1000000/; s/^name = m1/name = m2/' m1.ini >m2.ini
+for i in 0 1; do
+    "$cdlab" run --dry-run --shard $i/2 m1.ini m2.ini >s$i 2>err || fail "mesh shard $i/2: $(cat err)"
+    grep -q "^shard $i/2: estimated [0-9.e+-]* s of [0-9.e+-]* s (50.0 %)$" s$i || fail "mesh shard $i/2: $(head -n 1 s$i)"
+done
+echo "ok: mesh frames = 1 and 10^6 weigh the same: $(head -n 1 s0)"
 exit 0

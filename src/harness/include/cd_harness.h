@@ -222,6 +222,7 @@ typedef struct cd_row {
 // The runner and the kind interface.
 
 typedef struct cd_run cd_run;
+struct cd_estimate;  // cd_harness_cli.h: what a point is expected to take (cd_kind.estimate)
 
 /// An experiment kind.
 typedef struct cd_kind {
@@ -291,6 +292,11 @@ typedef struct cd_kind {
     /// simulated scene's cached trace there, so that its SHA-256 is computed once, not once per
     /// point and round. It fails nothing: the point's process does the work and reports.
     void (*before_fork)(const cd_run *r, const cd_point *p);
+    /// Optional: the estimate of point p (struct cd_estimate, cd_harness_cli.h) where the work is
+    /// not cost × (warmup + frames) × repeats: a max_fps search's probes, a mesh point's queries.
+    /// Fills e as cd_point_estimate does and returns what it returns (0: a model covers it; -1:
+    /// seconds in nominal units, CD_NOMINAL_SECONDS_PER_UNIT). NULL: cost × frames.
+    int (*estimate)(const cd_point *p, struct cd_estimate *e);
 } cd_kind;
 
 // ---------------------------------------------------------------------------------------------

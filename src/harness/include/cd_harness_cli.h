@@ -185,6 +185,16 @@ typedef struct cd_estimate {
     double over_at;
 } cd_estimate;
 
+/// Seconds per unit of a kind's cost (cd_kind.cost × frames) where no model covers a point: about
+/// what the reference run measured for the cubes kind's tree and grid methods per cube and frame
+/// (grid 66 ns, lbvh 140 ns), so that shards of modelled and unmodelled points stay comparable.
+#define CD_NOMINAL_SECONDS_PER_UNIT 1e-7
+
+/// The model of cubes-kind broad phase method at n cubes of the seeded scene into e (frame_ms,
+/// peak_bytes, spread, extrapolated; modelled = 1; seconds untouched): 1, or 0 when no model
+/// covers the method. For kinds that run the cubes kind's frames (max_fps's probes).
+int cd_model_cubes_frame(const char *method, double n, cd_estimate *e);
+
 /// Estimate point p from the model of its method, fit to the committed reference runs
 /// (scripts/estimate-model.sh): 0; or -1 when no model covers it, with e->seconds from the kind's
 /// cost units at a nominal rate and no memory estimate. Alone, a point knows nothing of the
