@@ -298,6 +298,13 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         remove_scratch(pic.scratch);
         return 2;
     }
+    if (cd_kinds_view_scene(v)->count == 0) {  // gnuplot would fail with "nothing to draw"
+        fprintf(stderr, "cdlab snapshot: %s: point %zu: its scene holds no %s: nothing to draw\n", c->path, p->index,
+                cd_kinds_view_noun(v));
+        cd_kinds_view_close(v);
+        remove_scratch(pic.scratch);
+        return 2;
+    }
     uint64_t frames = cd_kinds_view_frames(v);
     if (frames && a->frame >= frames) {
         fprintf(stderr, "cdlab snapshot: --frame %llu: point %zu replays a trace of %llu frames (0 to %llu)\n",
@@ -432,8 +439,8 @@ static int snapshot_parse(int argc, char **argv, snapshot_args *a)
                  "(relative paths as the run resolved them; each file it names must be unchanged: meta.ini\n"
                  "[inputs]). Prints the paths written. Exit 0; 1 when gnuplot\n"
                  "failed or the point failed as cdlab run fails it (a plugin's candidates that name no pair);\n"
-                 "2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, or no such\n"
-                 "point.\n"};
+                 "2 on bad usage, a bad config, a kind other than cubes or bodies, a bodies peer, no such\n"
+                 "point, or a point whose scene is empty.\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     if (rc < 0) a->source = ops.v[0];
