@@ -175,30 +175,33 @@ static drawn_count write_boxes(const cd_scene *s, const cd_pair_list *pairs, con
     return n;
 }
 
-// gnuplot's file scratch/out.<format> to path (a rename, or a copy across file systems); 0 or 1.
+// gnuplot's file scratch/out.<format> to path, checked to be what its name says (a PNG's
+// signature, an SVG's <svg element) and written as every output is (cd_file_out: whole or not at
+// all, a link written through, an existing file's permissions kept, also across file systems,
+// where a rename of the scratch file cannot go); 0 or 1.
 static int move_output(const char *scratch, const char *format, const char *path)
 {
-    char from[4400];
+    char from[4400], why[512];
     snprintf(from, sizeof from, "%s/out.%s", scratch, format);
-    struct stat sb;
-    if (stat(from, &sb) != 0 || sb.st_size == 0) {
-        fprintf(stderr, "cdlab snapshot: gnuplot wrote no %s\n", from);
+    char *data;
+    size_t n;
+    if (cd_file_load(from, CD_FILE_MAX_BYTES, CD_FILE_REGULAR, &data, &n, why, sizeof why)) {
+        fprintf(stderr, "cdlab snapshot: gnuplot wrote no %s: %s\n", from, why);
         return 1;
     }
-    if (rename(from, path) == 0) return 0;
-    FILE *in = fopen(from, "rb"), *o = fopen(path, "wb");
-    char buf[1 << 16];
-    size_t n;
-    int rc = 0;
-    while (in && o && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, o) != n) rc = 1;
-    if (!in || !o || ferror(in)) rc = 1;
-    if (in) fclose(in);
-    if (o && fclose(o) != 0) rc = 1;
-    if (rc) {
-        fprintf(stderr, "cdlab snapshot: %s: cannot write: %s\n", path, strerror(errno));
-        remove(path);
+    int png = strcmp(format, "png") == 0, svg = 0;
+    for (size_t i = 0; !png && !svg && i + 4 <= n; ++i) svg = memcmp(data + i, "<svg", 4) == 0;
+    if (png ? n < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8) != 0 : !svg) {
+        fprintf(stderr, "cdlab snapshot: gnuplot's %s is not %s\n", from, png ? "a PNG" : "an SVG");
+        cd_free(data);
+        return 1;
     }
+    cd_file_out o;
+    int rc = cd_file_out_open(&o, path, why, sizeof why) != 0;
+    if (!rc && fwrite(data, 1, n, o.f) != n) rc = 1, cd_file_out_abort(&o), snprintf(why, sizeof why, "write error");
+    if (!rc && cd_file_out_commit(&o, why, sizeof why) != 0) rc = 1;
+    if (rc) fprintf(stderr, "cdlab snapshot: %s: %s\n", path, why);
+    cd_free(data);
     return rc;
 }
 

@@ -72,6 +72,11 @@ for ext in png svg; do
     [ ! -e "one.$ext.$ext" ] && [ ! -e one.png.svg ] && [ ! -e one.svg.png ] || fail "-o one.$ext: $(ls one.*)"
 done
 [ "$(head -c 8 one.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "one.png is not a PNG"
+# Written as every output: through a symbolic link, keeping the file's permissions (the scratch
+# file was renamed over the link).
+chmod 600 one.png && ln -s one.png link.png
+"$cdlab" snapshot --point 0 -o link.png tiny.ini >/dev/null 2>err || fail "snapshot -o link.png: $(cat err)"
+[ -L link.png ] && [ "$(stat -c %a one.png)" = 600 ] || fail "-o link.png: $(ls -l link.png one.png)"
 
 # A run directory: its config.ini; the picture lands in the run and the report shows it.
 "$cdlab" snapshot --point 0 tiny/r >out 2>/dev/null || fail "snapshot of a run directory"
