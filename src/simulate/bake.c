@@ -202,21 +202,20 @@ static int write_sidecar(cd_sim_cached *c, const char *side, char *err, size_t e
         snprintf(err, err_len, "%s: cannot read what was baked: %s", c->path, strerror(e));
         return -1;
     }
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", side, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    // Written as every output (cd_file_out: fsynced before its rename, as the trace is).
     const char *name = strrchr(c->path, '/') ? strrchr(c->path, '/') + 1 : c->path;
-    if (f) {
-        fprintf(f, "%s  %s\n", c->sha256, name);
-        e = ferror(f) ? (errno ? errno : EIO) : 0;
-        if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
-        if (!e && rename(tmp, side) != 0) e = errno;
-        if (e) unlink(tmp);
-    } else {
-        e = errno;
+    char why[256];
+    cd_file_out o;
+    int rc = cd_file_out_open(&o, side, why, sizeof why);
+    if (rc == 0 && fprintf(o.f, "%s  %s\n", c->sha256, name) < 0) {
+        cd_file_out_abort(&o);
+        snprintf(why, sizeof why, "write error: %s", strerror(errno ? errno : EIO));
+        rc = -1;
     }
-    if (e) {
-        snprintf(err, err_len, "%s: cannot write: %s", side, strerror(e));
+    if (rc == 0) rc = cd_file_out_commit(&o, why, sizeof why);
+    if (rc) {
+        int n = snprintf(err, err_len, "%s: ", side);  // then why: "cannot write: <cause>"
+        if (n >= 0 && (size_t)n < err_len) snprintf(err + n, err_len - (size_t)n, "%s", why);
         return -1;
     }
     struct stat st;
