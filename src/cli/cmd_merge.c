@@ -33,9 +33,10 @@ int cd_cmd_merge(int argc, char **argv)
         .operands = "one or more shard directories",
         .about = "Join the run directories of one config's shards (cdlab run --shard I/N, one per shard)\n"
                  "into the new run directory RUN_DIR, as an unsharded run writes it: frames.csv and\n"
-                 "summary.csv with the points in plan order, each row as its shard wrote it; summary.csv\n"
-                 "gains the columns shard and host (where each point ran); meta.ini says which shards,\n"
-                 "hosts and CPUs ([merge]). RUN_DIR must not exist; it is written as a run is (.part files\n"
+                 "summary.csv with the points in plan order, each row as its shard wrote it (a point's\n"
+                 "summary rows together: one, or for kind max_fps one per probe); summary.csv gains the\n"
+                 "columns shard and host (where each point ran); meta.ini says which shards, hosts and\n"
+                 "CPUs ([merge]). RUN_DIR must not exist; it is written as a run is (.part files\n"
                  "and an INCOMPLETE marker until every file is whole); one that cannot be made or written\n"
                  "whole (exit 1: a name too long, a full disk) is removed with the parent directories\n"
                  "merge made for it. Interrupted by SIGINT or SIGTERM, it stops and removes what it wrote\n"
@@ -48,13 +49,14 @@ int cd_cmd_merge(int argc, char **argv)
                  "[machine] simd, as for --resume); shards that read one input path (meta.ini [inputs]:\n"
                  "poses, scene, mesh, plugin files, derived traces) with different SHA-256, or loaded\n"
                  "different plugins ([plugins]); different shard counts; a shard given twice; missing\n"
-                 "points or points measured twice; headers that differ; a shard whose frames.csv or\n"
-                 "summary.csv is not what its run wrote (the bytes and SHA-256 in its meta.ini [files]: a\n"
-                 "point's frames gone, a repeat short, half a row, an edit); a config.ini that is not the\n"
-                 "config its meta.ini [config] sha256 records (edited); a frames.csv, summary.csv or\n"
-                 "config.ini that is no regular file (a FIFO, a device) or over its limit (1 GiB a CSV,\n"
-                 "1 MiB config.ini), refused before a byte is read. Shards measured on different CPU\n"
-                 "models are merged with a warning: compare their times within a shard, not across shards.\n"};
+                 "points or points measured twice; a point's summary rows split by another point's;\n"
+                 "headers that differ; a shard whose frames.csv or summary.csv is not what its run wrote\n"
+                 "(the bytes and SHA-256 in its meta.ini [files]: a point's frames gone, a repeat short,\n"
+                 "half a row, an edit); a config.ini that is not the config its meta.ini [config] sha256\n"
+                 "records (edited); a frames.csv, summary.csv or config.ini that is no regular file (a\n"
+                 "FIFO, a device) or over its limit (1 GiB a CSV, 1 MiB config.ini), refused before a\n"
+                 "byte is read. Shards measured on different CPU models are merged with a warning:\n"
+                 "compare their times within a shard, not across shards.\n"};
     char command[2048] = "cdlab";
     for (int i = 0; i < argc; ++i) {
         size_t k = strlen(command);

@@ -8,7 +8,8 @@
 // [shard] numbers are damaged); shards of different configs (config SHA-256), builds, source trees
 // or SIMD paths; shards that read one input path with different SHA-256 or loaded different
 // plugins; different shard counts or plans; a shard given twice; points missing or measured twice;
-// rows that disagree with their shard's meta.ini or headers that differ; CSVs that are not what the
+// rows that disagree with their shard's meta.ini, a point's summary rows (one, or one per probe for
+// max_fps) split by another point's, or headers that differ; CSVs that are not what the
 // shard's run wrote (their size and SHA-256 in its meta.ini [files]: cut short, rows gone, edited);
 // a config.ini that is not the config its meta.ini [config] sha256 records; a shard file that is no
 // regular file or over its size limit (read once, through the bounded reader). Shards measured on
@@ -25,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -427,14 +429,20 @@ static int check_digest(const shard *s, const char *name, const char *path, cons
 }
 
 // Read shard i's CSVs and check them: the bytes its run wrote (check_digest), the same header as
-// shard 0's, every row as many fields as the header, every row's point one of the shard's, and a
-// summary row for each of its points, and only one. rows[p] counts the summary rows of point p.
+// shard 0's, every row as many fields as the header, every row's point one of the shard's, and
+// summary rows for each of its points, together. A point writes one summary row (most kinds) or
+// several (max_fps: one per probe), one after the other, since the runner measures one point at a
+// time and a point's rows are flushed before the next starts (order = rounds too: each point's row
+// comes from its finish_point); so a point's rows that another point's row splits are no run's.
+// rows[p] counts the summary rows of point p. Frames are not held together: with order = rounds a
+// point's frames are written round by round, between those of the other points.
 // Each file is read once, through the bounded reader (a regular file of at most
 // CD_FILE_MAX_BYTES: a FIFO, a device or a directory is refused before a byte is read), and
 // the bytes digested are the bytes parsed.
 static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_t *rows, char *err, size_t len)
 {
     static const char *const names[] = {"frames.csv", "summary.csv"};
+    unsigned long long last = ULLONG_MAX;  // the point of the summary row before
     for (int k = 0; k < 2; ++k) {
         char path[4600], why[512];
         snprintf(path, sizeof path, "%s/%s", s[i].dir, names[k]);
@@ -461,9 +469,12 @@ static int read_rows(shard *s, size_t i, size_t plan, const size_t *owner, size_
             if (!row->fields[0][0] || *end || p >= plan || owner[p] != i)
                 return fail(err, len, "%s:%zu: point '%s' is not one of this shard's (meta.ini [shard] points)", path,
                             row->line, row->fields[0]);
-            if (k && rows[p]++)
-                return fail(err, len, "%s:%zu: a second row of point %llu: expected one summary row per point", path,
-                            row->line, p);
+            if (k && p != last && rows[p])
+                return fail(err, len,
+                            "%s:%zu: a row of point %llu after a row of point %llu: expected each point's summary rows "
+                            "together",
+                            path, row->line, p, last);
+            if (k) rows[p]++, last = p;
         }
     }
     for (size_t j = 0; j < s[i].npoints; ++j)

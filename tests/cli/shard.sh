@@ -111,12 +111,14 @@ cp -r out/sweep/shard1 cut
 mv cut/summary.csv cut/summary.csv.part
 refuse "a half-written shard" "cut: incomplete run" out/sweep/shard0 cut out/sweep/shard2
 refuse "a run that is no shard" "not a shard" out/sweep/full
-# A point's summary row twice, its [files] record updated to match: one row per point.
+# A point's summary row again after another point's, its [files] record updated to match: a run
+# writes each point's rows together.
 cp -r out/sweep/shard1 twice
-tail -n 1 twice/summary.csv >>twice/summary.csv
+sed -n 2p twice/summary.csv >>twice/summary.csv
 sed -i -e "s/^summary_bytes = .*/summary_bytes = $(wc -c <twice/summary.csv | tr -d ' ')/" \
     -e "s/^summary_sha256 = .*/summary_sha256 = $(sha256sum twice/summary.csv | cut -d' ' -f1)/" twice/meta.ini
-refuse "a point's summary row twice" "a second row of point" out/sweep/shard0 twice out/sweep/shard2
+refuse "a point's summary row after another point's" "expected each point's summary rows together" \
+    out/sweep/shard0 twice out/sweep/shard2
 mkdir bad
 # shellcheck disable=SC2086
 "$cdlab" merge $shards -o bad >/dev/null 2>err.txt
