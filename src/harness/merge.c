@@ -821,9 +821,23 @@ static int write_meta(const char *path, const char *out, const shard *s, size_t 
     return e;
 }
 
+// The merged run's warnings: every one (*w, n of them, cap allocated).
+typedef struct warnings {
+    char **w;
+    size_t n, cap;
+} warnings;
+
+static void keep(warnings *v, const char *msg)
+{
+    cd_grow((void **)&v->w, sizeof *v->w, &v->cap, v->n + 1);
+    size_t k = strlen(msg);
+    v->w[v->n] = cd_alloc(k + 1);
+    memcpy(v->w[v->n++], msg, k + 1);
+}
+
 // Keep a warning for meta.ini and say it (unless quiet).
-static void merge_warn(char **w, size_t *n, int quiet, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void merge_warn(char **w, size_t *n, int quiet, const char *fmt, ...)
+static void merge_warn(warnings *v, int quiet, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void merge_warn(warnings *v, int quiet, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -831,40 +845,33 @@ static void merge_warn(char **w, size_t *n, int quiet, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (!quiet) fprintf(stderr, "cdlab merge: warning: %s\n", msg);
-    if (*n == CD_RUN_MAX_WARNINGS) return;
-    size_t k = strlen(msg);
-    w[*n] = cd_alloc(k + 1);
-    memcpy(w[(*n)++], msg, k + 1);
+    keep(v, msg);
 }
 
-// The shards' warnings (prefixed by their shard) and the merge's own.
-static size_t collect_warnings(const shard *s, size_t n, int quiet, char **w)
+// The merge's own warnings and every shard's (prefixed by their shard), into v.
+static void collect_warnings(const shard *s, size_t n, int quiet, warnings *v)
 {
-    size_t k = 0;
     char models[1024] = "";
     for (size_t i = 0; i < n; ++i) add_distinct(models, sizeof models, meta_str(&s[i].m, "machine", "cpu_model"));
     if (strcmp(models, meta_str(&s[0].m, "machine", "cpu_model")) != 0)
-        merge_warn(w, &k, quiet,
+        merge_warn(v, quiet,
                    "the shards ran on different CPU models (%s): times are comparable within a shard, not across "
                    "(the summary's shard column says which)",
                    models);
     for (size_t i = 0; i < n; ++i)
         if (meta_get(&s[i].m, "run", "points_resumed"))
-            merge_warn(w, &k, quiet, "shard %u was resumed: %s of its points were measured by an earlier attempt (%s)",
+            merge_warn(v, quiet, "shard %u was resumed: %s of its points were measured by an earlier attempt (%s)",
                        s[i].index, meta_str(&s[i].m, "run", "points_resumed"),
                        meta_str(&s[i].m, "run", "resumed_from"));
     for (size_t i = 0; i < n; ++i)
         for (size_t j = 0; j < s[i].m.n; ++j) {
             const entry *e = &s[i].m.e[j];
-            if (strcmp(e->section, "warnings") == 0 && strcmp(e->key, "count") != 0 && k < CD_RUN_MAX_WARNINGS) {
+            if (strcmp(e->section, "warnings") == 0 && strcmp(e->key, "count") != 0) {
                 char msg[1100];
                 snprintf(msg, sizeof msg, "shard %u: %s", s[i].index, e->value);
-                size_t len = strlen(msg);
-                w[k] = cd_alloc(len + 1);
-                memcpy(w[k++], msg, len + 1);
+                keep(v, msg);
             }
         }
-    return k;
 }
 
 // What a failed merge made in out: the parts, the files and the marker, then out itself.
@@ -939,10 +946,9 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
     }
 
     int status = bad ? 2 : 0;
-    char *warnings[CD_RUN_MAX_WARNINGS] = {NULL};
-    size_t nwarnings = 0;
+    warnings w = {0};
     if (!bad) {
-        nwarnings = collect_warnings(s, n, quiet, warnings);
+        collect_warnings(s, n, quiet, &w);
         status = 1;
         char(*hosts)[256] = cd_alloc(n * sizeof *hosts);
         for (size_t i = 0; i < n; ++i) snprintf(hosts[i], sizeof hosts[i], "%s", meta_str(&s[i].m, "run", "host"));
@@ -972,7 +978,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
             else if (k == 2)
                 e = write_text(path, config, config_len);
             else
-                e = write_meta(path, out, s, n, id, command, warnings, nwarnings);
+                e = write_meta(path, out, s, n, id, command, w.w, w.n);
         }
         if (!e && merge_stop) e = EINTR;  // the last moment to stop: the renames make it a run
         for (int k = 0; k < 4 && !e; ++k) {
@@ -998,7 +1004,8 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         if (lock >= 0) close(lock);
         merge_signals_restore(&saved);
     }
-    for (size_t i = 0; i < nwarnings; ++i) cd_free(warnings[i]);
+    for (size_t i = 0; i < w.n; ++i) cd_free(w.w[i]);
+    cd_free(w.w);
     for (size_t i = 0; i < n; ++i) {
         meta_free(&s[i].m);
         cd_free(s[i].points);

@@ -213,7 +213,13 @@ int cd_run_derived_input(cd_run *r, const char *path, const char *sha256, uint64
     return 0;
 }
 
-// The run's warnings, for meta.ini's [warnings].
+// The text of warning pos, for r->warning_index.
+static const char *warning_text(const void *ctx, size_t pos) { return ((const cd_run *)ctx)->warnings[pos]; }
+
+// The run's warnings, for meta.ini's [warnings]: every one, each once. None is left out: a cap
+// would drop warnings from meta.ini and progress.part without a word. No cap is needed for
+// memory: a warning is one line of at most 511 bytes, and a run raises a few per point at most
+// (a skipped point, a noisy one), about what its summary.csv takes.
 void cd_run_keep_warning(cd_run *r, const char *msg)
 {
     // One line each (a path or a plugin's build string may hold a line break): meta.ini's
@@ -222,13 +228,21 @@ void cd_run_keep_warning(cd_run *r, const char *msg)
     snprintf(line, sizeof line, "%s", msg);
     for (char *c = line; *c; ++c)
         if (*c == '\n' || *c == '\r') *c = ' ';
-    for (size_t i = 0; i < r->warning_count; ++i)
-        if (strcmp(r->warnings[i], line) == 0) return;  // a resumed run meets its config's warnings again
-    if (r->warning_count < CD_RUN_MAX_WARNINGS) {
-        size_t n = strlen(line);
-        r->warnings[r->warning_count] = cd_alloc(n + 1);
-        memcpy(r->warnings[r->warning_count++], line, n + 1);
-    }
+    // A resumed run meets its config's warnings again.
+    if (cd_text_index_find(&r->warning_index, line, warning_text, r) != SIZE_MAX) return;
+    cd_grow((void **)&r->warnings, sizeof *r->warnings, &r->warning_cap, r->warning_count + 1);
+    size_t n = strlen(line), k = r->warning_count++;
+    r->warnings[k] = cd_alloc(n + 1);
+    memcpy(r->warnings[k], line, n + 1);
+    cd_text_index_add(&r->warning_index, r->warnings[k], k, warning_text, r);
+}
+
+void cd_run_take_warnings(cd_run *r, char ***w, size_t *n)
+{
+    *w = r->warnings, *n = r->warning_count;
+    r->warnings = NULL;
+    r->warning_count = r->warning_cap = 0;
+    cd_text_index_free(&r->warning_index);
 }
 
 // [cdlab]: the build that measured.

@@ -216,10 +216,9 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why
     snprintf(path, sizeof path, "%s/progress.part", r->dir);
     FILE *f = fopen(path, "r");
     if (!f) return;
-    size_t mine = r->warning_count;  // this attempt's so far (the config's, pinning's): after the earlier ones
-    char **now = cd_alloc((mine ? mine : 1) * sizeof *now);
-    memcpy(now, r->warnings, mine * sizeof *now);
-    r->warning_count = 0;
+    char **now;  // this attempt's so far (the config's, pinning's): after the earlier ones
+    size_t mine;
+    cd_run_take_warnings(r, &now, &mine);
     while (fgets(line, sizeof line, f)) {
         size_t n = strlen(line);
         if (n == 0 || line[n - 1] != '\n') break;  // a cut line ends what was written

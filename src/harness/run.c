@@ -889,10 +889,14 @@ static const char *const *counter_names(const cd_config *c, const char **buf)
 
 static void free_run(cd_run *r)
 {
-    for (size_t i = 0; i < r->warning_count; ++i) cd_free(r->warnings[i]);
+    char **warnings;
+    size_t nw;
+    cd_run_take_warnings(r, &warnings, &nw);
+    for (size_t i = 0; i < nw; ++i) cd_free(warnings[i]);
+    cd_free(warnings);
     cd_free(r->pick);
     cd_free(r->key_col);
-    cd_free(r->notes);
+    cd_run_free_notes(r);
     if (r->todo != r->shard_points) cd_free(r->todo);
     cd_free(r->shard_points);
     if (r->progress) fclose(r->progress);

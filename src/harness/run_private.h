@@ -8,7 +8,18 @@
 
 #include <stdio.h>
 
-enum { CD_RUN_MAX_WARNINGS = 64, CD_RUN_MAX_NOTES = 256 };
+/// An open-addressed index of strings kept elsewhere (text_index.c): a used slot holds an item's
+/// position + 1 (0: empty); a cd_text_key gives the string of the item at a position.
+typedef struct cd_text_index {
+    size_t *slot;  // mask + 1 slots (NULL: none yet), at most half of them used
+    size_t mask, count;
+} cd_text_index;
+typedef const char *(*cd_text_key)(const void *ctx, size_t pos);
+/// The position of the item whose string is s, or SIZE_MAX.
+size_t cd_text_index_find(const cd_text_index *x, const char *s, cd_text_key key, const void *ctx);
+/// Index the item at position pos, whose string is s (not in x yet).
+void cd_text_index_add(cd_text_index *x, const char *s, size_t pos, cd_text_key key, const void *ctx);
+void cd_text_index_free(cd_text_index *x);
 
 /// A kind's note on a sweep (cd_run_note_series).
 typedef struct cd_series_note {
@@ -63,11 +74,14 @@ struct cd_run {
     char failure[512];
     char reason[1024];    // why the run is incomplete: INCOMPLETE's first line, meta.ini failure
     int output_reported;  // reason is the output error (write_errno)
-    char *warnings[CD_RUN_MAX_WARNINGS];
-    size_t warning_count;
-    cd_series_note *notes;  // cd_run_note_series
-    size_t note_count;
-    int isolate;  // points (rounds) in child processes
+    char **warnings;      // cd_run_keep_warning: every one, each once (no cap: none is lost)
+    size_t warning_count, warning_cap;
+    cd_text_index warning_index;  // the warnings by text
+    cd_series_note *notes;        // cd_run_note_series: every one (no cap: a skip is never lost)
+    size_t note_count, note_cap;
+    size_t *note_next;         // the next note of the same series (SIZE_MAX: none), note_cap of them
+    cd_text_index note_index;  // each series' first note, by series
+    int isolate;               // points (rounds) in child processes
     const char *isolate_why;
     int64_t child_rss;     // the last child's peak RSS
     double point_timeout;  // [run] point_timeout: seconds a point (a round) may run; 0: no limit
@@ -118,6 +132,10 @@ void cd_run_same_lines(FILE *f);
 void cd_run_same_check(const char *line, char *why, size_t len);
 /// Keep warning msg (once: a message already kept is not kept again).
 void cd_run_keep_warning(cd_run *r, const char *msg);
+/// Hand over r's warnings (*w, *n of them: cd_free each and the array) and keep none.
+void cd_run_take_warnings(cd_run *r, char ***w, size_t *n);
+/// Free r's series notes (cd_run_note_series).
+void cd_run_free_notes(cd_run *r);
 /// --resume in r->dir: keep the rows of the points progress.part lists as done (of points[0..n),
 /// the run's points), set r->todo to the rest, reload the series notes, reopen progress.part.
 /// 0; -2 (err set) when an input file differs from the one the earlier attempt read
