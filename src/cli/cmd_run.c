@@ -399,8 +399,9 @@ static int run_parse(int argc, char **argv, run_args *a)
          .ctx = a},
         {.name = "resume",
          .help = "continue the incomplete run --run-id names (without --run-id: the newest\n"
-                 "incomplete run of the same config and shard), keeping its finished points;\n"
-                 "with no such run, start one; a complete one is left as it is",
+                 "incomplete run of the same config and shard), keeping its finished points\n"
+                 "(meta.ini [run] points_resumed, 0 when none, and resumed_from); with no such\n"
+                 "run, start one; a complete one is left as it is",
          .type = CLI_FLAG,
          .dest = &resume},
         {.name = "keys",

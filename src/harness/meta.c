@@ -276,7 +276,9 @@ static void write_run(FILE *f, const cd_run *r)
     kv(f, "command", "%s", r->argv0 ? r->argv0 : "");
     kv(f, "points_planned", "%zu", r->points_planned);
     kv(f, "points_done", "%zu", r->points_done);
-    if (r->points_resumed) {  // --resume
+    // Every resume says so, also one that found no point finished (points_resumed = 0): the
+    // earlier attempt's directory, marker and time are this run's, and merge warns of it.
+    if (r->resumed) {
         kv(f, "points_resumed", "%zu", r->points_resumed);
         kv(f, "resumed_from", "%s", r->resumed_from);
     }

@@ -321,6 +321,7 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
     unsigned char *mine = cd_alloc_zero(plan ? plan : 1, 1);
     size_t *rows = cd_alloc_zero(plan ? plan : 1, sizeof *rows);
     for (size_t j = 0; j < n; ++j) mine[points[j]] = 1;
+    r->resumed = 1;  // meta.ini says so, with however many points the earlier attempts finished
     char path[4600];
     snprintf(path, sizeof path, "%s/" CD_RUN_INCOMPLETE, r->dir);
     FILE *m = fopen(path, "r");

@@ -95,7 +95,8 @@ struct cd_run {
     FILE *progress;              // progress.part: the points done so far, for --resume
     size_t warnings_journaled;   // r->warnings[0, this) are in progress.part
     double eta_total, eta_done;  // the progress ETA: estimated seconds of this attempt's points, of those run
-    size_t points_resumed;       // done by an earlier attempt (--resume)
+    int resumed;                 // this run continues an earlier attempt's directory (--resume)
+    size_t points_resumed;       // done by an earlier attempt (--resume; 0 when it finished none)
     char resumed_from[600];      // the earlier attempt's INCOMPLETE, first line
     cd_run_input *inputs;        // the config's files, digested when the run started, then the derived ones
     size_t input_count, input_cap;
