@@ -164,6 +164,13 @@ bg=""
 "$cdlab" merge out/slow/s0 -o bad 2>err.txt
 [ $? -eq 2 ] && grep -q "s0: incomplete run" err.txt && [ ! -e bad ] || fail "merge of a killed shard: $(cat err.txt)"
 echo "ok: merge refuses the killed shard: $(cat err.txt)"
+# The killed runner's point process ends a moment later (PR_SET_PDEATHSIG) and holds the run's lock
+# until then, so a resume at once may find the run in progress: wait until it is abandoned.
+k=0
+until "$cdlab" plot out/slow/s0 2>&1 | grep -q 'incomplete run (abandoned: ' || [ $k -ge 500 ]; do
+    sleep 0.01
+    k=$((k + 1))
+done
 "$cdlab" run --resume --shard 0/1 --output out slow.ini >/dev/null 2>err.txt || fail "resume failed: $(cat err.txt)"
 grep -q "resuming out/slow/s0: 1 of 2 points done already" err.txt || fail "resume did not keep point 0: $(cat err.txt)"
 grep -q '^points_resumed = 1$' out/slow/s0/meta.ini || fail "meta.ini lacks points_resumed = 1"

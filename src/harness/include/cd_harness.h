@@ -253,7 +253,8 @@ typedef struct cd_kind {
     size_t frame_column_count;
     const cd_column *summary_columns;  ///< summary.csv columns after `point`, before peak_rss
     size_t summary_column_count;
-    /// Measure one point: emit frame rows and exactly one summary row. 0, or -1 after
+    /// Measure one point: emit frame rows and its summary rows (one for most kinds, one per probe
+    /// for max_fps; a point's rows one after another, as merge expects them). 0, or -1 after
     /// cd_run_fail.
     int (*run_point)(cd_run *r, const cd_point *p);
     /// Optional ([experiment] order = rounds): measure repeat `round` of point p, frame rows only,
