@@ -62,9 +62,11 @@ static int max_fps_validate(cd_config *c, char *err, size_t err_len)
 }
 
 static const cd_column summary_columns[] = {
-    {"cubes", 0, "cube count of this probe"},
-    {"probe", 0, "order of this probe in the search, 0-based"},
-    {"passes", 0, "1 when the judged frame_ms statistic <= 1000 / target_fps"},
+    // Which probes a search makes follows the measured times, so its cube counts, their order and
+    // their verdicts vary from run to run as max_cubes does: none of them is a deterministic column.
+    {"cubes", 1, "cube count of this probe (the probes follow the measured times)"},
+    {"probe", 1, "order of this probe in the search, 0-based"},
+    {"passes", 1, "1 when the judged frame_ms statistic <= 1000 / target_fps"},
     {"max_cubes", 1, "the search's answer: largest passing cube count (same on every row of the point)"},
     {"frame_ms_median", 1, "median frame_ms over frames x repeats"},
     {"frame_ms_p05", 1, "5th percentile of frame_ms"},

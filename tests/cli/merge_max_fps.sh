@@ -57,6 +57,11 @@ cols merged/summary.csv >m.txt && cols out/mf/full/summary.csv >u.txt
 cmp -s m.txt u.txt || { diff m.txt u.txt | head; fail "point, cubes, probe, passes differ"; }
 grep -qx '2,512,3,1' m.txt || fail "no passing probe 3 at 512 cubes of point 2: $(cat m.txt)"
 echo "ok: $(($(wc -l <m.txt) - 1)) probe rows of 3 points, plan order, as the unsharded run"
+# Which probes a search makes follows the measured times: cubes, probe and passes are varying
+# columns of a max_fps run, not deterministic ones a comparison would check.
+for c in cubes probe passes max_cubes; do
+    grep -q "^summary_varying = .*\b$c\b" out/mf/full/meta.ini || fail "$c not varying: $(grep summary_varying out/mf/full/meta.ini)"
+done
 
 # The shard with two points, its first row moved to its end: point A's rows split by point B's.
 two=""
