@@ -85,12 +85,7 @@ done
 kill -9 "$bg" 2>/dev/null
 wait "$bg" 2>/dev/null
 bg=""
-# The point's process dies with the runner (PR_SET_PDEATHSIG), then nothing holds the run's lock.
-k=0
-until "$cdlab" plot out/slow/k 2>&1 | grep -q 'incomplete run (abandoned: ' || [ $k -ge 200 ]; do
-    sleep 0.05
-    k=$((k + 1))
-done
+wait_abandoned out/slow/k
 [ -e out/slow/k/INCOMPLETE ] ||
     fail "the run finished before 258 series were noted in its progress.part (it had $(notes))"
 notes=$(grep -c '^note ' out/slow/k/progress.part) warns=$(grep -c '^warn ' out/slow/k/progress.part)

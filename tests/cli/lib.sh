@@ -14,3 +14,12 @@ cli_cleanup() {
 }
 trap cli_cleanup EXIT
 cd "$tmp" || exit 1
+# Wait (at most 10 s) until the run directory DIR is abandoned: after kill -9 of its runner, the
+# point's process ends a moment later (PR_SET_PDEATHSIG) and holds the run's lock until then.
+wait_abandoned() {
+    _n=0
+    until "$cdlab" plot "$1" 2>&1 | grep -q 'incomplete run (abandoned: ' || [ $_n -ge 200 ]; do
+        sleep 0.05
+        _n=$((_n + 1))
+    done
+}

@@ -78,12 +78,7 @@ kill -9 "$bg" 2>/dev/null
 wait "$bg" 2>/dev/null
 bg=""
 [ -e out/k/k/INCOMPLETE ] || fail "the run finished before the kill"
-# The point's process dies with the runner (PR_SET_PDEATHSIG), then nothing holds the run's lock.
-n=0
-until "$cdlab" plot out/k/k 2>&1 | grep -q 'incomplete run (abandoned: ' || [ $n -ge 200 ]; do
-    sleep 0.05
-    n=$((n + 1))
-done
+wait_abandoned out/k/k
 done=$(grep -c '^done ' out/k/k/progress.part)
 timeout 60 "$cdlab" run --quiet --resume --output out --run-id k k.ini >/dev/null 2>err.txt || fail "resume: $(cat err.txt)"
 grep -q "^points_resumed = $done\$" out/k/k/meta.ini ||
