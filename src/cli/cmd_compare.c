@@ -425,8 +425,9 @@ static int is_cost(const cd_rundir *r, const char *dir, const char *name, char *
 {
     if (ends_with(name, "_ms") || ends_with(name, "_us") || ends_with(name, "_ns") || strncmp(name, "ns_per_", 7) == 0)
         return 1;
+    // Read: "ok", or "ok (perf_event_open; PAPI: ...)" for an event cdlab opened itself.
     const char *counter = cd_rundir_meta(r, "counters", name, NULL);
-    if (counter && strcmp(counter, "ok") == 0) return 1;
+    if (counter && strncmp(counter, "ok", 2) == 0 && (counter[2] == '\0' || counter[2] == ' ')) return 1;
     if (counter)
         snprintf(err, len, "%s: counter %s was not read in this run (meta.ini [counters]: %s): nothing to compare", dir,
                  name, counter);
@@ -632,8 +633,8 @@ int cd_cmd_compare(int argc, char **argv)
          .words = formats},
         {.name = "metric",
          .arg = "C",
-         .help = "the frames.csv column to compare: a time (_ms, _us, _ns) or a counter\n"
-                 "the runs read (lower is faster)",
+         .help = "the frames.csv column to compare: a time (_ms, _us, _ns, ns_per_...) or\n"
+                 "a counter the runs read (lower is faster)",
          .type = CLI_TEXT,
          .dest = &o.metric},
         {.name = "seed",

@@ -973,7 +973,7 @@ static void cubes_before_fork(const cd_run *r, const cd_point *p)
     char root[4600], dir[4700];
     run_results_root(r, root, sizeof root);
     snprintf(dir, sizeof dir, "%s/cache", root);
-    cd_sim_cache_warm(&sp, dir, !cd_run_quiet(r));
+    cd_sim_cache_warm(&sp, dir);
 #else
     (void)r, (void)p;
 #endif

@@ -230,13 +230,18 @@ static int write_sidecar(cd_sim_cached *c, const char *side, char *err, size_t e
 // again, with a warning). The lock goes with its process, however that ends. The descriptor, or
 // -1 where the lock file cannot be made (a cache that cannot be written: the check goes on without
 // it, and a bake fails there anyway).
-static int lock_entry(const char *trace, int progress)
+// With wait = 0, -2 at once where another process holds the lock.
+static int lock_entry(const char *trace, int progress, int wait)
 {
     char lock[4200];
     snprintf(lock, sizeof lock, "%s.lock", trace);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return -1;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (!wait) {
+            close(fd);
+            return -2;
+        }
         if (progress) fprintf(stderr, "simulate: waiting for another process that checks or bakes %s\n", trace);
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {}
     }
@@ -287,13 +292,17 @@ static int entry_path(const cd_sim_params *p, const char *dir, cd_sim_cached *c)
     return n < 0 || (size_t)n >= sizeof c->path - 16 ? -1 : 0;
 }
 
-void cd_sim_cache_warm(const cd_sim_params *p, const char *dir, int progress)
+void cd_sim_cache_warm(const cd_sim_params *p, const char *dir)
 {
     cd_sim_cached c = {0};
     if (p->objects == 0 || entry_path(p, dir, &c)) return;  // cd_sim_bake_cached says why
     char side[4200];
     snprintf(side, sizeof side, "%s.sha256", c.path);
-    int lock = lock_entry(c.path, progress);
+    // Never waits: the runner calls this before a point's process starts, where a stop signal
+    // has no process to end; a trace another process is baking is left to the point's process,
+    // which waits for it (and which the runner's second signal kills).
+    int lock = lock_entry(c.path, 0, 0);
+    if (lock == -2) return;
     struct stat st;
     if (stat(c.path, &st) == 0) (void)cached_whole(&c, &st, side, c.rebaked, sizeof c.rebaked);
     if (lock >= 0) close(lock);
@@ -315,7 +324,7 @@ int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd
         snprintf(err, err_len, "%s: path too long for the simulation cache", dir);
         return -1;
     }
-    int lock = lock_entry(c->path, progress);
+    int lock = lock_entry(c->path, progress, 1);
     int rc = bake_cached_locked(p, dir, progress, c, err, err_len);
     if (lock >= 0) close(lock);  // and with it the lock
     return rc;

@@ -126,6 +126,12 @@ reseal "$tmp/na"
 expect 2 na --metric PAPI_TOT_CYC "$tmp/na" "$tmp/na"
 grep -q "counter PAPI_TOT_CYC was not read in this run (meta.ini \[counters\]: NA: cannot be added" "$tmp/na.err" ||
     { echo "FAIL: --metric of an NA counter"; cat "$tmp/na.err"; exit 1; }
+# A counter cdlab opened itself ([counters] "ok (perf_event_open; ...)") was read: it is taken.
+rm -rf "$tmp/pe" && cp -r "$tmp/na" "$tmp/pe"
+awk -F, -v OFS=, 'NR == 1 { print; next } { $NF = 1000 + NR % 7; print }' "$tmp/na/frames.csv" >"$tmp/pe/frames.csv"
+sed -i 's/^PAPI_TOT_CYC = NA: .*/PAPI_TOT_CYC = ok (perf_event_open; PAPI: cannot be added)/' "$tmp/pe/meta.ini"
+reseal "$tmp/pe"
+expect 0 pe --metric PAPI_TOT_CYC "$tmp/pe" "$tmp/pe"
 # --ignore names deterministic columns: a misspelt one is refused, a real one taken.
 expect 2 typo --ignore pairs_maen "$base" "$tmp/same"
 grep -q "ignore pairs_maen: no deterministic column of that name" "$tmp/typo.err" ||

@@ -73,12 +73,12 @@ typedef struct cd_sim_cached {
 /// object), or the cache cannot be written (a refused trace then says what to remove).
 int cd_sim_bake_cached(const cd_sim_params *p, const char *dir, int progress, cd_sim_cached *c, char *err,
                        size_t err_len);
-/// Check the cached trace of p under dir as cd_sim_bake_cached does, baking nothing and reporting
-/// nothing (with progress, only that it waits for the lock): when it is whole, this process and
-/// the processes it forks from now on find it checked while the file stays the same (the runner
-/// calls it before a point's process starts, so that a trace is digested once, not once per point
-/// and round).
-void cd_sim_cache_warm(const cd_sim_params *p, const char *dir, int progress);
+/// Check the cached trace of p under dir as cd_sim_bake_cached does, baking nothing, reporting
+/// nothing and never waiting (a trace whose lock another process holds is left alone): when it is
+/// whole, this process and the processes it forks from now on find it checked while the file stays
+/// the same (the runner calls it before a point's process starts, so that a trace is digested
+/// once, not once per point and round).
+void cd_sim_cache_warm(const cd_sim_params *p, const char *dir);
 
 #ifdef __cplusplus
 }
