@@ -182,23 +182,10 @@ static long csv_line(csv_in *in, char *err, size_t len)
         in->buf[n++] = (char)c;
     }
     if (ferror(in->f)) return snprintf(err, len, "%s:%zu: read error: %s", in->path, in->line, strerror(errno)), -2;
-    // Said in words, as cd_csv_load says it: quoted in a message the mark is invisible (the header
-    // "\uFEFFframe,id,..." was reported as not the expected one).
-    if (in->line == 1 && n >= 3 && memcmp(in->buf, "\xEF\xBB\xBF", 3) == 0)
-        return snprintf(err, len,
-                        "%s:1: starts with a UTF-8 byte-order mark (BOM, bytes EF BB BF): expected CSV text without "
-                        "one (save the file without a BOM)",
-                        in->path),
-               -2;
     if (n > 0 && in->buf[n - 1] == '\r') --n;  // a CR LF line end
-    // Any other CR, as cd_csv_load says: a number field would read "0\r" as 0, and a file of CR line
-    // ends would be one line, reported as a bad header.
-    if (memchr(in->buf, '\r', n))
-        return snprintf(err, len,
-                        "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF "
-                        "(CR alone does not end a line)",
-                        in->path, in->line),
-               -2;
+    // A byte-order mark (the header "\uFEFFframe,id,..." was reported as not the expected one) and
+    // any other CR ("0\r" read as 0; a file of CR line ends one line) as cd_csv_load refuses them.
+    if (cd_csv_unquoted_line_check(in->path, in->line, in->buf, n, err, len)) return -2;
     in->buf[n] = '\0';
     return (long)n;
 }

@@ -40,6 +40,38 @@ static void on_row(int c, void *data)
     r->ended++;
 }
 
+// The messages of two faults of a CSV line, one wording for every reader. A byte-order mark is
+// said in words: quoted in a message the mark is invisible ("found '0'" for a field "\uFEFF0").
+static int bom_error(const char *path, char *err, size_t err_len)
+{
+    snprintf(err, err_len,
+             "%s:1: starts with a UTF-8 byte-order mark (BOM, bytes EF BB BF): expected CSV text without one "
+             "(save the file without a BOM)",
+             path);
+    return -1;
+}
+
+static int bare_cr_error(const char *path, size_t lineno, char *err, size_t err_len)
+{
+    snprintf(err, err_len,
+             "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF (CR alone "
+             "does not end a line)",
+             path, lineno);
+    return -1;
+}
+
+static int has_bom(size_t lineno, const char *line, size_t n)
+{
+    return lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0;
+}
+
+int cd_csv_unquoted_line_check(const char *path, size_t lineno, const char *line, size_t n, char *err, size_t err_len)
+{
+    if (has_bom(lineno, line, n)) return bom_error(path, err, err_len);
+    if (memchr(line, '\r', n)) return bare_cr_error(path, lineno, err, err_len);
+    return 0;
+}
+
 // Line number lineno of path, line[0..n) with its end, through libcsv into r: 1 when it holds a
 // row (r's fields), 0 when it is blank or a comment ('#'), -1 with "path:line: why" in err. Each
 // line is parsed alone: our files never hold quoted newlines. The one place the rules of a CSV
@@ -60,14 +92,7 @@ static int parse_line(struct csv_parser *p, reader *r, const char *path, size_t 
         snprintf(err, err_len, "%s:%zu: a NUL byte: expected text", path, lineno);
         return -1;
     }
-    // Said in words: quoted in a message the mark is invisible ("found '0'" for a field "\uFEFF0").
-    if (lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
-        snprintf(err, err_len,
-                 "%s:1: starts with a UTF-8 byte-order mark (BOM, bytes EF BB BF): expected CSV text without one "
-                 "(save the file without a BOM)",
-                 path);
-        return -1;
-    }
+    if (has_bom(lineno, line, n)) return bom_error(path, err, err_len);
     size_t lead = 0;
     while (lead < body && (line[lead] == ' ' || line[lead] == '\t')) ++lead;
     if (lead == body || line[lead] == '#') return 0;
@@ -76,13 +101,7 @@ static int parse_line(struct csv_parser *p, reader *r, const char *path, size_t 
         return -1;
     }
     csv_fini(p, on_field, on_row, r);
-    if (r->bare_cr) {
-        snprintf(err, err_len,
-                 "%s:%zu: a carriage return (CR) inside the line: expected lines that end in LF or CR LF (CR alone "
-                 "does not end a line)",
-                 path, lineno);
-        return -1;
-    }
+    if (r->bare_cr) return bare_cr_error(path, lineno, err, err_len);
     return r->ended > 0;
 }
 

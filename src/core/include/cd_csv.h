@@ -46,6 +46,11 @@ cd_csv_stream *cd_csv_stream_open(const char *path, enum cd_file_accept accept, 
 int cd_csv_stream_next(cd_csv_stream *s, const cd_csv_row **row, char *err, size_t err_len);
 /// Close s (NULL is fine).
 void cd_csv_stream_close(cd_csv_stream *s);
+/// What cd_csv_load refuses in a line before its fields, for a reader of its own that takes no
+/// quoted fields (trace import, which splits its rows itself): line lineno, line[0..n) without its
+/// end (a CR LF's CR taken off), starting with a UTF-8 byte-order mark (line 1) or holding a CR.
+/// 0, or -1 with cd_csv_load's message, "path:line: ...", in err.
+int cd_csv_unquoted_line_check(const char *path, size_t lineno, const char *line, size_t n, char *err, size_t err_len);
 /// Parse field as a finite double (subnormals included; a number that overflows or underflows to
 /// zero is rejected); 0 on success, -1 otherwise.
 int cd_csv_parse_double(const char *field, double *out);
