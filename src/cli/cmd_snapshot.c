@@ -196,10 +196,9 @@ static int move_output(const char *scratch, const char *format, const char *path
         cd_free(data);
         return 1;
     }
-    cd_file_out o;
+    cd_file_out o;  // a failed write shows in the stream's error flag, which the commit reports
     int rc = cd_file_out_open(&o, path, why, sizeof why) != 0;
-    if (!rc && fwrite(data, 1, n, o.f) != n) rc = 1, cd_file_out_abort(&o), snprintf(why, sizeof why, "write error");
-    if (!rc && cd_file_out_commit(&o, why, sizeof why) != 0) rc = 1;
+    if (!rc) fwrite(data, 1, n, o.f), rc = cd_file_out_commit(&o, why, sizeof why) != 0;
     if (rc) fprintf(stderr, "cdlab snapshot: %s: %s\n", path, why);
     cd_free(data);
     return rc;

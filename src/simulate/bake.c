@@ -202,17 +202,13 @@ static int write_sidecar(cd_sim_cached *c, const char *side, char *err, size_t e
         snprintf(err, err_len, "%s: cannot read what was baked: %s", c->path, strerror(e));
         return -1;
     }
-    // Written as every output (cd_file_out: fsynced before its rename, as the trace is).
+    // Written as every output (cd_file_out: fsynced before its rename, as the trace is; a failed
+    // write shows in the stream's error flag, which the commit reports).
     const char *name = strrchr(c->path, '/') ? strrchr(c->path, '/') + 1 : c->path;
     char why[256];
     cd_file_out o;
     int rc = cd_file_out_open(&o, side, why, sizeof why);
-    if (rc == 0 && fprintf(o.f, "%s  %s\n", c->sha256, name) < 0) {
-        cd_file_out_abort(&o);
-        snprintf(why, sizeof why, "write error: %s", strerror(errno ? errno : EIO));
-        rc = -1;
-    }
-    if (rc == 0) rc = cd_file_out_commit(&o, why, sizeof why);
+    if (rc == 0) fprintf(o.f, "%s  %s\n", c->sha256, name), rc = cd_file_out_commit(&o, why, sizeof why);
     if (rc) {
         int n = snprintf(err, err_len, "%s: ", side);  // then why: "cannot write: <cause>"
         if (n >= 0 && (size_t)n < err_len) snprintf(err + n, err_len - (size_t)n, "%s", why);
