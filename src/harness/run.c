@@ -351,6 +351,8 @@ double cd_run_cv_warn(const cd_run *r) { return cd_config_num(r->cfg, "run", "cv
 
 const char *cd_run_directory(const cd_run *r) { return r->dir; }
 
+const char *cd_run_output_root(const cd_run *r) { return r->root; }
+
 int cd_run_quiet(const cd_run *r) { return r->quiet; }
 
 // ---------------------------------------------------------------------------------------------
@@ -1323,7 +1325,7 @@ int cd_run_config(const cd_config *c, const cd_run_options *o, char *dir, size_t
                 .lock_fd = -1,
                 .point_timeout = cd_config_num(c, "run", "point_timeout")};
     dir[0] = '\0';
-    const char *root = o->output ? o->output : cd_config_text(c, "run", "output");
+    const char *root = r.root = o->output ? o->output : cd_config_text(c, "run", "output");
     snprintf(r.name, sizeof r.name, "%s", cd_config_text(c, "experiment", "name"));
     utc_stamp(r.date_start, sizeof r.date_start, "%Y-%m-%dT%H:%M:%SZ");
     cd_git_describe(r.git_commit, sizeof r.git_commit, r.git_dirty, sizeof r.git_dirty);

@@ -45,7 +45,8 @@ struct cd_run {
     void *meta_ctx;
     char name[128];
     char run_id[96];
-    char dir[4096 + 400];
+    char dir[4096 + 400];  // <root>/<experiment>/<run-id>
+    const char *root;      // the results root: --output or [run] output, as given
     char date_start[32], date_end[32];
     char git_commit[128], git_dirty[16];  // the source tree when the run started
     FILE *frames, *summary;               // frames.csv.part, summary.csv.part

@@ -224,6 +224,13 @@ void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size
     va_end(ap);
 }
 
+void cd_config_key_text(const cd_config_key *k, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "%s =", k->spec->name);
+    for (size_t i = 0; i < k->count && used < len; ++i)
+        used += (size_t)snprintf(buf + used, len - used, "%s %s", i ? "," : "", k->values[i].text);
+}
+
 int cd_config_refuse_unread_sweep(const cd_config *c, const cd_config_key *k, const char *reader, char *err,
                                   size_t err_len)
 {

@@ -237,12 +237,10 @@ static int check_simulate(const cd_config *c, char *err, size_t err_len)
 int cd_cubes_check_cluster_sweeps(const cd_config *c, const char *section, char *err, size_t err_len)
 {
     const cd_config_key *layout = cd_config_key_get(c, section, "layout");
-    char layouts[256] = "layout =";
-    for (size_t i = 0; i < layout->count; ++i) {
+    for (size_t i = 0; i < layout->count; ++i)
         if (strcmp(layout->values[i].text, "clusters") == 0) return 0;
-        size_t used = strlen(layouts);
-        snprintf(layouts + used, sizeof layouts - used, "%s %s", i ? "," : "", layout->values[i].text);
-    }
+    char layouts[256];
+    cd_config_key_text(layout, layouts, sizeof layouts);
     if (cd_config_refuse_unread_sweep(c, cd_config_key_get(c, section, "clusters"), layouts, err, err_len) ||
         cd_config_refuse_unread_sweep(c, cd_config_key_get(c, section, "cluster_sigma"), layouts, err, err_len))
         return -1;
@@ -505,13 +503,11 @@ static int simulate_trace(cd_cubes_setup *s, const char *root, int progress, sim
 #endif
 }
 
-// The results root of run r (<output> of <output>/<experiment>/<run-id>), whose cache/ holds the
-// simulated scenes' traces.
-static void run_results_root(const cd_run *r, char *root, size_t len)
+// The results root of run r, whose cache/ holds the simulated scenes' traces.
+static const char *run_results_root(const cd_run *r)
 {
-    snprintf(root, len, "%s", cd_run_directory(r));
-    for (int up = 0; up < 2; ++up) *(strrchr(root, '/') ? strrchr(root, '/') : root) = '\0';
-    if (!root[0]) snprintf(root, len, ".");
+    const char *root = cd_run_output_root(r);
+    return root[0] ? root : ".";
 }
 
 // s itself, or with source = simulate s in *baked with its simulation's trace under the run's
@@ -520,11 +516,10 @@ static void run_results_root(const cd_run *r, char *root, size_t len)
 static const cd_cubes_setup *simulated(cd_run *r, const cd_cubes_setup *s, cd_cubes_setup *baked)
 {
     if (!s->simulate) return s;
-    char root[4600], why[4400];
-    run_results_root(r, root, sizeof root);
+    char why[4400];
     *baked = *s;
     sim_trace t;
-    if (simulate_trace(baked, root, !cd_run_quiet(r), &t, why, sizeof why)) {
+    if (simulate_trace(baked, run_results_root(r), !cd_run_quiet(r), &t, why, sizeof why)) {
         cd_run_fail(r, "[scene] source = simulate: %s", why);
         return NULL;
     }
@@ -970,9 +965,8 @@ static void cubes_before_fork(const cd_run *r, const cd_point *p)
     cd_cubes_setup s = cubes_point_setup(p);
     if (s.cubes == 0) return;
     cd_sim_params sp = sim_params(&s);
-    char root[4600], dir[4700];
-    run_results_root(r, root, sizeof root);
-    snprintf(dir, sizeof dir, "%s/cache", root);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/cache", run_results_root(r));
     cd_sim_cache_warm(&sp, dir);
 #else
     (void)r, (void)p;

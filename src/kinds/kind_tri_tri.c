@@ -367,10 +367,8 @@ static int tri_tri_validate(cd_config *c, char *err, size_t err_len)
     size_t random = 0;
     for (size_t i = 0; i < w->count; ++i) random += strcmp(w->values[i].text, "random") == 0;
     if (!random) {
-        char reader[64];
-        snprintf(reader, sizeof reader, "workload = %s", w->values[0].text);
-        for (size_t i = 1; i < w->count; ++i)
-            snprintf(reader + strlen(reader), sizeof reader - strlen(reader), ", %s", w->values[i].text);
+        char reader[256];
+        cd_config_key_text(w, reader, sizeof reader);
         return cd_config_refuse_unread_sweep(c, a, reader, err, err_len);
     }
     if (a->count > 1 && random < w->count)

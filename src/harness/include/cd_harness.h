@@ -123,6 +123,8 @@ void cd_config_warn(cd_config *c, const cd_config_key *k, const char *fmt, ...) 
 void cd_config_error(const cd_config *c, const cd_config_key *k, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/// "name = v1, v2, ...": key k as its values read in a message, into buf (cut to len).
+void cd_config_key_text(const cd_config_key *k, char *buf, size_t len);
 /// Refuse key k when it holds more than one value that no point reads (reader: what leaves it
 /// unread, e.g. "[scene] trace"): its points would repeat each other under different labels.
 /// 0 (one value or none), or -1 with "path:line: [section] name takes N values, but reader does
@@ -358,6 +360,9 @@ void cd_run_warn(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 
 void cd_run_fail(cd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /// For kinds: the run directory, <output>/<experiment>/<run-id>.
 const char *cd_run_directory(const cd_run *r);
+/// The results root the run directory lies in (--output or [run] output, as given): where
+/// <root>/cache/ holds what the runs under it share (the simulated scenes' traces).
+const char *cd_run_output_root(const cd_run *r);
 /// For kinds: whether the run prints no progress on stderr.
 int cd_run_quiet(const cd_run *r);
 /// For kinds: a file a point read that the config does not name but the run derived from it (a
