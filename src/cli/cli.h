@@ -86,6 +86,14 @@ int cd_cmd_info(int argc, char **argv);
 /// `cdlab plot`: render a run directory's figures (cmd_plot.c).
 int cd_cmd_plot(int argc, char **argv);
 
+/// Whether path is a regular file of at least one byte (cmd_plot.c).
+int cd_cli_nonempty_file(const char *path);
+/// Whether path is a regular file that starts with the n (at most 8) bytes of sig: a figure
+/// gnuplot wrote whole enough to be one (CD_PNG_SIGNATURE, pdfcairo's "%PDF-"), not an empty or
+/// cut file (cmd_plot.c).
+int cd_cli_file_starts_with(const char *path, const void *sig, size_t n);
+/// The 8 bytes a PNG file starts with.
+#define CD_PNG_SIGNATURE "\x89PNG\r\n\x1a\n"
 /// Run argv[0] (found on PATH) with argv and wait: 1 when it exited 0 (cmd_plot.c).
 int cd_cli_spawn_ok(char *const argv[]);
 /// Run `gnuplot -c script arg1 arg2` headless; 0 when it exits 0 (cmd_plot.c). The paths go to

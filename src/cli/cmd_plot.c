@@ -20,18 +20,16 @@
 
 extern char **environ;
 
-static int file_exists(const char *path)
+int cd_cli_nonempty_file(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
-// Whether path is a regular file that starts with the n bytes of sig: a figure gnuplot wrote
-// whole enough to be one (pngcairo's PNG signature, pdfcairo's "%PDF-"), not an empty or cut file.
-static int starts_with(const char *path, const void *sig, size_t n)
+int cd_cli_file_starts_with(const char *path, const void *sig, size_t n)
 {
     unsigned char head[8];
-    if (!file_exists(path) || n > sizeof head) return 0;
+    if (!cd_cli_nonempty_file(path) || n > sizeof head) return 0;
     FILE *f = fopen(path, "rb");
     int ok = f && fread(head, 1, n, f) == n && memcmp(head, sig, n) == 0;
     if (f) fclose(f);
@@ -80,7 +78,7 @@ static int plot_figure(const char *plots, const char *dir, const char *meta, con
     snprintf(script, sizeof script, "%s/%s.gp", plots, fig);
     snprintf(png, sizeof png, "%s/%s.png", dir, fig);
     snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, fig);
-    if (!file_exists(script)) {
+    if (!cd_cli_nonempty_file(script)) {
         fprintf(stderr, "cdlab plot: %s: figure '%s' has no script: expected %s\n", meta, fig, script);
         return 2;
     }
@@ -108,7 +106,8 @@ static int plot_figure(const char *plots, const char *dir, const char *meta, con
                 "pngcairo and pdfcairo terminals)\n",
                 script, dir);
         rc = 1;
-    } else if (!starts_with(tmp_png, "\x89PNG\r\n\x1a\n", 8) || !starts_with(tmp_pdf, "%PDF-", 5)) {
+    } else if (!cd_cli_file_starts_with(tmp_png, CD_PNG_SIGNATURE, 8) ||
+               !cd_cli_file_starts_with(tmp_pdf, "%PDF-", 5)) {
         fprintf(stderr, "cdlab plot: gnuplot -c %s wrote no PNG and PDF for %s (%s.png and .pdf)\n", script, dir, stem);
         rc = 1;
     } else if (replace(tmp_png, png) != 0 || replace(tmp_pdf, pdf) != 0) {

@@ -226,23 +226,8 @@ static int svg_figure(page *p, const char *svg, const char *caption)
     return 0;
 }
 
-static int nonempty(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-}
-
 // Whether path is a non-empty regular file that starts with the PNG signature.
-static int is_png(const char *path)
-{
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    unsigned char head[8];
-    if (!nonempty(path)) return 0;
-    FILE *f = fopen(path, "rb");
-    int ok = f && fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, sig, sizeof sig) == 0;
-    if (f) fclose(f);
-    return ok;
-}
+static int is_png(const char *path) { return cd_cli_file_starts_with(path, CD_PNG_SIGNATURE, 8); }
 
 // The run's own PNG when `cdlab plot` made one, else one rendered into the scratch directory
 // (also where the run's file is not a PNG: the page embeds it as one). Only a PNG is embedded: a
@@ -253,13 +238,13 @@ static int run_figure(page *p, const cd_rundir *r, const char *fig, char *err, s
     char png[4500], script[4300], stem[4400];
     snprintf(png, sizeof png, "%s/%s.png", r->dir, fig);
     int own = is_png(png);
-    if (!own && nonempty(png))
+    if (!own && cd_cli_nonempty_file(png))
         fprintf(stderr, "cdlab report: warning: %s is not a PNG; the figure is drawn afresh\n", png);
     if (!own) {
         snprintf(script, sizeof script, "%s/%s.gp", p->plots, fig);
         snprintf(stem, sizeof stem, "%s/fig%d", p->scratch, p->figures);
         snprintf(png, sizeof png, "%s.png", stem);
-        if (!nonempty(script)) {
+        if (!cd_cli_nonempty_file(script)) {
             snprintf(err, err_len, "%s/meta.ini: figure '%s' has no script: expected %s", r->dir, fig, script);
             return 2;
         }
@@ -284,7 +269,8 @@ static int reference_figure(page *p, const reference *ref, char *err, size_t err
     char script[4300], svg[4400];
     snprintf(script, sizeof script, "%s/reference.gp", p->plots);
     snprintf(svg, sizeof svg, "%s/ref%d.svg", p->scratch, p->figures);
-    if (cd_cli_gnuplot(script, ref->path, svg) != 0 || !nonempty(svg) || svg_figure(p, svg, ref->title) != 0) {
+    if (cd_cli_gnuplot(script, ref->path, svg) != 0 || !cd_cli_nonempty_file(svg) ||
+        svg_figure(p, svg, ref->title) != 0) {
         snprintf(err, err_len, "%s failed for %s (or wrote no SVG)", script, ref->path);
         return 1;
     }

@@ -191,7 +191,7 @@ static int move_output(const char *scratch, const char *format, const char *path
     }
     int png = strcmp(format, "png") == 0, svg = 0;
     for (size_t i = 0; !png && !svg && i + 4 <= n; ++i) svg = memcmp(data + i, "<svg", 4) == 0;
-    if (png ? n < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8) != 0 : !svg) {
+    if (png ? n < 8 || memcmp(data, CD_PNG_SIGNATURE, 8) != 0 : !svg) {
         fprintf(stderr, "cdlab snapshot: gnuplot's %s is not %s\n", from, png ? "a PNG" : "an SVG");
         cd_free(data);
         return 1;
