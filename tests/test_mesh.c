@@ -421,6 +421,21 @@ static void spec_names_generators_and_files(void **state)
     assert_int_equal(cd_mesh_from_spec("torus:abc", &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "torus:abc"));
     assert_int_equal(cd_mesh_from_spec("pencil:0", &m, err, sizeof err), -1);
+    // One parser for the spec, here and where a config is checked: decimal digits only, so a
+    // sign, a space or an exponent is refused, not read by strtoull as 5 or wrapped.
+    static const char *const bad_counts[] = {
+        "torus:+5", "torus: 5", "torus:-1", "torus:1e3", "torus:", "torus:10000001", "torus:99999999999999999999"};
+    uint32_t faces = 7;
+    for (size_t i = 0; i < sizeof bad_counts / sizeof bad_counts[0]; ++i) {
+        if (cd_mesh_from_spec(bad_counts[i], &m, err, sizeof err) != -1 || !strstr(err, "expected torus:N"))
+            fail_msg("%s: accepted, or not refused as a face count (%s)", bad_counts[i], err);
+        assert_int_equal(cd_mesh_parse_generator_spec(bad_counts[i], &faces), -1);
+    }
+    assert_int_equal(cd_mesh_parse_generator_spec("pencil:0010000000", &faces), 1);
+    assert_int_equal(faces, 10000000);
+    assert_int_equal(cd_mesh_parse_generator_spec("box", &faces), 0);
+    assert_int_equal(cd_mesh_parse_generator_spec("torus", &faces), 0);
+    assert_int_equal(cd_mesh_parse_generator_spec("meshes/torus:5.obj", &faces), 0);
     assert_int_equal(cd_mesh_from_spec("no_such_file.stl", &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "no_such_file.stl"));
     // cd_mesh_generator_faces says what each generator makes, without making it.

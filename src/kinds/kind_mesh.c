@@ -75,17 +75,9 @@ const char *kinds_check_mesh(const char *w)
     static const char *expected = "a mesh: icosphere:N, torus:N, noisy_sphere:N or pencil:N (N faces in 1..10000000), "
                                   "a bare generator name with the section's faces key, or a readable mesh file";
     if (kinds_is_bare_generator(w) || strcmp(w, "box") == 0) return NULL;
-    for (size_t k = 0; k < sizeof gens / sizeof gens[0]; ++k) {
-        size_t len = strlen(gens[k]);
-        if (strncmp(w, gens[k], len) != 0) continue;
-        // Decimal digits only, as the generators read them (cd_mesh_from_spec: strtoull base 10):
-        // "icosphere:1e3" passed this check and failed the point.
-        const char *digits = w + len;
-        size_t nd = strspn(digits, "0123456789");
-        double n = nd && nd <= 9 && digits[nd] == '\0' ? strtod(digits, NULL) : 0.0;
-        return n >= 1 && n <= 1e7 ? NULL : expected;
-    }
-    return NULL;  // a mesh file: read, relative to the config's directory, by the kind's validate
+    uint32_t faces;
+    // A mesh file otherwise: read, relative to the config's directory, by the kind's validate.
+    return cd_mesh_parse_generator_spec(w, &faces) < 0 ? expected : NULL;
 }
 
 void kinds_mesh_path(const cd_config *c, const char *spec, char *out, size_t len)

@@ -182,32 +182,54 @@ uint32_t cd_mesh_generator_faces(const char *name, uint32_t faces)
     return 0;
 }
 
+static const struct {
+    const char *name;
+    void (*make)(cd_mesh *, uint32_t);
+} generators[] = {{"icosphere", cd_mesh_icosphere},
+                  {"torus", cd_mesh_torus},
+                  {"noisy_sphere", cd_mesh_noisy_sphere},
+                  {"pencil", cd_mesh_pencil}};
+
+// The generator spec's entry in generators[], or -1; *n its count when in range, else 0.
+static int generator_of(const char *spec, uint32_t *n)
+{
+    *n = 0;
+    const char *colon = strchr(spec, ':');
+    for (size_t k = 0; colon && k < sizeof generators / sizeof generators[0]; ++k) {
+        size_t len = strlen(generators[k].name);
+        if ((size_t)(colon - spec) != len || strncmp(spec, generators[k].name, len) != 0) continue;
+        // Decimal digits only: strtoull alone would take " 5", "+5" and "-1" (wrapped).
+        const char *digits = colon + 1;
+        size_t nd = strspn(digits, "0123456789");
+        if (nd && digits[nd] == '\0') {
+            errno = 0;
+            unsigned long long v = strtoull(digits, NULL, 10);
+            if (!errno && v >= 1 && v <= 10000000ull) *n = (uint32_t)v;
+        }
+        return (int)k;
+    }
+    return -1;
+}
+
+int cd_mesh_parse_generator_spec(const char *spec, uint32_t *faces)
+{
+    int k = generator_of(spec, faces);
+    return k < 0 ? 0 : *faces ? 1 : -1;
+}
+
 int cd_mesh_from_spec(const char *spec, cd_mesh *m, char *err, size_t err_len)
 {
     if (strcmp(spec, "box") == 0) {
         cd_mesh_box(m);
         return 0;
     }
-    static const struct {
-        const char *name;
-        void (*make)(cd_mesh *, uint32_t);
-    } kinds[] = {{"icosphere", cd_mesh_icosphere},
-                 {"torus", cd_mesh_torus},
-                 {"noisy_sphere", cd_mesh_noisy_sphere},
-                 {"pencil", cd_mesh_pencil}};
-    const char *colon = strchr(spec, ':');
-    for (size_t k = 0; colon && k < sizeof kinds / sizeof kinds[0]; ++k) {
-        size_t len = strlen(kinds[k].name);
-        if ((size_t)(colon - spec) != len || strncmp(spec, kinds[k].name, len) != 0) continue;
-        char *end;
-        errno = 0;
-        unsigned long long n = strtoull(colon + 1, &end, 10);
-        if (colon[1] == '\0' || *end != '\0' || errno || n < 1 || n > 10000000ull) {
-            snprintf(err, err_len, "%s: expected %s:N with N faces in 1..10000000", spec, kinds[k].name);
-            return -1;
-        }
-        kinds[k].make(m, (uint32_t)n);
-        return 0;
+    uint32_t n;
+    int k = generator_of(spec, &n);
+    if (k < 0) return cd_mesh_read(spec, m, err, err_len);
+    if (!n) {
+        snprintf(err, err_len, "%s: expected %s:N with N faces in 1..10000000", spec, generators[k].name);
+        return -1;
     }
-    return cd_mesh_read(spec, m, err, err_len);
+    generators[k].make(m, n);
+    return 0;
 }

@@ -58,6 +58,11 @@ void cd_mesh_box(cd_mesh *m);
 /// in, all sub-meshes joined, identical vertices welded; points and lines are dropped. Returns 0,
 /// or -1 with "path: Assimp's message" (or what was missing) in err.
 int cd_mesh_read(const char *path, cd_mesh *m, char *err, size_t err_len);
+/// Parse a generator spec "name:N" (name one of icosphere, torus, noisy_sphere, pencil; N in
+/// decimal digits only, 1 ≤ N ≤ 10⁷). Returns 1 with *faces = N, 0 when spec names no generator
+/// followed by a colon (a bare name, "box", a file path), or -1 when it does and N is not such a
+/// count ("icosphere:1e3", "torus:+5", "pencil:0").
+int cd_mesh_parse_generator_spec(const char *spec, uint32_t *faces);
 /// Build the mesh named by spec: "box", "icosphere:N", "torus:N", "noisy_sphere:N", "pencil:N"
 /// (N faces, 1 ≤ N ≤ 10⁷), or else a file path read by cd_mesh_read. Returns 0, or -1 with a
 /// message in err. The mesh is not normalised.
