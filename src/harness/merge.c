@@ -233,10 +233,13 @@ static int read_shard(shard *s, char *err, size_t len)
     return 0;
 }
 
-// Keys that must be equal in every shard: same config, same build, same source tree, same plan,
-// and the same SIMD paths: as for a resumed run (cd_run_same_check: build_commit, build_type,
-// c_flags, sanitize and simd), a run's points come from one build on one set of SIMD paths, which
-// decide the code a point ran and so its times.
+// Keys that must be equal in every shard: same config, same build, same plan, and the same SIMD
+// paths: as for a resumed run (cd_run_same_check: build_commit, build_type, c_flags, sanitize and
+// simd), a run's points come from one build on one set of SIMD paths, which decide the code a
+// point ran and so its times. Not git_commit and git_dirty, which a resume does not compare
+// either: they describe the checkout when a shard started (a commit or an edit there between a
+// job array's tasks, the binary unchanged), while build_commit (`git describe --dirty` at build
+// time) names the code; [merge] lists each shard's.
 static const struct {
     const char *section, *key, *what;
 } same_keys[] = {
@@ -245,8 +248,6 @@ static const struct {
     {"run", "kind", "different kinds"},
     {"cdlab", "version", "different builds"},
     {"cdlab", "build_commit", "different builds"},
-    {"cdlab", "git_commit", "different commits"},
-    {"cdlab", "git_dirty", "different source trees"},
     {"cdlab", "build_type", "different builds"},
     {"cdlab", "compiler", "different builds"},
     {"cdlab", "c_flags", "different builds"},
@@ -705,10 +706,11 @@ static void write_merge_section(FILE *f, const shard *s, size_t n)
         const meta *m = &s[i].m;
         char key[64];
         snprintf(key, sizeof key, "shard%u", s[i].index);
-        cd_meta_kv(f, key, "%s | host %s | cpu %s | pinned %s cpu %s | %s | %s s | %zu points%s%s", s[i].dir,
+        cd_meta_kv(f, key, "%s | host %s | cpu %s | pinned %s cpu %s | %s | %s s | git %s%s | %zu points%s%s", s[i].dir,
                    meta_str(m, "run", "host"), meta_str(m, "machine", "cpu_model"), meta_str(m, "pinning", "pinned"),
                    meta_str(m, "pinning", "actual_cpu"), meta_str(m, "run", "date_start"),
-                   meta_str(m, "run", "duration_s"), s[i].npoints,
+                   meta_str(m, "run", "duration_s"), meta_str(m, "cdlab", "git_commit"),
+                   strcmp(meta_str(m, "cdlab", "git_dirty"), "true") == 0 ? " dirty" : "", s[i].npoints,
                    meta_get(m, "run", "points_resumed") ? " | resumed " : "", meta_str(m, "run", "points_resumed"));
     }
 }

@@ -10,6 +10,8 @@
 # - a damaged [shard] points range, plan_points or count, refused before merge allocates by it
 #   (under ulimit -v where the build allows it);
 # - shards run on different SIMD paths (meta.ini [machine] simd), as --resume refuses them.
+# Shards of one build whose checkouts differed ([cdlab] git_commit, git_dirty) merge, as --resume
+# continues them, with each shard's commit in [merge].
 # And when RUN_DIR cannot be made or written (a name too long; a full disk, where a tmpfs can be
 # mounted), the parent directories merge made go again. An interrupted merge (SIGINT, SIGTERM)
 # leaves nothing; a killed one (SIGKILL) leaves a marker that says to merge again, not to resume.
@@ -193,6 +195,27 @@ CDLAB_NO_AVX2=1 "$cdlab" run --quiet --output res --shard 0/2 --run-id sse t.ini
     fail "shard 0 with CDLAB_NO_AVX2: $(cat err.txt)"
 refuse "shards on different SIMD paths" "different SIMD paths: res/t/sse has [machine] simd = " res/t/sse $s1
 grep -qF "(CDLAB_NO_AVX2 set)" err.txt || fail "the SIMD refusal does not say which paths: $(cat err.txt)"
+
+# ---------------------------------------------------------------------------------------------
+# Shards whose checkouts differed when they started (a commit or an edit between a job array's
+# tasks, the binary the same: [cdlab] git_commit and git_dirty, which --resume does not compare)
+# merge; the merged [cdlab] says they differ and [merge] names each shard's commit.
+dirty0=$(sed -n 's/^git_dirty = //p' $s0/meta.ini)
+[ "$dirty0" = true ] && dirty1=false || dirty1=true
+copy gitmoved $s1 && sed -i -e 's/^git_commit = .*/git_commit = 0123456789abcdef0123456789abcdef01234567/' \
+    -e "s/^git_dirty = .*/git_dirty = $dirty1/" gitmoved/meta.ini
+rm -rf gitmerged
+timeout 60 "$cdlab" merge --quiet $s0 gitmoved -o gitmerged >/dev/null 2>err.txt ||
+    fail "shards that differ only in their checkouts' git state: $(cat err.txt)"
+[ "$dirty1" = true ] && mark1=" dirty" mark0="" || mark1="" mark0=" dirty"
+# meta.ini's long values go on over indented lines: joined here
+sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    //g' gitmerged/meta.ini >joined.ini
+grep -qx "git_commit = differs between shards (see \[merge\])" joined.ini &&
+    grep -qx "git_dirty = differs between shards (see \[merge\])" joined.ini &&
+    grep -q "^shard1 = gitmoved | .* | git 0123456789abcdef0123456789abcdef01234567$mark1 | " joined.ini &&
+    grep -q "^shard0 = $s0 | .* | git $(sed -n 's/^git_commit = //p' $s0/meta.ini)$mark0 | " joined.ini ||
+    fail "the merged meta.ini does not say each shard's git state: $(grep -e '^git_' -e '^shard[01] = ' joined.ini)"
+echo "ok: shards of one build from different checkouts merge, each shard's commit in [merge]"
 
 # ---------------------------------------------------------------------------------------------
 # "nothing written" is true when the output cannot be made: the parent directories merge made
