@@ -8,7 +8,6 @@
 #include "options.h"
 #include "rundir.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -69,9 +68,9 @@ static int replace(const char *from, const char *to)
 }
 
 // One figure of dir from script: drawn into a new directory beside the figures
-// (dir/.cdlab-plot.XXXXXX, mkdtemp), checked to be a PNG and a PDF, then each renamed over
-// dir/<fig>.png and .pdf. A figure gnuplot fails to draw leaves the previous figures as they were
-// and no file of its own. 0, 1 (gnuplot failed, or a file could not be written) or 2.
+// (dir/.cdlab-plot.XXXXXX, cd_scratch_dir_make, so a terminating signal removes it too), checked
+// to be a PNG and a PDF, then each renamed over dir/<fig>.png and .pdf. A figure gnuplot fails
+// to draw leaves the previous figures as they were and no file of its own. 0, 1 (gnuplot failed, or a file could not be written) or 2.
 static int plot_figure(const char *plots, const char *dir, const char *meta, const char *fig)
 {
     char script[4200], png[4500], pdf[4500], tmp[4300], stem[4400], tmp_png[4500], tmp_pdf[4500];
@@ -92,7 +91,7 @@ static int plot_figure(const char *plots, const char *dir, const char *meta, con
     }
     // In the run directory, so that the renames stay on one file system.
     snprintf(tmp, sizeof tmp, "%s/.cdlab-plot.XXXXXX", dir);
-    if (!mkdtemp(tmp)) {
+    if (cd_scratch_dir_make(tmp) != 0) {
         fprintf(stderr, "cdlab plot: %s: cannot write: %s\n", tmp, strerror(errno));
         return 1;
     }
@@ -114,16 +113,7 @@ static int plot_figure(const char *plots, const char *dir, const char *meta, con
         fprintf(stderr, "cdlab plot: %s: cannot write %s.png and .pdf: %s\n", dir, fig, strerror(errno));
         rc = 1;
     }
-    // Whatever gnuplot left (nothing once both files moved), then the directory.
-    DIR *d = opendir(tmp);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char path[4600];
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
-        remove(path);
-    }
-    if (d) closedir(d);
-    rmdir(tmp);
+    cd_scratch_dir_remove(tmp);  // whatever gnuplot left (nothing once both files moved), then the directory
     if (!rc) printf("%s\n%s\n", png, pdf);
     return rc;
 }

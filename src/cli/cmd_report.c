@@ -630,21 +630,6 @@ static int write_page(page *p, cd_rundir *runs, int n, const reference *refs, si
     return rc;
 }
 
-static void remove_scratch(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[4600];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            remove(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
 // The page of runs[0..n) and refs into out, its figures rendered in a new scratch directory
 // (p->scratch): written whole or not at all (cd_file_out), so out is complete or untouched. 0, 1
 // (a write failed) or 2; err says why.
@@ -654,7 +639,7 @@ static int report_to_file(page *p, const char *out, cd_rundir *runs, int n, refe
     snprintf(p->scratch, sizeof p->scratch, "%s", "/tmp/cdlab-report-XXXXXX");
     const char *tmp = getenv("TMPDIR");
     if (tmp && tmp[0]) snprintf(p->scratch, sizeof p->scratch, "%s/cdlab-report-XXXXXX", tmp);
-    if (!mkdtemp(p->scratch)) {
+    if (cd_scratch_dir_make(p->scratch) != 0) {
         snprintf(err, len, "%s: cannot make a scratch directory: %s", p->scratch, strerror(errno));
         p->scratch[0] = '\0';
         return 1;
@@ -732,7 +717,7 @@ static int report_runs(const char **dirs, int n, const char *out, const char *pl
     size_t nref = 0;
     if (!rc && refdir && references_load(refdir, &refs, &nref, err, sizeof err)) rc = 2;
     if (!rc) rc = report_to_file(&p, out, runs, n, refs, nref, err, sizeof err);
-    if (p.scratch[0]) remove_scratch(p.scratch);
+    if (p.scratch[0]) cd_scratch_dir_remove(p.scratch);
     for (int i = 0; i < n; ++i) cd_rundir_free(&runs[i]);
     for (size_t k = 0; k < nref; ++k) cd_csv_table_free(&refs[k].table);
     cd_free(refs);

@@ -73,17 +73,6 @@ static void on_cell(void *ctx, const cd_aabb *b, int level)
     if (level > o->max_level) o->max_level = level;
 }
 
-static void remove_scratch(const char *dir)
-{
-    static const char *const names[] = {"boxes.dat", "pairs.dat", "cells.dat", "out.png", "out.svg"};
-    char path[4300];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        remove(path);
-    }
-    rmdir(dir);
-}
-
 typedef struct snapshot_args {
     const char *source, *stem, *plots;
     const char *where[16];  // KEY=VALUE conditions on the point
@@ -289,7 +278,7 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
     picture pic = {.scratch = "/tmp/cdlab-snapshot-XXXXXX"};
     const char *tmp = getenv("TMPDIR");
     if (tmp && tmp[0]) snprintf(pic.scratch, sizeof pic.scratch, "%s/cdlab-snapshot-XXXXXX", tmp);
-    if (!mkdtemp(pic.scratch)) {
+    if (cd_scratch_dir_make(pic.scratch) != 0) {
         fprintf(stderr, "cdlab snapshot: %s: cannot make a scratch directory: %s\n", pic.scratch, strerror(errno));
         return 1;
     }
@@ -297,14 +286,14 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
     cd_kinds_view *v = cd_kinds_view_open(p, results_root, why, sizeof why);
     if (!v) {
         fprintf(stderr, "cdlab snapshot: %s: point %zu: %s\n", c->path, p->index, why);
-        remove_scratch(pic.scratch);
+        cd_scratch_dir_remove(pic.scratch);
         return 2;
     }
     if (cd_kinds_view_scene(v)->count == 0) {  // gnuplot would fail with "nothing to draw"
         fprintf(stderr, "cdlab snapshot: %s: point %zu: its scene holds no %s: nothing to draw\n", c->path, p->index,
                 cd_kinds_view_noun(v));
         cd_kinds_view_close(v);
-        remove_scratch(pic.scratch);
+        cd_scratch_dir_remove(pic.scratch);
         return 2;
     }
     uint64_t frames = cd_kinds_view_frames(v);
@@ -312,7 +301,7 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         fprintf(stderr, "cdlab snapshot: --frame %llu: point %zu replays a trace of %llu frames (0 to %llu)\n",
                 (unsigned long long)a->frame, p->index, (unsigned long long)frames, (unsigned long long)frames - 1);
         cd_kinds_view_close(v);
-        remove_scratch(pic.scratch);
+        cd_scratch_dir_remove(pic.scratch);
         return 2;
     }
     cd_pair_list pairs = {0};
@@ -327,7 +316,7 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
         fprintf(stderr, "cdlab snapshot: %u %s (%zu drawn, %zu in %zu overlapping pairs), %zu cells to level %d\n",
                 cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v), pic.n.drawn + pic.n.hits, pic.n.hits, pairs.count,
                 pic.cells.count, pic.cells.max_level);
-    remove_scratch(pic.scratch);
+    cd_scratch_dir_remove(pic.scratch);
     cd_pair_list_free(&pairs);
     cd_kinds_view_close(v);
     return rc;

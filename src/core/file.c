@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void cd_file_size_text(size_t max, char *buf, size_t len)
@@ -277,25 +278,57 @@ static char *out_target(const char *path)
 // to remove: without it an interrupted report or query left .cdlab-out.XXXXXX beside its target.
 // The handler reads only these fixed buffers and calls unlink, signal and raise (async-signal-
 // safe); an entry is marked busy only once its name is whole, and freed before it is reused.
-enum { OUT_TEMPS = 8, OUT_TEMP_MAX = 4200 };
+// The scratch directories in use (cd_scratch_dir_make) are kept the same way, after the files:
+// the handler empties each (open, getdents64, unlinkat: system calls only) and removes it.
+enum { OUT_TEMPS = 8, OUT_TEMP_MAX = 4200, SCRATCH_FIRST = OUT_TEMPS, SCRATCH_DIRS = 4 };
 static struct {
-    char path[OUT_TEMPS][OUT_TEMP_MAX];
-    volatile sig_atomic_t busy[OUT_TEMPS];
+    char path[OUT_TEMPS + SCRATCH_DIRS][OUT_TEMP_MAX];
+    volatile sig_atomic_t busy[OUT_TEMPS + SCRATCH_DIRS];
 } out_temps;
 static const int out_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Remove dir and the files in it with system calls alone (async-signal-safe, unlike readdir):
+// passes over its entries until one removes nothing, since entries unlinked during a pass may
+// move the others; a few passes at most, as nothing else writes there. buf holds the entries.
+static void scratch_dir_empty_and_remove(const char *dir, char *buf, size_t len)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (int pass = 0; fd >= 0 && pass < 8; ++pass) {
+        int removed = 0;
+        lseek(fd, 0, SEEK_SET);
+        for (long n; (n = syscall(SYS_getdents64, fd, buf, len)) > 0;)
+            for (long off = 0; off < n;) {
+                // struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), d_name
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) removed |= unlinkat(fd, name, 0) == 0;
+                off += reclen;
+            }
+        if (!removed) break;
+    }
+    if (fd >= 0) close(fd);
+    rmdir(dir);
+}
 
 static void on_out_signal(int s)
 {
     for (int k = 0; k < OUT_TEMPS; ++k)
         if (out_temps.busy[k]) unlink(out_temps.path[k]);
+    for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
+        if (out_temps.busy[k]) {
+            static _Alignas(8) char buf[8192];  // the handler ends the process: it never runs twice
+            scratch_dir_empty_and_remove(out_temps.path[k], buf, sizeof buf);
+        }
     signal(s, SIG_DFL);
     raise(s);  // the default action once the handler returns: the process ends as it would have
 }
 
-// Register tmp for removal by a terminating signal: the slot, or -1 when every slot is taken or the
-// name is too long (the file is then left as before). The handler goes in only where the signal
-// still has its default action: a command with its own handlers (cdlab run) keeps them.
-static int out_temp_add(const char *tmp)
+// Register path (slots first..first+count) for removal by a terminating signal: the slot, or -1
+// when every slot is taken or the name is too long (it is then left as before). The handler goes
+// in only where the signal still has its default action: a command with its own handlers (cdlab
+// run) keeps them.
+static int out_temp_add_in(const char *path, int first, int count)
 {
     static int installed;
     if (!installed) {
@@ -307,10 +340,10 @@ static int out_temp_add(const char *tmp)
                 sigaction(out_signals[i], &sa, NULL);
         }
     }
-    size_t n = strlen(tmp);
-    for (int k = 0; k < OUT_TEMPS && n < OUT_TEMP_MAX; ++k)
+    size_t n = strlen(path);
+    for (int k = first; k < first + count && n < OUT_TEMP_MAX; ++k)
         if (!out_temps.busy[k]) {
-            memcpy(out_temps.path[k], tmp, n + 1);
+            memcpy(out_temps.path[k], path, n + 1);
             atomic_signal_fence(memory_order_seq_cst);  // the name is whole before the handler reads it
             out_temps.busy[k] = 1;
             return k;
@@ -318,9 +351,30 @@ static int out_temp_add(const char *tmp)
     return -1;
 }
 
+static int out_temp_add(const char *tmp) { return out_temp_add_in(tmp, 0, OUT_TEMPS); }
+
 static void out_temp_drop(int k)
 {
     if (k >= 0) out_temps.busy[k] = 0;
+}
+
+int cd_scratch_dir_make(char *template)
+{
+    if (!mkdtemp(template)) return -1;
+    out_temp_add_in(template, SCRATCH_FIRST, SCRATCH_DIRS);
+    return 0;
+}
+
+void cd_scratch_dir_remove(const char *dir)
+{
+    _Alignas(8) char buf[8192];
+    for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
+        if (out_temps.busy[k] && strcmp(out_temps.path[k], dir) == 0) {
+            scratch_dir_empty_and_remove(dir, buf, sizeof buf);  // before the slot is freed: a signal now finds it once
+            out_temp_drop(k);
+            return;
+        }
+    scratch_dir_empty_and_remove(dir, buf, sizeof buf);
 }
 
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
