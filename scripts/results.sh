@@ -327,8 +327,12 @@ for dir in "$root"/*/*/; do
         "$(ini "$dir/meta.ini" machine simd)"
     printf 'Pinning: %s (CPU %s). ' "$(ini "$dir/meta.ini" pinning status)" "$(ini "$dir/meta.ini" pinning actual_cpu)"
     commit=$(ini "$dir/meta.ini" cdlab git_commit)
-    printf 'cdlab %s at commit %s (%s, %s), run %s. ' "$(ini "$dir/meta.ini" cdlab version)" \
-        "$(printf '%.12s' "$commit")" "$(ini "$dir/meta.ini" cdlab build_type)" "$(ini "$dir/meta.ini" cdlab compiler)" \
+    case $commit in
+        "differs between shards"*) commit="the commits of its shards (its meta.ini [merge])" ;;  # a merged run's
+        *) commit="commit $(printf '%.12s' "$commit")" ;;
+    esac
+    printf 'cdlab %s at %s (%s, %s), run %s. ' "$(ini "$dir/meta.ini" cdlab version)" \
+        "$commit" "$(ini "$dir/meta.ini" cdlab build_type)" "$(ini "$dir/meta.ini" cdlab compiler)" \
         "$(ini "$dir/meta.ini" run date_start)"
     printf 'Data: [bench/results/%s](../bench/results/%s), config [%s](../bench/results/%s/config.ini).\n' \
         "$rel" "$rel" "$(ini "$dir/meta.ini" config path)" "$rel"

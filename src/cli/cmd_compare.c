@@ -272,12 +272,19 @@ static void header(FILE *f, const options *o, const side *b, const side *n)
     }
     fprintf(f, "# cdlab compare\n\n");
     const side *s[2] = {b, n};
-    for (int t = 0; t < 2; ++t)
-        fprintf(f, "- %s: `%s` (%s, kind %s, commit %.12s%s, %s)\n", s[t]->name, s[t]->r.dir,
+    for (int t = 0; t < 2; ++t) {
+        // A merged run whose shards ran from different checkouts has no one commit (merge's marker).
+        const char *commit = cd_rundir_meta(&s[t]->r, "cdlab", "git_commit", "?");
+        const char *dirty = cd_rundir_meta(&s[t]->r, "cdlab", "git_dirty", "false");
+        int several = strcmp(commit, CD_MERGE_DIFFERS) == 0;
+        fprintf(f, "- %s: `%s` (%s, kind %s, %s%.12s%s, %s)\n", s[t]->name, s[t]->r.dir,
                 cd_rundir_meta(&s[t]->r, "run", "experiment", "?"), cd_rundir_meta(&s[t]->r, "run", "kind", "?"),
-                cd_rundir_meta(&s[t]->r, "cdlab", "git_commit", "?"),
-                strcmp(cd_rundir_meta(&s[t]->r, "cdlab", "git_dirty", "false"), "true") == 0 ? " dirty" : "",
+                several ? "commits of its shards in meta.ini [merge]" : "commit ", several ? "" : commit,
+                strcmp(dirty, "true") == 0             ? " dirty"
+                : strcmp(dirty, CD_MERGE_DIFFERS) == 0 ? ", some shards dirty"
+                                                       : "",
                 cd_rundir_meta(&s[t]->r, "run", "date_start", "?"));
+    }
     fprintf(f,
             "- metric: `%s` of frames.csv; ratio = NEW median / BASE median; 95 %% percentile bootstrap interval "
             "over the frames (%d resamples, seed %llu); threshold %g %%: slower when the whole interval is above "

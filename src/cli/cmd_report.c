@@ -415,6 +415,14 @@ static void provenance(FILE *f, const cd_rundir *r)
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
         kv_row(f, rows[i][0], cd_rundir_meta(r, rows[i][1], rows[i][2], NULL));
+    // A merged run's shards, where each ran (the keys above that differ between them say so).
+    for (size_t i = 0; i < r->meta.count; ++i) {
+        const cd_ini_entry *e = &r->meta.items[i];
+        if (strcmp(e->section, "merge") != 0 || !e->key[0]) continue;
+        char label[160];
+        snprintf(label, sizeof label, "merge: %s", e->key);
+        kv_row(f, label, e->value);
+    }
     // Each requested counter: ok, or NA with the reason.
     for (size_t i = 0; i < r->meta.count; ++i) {
         const cd_ini_entry *e = &r->meta.items[i];

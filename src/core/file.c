@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -302,7 +303,9 @@ static void scratch_dir_empty_and_remove(const char *dir, char *buf, size_t len)
                 unsigned short reclen;
                 memcpy(&reclen, buf + off + 16, sizeof reclen);
                 const char *name = buf + off + 19;
-                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) removed |= unlinkat(fd, name, 0) == 0;
+                // An empty folder gnuplot may have made goes too (as remove() took it before).
+                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+                    removed |= unlinkat(fd, name, 0) == 0 || (errno == EISDIR && unlinkat(fd, name, AT_REMOVEDIR) == 0);
                 off += reclen;
             }
         if (!removed) break;
@@ -311,35 +314,59 @@ static void scratch_dir_empty_and_remove(const char *dir, char *buf, size_t len)
     rmdir(dir);
 }
 
+// The first handler to run does the removals; one entered later (another of the signals, on
+// another thread: the mask keeps a thread from entering twice) waits for it to end the process,
+// so the static buffer is only ever one handler's.
 static void on_out_signal(int s)
 {
+    static atomic_flag taken = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&taken))
+        for (;;) pause();
     for (int k = 0; k < OUT_TEMPS; ++k)
         if (out_temps.busy[k]) unlink(out_temps.path[k]);
     for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
         if (out_temps.busy[k]) {
-            static _Alignas(8) char buf[8192];  // the handler ends the process: it never runs twice
+            static _Alignas(8) char buf[8192];
             scratch_dir_empty_and_remove(out_temps.path[k], buf, sizeof buf);
         }
     signal(s, SIG_DFL);
-    raise(s);  // the default action once the handler returns: the process ends as it would have
+    // The default action once the handler returns (the mask lifted then): the process ends as it
+    // would have.
+    raise(s);
+}
+
+// Install on_out_signal where the signals still have their default action: a command with its
+// own handlers (cdlab run) keeps them.
+static void out_handlers_install(void)
+{
+    static int installed;
+    if (installed) return;
+    installed = 1;
+    for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) {
+        struct sigaction old, sa = {.sa_handler = on_out_signal};
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof out_signals / sizeof out_signals[0]; ++j) sigaddset(&sa.sa_mask, out_signals[j]);
+        if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(out_signals[i], &sa, NULL);
+    }
+}
+
+// The signals held back from making a file or directory until it is registered, so that none
+// ends the process between the two and leaves it (*old: the mask to restore).
+static void out_signals_block(sigset_t *old)
+{
+    out_handlers_install();
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) sigaddset(&set, out_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 // Register path (slots first..first+count) for removal by a terminating signal: the slot, or -1
-// when every slot is taken or the name is too long (it is then left as before). The handler goes
-// in only where the signal still has its default action: a command with its own handlers (cdlab
-// run) keeps them.
+// when every slot is taken or the name is too long (it is then left as before).
 static int out_temp_add_in(const char *path, int first, int count)
 {
-    static int installed;
-    if (!installed) {
-        installed = 1;
-        for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) {
-            struct sigaction old, sa = {.sa_handler = on_out_signal};
-            sigemptyset(&sa.sa_mask);
-            if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-                sigaction(out_signals[i], &sa, NULL);
-        }
-    }
+    out_handlers_install();
     size_t n = strlen(path);
     for (int k = first; k < first + count && n < OUT_TEMP_MAX; ++k)
         if (!out_temps.busy[k]) {
@@ -360,9 +387,13 @@ static void out_temp_drop(int k)
 
 int cd_scratch_dir_make(char *template)
 {
-    if (!mkdtemp(template)) return -1;
-    out_temp_add_in(template, SCRATCH_FIRST, SCRATCH_DIRS);
-    return 0;
+    sigset_t old;
+    out_signals_block(&old);
+    int ok = mkdtemp(template) != NULL, e = errno;
+    if (ok) out_temp_add_in(template, SCRATCH_FIRST, SCRATCH_DIRS);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return ok ? 0 : -1;
 }
 
 void cd_scratch_dir_remove(const char *dir)
@@ -392,6 +423,8 @@ int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len
     memcpy(o->tmp + dir, ".cdlab-out.XXXXXX", sizeof ".cdlab-out.XXXXXX");
     struct stat st;
     int have = stat(o->target, &st) == 0 && S_ISREG(st.st_mode), fd = -1, e = 0;
+    sigset_t old;
+    out_signals_block(&old);  // until the temporary file is registered, or gone again
     if (have && access(o->target, W_OK) != 0) {
         e = errno;  // a read-only file stays so: rename needs only the directory's permission
     } else {
@@ -409,6 +442,7 @@ int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len
         if (fd >= 0 && !(o->f = fdopen(fd, "w"))) e = errno, close(fd), unlink(o->tmp);
     }
     if (o->f) o->signal_slot = out_temp_add(o->tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!o->f) {
         snprintf(err, err_len, "cannot write: %s", strerror(e));
         cd_free(o->target);

@@ -812,7 +812,7 @@ static int write_meta(const char *path, const char *out, const shard *s, size_t 
             if (same)
                 cd_meta_kv(f, e->key, "%s", e->value);
             else
-                cd_meta_kv(f, e->key, "differs between shards (see [merge])");
+                cd_meta_kv(f, e->key, "%s", CD_MERGE_DIFFERS);
         }
     }
     write_merge_section(f, s, n);

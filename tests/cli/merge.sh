@@ -216,6 +216,18 @@ grep -qx "git_commit = differs between shards (see \[merge\])" joined.ini &&
     grep -q "^shard0 = $s0 | .* | git $(sed -n 's/^git_commit = //p' $s0/meta.ini)$mark0 | " joined.ini ||
     fail "the merged meta.ini does not say each shard's git state: $(grep -e '^git_' -e '^shard[01] = ' joined.ini)"
 echo "ok: shards of one build from different checkouts merge, each shard's commit in [merge]"
+# Its readers say the run has several commits, not the marker's first characters as a commit.
+"$cdlab" compare whole gitmerged >cmp.txt 2>err.txt
+grep -q "^- NEW: \`gitmerged\` (t, kind cubes, commits of its shards in meta.ini \[merge\], some shards dirty, " cmp.txt ||
+    fail "compare of the merged run: $(grep '^- NEW' cmp.txt) $(cat err.txt)"
+"$cdlab" report -o page.html gitmerged >/dev/null 2>err.txt || fail "report of the merged run: $(cat err.txt)"
+grep -q "merge: shard1" page.html && grep -q "git 0123456789abcdef0123456789abcdef01234567" page.html ||
+    fail "the report of the merged run does not show its shards' commits"
+mkdir -p rr/m && cp -r gitmerged rr/m/t
+sh "$(dirname "$0")/../../scripts/results.sh" rr >results.md 2>err.txt || fail "results.sh: $(cat err.txt)"
+grep -q "cdlab [^ ]* at the commits of its shards (its meta.ini \[merge\])" results.md ||
+    fail "results.sh on the merged run: $(grep -m1 '^Machine' results.md)"
+echo "ok: compare, report and results.sh say a merged run has its shards' commits"
 
 # ---------------------------------------------------------------------------------------------
 # "nothing written" is true when the output cannot be made: the parent directories merge made

@@ -5,7 +5,9 @@
 # by SIGINT, SIGTERM or SIGHUP while gnuplot draws into their scratch directory end by that
 # signal, and the directory, the files gnuplot had written there and the report's temporary page
 # are gone; the figures plot would have replaced are as they were. A stand-in gnuplot (first on
-# PATH) writes its files into the scratch directory, says where, and waits.
+# PATH) writes its files into the scratch directory, says where, and waits. And on the normal
+# path, a gnuplot that leaves an empty folder in the scratch directory beside its figures: plot
+# and report still remove the directory.
 # usage: scratch_signals.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -60,3 +62,22 @@ stop TERM "report" report -o page.html "$run"
 stop HUP "snapshot" snapshot --where cubes=120 --frame 2 -o snap "$fix/tiny.ini"
 [ ! -e snap.png ] && [ ! -e snap.svg ] || fail "an interrupted snapshot left a picture"
 [ -z "$(ls -A scratch)" ] || fail "scratch directories left under TMPDIR: $(ls -A scratch)"
+
+# The normal path: a stand-in that draws a PNG, a PDF and an SVG and leaves an empty folder.
+mkdir bin2
+cat >bin2/gnuplot <<'SH'
+#!/bin/sh
+stem=$4
+mkdir "$(dirname "$stem")/sub"
+printf '\211PNG\r\n\032\nrest' >"$stem.png"
+printf '%%PDF-1.4\n' >"$stem.pdf"
+printf '<svg xmlns="http://www.w3.org/2000/svg"/>\n' >"$stem.svg"
+SH
+chmod +x bin2/gnuplot
+PATH="$tmp/bin2:$PATH" "$cdlab" plot "$run" >/dev/null 2>err.txt || fail "plot with a folder in its scratch: $(cat err.txt)"
+[ -z "$(find "$run" -name '.cdlab-*')" ] || fail "plot left $(find "$run" -name '.cdlab-*')"
+rm -f "$run"/*.png
+PATH="$tmp/bin2:$PATH" TMPDIR="$tmp/scratch" "$cdlab" report -o page.html "$run" >/dev/null 2>err.txt ||
+    fail "report with a folder in its scratch: $(cat err.txt)"
+[ -z "$(ls -A scratch)" ] || fail "report left under TMPDIR: $(ls -A scratch)"
+echo "ok: a folder gnuplot left in the scratch directory goes with it"

@@ -286,6 +286,9 @@ int cd_run_dir_check(const char *dir, char *err, size_t len);
 /// What follows "<date> by pid P on HOST" in the start line of cdlab merge's marker (then "N
 /// shards"): a directory that a killed merge left is no run to resume, but one to merge again.
 #define CD_MERGE_MARKER_TAG ": cdlab merge of "
+/// The value a merged run's meta.ini gives a key whose value differs between its shards (each
+/// shard's own is in [merge] or in the shards' meta.ini): readers say "several" where they show it.
+#define CD_MERGE_DIFFERS "differs between shards (see [merge])"
 
 /// What a run directory's INCOMPLETE marker says, told by its lock (cd_run_marker_state).
 enum {
