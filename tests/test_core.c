@@ -195,6 +195,25 @@ static void csv_numbers_round_trip(void **state)
 
 // One thread drains a dealt queue: its own run from the front, then the last part of the
 // longest run left (the first such run on a tie).
+// A field as messages quote it: what a terminal would hide or act on is spelled out, and a long
+// field is cut with "..." inside the buffer.
+static void text_shown_escapes_and_cuts(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(cd_text_shown("1.5e3", buf, sizeof buf), "1.5e3");
+    assert_string_equal(cd_text_shown("1\f", buf, sizeof buf), "1\\x0C");
+    assert_string_equal(cd_text_shown("\xC2\xA0"
+                                      "1",
+                                      buf, sizeof buf),
+                        "\\xC2\\xA01");
+    assert_string_equal(cd_text_shown("a\tb\rc\\d\x1B[31m", buf, sizeof buf), "a\\tb\\rc\\\\d\\x1B[31m");
+    char small[12];
+    assert_string_equal(cd_text_shown("0123456789abcdef", small, sizeof small), "01234567...");
+    assert_string_equal(cd_text_shown("\x01\x02\x03", small, sizeof small), "\\x01\\x02...");
+    assert_string_equal(cd_text_shown("", small, sizeof small), "");
+}
+
 static void part_queue_takes_own_run_then_longest_tail(void **state)
 {
     (void)state;
@@ -261,6 +280,7 @@ int main(void)
         cmocka_unit_test(rotations_uniform_and_unit),
         cmocka_unit_test(quaternion_matrix_consistency),
         cmocka_unit_test(vector_basics),
+        cmocka_unit_test(text_shown_escapes_and_cuts),
         cmocka_unit_test(grow_keeps_contents),
         cmocka_unit_test(csv_numbers_round_trip),
         cmocka_unit_test(part_queue_takes_own_run_then_longest_tail),

@@ -195,8 +195,9 @@ static int parse_row(const query_kind *k, const char *path, const cd_csv_row *ro
     }
     for (size_t i = 0; i < k->fields; ++i) {
         if (cd_csv_parse_double(row->fields[i], &v[i]) != 0) {
+            char shown[256];
             fprintf(stderr, "%s:%zu: field %zu: expected a finite number, found '%s'\n", path, row->line, i + 1,
-                    row->fields[i]);
+                    cd_text_shown(row->fields[i], shown, sizeof shown));
             return -1;
         }
     }

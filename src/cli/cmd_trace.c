@@ -224,8 +224,10 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
             // rounds to a float above 1e30).
             if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(integer ? v[k] : (double)(float)v[k]) <= lim) ||
                 (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
+                char shown[256];
                 snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'", in->path, in->line, names[k],
-                         integer ? "an integer >= 0" : "a number of magnitude <= 1e30", p);
+                         integer ? "an integer >= 0" : "a number of magnitude <= 1e30",
+                         cd_text_shown(p, shown, sizeof shown));
                 return -1;
             }
         }

@@ -244,3 +244,32 @@ int cd_read_all(int fd, void *p, size_t n)
     }
     return 0;
 }
+
+const char *cd_text_shown(const char *s, char *buf, size_t len)
+{
+    if (!len) return buf;
+    size_t n = 0;
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        char one[8];
+        if (c == '\\')
+            snprintf(one, sizeof one, "\\\\");
+        else if (c == '\t')
+            snprintf(one, sizeof one, "\\t");
+        else if (c == '\r')
+            snprintf(one, sizeof one, "\\r");
+        else if (c < 0x20 || c >= 0x7F)
+            snprintf(one, sizeof one, "\\x%02X", c);
+        else
+            one[0] = (char)c, one[1] = '\0';
+        size_t k = strlen(one);
+        if (n + k + 4 > len) {  // room for "..." and the NUL
+            snprintf(buf + n, len - n, "%s", len - n > 3 ? "..." : "");
+            return buf;
+        }
+        memcpy(buf + n, one, k);
+        n += k;
+    }
+    buf[n] = '\0';
+    return buf;
+}

@@ -60,6 +60,20 @@ static int bare_cr_error(const char *path, size_t lineno, char *err, size_t err_
     return -1;
 }
 
+// libcsv's options for every reader. Strict: a quote inside an unquoted field, text after a
+// closing quote ("1"0) and a quote left open are errors (quote_error); without it libcsv took the
+// rest of such a line into one field, and the message counted fields the line visibly has.
+#define CD_CSV_OPTIONS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL)
+
+static int quote_error(const char *path, size_t lineno, int open, char *err, size_t err_len)
+{
+    snprintf(
+        err, err_len, "%s:%zu: %s: expected each field quoted whole (\"...\", a quote inside doubled) or not at all",
+        path, lineno,
+        open ? "a quoted field without its closing quote" : "a quote inside a field or text after a closing quote");
+    return -1;
+}
+
 static int has_bom(size_t lineno, const char *line, size_t n)
 {
     return lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0;
@@ -97,10 +111,14 @@ static int parse_line(struct csv_parser *p, reader *r, const char *path, size_t 
     while (lead < body && (line[lead] == ' ' || line[lead] == '\t')) ++lead;
     if (lead == body || line[lead] == '#') return 0;
     if (csv_parse(p, line, body, on_field, on_row, r) != body) {
+        if (csv_error(p) == CSV_EPARSE) {
+            csv_fini(p, on_field, on_row, r);  // back to a fresh state for the next line
+            return quote_error(path, lineno, 0, err, err_len);
+        }
         snprintf(err, err_len, "%s:%zu: %s", path, lineno, csv_strerror(csv_error(p)));
         return -1;
     }
-    csv_fini(p, on_field, on_row, r);
+    if (csv_fini(p, on_field, on_row, r) != 0) return quote_error(path, lineno, 1, err, err_len);
     if (r->bare_cr) return bare_cr_error(path, lineno, err, err_len);
     return r->ended > 0;
 }
@@ -131,7 +149,7 @@ int cd_csv_parse_text(const char *path, const char *text, size_t len, cd_csv_tab
 {
     *t = (cd_csv_table){0};
     struct csv_parser p;
-    csv_init(&p, CSV_APPEND_NULL | CSV_REPALL_NL);
+    csv_init(&p, CD_CSV_OPTIONS);
     reader r = {0};
     cd_lines it = cd_lines_of(text, len);
     const char *line;
@@ -167,7 +185,7 @@ cd_csv_stream *cd_csv_stream_open(const char *path, enum cd_file_accept accept, 
     size_t n = strlen(path) + 1;
     s->path = memcpy(cd_alloc(n), path, n);
     s->in = in;
-    csv_init(&s->p, CSV_APPEND_NULL | CSV_REPALL_NL);
+    csv_init(&s->p, CD_CSV_OPTIONS);
     return s;
 }
 

@@ -149,14 +149,16 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
         char idtext[24];
         snprintf(idtext, sizeof idtext, "%zu", r - 1);
         if (strcmp(row->fields[0], idtext) != 0) {
+            char shown[256];
             snprintf(err, err_len, "%s:%zu: column id: expected %s (ids 0..N-1 in order), found '%s'", path, row->line,
-                     idtext, row->fields[0]);
+                     idtext, cd_text_shown(row->fields[0], shown, sizeof shown));
             goto fail;
         }
         for (int k = 0; k < NCOL; ++k)
             if (cd_csv_parse_double(row->fields[k], &v[k]) != 0 || !(fabs(v[k]) <= CD_SCENE_MAX_COORD)) {
+                char shown[256];
                 snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'", path,
-                         row->line, columns[k], row->fields[k]);
+                         row->line, columns[k], cd_text_shown(row->fields[k], shown, sizeof shown));
                 goto fail;
             }
         cd_quat q = {v[4], v[5], v[6], v[7]};

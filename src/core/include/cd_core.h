@@ -408,6 +408,11 @@ int cd_line_reader_next(cd_line_reader *r, const char **line, size_t *n, char *e
 void cd_line_reader_close(cd_line_reader *r);
 /// max as text for messages: "1 GiB", "64 KiB", "123 bytes".
 void cd_file_size_text(size_t max, char *buf, size_t len);
+/// s as a message quotes it: printable ASCII as it is, a backslash doubled, tab and CR as \t and
+/// \r, every other byte (control characters, DEL, each byte of a non-ASCII character such as a
+/// no-break space) as \xNN, so a field that looks right but is not shows why and no escape
+/// sequence reaches the terminal. At most len - 1 bytes in buf, cut with "..." where s is longer.
+const char *cd_text_shown(const char *s, char *buf, size_t len);
 
 // ---------------------------------------------------------------------------------------------
 // Output files written whole or not at all: a failure (a full disk, a file size limit, a bad
