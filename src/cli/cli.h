@@ -28,10 +28,15 @@ extern const cd_cli_command cd_cli_commands[];
 /// expected in out.
 int cd_cli_data_dir(const char *what, char *out, size_t len);
 
-/// An output path the user named may be written: it does not exist or is a regular file. A
-/// directory, device, FIFO or socket is refused (never replaced by a rename, never written into),
-/// and so is "-" (standard output, offered only through cd_cli_output_open): 0, or -1 after
-/// printing "cdlab CMD: PATH is a character device: …" (the caller exits 2).
+/// An output path the user named may be written: it does not exist or is a regular file. Refused
+/// with exit status 2 (never replaced by a rename, never written into): "", "-" (standard output,
+/// offered only through cd_cli_output_open), a directory, device, FIFO or socket, a file
+/// descriptor's path (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one) and
+/// the regular file this process's standard output or error is open on (the rename would replace
+/// the file the shell appends to). A path that cannot be looked up (ENOTDIR, ELOOP, EACCES) is a
+/// write error, status 1, as a missing directory is when the file is created. Returns 0, or that
+/// status after printing "cdlab CMD: PATH is a character device: …" or "cdlab CMD: PATH: cannot
+/// write: <cause>".
 int cd_cli_output_check(const char *cmd, const char *path);
 
 /// A file output the user named, written whole or not at all (cd_file_out), or standard output.
@@ -41,9 +46,10 @@ typedef struct cd_cli_output {
     cd_file_out file;  ///< the temporary file (all zero for stdout)
 } cd_cli_output;
 
-/// Start command cmd's output to path: NULL or "-" is standard output; else cd_cli_output_check,
-/// then a temporary file beside path (cd_file_out_open). 0 with o->f to write to; 2 after
-/// cd_cli_output_check's message; 1 after "cdlab CMD: PATH: cannot write: <cause>".
+/// Start command cmd's output to path: NULL or "-" is standard output; else cd_cli_output_check
+/// (whose messages for a descriptor or standard output's file say to write "-"), then a temporary
+/// file beside path (cd_file_out_open). 0 with o->f to write to; else cd_cli_output_check's status,
+/// or 1 after "cdlab CMD: PATH: cannot write: <cause>".
 int cd_cli_output_open(cd_cli_output *o, const char *cmd, const char *path);
 /// Finish o: the temporary file renamed over path. 0, or 1 after "cdlab CMD: PATH: write error:
 /// <cause>" (path untouched). Standard output is left to main's check at exit.

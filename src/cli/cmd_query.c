@@ -361,13 +361,19 @@ int cd_cmd_query(int argc, char **argv)
                 kind_name);
         return 2;
     }
-    answers a = {0};
+    // The output is checked and its temporary file made before the input is read, so a path that
+    // is refused or cannot be written fails at once, not after a gigabyte of rows; a bad row then
+    // gives the output up (an existing file stays as it was).
     cd_cli_output out;
+    rc = cd_cli_output_open(&out, "query", out_path);
+    if (rc) return rc;
+    answers a = {0};
     rc = answer_rows(k, path, algo, &a);
-    if (rc == 0) rc = cd_cli_output_open(&out, "query", out_path);
     if (rc == 0) {
         answers_write(&a, out.f, explain);
         rc = cd_cli_output_close(&out);
+    } else {
+        cd_cli_output_abort(&out);
     }
     free(a.b);
     return rc;

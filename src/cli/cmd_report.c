@@ -830,9 +830,10 @@ int cd_cmd_report(int argc, char **argv)
         cli_operands_free(&ops);
         return 2;
     }
-    if (cd_cli_output_check("report", out) || output_in_runs(out, (const char *const *)ops.v, ops.n)) {
+    rc = cd_cli_output_check("report", out);
+    if (rc || output_in_runs(out, (const char *const *)ops.v, ops.n)) {
         cli_operands_free(&ops);
-        return 2;
+        return rc ? rc : 2;
     }
     rc = report_runs(ops.v, ops.n, out, plots, noref ? "" : refdir);
     cli_operands_free(&ops);

@@ -268,8 +268,10 @@ static int draw(const cd_config *c, const cd_point *p, const snapshot_args *a, c
                 const outputs *out)
 {
     char plots[4096], script[4200];
-    for (int e = 0; e < out->count; ++e)
-        if (cd_cli_output_check("snapshot", out->path[e])) return 2;
+    for (int e = 0; e < out->count; ++e) {
+        int bad = cd_cli_output_check("snapshot", out->path[e]);
+        if (bad) return bad;
+    }
     if (cd_cli_plots_dir(plots, sizeof plots, a->plots) != 0) {
         fprintf(stderr, "cdlab snapshot: no plot scripts: expected %s, --plots DIR or $CDLAB_PLOTS\n", plots);
         return 2;

@@ -106,7 +106,8 @@ static int cmd_record(const trace_args *a)
 {
     cd_config c;
     char err[4600];
-    if (cd_cli_output_check("trace record", a->out)) return 2;  // a FIFO, a device, "-": exit 2, as export
+    int bad = cd_cli_output_check("trace record", a->out);  // before the run, as export checks before it reads
+    if (bad) return bad;
     if (cd_config_load(cd_kinds(), a->in, &c, err, sizeof err)) {
         fprintf(stderr, "cdlab trace record: %s\n", err);
         return 2;
@@ -337,7 +338,8 @@ static int parse_world(char *text, double w[6])
 static int cmd_import(const trace_args *a)
 {
     char err[4600], why[256];
-    if (cd_cli_output_check("trace import", a->out)) return 2;
+    int bad = cd_cli_output_check("trace import", a->out);
+    if (bad) return bad;
     csv_in in = {.path = a->in};
     in.f = cd_file_open_stream(a->in, why, sizeof why);
     if (!in.f) {

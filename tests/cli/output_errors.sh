@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Output errors are errors: every command whose standard output is /dev/full exits 1 with
 # "write error: <cause>" on stderr; a file that cannot be written whole (here: ulimit -f) names
-# its cause and leaves an existing file as it was; an output path that cannot be created exits 1;
-# an output path (-o, --out, an output argument) that is a device, a FIFO or a directory is
-# refused with exit 2 and left as it was, never replaced by a regular file.
+# its cause and leaves an existing file as it was; an output path that cannot be created (a missing
+# directory, a path through a regular file, a link loop) exits 1, query's before it reads; an
+# output path (-o, --out, an output argument) that is a device, a FIFO, a directory, empty, a file
+# descriptor's path or the file standard output or error is open on is refused with exit 2 and
+# left as it was, never replaced by a regular file.
 # usage: output_errors.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -103,6 +105,96 @@ nodir() {  # nodir NAME PATH ARGS...
 nodir "report -o" nodir/rep.html "$cdlab" report -o nodir/rep.html tiny/a
 nodir "query --out" nodir/q.csv "$cdlab" query tri-tri "$fix/query/tri_tri.csv" --out nodir/q.csv
 nodir poses nodir/p.csv "$cdlab" poses --poses 3 nodir/p.csv
+# The same for a path through a regular file (ENOTDIR) and a symbolic link loop (ELOOP): the same
+# "cannot write" once gave exit 2 for these, found before the file was made.
+touch afile
+ln -s loop loop
+unwritable() {  # unwritable NAME PATH CAUSE ARGS...
+    name=$1 path=$2 cause=$3
+    shift 3
+    "$@" >out 2>err
+    rc=$?
+    if [ "$rc" -ne 1 ] || ! grep -qF "$path: cannot write: $cause" err || [ -s afile ] || [ ! -L loop ]; then
+        echo "FAIL $name $path: exit $rc, $(cat err)"; fail=1
+    else
+        echo "ok $name $path: exit 1, $(cat err)"
+    fi
+}
+for path in afile/x loop; do
+    cause="Not a directory"
+    [ $path = loop ] && cause="Too many levels of symbolic links"
+    unwritable poses $path "$cause" "$cdlab" poses --poses 3 $path
+    unwritable "query --out" $path "$cause" "$cdlab" query tri-tri "$fix/query/tri_tri.csv" --out $path
+    unwritable "report -o" $path "$cause" "$cdlab" report -o $path tiny/a
+    unwritable "trace import -o" $path "$cause" "$cdlab" trace import -o $path "$fix/query/tri_tri.csv"
+done
+# query checks --out before it reads: with a FIFO input that a writer holds open but never writes
+# to, it answers at once (it once read the input first, here until timeout ended it: exit 124).
+mkfifo never
+before_input() {  # before_input NAME RC PHRASE OUT
+    sleep 30 >never &
+    writer=$!
+    timeout 10 "$cdlab" query tri-tri never --out "$4" >out 2>err
+    rc=$?
+    kill $writer 2>/dev/null
+    wait $writer 2>/dev/null
+    if [ "$rc" -ne "$2" ] || ! grep -qF "$3" err; then
+        echo "FAIL query --out $4 before reading the input: exit $rc, $(cat err)"; fail=1
+    else
+        echo "ok query --out $4 $1 before the input is read: exit $rc, $(cat err)"
+    fi
+}
+before_input "cannot be written" 1 "nodir/q.csv: cannot write: No such file or directory" nodir/q.csv
+before_input refused 2 "dir is a directory" dir
+# An empty output path is refused before any work (poses once computed every pose, then failed
+# to rename its temporary file to "", exit 1).
+"$cdlab" poses --poses 3 '' >out 2>err
+rc=$?
+if [ "$rc" -ne 2 ] || ! grep -qF "cdlab poses: '': expected a file path, not empty" err ||
+    [ -n "$(ls -A | grep '^\.cdlab-out\.')" ]; then
+    echo "FAIL poses '': exit $rc, $(cat err)"; fail=1
+else
+    echo "ok poses '': $(cat err)"
+fi
+
+# A path that is this command's standard output or error (/dev/stdout, /dev/stderr, /dev/fd/N,
+# /proc/self/fd/N, a link to one, or the very file the shell appends to) is refused with exit 2
+# and says to write "-": the finished file renamed over it replaced the file the shell had opened
+# (`>> log` lost its old lines, and what the shell wrote after). Where "-" is no standard output
+# (report -o), the message says so.
+ln -s /dev/stdout tostdout
+stdpath() {  # stdpath NAME PHRASE STREAM ARGS...: ARGS with stream STREAM (1 or 2) appended to log
+    name=$1 phrase=$2 stream=$3
+    shift 3
+    echo "previous line" >log
+    : >err
+    if [ "$stream" = 1 ]; then
+        ("$@" 2>err; echo "exit $?" >rc; echo after) >>log
+    else
+        ("$@" >out 2>>log; echo "exit $?" >rc; echo after >>log)
+    fi
+    if [ "$(cat rc)" != "exit 2" ] || [ "$(head -n 1 log)" != "previous line" ] || [ "$(tail -n 1 log)" != after ] ||
+        ! cat err log | grep -qF -- "$phrase"; then
+        echo "FAIL $name (fd $stream appended to log): $(cat rc), log: $(head -c 300 log), stderr: $(cat err)"; fail=1
+    else
+        echo "ok $name: $(cat rc), log kept, $(cat err log | grep -F -- "$phrase")"
+    fi
+}
+dash="write - for standard output"
+stdpath "poses /dev/stdout" "$dash" 1 "$cdlab" poses --poses 2 /dev/stdout
+stdpath "poses /proc/self/fd/1" "$dash" 1 "$cdlab" poses --poses 2 /proc/self/fd/1
+stdpath "poses /dev/fd/1" "$dash" 1 "$cdlab" poses --poses 2 /dev/fd/1
+stdpath "poses tostdout (a link to /dev/stdout)" "$dash" 1 "$cdlab" poses --poses 2 tostdout
+stdpath "poses log >> log" "log is this command's standard output" 1 "$cdlab" poses --poses 2 log
+stdpath "query --out /dev/stderr" "$dash" 2 "$cdlab" query sphere-sphere "$fix/query/sphere_sphere.csv" \
+    --out /dev/stderr
+stdpath "query --out log 2>> log" "log is this command's standard error" 2 "$cdlab" query sphere-sphere \
+    "$fix/query/sphere_sphere.csv" --out log
+"$cdlab" trace record "$fix/tiny.ini" -o tiny.trace >/dev/null 2>&1 || { echo "FAIL trace record tiny.ini"; fail=1; }
+stdpath "trace export -o /dev/stdout" "$dash" 1 "$cdlab" trace export -o /dev/stdout tiny.trace
+stdpath "report -o /dev/stdout" "expected a file path (this output cannot go to standard output)" 1 \
+    "$cdlab" report -o /dev/stdout tiny/a
+rm -f err
 mkfifo stem.svg
 target "snapshot -o" stem.svg "$cdlab" snapshot --point 0 --frame 1 -o stem "$fix/tiny.ini"
 [ -e stem.png ] && { echo "FAIL snapshot wrote stem.png beside a refused stem.svg"; fail=1; }
