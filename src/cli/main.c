@@ -7,8 +7,41 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cdlab <command> [options]   (cdlab <command> --help for details)\n\ncommands:\n");
+    fprintf(f, "usage: cdlab <command> [options]   (cdlab help <command> or cdlab <command> --help for "
+               "details)\n\ncommands:\n");
     for (const cd_cli_command *c = cd_cli_commands; c->name; ++c) fprintf(f, "  %-10s %s\n", c->name, c->summary);
+}
+
+static int is_help(const char *word)
+{
+    return strcmp(word, "help") == 0 || strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0;
+}
+
+// `cdlab help [COMMAND]` (or --help, -h) with argc words after it: the list of commands, or
+// COMMAND's own help as `cdlab COMMAND --help` prints it. Anything else is refused, exit 2, as
+// `cdlab version x` is: a word that is no command, an option, a second word.
+static int help(int argc, char **argv)
+{
+    if (argc == 0 || (argc == 1 && is_help(argv[0]))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "cdlab help: too many arguments: expected at most one command (cdlab help COMMAND)\n");
+        return 2;
+    }
+    if (argv[0][0] == '-') {
+        fprintf(stderr, "cdlab help: unknown option '%s': expected a command (cdlab help COMMAND)\n", argv[0]);
+        return 2;
+    }
+    for (const cd_cli_command *c = cd_cli_commands; c->name; ++c)
+        if (strcmp(c->name, argv[0]) == 0) {
+            char *args[] = {argv[0], "--help", NULL};
+            return c->fn(2, args);
+        }
+    fprintf(stderr, "cdlab help: unknown command '%s'\n", argv[0]);
+    usage(stderr);
+    return 2;
 }
 
 // Run the command argv[1]; its exit code.
@@ -19,10 +52,7 @@ static int dispatch(int argc, char **argv)
         return 2;
     }
     const char *name = argv[1];
-    if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
-        usage(stdout);
-        return 0;
-    }
+    if (is_help(name)) return help(argc - 2, argv + 2);
     if (strcmp(name, "--version") == 0) name = "version";
     for (const cd_cli_command *c = cd_cli_commands; c->name; ++c)
         if (strcmp(c->name, name) == 0) return c->fn(argc - 1, argv + 1);

@@ -169,6 +169,49 @@ void cli_operands_free(cli_operands *ops)
     ops->n = 0;
 }
 
+// Say on stderr what is wrong with the option getopt_long returned c (':' or '?') for; 2.
+static int bad_option(const cli_spec *s, char **argv, int c)
+{
+    // glibc's optopt names the option: a long option's val when its value is missing or it was
+    // given one it does not take (--explain=yes), a short option's character, 0 for a long option
+    // it does not know or cannot tell (then optind has passed that argument). argv[optind - 1] is
+    // no name for a short option: inside a cluster (-zq) optind has not moved past it yet, and
+    // the argument before it (--explain) would be blamed.
+    const char *name = optopt >= LONG_BASE && (size_t)(optopt - LONG_BASE) < s->count ? s->opts[optopt - LONG_BASE].name
+                       : optopt == 'h' ? "help"  // -h never errs, --help=VALUE does
+                                       : NULL;
+    char bad[128] = "";
+    if (name)
+        snprintf(bad, sizeof bad, "--%s", name);
+    else if (optopt)
+        snprintf(bad, sizeof bad, "-%c", (char)optopt);
+    if (name && c == '?') {
+        fprintf(stderr, "cdlab %s: option '%s' takes no value (see cdlab %s --help)\n", s->command, bad, s->command);
+        return 2;
+    }
+    if (optopt) {
+        fprintf(stderr, "cdlab %s: %s '%s' (see cdlab %s --help)\n", s->command,
+                c == ':' ? "missing value for" : "unknown option", bad, s->command);
+        return 2;
+    }
+    // getopt_long takes a unique prefix of a long name: two or more names it begins are an
+    // ambiguous option, not an unknown one.
+    const char *arg = argv[optind - 1];
+    char names[400] = "";
+    size_t len = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0, k = 0, matches = 0;
+    for (size_t i = 0; len && i < s->count; ++i)
+        if (strncmp(s->opts[i].name, arg + 2, len) == 0 && k < sizeof names) {
+            k += (size_t)snprintf(names + k, sizeof names - k, "%s--%s", matches ? ", " : "", s->opts[i].name);
+            ++matches;
+        }
+    if (matches > 1)
+        fprintf(stderr, "cdlab %s: ambiguous option '%s': %s (see cdlab %s --help)\n", s->command, arg, names,
+                s->command);
+    else
+        fprintf(stderr, "cdlab %s: unknown option '%s' (see cdlab %s --help)\n", s->command, arg, s->command);
+    return 2;
+}
+
 int cli_parse(const cli_spec *s, int argc, char **argv, cli_operands *ops)
 {
     ops->v = calloc((size_t)argc + 1, sizeof *ops->v);
@@ -190,26 +233,7 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_operands *ops)
             cli_help(stdout, s);
             rc = 0;
         } else if (c == ':' || c == '?') {
-            // optind has passed the bad argument; a bad short option is optopt.
-            const char *bad = argv[optind - 1];
-            char opt[3] = {'-', (char)optopt, 0};
-            if (optopt && strncmp(bad, "--", 2) != 0) bad = opt;
-            // getopt_long takes a unique prefix of a long name: two or more names it begins are
-            // an ambiguous option, not an unknown one.
-            char names[400] = "";
-            size_t len = strncmp(bad, "--", 2) == 0 ? strcspn(bad + 2, "=") : 0, k = 0, matches = 0;
-            for (size_t i = 0; len && c == '?' && i < s->count; ++i)
-                if (strncmp(s->opts[i].name, bad + 2, len) == 0 && k < sizeof names) {
-                    k += (size_t)snprintf(names + k, sizeof names - k, "%s--%s", matches ? ", " : "", s->opts[i].name);
-                    ++matches;
-                }
-            if (matches > 1)
-                fprintf(stderr, "cdlab %s: ambiguous option '%s': %s (see cdlab %s --help)\n", s->command, bad, names,
-                        s->command);
-            else
-                fprintf(stderr, "cdlab %s: %s '%s' (see cdlab %s --help)\n", s->command,
-                        c == ':' ? "missing value for" : "unknown option", bad, s->command);
-            rc = 2;
+            rc = bad_option(s, argv, c);
         } else if (o) {
             rc = take(s, o, optarg) ? 2 : -1;
         }

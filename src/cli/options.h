@@ -60,8 +60,9 @@ typedef struct cli_operands {
 /// or after the operands, "--" ends them, --opt=value and unique abbreviations of long names are
 /// taken. Fills each option's dest and puts the operands, in order, into *ops (free it with
 /// cli_operands_free whatever the result). Returns -1 to go on; 0 after printing --help (-h, --help) on
-/// stdout; 2 after saying on stderr what is wrong (an unknown option, a missing or bad value, a
-/// wrong operand count: `cdlab <command>: ...`).
+/// stdout; 2 after saying on stderr what is wrong (an unknown option, named by optopt inside a
+/// cluster of short options; a missing or bad value; a value given to a flag; a wrong operand
+/// count: `cdlab <command>: ...`).
 int cli_parse(const cli_spec *s, int argc, char **argv, cli_operands *ops);
 void cli_operands_free(cli_operands *ops);
 
