@@ -316,7 +316,7 @@ static const char query_about[] =
 
 int cd_cmd_query(int argc, char **argv)
 {
-    const char *algo = "exact", *out_path = NULL;
+    const char *algo = NULL, *out_path = NULL;
     int explain = 0;
     static const char *const algos[] = {"exact", "gd", "float", NULL};
     const cli_opt opts[] = {
@@ -361,6 +361,13 @@ int cd_cmd_query(int argc, char **argv)
                 kind_name);
         return 2;
     }
+    // Only the triangle test has algorithms: --algo with another kind would be silently ignored.
+    if (algo && strcmp(k->name, "tri-tri") != 0) {
+        fprintf(stderr, "cdlab query: --algo chooses the triangle test: expected it with tri-tri only, not %s\n",
+                k->name);
+        return 2;
+    }
+    if (!algo) algo = "exact";
     // The output is checked and its temporary file made before the input is read, so a path that
     // is refused or cannot be written fails at once, not after a gigabyte of rows; a bad row then
     // gives the output up (an existing file stays as it was).

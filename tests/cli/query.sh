@@ -70,7 +70,9 @@ for f in "$fix"/bad/*.csv; do
         echo "ok $f -> $msg"
     fi
 done
-for args in "tri-tri" "no-such-kind $fix/tri_tri.csv" "tri-tri $fix/tri_tri.csv --algo fast" "tri-tri $tmp/missing.csv"; do
+# --algo chooses the triangle test: with another kind it is refused, not ignored.
+for args in "tri-tri" "no-such-kind $fix/tri_tri.csv" "tri-tri $fix/tri_tri.csv --algo fast" "tri-tri $tmp/missing.csv" \
+    "sphere-sphere $fix/sphere_sphere.csv --algo gd" "obb-obb $fix/obb_obb.csv --algo exact"; do
     "$cdlab" query $args >/dev/null 2>&1
     rc=$?
     [ "$rc" -eq 2 ] || { echo "FAIL 'query $args': exit $rc, expected 2"; fail=1; }
