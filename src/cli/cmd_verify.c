@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "options.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -427,26 +426,15 @@ static int choose(const verify_args *a, const cd_broad_method **bm, size_t *nb, 
     return 0;
 }
 
-// rm -r of the flat directory dir (its files, then itself).
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[4400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name), unlink(path);
-    if (d) closedir(d);
-    rmdir(dir);
-}
-
 // A new directory under $TMPDIR for the replayed traces, made before any scene runs; its path in
-// dir. 0, or -1 after saying why (an environment problem: exit 2).
+// dir. It holds plain files only (the traces, the simulations' .sha256 and .lock files beside
+// theirs), and a scratch directory (cd_scratch_dir_make): SIGINT, SIGTERM or SIGHUP removes it
+// until it is removed or kept. 0, or -1 after saying why (an environment problem: exit 2).
 static int make_trace_dir(char *dir, size_t len)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, len, "%s/cdlab-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir)) return 0;
+    if (cd_scratch_dir_make(dir) == 0) return 0;
     fprintf(stderr,
             "cdlab verify: %s: cannot create a directory for the traces: %s: expected $TMPDIR (or /tmp) to be a "
             "writable directory\n",
@@ -481,6 +469,7 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
     cd_verify_totals tot;
     cd_verify_broad(t, nb, &o, &tot);
     if (verify_traces(t, nb, dir, t0)) {
+        cd_scratch_dir_keep(dir);  // named to look into: a later signal leaves it
         printf("      the traces are kept in %s\n", dir);
         cd_free(t);
         return 2;
@@ -500,10 +489,15 @@ static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t
         if (x->trace_bad[0]) printf("      first failing trace frame: %s\n", x->trace_bad);
         broad_reproducer(x, a->seed, a->out);
     }
-    if (!failed)
-        remove_tree(dir);
-    else
+    if (!failed) {
+        cd_scratch_dir_remove(dir);
+    } else {
+        cd_scratch_dir_keep(dir);  // named to look into: a signal in the hierarchy check leaves it
         printf("      the traces are kept in %s\n", dir);
+    }
+    // The verdicts are out before the hierarchy check, which may take long: a signal that ends
+    // it does not take them with stdout's buffer.
+    fflush(stdout);
     cd_free(t);
     return failed;
 }

@@ -408,6 +408,15 @@ void cd_scratch_dir_remove(const char *dir)
     scratch_dir_empty_and_remove(dir, buf, sizeof buf);
 }
 
+void cd_scratch_dir_keep(const char *dir)
+{
+    for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
+        if (out_temps.busy[k] && strcmp(out_temps.path[k], dir) == 0) {
+            out_temp_drop(k);
+            return;
+        }
+}
+
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
 {
     *o = (cd_file_out){0};

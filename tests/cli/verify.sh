@@ -8,7 +8,8 @@
 # whose candidates name objects the scene has not fail as bad candidates, never read.
 # A plugin's method sees every scene whatever it says of itself (peer:, untested). What the check
 # needs from the machine ($TMPDIR, --out) is checked before any scene runs (exit 2); --out is made
-# with its parents; naive alone is nothing to verify (exit 2).
+# with its parents; naive alone is nothing to verify (exit 2). SIGINT or SIGTERM leaves no
+# directory for the traces under $TMPDIR, but the traces verify kept and named stay.
 # usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so BAD_IDS.so
 #        PARAM_KEY_NAME.so PEER_UNTESTED.so
 set -u
@@ -127,5 +128,85 @@ for case in "TMPDIR=$tmp/none|--plugin $good|cannot create a directory for the t
     { [ "$rc" -eq 2 ] && grep -qF -- "$want" err && ! grep -q '^verify: scene' err && ! grep -q '^ok' out; } ||
         { echo "FAIL '$envs $args': exit $rc, expected 2 with '$want' before any scene: $(cat out err)"; fail=1; }
 done
+# A terminating signal leaves no directory for the traces under $TMPDIR: SIGINT while verify checks
+# scenes (the directory still empty), SIGTERM in the traces, once the recorded clusters and
+# Broadmark files are there, while verify waits for the lock of a simulation's trace, held here as
+# a process baking it would hold it (the simulations' keys those of the traces kept above; verify
+# stopped (SIGSTOP) while the locks are taken; built without Bullet, where no trace waits: while it
+# checks scenes). An interrupted verify makes no --out.
+keys=$(for f in "$tmp"/cdlab-verify-*/simulate-*.trace; do [ -f "$f" ] && basename "$f" .trace; done |
+    sed 's/^simulate-//' | sort -u)
+mkdir sig
+# stop_verify SIGNAL SCENES [KEY...]: start verify of the good grid on SCENES scenes, wait until
+# its directory is there (with KEYs: stop it, take the KEYs' locks, let it go on and wait until its
+# first traces are there), and send SIGNAL; verify must end by it, and leave nothing under $TMPDIR.
+# 0, or 1 after saying why.
+stop_verify() {
+    sig=$1 scenes=$2
+    shift 2
+    # A background job of a shell without job control starts with SIGINT ignored: reset it.
+    TMPDIR="$tmp/sig" env --default-signal=INT "$cdlab" verify --plugin "$good" --scenes "$scenes" \
+        --out sig_out >/dev/null 2>err &
+    pid=$!
+    n=0
+    until [ -n "$(ls -A sig)" ] || [ $n -ge 200 ]; do sleep 0.05; n=$((n + 1)); done
+    dir=$(ls -d sig/cdlab-verify-* 2>/dev/null)
+    [ -d "$dir" ] || { kill -9 $pid; echo "FAIL SIG$sig: verify made no directory under \$TMPDIR: $(cat err)"; return 1; }
+    what="while it checks scenes"
+    locker=""
+    if [ $# -gt 0 ]; then
+        kill -s STOP $pid
+        for k in "$@"; do set -- "$@" flock "$dir/simulate-$k.trace.lock"; shift; done
+        rm -f locked release
+        "$@" sh -c 'touch locked; while [ ! -e release ]; do sleep 0.05; done' &
+        locker=$!
+        until [ -e locked ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n + 1)); done
+        # Held before verify reached the traces, else it may have baked them already.
+        if [ ! -e locked ] || grep -q "replaying traces" err; then
+            kill -9 $pid; touch release; wait $locker
+            echo "FAIL SIG$sig: the traces' locks not held before verify replayed them: $(cat err)"; return 1
+        fi
+        kill -s CONT $pid
+        until { [ -s "$dir/clusters.trace" ] && [ -s "$dir/ground.aabbs" ]; } || [ $n -ge 1200 ]; do
+            sleep 0.05
+            n=$((n + 1))
+        done
+        what="in its traces ($(cd "$dir" && echo *))"
+    fi
+    kill -s "$sig" $pid
+    wait $pid
+    rc=$?
+    [ -z "$locker" ] || { touch release; wait $locker; }
+    case $sig in INT) want=130 ;; TERM) want=143 ;; esac
+    [ "$rc" -eq "$want" ] || { echo "FAIL SIG$sig $what: exit $rc, expected $want: $(cat err)"; return 1; }
+    [ -z "$(ls -A sig)" ] || { echo "FAIL SIG$sig $what: left under \$TMPDIR: $(ls -AR sig)"; return 1; }
+    echo "ok: verify stopped by SIG$sig $what leaves nothing under \$TMPDIR"
+}
+stop_verify INT 100000000 || fail=1
+rm -rf sig/*
+if command -v flock >/dev/null 2>&1 && [ -n "$keys" ]; then
+    # shellcheck disable=SC2086
+    stop_verify TERM 500 $keys || fail=1
+else
+    stop_verify TERM 100000000 || fail=1
+fi
+[ ! -e sig_out ] || { echo "FAIL: an interrupted verify made its --out: $(ls -AR sig_out)"; fail=1; }
+
+# The traces verify keeps and names when a method fails are kept: a signal in the hierarchy check
+# after the verdict (on stdout by then) leaves them, and the reproducer.
+rm -rf sig/*
+TMPDIR="$tmp/sig" env --default-signal=INT "$cdlab" verify --plugin "$bug" --method example_grid_border_bug \
+    --method obb --scenes 30 --poses 100000 --out sig_out >out 2>err &
+pid=$!
+n=0
+until grep -q "the traces are kept in" out || [ $n -ge 400 ]; do sleep 0.05; n=$((n + 1)); done
+kill -s INT $pid
+wait $pid
+rc=$?
+kept=$(sed -n 's/^ *the traces are kept in //p' out)
+{ [ "$rc" -eq 130 ] && [ -n "$kept" ] && [ -s "$kept/clusters.trace" ] &&
+  [ -s sig_out/example_grid_border_bug/repro.ini ]; } ||
+    { echo "FAIL: SIGINT after verify kept its traces: exit $rc, expected 130, the traces '$kept' and the reproducer kept: $(cat out err; ls -AR sig sig_out)"; fail=1; }
+
 [ "$fail" -eq 0 ] && echo "ok: verify passes the grid, fails its broken twin with a reproducer, checks a variant"
 exit "$fail"

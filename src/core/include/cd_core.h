@@ -443,12 +443,17 @@ int cd_file_out_commit(cd_file_out *o, char *err, size_t err_len);
 void cd_file_out_abort(cd_file_out *o);
 
 /// A new scratch directory made from template (mkdtemp: its last six characters XXXXXX, replaced
-/// in place), for plain files only. 0, or -1 with errno. Until cd_scratch_dir_remove, SIGINT,
-/// SIGTERM or SIGHUP (where the process left them at their default action) removes it and its
-/// files before ending the process, as for a cd_file_out's temporary file.
+/// in place), for plain files only. 0, or -1 with errno. Until cd_scratch_dir_remove or
+/// cd_scratch_dir_keep, SIGINT, SIGTERM or SIGHUP (where the process left them at their default
+/// action) removes it and its files before ending the process, as for a cd_file_out's temporary
+/// file.
 int cd_scratch_dir_make(char *template);
 /// Remove dir, made by cd_scratch_dir_make, with the files in it.
 void cd_scratch_dir_remove(const char *dir);
+/// Keep dir, made by cd_scratch_dir_make, with what it holds: a terminating signal no longer
+/// removes it (a scratch directory a command keeps on purpose and names, as cdlab verify's traces
+/// when a method fails).
+void cd_scratch_dir_keep(const char *dir);
 
 /// The lines of a text in memory, one at a time (cd_lines_next).
 typedef struct cd_lines {
