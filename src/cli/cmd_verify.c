@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 enum { DEFAULT_SCENES = 2000, DEFAULT_POSES = 64, MAX_NAMES = 128 };
+// The name beside a repro.ini of the link to a plugin whose path is no config word (plugin_line).
+#define REPRO_PLUGIN_LINK "plugin.so"
 
 typedef struct progress {
     double t0;
@@ -109,13 +112,45 @@ static int write_config(const char *path, const char *fmt, ...)
     return -1;
 }
 
-// "[method] plugin = PATH" for a method or variant a plugin provides, else "".
-static void plugin_line(const cd_plugin_file *p, char *buf, size_t len)
+// Can s be a config value as it is: a word of letters, digits and _ - : . / + = (values.c)?
+static int config_word(const char *s)
 {
-    if (p)
+    if (!*s) return 0;
+    for (; *s; ++s)
+        if (!isalnum((unsigned char)*s) && !strchr("_-:./+=", *s)) return 0;
+    return 1;
+}
+
+// "[method] plugin = PATH" into buf for a method or variant plugin p provides, else "". A path a
+// config cannot hold as a word (a comma splits values, a space or # is no word) is named through
+// a symbolic link dir/plugin.so to it, which `cdlab run` resolves against the config's directory.
+// *name: what the line names (the path, the link's name, or NULL without a plugin). 0, or -1 after
+// saying why.
+static int plugin_line(const cd_plugin_file *p, const char *dir, char *buf, size_t len, const char **name)
+{
+    buf[0] = '\0';
+    *name = NULL;
+    if (!p) return 0;
+    if (config_word(p->path)) {
         snprintf(buf, len, "plugin = %s\n", p->path);
-    else
-        buf[0] = '\0';
+        *name = p->path;
+        return 0;
+    }
+    char link[4300];
+    snprintf(link, sizeof link, "%s/%s", dir, REPRO_PLUGIN_LINK);
+    // An earlier run's link is replaced; a file of another kind under the name is left, and refused.
+    struct stat st;
+    if (lstat(link, &st) == 0 && S_ISLNK(st.st_mode)) unlink(link);
+    if (symlink(p->path, link) != 0) {
+        fprintf(stderr,
+                "cdlab verify: %s: cannot make a link to the plugin %s there: %s (its path is no config word, so "
+                "the reproducer names the plugin through the link)\n",
+                link, p->path, strerror(errno));
+        return -1;
+    }
+    snprintf(buf, len, "plugin = %s\n", REPRO_PLUGIN_LINK);
+    *name = REPRO_PLUGIN_LINK;
+    return 0;
 }
 
 // Pairs of method m on scene s, one fresh frame; *bad: the candidates a plugin's method named
@@ -157,8 +192,10 @@ typedef struct repro_frame {
     cd_broad_bad bad;  // the method's candidates that name no pair of the scene's cubes
 } repro_frame;
 
-// The comment at the top of a broad reproducer: what `cdlab run` of it shows.
-static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint64_t seed, const repro_frame *r)
+// The comment at the top of a broad reproducer: what `cdlab run` of it shows. plugin: what its
+// [method] plugin names (plugin_line), or NULL.
+static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint64_t seed, const repro_frame *r,
+                          const char *plugin)
 {
     const char *m = t->method->name;
     int k = snprintf(buf, len, "; cdlab verify: %s fails on this frame (seed %llu, scene %u, frame %d).\n", m,
@@ -177,13 +214,16 @@ static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint6
                  r->want, m, r->got);
         return;
     }
-    const cd_plugin_file *p = cd_plugins_method_owner(t->method);
+    // The plugin as this file names it: its path, one word, or the link beside this file (a
+    // path with a space or a newline would break the command, or this comment).
+    int linked = plugin && strcmp(plugin, REPRO_PLUGIN_LINK) == 0;
     snprintf(buf + k, len - (size_t)k,
              "; Both find the same %zu pairs here: %s broke the candidate contract (an overlapping box pair\n"
              "; never a candidate, a candidate twice, or an untested one) where the narrow step hides it, so\n"
              "; cdlab run of this file shows equal pairs_mean. What shows it:\n"
-             "; cdlab verify%s%s --method %s --seed %llu --scenes %u\n",
-             r->want, m, p ? " --plugin " : "", p ? p->path : "", m, (unsigned long long)seed, r->scene + 1);
+             "; cdlab verify%s%s --method %s --seed %llu --scenes %u\n%s",
+             r->want, m, plugin ? " --plugin " : "", plugin ? plugin : "", m, (unsigned long long)seed, r->scene + 1,
+             linked ? "; (in this file's directory: " REPRO_PLUGIN_LINK " links to the plugin)\n" : "");
 }
 
 // Write DIR/<method>/scene.csv and repro.ini for t's failure and say what they show.
@@ -216,8 +256,9 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     cd_broad_bad none;
     r.want = frame_pairs(cd_registry_find("naive"), &p, back, &none), r.got = frame_pairs(t->method, &p, back, &r.bad);
     cd_scene_destroy(back);
-    repro_comment(comment, sizeof comment, t, seed, &r);
-    plugin_line(cd_plugins_method_owner(t->method), plug, sizeof plug);
+    const char *plugin;
+    if (plugin_line(cd_plugins_method_owner(t->method), dir, plug, sizeof plug, &plugin)) return;
+    repro_comment(comment, sizeof comment, t, seed, &r, plugin);
     if (write_config(ini,
                      "%s[experiment]\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
                      "[scene]\nfile = scene.csv\n\n"
@@ -255,7 +296,7 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
     const cd_verify_mesh_pair *mp = &cd_verify_mesh_pairs(&np)[t->first_bad_pair];
     cd_pose *all = cd_alloc((size_t)poses * sizeof *all);
     cd_poses_generate(seed + (uint64_t)t->first_bad_pair, mp->distance, poses, all);
-    char dir[4200], csv[4300], ini[4300], err[4600], plug[4200], real[4300];
+    char dir[4200], csv[4300], ini[4300], err[4600], plug[4200];
     int bad = reproducer_dir(out, t->variant->name, dir, sizeof dir);
     snprintf(csv, sizeof csv, "%s/pose.csv", dir);
     snprintf(ini, sizeof ini, "%s/repro.ini", dir);
@@ -264,8 +305,8 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
         bad = 1;
     }
     cd_free(all);
-    if (bad || !realpath(csv, real)) return;
-    plugin_line(cd_plugins_variant_owner(t->variant), plug, sizeof plug);
+    const char *plugin;
+    if (bad || plugin_line(cd_plugins_variant_owner(t->variant), dir, plug, sizeof plug, &plugin)) return;
     const char *ref = strcmp(t->variant->name, "obb") == 0 ? "sphere" : "obb";
     char params[1200];  // the failing setting, as [method] lines
     setting_text(&t->first_bad_params, "\n", params, sizeof params);
@@ -274,10 +315,10 @@ static void bvh_reproducer(const cd_verify_bvh_tally *t, uint64_t seed, uint32_t
             "; cdlab verify: hierarchy %s disagrees with brute force on this pose (seed %llu, mesh pair %d,\n"
             "; pose %lld, leaf size %d). cdlab run this file: summary.csv's pairs_mean of %s and of %s differ.\n"
             "[experiment]\nkind = mesh\nname = verify_%s\nwarmup = 0\nframes = 1\nrepeats = 1\n\n"
-            "[mesh]\na = %s\nb = %s\nposes_file = %s\n\n"
+            "[mesh]\na = %s\nb = %s\nposes_file = pose.csv\n\n"
             "[method]\n%shierarchy = %s, %s\nmode = all_pairs\nleaf_size = %d\n%s%s\n[run]\ncounters =\n",
             t->variant->name, (unsigned long long)seed, t->first_bad_pair, (long long)t->first_bad, t->first_bad_leaf,
-            ref, t->variant->name, t->variant->name, mp->a, mp->b, real, plug, ref, t->variant->name, t->first_bad_leaf,
+            ref, t->variant->name, t->variant->name, mp->a, mp->b, plug, ref, t->variant->name, t->first_bad_leaf,
             params, params[0] ? "\n" : ""))
         return;
     printf("      reproduce: cdlab run %s   (%s against %s, one pose)\n", ini, mp->a, mp->b);

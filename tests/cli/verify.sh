@@ -8,8 +8,9 @@
 # whose candidates name objects the scene has not fail as bad candidates, never read.
 # A plugin's method sees every scene whatever it says of itself (peer:, untested). What the check
 # needs from the machine ($TMPDIR, --out) is checked before any scene runs (exit 2); --out is made
-# with its parents; naive alone is nothing to verify (exit 2). SIGINT or SIGTERM leaves no
-# directory for the traces under $TMPDIR, but the traces verify kept and named stay.
+# with its parents; naive alone is nothing to verify (exit 2). A plugin whose path is no config word
+# (a comma, a space, a #) gets a reproducer cdlab run accepts. SIGINT or SIGTERM leaves no directory
+# for the traces under $TMPDIR, but the traces verify kept and named stay.
 # usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so BAD_IDS.so
 #        PARAM_KEY_NAME.so PEER_UNTESTED.so
 set -u
@@ -128,6 +129,22 @@ for case in "TMPDIR=$tmp/none|--plugin $good|cannot create a directory for the t
     { [ "$rc" -eq 2 ] && grep -qF -- "$want" err && ! grep -q '^verify: scene' err && ! grep -q '^ok' out; } ||
         { echo "FAIL '$envs $args': exit $rc, expected 2 with '$want' before any scene: $(cat out err)"; fail=1; }
 done
+# A plugin under a directory whose name has a comma, a space and a # (no config word: a comma
+# splits values, the others are no word): the reproducer names it through a link beside repro.ini,
+# which cdlab run accepts and loads, in the reproducer's directory and from elsewhere.
+mkdir 'odd, dir #1'
+cp "$bug" 'odd, dir #1/'
+"$cdlab" verify --plugin "odd, dir #1/$(basename "$bug")" --scenes 30 --out 'odd out' >out 2>err
+rc=$?
+ini='odd out/example_grid_border_bug/repro.ini'
+{ [ "$rc" -eq 1 ] && [ -s "$ini" ]; } || { echo "FAIL odd plugin path: exit $rc, expected 1 and a reproducer: $(cat out err)"; fail=1; }
+(cd 'odd out/example_grid_border_bug' && "$cdlab" run --dry-run repro.ini >/dev/null 2>../../err) ||
+    { echo "FAIL odd plugin path: cdlab run --dry-run refuses the reproducer: $(cat err "$ini")"; fail=1; }
+if ! "$cdlab" run --quiet --output res --run-id odd "$ini" >/dev/null 2>err ||
+    ! grep -qxF "p1_path = $(pwd -P)/odd, dir #1/$(basename "$bug")" res/verify_example_grid_border_bug/odd/meta.ini; then
+    echo "FAIL odd plugin path: cdlab run of the reproducer: $(cat err "$ini")"; fail=1
+fi
+
 # A terminating signal leaves no directory for the traces under $TMPDIR: SIGINT while verify checks
 # scenes (the directory still empty), SIGTERM in the traces, once the recorded clusters and
 # Broadmark files are there, while verify waits for the lock of a simulation's trace, held here as
