@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -33,8 +34,10 @@ static const char *file_type(mode_t m)
                          : "not a file";
 }
 
-// Refuse what fd is when it is not a file cdlab may read: 0, or -1 with err and errno set.
-static int check_type(int fd, size_t max, enum cd_file_accept accept, size_t *size, char *err, size_t err_len)
+// Refuse what fd is when it is not a file cdlab may read: 0 (*fifo: whether it is a pipe or FIFO),
+// or -1 with err and errno set.
+static int check_type(int fd, size_t max, enum cd_file_accept accept, size_t *size, int *fifo, char *err,
+                      size_t err_len)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -64,6 +67,7 @@ static int check_type(int fd, size_t max, enum cd_file_accept accept, size_t *si
         }
         *size = (size_t)st.st_size;
     }
+    *fifo = S_ISFIFO(st.st_mode);
     return 0;
 }
 
@@ -112,9 +116,31 @@ static int read_fd(int fd, size_t size, size_t max, char **text, size_t *len, ch
     return 0;
 }
 
+// Wait until the pipe or FIFO fd, opened O_NONBLOCK, has data or has lost the writer it had:
+// only then does a read's 0 mean its end (opened before any writer, it reads 0 at once). Linux's
+// poll gives such a FIFO reader no POLLHUP until a writer has opened it ("suppress EPOLLHUP until
+// we have seen a writer", fs/pipe.c), so this waits for the writer and no longer. Not a second,
+// blocking open of the path: a writer already waiting in its own open is let through by the first
+// one, and if it wrote and closed before the second, that open waited for another writer with the
+// data unread. 0, or -1 with err and errno set.
+static int fifo_wait_writer(int fd, char *err, size_t err_len)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n;
+    while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR) {}
+    if (n < 0) {
+        int e = errno;
+        snprintf(err, err_len, "read error: %s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 // path opened for reading and checked (check_type), then switched to blocking reads: the fd, or
 // -1 with err and errno set. O_NONBLOCK while opening: a FIFO with no writer must not hang before
-// its type is checked.
+// its type is checked. A FIFO that may be read then waits for its writer (fifo_wait_writer): a
+// read without one would end at once, with no data.
 static int open_checked(const char *path, size_t max, enum cd_file_accept accept, size_t *size, char *err,
                         size_t err_len)
 {
@@ -125,7 +151,8 @@ static int open_checked(const char *path, size_t max, enum cd_file_accept accept
         errno = e;
         return -1;
     }
-    if (check_type(fd, max, accept, size, err, err_len) != 0) {
+    int fifo = 0;
+    if (check_type(fd, max, accept, size, &fifo, err, err_len) != 0 || (fifo && fifo_wait_writer(fd, err, err_len))) {
         int e = errno;
         close(fd);
         errno = e;

@@ -4,6 +4,7 @@
 # (sparse files, so the test writes nothing) and a line over its length limit, and tells an
 # allocation failure (ulimit -v) from an end of file; each exits 2 with the reason and the path.
 # A query CSV, read a row at a time, is answered under a memory limit far below its table's size.
+# A pipe is read where no regular file is needed, and a FIFO whose writer comes later is waited for.
 # usage: bounded_reads.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -95,6 +96,51 @@ refused "compare, a meta.ini line of 1 MiB" "line longer than 64 KiB" "$cdlab" c
 cat "$q" | "$cdlab" query tri-tri /dev/stdin >pipe.out 2>err
 "$cdlab" query tri-tri "$q" >file.out 2>&1
 cmp -s pipe.out file.out || { echo "FAIL query from a pipe differs: $(cat err)"; fail=1; }
+# A FIFO is waited for until its writer comes, and read to the writer's end: cdlab started on it
+# first and the writer a second later answers every row (the FIFO, opened O_NONBLOCK for its type
+# check, once read 0 bytes at once and the query answered nothing); a writer already waiting in
+# its open when cdlab starts loses no row; a config given as a FIFO is read the same way. Each
+# side runs under timeout, so a hang fails the test instead of stalling it.
+mkfifo in.fifo
+timeout 20 "$cdlab" query tri-tri in.fifo >fifo.out 2>err &
+pid=$!
+sleep 1
+timeout 5 sh -c 'cat "$0" >in.fifo' "$q"
+wrc=$?
+wait $pid
+rc=$?
+if [ $rc -ne 0 ] || [ $wrc -ne 0 ] || ! cmp -s fifo.out file.out; then
+    echo "FAIL query of a FIFO whose writer came 1 s later: exit $rc, writer exit $wrc, $(cat err)," \
+        "$(($(wc -l <fifo.out) - 1)) of $(($(wc -l <file.out) - 1)) rows answered"; fail=1
+else
+    echo "ok query of a FIFO whose writer came 1 s later: all $(($(wc -l <fifo.out) - 1)) rows answered"
+fi
+timeout 20 sh -c 'cat "$0" >in.fifo' "$q" &
+pid=$!
+sleep 1
+timeout 5 "$cdlab" query tri-tri in.fifo >fifo.out 2>err
+rc=$?
+wait $pid
+wrc=$?
+if [ $rc -ne 0 ] || [ $wrc -ne 0 ] || ! cmp -s fifo.out file.out; then
+    echo "FAIL query of a FIFO whose writer was waiting: exit $rc, writer exit $wrc, $(cat err)," \
+        "$(($(wc -l <fifo.out) - 1)) of $(($(wc -l <file.out) - 1)) rows answered"; fail=1
+else
+    echo "ok query of a FIFO whose writer was waiting: all $(($(wc -l <fifo.out) - 1)) rows answered"
+fi
+printf '[experiment]\nname = from_fifo\n' >fifo.ini
+timeout 20 "$cdlab" run --dry-run in.fifo >fifo.out 2>err &
+pid=$!
+sleep 1
+timeout 5 sh -c 'cat fifo.ini >in.fifo'
+wrc=$?
+wait $pid
+rc=$?
+if [ $rc -ne 0 ] || [ $wrc -ne 0 ] || ! grep -q "experiment from_fifo" fifo.out; then
+    echo "FAIL run --dry-run of a FIFO whose writer came 1 s later: exit $rc, writer exit $wrc, $(cat err)"; fail=1
+else
+    echo "ok run --dry-run of a FIFO whose writer came 1 s later: $(head -n 1 fifo.out)"
+fi
 
 # An allocation that fails is an error, not an end of file: under a memory limit that lets the
 # program start, a file larger than the limit cannot be read into memory.

@@ -367,7 +367,9 @@ char *cd_file_read(const char *path, size_t *len);
 /// What cd_file_load accepts besides a regular file.
 enum cd_file_accept {
     CD_FILE_REGULAR = 0,  ///< a regular file only (the reader needs its size or reads it again)
-    CD_FILE_OR_PIPE = 1,  ///< also a pipe or FIFO (`<(...)`, /dev/stdin from a pipe), read to max
+    /// also a pipe or FIFO (`<(...)`, /dev/stdin from a pipe), read to max: a FIFO no writer has
+    /// opened yet is waited for once its type is checked, then read until its writer closes it
+    CD_FILE_OR_PIPE = 1,
 };
 
 /// Read the file at path whole into *text (NUL-terminated, cd_free it), its size in *len.
