@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,20 @@ int cd_cli_file_starts_with(const char *path, const void *sig, size_t n)
 
 int cd_cli_spawn_ok(char *const argv[])
 {
+    // The helper gets SIGXFSZ's default action back (cdlab ignores it, cd_file_size_limit_as_error,
+    // and an ignored signal stays ignored across exec): a helper past a file size limit then ends
+    // and fails, where one that ignores its write errors could exit 0 with its figure cut short.
+    posix_spawnattr_t attr;
+    sigset_t dflt;
+    sigemptyset(&dflt);
+    sigaddset(&dflt, SIGXFSZ);
+    if (posix_spawnattr_init(&attr) != 0) return 0;
+    int ok =
+        posix_spawnattr_setsigdefault(&attr, &dflt) == 0 && posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF) == 0;
     pid_t pid;
-    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0) return 0;
+    ok = ok && posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ) == 0;
+    posix_spawnattr_destroy(&attr);
+    if (!ok) return 0;
     int status;
     if (waitpid(pid, &status, 0) < 0) return 0;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;

@@ -78,4 +78,10 @@ static int close_stdout(int rc)
     return rc ? rc : 1;
 }
 
-int main(int argc, char **argv) { return close_stdout(dispatch(argc, argv)); }
+int main(int argc, char **argv)
+{
+    // Standard output on a file past a file size limit (ulimit -f) is then a write error that
+    // close_stdout reports (exit 1), not SIGXFSZ ending the command with its output cut short.
+    cd_file_size_limit_as_error();
+    return close_stdout(dispatch(argc, argv));
+}

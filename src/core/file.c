@@ -362,13 +362,23 @@ static void on_out_signal(int s)
     raise(s);
 }
 
+void cd_file_size_limit_as_error(void)
+{
+    struct sigaction old, ign = {.sa_handler = SIG_IGN};
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGXFSZ, &ign, NULL);
+}
+
 // Install on_out_signal where the signals still have their default action: a command with its
-// own handlers (cdlab run) keeps them.
+// own handlers (cdlab run) keeps them. SIGXFSZ is ignored likewise (cd_file_size_limit_as_error):
+// a write past a file size limit then fails with EFBIG, which cd_file_out_commit reports as a
+// write error, removing the temporary file, instead of ending the process with it half-written.
 static void out_handlers_install(void)
 {
     static int installed;
     if (installed) return;
     installed = 1;
+    cd_file_size_limit_as_error();
     for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) {
         struct sigaction old, sa = {.sa_handler = on_out_signal};
         sigemptyset(&sa.sa_mask);

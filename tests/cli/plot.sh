@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # `cdlab plot` renders the figures meta.ini lists as non-empty PNG and PDF files. Each figure is
-# replaced whole or not at all: a re-plot whose gnuplot fails, or writes no PNG, leaves the previous
-# figures as they were (and their permissions when it succeeds) and no temporary file; a shard
-# without points gets no figure, not an empty file. The exit status is the most serious of the
+# replaced whole or not at all: a re-plot whose gnuplot fails (also past a file size limit), or
+# writes no PNG, leaves the previous figures as they were (and their permissions when it
+# succeeds) and no temporary file; a shard without points gets no figure, not an empty file. The exit status is the most serious of the
 # figures' (2 for a figure without a script over 1 for one gnuplot failed on), in either order.
 # Skips (77) when gnuplot is not installed.
 # usage: plot.sh CDLAB FIXTURE_DIR
@@ -46,6 +46,20 @@ for plots in bad nopng; do
 done
 grep -q "wrote no PNG and PDF" "$tmp/err" || { echo "FAIL: no message for a script that wrote no PNG"; cat "$tmp/err"; exit 1; }
 echo "ok: a failed re-plot keeps the previous figures and leaves no file"
+# Past a file size limit (ulimit -f 1: 1 KiB, below any figure) gnuplot fails too: cdlab ignores
+# SIGXFSZ, and gives gnuplot its default action back, since gnuplot ignoring it exits 0 with the
+# figure cut at the limit (yet starting as a PNG). Exit 1, the figures as they were, nothing left.
+set +e
+(ulimit -f 1; env --default-signal=XFSZ "$cdlab" plot "$d" >/dev/null 2>"$tmp/err")
+rc=$?
+set -e
+for f in fps_vs_cubes.png fps_vs_cubes.pdf frame_ms_series.png frame_ms_series.pdf; do
+    cmp -s "$tmp/keep/$f" "$d/$f" || { echo "FAIL: a re-plot over ulimit -f (exit $rc) changed or removed $f"; exit 1; }
+done
+left=$(ls -A "$d" | grep -v -x -e config.ini -e meta.ini -e summary.csv -e frames.csv -e '.*\.png' -e '.*\.pdf' || true)
+[ -z "$left" ] || { echo "FAIL: a re-plot over ulimit -f left $left"; exit 1; }
+[ "$rc" -eq 1 ] || { echo "FAIL: a re-plot over ulimit -f: exit $rc, expected 1: $(cat "$tmp/err")"; exit 1; }
+echo "ok: a re-plot past a file size limit fails and keeps the previous figures"
 
 # Exit 2 for a figure without a script beside one gnuplot fails on, in either order.
 for figs in "nosuch, fps_vs_cubes" "fps_vs_cubes, nosuch"; do

@@ -435,7 +435,8 @@ typedef struct cd_file_out {
 /// -1 with "cannot write: <cause>" (no path) in err and errno set: also for an existing target
 /// this process may not write, as fopen refused it. The target's directory must be writable: the
 /// finished file is renamed into it. Until commit or abort, SIGINT, SIGTERM or SIGHUP (where the
-/// process left them at their default action) removes the temporary file before ending it.
+/// process left them at their default action) removes the temporary file before ending it; from
+/// then on a file size limit is a write error (cd_file_size_limit_as_error).
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len);
 /// Flush, fsync and close o's stream, then rename the temporary file over the target. 0, or -1
 /// with "write error: <cause>" or "cannot rename …" in err, the temporary file removed and the
@@ -443,6 +444,12 @@ int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len
 int cd_file_out_commit(cd_file_out *o, char *err, size_t err_len);
 /// Close and remove the temporary file (the target stays as it was); no-op on a zeroed o.
 void cd_file_out_abort(cd_file_out *o);
+/// Make a write past the file size limit (RLIMIT_FSIZE, `ulimit -f`) fail with EFBIG, a write
+/// error like any other, instead of SIGXFSZ ending the process with its output cut short: SIGXFSZ
+/// is set to SIG_IGN where the process left it at its default action (a program it starts inherits
+/// that: cd_cli_spawn_ok gives it back the default). cd_file_out_open and cd_scratch_dir_make do
+/// it; cdlab's main does it for standard output.
+void cd_file_size_limit_as_error(void);
 
 /// A new scratch directory made from template (mkdtemp: its last six characters XXXXXX, replaced
 /// in place), for plain files only. 0, or -1 with errno. Until cd_scratch_dir_remove or
