@@ -101,6 +101,15 @@ cmp -s pipe.out file.out || { echo "FAIL query from a pipe differs: $(cat err)";
 # check, once read 0 bytes at once and the query answered nothing); a writer already waiting in
 # its open when cdlab starts loses no row; a config given as a FIFO is read the same way. Each
 # side runs under timeout, so a hang fails the test instead of stalling it.
+# fifo_verdict WHAT: the query of the FIFO (exit rc, its writer's wrc) answered as the file did.
+fifo_verdict() {
+    if [ $rc -ne 0 ] || [ $wrc -ne 0 ] || ! cmp -s fifo.out file.out; then
+        echo "FAIL query of a FIFO $1: exit $rc, writer exit $wrc, $(cat err)," \
+            "$(($(wc -l <fifo.out) - 1)) of $(($(wc -l <file.out) - 1)) rows answered"; fail=1
+    else
+        echo "ok query of a FIFO $1: all $(($(wc -l <fifo.out) - 1)) rows answered"
+    fi
+}
 mkfifo in.fifo
 timeout 20 "$cdlab" query tri-tri in.fifo >fifo.out 2>err &
 pid=$!
@@ -109,12 +118,7 @@ timeout 5 sh -c 'cat "$0" >in.fifo' "$q"
 wrc=$?
 wait $pid
 rc=$?
-if [ $rc -ne 0 ] || [ $wrc -ne 0 ] || ! cmp -s fifo.out file.out; then
-    echo "FAIL query of a FIFO whose writer came 1 s later: exit $rc, writer exit $wrc, $(cat err)," \
-        "$(($(wc -l <fifo.out) - 1)) of $(($(wc -l <file.out) - 1)) rows answered"; fail=1
-else
-    echo "ok query of a FIFO whose writer came 1 s later: all $(($(wc -l <fifo.out) - 1)) rows answered"
-fi
+fifo_verdict "whose writer came 1 s later"
 timeout 20 sh -c 'cat "$0" >in.fifo' "$q" &
 pid=$!
 sleep 1
@@ -122,12 +126,7 @@ timeout 5 "$cdlab" query tri-tri in.fifo >fifo.out 2>err
 rc=$?
 wait $pid
 wrc=$?
-if [ $rc -ne 0 ] || [ $wrc -ne 0 ] || ! cmp -s fifo.out file.out; then
-    echo "FAIL query of a FIFO whose writer was waiting: exit $rc, writer exit $wrc, $(cat err)," \
-        "$(($(wc -l <fifo.out) - 1)) of $(($(wc -l <file.out) - 1)) rows answered"; fail=1
-else
-    echo "ok query of a FIFO whose writer was waiting: all $(($(wc -l <fifo.out) - 1)) rows answered"
-fi
+fifo_verdict "whose writer was waiting"
 printf '[experiment]\nname = from_fifo\n' >fifo.ini
 timeout 20 "$cdlab" run --dry-run in.fifo >fifo.out 2>err &
 pid=$!

@@ -32,16 +32,20 @@ mkdir "$tmp/bad" "$tmp/nopng" "$tmp/keep"
 cp "$d"/*.png "$d"/*.pdf "$tmp/keep/"
 echo 'exit status 1' >"$tmp/bad/fps_vs_cubes.gp"
 printf 'set terminal dumb\nset output ARG2.".png"\nplot x\nset output ARG2.".pdf"\nplot x\n' >"$tmp/nopng/fps_vs_cubes.gp"
+# figures_kept WHAT: the run's figures are the saved ones, byte for byte, and nothing else is left.
+figures_kept() {
+    for f in fps_vs_cubes.png fps_vs_cubes.pdf frame_ms_series.png frame_ms_series.pdf; do
+        cmp -s "$tmp/keep/$f" "$d/$f" || { echo "FAIL: $1 changed or removed $f"; exit 1; }
+    done
+    left=$(ls -A "$d" | grep -v -x -e config.ini -e meta.ini -e summary.csv -e frames.csv -e '.*\.png' -e '.*\.pdf' || true)
+    [ -z "$left" ] || { echo "FAIL: $1 left $left"; exit 1; }
+}
 for plots in bad nopng; do
     set +e
     "$cdlab" plot --plots "$tmp/$plots" "$d" >/dev/null 2>"$tmp/err"
     rc=$?
     set -e
-    for f in fps_vs_cubes.png fps_vs_cubes.pdf frame_ms_series.png frame_ms_series.pdf; do
-        cmp -s "$tmp/keep/$f" "$d/$f" || { echo "FAIL: a failed re-plot ($plots) changed or removed $f"; exit 1; }
-    done
-    left=$(ls -A "$d" | grep -v -x -e config.ini -e meta.ini -e summary.csv -e frames.csv -e '.*\.png' -e '.*\.pdf' || true)
-    [ -z "$left" ] || { echo "FAIL: a failed re-plot ($plots) left $left"; exit 1; }
+    figures_kept "a failed re-plot ($plots)"
     [ "$rc" -eq 2 ] || { echo "FAIL: re-plot with $plots/fps_vs_cubes.gp and no frame_ms_series.gp: exit $rc, expected 2"; exit 1; }
 done
 grep -q "wrote no PNG and PDF" "$tmp/err" || { echo "FAIL: no message for a script that wrote no PNG"; cat "$tmp/err"; exit 1; }
@@ -53,11 +57,7 @@ set +e
 (ulimit -f 1; env --default-signal=XFSZ "$cdlab" plot "$d" >/dev/null 2>"$tmp/err")
 rc=$?
 set -e
-for f in fps_vs_cubes.png fps_vs_cubes.pdf frame_ms_series.png frame_ms_series.pdf; do
-    cmp -s "$tmp/keep/$f" "$d/$f" || { echo "FAIL: a re-plot over ulimit -f (exit $rc) changed or removed $f"; exit 1; }
-done
-left=$(ls -A "$d" | grep -v -x -e config.ini -e meta.ini -e summary.csv -e frames.csv -e '.*\.png' -e '.*\.pdf' || true)
-[ -z "$left" ] || { echo "FAIL: a re-plot over ulimit -f left $left"; exit 1; }
+figures_kept "a re-plot over ulimit -f (exit $rc)"
 [ "$rc" -eq 1 ] || { echo "FAIL: a re-plot over ulimit -f: exit $rc, expected 1: $(cat "$tmp/err")"; exit 1; }
 echo "ok: a re-plot past a file size limit fails and keeps the previous figures"
 
