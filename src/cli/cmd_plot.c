@@ -83,7 +83,8 @@ static int replace(const char *from, const char *to)
 // One figure of dir from script: drawn into a new directory beside the figures
 // (dir/.cdlab-plot.XXXXXX, cd_scratch_dir_make, so a terminating signal removes it too), checked
 // to be a PNG and a PDF, then each renamed over dir/<fig>.png and .pdf. A figure gnuplot fails
-// to draw leaves the previous figures as they were and no file of its own. 0, 1 (gnuplot failed, or a file could not be written) or 2.
+// to draw leaves the previous figures as they were and no file of its own. 0, 1 (gnuplot failed,
+// or a file could not be written) or 2.
 static int plot_figure(const char *plots, const char *dir, const char *meta, const char *fig)
 {
     char script[4200], png[4500], pdf[4500], tmp[4300], stem[4400], tmp_png[4500], tmp_pdf[4500];

@@ -4,13 +4,13 @@
 // line per method; a failing method gets a reproducer: its first failing frame as a scene CSV (or
 // pose CSV) and a config that `cdlab run` measures it with beside a reference.
 #include "cd_core.h"
+#include "cd_harness.h"
 #include "cd_plugins.h"
 #include "cd_registry.h"
 #include "cd_verify.h"
 #include "cli.h"
 #include "options.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -112,15 +112,6 @@ static int write_config(const char *path, const char *fmt, ...)
     return -1;
 }
 
-// Can s be a config value as it is: a word of letters, digits and _ - : . / + = (values.c)?
-static int config_word(const char *s)
-{
-    if (!*s) return 0;
-    for (; *s; ++s)
-        if (!isalnum((unsigned char)*s) && !strchr("_-:./+=", *s)) return 0;
-    return 1;
-}
-
 // "[method] plugin = PATH" into buf for a method or variant plugin p provides, else "". A path a
 // config cannot hold as a word (a comma splits values, a space or # is no word) is named through
 // a symbolic link dir/plugin.so to it, which `cdlab run` resolves against the config's directory.
@@ -131,7 +122,7 @@ static int plugin_line(const cd_plugin_file *p, const char *dir, char *buf, size
     buf[0] = '\0';
     *name = NULL;
     if (!p) return 0;
-    if (config_word(p->path)) {
+    if (cd_config_is_word(p->path)) {
         snprintf(buf, len, "plugin = %s\n", p->path);
         *name = p->path;
         return 0;

@@ -62,16 +62,8 @@ static int names_descriptor(const char *path)
         d[dir ? dir : 1] = '\0';
         found = is_fd_dir(d);
         cd_free(d);
-        struct stat st;
-        if (found || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) break;
-        char link[4096];
-        ssize_t n = readlink(cur, link, sizeof link - 1);
-        if (n < 0) break;
-        link[n] = '\0';
-        if (link[0] == '/') dir = 0;  // else relative to the link's directory
-        char *next = cd_alloc(dir + (size_t)n + 1);
-        memcpy(next, cur, dir);
-        memcpy(next + dir, link, (size_t)n + 1);
+        char *next = found ? NULL : cd_link_next(cur);  // NULL: no link (or unreadable), the chain ends
+        if (!next) break;
         cd_free(cur);
         cur = next;
     }

@@ -271,6 +271,20 @@ static char *copy_text(const char *s)
     return memcpy(cd_alloc(n), s, n);
 }
 
+char *cd_link_next(const char *link_path)
+{
+    char link[4096];
+    ssize_t n = readlink(link_path, link, sizeof link - 1);
+    if (n < 0) return NULL;
+    link[n] = '\0';
+    const char *slash = strrchr(link_path, '/');
+    size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - link_path) + 1;  // relative to the link's directory
+    char *next = cd_alloc(dir + (size_t)n + 1);
+    memcpy(next, link_path, dir);
+    memcpy(next + dir, link, (size_t)n + 1);
+    return next;
+}
+
 // The file path names once symbolic links are followed, as fopen(path, "w") would create or
 // truncate it: realpath where the file exists; else each link read in turn (a dangling link's
 // target is the file to create, not the link). Up to 40 links, as the kernel's own limit.
@@ -287,15 +301,8 @@ static char *out_target(const char *path)
             free(real);
             return cur;
         }
-        char link[4096];
-        ssize_t n = readlink(cur, link, sizeof link - 1);
-        if (n < 0) return cur;
-        link[n] = '\0';
-        const char *slash = strrchr(cur, '/');
-        size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;  // relative to the link's directory
-        char *next = cd_alloc(dir + (size_t)n + 1);
-        memcpy(next, cur, dir);
-        memcpy(next + dir, link, (size_t)n + 1);
+        char *next = cd_link_next(cur);
+        if (!next) return cur;
         cd_free(cur);
         cur = next;
     }
@@ -369,6 +376,13 @@ void cd_file_size_limit_as_error(void)
     if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGXFSZ, &ign, NULL);
 }
 
+// The signals whose default action on_out_signal takes over, as a set.
+static void out_signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) sigaddset(set, out_signals[i]);
+}
+
 // Install on_out_signal where the signals still have their default action: a command with its
 // own handlers (cdlab run) keeps them. SIGXFSZ is ignored likewise (cd_file_size_limit_as_error):
 // a write past a file size limit then fails with EFBIG, which cd_file_out_commit reports as a
@@ -381,8 +395,7 @@ static void out_handlers_install(void)
     cd_file_size_limit_as_error();
     for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) {
         struct sigaction old, sa = {.sa_handler = on_out_signal};
-        sigemptyset(&sa.sa_mask);
-        for (size_t j = 0; j < sizeof out_signals / sizeof out_signals[0]; ++j) sigaddset(&sa.sa_mask, out_signals[j]);
+        out_signal_set(&sa.sa_mask);
         if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
             sigaction(out_signals[i], &sa, NULL);
     }
@@ -394,8 +407,7 @@ static void out_signals_block(sigset_t *old)
 {
     out_handlers_install();
     sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof out_signals / sizeof out_signals[0]; ++i) sigaddset(&set, out_signals[i]);
+    out_signal_set(&set);
     pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
@@ -433,26 +445,22 @@ int cd_scratch_dir_make(char *template)
     return ok ? 0 : -1;
 }
 
+// The slot cd_scratch_dir_make registered dir in, or -1.
+static int scratch_slot(const char *dir)
+{
+    for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
+        if (out_temps.busy[k] && strcmp(out_temps.path[k], dir) == 0) return k;
+    return -1;
+}
+
 void cd_scratch_dir_remove(const char *dir)
 {
     _Alignas(8) char buf[8192];
-    for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
-        if (out_temps.busy[k] && strcmp(out_temps.path[k], dir) == 0) {
-            scratch_dir_empty_and_remove(dir, buf, sizeof buf);  // before the slot is freed: a signal now finds it once
-            out_temp_drop(k);
-            return;
-        }
-    scratch_dir_empty_and_remove(dir, buf, sizeof buf);
+    scratch_dir_empty_and_remove(dir, buf, sizeof buf);  // before the slot is freed: a signal now finds it once
+    out_temp_drop(scratch_slot(dir));
 }
 
-void cd_scratch_dir_keep(const char *dir)
-{
-    for (int k = SCRATCH_FIRST; k < SCRATCH_FIRST + SCRATCH_DIRS; ++k)
-        if (out_temps.busy[k] && strcmp(out_temps.path[k], dir) == 0) {
-            out_temp_drop(k);
-            return;
-        }
-}
+void cd_scratch_dir_keep(const char *dir) { out_temp_drop(scratch_slot(dir)); }
 
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
 {

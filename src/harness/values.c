@@ -101,6 +101,15 @@ static int parse_range(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
     return 0;
 }
 
+// Words: letters, digits and _ - : . / + = only (PAPI native events use : and =), so a stray
+// quote or space is caught.
+int cd_config_is_word(const char *s)
+{
+    for (; *s; ++s)
+        if (!isalnum((unsigned char)*s) && !strchr("_-:./+=", *s)) return 0;
+    return 1;
+}
+
 static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t *count, size_t *cap, char *why,
                        size_t why_len)
 {
@@ -122,13 +131,10 @@ static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
         push(v, count, cap, tok, x);
         return 0;
     }
-    // Words: letters, digits and _ - : . / + = only (PAPI native events use : and =), so a stray
-    // quote or space is caught here.
-    for (const char *c = tok; *c; ++c)
-        if (!isalnum((unsigned char)*c) && !strchr("_-:./+=", *c)) {
-            snprintf(why, why_len, "'%s' is not a word: expected letters, digits, _ - : . / + =", tok);
-            return -1;
-        }
+    if (!cd_config_is_word(tok)) {
+        snprintf(why, why_len, "'%s' is not a word: expected letters, digits, _ - : . / + =", tok);
+        return -1;
+    }
     if (spec->words) {
         int ok = 0;
         for (const char *const *w = spec->words; *w; ++w) ok |= strcmp(*w, tok) == 0;

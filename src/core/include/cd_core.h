@@ -422,6 +422,11 @@ const char *cd_text_shown(const char *s, char *buf, size_t len);
 // half-written. The one way cdlab writes a file the user named (cdlab query --out, poses, report,
 // trace export).
 
+/// The path the symbolic link link_path points to, a relative target taken against the link's
+/// directory (one step; the next may be a link again): a cd_alloc'd string, or NULL when
+/// link_path is no link or cannot be read.
+char *cd_link_next(const char *link_path);
+
 /// A file being written as a temporary file beside its target (cd_file_out_open).
 typedef struct cd_file_out {
     FILE *f;          ///< the stream to write

@@ -138,6 +138,9 @@ int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, s
                     size_t why_len);
 /// Free a value array from cd_values_parse.
 void cd_values_free(cd_value *v, size_t count);
+/// Whether s holds only the characters of a config's word values: letters, digits and _ - : . /
+/// + = (a comma splits values; a space, a quote or # is no word). Empty text has none to refuse.
+int cd_config_is_word(const char *s);
 
 // ---------------------------------------------------------------------------------------------
 // Plan: the cartesian product of all keys; the first swept key in table order varies slowest.
