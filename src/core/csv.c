@@ -4,6 +4,7 @@
 #include "cd_core.h"
 
 #include <csv.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -252,11 +253,15 @@ void cd_csv_table_free(cd_csv_table *t)
 int cd_csv_parse_double(const char *field, double *out)
 {
     while (*field == ' ' || *field == '\t') field++;
-    if (!*field) return -1;
+    // strtod would skip any white space before the number: a CR, LF, form feed or vertical tab
+    // there (possible only in a quoted field) is text around the number, as after it.
+    if (!*field || isspace((unsigned char)*field)) return -1;
     char *end;
     errno = 0;
     double v = strtod(field, &end);
-    while (*end == ' ' || *end == '\t' || *end == '\r') end++;
+    // Spaces and tabs only: a line's CR LF never reaches a field (the reader takes it off with
+    // the line's end), so a CR here was inside quotes, part of the value.
+    while (*end == ' ' || *end == '\t') end++;
     if (*end != '\0' || !isfinite(v)) return -1;
     // glibc flags subnormal results with ERANGE too: those are exact doubles (a value printed
     // with %.17g reads back); only a non-zero number that rounded to zero has lost its value.

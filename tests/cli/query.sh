@@ -30,9 +30,10 @@ for algo in gd float; do
     "$cdlab" query tri-tri "$fix/tri_tri.csv" >"$tmp/exact.out" 2>&1
     cmp -s "$tmp/algo.out" "$tmp/exact.out" || { echo "FAIL --algo $algo differs"; fail=1; }
 done
-# Line ends CR LF (and a last line ended by CR alone) read as LF: the same answers, same lines.
+# Line ends CR LF (and a last line ended by CR alone) read as LF: the same answers, same lines,
+# after a quoted last field too (the CR after its closing quote is the line's end, not the field's).
 sed 's/$/\r/' "$fix/tri_tri.csv" >"$tmp/crlf.csv"
-printf '0,0,0,1,2,0,0,1\r\n\r\n0,0,0,1,3,0,0,1\r' >"$tmp/ss_crlf.csv"
+printf '0,0,0,1,2,0,0,"1"\r\n\r\n0,0,0,1,3,0,0,1\r' >"$tmp/ss_crlf.csv"
 "$cdlab" query tri-tri "$tmp/crlf.csv" >"$tmp/crlf.out" 2>"$tmp/err" &&
     "$cdlab" query tri-tri "$fix/tri_tri.csv" >"$tmp/lf.out" 2>&1 && cmp -s "$tmp/crlf.out" "$tmp/lf.out" ||
     { echo "FAIL CR LF line ends: $(cat "$tmp/err")"; fail=1; }

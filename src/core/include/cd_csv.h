@@ -52,7 +52,9 @@ void cd_csv_stream_close(cd_csv_stream *s);
 /// 0, or -1 with cd_csv_load's message, "path:line: ...", in err.
 int cd_csv_unquoted_line_check(const char *path, size_t lineno, const char *line, size_t n, char *err, size_t err_len);
 /// Parse field as a finite double (subnormals included; a number that overflows or underflows to
-/// zero is rejected); 0 on success, -1 otherwise.
+/// zero is rejected): spaces and tabs around the number are ignored, any other byte is text
+/// around it (a CR in a quoted field too: a line's CR LF is taken off before its fields); 0 on
+/// success, -1 otherwise.
 int cd_csv_parse_double(const char *field, double *out);
 
 /// Write one field (quoted by libcsv when it holds a delimiter, quote or newline).
