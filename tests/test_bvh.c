@@ -649,22 +649,30 @@ static void poses_csv_round_trip_and_errors(void **state)
     assert_memory_equal(p, q, sizeof p);  // 17 significant digits: exact
     cd_free(q);
     // Bad files: the message names path:line and what was expected.
-    // The last two: a translation past 1e30 (1e160 overflowed the query's margin, and every volume
-    // test passed), and one just past it; 1e30 itself is read.
+    // Then a translation past 1e30 (1e160 overflowed the query's margin, and every volume test
+    // passed), and one just past it; 1e30 itself is read. Last, a number that rounds to 0.
     const char *bad[] = {"qw,qx,qy,qz,tx,ty\n1,0,0,0,0,0\n",
                          "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,zz\n",
                          "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n0,0,0,0,1,1,1\n",
                          "qw,qx,qy,qz,tx,ty,tz\n",
                          "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,1e30,-1e30,0\n1,0,0,0,1e160,0,0\n",
-                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,-1.0000001e30\n"};
-    const char *line[] = {":1:", ":2:", ":3:", ":1:", ":3: expected a translation", ":2: expected a translation"};
-    for (int i = 0; i < 6; ++i) {
+                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,-1.0000001e30\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n1,1e-400,0,0,0,0,0\n"};
+    const char *line[] = {":1:",
+                          ":2:",
+                          ":3:",
+                          ":1:",
+                          ":3: expected a translation",
+                          ":2: expected a translation",
+                          ":2: expected 7 finite numbers qw,qx,qy,qz,tx,ty,tz, found '1e-400' in column qx (it rounds "
+                          "to 0; for zero write 0)"};
+    for (int i = 0; i < 7; ++i) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         fputs(bad[i], f);
         fclose(f);
         assert_int_equal(cd_poses_read_csv(path, &q, &n, err, sizeof err), -1);
-        char want[300];
+        char want[400];
         snprintf(want, sizeof want, "%s%s", path, line[i]);
         if (!strstr(err, want)) fail_msg("case %d: '%s' lacks '%s'", i, err, want);
         assert_null(q);

@@ -188,12 +188,22 @@ static void csv_numbers_round_trip(void **state)
                          "x", "1,5", "2.5\r", " 2.5 \r", "\r2.5",  "\n2.5", "2.5\f", "\v2.5"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         double v = 42;
-        assert_int_equal(cd_csv_parse_double(bad[i], &v), -1);
+        assert_int_not_equal(cd_csv_parse_double(bad[i], &v), CD_NUMBER_OK);
         EXPECT_EQ(v, 42);
     }
     double v = 0;
     assert_int_equal(cd_csv_parse_double(" \t2.5 \t", &v), 0);
     EXPECT_EQ(v, 2.5);
+    // Why, for messages to say (options and CSV readers alike): only a number that rounds to 0
+    // gets words of its own.
+    assert_int_equal(cd_csv_parse_double("1e-400", &v), CD_NUMBER_ROUNDS_TO_ZERO);
+    assert_int_equal(cd_csv_parse_double("-1e-400", &v), CD_NUMBER_ROUNDS_TO_ZERO);
+    assert_int_equal(cd_csv_parse_double("1e400", &v), CD_NUMBER_NOT_FINITE);
+    assert_int_equal(cd_csv_parse_double("nan", &v), CD_NUMBER_NOT_FINITE);
+    assert_int_equal(cd_csv_parse_double("1e-400x", &v), CD_NUMBER_NOT_A_NUMBER);
+    assert_int_equal(cd_csv_parse_double("x", &v), CD_NUMBER_NOT_A_NUMBER);
+    assert_string_equal(cd_number_fault_note(CD_NUMBER_ROUNDS_TO_ZERO), " (it rounds to 0; for zero write 0)");
+    assert_string_equal(cd_number_fault_note(CD_NUMBER_NOT_FINITE), "");
 }
 
 // One thread drains a dealt queue: its own run from the front, then the last part of the

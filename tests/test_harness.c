@@ -129,6 +129,9 @@ static void test_value_lists_and_ranges(void **state)
     parse_bad(&int_sweep, "100..800 *1", "factor > 1");
     parse_bad(&int_sweep, "1..5 +0", "step > 0");
     parse_bad(&int_sweep, "1..x", "bad range");
+    // A number that rounds to 0 is said to, as the command-line options say it.
+    parse_bad(&real_sweep, "1e-400", "'1e-400': expected a number (it rounds to 0; for zero write 0)");
+    parse_bad(&real_sweep, "1e-400..1", "with numbers (it rounds to 0; for zero write 0)");
     parse_bad(&int_sweep, "1..1000000", "more than");
     parse_bad(&int_single, "1, 2", "exactly one");
     parse_bad(&int_single, "1..3", "not allowed");

@@ -463,6 +463,9 @@ static void csv_import_errors_name_line(void **state)
     expect_import_error(text, ":2: expected 11 fields");
     snprintf(text, sizeof text, "%s0,1,2,3e31,1,0,0,0,0.5,0.5,0.5\n", header);
     expect_import_error(text, ":2: column cz: expected a number of magnitude <= 1e30");
+    snprintf(text, sizeof text, "%s0,1,2,1e-400,1,0,0,0,0.5,0.5,0.5\n", header);
+    expect_import_error(text, ":2: column cz: expected a number of magnitude <= 1e30, found '1e-400' (it rounds to 0; "
+                              "for zero write 0)");
     snprintf(text, sizeof text, "# world=10\n%s0,1,2,3,0,0,0,0,0.5,0.5,0.5\n", header);
     expect_import_error(text, ":3: expected a unit quaternion");
     expect_import_error("a,b\n", ":1: expected header");

@@ -61,11 +61,17 @@ int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, siz
     for (size_t i = 1; rc == 0 && i < t.count; ++i) {
         const cd_csv_row *row = &t.rows[i];
         double v[7];
-        int ok = row->count == 7;
-        for (int k = 0; ok && k < 7; ++k) ok = cd_csv_parse_double(row->fields[k], &v[k]) == 0;
+        int ok = row->count == 7, k = 0;
+        cd_number_fault f = CD_NUMBER_OK;
+        while (ok && k < 7 && (f = cd_csv_parse_double(row->fields[k], &v[k])) == CD_NUMBER_OK) ++k;
         cd_quat q = {v[0], v[1], v[2], v[3]};
-        if (!ok) {
-            snprintf(err, err_len, "%s:%zu: expected 7 finite numbers qw,qx,qy,qz,tx,ty,tz", path, row->line);
+        if (!ok || f != CD_NUMBER_OK) {
+            // A refused field is named, and why when its text is a number (one that rounds to 0).
+            char shown[256], found[400] = "";
+            if (ok)
+                snprintf(found, sizeof found, ", found '%s' in column %s%s",
+                         cd_text_shown(row->fields[k], shown, sizeof shown), pose_header[k], cd_number_fault_note(f));
+            snprintf(err, err_len, "%s:%zu: expected 7 finite numbers qw,qx,qy,qz,tx,ty,tz%s", path, row->line, found);
             rc = -1;
         } else if (!(cd_q_norm(q) > 1e-12 && isfinite(cd_q_norm(q)))) {
             // Components past 1e154 overflow the norm, and normalising would give a zero rotation.

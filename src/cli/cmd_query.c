@@ -194,10 +194,11 @@ static int parse_row(const query_kind *k, const char *path, const cd_csv_row *ro
         return -1;
     }
     for (size_t i = 0; i < k->fields; ++i) {
-        if (cd_csv_parse_double(row->fields[i], &v[i]) != 0) {
+        cd_number_fault f = cd_csv_parse_double(row->fields[i], &v[i]);
+        if (f != CD_NUMBER_OK) {
             char shown[256];
-            fprintf(stderr, "%s:%zu: field %zu: expected a finite number, found '%s'\n", path, row->line, i + 1,
-                    cd_text_shown(row->fields[i], shown, sizeof shown));
+            fprintf(stderr, "%s:%zu: field %zu: expected a finite number, found '%s'%s\n", path, row->line, i + 1,
+                    cd_text_shown(row->fields[i], shown, sizeof shown), cd_number_fault_note(f));
             return -1;
         }
     }

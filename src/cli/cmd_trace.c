@@ -223,12 +223,13 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
             double lim = integer ? 4294967295.0 : 1e30;
             // The trace holds floats, and its reader checks the floats: so does this (1e30 itself
             // rounds to a float above 1e30).
-            if (cd_csv_parse_double(p, &v[k]) != 0 || !(fabs(integer ? v[k] : (double)(float)v[k]) <= lim) ||
+            cd_number_fault f = cd_csv_parse_double(p, &v[k]);
+            if (f != CD_NUMBER_OK || !(fabs(integer ? v[k] : (double)(float)v[k]) <= lim) ||
                 (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
                 char shown[256];
-                snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'", in->path, in->line, names[k],
+                snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'%s", in->path, in->line, names[k],
                          integer ? "an integer >= 0" : "a number of magnitude <= 1e30",
-                         cd_text_shown(p, shown, sizeof shown));
+                         cd_text_shown(p, shown, sizeof shown), cd_number_fault_note(f));
                 return -1;
             }
         }
@@ -325,13 +326,15 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
 }
 
 // "lx,ly,lz,hx,hy,hz" (a world line's numbers; csv_line took its line end) into w; 0, or -1 when
-// not six finite numbers of magnitude <= 1e30 with lo <= hi on each axis.
-static int parse_world(char *text, double w[6])
+// not six finite numbers of magnitude <= 1e30 with lo <= hi on each axis (*fault: why a field
+// was no number, CD_NUMBER_OK for the rest).
+static int parse_world(char *text, double w[6], cd_number_fault *fault)
 {
     char *field[6];
+    *fault = CD_NUMBER_OK;
     if (split_fields(text, field, 6)) return -1;
     for (int k = 0; k < 6; ++k)
-        if (cd_csv_parse_double(field[k], &w[k]) != 0 || !(fabs(w[k]) <= 1e30)) return -1;
+        if ((*fault = cd_csv_parse_double(field[k], &w[k])) != CD_NUMBER_OK || !(fabs(w[k]) <= 1e30)) return -1;
     return w[0] <= w[3] && w[1] <= w[4] && w[2] <= w[5] ? 0 : -1;
 }
 
@@ -355,11 +358,12 @@ static int cmd_import(const trace_args *a)
     size_t world_line = 0;  // the # world= line's number (0: none, the box around the objects)
     while ((got = csv_line(&in, err, sizeof err)) >= 0 && in.buf[0] == '#')
         if (rc == 0 && strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
-            if (parse_world(in.buf + sizeof WORLD_LINE - 1, world))
+            cd_number_fault f;
+            if (parse_world(in.buf + sizeof WORLD_LINE - 1, world, &f))
                 rc = 2, snprintf(err, sizeof err,
                                  "%s:%zu: # world=: expected six numbers of magnitude <= 1e30, lo x, y, z, "
-                                 "hi x, y, z, with lo <= hi",
-                                 a->in, in.line);
+                                 "hi x, y, z, with lo <= hi%s",
+                                 a->in, in.line, cd_number_fault_note(f));
             world_line = in.line;
         }
     if (rc == 0 && got == -2) rc = 2;

@@ -2,9 +2,10 @@
 // cli_parse and cli_help: one table per command read by getopt_long and printed as its --help.
 #include "options.h"
 
+#include "cd_csv.h"
+
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,16 +90,15 @@ static int take(const cli_spec *s, const cli_opt *o, const char *v)
         break;
     case CLI_COUNT: bad = cli_parse_count(v, o->lo, o->hi, o->dest); break;
     case CLI_REAL: {
-        char *end;
-        errno = 0;
-        double x = strtod(v, &end);
-        // glibc sets ERANGE for a subnormal result too, which is exact (4e-324 reads as itself):
-        // only a number that overflows (not finite) or underflows to zero has lost its value.
-        int underflow = errno == ERANGE && x == 0.0;
-        bad = end == v || *end || !isfinite(x) || underflow || !(x >= o->min && x <= o->max);
-        if (underflow) {
+        // The one reading of a number, a CSV field's and a config value's: subnormals are exact
+        // (4e-324 reads as itself), a number that overflows or rounds to 0 is refused, and the
+        // message says why as theirs do.
+        double x = 0.0;
+        cd_number_fault f = cd_csv_parse_double(v, &x);
+        bad = f != CD_NUMBER_OK || !(x >= o->min && x <= o->max);
+        if (bad) {
             expected(o, err, sizeof err);
-            snprintf(err + strlen(err), sizeof err - strlen(err), " (it rounds to 0; for zero write 0)");
+            snprintf(err + strlen(err), sizeof err - strlen(err), "%s", cd_number_fault_note(f));
         }
         if (!bad) *(double *)o->dest = x == 0.0 ? 0.0 : x;  // -0 is 0 (no output says "-0")
         break;

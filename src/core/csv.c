@@ -250,24 +250,30 @@ void cd_csv_table_free(cd_csv_table *t)
     *t = (cd_csv_table){0};
 }
 
-int cd_csv_parse_double(const char *field, double *out)
+cd_number_fault cd_csv_parse_double(const char *field, double *out)
 {
     while (*field == ' ' || *field == '\t') field++;
     // strtod would skip any white space before the number: a CR, LF, form feed or vertical tab
     // there (possible only in a quoted field) is text around the number, as after it.
-    if (!*field || isspace((unsigned char)*field)) return -1;
+    if (!*field || isspace((unsigned char)*field)) return CD_NUMBER_NOT_A_NUMBER;
     char *end;
     errno = 0;
     double v = strtod(field, &end);
     // Spaces and tabs only: a line's CR LF never reaches a field (the reader takes it off with
     // the line's end), so a CR here was inside quotes, part of the value.
     while (*end == ' ' || *end == '\t') end++;
-    if (*end != '\0' || !isfinite(v)) return -1;
+    if (end == field || *end != '\0') return CD_NUMBER_NOT_A_NUMBER;
+    if (!isfinite(v)) return CD_NUMBER_NOT_FINITE;
     // glibc flags subnormal results with ERANGE too: those are exact doubles (a value printed
     // with %.17g reads back); only a non-zero number that rounded to zero has lost its value.
-    if (errno == ERANGE && v == 0.0) return -1;
+    if (errno == ERANGE && v == 0.0) return CD_NUMBER_ROUNDS_TO_ZERO;
     *out = v;
-    return 0;
+    return CD_NUMBER_OK;
+}
+
+const char *cd_number_fault_note(cd_number_fault f)
+{
+    return f == CD_NUMBER_ROUNDS_TO_ZERO ? " (it rounds to 0; for zero write 0)" : "";
 }
 
 void cd_csv_write_field(FILE *f, const char *field, int first)

@@ -66,8 +66,12 @@ static int parse_range(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
     char step_kind = op ? *op : '+';
     double lo, hi, step = 1.0;
     if (op) *op = '\0';
-    if (cd_csv_parse_double(tok, &lo) || cd_csv_parse_double(hi_s, &hi) || (op && cd_csv_parse_double(op + 1, &step))) {
-        snprintf(why, why_len, "bad range: expected 'a..b', 'a..b +step' or 'a..b *factor' with numbers");
+    cd_number_fault f = cd_csv_parse_double(tok, &lo);
+    if (!f) f = cd_csv_parse_double(hi_s, &hi);
+    if (!f && op) f = cd_csv_parse_double(op + 1, &step);
+    if (f) {
+        snprintf(why, why_len, "bad range: expected 'a..b', 'a..b +step' or 'a..b *factor' with numbers%s",
+                 cd_number_fault_note(f));
         return -1;
     }
     if (lo > hi) {
@@ -122,9 +126,14 @@ static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
             return parse_range(spec, tok, v, count, cap, why, why_len);
         }
         double x;
-        if (cd_csv_parse_double(tok, &x)) {
-            snprintf(why, why_len, "'%s' is not a number: expected %s", tok,
-                     spec->type == CD_KEY_INT ? "an integer" : "a number");
+        cd_number_fault f = cd_csv_parse_double(tok, &x);
+        const char *what = spec->type == CD_KEY_INT ? "an integer" : "a number";
+        if (f == CD_NUMBER_ROUNDS_TO_ZERO) {  // a number all the same: not "is not a number"
+            snprintf(why, why_len, "'%s': expected %s%s", tok, what, cd_number_fault_note(f));
+            return -1;
+        }
+        if (f) {
+            snprintf(why, why_len, "'%s' is not a number: expected %s", tok, what);
             return -1;
         }
         if (check_number(spec, tok, x, why, why_len)) return -1;

@@ -154,13 +154,16 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
                      idtext, cd_text_shown(row->fields[0], shown, sizeof shown));
             goto fail;
         }
-        for (int k = 0; k < NCOL; ++k)
-            if (cd_csv_parse_double(row->fields[k], &v[k]) != 0 || !(fabs(v[k]) <= CD_SCENE_MAX_COORD)) {
+        for (int k = 0; k < NCOL; ++k) {
+            cd_number_fault f = cd_csv_parse_double(row->fields[k], &v[k]);
+            if (f != CD_NUMBER_OK || !(fabs(v[k]) <= CD_SCENE_MAX_COORD)) {
                 char shown[256];
-                snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'", path,
-                         row->line, columns[k], cd_text_shown(row->fields[k], shown, sizeof shown));
+                snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'%s", path,
+                         row->line, columns[k], cd_text_shown(row->fields[k], shown, sizeof shown),
+                         cd_number_fault_note(f));
                 goto fail;
             }
+        }
         cd_quat q = {v[4], v[5], v[6], v[7]};
         // Near unit, as cdlab writes them: the motion step renormalises in float, where the norm of
         // a quaternion of components near 1e22 overflows.

@@ -224,6 +224,11 @@ grep -q "half.csv:3: id 0: half-extents differ" err || fail "half.csv: $(cat err
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e30,1,1,0.5,0.5,0.5\n' >big.csv
 "$cdlab" trace import big.csv -o big.trace 2>err && fail "big.csv imported"
 grep -q "big.csv:2: column x: expected a number of magnitude <= 1e30" err || fail "big.csv: $(cat err)"
+# A number that rounds to 0 is said to (as --distance 1e-400 says), not just "expected a number".
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e-400,1,1,0.5,0.5,0.5\n' >round0.csv
+"$cdlab" trace import round0.csv -o round0.trace 2>err && fail "round0.csv imported"
+grep -qF "round0.csv:2: column x: expected a number of magnitude <= 1e30, found '1e-400' (it rounds to 0; for zero write 0)" err ||
+    fail "round0.csv: $(cat err)"
 { printf '# world=0,0,0,1,x,1\n'; sed 1d a.csv; } >world.csv
 "$cdlab" trace import world.csv -o world.trace 2>err && fail "world.csv imported"
 grep -q "world.csv:1: # world=: expected six numbers of magnitude <= 1e30" err || fail "world.csv: $(cat err)"

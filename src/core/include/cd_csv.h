@@ -51,11 +51,24 @@ void cd_csv_stream_close(cd_csv_stream *s);
 /// end (a CR LF's CR taken off), starting with a UTF-8 byte-order mark (line 1) or holding a CR.
 /// 0, or -1 with cd_csv_load's message, "path:line: ...", in err.
 int cd_csv_unquoted_line_check(const char *path, size_t lineno, const char *line, size_t n, char *err, size_t err_len);
-/// Parse field as a finite double (subnormals included; a number that overflows or underflows to
-/// zero is rejected): spaces and tabs around the number are ignored, any other byte is text
-/// around it (a CR in a quoted field too: a line's CR LF is taken off before its fields); 0 on
-/// success, -1 otherwise.
-int cd_csv_parse_double(const char *field, double *out);
+/// Why cd_csv_parse_double refused a text (0: it did not). The one reading of a number, for CSV
+/// fields, config values and command-line options alike, so each says the same of the same text.
+typedef enum cd_number_fault {
+    CD_NUMBER_OK = 0,
+    CD_NUMBER_NOT_A_NUMBER,    ///< no number, or text around it (a CR in a quoted field included)
+    CD_NUMBER_NOT_FINITE,      ///< inf, nan, or a number beyond the largest double
+    CD_NUMBER_ROUNDS_TO_ZERO,  ///< non-zero, but below half the smallest subnormal: it would read as 0
+} cd_number_fault;
+
+/// Parse field as a finite double (subnormals included: they read back exactly): spaces and tabs
+/// around the number are ignored, any other byte is text around it (a CR in a quoted field too: a
+/// line's CR LF is taken off before its fields). CD_NUMBER_OK with *out set, or why it was
+/// refused with *out untouched.
+cd_number_fault cd_csv_parse_double(const char *field, double *out);
+/// What a message adds after the refused text for fault f: " (it rounds to 0; for zero write 0)"
+/// for CD_NUMBER_ROUNDS_TO_ZERO, whose text is a number however "expected a number" reads; ""
+/// for the rest, which the message's own "expected ..." covers.
+const char *cd_number_fault_note(cd_number_fault f);
 
 /// Write one field (quoted by libcsv when it holds a delimiter, quote or newline).
 void cd_csv_write_field(FILE *f, const char *field, int first);
