@@ -426,20 +426,20 @@ static int export_rows(cd_trace *t, FILE *f, int *cause, char *err, size_t len)
 static int cmd_export(const trace_args *a)
 {
     char err[4600];
-    cd_trace *t = cd_trace_open(a->in, 0, err, sizeof err);
-    if (!t) {
-        fprintf(stderr, "cdlab trace export: %s\n", err);
-        return 2;
-    }
-    // Written whole or not at all: a trace that turns out unreadable halfway leaves no partial CSV.
+    // The output is checked and its temporary file made before the trace is opened, as query does:
+    // a path that is refused or cannot be written fails at once, and its message is the one given
+    // whatever the input. Written whole or not at all: a trace that turns out unreadable (at once
+    // or halfway) leaves no partial CSV, and an existing file as it was.
     cd_cli_output out;
     int rc = cd_cli_output_open(&out, "trace export", a->out), cause = 0;
-    int rows = rc == 0 ? export_rows(t, out.f, &cause, err, sizeof err) : 0;
+    if (rc) return rc;
+    cd_trace *t = cd_trace_open(a->in, 0, err, sizeof err);
+    int rows = t ? export_rows(t, out.f, &cause, err, sizeof err) : -1;
     if (rows < 0) {
         fprintf(stderr, "cdlab trace export: %s\n", err);
         cd_cli_output_abort(&out);
         rc = 2;
-    } else if (rc == 0) {
+    } else {
         if (rows > 0) cd_cli_output_failed(&out, cause);  // it stopped at that write: stdout's cause
         rc = cd_cli_output_close(&out);
     }

@@ -4,10 +4,10 @@
 # "write error: <cause>" on stderr; a file that cannot be written whole (here: ulimit -f, with
 # SIGXFSZ at its default action or ignored), named or standard output, is a write error that names
 # its cause and leaves an existing file as it was; an output path that cannot be created (a missing
-# directory, a path through a regular file, a link loop) exits 1, query's before it reads; an
-# output path (-o, --out, an output argument) that is a device, a FIFO, a directory, empty, a file
-# descriptor's path or the file standard output or error is open on is refused with exit 2 and
-# left as it was, never replaced by a regular file.
+# directory, a path through a regular file, a link loop) exits 1, query's and trace export's
+# before they read their input; an output path (-o, --out, an output argument) that is a device, a
+# FIFO, a directory, empty, a file descriptor's path or the file standard output or error is open
+# on is refused with exit 2 and left as it was, never replaced by a regular file.
 # usage: output_errors.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -154,6 +154,26 @@ before_input() {  # before_input NAME RC PHRASE OUT
 }
 before_input "cannot be written" 1 "nodir/q.csv: cannot write: No such file or directory" nodir/q.csv
 before_input refused 2 "dir is a directory" dir
+# trace export checks -o as query does, before it opens its input: with a trace that does not
+# exist, a bad -o is what the message is about (it once named the missing trace, exit 2, and
+# never said the output was bad), and nothing is written.
+export_first() {  # export_first NAME RC PHRASE ARGS...: trace export of missing.trace with ARGS
+    name=$1 want=$2 phrase=$3
+    shift 3
+    "$cdlab" trace export missing.trace "$@" >out 2>err
+    rc=$?
+    if [ "$rc" -ne "$want" ] || ! grep -qF -- "$phrase" err || grep -q missing.trace err || [ -s out ] ||
+        [ -n "$(ls -A . dir | grep '^\.cdlab-out\.')" ]; then
+        echo "FAIL trace export $name before its input: exit $rc, $(cat err)"; fail=1
+    else
+        echo "ok trace export $name before its input: exit $rc, $(cat err)"
+    fi
+}
+export_first "-o dir" 2 "dir is a directory" -o dir
+export_first "-o nodir/e.csv" 1 "nodir/e.csv: cannot write: No such file or directory" -o nodir/e.csv
+export_first "-o /dev/stdout" 2 "names a file descriptor" -o /dev/stdout
+export_first "-o ''" 2 "'': expected" -o ''
+export_first "without -o" 2 "no -o FILE given"
 # An empty output path is refused before any work (poses once computed every pose, then failed
 # to rename its temporary file to "", exit 1).
 "$cdlab" poses --poses 3 '' >out 2>err
