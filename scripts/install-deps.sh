@@ -7,7 +7,7 @@ set -eu
 
 packages="meson ninja-build pkg-config gcc g++ git libhwloc-dev libpapi-dev libcsv-dev \
 libinih-dev libcmocka-dev libccd-dev libgmp-dev gnuplot-nox python3 libassimp-dev \
-libfcl-dev libbullet-dev libcgal-dev libode-dev clang libclang-rt-14-dev libxml2-utils clang-format"
+libfcl-dev libbullet-dev libcgal-dev libode-dev clang libclang-rt-14-dev libxml2-utils clang-format strace"
 # The slurm_sweep test starts a throwaway single-node Slurm cluster (scripts/slurm/local-cluster.sh).
 packages="$packages slurm-wlm munge"
 # The report test renders `cdlab report` in a headless browser: Chromium's headless shell (Debian 12

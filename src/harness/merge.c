@@ -892,20 +892,33 @@ static void remove_merged(const char *out, const char *const *names, int count)
 }
 
 // Create the merge's INCOMPLETE marker at path `marker` and lock it (*lock, -1 when it could not be
-// made), as a run does: readers take the directory for a run in progress. 0, or an errno value.
-static int take_marker(const char *marker, size_t n, int *lock)
+// made), as a run does: readers take the directory for a run in progress. The marker appears with
+// its text and its lock: written and locked under a temporary name in the directory, then linked
+// to `marker` (which fails where one exists, as O_EXCL would). Created empty and written after, a
+// merge killed in between left an empty marker, which readers take for a killed run's ("cdlab run
+// --resume continues it") instead of a merge's ("remove the directory and merge again"). 0, or an
+// errno value.
+static int take_marker(const char *out, const char *marker, size_t n, int *lock)
 {
-    *lock = open(marker, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    char text[256], date[32], host[128] = "unknown";
+    char tmp[4600], text[256], date[32], host[128] = "unknown";
+    snprintf(tmp, sizeof tmp, "%s/." CD_RUN_INCOMPLETE ".XXXXXX", out);
+    *lock = mkstemp(tmp);
+    if (*lock < 0) return errno;
     time_t now = time(NULL);
     struct tm tm;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     gethostname(host, sizeof host - 1);
     snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s" CD_MERGE_MARKER_TAG "%zu shards\n", date,
              (long)getpid(), host, n);
+    mode_t mask = umask(0);  // the mode open(..., 0666) gave the marker: 0666 less the umask
+    umask(mask);
     errno = 0;
-    return *lock < 0 || flock(*lock, LOCK_EX) != 0 || cd_write_all(*lock, text, strlen(text)) ? (errno ? errno : EIO)
-                                                                                              : 0;
+    int e = fcntl(*lock, F_SETFD, FD_CLOEXEC) != 0 || flock(*lock, LOCK_EX) != 0 ||
+                    cd_write_all(*lock, text, strlen(text)) || fchmod(*lock, 0666 & ~mask) || link(tmp, marker) != 0
+                ? (errno ? errno : EIO)
+                : 0;
+    unlink(tmp);
+    return e;
 }
 
 int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char *command, int quiet, char *err,
@@ -967,7 +980,7 @@ int cd_run_merge(const char *const *dirs, size_t n, const char *out, const char 
         int lock = -1;  // the marker, locked while the merge writes (cd_run_lock_held), as a run's
         if (!e) {       // the marker first, as for a run: nothing here looks complete until it is
             step = "writing " CD_RUN_INCOMPLETE;
-            e = take_marker(marker, n, &lock);
+            e = take_marker(out, marker, n, &lock);
         }
         static const char *const names[] = {"frames.csv", "summary.csv", "config.ini", "meta.ini"};
         for (int k = 0; k < 4 && !e; ++k) {

@@ -323,4 +323,27 @@ echo "ok: SIGKILL: merging again says: $(cat err.txt)"
 [ $? -eq 2 ] && grep -qF "res/t/m: cannot continue this run: a directory that cdlab merge left, not a run (remove it and merge again)" err.txt ||
     fail "SIGKILL: --resume of the killed merge's directory: $(cat err.txt)"
 echo "ok: SIGKILL: --resume refuses: $(cat err.txt)"
+# Killed right after its marker appeared: the marker already names the merge. strace holds the
+# merge for two seconds in its first flock (the marker's): a marker created empty and written
+# after the lock was visible empty then, and readers said "--resume continues it" of a merge.
+if command -v strace >/dev/null 2>&1; then
+    rm -rf res/t/m
+    strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=2000000:when=1 \
+        "$cdlab" merge --quiet b0 b1 -o res/t/m >/dev/null 2>err.txt &
+    bg=$!
+    k=0
+    until [ -d res/t/m ] || [ $k -ge 1000 ]; do sleep 0.01; k=$((k + 1)); done
+    sleep 0.5  # inside the two seconds of the delayed flock
+    [ -e res/t/m/INCOMPLETE ] && [ ! -s res/t/m/INCOMPLETE ] && fail "the merge's marker was visible empty"
+    # The merge (strace's child) first: killed, strace would let it go on at once.
+    merge_pid=$(pgrep -P $bg) || fail "no merge under strace"
+    kill -KILL $merge_pid
+    wait $bg 2>/dev/null
+    bg=""
+    "$cdlab" merge res/t/m -o x >/dev/null 2>err.txt
+    grep -qE "not a run directory|cdlab merge of 2 shards" err.txt && ! grep -q -- "--resume" err.txt || fail "a merge killed as its marker appeared: a reader says: $(cat err.txt)"
+    echo "ok: a merge killed as its marker appeared: no marker taken for a run's: $(cat err.txt)"
+else
+    echo "skipped: strace is missing (scripts/install-deps.sh installs it)"
+fi
 exit 0
