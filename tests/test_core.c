@@ -206,6 +206,31 @@ static void csv_numbers_round_trip(void **state)
     assert_string_equal(cd_number_fault_note(CD_NUMBER_NOT_FINITE), "");
 }
 
+// A method parameter reads its number as config values and CSV fields do: a subnormal is exact
+// and taken (strtod's ERANGE once refused it as "expected a number"), one that rounds to 0 is
+// refused saying so, and a range or integer check still applies.
+static void param_numbers_read_as_everywhere(void **state)
+{
+    (void)state;
+    static const cd_param_spec spec[] = {
+        {"r", CD_PARAM_REAL, "0", 0, 1, NULL, "a real"},
+        {"i", CD_PARAM_INT, "1", 0, 10, NULL, "an integer"},
+    };
+    cd_params p = cd_params_defaults(spec, 2);
+    char why[200];
+    assert_int_equal(cd_params_set(&p, "r", "1e-310", why, sizeof why), 0);
+    EXPECT_EQ(p.num[0], 1e-310);
+    assert_int_equal(cd_params_set(&p, "r", "1e-400", why, sizeof why), -1);
+    assert_string_equal(why, "'1e-400': expected a number (it rounds to 0; for zero write 0)");
+    assert_int_equal(cd_params_set(&p, "r", "0.5x", why, sizeof why), -1);
+    assert_string_equal(why, "'0.5x': expected a number");
+    assert_int_equal(cd_params_set(&p, "r", "2", why, sizeof why), -1);
+    assert_int_equal(cd_params_set(&p, "i", "2.5", why, sizeof why), -1);
+    assert_string_equal(why, "'2.5': expected an integer");
+    assert_int_equal(cd_params_set(&p, "i", "7", why, sizeof why), 0);
+    EXPECT_EQ(p.num[1], 7.0);
+}
+
 // One thread drains a dealt queue: its own run from the front, then the last part of the
 // longest run left (the first such run on a tie).
 // A field as messages quote it: what a terminal would hide or act on is spelled out, and a long
@@ -296,6 +321,7 @@ int main(void)
         cmocka_unit_test(text_shown_escapes_and_cuts),
         cmocka_unit_test(grow_keeps_contents),
         cmocka_unit_test(csv_numbers_round_trip),
+        cmocka_unit_test(param_numbers_read_as_everywhere),
         cmocka_unit_test(part_queue_takes_own_run_then_longest_tail),
         cmocka_unit_test(part_queue_parts_taken_once_across_threads),
     };

@@ -277,6 +277,9 @@ static void reader_rejects_bad_files_with_their_line(void **state)
         {"off", "OFF\n3 1 0\n0 0 0\nnan 0 0\n0 1 0\n3 0 1 2\n", ":4: vertex 1: 'nan' is not a finite number"},
         {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 -inf\n3 0 1 2\n", ":5: vertex 2: '-inf' is not a finite number"},
         {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 1e999\n3 0 1 2\n", ":5: vertex 2: '1e999' is not finite"},
+        // Below half the smallest subnormal: strtod's 0, refused as the CSV readers refuse it.
+        {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 1e-400\n3 0 1 2\n",
+         ":5: vertex 2: '1e-400' is not a usable number (it rounds to 0; for zero write 0)"},
         {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 4000000000\n",
          ":6: face 0: a vertex index is 4000000000: expected 0..2"},
         {"off", "OFF\n8 6 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n0\n",

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Method parameters (cd_core.h): a table of specs per method and the values of one instance.
 #include "cd_core.h"
+#include "cd_csv.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +18,15 @@ int cd_param_check(const cd_param_spec *spec, const char *text, char *why, size_
             n += (size_t)snprintf(why + n, why_len - n, "%s %s", w == spec->words ? "" : ",", *w);
         return -1;
     }
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    int bad = end == text || *end != '\0' || errno == ERANGE || !isfinite(v);
+    // The one reading of a number (cd_csv_parse_double), as config values, CSV fields and options
+    // have it: a subnormal is exact and reads as itself; one that rounds to 0 is refused, saying so.
+    double v = 0.0;
+    cd_number_fault f = cd_csv_parse_double(text, &v);
+    int bad = f != CD_NUMBER_OK;
     if (!bad && spec->type == CD_PARAM_INT) bad = v != floor(v);
     if (bad) {
-        snprintf(why, why_len, "'%s': expected %s", text, spec->type == CD_PARAM_INT ? "an integer" : "a number");
+        snprintf(why, why_len, "'%s': expected %s%s", text, spec->type == CD_PARAM_INT ? "an integer" : "a number",
+                 cd_number_fault_note(f));
         return -1;
     }
     if (v < spec->min || v > spec->max) {
@@ -54,7 +56,7 @@ int cd_params_set(cd_params *p, const char *name, const char *text, char *why, s
         for (const char *const *w = s->words; *w; ++w)
             if (strcmp(*w, text) == 0) p->word[i] = *w;
     } else {
-        p->num[i] = strtod(text, NULL);
+        cd_csv_parse_double(text, &p->num[i]);  // cd_param_check's reading, which accepted it
     }
     return 0;
 }

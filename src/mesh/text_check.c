@@ -5,6 +5,8 @@
 // count in the file, so a header that promises 4·10⁹ faces costs nothing but the scan.
 #include "text_check.h"
 
+#include "cd_csv.h"  // cd_csv_parse_double: the one reading of a number
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -111,8 +113,13 @@ static int real_token(scan *s, const char *t, size_t len, const char *what, doub
         return fail(s, "%s: '%.*s' is not a decimal number", what, (int)(len < 40 ? len : 40), t);
     memcpy(buf, t, len);
     buf[len] = '\0';
-    *v = strtod(buf, NULL);
-    if (!isfinite(*v)) return fail(s, "%s: '%s' is not finite", what, buf);
+    // The one reading of a number (cd_csv_parse_double): a decimal beyond double's range is not
+    // finite, and a non-zero one below half the smallest subnormal, which strtod reads as 0, is
+    // refused as the CSV readers and options refuse it.
+    cd_number_fault f = cd_csv_parse_double(buf, v);
+    if (f == CD_NUMBER_ROUNDS_TO_ZERO)
+        return fail(s, "%s: '%s' is not a usable number%s", what, buf, cd_number_fault_note(f));
+    if (f) return fail(s, "%s: '%s' is not finite", what, buf);
     return 0;
 }
 
