@@ -69,18 +69,17 @@ static void poses_by_object(const cd_scene *s, cd_posef *pose)
     for (uint32_t i = 0; i < s->count; ++i) pose[cd_scene_ident(s, i)] = s->pose[i];
 }
 
-// Frames f = 0 .. frames-1 of the view: frame 0 is the scene as a repeat starts, then each step.
-// 0, or the exit status with why in err: 2 where the scene makes a trace the reader refuses (what,
+// Frames f = 0 .. frames-1 of the view into w (cd_trace_writer_create's, closed or aborted here):
+// frame 0 is the scene as a repeat starts, then each step. 0, or the exit status with why in err: 2 where the scene makes a trace the reader refuses (what,
 // without a path), 1 where out cannot be written ("out: write error: <cause>").
-static int record_frames(cd_kinds_view *v, uint64_t frames, const char *out, char *err, size_t len)
+static int record_frames(cd_kinds_view *v, uint64_t frames, cd_trace_writer *w, char *err, size_t len)
 {
     const cd_scene *s = cd_kinds_view_scene(v);
     cd_posef *pose = cd_alloc((s->count ? s->count : 1) * sizeof *pose);
     float *half = cd_alloc((s->count ? 3 * (size_t)s->count : 1) * sizeof *half);
     poses_by_object(s, pose);
     for (uint32_t i = 0; i < s->count; ++i) memcpy(half + 3 * (size_t)i, pose[i].h, sizeof pose[i].h);
-    cd_trace_writer *w;
-    int rc = cd_trace_writer_open(&w, out, s->count, half, err, len);
+    int rc = cd_trace_writer_start(w, s->count, half, err, len);
     for (uint64_t f = 0; f < frames && rc == 0; ++f) {
         if (f > 0) cd_kinds_view_frame(v, 1, NULL, NULL, 0);  // the motion alone: no candidates to check
         s = cd_kinds_view_scene(v);
@@ -108,8 +107,15 @@ static int cmd_record(const trace_args *a)
     char err[4600];
     int bad = cd_cli_output_check("trace record", a->out);  // before the run, as export checks before it reads
     if (bad) return bad;
+    // The output made first too: a path that cannot be written is said before the scene is run.
+    cd_trace_writer *w;
+    if (cd_trace_writer_create(&w, a->out, err, sizeof err) != 0) {
+        fprintf(stderr, "cdlab trace record: %s\n", err);
+        return 1;
+    }
     if (cd_config_load(cd_kinds(), a->in, &c, err, sizeof err)) {
         fprintf(stderr, "cdlab trace record: %s\n", err);
+        cd_trace_writer_abort(w);
         return 2;
     }
     int rc = 2;
@@ -134,15 +140,19 @@ static int cmd_record(const trace_args *a)
             fprintf(stderr, "cdlab trace record: %s: point %llu replays a trace of %llu frames: expected %s <= %llu\n",
                     a->in, (unsigned long long)a->point, (unsigned long long)have,
                     a->frames ? "--frames" : "1 + warmup + frames", (unsigned long long)have);
-        } else if ((rc = record_frames(v, frames, a->out, err, sizeof err)) == 0) {
-            printf("%s: %u %s, %llu frames\n", a->out, cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v),
-                   (unsigned long long)frames);
-        } else if (rc == 2) {  // the scene makes a trace the reader refuses: the config's point is to blame
-            fprintf(stderr, "cdlab trace record: %s: point %llu: %s\n", a->in, (unsigned long long)a->point, err);
         } else {
-            fprintf(stderr, "cdlab trace record: %s\n", err);
+            rc = record_frames(v, frames, w, err, sizeof err);
+            w = NULL;  // closed or aborted there
+            if (rc == 0)
+                printf("%s: %u %s, %llu frames\n", a->out, cd_kinds_view_scene(v)->count, cd_kinds_view_noun(v),
+                       (unsigned long long)frames);
+            else if (rc == 2)  // the scene makes a trace the reader refuses: the config's point is to blame
+                fprintf(stderr, "cdlab trace record: %s: point %llu: %s\n", a->in, (unsigned long long)a->point, err);
+            else
+                fprintf(stderr, "cdlab trace record: %s\n", err);
         }
     }
+    cd_trace_writer_abort(w);  // a point not recorded: nothing written (NULL where record_frames took it)
     cd_kinds_view_close(v);
     cd_free(p.pick);
     cd_config_free(&c);
@@ -257,7 +267,8 @@ typedef struct importer {
     cd_posef *pose;  // the frame being read (frame 0: grows)
     size_t n, cap, next_id;
     uint64_t frame;
-    cd_trace_writer *w;
+    cd_trace_writer *w;  // made before the input is read (cd_trace_writer_create)
+    int started;         // frame 0 is complete and w has the objects (cd_trace_writer_start)
 } importer;
 
 // The trace writer's failure rc (cd_trace.h) as import's exit status: 0 for none; 2 for a refusal,
@@ -273,12 +284,13 @@ static int import_failed(int rc, const csv_in *in, size_t line, char *err, size_
 
 // Frame 0 is complete (its last row was in->line): the trace starts. 0, or the exit status with
 // why in err.
-static int import_start(importer *im, const csv_in *in, const char *out, char *err, size_t len)
+static int import_start(importer *im, const csv_in *in, char *err, size_t len)
 {
     float *half = cd_alloc(3 * im->n * sizeof *half);
     for (size_t i = 0; i < im->n; ++i) memcpy(half + 3 * i, im->pose[i].h, sizeof im->pose[i].h);
-    int rc = cd_trace_writer_open(&im->w, out, im->n, half, err, len);
+    int rc = cd_trace_writer_start(im->w, im->n, half, err, len);
     cd_free(half);
+    im->started = 1;
     im->next_id = im->n;  // frame 0 is complete
     if (rc == 0) rc = cd_trace_writer_frame(im->w, im->pose, err, len);
     return import_failed(rc, in, in->line, err, len);
@@ -286,12 +298,11 @@ static int import_start(importer *im, const csv_in *in, const char *out, char *e
 
 // One row into the importer; 0, or the exit status with why in err: 2 with "path:line: what" (the
 // row is wrong), 1 with a write error.
-static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS], const char *out, char *err,
-                      size_t len)
+static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS], char *err, size_t len)
 {
     uint64_t f = (uint64_t)v[0], id = (uint64_t)v[1];
     cd_posef p = row_pose(v);
-    if (f == 0 && !im->w) {  // frame 0 sets N and the half-extents
+    if (f == 0 && !im->started) {  // frame 0 sets N and the half-extents
         if (id != im->n)
             return snprintf(err, len, "%s:%zu: id %llu: expected %zu (ids 0..N-1 in order)", in->path, in->line,
                             (unsigned long long)id, im->n),
@@ -305,8 +316,8 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
         return snprintf(err, len, "%s:%zu: frame %llu: expected frame 0 (frames from 0)", in->path, in->line,
                         (unsigned long long)f),
                2;
-    if (!im->w) {
-        int rc = import_start(im, in, out, err, len);
+    if (!im->started) {
+        int rc = import_start(im, in, err, len);
         if (rc) return rc;
     }
     if (im->next_id == im->n) im->frame++, im->next_id = 0;  // the last frame was complete
@@ -326,16 +337,20 @@ static int import_row(importer *im, const csv_in *in, const double v[CSV_FIELDS]
 }
 
 // "lx,ly,lz,hx,hy,hz" (a world line's numbers; csv_line took its line end) into w; 0, or -1 when
-// not six finite numbers of magnitude <= 1e30 with lo <= hi on each axis (*fault: why a field
-// was no number, CD_NUMBER_OK for the rest).
-static int parse_world(char *text, double w[6], cd_number_fault *fault)
+// not six finite numbers of magnitude <= 1e30 with lo <= hi on each axis, with what is wrong in
+// why ("field 5 is 'x'", "lo > hi on y"; *fault: why a field was no number, CD_NUMBER_OK for the
+// rest).
+static int parse_world(char *text, double w[6], cd_number_fault *fault, char *why, size_t len)
 {
-    char *field[6];
+    char *field[6], shown[80];
     *fault = CD_NUMBER_OK;
-    if (split_fields(text, field, 6)) return -1;
+    if (split_fields(text, field, 6)) return snprintf(why, len, "not six fields"), -1;
     for (int k = 0; k < 6; ++k)
-        if ((*fault = cd_csv_parse_double(field[k], &w[k])) != CD_NUMBER_OK || !(fabs(w[k]) <= 1e30)) return -1;
-    return w[0] <= w[3] && w[1] <= w[4] && w[2] <= w[5] ? 0 : -1;
+        if ((*fault = cd_csv_parse_double(field[k], &w[k])) != CD_NUMBER_OK || !(fabs(w[k]) <= 1e30))
+            return snprintf(why, len, "field %d is '%s'", k + 1, cd_text_shown(field[k], shown, sizeof shown)), -1;
+    for (int k = 0; k < 3; ++k)
+        if (!(w[k] <= w[k + 3])) return snprintf(why, len, "lo > hi on %c", "xyz"[k]), -1;
+    return 0;
 }
 
 static int cmd_import(const trace_args *a)
@@ -343,14 +358,21 @@ static int cmd_import(const trace_args *a)
     char err[4600], why[256];
     int bad = cd_cli_output_check("trace import", a->out);
     if (bad) return bad;
+    // The output first, as export and query open theirs: a path that cannot be written is said
+    // before any of the input is read.
+    importer im = {0};
+    if (cd_trace_writer_create(&im.w, a->out, err, sizeof err) != 0) {
+        fprintf(stderr, "cdlab trace import: %s\n", err);
+        return 1;
+    }
     csv_in in = {.path = a->in};
     in.f = cd_file_open_stream(a->in, why, sizeof why);
     if (!in.f) {
         fprintf(stderr, "cdlab trace import: %s: %s\n", a->in, why);
+        cd_trace_writer_abort(im.w);
         return 2;
     }
     in.buf = cd_alloc(CD_TEXT_MAX_LINE + 2);
-    importer im = {0};
     double v[CSV_FIELDS];
     int rc = 0;  // the exit status: 2 for a bad input, 1 for an output that cannot be written
     long got;
@@ -359,22 +381,22 @@ static int cmd_import(const trace_args *a)
     while ((got = csv_line(&in, err, sizeof err)) >= 0 && in.buf[0] == '#')
         if (rc == 0 && strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
             cd_number_fault f;
-            if (parse_world(in.buf + sizeof WORLD_LINE - 1, world, &f))
+            char what[160];
+            if (parse_world(in.buf + sizeof WORLD_LINE - 1, world, &f, what, sizeof what))
                 rc = 2, snprintf(err, sizeof err,
-                                 "%s:%zu: # world=: expected six numbers of magnitude <= 1e30, lo x, y, z, "
+                                 "%s:%zu: # world=: %s: expected six numbers of magnitude <= 1e30, lo x, y, z, "
                                  "hi x, y, z, with lo <= hi%s",
-                                 a->in, in.line, cd_number_fault_note(f));
+                                 a->in, in.line, what, cd_number_fault_note(f));
             world_line = in.line;
         }
     if (rc == 0 && got == -2) rc = 2;
     if (rc == 0 && (got < 0 || strcmp(in.buf, CSV_HEADER) != 0))
         rc = 2, snprintf(err, sizeof err, "%s:%zu: expected header %s", a->in, in.line ? in.line : 1, CSV_HEADER);
     int row = 0;
-    while (rc == 0 && (row = csv_next(&in, v, err, sizeof err)) == 1)
-        rc = import_row(&im, &in, v, a->out, err, sizeof err);
+    while (rc == 0 && (row = csv_next(&in, v, err, sizeof err)) == 1) rc = import_row(&im, &in, v, err, sizeof err);
     if (rc == 0 && row < 0) rc = 2;
     if (rc == 0 && im.n == 0) rc = 2, snprintf(err, sizeof err, "%s:%zu: no rows", a->in, in.line);
-    if (rc == 0 && !im.w) rc = import_start(&im, &in, a->out, err, sizeof err);
+    if (rc == 0 && !im.started) rc = import_start(&im, &in, err, sizeof err);
     if (rc == 0 && im.next_id != im.n && im.frame > 0)
         rc = 2, snprintf(err, sizeof err, "%s:%zu: frame %llu ends after %zu of %zu ids", a->in, in.line,
                          (unsigned long long)im.frame, im.next_id, im.n);

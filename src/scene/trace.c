@@ -568,20 +568,9 @@ void cd_trace_refusal_name(char *err, size_t len, const char *name, size_t line)
     err[k + n] = '\0';
 }
 
-int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, const float *half, char *err, size_t len)
+int cd_trace_writer_create(cd_trace_writer **out, const char *path, char *err, size_t len)
 {
     *out = NULL;
-    // What the reader checks is checked here, before a byte is written, with its words: the counts
-    // and half-extents now, each record as it comes, the world box at the close.
-    if (n < 1 || n > MAX_OBJECTS)
-        return refuse(err, len, "%llu objects: a trace holds 1..%d", (unsigned long long)n, MAX_OBJECTS);
-    float largest = 0.0f;
-    for (uint64_t i = 0; i < 3 * n; ++i) {
-        if (!(half[i] >= 0.0f && half[i] <= MAX_COORD))
-            return refuse(err, len, "half-extent %llu of object %llu is %g: expected 0..1e30 (an inverted or NaN box)",
-                          (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)half[i]);
-        largest = fmaxf(largest, half[i]);
-    }
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, len, "%s: exists and is not a regular file: not replaced", path);
@@ -598,6 +587,24 @@ int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, co
         cd_free(w);
         return CD_TRACE_WRITE_ERROR;
     }
+    *out = w;
+    return 0;
+}
+
+int cd_trace_writer_start(cd_trace_writer *w, uint64_t n, const float *half, char *err, size_t len)
+{
+    CD_ASSERT(!w->raw);  // started once
+    // What the reader checks is checked here, before a byte is written, with its words: the counts
+    // and half-extents now, each record as it comes, the world box at the close.
+    if (n < 1 || n > MAX_OBJECTS)
+        return refuse(err, len, "%llu objects: a trace holds 1..%d", (unsigned long long)n, MAX_OBJECTS);
+    float largest = 0.0f;
+    for (uint64_t i = 0; i < 3 * n; ++i) {
+        if (!(half[i] >= 0.0f && half[i] <= MAX_COORD))
+            return refuse(err, len, "half-extent %llu of object %llu is %g: expected 0..1e30 (an inverted or NaN box)",
+                          (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)half[i]);
+        largest = fmaxf(largest, half[i]);
+    }
     w->n = n;
     spread_start(&w->spread);
     w->spread.largest = largest;
@@ -606,13 +613,18 @@ int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, co
     memset(w->raw, 0, HEADER);  // the header is written at close
     for (uint64_t i = 0; i < 3 * n; ++i) put_f32(w->raw + HEADER + 4 * i, half[i]);
     errno = 0;
-    if (fwrite(w->raw, 1, HEADER + 12 * n, w->out.f) != HEADER + 12 * n) {
-        int rc = write_error(w, errno, err, len);
-        cd_trace_writer_abort(w);
-        return rc;
-    }
-    *out = w;
+    if (fwrite(w->raw, 1, HEADER + 12 * n, w->out.f) != HEADER + 12 * n) return write_error(w, errno, err, len);
     return 0;
+}
+
+int cd_trace_writer_open(cd_trace_writer **out, const char *path, uint64_t n, const float *half, char *err, size_t len)
+{
+    int rc = cd_trace_writer_create(out, path, err, len);
+    if (rc == 0 && (rc = cd_trace_writer_start(*out, n, half, err, len)) != 0) {
+        cd_trace_writer_abort(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, size_t len)

@@ -174,6 +174,28 @@ export_first "-o nodir/e.csv" 1 "nodir/e.csv: cannot write: No such file or dire
 export_first "-o /dev/stdout" 2 "names a file descriptor" -o /dev/stdout
 export_first "-o ''" 2 "'': expected" -o ''
 export_first "without -o" 2 "no -o FILE given"
+# trace import and trace record make their output before they read or run anything: with -o in a
+# directory that does not exist, the message is about -o, not about the input (a FIFO, which import
+# refuses, or a missing config): both once named their input, exit 2, and said nothing of -o until
+# frame 0 had been read or the config's scene run.
+output_first() {  # output_first NAME ARGS...: exit 1 about nodir/t.trace, nothing written
+    name=$1
+    shift
+    sleep 30 >never &
+    writer=$!
+    timeout 10 "$cdlab" trace "$@" >out 2>err
+    rc=$?
+    kill $writer 2>/dev/null
+    wait $writer 2>/dev/null
+    if [ "$rc" -ne 1 ] || ! grep -qF "nodir/t.trace: cannot write: No such file or directory" err ||
+        grep -q "missing.ini" err || [ -e nodir ]; then
+        echo "FAIL trace $name: -o before the input: exit $rc, $(cat err)"; fail=1
+    else
+        echo "ok trace $name: -o before the input: exit $rc, $(cat err)"
+    fi
+}
+output_first import import -o nodir/t.trace never
+output_first record record missing.ini -o nodir/t.trace
 # An empty output path is refused before any work (poses once computed every pose, then failed
 # to rename its temporary file to "", exit 1).
 "$cdlab" poses --poses 3 '' >out 2>err

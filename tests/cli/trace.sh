@@ -231,7 +231,13 @@ grep -qF "round0.csv:2: column x: expected a number of magnitude <= 1e30, found 
     fail "round0.csv: $(cat err)"
 { printf '# world=0,0,0,1,x,1\n'; sed 1d a.csv; } >world.csv
 "$cdlab" trace import world.csv -o world.trace 2>err && fail "world.csv imported"
-grep -q "world.csv:1: # world=: expected six numbers of magnitude <= 1e30" err || fail "world.csv: $(cat err)"
+grep -q "world.csv:1: # world=: field 5 is 'x': expected six numbers of magnitude <= 1e30" err || fail "world.csv: $(cat err)"
+{ printf '# world=0,0,0,1,1\n'; sed 1d a.csv; } >world5.csv
+"$cdlab" trace import world5.csv -o world5.trace 2>err && fail "world5.csv imported"
+grep -q "world5.csv:1: # world=: not six fields: expected six" err || fail "world5.csv: $(cat err)"
+{ printf '# world=0,2,0,1,1,1\n'; sed 1d a.csv; } >worldlohi.csv
+"$cdlab" trace import worldlohi.csv -o worldlohi.trace 2>err && fail "worldlohi.csv imported"
+grep -q "worldlohi.csv:1: # world=: lo > hi on y: expected six" err || fail "worldlohi.csv: $(cat err)"
 # Not regular files: refused before a byte is read (a FIFO without a writer must not hang).
 mkfifo fifo.csv
 rc=0; timeout 10 "$cdlab" trace import fifo.csv -o fifo.trace 2>err || rc=$?

@@ -60,10 +60,17 @@ enum { CD_TRACE_WRITE_ERROR = -1, CD_TRACE_REFUSED = -2 };
 /// Put "name: " (line > 0: "name:line: ") before the message in err, cut to err_len: a
 /// CD_TRACE_REFUSED message with the input its caller blames.
 void cd_trace_refusal_name(char *err, size_t err_len, const char *name, size_t line);
-/// Start a trace of n objects with half-extents half[3i..3i+2] into *w. 0, or a failure above
-/// with *w NULL (also CD_TRACE_WRITE_ERROR where path exists and is not a regular file).
+/// Start a trace of n objects with half-extents half[3i..3i+2] into *w: cd_trace_writer_create,
+/// then cd_trace_writer_start. 0, or a failure above with *w NULL.
 int cd_trace_writer_open(cd_trace_writer **w, const char *path, uint64_t n, const float *half, char *err,
                          size_t err_len);
+/// The first half of cd_trace_writer_open: the output's temporary file, made before the caller
+/// reads or computes what the trace holds, so that a path that cannot be written is said first.
+/// 0, or CD_TRACE_WRITE_ERROR with *w NULL (also where path exists and is not a regular file).
+int cd_trace_writer_create(cd_trace_writer **w, const char *path, char *err, size_t err_len);
+/// The second half: n objects with half-extents half[3i..3i+2], once, before any frame. 0, or a
+/// failure above (w stays open: abort it).
+int cd_trace_writer_start(cd_trace_writer *w, uint64_t n, const float *half, char *err, size_t err_len);
 /// Append a frame: pose[i] of object i (its half-extents must be those given at open). 0 or a
 /// failure above (w stays open: abort it).
 int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, size_t err_len);
