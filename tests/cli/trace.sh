@@ -360,3 +360,22 @@ printf '[experiment]\nname = pt\nwarmup = 0\nframes = 1\nrepeats = 1\n[method]\n
 got=$(cols pt/a/frames.csv | awk 'NR > 1 { printf "%s:%s ", $4, $8 }')
 [ "$got" = "naive:1 sap:1 " ] || fail "points.trace frame 1: pairs $got"
 echo "ok point objects on integers import and replay (one pair, shifted exactly)"
+# Two boxes of extreme scales (half-extents from 1e-33 to 4e28, one at 7e27), which the trace
+# accepts: the separating-axis test of (A, B) is not that of (B, A) in floating point here, and
+# methods that handed the pair over in the other order reported no pair where naive reported one.
+# The exact test now always takes the lower-numbered cube first: every method gives naive's pairs.
+cat >asym.csv <<'CSV'
+# world=0,0,0,1e+30,1e+30,1e+30
+frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz
+0,0,-0.000381649239,1.45670764e-36,1.99999988,1.22005821e-15,7.04968859e+27,-4.06005811e+21,0.504424274,26.4985332,3.18791196e+14,1.61300368e-15
+0,1,-1.30453176e-33,8.02644647e-26,-9.0618404e-33,-0.99999994,4.82928186e-08,-1360386.62,-2.18856359,3.63329857e+28,5.90979705e+26,6.6197428e-33
+1,0,-0.000381649239,1.45670764e-36,1.99999988,1.22005821e-15,7.04968859e+27,-4.06005811e+21,0.504424274,26.4985332,3.18791196e+14,1.61300368e-15
+1,1,-1.30453176e-33,8.02644647e-26,-9.0618404e-33,-0.99999994,4.82928186e-08,-1360386.62,-2.18856359,3.63329857e+28,5.90979705e+26,6.6197428e-33
+CSV
+"$cdlab" trace import asym.csv -o asym.trace >/dev/null || fail "import of asym.csv"
+printf '[experiment]\nname = asym\nwarmup = 0\nframes = 1\nrepeats = 1\n[method]\nmethod = naive, octree, loose_octree, sap, sap_insertion, grid, grid_multi, lbvh, dtree\n[scene]\ntrace = asym.trace\n' >asym.ini
+"$cdlab" run --quiet --output . --run-id a asym.ini >/dev/null 2>err || fail "run of asym.trace: $(cat err)"
+got=$(cols asym/a/frames.csv | awk 'NR > 1 { printf "%s:%s ", $4, $8 }')
+want=$(cols asym/a/frames.csv | awk 'NR == 2 { p = $8 } NR > 1 { printf "%s:%s ", $4, p }')
+[ "$got" = "$want" ] || fail "asym.trace: every method should report naive's pairs: $got"
+echo "ok boxes of extreme scales: every method reports naive's pairs ($got)"
