@@ -446,6 +446,9 @@ int cd_cmd_snapshot(int argc, char **argv)
     snapshot_args a = {.max_boxes = 3000};
     int parsed = snapshot_parse(argc, argv, &a);
     if (parsed >= 0) return parsed;
+    // "-" is standard output, where no picture goes (a stem would make it the files -.png and
+    // -.svg): refused as every such output is, before the config is read.
+    if (a.stem && strcmp(a.stem, "-") == 0) return cd_cli_output_check("snapshot", a.stem);
     if (a.nwhere && a.have_point) {
         fprintf(stderr, "cdlab snapshot: --point and --where both given: expected one\n");
         return 2;

@@ -5,7 +5,8 @@
 # warmup + f + 1 steps); the loose octree, the strict octree and the grid list cells, naive none
 # (for bodies: the grid's rows; a peer is refused); the SVG is
 # well-formed; a run directory stands for its config and `cdlab report` then shows the picture;
-# bad input exits 2 and writes nothing. Skips (77) without gnuplot.
+# bad input (and `-o -`: no picture goes to standard output) exits 2 and writes nothing. Skips
+# (77) without gnuplot.
 # usage: snapshot.sh CDLAB FIXTURE_DIR
 set -eu
 cdlab=$1
@@ -109,6 +110,15 @@ set -e
 [ "$rc" -eq 2 ] && grep -q "no point matches every --where" err && [ ! -e naive4.png ] ||
     fail "snapshot --where method=naive --where depth=4 exited $rc: $(cat err)"
 
+# -o -: standard output, where a picture cannot go, is refused as every such output is (exit 2,
+# before the config is read), never taken for the stem of files named -.png and -.svg.
+set +e
+"$cdlab" snapshot --point 0 -o - tiny.ini >out 2>err
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -qF "cdlab snapshot: '-': expected a file path" err && [ ! -s out ] &&
+    [ ! -e ./-.png ] && [ ! -e ./-.svg ] && [ ! -e ./- ] || fail "snapshot -o -: exit $rc, $(cat err), $(ls -A)"
+
 # Bad input: exit 2, nothing written. empty.ini's scene holds no cubes: nothing to draw (gnuplot
 # failed on it, and the message blamed its terminals).
 printf '[experiment]\nwarmup = 0\nframes = 2\n[scene]\ncubes = 0\n[method]\nmethod = grid\n' >empty.ini
@@ -124,4 +134,4 @@ for args in "empty.ini" "--point 99 tiny.ini" "--where nosuchkey=1 tiny.ini" "--
     grep -q 'cdlab snapshot: ' err || fail "snapshot $args: no message"
     [ ! -e bad.png ] && [ ! -e bad.svg ] || fail "snapshot $args wrote a file"
 done
-echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, -o NAME.png, every scene family, run directory in the report, bad input"
+echo "ok: pairs as counted by the run (cubes, bodies), cells of four methods, sample, -o NAME.png, every scene family, run directory in the report, -o - refused, bad input"
