@@ -514,7 +514,8 @@ int cd_cmd_trace(int argc, char **argv)
         .count = sizeof opts / sizeof opts[0],
         .min_operands = 2,
         .max_operands = 2,
-        .operands = "a subcommand (record, import, export, info) and its input"};
+        .operands = "a subcommand (record, import, export, info) and its input",
+        .subcommands = subs};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
     if (rc >= 0) {
@@ -524,11 +525,8 @@ int cd_cmd_trace(int argc, char **argv)
     const char *sub = ops.v[0];
     a.in = ops.v[1];
     int k = 0;
-    while (subs[k] && strcmp(subs[k], sub) != 0) ++k;
-    if (!subs[k]) {
-        fprintf(stderr, "cdlab trace: unknown subcommand '%s': expected record, import, export or info\n", sub);
-        rc = 2;
-    } else if (k < 3 && !a.out) {
+    while (strcmp(subs[k], sub) != 0) ++k;  // one of them: cli_parse refuses any other
+    if (k < 3 && !a.out) {
         fprintf(stderr, "cdlab trace %s: no -o FILE given\n", sub);
         rc = 2;
     } else {

@@ -133,6 +133,27 @@ static int check_operands(const cli_spec *s, int n)
     return 2;
 }
 
+// Operand v into ops; -1 to go on, or 2 after saying that the first of a command with subcommands
+// is none of them. A known one names the messages that follow: named->command is "<command> <v>"
+// in name[len].
+static int add_operand(const cli_spec *s, cli_spec *named, char *name, size_t len, cli_operands *ops, const char *v)
+{
+    ops->v[ops->n++] = v;
+    if (ops->n > 1 || !s->subcommands) return -1;
+    for (const char *const *w = s->subcommands; *w; ++w)
+        if (strcmp(*w, v) == 0) {
+            snprintf(name, len, "%s %s", s->command, v);
+            named->command = name;
+            return -1;
+        }
+    char words[256] = "";  // "record, import, export or info"
+    size_t k = 0;
+    for (const char *const *w = s->subcommands; *w && k < sizeof words; ++w)
+        k += (size_t)snprintf(words + k, sizeof words - k, "%s%s", w == s->subcommands ? "" : w[1] ? ", " : " or ", *w);
+    fprintf(stderr, "cdlab %s: unknown subcommand '%s': expected %s\n", s->command, v, words);
+    return 2;
+}
+
 // getopt_long's tables for s: longs[count + 2] and shorts (both the caller's).
 static void getopt_tables(const cli_spec *s, struct option *longs, char *shorts)
 {
@@ -222,24 +243,26 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_operands *ops)
     if (!longs || !shorts || !operands) abort();
     getopt_tables(s, longs, shorts);
     *n = 0;
+    cli_spec named = *s;  // s, its messages naming the subcommand once one is read
+    char name[128];
     int rc = -1, c;
     opterr = 0;
     optind = 0;  // glibc: start over (a process may parse twice, as the fuzz targets do)
     while (rc < 0 && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         const cli_opt *o = entry(s, c);
         if (c == 1) {
-            operands[(*n)++] = optarg;
+            rc = add_operand(s, &named, name, sizeof name, ops, optarg);
         } else if (c == 'h') {
             cli_help(stdout, s);
             rc = 0;
         } else if (c == ':' || c == '?') {
-            rc = bad_option(s, argv, c);
+            rc = bad_option(&named, argv, c);
         } else if (o) {
-            rc = take(s, o, optarg) ? 2 : -1;
+            rc = take(&named, o, optarg) ? 2 : -1;
         }
     }
-    while (rc < 0 && optind < argc) operands[(*n)++] = argv[optind++];  // after "--"
-    if (rc < 0 && check_operands(s, *n)) rc = 2;
+    while (rc < 0 && optind < argc) rc = add_operand(s, &named, name, sizeof name, ops, argv[optind++]);  // after "--"
+    if (rc < 0 && check_operands(&named, *n)) rc = 2;
     free(longs);
     free(shorts);
     return rc;

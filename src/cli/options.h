@@ -48,6 +48,9 @@ typedef struct cli_spec {
     int min_operands;      ///< operands (arguments that are not options) required ...
     int max_operands;      ///< ... and allowed; -1: any number
     const char *operands;  ///< what the operands are, for the message when their count is wrong
+    /// NULL, or the words the first operand must be (NULL-terminated): a subcommand, refused at
+    /// once when unknown, which names every later message ("cdlab trace import: ").
+    const char *const *subcommands;
 } cli_spec;
 
 /// The operands of a command line, in order (cli_parse allocates v; cli_operands_free frees it).
@@ -62,7 +65,8 @@ typedef struct cli_operands {
 /// cli_operands_free whatever the result). Returns -1 to go on; 0 after printing --help (-h, --help) on
 /// stdout; 2 after saying on stderr what is wrong (an unknown option, named by optopt inside a
 /// cluster of short options; a missing or bad value; a value given to a flag; a wrong operand
-/// count: `cdlab <command>: ...`).
+/// count: `cdlab <command>: ...`, or `cdlab <command> <subcommand>: ...` once s->subcommands' first
+/// operand is read; an unknown subcommand, whatever follows it).
 int cli_parse(const cli_spec *s, int argc, char **argv, cli_operands *ops);
 void cli_operands_free(cli_operands *ops);
 

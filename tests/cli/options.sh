@@ -7,7 +7,8 @@
 # run --run-id (portable names, not `latest`), snapshot --frame, compare --format/--threshold,
 # query --algo, poses --poses and --distance, run --shard/--cpu; "-" as an output path. A bad short
 # option in a cluster is named itself; a flag given a value says it takes none; `cdlab help COMMAND`
-# prints COMMAND's --help, anything else after help exits 2.
+# prints COMMAND's --help, anything else after help exits 2. trace's messages name its subcommand
+# once it is read (`cdlab trace import: --output '': ...`), an unknown one whatever follows it.
 # usage: options.sh CDLAB FIXTURE_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -156,8 +157,28 @@ bad "expected DIR, not empty" run --output= tiny.ini
 bad "expected STEM, not empty" snapshot -o '' tiny.ini
 bad "expected RUN_DIR, not empty" merge -o '' a b
 bad "expected FILE, not empty" report -o '' a
-bad "expected FILE, not empty" trace export -o '' a
 bad "expected DIR, not empty" snapshot --plots= tiny.ini
+# trace: a message names the subcommand once it is read (as options before it cannot); an unknown
+# subcommand is named as such whatever follows it.
+for case in "trace import|--output '': expected FILE, not empty|import a.csv -o ''" \
+            "trace export|--output '': expected FILE, not empty|export -o '' a" \
+            "trace record|--point 'q': expected an integer|record tiny.ini --point q -o x.trace" \
+            "trace info|too many arguments|info a b" \
+            "trace|unknown subcommand 'bogus': expected record, import, export or info|bogus" \
+            "trace|unknown subcommand 'bogus': expected record, import, export or info|bogus x" \
+            "trace|unknown subcommand 'bogus': expected record, import, export or info|-- bogus x"; do
+    who=${case%%|*} rest=${case#*|}
+    phrase=${rest%%|*} args=${rest#*|}
+    count=$((count + 1))
+    eval "\"\$cdlab\" trace $args" >out 2>err
+    rc=$?
+    case $(head -n 1 err) in "cdlab $who: $phrase"*) said=1 ;; *) said=0 ;; esac
+    if [ "$rc" -ne 2 ] || [ $said = 0 ] || [ -e x.trace ]; then
+        echo "FAIL cdlab trace $args: exit $rc, expected 2 and 'cdlab $who: $phrase': $(cat err)"; fail=1
+    else
+        echo "ok cdlab trace $args -> $(head -n 1 err)"
+    fi
+done
 good run --dry-run --run-id=x -- tiny.ini
 # --cpu on a config with pin = off: the config wins, and the run says so (stderr and meta.ini).
 sed -e 's/^pin = .*/pin = off/' -e 's/^cpu = .*/cpu = -1/' -e 's/^cubes = .*/cubes = 30/' tiny.ini >pinoff.ini
