@@ -84,11 +84,16 @@ static int record_frames(cd_kinds_view *v, uint64_t frames, cd_trace_writer *w, 
         if (f > 0) cd_kinds_view_frame(v, 1, NULL, NULL, 0);  // the motion alone: no candidates to check
         s = cd_kinds_view_scene(v);
         poses_by_object(s, pose);
+        // A limit of the format, not of the scene (docs/design/scene.md#traces): a replayed scene
+        // whose boxes change size is replayed as it is, but cannot be written as a cdlab trace.
         for (uint32_t i = 0; i < s->count && rc == 0; ++i)
             if (memcmp(pose[i].h, half + 3 * (size_t)i, sizeof pose[i].h) != 0)
                 rc = CD_TRACE_REFUSED,
-                snprintf(err, len, "object %u changed its half-extents at frame %llu: a trace holds constant ones", i,
-                         (unsigned long long)f);
+                snprintf(err, len,
+                         "object %u changed its half-extents at frame %llu: the scene's boxes change size (as a "
+                         "Broadmark scene's may), and a cdlab trace holds constant half-extents per object; replay "
+                         "such a scene directly with [scene] trace = FILE rather than recording it",
+                         i, (unsigned long long)f);
         if (rc == 0) rc = cd_trace_writer_frame(w, pose, err, len);
     }
     double lo[3] = {0, 0, 0}, hi[3] = {s->world, s->world, s->world};

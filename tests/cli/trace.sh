@@ -3,7 +3,8 @@
 # Traces (`cdlab trace`, [scene] trace): a recorded scene replays to the same pairs, tests and
 # moved counts as the live run, for a cdlab method and a peer; CSV import -> replay -> export gives
 # back the CSV byte for byte; a Broadmark .aabbs scene written here from its documented layout is
-# read as it is; every bad trace (truncated, wrong counts, NaN, inverted boxes, a frame count
+# read as it is (a scene whose boxes change size is replayed, never recorded: record and import
+# say why); every bad trace (truncated, wrong counts, NaN, inverted boxes, a frame count
 # beyond the file, a foreign file, too few frames for the run) is refused with
 # "path: offset: what", exit 2, before anything runs; record and import write as every output
 # does (through links, permissions kept, exit 1 naming the file it cannot write) and never write
@@ -109,6 +110,16 @@ got=$(cols bm/a/frames.csv | awk 'NR > 1 { printf "%s:%s:%s ", $4, $8, $10 }')
 [ "$got" = "naive:0:1 naive:1:1 sap:0:1 sap:1:1 " ] || fail ".aabbs frames 1 and 2: pairs and moved $got"
 "$cdlab" trace export scene.aabbs -o bm.csv >/dev/null
 grep -q "^2,2,1,0,0,0,0.5,0.5,0.5,0.25,0.25,0.25$" bm.csv || fail ".aabbs export: $(tail -n 1 bm.csv)"
+# Its boxes change size (object 2 at frame 2), as a Broadmark scene's may; a cdlab trace holds
+# constant half-extents per object, so the scene replays as it is ([scene] trace, above) but is
+# not recorded, and its export is not imported: each says why, exit 2, nothing written.
+rc=0; "$cdlab" trace record bm.ini -o bm.trace >/dev/null 2>err || rc=$?
+[ $rc -eq 2 ] && [ ! -e bm.trace ] &&
+    grep -qF "cdlab trace record: bm.ini: point 0: object 2 changed its half-extents at frame 2: the scene's boxes change size (as a Broadmark scene's may), and a cdlab trace holds constant half-extents per object; replay such a scene directly with [scene] trace = FILE rather than recording it" err ||
+    fail "record of a scene whose boxes change size: exit $rc: $(cat err)"
+rc=0; "$cdlab" trace import bm.csv -o bm.trace >/dev/null 2>err || rc=$?
+[ $rc -eq 2 ] && [ ! -e bm.trace ] && grep -q "^cdlab trace import: bm.csv:[0-9]*: id 2: half-extents differ" err ||
+    fail "import of the export of a scene whose boxes change size: exit $rc: $(cat err)"
 # The header's name and type are the file's bytes: printed escaped, so no control character or
 # escape sequence reaches the terminal.
 "$cdlab" trace info escape.aabbs >info || fail "info escape.aabbs: $(cat info)"
@@ -116,7 +127,7 @@ esc=$(printf '\033') bel=$(printf '\007')
 ! grep -q -e "$esc" -e "$bel" info || fail "info printed the header's control characters"
 grep -q '^name     evil\\x1b\[31mred\\x07\\x0a$' info && grep -q '^type     c\\\\d\\xc3\\xa9$' info ||
     fail "info escape.aabbs: $(sed -n '/^name/,$p' info | od -c | head -n 5)"
-echo "ok Broadmark .aabbs read: 3 objects, 3 frames; pairs 0 then 1, one box moved per frame"
+echo "ok Broadmark .aabbs read: 3 objects, 3 frames; pairs 0 then 1, one box moved per frame; its boxes' change of size refused by record and by import of its export"
 
 # 4. Bad traces: path: offset: what, exit 2, nothing written.
 cat >patch.py <<'PY'
