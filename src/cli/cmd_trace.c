@@ -226,7 +226,14 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
                                                   "x",     "y",  "z",  "hx", "hy", "hz"};
     long got;
     while ((got = csv_line(in, err, len)) >= 0) {
-        if (got == 0 || in->buf[0] == '#') continue;
+        if (got == 0) continue;
+        // A # line here was read as a comment, and a # world= line dropped without a word: the
+        // trace then had the box around its objects instead of the one given.
+        if (in->buf[0] == '#') {
+            snprintf(err, len, "%s:%zu: a '#' line after the header: comments and %s go before the header", in->path,
+                     in->line, WORLD_LINE);
+            return -1;
+        }
         char *field[CSV_FIELDS];
         if (split_fields(in->buf, field, CSV_FIELDS)) {
             snprintf(err, len, "%s:%zu: expected %d fields", in->path, in->line, CSV_FIELDS);
@@ -383,11 +390,14 @@ static int cmd_import(const trace_args *a)
     long got;
     double world[6];
     size_t world_line = 0;  // the # world= line's number (0: none, the box around the objects)
-    while ((got = csv_line(&in, err, sizeof err)) >= 0 && in.buf[0] == '#')
-        if (rc == 0 && strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
+    while (rc == 0 && (got = csv_line(&in, err, sizeof err)) >= 0 && in.buf[0] == '#')
+        if (strncmp(in.buf, WORLD_LINE, sizeof WORLD_LINE - 1) == 0) {
             cd_number_fault f;
             char what[160];
-            if (parse_world(in.buf + sizeof WORLD_LINE - 1, world, &f, what, sizeof what))
+            if (world_line)  // the second one silently won
+                rc = 2, snprintf(err, sizeof err, "%s:%zu: a second %s line (the first is line %zu): expected one",
+                                 a->in, in.line, WORLD_LINE, world_line);
+            else if (parse_world(in.buf + sizeof WORLD_LINE - 1, world, &f, what, sizeof what))
                 rc = 2, snprintf(err, sizeof err,
                                  "%s:%zu: # world=: %s: expected six numbers of magnitude <= 1e30, lo x, y, z, "
                                  "hi x, y, z, with lo <= hi%s",

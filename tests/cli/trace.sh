@@ -249,6 +249,20 @@ grep -q "world5.csv:1: # world=: not six fields: expected six" err || fail "worl
 { printf '# world=0,2,0,1,1,1\n'; sed 1d a.csv; } >worldlohi.csv
 "$cdlab" trace import worldlohi.csv -o worldlohi.trace 2>err && fail "worldlohi.csv imported"
 grep -q "worldlohi.csv:1: # world=: lo > hi on y: expected six" err || fail "worldlohi.csv: $(cat err)"
+# Comments, # world= among them, come only before the header, and one # world= line at most: one
+# after the header was skipped as a comment (the trace got the box around its objects), and a
+# second one before it won over the first.
+{ sed -n 2p a.csv; printf '# world=0,0,0,10,10,10\n'; sed 1,2d a.csv; } >worldafter.csv
+{ printf '# world=0,0,0,10,10,10\n# a note\n'; sed -n 1,3p a.csv; } >world2.csv
+{ sed -n 2,3p a.csv; printf '# a note\n'; sed 1,3d a.csv; } >noteafter.csv
+for f in "worldafter:2: a '#' line after the header: comments and # world= go before the header" \
+    "world2:3: a second # world= line (the first is line 1): expected one" \
+    "noteafter:3: a '#' line after the header: comments and # world= go before the header"; do
+    rc=0; "$cdlab" trace import "${f%%:*}.csv" -o "${f%%:*}.trace" 2>err || rc=$?
+    [ $rc -eq 2 ] && [ ! -e "${f%%:*}.trace" ] && grep -qF "cdlab trace import: ${f%%:*}.csv:${f#*:}" err ||
+        fail "${f%%:*}.csv: exit $rc: $(cat err)"
+done
+echo "ok a # line after the header, and a second # world= line, are refused: $(cat err)"
 # Not regular files: refused before a byte is read (a FIFO without a writer must not hang).
 mkfifo fifo.csv
 rc=0; timeout 10 "$cdlab" trace import fifo.csv -o fifo.trace 2>err || rc=$?
