@@ -219,6 +219,22 @@ static int split_fields(char *line, char **field, int n)
     return 0;
 }
 
+// An integer column's field (frame, id) into *v: decimal digits only, with spaces and tabs around
+// as the number columns allow them. 0; -1 when it is not such a number (strtod took "0x1", "1e0",
+// "+0" and "-0" for integers), -2 when it is over 4294967295.
+static int parse_count(const char *field, double *v)
+{
+    while (*field == ' ' || *field == '\t') field++;
+    const char *p = field;
+    uint64_t n = 0;
+    for (; *p >= '0' && *p <= '9'; ++p)
+        if ((n = 10 * n + (uint64_t)(*p - '0')) > UINT32_MAX) n = (uint64_t)UINT32_MAX + 1;  // stays there
+    while (*p == ' ' || *p == '\t') p++;
+    if (p == field || *p != '\0') return -1;
+    *v = (double)n;
+    return n > UINT32_MAX ? -2 : 0;
+}
+
 // The next row's twelve numbers: 1, 0 at the end, -1 with "path:line: what" in err.
 static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
 {
@@ -241,17 +257,23 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
         }
         for (int k = 0; k < CSV_FIELDS; ++k) {
             const char *p = field[k];
-            int integer = k < 2;
-            double lim = integer ? 4294967295.0 : 1e30;
+            char shown[256];
+            if (k < 2) {
+                int bad = parse_count(p, &v[k]);
+                if (bad)
+                    return snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'", in->path, in->line,
+                                    names[k],
+                                    bad == -1 ? "a non-negative integer (decimal digits)" : "an integer <= 4294967295",
+                                    cd_text_shown(p, shown, sizeof shown)),
+                           -1;
+                continue;
+            }
             // The trace holds floats, and its reader checks the floats: so does this (1e30 itself
             // rounds to a float above 1e30).
             cd_number_fault f = cd_csv_parse_double(p, &v[k]);
-            if (f != CD_NUMBER_OK || !(fabs(integer ? v[k] : (double)(float)v[k]) <= lim) ||
-                (integer && (v[k] < 0 || v[k] != floor(v[k])))) {
-                char shown[256];
-                snprintf(err, len, "%s:%zu: column %s: expected %s, found '%s'%s", in->path, in->line, names[k],
-                         integer ? "an integer >= 0" : "a number of magnitude <= 1e30",
-                         cd_text_shown(p, shown, sizeof shown), cd_number_fault_note(f));
+            if (f != CD_NUMBER_OK || !(fabs((double)(float)v[k]) <= 1e30)) {
+                snprintf(err, len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'%s", in->path,
+                         in->line, names[k], cd_text_shown(p, shown, sizeof shown), cd_number_fault_note(f));
                 return -1;
             }
         }

@@ -240,6 +240,21 @@ printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e-400,1,1,0.5,0.5,0.5\
 "$cdlab" trace import round0.csv -o round0.trace 2>err && fail "round0.csv imported"
 grep -qF "round0.csv:2: column x: expected a number of magnitude <= 1e30, found '1e-400' (it rounds to 0; for zero write 0)" err ||
     fail "round0.csv: $(cat err)"
+# frame and id are decimal digits (spaces and tabs around them, as around every number): read as
+# doubles, 0x1, 1e0, +0 and -0 passed.
+for v in 0x1 1e0 +0 -0 1.0 4294967296; do
+    printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,.5,.5,.5\n0,%s,1,0,0,0,2,1,1,.5,.5,.5\n' $v >int.csv
+    rc=0; "$cdlab" trace import int.csv -o int.trace 2>err || rc=$?
+    case $v in 4294967296) want="an integer <= 4294967295" ;; *) want="a non-negative integer (decimal digits)" ;; esac
+    [ $rc -eq 2 ] && [ ! -e int.trace ] && grep -qF "int.csv:3: column id: expected $want, found '$v'" err ||
+        fail "id $v: exit $rc: $(cat err)"
+done
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,.5,.5,.5\n0x0,1,1,0,0,0,2,1,1,.5,.5,.5\n' >int.csv
+"$cdlab" trace import int.csv -o int.trace 2>err && fail "frame 0x0 imported"
+grep -qF "int.csv:3: column frame: expected a non-negative integer (decimal digits), found '0x0'" err || fail "frame 0x0: $(cat err)"
+printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1,1,1,.5,.5,.5\n 0 ,\t1\t,1,0,0,0,2,1,1,.5,.5,.5\n' >int.csv
+"$cdlab" trace import int.csv -o int.trace >/dev/null 2>err || fail "frame ' 0 ', id '<tab>1<tab>': $(cat err)"
+echo "ok frame and id: decimal digits only"
 { printf '# world=0,0,0,1,x,1\n'; sed 1d a.csv; } >world.csv
 "$cdlab" trace import world.csv -o world.trace 2>err && fail "world.csv imported"
 grep -q "world.csv:1: # world=: field 5 is 'x': expected six numbers of magnitude <= 1e30" err || fail "world.csv: $(cat err)"
