@@ -131,6 +131,10 @@ static int world_bad(const double lo[3], const double hi[3], const char *label, 
     return 0;
 }
 
+// The offset of the object count, which a message about memory for the objects names: cdlab's
+// u64 at 16, Broadmark's i32 at 256.
+static uint64_t count_at(const cd_trace *t) { return t->info.format == CD_TRACE_CDLAB ? 16 : 256; }
+
 // The offset of world box field f (0..2 low x, y, z; 3..5 high): cdlab's six doubles from 32,
 // Broadmark's two four-float vectors from 272 (low x y z 0, high x y z 0).
 static uint64_t world_field_at(const cd_trace *t, int f)
@@ -477,14 +481,14 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
     // allocation that fails is an error about the file, not an abort.
     t->raw = calloc(1, t->frame_bytes + RAW_PAD);
     if (!t->raw) {
-        fail(err, len, path, 16, "%llu objects: out of memory for a frame of %llu bytes",
+        fail(err, len, path, count_at(t), "%llu objects: out of memory for a frame of %llu bytes",
              (unsigned long long)t->info.objects, (unsigned long long)t->frame_bytes);
         goto bad;
     }
     if (check_frames) {
         cd_posef *pose = malloc(t->info.objects * sizeof *pose);
         if (!pose) {
-            fail(err, len, path, 16, "%llu objects: out of memory for the poses of a frame",
+            fail(err, len, path, count_at(t), "%llu objects: out of memory for the poses of a frame",
                  (unsigned long long)t->info.objects);
             goto bad;
         }

@@ -198,6 +198,35 @@ bad_at worldhigh.trace 72 "world box axis 2 is \[0, 2e+30\]: expected bounds of 
 bad_at boxfourth.aabbs 332 "frame 0 object 0: fourth components not zero"
 bad_at boxnan.aabbs 324 "frame 0 object 0: box axis 1 is \[0, nan\]"
 bad_at boxfar.aabbs 304 "frame 0 object 0: box axis 0 is \[-2e+30, 1\]: expected bounds of magnitude <= 1e30"
+# A header whose object count needs more memory than there is: refused at the count's offset, 16
+# in cdlab's format, 256 in Broadmark's (it said 16 for both). Sparse files of one frame.
+lim=
+for l in 131072 262144 524288; do
+    sh -c "ulimit -v $l && \"\$0\" version" "$cdlab" >/dev/null 2>&1 && { lim=$l; break; }
+done
+if [ -z "$lim" ]; then
+    echo "skip ulimit -v: the program does not start under 512 MiB of address space (a sanitizer build?)"
+else
+    n=$((lim * 1024 / 4))  # a Broadmark frame of 8 times the limit, cdlab half-extents of 3 times
+    python3 - $n <<'PY'
+import struct, sys
+n = int(sys.argv[1])
+with open("hugemem.aabbs", "wb") as f:
+    f.write(b"x".ljust(128, b"\0") + b"y".ljust(128, b"\0") + struct.pack("<4i", n, 1, 0, 0))
+    f.write(struct.pack("<8f", 0, 0, 0, 0, 10, 10, 10, 0))
+    f.truncate(304 + 32 * n)
+with open("hugemem.trace", "wb") as f:
+    f.write(b"CDLTRACE" + struct.pack("<IIQQ", 1, 0, n, 1) + struct.pack("<6d", 0, 0, 0, 10, 10, 10) + bytes(24))
+    f.truncate(80 + 12 * n + 28 * n)
+PY
+    for f in hugemem.aabbs:256 hugemem.trace:16; do
+        rc=0; sh -c "ulimit -v $lim; \"\$0\" trace info ${f%:*}" "$cdlab" >out 2>err || rc=$?
+        [ $rc -eq 2 ] && grep -q "^cdlab trace info: ${f%:*}: ${f#*:}: $n objects: out of memory for" err ||
+            fail "${f%:*} under ulimit -v $lim: exit $rc: $(cat err)"
+        echo "ok refused under ulimit -v $lim: $(cat err)"
+    done
+    rm -f hugemem.aabbs hugemem.trace
+fi
 cp live.ini foreign.trace
 bad foreign.trace "not a cdlab trace"
 printf 'x' >tiny.trace
