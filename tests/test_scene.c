@@ -1022,7 +1022,12 @@ static void trace_writer_refuses(void **state)
     cd_trace_writer *w;
     float half[6] = {0.5f, 0.5f, 0.5f, 0.5f, -1.0f, 0.5f};
     assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), CD_TRACE_REFUSED);
-    EXPECT_CONTAINS(err, "half-extent 1 of object 1 is -1: expected 0..1e30");
+    EXPECT_CONTAINS(err, "half-extent 1 of object 1 is -1: expected 0..1e30 (negative: an inverted box)");
+    assert_null(w);
+    // 1e30 rounds to the float 1.00000002e+30: shown with the digits that put it beyond 1e30.
+    half[4] = 1e30f;
+    assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), CD_TRACE_REFUSED);
+    EXPECT_CONTAINS(err, "half-extent 1 of object 1 is 1.00000002e+30: expected 0..1e30 (beyond 1e30)");
     assert_null(w);
     half[4] = 0.5f;
     cd_posef pose[2] = {{{1, 1, 1}, {1, 0, 0, 0}, {0.5f, 0.5f, 0.5f}}, {{2, 2, 2}, {1, 0, 0, 0}, {0.5f, 0.5f, 0.5f}}};
@@ -1030,6 +1035,11 @@ static void trace_writer_refuses(void **state)
     assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
     assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), CD_TRACE_REFUSED);
     EXPECT_CONTAINS(err, "frame 0 object 1: position nan");
+    cd_trace_writer_abort(w);
+    pose[1].c[1] = 1e30f;
+    assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
+    assert_int_equal(cd_trace_writer_frame(w, pose, err, sizeof err), CD_TRACE_REFUSED);
+    EXPECT_CONTAINS(err, "frame 0 object 1: position 1.00000002e+30: expected a number of magnitude <= 1e30");
     cd_trace_writer_abort(w);
     pose[1].c[1] = 2.0f;
     assert_int_equal(cd_trace_writer_open(&w, path, 2, half, err, sizeof err), 0);
@@ -1206,7 +1216,7 @@ static void replay_refreshes_what_changed(void **state)
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 5 + 28L * 700, q, sizeof q, 5,
                                 "frame 5 object 700: quaternion of norm 3");
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 6 + 28L * 900 + 20, &big, sizeof big, 6,
-                                "frame 6 object 900: position 2e+30");
+                                "frame 6 object 900: position 2.00000003e+30");
             expect_replay_fails(path, 80 + 12L * N + 28L * N * 7 + 28L * (N - 1) + 16, &nan, sizeof nan, 7,
                                 "frame 7 object 1499: position nan");
             clear_replay_switches();

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,6 +116,24 @@ static const char *bounds_bad(double lo, double hi, int *high)
     return lo <= hi ? NULL : "an inverted box";
 }
 
+// Why half-extent h is refused (0..1e30, MAX_COORD, as a float), or NULL when it is not.
+static const char *half_bad(float h)
+{
+    if (isnan(h)) return "a NaN";
+    if (h < 0.0f) return "negative: an inverted box";
+    return h <= MAX_COORD ? NULL : "beyond 1e30";
+}
+
+// Coordinate v as a message shows it beside the limit 1e30: %.9g, which names every float (1e30
+// itself rounds to the float 1.00000002e+30, which %g showed as 1e+30, "beyond 1e30"), or %.17g
+// for a double beyond 1e30 that 9 digits would show within it.
+static const char *coord_text(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.9g", v);
+    if (fabs(v) > MAX_COORD && fabs(strtod(buf, NULL)) <= MAX_COORD) snprintf(buf, len, "%.17g", v);
+    return buf;
+}
+
 // 1 with what is wrong in what when the world box lo..hi (called label) is one the reader refuses,
 // and *field the bad field (0..2 low x, y, z; 3..5 high x, y, z).
 static int world_bad(const double lo[3], const double hi[3], const char *label, int *field, char *what, size_t len)
@@ -124,8 +143,9 @@ static int world_bad(const double lo[3], const double hi[3], const char *label, 
         const char *why = bounds_bad(lo[k], hi[k], &high);
         if (!why) continue;
         *field = 3 * high + k;
-        snprintf(what, len, "%s axis %d is [%g, %g]: expected bounds of magnitude <= 1e30 with low <= high (%s)", label,
-                 k, lo[k], hi[k], why);
+        char l[32], h[32];
+        snprintf(what, len, "%s axis %d is [%s, %s]: expected bounds of magnitude <= 1e30 with low <= high (%s)", label,
+                 k, coord_text(lo[k], l, sizeof l), coord_text(hi[k], h, sizeof h), why);
         return 1;
     }
     return 0;
@@ -207,12 +227,12 @@ static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len
     }
     for (uint64_t i = 0; i < 3 * n; ++i) {
         t->half[i] = get_f32(b + 4 * i);
-        if (!(t->half[i] >= 0.0f && t->half[i] <= MAX_COORD)) {
+        const char *why = half_bad(t->half[i]);
+        if (why) {
             cd_free(b);
             return fail(err, len, t->path, HEADER + 4 * i,
-                        "half-extent %llu of object %llu is %g: expected 0..1e30 (an "
-                        "inverted or NaN box)",
-                        (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)t->half[i]);
+                        "half-extent %llu of object %llu is %.9g: expected 0..1e30 (%s)", (unsigned long long)(i % 3),
+                        (unsigned long long)(i / 3), (double)t->half[i], why);
         }
     }
     cd_free(b);
@@ -258,7 +278,7 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
         for (int k = 4; k < 7; ++k)
             if (!(fabsf(v[k]) <= MAX_COORD))
                 return fail(err, len, t->path, at + 4 * POSE_FLOATS * i + 4 * (uint64_t)k,
-                            "frame %llu object %llu: position %g: expected a number of magnitude <= 1e30",
+                            "frame %llu object %llu: position %.9g: expected a number of magnitude <= 1e30",
                             (unsigned long long)frame, (unsigned long long)i, (double)v[k]);
         double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
         if (!(q2 >= 0.25 && q2 <= 4.0))
@@ -279,10 +299,11 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
         int high;
         const char *why = bounds_bad(lo[k], hi[k], &high);
         if (why)
-            return fail(err, len, t->path, rec + 16 * (uint64_t)high + 4 * (uint64_t)k,
-                        "frame %llu object %llu: box axis %d is [%g, %g]: expected bounds of magnitude <= 1e30 with "
-                        "min <= max (%s)",
-                        (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k], why);
+            return fail(
+                err, len, t->path, rec + 16 * (uint64_t)high + 4 * (uint64_t)k,
+                "frame %llu object %llu: box axis %d is [%.9g, %.9g]: expected bounds of magnitude <= 1e30 with "
+                "min <= max (%s)",
+                (unsigned long long)frame, (unsigned long long)i, k, (double)lo[k], (double)hi[k], why);
     }
     if (lo[3] != 0.0f || hi[3] != 0.0f)
         return fail(err, len, t->path, rec + (lo[3] != 0.0f ? 12 : 28),
@@ -604,9 +625,10 @@ int cd_trace_writer_start(cd_trace_writer *w, uint64_t n, const float *half, cha
         return refuse(err, len, "%llu objects: a trace holds 1..%d", (unsigned long long)n, MAX_OBJECTS);
     float largest = 0.0f;
     for (uint64_t i = 0; i < 3 * n; ++i) {
-        if (!(half[i] >= 0.0f && half[i] <= MAX_COORD))
-            return refuse(err, len, "half-extent %llu of object %llu is %g: expected 0..1e30 (an inverted or NaN box)",
-                          (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)half[i]);
+        const char *why = half_bad(half[i]);
+        if (why)
+            return refuse(err, len, "half-extent %llu of object %llu is %.9g: expected 0..1e30 (%s)",
+                          (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)half[i], why);
         largest = fmaxf(largest, half[i]);
     }
     w->n = n;
@@ -641,7 +663,7 @@ int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, s
             for (int k = 4; k < 7; ++k)
                 if (!(fabsf(v[k]) <= MAX_COORD))
                     return refuse(err, len,
-                                  "frame %llu object %llu: position %g: expected a number of magnitude <= 1e30",
+                                  "frame %llu object %llu: position %.9g: expected a number of magnitude <= 1e30",
                                   (unsigned long long)w->frames, (unsigned long long)i, (double)v[k]);
             double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
             return refuse(err, len, "frame %llu object %llu: quaternion of norm %g: expected 0.5..2",

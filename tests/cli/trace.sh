@@ -184,20 +184,33 @@ bm("worldhigh.aabbs", B, world=(0, 0, 0, 0, 10, 10, 2e30, 0))
 bm("boxfourth.aabbs", (0, 0, 0, 0, 1, 1, 1, 1))
 bm("boxnan.aabbs", (0, 0, 0, 0, 1, float("nan"), 1, 0))
 bm("boxfar.aabbs", (-2e30, 0, 0, 0, 1, 1, 1, 0))
+bm("worldedge.aabbs", B, world=(-1e30, 0, 0, 0, 1e30, 10, 10, 0))
+bm("boxedge.aabbs", (0, 0, 0, 0, 1, 1e30, 1, 0))
 PY
 python3 fields.py
 cp live.trace worldhigh.trace && python3 patch.py worldhigh.trace 72 '<d' 2e30
+cp live.trace worldulp.trace && python3 patch.py worldulp.trace 72 '<d' 1.0000000000000002e30
+cp live.trace halfedge.trace && python3 patch.py halfedge.trace $((80 + 12 * 5 + 4)) '<f' 1e30
+cp live.trace posedge.trace && python3 patch.py posedge.trace $((80 + 12 * 300 + 28 * 17 + 16)) '<f' 1e30
 bad_at() {  # file offset phrase
     "$cdlab" trace info "$1" >out 2>err && fail "$1 accepted"
     grep -q "^cdlab trace info: $1: $2: $3" err || fail "$1: expected '$1: $2: $3', got $(cat err)"
     echo "ok refused at the bad field: $(cat err)"
 }
 bad_at worldfourth.aabbs 300 "world box: fourth components not zero"
-bad_at worldhigh.aabbs 296 "world box axis 2 is \[0, 2e+30\]: expected bounds of magnitude <= 1e30"
+bad_at worldhigh.aabbs 296 "world box axis 2 is \[0, 2.00000003e+30\]: expected bounds of magnitude <= 1e30"
 bad_at worldhigh.trace 72 "world box axis 2 is \[0, 2e+30\]: expected bounds of magnitude <= 1e30"
 bad_at boxfourth.aabbs 332 "frame 0 object 0: fourth components not zero"
 bad_at boxnan.aabbs 324 "frame 0 object 0: box axis 1 is \[0, nan\]"
-bad_at boxfar.aabbs 304 "frame 0 object 0: box axis 0 is \[-2e+30, 1\]: expected bounds of magnitude <= 1e30"
+# A value beyond 1e30 is shown with the digits that say so (1e30 rounds to the float
+# 1.00000002e+30; %g showed both as 1e+30), and a half-extent with the reason that applies.
+bad_at worldedge.aabbs 272 "world box axis 0 is \[-1.00000002e+30, 1.00000002e+30\]: expected bounds of magnitude <= 1e30 with low <= high (a bound beyond 1e30 in magnitude)"
+bad_at boxedge.aabbs 324 "frame 0 object 0: box axis 1 is \[0, 1.00000002e+30\]"
+bad_at worldulp.trace 72 "world box axis 2 is \[0, 1.0000000000000002e+30\]"
+bad_at halfedge.trace $((80 + 12 * 5 + 4)) "half-extent 1 of object 5 is 1.00000002e+30: expected 0..1e30 (beyond 1e30)$"
+bad_at posedge.trace $((80 + 12 * 300 + 28 * 17 + 16)) "frame 0 object 17: position 1.00000002e+30: expected a number"
+bad inverted.trace "half-extent 1 of object 5 is -1: expected 0..1e30 (negative: an inverted box)$"
+bad_at boxfar.aabbs 304 "frame 0 object 0: box axis 0 is \[-2.00000003e+30, 1\]: expected bounds of magnitude <= 1e30"
 # A header whose object count needs more memory than there is: refused at the count's offset, 16
 # in cdlab's format, 256 in Broadmark's (it said 16 for both). Sparse files of one frame.
 lim=
@@ -263,7 +276,8 @@ grep -q "half.csv:3: id 0: half-extents differ" err || fail "half.csv: $(cat err
 # Checked as the trace will hold them, in float: 1e30 rounds above the limit.
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e30,1,1,0.5,0.5,0.5\n' >big.csv
 "$cdlab" trace import big.csv -o big.trace 2>err && fail "big.csv imported"
-grep -q "big.csv:2: column x: expected a number of magnitude <= 1e30" err || fail "big.csv: $(cat err)"
+grep -qF "big.csv:2: column x: expected a number of magnitude <= 1e30, found '1e30' (1.00000002e+30 as a float)" err ||
+    fail "big.csv: $(cat err)"
 # A number that rounds to 0 is said to (as --distance 1e-400 says), not just "expected a number".
 printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n0,0,1,0,0,0,1e-400,1,1,0.5,0.5,0.5\n' >round0.csv
 "$cdlab" trace import round0.csv -o round0.trace 2>err && fail "round0.csv imported"
@@ -416,7 +430,7 @@ refused_import() {  # name phrase
 }
 none='world box (none given: the box around every object of every frame)'
 refused_import far ": $none low corner at 1e+09 from the origin, over 2^24 times the largest half-extent 0.5"
-refused_import bigh ": $none axis 0 is \[-1.55885e+30, 1.55885e+30\]"
+refused_import bigh ": $none axis 0 is \[-1.55884575e+30, 1.55884575e+30\]"
 refused_import farworld ":1: world box low corner at 1e+09 from the origin"
 refused_import roundpoints ": $none low corner at 1 from the origin, over 2^24 times the largest half-extent 0"
 printf '%s\n0,0,1,0,0,0,1,1,1,0,0,0\n0,1,1,0,0,0,5,5,5,0,0,0\n0,2,1,0,0,0,5,5,5,0,0,0\n' $H >points.csv
