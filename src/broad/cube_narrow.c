@@ -13,8 +13,8 @@
 // leaves undecided (those in contact, within its error band) are gathered over the batch and
 // settled by the double build, eight (AVX-512) or four (AVX2) at a time: in Bullet's gravity ball a
 // quarter of the candidates are in contact, and one scalar test each took a third of the frame.
-// Same predicate as cd_cube_pair_overlap, on the same bits (the lower-numbered cube first), the
-// pairs in the same order. Batching
+// Same predicate as cd_cube_pair_overlap, on the same bits (the lower slot first), the pairs in
+// the same order. Batching
 // roughly halved the time per candidate at 100 000 cubes.
 enum { SAT_MAX_LANES = 16 };  // pairs per call of the widest build
 enum { NARROW_BATCH = 64 };
@@ -78,10 +78,10 @@ static void narrow_batch(cube_narrow *c, const cd_pair *pairs, uint32_t m, const
         for (uint32_t e = asked + w; asked < e && asked < m_next; ++asked) prefetch_pair(s, next[asked]);
         const cd_posef *pa[SAT_MAX_LANES], *pb[SAT_MAX_LANES];
         for (unsigned l = 0; l < w; ++l) {
-            // The lower-numbered cube first (cd_cube_pair_overlap's order), without a branch: which
-            // one it is goes either way at random.
+            // The lower slot first (cd_cube_pair_overlap's order), without a branch: which one it
+            // is goes either way at random.
             uint32_t a = pairs[keep[k + l]].a, b = pairs[keep[k + l]].b;
-            uint32_t swap = (a ^ b) & (0u - (uint32_t)(s->ident[a] > s->ident[b]));
+            uint32_t swap = (a ^ b) & (0u - (uint32_t)(a > b));
             pa[l] = &s->pose[a ^ swap], pb[l] = &s->pose[b ^ swap];
         }
         unsigned unsure, live = nk - k < w ? (1u << (nk - k)) - 1 : ~0u;  // a partial group's repeated lanes

@@ -249,14 +249,16 @@ void cd_broad_set_narrow(cd_broad *b, const cd_narrow_step *step);
 /// The exact predicate of the cube scene: AABBs overlap and the OBB separating-axis test finds no
 /// separating axis. The AABB gate never changes the geometric answer (AABBs enclose the boxes,
 /// rounded outward) and makes every AABB-complete method exact by construction. The test runs
-/// with the lower-numbered cube (cd_scene.ident) as its first box, whatever order the pair came
-/// in: in floating point the separating-axis test of (A, B) is not that of (B, A) at extreme
-/// scales (half-extents of 1e-33 beside positions of 1e27 in one accepted trace), and the pair set
-/// must not depend on the order in which a method hands a pair over.
+/// with the lower slot as its first box, whatever order the pair came in: in floating point the
+/// separating-axis test of (A, B) is not that of (B, A) at extreme scales (half-extents of 1e-33
+/// beside positions of 1e27 in one accepted trace), and the pair set must not depend on the order
+/// in which a method hands a pair over. Every method of a frame sees the same slots; the slot
+/// order costs the narrow step nothing, where the cubes' numbers (cd_scene.ident) took a lookup
+/// per candidate (a tenth more narrow time at 100 000 cubes).
 static inline int cd_cube_pair_overlap(const cd_scene *s, uint32_t i, uint32_t j)
 {
     if (!cd_aabbf_overlap(&s->box[i], &s->box[j])) return 0;
-    if (s->ident[i] > s->ident[j]) {
+    if (i > j) {
         uint32_t t = i;
         i = j, j = t;
     }
