@@ -143,10 +143,7 @@ fi
 
 # An allocation that fails is an error, not an end of file: under a memory limit that lets the
 # program start, a file larger than the limit cannot be read into memory.
-lim=
-for l in 131072 262144 524288; do
-    sh -c "ulimit -v $l && \"\$0\" version" "$cdlab" >/dev/null 2>&1 && { lim=$l; break; }
-done
+address_limit
 if [ -z "$lim" ]; then
     echo "skip ulimit -v: the program does not start under 512 MiB of address space (a sanitizer build?)"
 else

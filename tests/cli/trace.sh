@@ -11,12 +11,8 @@
 # what info refuses (exit 2 naming the input).
 # usage: trace.sh CDLAB FIXTURE_DIR
 set -eu
-cdlab=$1
-case $cdlab in /*) ;; *) cdlab=$(pwd)/$cdlab ;; esac
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 # The deterministic columns of a frames.csv.
 cols() {
@@ -213,10 +209,7 @@ bad inverted.trace "half-extent 1 of object 5 is -1: expected 0..1e30 (negative:
 bad_at boxfar.aabbs 304 "frame 0 object 0: box axis 0 is \[-2.00000003e+30, 1\]: expected bounds of magnitude <= 1e30"
 # A header whose object count needs more memory than there is: refused at the count's offset, 16
 # in cdlab's format, 256 in Broadmark's (it said 16 for both). Sparse files of one frame.
-lim=
-for l in 131072 262144 524288; do
-    sh -c "ulimit -v $l && \"\$0\" version" "$cdlab" >/dev/null 2>&1 && { lim=$l; break; }
-done
+address_limit
 if [ -z "$lim" ]; then
     echo "skip ulimit -v: the program does not start under 512 MiB of address space (a sanitizer build?)"
 else
