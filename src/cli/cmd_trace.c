@@ -514,7 +514,9 @@ static int cmd_export(const trace_args *a)
 
 int cd_cmd_trace(int argc, char **argv)
 {
-    trace_args a = {0};
+    // --point not given stays UINT64_MAX (its range ends at 10^9), so that a subcommand other
+    // than record can refuse it, as --frames (from 1: 0 is not given) and -o for info.
+    trace_args a = {.point = UINT64_MAX};
     const cli_opt opts[] = {
         {.name = "output",
          .short_name = 'o',
@@ -569,7 +571,18 @@ int cd_cmd_trace(int argc, char **argv)
     a.in = ops.v[1];
     int k = 0;
     while (strcmp(subs[k], sub) != 0) ++k;  // one of them: cli_parse refuses any other
-    if (k < 3 && !a.out) {
+    // An option the subcommand does not read is refused, not ignored: `trace info t -o x` wrote
+    // nothing and said nothing of it.
+    const char *unread = k == 3 && a.out                  ? "-o"
+                         : k > 0 && a.point != UINT64_MAX ? "--point"
+                         : k > 0 && a.frames              ? "--frames"
+                                                          : NULL;
+    if (a.point == UINT64_MAX) a.point = 0;
+    if (unread) {
+        fprintf(stderr, "cdlab trace %s: %s is not an option of %s (%s)\n", sub, unread, sub,
+                unread[1] == 'o' ? "it writes nothing" : "only record takes it");
+        rc = 2;
+    } else if (k < 3 && !a.out) {
         fprintf(stderr, "cdlab trace %s: no -o FILE given\n", sub);
         rc = 2;
     } else {

@@ -158,15 +158,19 @@ bad "expected STEM, not empty" snapshot -o '' tiny.ini
 bad "expected RUN_DIR, not empty" merge -o '' a b
 bad "expected FILE, not empty" report -o '' a
 bad "expected DIR, not empty" snapshot --plots= tiny.ini
-# trace: a message names the subcommand once it is read (as options before it cannot); an unknown
-# subcommand is named as such whatever follows it.
+# trace: an option its subcommand does not read is refused (info once ignored -o, the others
+# --point and --frames). A message names the subcommand once it is read (as options before it
+# cannot); an unknown subcommand is named as such whatever follows it.
 for case in "trace import|--output '': expected FILE, not empty|import a.csv -o ''" \
             "trace export|--output '': expected FILE, not empty|export -o '' a" \
             "trace record|--point 'q': expected an integer|record tiny.ini --point q -o x.trace" \
             "trace info|too many arguments|info a b" \
             "trace|unknown subcommand 'bogus': expected record, import, export or info|bogus" \
             "trace|unknown subcommand 'bogus': expected record, import, export or info|bogus x" \
-            "trace|unknown subcommand 'bogus': expected record, import, export or info|-- bogus x"; do
+            "trace|unknown subcommand 'bogus': expected record, import, export or info|-- bogus x" \
+            "trace info|-o is not an option of info (it writes nothing)|info a.trace -o x.trace" \
+            "trace export|--point is not an option of export (only record takes it)|export a.trace -o x.csv --point 2" \
+            "trace import|--frames is not an option of import (only record takes it)|import a.csv -o x.trace --frames 3"; do
     who=${case%%|*} rest=${case#*|}
     phrase=${rest%%|*} args=${rest#*|}
     count=$((count + 1))
