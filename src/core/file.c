@@ -462,6 +462,24 @@ void cd_scratch_dir_remove(const char *dir)
 
 void cd_scratch_dir_keep(const char *dir) { out_temp_drop(scratch_slot(dir)); }
 
+int cd_file_make_temp(char *template, int mode)
+{
+    int fd = mkstemp(template);
+    if (fd < 0) return -1;
+    if (mode < 0) {  // fopen's: 0666 less the umask, read by setting it and back
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = (int)(0666 & ~mask);
+    }
+    if (fchmod(fd, (mode_t)mode) != 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        int e = errno;
+        close(fd), unlink(template);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len)
 {
     *o = (cd_file_out){0};
@@ -482,19 +500,12 @@ int cd_file_out_open(cd_file_out *o, const char *path, char *err, size_t err_len
     if (have && access(o->target, W_OK) != 0) {
         e = errno;  // a read-only file stays so: rename needs only the directory's permission
     } else {
-        fd = mkstemp(o->tmp);
+        // The file it replaces keeps its permissions (a private output stays private); a new one
+        // gets fopen's.
+        fd = cd_file_make_temp(o->tmp, have ? (int)(st.st_mode & 07777) : -1);
         e = errno;
     }
-    if (fd >= 0) {
-        // The file it replaces keeps its permissions (a private output stays private); a new one
-        // gets fopen's: 0666 less the umask.
-        mode_t mask = umask(0);
-        umask(mask);
-        mode_t mode = have ? st.st_mode & 07777 : 0666 & ~mask;
-        if (fchmod(fd, mode) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
-        if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) e = errno, close(fd), unlink(o->tmp), fd = -1;
-        if (fd >= 0 && !(o->f = fdopen(fd, "w"))) e = errno, close(fd), unlink(o->tmp);
-    }
+    if (fd >= 0 && !(o->f = fdopen(fd, "w"))) e = errno, close(fd), unlink(o->tmp);
     if (o->f) o->signal_slot = out_temp_add(o->tmp);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!o->f) {

@@ -902,7 +902,7 @@ static int take_marker(const char *out, const char *marker, size_t n, int *lock)
 {
     char tmp[4600], text[256], date[32], host[128] = "unknown";
     snprintf(tmp, sizeof tmp, "%s/." CD_RUN_INCOMPLETE ".XXXXXX", out);
-    *lock = mkstemp(tmp);
+    *lock = cd_file_make_temp(tmp, -1);  // the mode open(..., 0666) gave the marker
     if (*lock < 0) return errno;
     time_t now = time(NULL);
     struct tm tm;
@@ -910,11 +910,8 @@ static int take_marker(const char *out, const char *marker, size_t n, int *lock)
     gethostname(host, sizeof host - 1);
     snprintf(text, sizeof text, CD_RUN_MARKER_START "%s by pid %ld on %s" CD_MERGE_MARKER_TAG "%zu shards\n", date,
              (long)getpid(), host, n);
-    mode_t mask = umask(0);  // the mode open(..., 0666) gave the marker: 0666 less the umask
-    umask(mask);
     errno = 0;
-    int e = fcntl(*lock, F_SETFD, FD_CLOEXEC) != 0 || flock(*lock, LOCK_EX) != 0 ||
-                    cd_write_all(*lock, text, strlen(text)) || fchmod(*lock, 0666 & ~mask) || link(tmp, marker) != 0
+    int e = flock(*lock, LOCK_EX) != 0 || cd_write_all(*lock, text, strlen(text)) || link(tmp, marker) != 0
                 ? (errno ? errno : EIO)
                 : 0;
     unlink(tmp);

@@ -427,6 +427,11 @@ const char *cd_text_shown(const char *s, char *buf, size_t len);
 /// link_path is no link or cannot be read.
 char *cd_link_next(const char *link_path);
 
+/// A new file made from template (mkstemp: its last six characters XXXXXX, replaced in place),
+/// close-on-exec, with permissions mode, or fopen's (0666 less the umask) where mode is negative.
+/// Its descriptor, or -1 with errno set and no file left.
+int cd_file_make_temp(char *template, int mode);
+
 /// A file being written as a temporary file beside its target (cd_file_out_open).
 typedef struct cd_file_out {
     FILE *f;          ///< the stream to write
