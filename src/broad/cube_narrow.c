@@ -14,8 +14,7 @@
 // settled by the double build, eight (AVX-512) or four (AVX2) at a time: in Bullet's gravity ball a
 // quarter of the candidates are in contact, and one scalar test each took a third of the frame.
 // Same predicate as cd_cube_pair_overlap, on the same bits (the lower slot first), the pairs in
-// the same order. Batching
-// roughly halved the time per candidate at 100 000 cubes.
+// the same order. Batching roughly halved the time per candidate at 100 000 cubes.
 enum { SAT_MAX_LANES = 16 };  // pairs per call of the widest build
 enum { NARROW_BATCH = 64 };
 // The pose records are requested ahead only when they outgrow this: smaller arrays stay in a

@@ -70,8 +70,9 @@ static void poses_by_object(const cd_scene *s, cd_posef *pose)
 }
 
 // Frames f = 0 .. frames-1 of the view into w (cd_trace_writer_create's, closed or aborted here):
-// frame 0 is the scene as a repeat starts, then each step. 0, or the exit status with why in err: 2 where the scene makes a trace the reader refuses (what,
-// without a path), 1 where out cannot be written ("out: write error: <cause>").
+// frame 0 is the scene as a repeat starts, then each step. 0, or the exit status with why in err:
+// 2 where the scene makes a trace the reader refuses (what, without a path), 1 where the output
+// cannot be written ("out: write error: <cause>").
 static int record_frames(cd_kinds_view *v, uint64_t frames, cd_trace_writer *w, char *err, size_t len)
 {
     const cd_scene *s = cd_kinds_view_scene(v);

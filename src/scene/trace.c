@@ -116,6 +116,11 @@ static const char *bounds_bad(double lo, double hi, int *high)
     return lo <= hi ? NULL : "an inverted box";
 }
 
+// The reader's words, which the writer says of what it would not write: a half-extent (axis,
+// object, value, half_bad's reason) and a position (frame, object, value).
+#define HALF_BAD_FMT "half-extent %llu of object %llu is %.9g: expected 0..1e30 (%s)"
+#define POSITION_BAD_FMT "frame %llu object %llu: position %.9g: expected a number of magnitude <= 1e30"
+
 // Why half-extent h is refused (0..1e30, MAX_COORD, as a float), or NULL when it is not.
 static const char *half_bad(float h)
 {
@@ -230,8 +235,7 @@ static int open_cdlab(cd_trace *t, const unsigned char *h, char *err, size_t len
         const char *why = half_bad(t->half[i]);
         if (why) {
             cd_free(b);
-            return fail(err, len, t->path, HEADER + 4 * i,
-                        "half-extent %llu of object %llu is %.9g: expected 0..1e30 (%s)", (unsigned long long)(i % 3),
+            return fail(err, len, t->path, HEADER + 4 * i, HALF_BAD_FMT, (unsigned long long)(i % 3),
                         (unsigned long long)(i / 3), (double)t->half[i], why);
         }
     }
@@ -277,8 +281,7 @@ static int decode(const cd_trace *t, uint64_t frame, uint64_t i, cd_posef *p, ch
         for (int k = 0; k < POSE_FLOATS; ++k) v[k] = get_f32(b + 4 * k);
         for (int k = 4; k < 7; ++k)
             if (!(fabsf(v[k]) <= MAX_COORD))
-                return fail(err, len, t->path, at + 4 * POSE_FLOATS * i + 4 * (uint64_t)k,
-                            "frame %llu object %llu: position %.9g: expected a number of magnitude <= 1e30",
+                return fail(err, len, t->path, at + 4 * POSE_FLOATS * i + 4 * (uint64_t)k, POSITION_BAD_FMT,
                             (unsigned long long)frame, (unsigned long long)i, (double)v[k]);
         double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
         if (!(q2 >= 0.25 && q2 <= 4.0))
@@ -627,8 +630,8 @@ int cd_trace_writer_start(cd_trace_writer *w, uint64_t n, const float *half, cha
     for (uint64_t i = 0; i < 3 * n; ++i) {
         const char *why = half_bad(half[i]);
         if (why)
-            return refuse(err, len, "half-extent %llu of object %llu is %.9g: expected 0..1e30 (%s)",
-                          (unsigned long long)(i % 3), (unsigned long long)(i / 3), (double)half[i], why);
+            return refuse(err, len, HALF_BAD_FMT, (unsigned long long)(i % 3), (unsigned long long)(i / 3),
+                          (double)half[i], why);
         largest = fmaxf(largest, half[i]);
     }
     w->n = n;
@@ -662,9 +665,8 @@ int cd_trace_writer_frame(cd_trace_writer *w, const cd_posef *pose, char *err, s
         if (record_bad(v)) {  // as decode says it
             for (int k = 4; k < 7; ++k)
                 if (!(fabsf(v[k]) <= MAX_COORD))
-                    return refuse(err, len,
-                                  "frame %llu object %llu: position %.9g: expected a number of magnitude <= 1e30",
-                                  (unsigned long long)w->frames, (unsigned long long)i, (double)v[k]);
+                    return refuse(err, len, POSITION_BAD_FMT, (unsigned long long)w->frames, (unsigned long long)i,
+                                  (double)v[k]);
             double q2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] + (double)v[3] * v[3];
             return refuse(err, len, "frame %llu object %llu: quaternion of norm %g: expected 0.5..2",
                           (unsigned long long)w->frames, (unsigned long long)i, sqrt(q2));
