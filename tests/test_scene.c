@@ -463,6 +463,13 @@ static void csv_import_errors_name_line(void **state)
     expect_import_error(text, ":2: expected 11 fields");
     snprintf(text, sizeof text, "%s0,1,2,3e31,1,0,0,0,0.5,0.5,0.5\n", header);
     expect_import_error(text, ":2: column cz: expected a number of magnitude <= 1e30");
+    // 1e30 rounds to a float beyond 1e30, which a trace recorded from the scene would refuse.
+    snprintf(text, sizeof text, "%s0,1,2,3,1,0,0,0,0.5,1e30,0.5\n", header);
+    expect_import_error(text, ":2: column hy: expected a number of magnitude <= 1e30, found '1e30' "
+                              "(1.00000002e+30 as a float)");
+    snprintf(text, sizeof text, "%s0,-1e30,2,3,1,0,0,0,0.5,0.5,0.5\n", header);
+    expect_import_error(text, ":2: column cx: expected a number of magnitude <= 1e30, found '-1e30' "
+                              "(-1.00000002e+30 as a float)");
     snprintf(text, sizeof text, "%s0,1,2,1e-400,1,0,0,0,0.5,0.5,0.5\n", header);
     expect_import_error(text, ":2: column cz: expected a number of magnitude <= 1e30, found '1e-400' (it rounds to 0; "
                               "for zero write 0)");

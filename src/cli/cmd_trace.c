@@ -271,16 +271,10 @@ static int csv_next(csv_in *in, double v[CSV_FIELDS], char *err, size_t len)
             }
             // The trace holds floats, and its reader checks the floats: so does this (1e30 itself
             // rounds to a float above 1e30).
-            cd_number_fault f = cd_csv_parse_double(p, &v[k]);
-            if (f != CD_NUMBER_OK || !(fabs((double)(float)v[k]) <= 1e30)) {
-                // The float refused, beside the text, where they differ: "found '1e30'" alone
-                // contradicted "<= 1e30".
-                char as_float[48] = "";
-                if (f == CD_NUMBER_OK && (double)(float)v[k] != v[k])
-                    snprintf(as_float, sizeof as_float, " (%.9g as a float)", (double)(float)v[k]);
-                snprintf(err, len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'%s%s",
-                         in->path, in->line, names[k], cd_text_shown(p, shown, sizeof shown), as_float,
-                         cd_number_fault_note(f));
+            char note[64];
+            if (cd_csv_parse_float_within(p, 1e30, &v[k], note, sizeof note)) {
+                snprintf(err, len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'%s", in->path,
+                         in->line, names[k], cd_text_shown(p, shown, sizeof shown), note);
                 return -1;
             }
         }

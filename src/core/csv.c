@@ -276,6 +276,23 @@ const char *cd_number_fault_note(cd_number_fault f)
     return f == CD_NUMBER_ROUNDS_TO_ZERO ? " (it rounds to 0; for zero write 0)" : "";
 }
 
+int cd_csv_parse_float_within(const char *field, double limit, double *out, char *note, size_t note_len)
+{
+    double v = 0.0;
+    cd_number_fault f = cd_csv_parse_double(field, &v);
+    if (f == CD_NUMBER_OK && fabs((double)(float)v) <= limit) {
+        *out = v;
+        return 0;
+    }
+    // The float refused beside the text, where they differ: "found '1e30'" alone contradicted
+    // "<= 1e30".
+    if (f == CD_NUMBER_OK && (double)(float)v != v)
+        snprintf(note, note_len, " (%.9g as a float)", (double)(float)v);
+    else
+        snprintf(note, note_len, "%s", cd_number_fault_note(f));
+    return -1;
+}
+
 void cd_csv_write_field(FILE *f, const char *field, int first)
 {
     if (!first) fputc(',', f);

@@ -155,12 +155,13 @@ cd_scene *cd_scene_import_csv(const char *path, char *err, size_t err_len)
             goto fail;
         }
         for (int k = 0; k < NCOL; ++k) {
-            cd_number_fault f = cd_csv_parse_double(row->fields[k], &v[k]);
-            if (f != CD_NUMBER_OK || !(fabs(v[k]) <= CD_SCENE_MAX_COORD)) {
+            // Kept in float, checked as the float (1e30 itself rounds above 1e30, which a trace
+            // recorded from this scene would then refuse).
+            char note[64];
+            if (cd_csv_parse_float_within(row->fields[k], CD_SCENE_MAX_COORD, &v[k], note, sizeof note)) {
                 char shown[256];
                 snprintf(err, err_len, "%s:%zu: column %s: expected a number of magnitude <= 1e30, found '%s'%s", path,
-                         row->line, columns[k], cd_text_shown(row->fields[k], shown, sizeof shown),
-                         cd_number_fault_note(f));
+                         row->line, columns[k], cd_text_shown(row->fields[k], shown, sizeof shown), note);
                 goto fail;
             }
         }

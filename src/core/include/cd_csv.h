@@ -69,6 +69,12 @@ cd_number_fault cd_csv_parse_double(const char *field, double *out);
 /// for CD_NUMBER_ROUNDS_TO_ZERO, whose text is a number however "expected a number" reads; ""
 /// for the rest, which the message's own "expected ..." covers.
 const char *cd_number_fault_note(cd_number_fault f);
+/// Parse field as a value kept in float whose magnitude, as that float, is at most limit (a scene
+/// or trace coordinate: 1e30 itself rounds to the float 1.00000002e+30, beyond 1e30). 0 with *out
+/// set to the double read, or -1 with note set to what a message adds after the refused text: the
+/// float where the text alone would read within the limit (" (1.00000002e+30 as a float)"), or
+/// cd_number_fault_note's words.
+int cd_csv_parse_float_within(const char *field, double limit, double *out, char *note, size_t note_len);
 
 /// Write one field (quoted by libcsv when it holds a delimiter, quote or newline).
 void cd_csv_write_field(FILE *f, const char *field, int first);
