@@ -263,6 +263,14 @@ static void test_config_errors(void **state)
 {
     (void)state;
     expect_config_error("[experiment]\nseed = 1\n[scenery]\ncubes = 3\n", "bad.ini:3:", "unknown section [scenery]");
+    {  // each section named once, though the kind's table adds keys to a common one ([scene])
+        const char *text = "[experiment]\nseed = 1\n[scenery]\n";
+        cd_config c;
+        char err[1024] = "";
+        EXPECT_EQ(cd_config_parse(cd_kinds(), "bad.ini", text, strlen(text), &c, err, sizeof err), -1);
+        EXPECT_CONTAINS(err, "for kind cubes: expected one of [experiment], [run], [scene], [measure], [method]");
+        assert_null(strstr(err, "[method], ["));
+    }
     expect_config_error("[scene]\ncubez = 3\n", "bad.ini:2:", "unknown key 'cubez'");
     expect_config_error("[scene]\ncubes = 3\ncubes = 4\n", "bad.ini:3:", "given twice");
     expect_config_error("cubes = 3\n", "bad.ini:1:", "before any section");

@@ -580,6 +580,12 @@ static int compare_dirs(const char *const dirs[2], const options *o)
     } else if (check_ignored(&b, &n, o->ignore, err, sizeof err)) {
         fprintf(stderr, "cdlab compare: %s\n", err);
         rc = 2;
+    } else if (b.r.summary.count < 2 || n.r.summary.count < 2) {  // a shard that got none of the points
+        fprintf(
+            stderr,
+            "cdlab compare: %s has no points (a summary.csv of no rows, as a shard given none): nothing to compare\n",
+            dirs[b.r.summary.count < 2 ? 0 : 1]);
+        rc = 2;
     } else if (!share_a_point(&b, &n)) {
         char why[2048];
         disjoint_params(&b, &n, why, sizeof why);
@@ -639,7 +645,7 @@ int cd_cmd_compare(int argc, char **argv)
          .dest = &format,
          .words = formats},
         {.name = "metric",
-         .arg = "C",
+         .arg = "COLUMN",
          .help = "the frames.csv column to compare: a time (_ms, _us, _ns, ns_per_...) or\n"
                  "a counter the runs read (lower is faster)",
          .type = CLI_TEXT,

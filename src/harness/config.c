@@ -259,7 +259,9 @@ static void list_sections(const cd_config *c, char *buf, size_t len)
     buf[0] = '\0';
     for (size_t i = 0; i < c->key_count && n < len; ++i) {
         const char *s = c->keys[i].spec->section;
-        if (i && strcmp(c->keys[i - 1].spec->section, s) == 0) continue;
+        size_t j = 0;  // each section once: a kind's table may add keys to a common section ([scene])
+        while (j < i && strcmp(c->keys[j].spec->section, s) != 0) ++j;
+        if (j < i) continue;
         n += (size_t)snprintf(buf + n, len - n, "%s[%s]", n ? ", " : "", s);
     }
 }

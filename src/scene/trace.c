@@ -478,7 +478,8 @@ cd_trace *cd_trace_open(const char *path, int check_frames, char *err, size_t le
     char why[256];
     t->f = cd_file_open_stream(path, why, sizeof why);
     if (!t->f || fstat(fileno(t->f), &st) != 0) {
-        fail(err, len, path, 0, "%s", t->f ? strerror(errno) : why);
+        // No offset: the file is not read (a directory, a FIFO, a missing file).
+        snprintf(err, len, "%s: %s", path, t->f ? strerror(errno) : why);
         goto bad;
     }
     t->info.bytes = (uint64_t)st.st_size;

@@ -110,6 +110,15 @@ expect 2 nocommon "$base" "$tmp/seed/tiny/s"
 grep -q 'share no point: no value in common for seed (BASE [0-9]*; NEW 99)$' "$tmp/nocommon.err" &&
     [ ! -s "$tmp/nocommon.out" ] || { echo "FAIL: no common point"; cat "$tmp/nocommon.out" "$tmp/nocommon.err"; exit 1; }
 
+# A shard given none of the points (three shards of two points): its run has no points, said so.
+for i in 0 1 2; do
+    "$cdlab" run --quiet --output "$tmp/shards" --run-id "s$i" --shard "$i/3" "$fix/tiny.ini" >/dev/null
+    [ "$(wc -l <"$tmp/shards/tiny/s$i/summary.csv")" -eq 1 ] && empty=$tmp/shards/tiny/s$i
+done
+expect 2 emptyshard "$base" "$empty"
+grep -q "^cdlab compare: $empty has no points (a summary.csv of no rows, as a shard given none)" "$tmp/emptyshard.err" ||
+    { echo "FAIL: empty shard"; cat "$tmp/emptyshard.err"; exit 1; }
+
 # --metric takes a cost, lower being faster: fps (higher is faster) doubled would read as slower,
 # so it is refused; a time column other than the default is taken. A counter the runs did not
 # read (NA) is refused, naming why.

@@ -321,7 +321,10 @@ rc=0; timeout 10 "$cdlab" trace import fifo.csv -o fifo.trace 2>err || rc=$?
 grep -q "fifo.csv: not a regular file (a pipe)" err || fail "import of a FIFO: $(cat err)"
 rc=0; timeout 10 "$cdlab" trace info fifo.csv 2>err || rc=$?
 [ $rc -eq 2 ] || fail "info of a FIFO: exit $rc: $(cat err)"
-grep -q "fifo.csv: 0: not a regular file (a pipe)" err || fail "info of a FIFO: $(cat err)"
+grep -q "fifo.csv: not a regular file (a pipe)" err || fail "info of a FIFO: $(cat err)"
+# A file not read names no offset in it.
+rc=0; "$cdlab" trace info . 2>err || rc=$?
+[ $rc -eq 2 ] && grep -qx "cdlab trace info: .: is a directory: expected a file" err || fail "info of .: exit $rc: $(cat err)"
 "$cdlab" trace import /dev/zero -o zero.trace 2>err && fail "/dev/zero imported"
 # A line without end is refused at 64 KiB instead of read into memory.
 { printf 'frame,id,qw,qx,qy,qz,x,y,z,hx,hy,hz\n'; head -c 100000 /dev/zero | tr '\0' 1; } >long.csv
