@@ -167,6 +167,54 @@ static void solid_mode_finds_nesting(void **state)
     cd_mesh_free(&inner);
 }
 
+// Solid mode on closed meshes that are not one outward surface: a sphere wound inward holds what
+// it encloses (the nonzero rule), and a mesh of two separate spheres is inside another when its
+// second part is, though its first lies outside (every part's vertex is tested).
+static void solid_mode_inward_and_parts(void **state)
+{
+    (void)state;
+    cd_mesh outer = test_mesh("icosphere:320"), small = test_mesh("icosphere:80"), two;
+    for (uint32_t t = 0; t < outer.ntris; ++t) {  // inward: each triangle's winding reversed
+        uint32_t v = outer.tris[t][1];
+        outer.tris[t][1] = outer.tris[t][2], outer.tris[t][2] = v;
+    }
+    cd_mesh_alloc(&two, 2 * small.nverts, 2 * small.ntris);
+    for (int p = 0; p < 2; ++p) {  // part 0 around x = +1.5, part 1 around x = -1.5, radius 0.1
+        for (uint32_t i = 0; i < small.nverts; ++i)
+            two.verts[p * small.nverts + i] = cd_v3_add(cd_v3_scale(small.verts[i], 0.1), cd_v3(p ? -1.5 : 1.5, 0, 0));
+        for (uint32_t t = 0; t < small.ntris; ++t)
+            for (int k = 0; k < 3; ++k) two.tris[p * small.ntris + t][k] = small.tris[t][k] + p * small.nverts;
+    }
+    uint32_t part[2 * 80 * 2];
+    assert_true(two.ntris <= sizeof part / sizeof part[0]);
+    assert_int_equal(cd_mesh_part_vertices(&two, part), 2);
+    assert_int_equal(part[0], two.tris[0][0]);
+    assert_true(part[1] >= small.nverts);
+    assert_int_equal(cd_mesh_part_vertices(&outer, part), 1);
+    cd_mesh_free(&small);
+    for (size_t v = 0; v < NVAR; ++v) {
+        cd_bvh *ho = build_variant(&outer, &variants[v]), *ht = build_variant(&two, &variants[v]);
+        assert_true(cd_bvh_is_closed(ho) && cd_bvh_is_closed(ht));
+        cd_bvh_result r = {0};
+        cd_pose in = {cd_q_identity(), cd_v3(1.5, 0, 0)}, out = {cd_q_identity(), cd_v3(4.0, 0, 0)};
+        // Posed at +1.5 on x: part 0 at x = 3 lies outside, part 1 at x = 0 inside the sphere.
+        cd_bvh_query(ho, ht, &in, CD_BVH_FIRST_HIT, &r);
+        assert_false(r.overlap);
+        cd_bvh_query(ho, ht, &in, CD_BVH_SOLID, &r);
+        assert_true(r.overlap && r.inside);
+        cd_pose back = {cd_q_identity(), cd_v3(-1.5, 0, 0)};  // the other direction: A in B's frame
+        cd_bvh_query(ht, ho, &back, CD_BVH_SOLID, &r);
+        assert_true(r.overlap && r.inside);
+        cd_bvh_query(ho, ht, &out, CD_BVH_SOLID, &r);  // both parts outside
+        assert_false(r.overlap);
+        cd_bvh_result_free(&r);
+        cd_bvh_destroy(ho);
+        cd_bvh_destroy(ht);
+    }
+    cd_mesh_free(&outer);
+    cd_mesh_free(&two);
+}
+
 static void winding_number_inside_outside(void **state)
 {
     (void)state;
@@ -689,6 +737,7 @@ int main(void)
         cmocka_unit_test(winding_number_inside_outside),
         cmocka_unit_test(every_variant_equals_brute_force),
         cmocka_unit_test(solid_mode_finds_nesting),
+        cmocka_unit_test(solid_mode_inward_and_parts),
         cmocka_unit_test(refit_of_unchanged_mesh_equals_build),
         cmocka_unit_test(refit_follows_deformation),
         cmocka_unit_test(counters_are_deterministic_and_by_kind),

@@ -403,16 +403,41 @@ uint32_t cd_bvh_refit(cd_bvh *bvh)
     return bvh->nnodes;
 }
 
-int cd_bvh_is_closed(const cd_bvh *bvh)
+// cd_bvh.solid: whether the mesh is closed, and if so a vertex of each connected part.
+struct cd_bvh_solid {
+    int closed;
+    uint32_t count;
+    uint32_t vertex[];
+};
+
+// bvh's solid record, found on the first call. The tree is logically const: the record is a
+// property of its (unchanging) mesh topology. Threads that race each build one; the first
+// published is kept and the others freed, so every caller sees one record.
+static const struct cd_bvh_solid *bvh_solid(const cd_bvh *bvh)
 {
-    // The tree is logically const: the cached answer is a property of its (unchanging) mesh.
     cd_bvh *h = (cd_bvh *)bvh;
-    int s = atomic_load_explicit(&h->closed_state, memory_order_relaxed);
-    if (!s) {
-        s = cd_mesh_is_closed(bvh->mesh) ? 1 : 2;
-        atomic_store_explicit(&h->closed_state, s, memory_order_relaxed);
-    }
-    return s == 1;
+    struct cd_bvh_solid *s = atomic_load_explicit(&h->solid, memory_order_acquire), *none = NULL;
+    if (s) return s;
+    int closed = cd_mesh_is_closed(bvh->mesh);
+    uint32_t *parts = closed ? cd_alloc(sizeof *parts * bvh->mesh->ntris) : NULL;
+    uint32_t n = closed ? cd_mesh_part_vertices(bvh->mesh, parts) : 0;
+    s = cd_alloc(sizeof *s + sizeof *s->vertex * n);
+    s->closed = closed, s->count = n;
+    if (n) memcpy(s->vertex, parts, sizeof *parts * n);
+    cd_free(parts);
+    if (atomic_compare_exchange_strong_explicit(&h->solid, &none, s, memory_order_acq_rel, memory_order_acquire))
+        return s;
+    cd_free(s);
+    return none;
+}
+
+int cd_bvh_is_closed(const cd_bvh *bvh) { return bvh_solid(bvh)->closed; }
+
+const uint32_t *cd_bvh_solid_vertices(const cd_bvh *bvh, uint32_t *n)
+{
+    const struct cd_bvh_solid *s = bvh_solid(bvh);
+    *n = s->count;
+    return s->vertex;
 }
 
 void cd_bvh_destroy(cd_bvh *bvh)
@@ -421,6 +446,7 @@ void cd_bvh_destroy(cd_bvh *bvh)
     cd_free(bvh->nodes_block);
     cd_free(bvh->order);
     cd_free(bvh->parent);
+    cd_free(atomic_load_explicit(&bvh->solid, memory_order_relaxed));
     cd_free(bvh);
 }
 

@@ -356,23 +356,39 @@ typedef struct cd_bvh_trace {
     size_t nodes, tris, max;
 } cd_bvh_trace;
 
-// Both meshes closed and no surface contact: either one lies inside the other or they are apart,
-// and one vertex of each decides which.
+// Point p lies inside h's closed mesh by the nonzero rule: its winding number is ±1 (or more where
+// parts nest), so a mesh wound inward holds its points as one wound outward does.
 static int contains_point(const cd_bvh *h, cd_vec3 p, cd_bvh_stats *s)
 {
     const cd_bvh_node *root = &h->nodes[0];
     if (cd_v3_len2(cd_v3_sub(p, root->c)) > root->r * root->r) return 0;  // cheap outside
     ++s->point_tests;
-    return cd_bvh_winding_number(h->mesh, p) > 0.5;
+    return fabs(cd_bvh_winding_number(h->mesh, p)) > 0.5;
 }
 
+// Both meshes closed and no surface contact. Then each connected part of either surface lies
+// wholly inside the other solid or wholly outside it (the winding number is constant on a
+// connected set that meets no surface of the other mesh), so one vertex of each part decides.
+// And if no part of either surface lies inside the other solid, the solids are apart: their
+// intersection would be a bounded set whose boundary is made of such parts, and it has none.
 static void solid_check(const cd_bvh *a, const cd_bvh *b, const cd_mat3 *R, cd_vec3 t, double s, cd_bvh_result *res)
 {
     if (!cd_bvh_is_closed(a) || !cd_bvh_is_closed(b)) return;
-    cd_vec3 pb = cd_pose_apply_scaled(R, t, s, b->mesh->verts[b->mesh->tris[0][0]]);
-    // Into B's frame: Rᵀ·(x − t) / s.
-    cd_vec3 pa = cd_v3_scale(cd_m3_tmul_v(*R, cd_v3_sub(a->mesh->verts[a->mesh->tris[0][0]], t)), 1.0 / s);
-    if (contains_point(a, pb, &res->stats) || contains_point(b, pa, &res->stats)) res->overlap = res->inside = 1;
+    uint32_t na, nb;
+    const uint32_t *va = cd_bvh_solid_vertices(a, &na), *vb = cd_bvh_solid_vertices(b, &nb);
+    for (uint32_t k = 0; k < nb; ++k)
+        if (contains_point(a, cd_pose_apply_scaled(R, t, s, b->mesh->verts[vb[k]]), &res->stats)) {
+            res->overlap = res->inside = 1;
+            return;
+        }
+    for (uint32_t k = 0; k < na; ++k) {
+        // Into B's frame: Rᵀ·(x − t) / s.
+        cd_vec3 pa = cd_v3_scale(cd_m3_tmul_v(*R, cd_v3_sub(a->mesh->verts[va[k]], t)), 1.0 / s);
+        if (contains_point(b, pa, &res->stats)) {
+            res->overlap = res->inside = 1;
+            return;
+        }
+    }
 }
 
 // The plan has a layer of pure OBB nodes.

@@ -127,6 +127,34 @@ int cd_mesh_is_closed(const cd_mesh *m)
     return closed;
 }
 
+// Union-find over the vertices, each triangle joining its three (path halving, the smaller root
+// kept: the result does not depend on the order of the unions).
+static uint32_t part_root(uint32_t *up, uint32_t v)
+{
+    while (up[v] != v) v = up[v] = up[up[v]];
+    return v;
+}
+
+uint32_t cd_mesh_part_vertices(const cd_mesh *m, uint32_t *vertex)
+{
+    if (m->ntris == 0) return 0;
+    uint32_t *up = cd_alloc(sizeof *up * ((size_t)m->nverts + 1)), count = 0;
+    for (uint32_t v = 0; v < m->nverts; ++v) up[v] = v;
+    for (uint32_t t = 0; t < m->ntris; ++t)
+        for (int k = 1; k < 3; ++k) {
+            uint32_t a = part_root(up, m->tris[t][0]), b = part_root(up, m->tris[t][k]);
+            if (a != b) up[a > b ? a : b] = a < b ? a : b;
+        }
+    uint8_t *listed = cd_alloc_zero((size_t)m->nverts + 1, 1);  // by root: its part is listed
+    for (uint32_t t = 0; t < m->ntris; ++t) {
+        uint32_t r = part_root(up, m->tris[t][0]);
+        if (!listed[r]) listed[r] = 1, vertex[count++] = m->tris[t][0];
+    }
+    cd_free(listed);
+    cd_free(up);
+    return count;
+}
+
 double cd_mesh_volume(const cd_mesh *m)
 {
     double v = 0.0;

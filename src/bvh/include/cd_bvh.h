@@ -98,9 +98,10 @@ typedef struct cd_bvh {
     uint32_t *order;   ///< triangle ids, permuted so every node's triangles are contiguous
     int depth;         ///< deepest node's depth
     uint32_t *parent;  ///< each node's parent (the root's: 0), for cd_bvh_query_hinted's witness
-    // Whether the mesh is closed, found on first need (cd_bvh_is_closed): 0 not yet known, 1
-    // closed, 2 open. The check was a twentieth of every build but only solid mode reads it.
-    _Atomic int closed_state;
+    // What solid mode needs of the mesh, found on first need (cd_bvh_is_closed,
+    // cd_bvh_solid_vertices): NULL while not yet known. The check was a twentieth of every build
+    // but only solid mode reads it.
+    struct cd_bvh_solid *_Atomic solid;
     double margin;  ///< absolute outward margin added to every volume (covers fitting rounding)
 } cd_bvh;
 
@@ -110,6 +111,10 @@ cd_bvh *cd_bvh_build(const cd_mesh *mesh, const cd_bvh_plan *plan, uint32_t leaf
 /// True when bvh's mesh is closed (cd_mesh_is_closed), so solid mode may use point-in-mesh. Found
 /// on the first call and kept (safe to call from several threads; the mesh must not change).
 int cd_bvh_is_closed(const cd_bvh *bvh);
+/// The vertices solid mode tests against the other mesh: one of each connected part of a closed
+/// mesh (cd_mesh_part_vertices), *n of them; none for an open mesh. Found with cd_bvh_is_closed's
+/// answer and kept, under the same conditions.
+const uint32_t *cd_bvh_solid_vertices(const cd_bvh *bvh, uint32_t *n);
 /// Refit every volume to the mesh's current vertex positions, keeping the topology (for deforming
 /// meshes). Returns the number of nodes refitted (Nu).
 uint32_t cd_bvh_refit(cd_bvh *bvh);

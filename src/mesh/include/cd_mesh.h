@@ -30,6 +30,11 @@ void cd_mesh_normalize(cd_mesh *m);
 /// True when m is a closed, consistently oriented 2-manifold surface: every directed edge (a,b)
 /// occurs exactly once and its reverse (b,a) occurs exactly once. Point-in-mesh needs this.
 int cd_mesh_is_closed(const cd_mesh *m);
+/// One vertex of each connected part of m's surface (triangles sharing a vertex are connected),
+/// into vertex[0, count): the first vertex of each part's first triangle, parts in the order of
+/// their first triangles (so vertex[0] = tris[0][0]). vertex holds m->ntris entries or more;
+/// returns the count (0 for no triangles).
+uint32_t cd_mesh_part_vertices(const cd_mesh *m, uint32_t *vertex);
 /// Signed volume (divergence theorem); positive for a closed mesh with outward orientation.
 double cd_mesh_volume(const cd_mesh *m);
 
