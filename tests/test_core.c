@@ -209,6 +209,40 @@ static void csv_numbers_round_trip(void **state)
 // A method parameter reads its number as config values and CSV fields do: a subnormal is exact
 // and taken (strtod's ERANGE once refused it as "expected a number"), one that rounds to 0 is
 // refused saying so, and a range or integer check still applies.
+// A plugin's parameter table is checked on loading against what settings can hold: a name that
+// fits a setting's slot, finite ends (whole for an INT), words that fit a value's slot. Each of
+// these once passed the check and then aborted where a variant's plan was probed at its ends.
+static void param_table_fits_the_settings(void **state)
+{
+    (void)state;
+    static const char *const long_word[] = {"a", "a_word_of_forty_eight_characters_for_the_slot_xx", NULL};
+    static const char *const short_word[] = {"a", "a_word_of_forty_seven_characters_for_the_slot_x", NULL};
+    const struct {
+        cd_param_spec spec;
+        const char *why;  // NULL: accepted
+    } cases[] = {
+        {{"a_parameter_name_of_thirty_two_x", CD_PARAM_INT, "2", 0, 32, NULL, "h"},
+         "has a name of 32 characters: expected at most 31"},
+        {{"a_parameter_name_of_thirty_one_", CD_PARAM_INT, "2", 0, 32, NULL, "h"}, NULL},
+        {{"l", CD_PARAM_REAL, "2", -INFINITY, INFINITY, NULL, "h"}, "has min -inf and max inf: expected finite ends"},
+        {{"l", CD_PARAM_REAL, "2", 0, INFINITY, NULL, "h"}, "expected finite ends"},
+        {{"l", CD_PARAM_REAL, "2", -1e300, 1e300, NULL, "h"}, NULL},
+        {{"l", CD_PARAM_INT, "1", 0.5, 3.5, NULL, "h"}, "is an INT with min 0.5 and max 3.5: expected whole ends"},
+        {{"w", CD_PARAM_WORD, "a", 0, 0, long_word, "h"}, "has a word of 48 characters: expected at most 47"},
+        {{"w", CD_PARAM_WORD, "a", 0, 0, short_word, "h"}, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        char why[200] = "";
+        int ok = cd_param_table_ok(&cases[k].spec, 1, why, sizeof why);
+        if (!cases[k].why) {
+            assert_int_equal(ok, 1);
+            continue;
+        }
+        assert_int_equal(ok, 0);
+        EXPECT_CONTAINS(why, cases[k].why);
+    }
+}
+
 static void param_numbers_read_as_everywhere(void **state)
 {
     (void)state;
@@ -322,6 +356,7 @@ int main(void)
         cmocka_unit_test(grow_keeps_contents),
         cmocka_unit_test(csv_numbers_round_trip),
         cmocka_unit_test(param_numbers_read_as_everywhere),
+        cmocka_unit_test(param_table_fits_the_settings),
         cmocka_unit_test(part_queue_takes_own_run_then_longest_tail),
         cmocka_unit_test(part_queue_parts_taken_once_across_threads),
     };

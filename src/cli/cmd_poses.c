@@ -20,11 +20,15 @@ int cd_cmd_poses(int argc, char **argv)
          .hi = 9007199254740992ull},
         {.name = "poses",
          .arg = "N",
-         .help = "how many poses (default 200)",
+         .help = "how many poses (default 200, at most 8000000)",
          .type = CLI_COUNT,
          .dest = &n,
          .lo = 1,
-         .hi = 10000000},
+         // What [mesh] poses_file reads back: a line is at most 124 bytes (four quaternion
+         // components and tx of 23 characters each as -1.2345678901234567e-05, ty and tz 0, six
+         // commas and the newline), so 8·10⁶ lines stay under the readers' 1 GiB
+         // (CD_FILE_MAX_BYTES); 10⁷ could pass it.
+         .hi = 8000000},
         {.name = "distance",
          .arg = "D",
          .help = "centre distance along x (default 1.0)",

@@ -110,6 +110,11 @@ static int take(const cli_spec *s, const cli_opt *o, const char *v)
         if (!bad) *(const char **)o->dest = v;
         break;
     case CLI_CALL:
+        if (!*v) {  // as an empty CLI_TEXT: no handler takes it, and each said so in its own words
+            snprintf(err, sizeof err, "%s, not empty", o->arg ? o->arg : "a value");
+            bad = 1;
+            break;
+        }
         if (o->call(v, o->ctx, err, sizeof err) == 0) return 0;
         if (!err[0]) return 2;  // the handler said why
         bad = 1;

@@ -115,6 +115,12 @@ int cd_param_table_ok(const cd_param_spec *spec, size_t count, char *why, size_t
             return snprintf(why, why_len, "parameter %zu has name '%s': expected letters, digits and _", i,
                             s->name ? s->name : "(NULL)"),
                    0;
+        // A setting holds the name and a value's text in fixed slots (cd_param_settings).
+        cd_param_settings *slot = NULL;
+        if (strlen(s->name) >= sizeof slot->item[0].name)
+            return snprintf(why, why_len, "parameter '%s' has a name of %zu characters: expected at most %zu", s->name,
+                            strlen(s->name), sizeof slot->item[0].name - 1),
+                   0;
         for (size_t j = 0; j < i; ++j)
             if (strcmp(spec[j].name, s->name) == 0)
                 return snprintf(why, why_len, "parameter '%s' declared twice: expected unique names", s->name), 0;
@@ -130,6 +136,21 @@ int cd_param_table_ok(const cd_param_spec *spec, size_t count, char *why, size_t
             return snprintf(why, why_len, "parameter '%s': expected %s", s->name,
                             s->type == CD_PARAM_WORD ? "a NULL-terminated words list" : "min <= max"),
                    0;
+        // The ends are values a setting may take (variant probes set each one, and the config's
+        // ranges show them): finite, and whole numbers for an INT.
+        if (s->type != CD_PARAM_WORD && !(isfinite(s->min) && isfinite(s->max)))
+            return snprintf(why, why_len, "parameter '%s' has min %g and max %g: expected finite ends", s->name, s->min,
+                            s->max),
+                   0;
+        if (s->type == CD_PARAM_INT && (s->min != floor(s->min) || s->max != floor(s->max)))
+            return snprintf(why, why_len, "parameter '%s' is an INT with min %.17g and max %.17g: expected whole ends",
+                            s->name, s->min, s->max),
+                   0;
+        for (const char *const *word = s->type == CD_PARAM_WORD ? s->words : NULL; word && *word; ++word)
+            if (strlen(*word) >= sizeof slot->item[0].text)
+                return snprintf(why, why_len, "parameter '%s' has a word of %zu characters: expected at most %zu",
+                                s->name, strlen(*word), sizeof slot->item[0].text - 1),
+                       0;
         char w[160];
         if (cd_param_check(s, s->def, w, sizeof w))
             return snprintf(why, why_len, "parameter '%s': its default %s", s->name, w), 0;

@@ -98,9 +98,10 @@ bad "--seed '4294967296'" verify --seed 4294967296
 # run --run-id: one portable name, not the `latest` link (which would then never move again).
 nl='a
 b'
-for id in latest "$nl" a/b . .. .hidden -x "a b" "" "$(printf 'x%.0s' $(seq 65))" "é"; do
+for id in latest "$nl" a/b . .. .hidden -x "a b" "$(printf 'x%.0s' $(seq 65))" "é"; do
     bad "--run-id '$id': expected a name of 1 to 64" run --output res --run-id "$id" tiny.ini
 done
+bad "--run-id '': expected ID, not empty" run --output res --run-id "" tiny.ini
 good run --dry-run --run-id r-1.2_X tiny.ini
 bad "--shard '2/2'" run --shard 2/2 tiny.ini
 bad "--cpu 'x'" run --cpu x tiny.ini
@@ -113,6 +114,8 @@ bad "--format 'xml': expected one of md, csv" compare --format xml a b
 bad "--threshold 'abc': expected a percentage" compare --threshold abc a b
 bad "--algo 'fast': expected one of exact, gd, float" query --algo fast tri-tri x.csv
 bad "--poses '0'" poses --poses 0 out.csv
+# At most what [mesh] poses_file reads back (1 GiB at 124 bytes a line at most).
+bad "--poses '8000001': expected an integer in [1, 8000000]" poses --poses 8000001 out.csv
 bad "--distance 'nan'" poses --distance nan out.csv
 # A number that underflows to 0 is refused and says so; a subnormal is exact and taken as it is
 # (glibc's ERANGE for it once refused 4e-324 as out of [0, 1e+06]); -0 is 0 (never written "-0").
@@ -158,6 +161,12 @@ bad "expected STEM, not empty" snapshot -o '' tiny.ini
 bad "expected RUN_DIR, not empty" merge -o '' a b
 bad "expected FILE, not empty" report -o '' a
 bad "expected DIR, not empty" snapshot --plots= tiny.ini
+# Options read by a handler of their own are refused empty in the same words (--plugin '' once
+# said "--plugin : No such file or directory").
+bad "--plugin '': expected FILE, not empty" methods --plugin ''
+bad "--plugin '': expected FILE, not empty" verify --plugin ''
+bad "--shard '': expected I/N, not empty" run --shard '' tiny.ini
+bad "--cpu '': expected N|auto, not empty" run --cpu '' tiny.ini
 # trace: an option its subcommand does not read is refused (info once ignored -o, the others
 # --point and --frames). A message names the subcommand once it is read (as options before it
 # cannot); an unknown subcommand is named as such whatever follows it.
