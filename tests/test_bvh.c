@@ -705,7 +705,8 @@ static void poses_csv_round_trip_and_errors(void **state)
                          "qw,qx,qy,qz,tx,ty,tz\n",
                          "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,1e30,-1e30,0\n1,0,0,0,1e160,0,0\n",
                          "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,-1.0000001e30\n",
-                         "qw,qx,qy,qz,tx,ty,tz\n1,1e-400,0,0,0,0,0\n"};
+                         "qw,qx,qy,qz,tx,ty,tz\n1,1e-400,0,0,0,0,0\n",
+                         "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n1e-300,0,0,0,0,0,0\n"};
     const char *line[] = {":1:",
                           ":2:",
                           ":3:",
@@ -713,8 +714,9 @@ static void poses_csv_round_trip_and_errors(void **state)
                           ":3: expected a translation",
                           ":2: expected a translation",
                           ":2: expected 7 finite numbers qw,qx,qy,qz,tx,ty,tz, found '1e-400' in column qx (it rounds "
-                          "to 0; for zero write 0)"};
-    for (int i = 0; i < 7; ++i) {
+                          "to 0; for zero write 0)",
+                          ":3: expected a quaternion of norm above 1e-12"};
+    for (int i = 0; i < 8; ++i) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         fputs(bad[i], f);

@@ -74,8 +74,12 @@ int cd_poses_read_csv(const char *path, cd_pose **out, size_t *n, char *err, siz
             snprintf(err, err_len, "%s:%zu: expected 7 finite numbers qw,qx,qy,qz,tx,ty,tz%s", path, row->line, found);
             rc = -1;
         } else if (!(cd_q_norm(q) > 1e-12 && isfinite(cd_q_norm(q)))) {
-            // Components past 1e154 overflow the norm, and normalising would give a zero rotation.
-            snprintf(err, err_len, "%s:%zu: expected a non-zero quaternion of finite norm (it is normalised on use)",
+            // Components past 1e154 overflow the norm, and normalising would give a zero rotation;
+            // below 1e-12 the norm is refused (1e-300 alone underflows to 0). The message gives the
+            // range, not "non-zero" and "finite", which such a quaternion is.
+            snprintf(err, err_len,
+                     "%s:%zu: expected a quaternion of norm above 1e-12 with components below 1e154 in magnitude "
+                     "(it is normalised on use)",
                      path, row->line);
             rc = -1;
         } else if (!(fabs(v[4]) <= CD_POSE_MAX_T && fabs(v[5]) <= CD_POSE_MAX_T && fabs(v[6]) <= CD_POSE_MAX_T)) {

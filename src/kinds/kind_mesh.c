@@ -248,11 +248,15 @@ static int check_faces(const cd_config *c, char *err, size_t err_len)
         for (size_t i = 0; i < k->count; ++i) {
             int bare = kinds_is_bare_generator(k->values[i].text);
             if (bare == want_bare) continue;
-            cd_config_error(c, bare ? k : faces, err, err_len,
-                            bare ? "'%s' is a bare generator name: expected [mesh] faces > 0 to give its face count"
-                                 : "faces > 0 sizes bare generator names, but '%s' is not one: expected a = icosphere, "
-                                   "torus, noisy_sphere or pencil, or faces = 0",
-                            k->values[i].text);
+            if (bare)
+                cd_config_error(c, k, err, err_len,
+                                "'%s' is a bare generator name: expected [mesh] faces > 0 to give its face count",
+                                k->values[i].text);
+            else  // the key named is the one whose value is not a generator name (b as well as a)
+                cd_config_error(c, faces, err, err_len,
+                                "faces > 0 sizes bare generator names, but %s = '%s' is not one: expected %s = "
+                                "icosphere, torus, noisy_sphere or pencil, or faces = 0",
+                                m ? "b" : "a", k->values[i].text, m ? "b" : "a");
             return -1;
         }
         for (size_t i = 0; i < faces->count && want_bare; ++i)
