@@ -140,6 +140,88 @@ static void test_value_lists_and_ranges(void **state)
     parse_bad(&word_sweep, "a b", "not a word");
 }
 
+// An integer key's value is judged on its text, not on the double it rounds to: 2^53 + 1 reads as
+// 2^53 and 2^53 + 0.5 as an integer, so [experiment] seed took both and ran with 2^53.
+static const cd_key_spec seed_spec = {"s", "seed", CD_KEY_INT, "1", 0, 9007199254740992.0, NULL, NULL, 1, ""};
+
+static void test_integer_values_judged_on_text(void **state)
+{
+    (void)state;
+    cd_value *v;
+    size_t n = parse_ok(&seed_spec, "9007199254740992, 1e3, 2.50e1, 1000e-3, 0.0e5", &v);
+    EXPECT_EQ(n, 5);
+    EXPECT_EQ(v[0].num, 9007199254740992.0);
+    EXPECT_EQ(v[1].num, 1000.0);
+    EXPECT_EQ(v[2].num, 25.0);
+    EXPECT_EQ(v[3].num, 1.0);
+    EXPECT_EQ(v[4].num, 0.0);
+    cd_values_free(v, n);
+    parse_bad(&seed_spec, "9007199254740993", "9007199254740993 out of range: expected 0..9007199254740992");
+    parse_bad(&seed_spec, "9007199254740992.5", "'9007199254740992.5' is not an integer");
+    parse_bad(&seed_spec, "90071992547409925e-1", "not an integer");
+    parse_bad(&seed_spec, "1e30", "out of range");
+    parse_bad(&int_sweep, "1.0000000000000001", "not an integer");  // the double is 1
+    parse_bad(&int_sweep, "0x10", "not an integer: expected decimal digits");
+    // A range's values are exact too: 2^53 + 1 does not round onto the bound 2^53.
+    n = parse_ok(&seed_spec, "9007199254740988..9007199254740993 +2", &v);
+    EXPECT_EQ(n, 3);
+    EXPECT_EQ(v[2].num, 9007199254740992.0);
+    cd_values_free(v, n);
+    parse_bad(&seed_spec, "9007199254740991..9007199254740993 +2", "9007199254740993 out of range");
+    parse_bad(&seed_spec, "9007199254740993..9007199254740995", "9007199254740993 out of range");
+    parse_bad(&seed_spec, "9007199254740993..9007199254740993 *1.5", "9007199254740993 out of range");
+    n = parse_ok(&seed_spec, "4503599627370496..9007199254740993 *2", &v);  // 2^52, 2^53
+    EXPECT_EQ(n, 2);
+    EXPECT_EQ(v[1].num, 9007199254740992.0);
+    cd_values_free(v, n);
+    parse_bad(&seed_spec, "1.5..4", "range start '1.5' is not an integer");
+    parse_bad(&seed_spec, "1..4.5", "range end '4.5' is not an integer");
+    expect_config_error("[experiment]\nseed = 9007199254740993\n", "bad.ini:2:", "out of range");
+    expect_config_error("[experiment]\nframes = 1\nseed = 9007199254740992.5\n", "bad.ini:3:", "not an integer");
+}
+
+// A range's end reached within its rounding tolerance is the end itself: 0.09 + 13 * 0.07 is
+// 1.0000000000000002, which was kept and then refused by the bound 1 ("1 out of range: expected
+// 0..1").
+static const cd_key_spec unit_sweep = {"s", "u", CD_KEY_REAL, "0", 0, 1, NULL, NULL, 1, ""};
+
+static void test_range_end_within_tolerance_is_the_end(void **state)
+{
+    (void)state;
+    cd_value *v;
+    size_t n = parse_ok(&unit_sweep, "0.09..1 +0.07", &v);
+    EXPECT_EQ(n, 14);
+    EXPECT_EQ(v[13].num, 1.0);
+    assert_string_equal(v[13].text, "1");
+    for (size_t i = 1; i < n; ++i) assert_true(v[i - 1].num < v[i].num);
+    cd_values_free(v, n);
+    n = parse_ok(&unit_sweep, "0.1..0.3 +0.1", &v);  // 0.1 + 2 * 0.1 = 0.30000000000000004
+    EXPECT_EQ(n, 3);
+    EXPECT_EQ(v[2].num, 0.3);
+    cd_values_free(v, n);
+    parse_bad(&unit_sweep, "0.5..1.5 +0.25", "1.25 out of range");
+}
+
+// A value of an integer range that is not an integer is quoted as it is: %.0f made 12.5 "12" and
+// 10.000001 "10", "'12' is not an integer". A step must be an integer itself.
+static void test_integer_range_quotes_its_value(void **state)
+{
+    (void)state;
+    parse_bad(&int_sweep, "10..20 +2.5", "range step '2.5' is not an integer");
+    parse_bad(&int_sweep, "10..40 *1.5", "range value '22.5' is not an integer");
+    parse_bad(&int_sweep, "10..20 *1.0000001", "range value '10.000001");
+    cd_value *v;
+    size_t n = parse_ok(&int_sweep, "16..81 *1.5", &v);  // 16, 24, 36, 54, 81
+    EXPECT_EQ(n, 5);
+    assert_string_equal(v[4].text, "81");
+    cd_values_free(v, n);
+    n = parse_ok(&int_sweep, "100..121 *1.1", &v);  // 100 * 1.1 is 110.00000000000001: 110
+    EXPECT_EQ(n, 3);
+    assert_string_equal(v[1].text, "110");
+    EXPECT_EQ(v[2].num, 121.0);
+    cd_values_free(v, n);
+}
+
 static const char *good_cfg = "[experiment]\n"
                               "name = t\n"
                               "frames = 2\n"
@@ -651,6 +733,9 @@ int main(void)
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_builtin_params_take_no_key_name),
         cmocka_unit_test(test_value_lists_and_ranges),
+        cmocka_unit_test(test_integer_values_judged_on_text),
+        cmocka_unit_test(test_range_end_within_tolerance_is_the_end),
+        cmocka_unit_test(test_integer_range_quotes_its_value),
         cmocka_unit_test(test_config_and_plan),
         cmocka_unit_test(test_plan_crosses_declared_params),
         cmocka_unit_test(test_config_errors),
