@@ -222,6 +222,20 @@ static void test_integer_range_quotes_its_value(void **state)
     cd_values_free(v, n);
 }
 
+// A number listed twice is one point measured twice, refused as a word listed twice is; the
+// values are compared, so 10 and 1e1 are one.
+static void test_numbers_listed_twice(void **state)
+{
+    (void)state;
+    parse_bad(&int_sweep, "10, 10", "'10' is listed twice");
+    parse_bad(&int_sweep, "10, 1e1", "'1e1' is listed twice (as '10' before)");
+    parse_bad(&int_sweep, "10..20, 15", "'15' is listed twice");
+    parse_bad(&int_sweep, "15, 10..20", "'15' is listed twice");
+    parse_bad(&real_sweep, "0.5, 0.50", "listed twice");
+    expect_config_error("[scene]\ncubes = 10, 10\n", "bad.ini:2:", "'10' is listed twice");
+    expect_config_error("[method]\nmethod = octree\ndepth = 3,3\n", "bad.ini:3:", "'3' is listed twice");
+}
+
 static const char *good_cfg = "[experiment]\n"
                               "name = t\n"
                               "frames = 2\n"
@@ -674,7 +688,7 @@ static void test_isolated_points(void **state)
     char root[] = "/tmp/cd_test_isolate_XXXXXX";
     assert_non_null(mkdtemp(root));
     const char *fmt = "[experiment]\nname = i\norder = %s\nwarmup = 1\nframes = 2\nrepeats = 2\n"
-                      "[method]\nmethod = grid_multi, grid\n[scene]\ncubes = 2000, 150000, 2000\n"
+                      "[method]\nmethod = grid_multi, grid\n[scene]\ncubes = 2000, 150000, 2001\n"
                       "[run]\ncounters =\npin = off\ncpu = -1\nisolate = %s\n";
     const char *orders[] = {"points", "rounds"};
     for (int o = 0; o < 2; ++o) {
@@ -702,9 +716,10 @@ static void test_isolated_points(void **state)
             column_text(&f[1], same_frames[j], b, sizeof b);
             assert_string_equal(a, b);
         }
-        // Points 0..2 are grid_multi at 2 000, 150 000, 2 000 cubes: the 150 000 cubes take about
-        // 30 MB more. A child starts with the runner's resident pages (large under ASan, whose
-        // quarantine keeps freed blocks), so the check is on the difference.
+        // Points 0..2 are grid_multi at 2 000, 150 000, 2 001 cubes (a value is listed once): the
+        // 150 000 cubes take about 30 MB more. A child starts with the runner's resident pages
+        // (large under ASan, whose quarantine keeps freed blocks), so the check is on the
+        // difference.
         int rss = (int)csv_column(&s[0].rows[0], "peak_rss_bytes");
         long long big = atoll(s[0].rows[2].fields[rss]), small_after = atoll(s[0].rows[3].fields[rss]);
         assert_true(small_after > 0 && small_after + (10 << 20) < big);
@@ -736,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_integer_values_judged_on_text),
         cmocka_unit_test(test_range_end_within_tolerance_is_the_end),
         cmocka_unit_test(test_integer_range_quotes_its_value),
+        cmocka_unit_test(test_numbers_listed_twice),
         cmocka_unit_test(test_config_and_plan),
         cmocka_unit_test(test_plan_crosses_declared_params),
         cmocka_unit_test(test_config_errors),

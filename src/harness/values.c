@@ -301,6 +301,22 @@ static int parse_range(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
     }
 }
 
+// The values [before, count) against those of the list's earlier items: the same value twice
+// would be the same point measured twice (10 and 1e1 are one value). A range's own values differ.
+static int refuse_repeats(const cd_value *v, size_t before, size_t count, char *why, size_t why_len)
+{
+    for (size_t j = before; j < count; ++j)
+        for (size_t i = 0; i < before; ++i) {
+            if (v[i].num != v[j].num) continue;
+            if (strcmp(v[i].text, v[j].text) == 0)
+                snprintf(why, why_len, "'%s' is listed twice", v[j].text);
+            else
+                snprintf(why, why_len, "'%s' is listed twice (as '%s' before)", v[j].text, v[i].text);
+            return -1;
+        }
+    return 0;
+}
+
 // Words: letters, digits and _ - : . / + = only (PAPI native events use : and =), so a stray
 // quote or space is caught.
 int cd_config_is_word(const char *s)
@@ -314,12 +330,14 @@ static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
                        size_t why_len)
 {
     if (spec->type == CD_KEY_INT || spec->type == CD_KEY_REAL) {
+        size_t before = *count;
         if (strstr(tok, "..")) {
             if (!spec->sweep) {
                 snprintf(why, why_len, "a range is not allowed here: expected one number");
                 return -1;
             }
-            return parse_range(spec, tok, v, count, cap, why, why_len);
+            if (parse_range(spec, tok, v, count, cap, why, why_len)) return -1;
+            return refuse_repeats(*v, before, *count, why, why_len);
         }
         double x;
         cd_number_fault f = cd_csv_parse_double(tok, &x);
@@ -338,7 +356,7 @@ static int parse_token(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
             return -1;
         }
         push(v, count, cap, tok, x);
-        return 0;
+        return refuse_repeats(*v, before, *count, why, why_len);
     }
     if (!cd_config_is_word(tok)) {
         snprintf(why, why_len, "'%s' is not a word: expected letters, digits, _ - : . / + =", tok);

@@ -133,7 +133,7 @@ int cd_config_refuse_unread_sweep(const cd_config *c, const cd_config_key *k, co
                                   size_t err_len);
 
 /// Parse one value list as config keys do (lists, `a..b`, `a..b +s`, `a..b *f`), for tests and
-/// for kinds: an integer judged on its digits (its bounds read within ±2^53).
+/// for kinds: an integer judged on its digits (its bounds read within ±2^53), no value twice.
 /// Returns 0, or -1 with the reason (no file:line) in why.
 int cd_values_parse(const cd_key_spec *spec, const char *text, cd_value **out, size_t *count, char *why,
                     size_t why_len);
