@@ -236,6 +236,35 @@ static void test_numbers_listed_twice(void **state)
     expect_config_error("[method]\nmethod = octree\ndepth = 3,3\n", "bad.ini:3:", "'3' is listed twice");
 }
 
+// [run] figures names figures its kind draws: `cdlab plot` wrote "../plots/x" outside the run
+// directory and found "nope" missing only when plotting.
+static void test_figures_of_the_kind(void **state)
+{
+    (void)state;
+    expect_config_error("[run]\nfigures = ../plots/fps_vs_cubes\n", "bad.ini:2:",
+                        "'../plots/fps_vs_cubes' is not a figure of kind cubes: expected one of fps_vs_cubes,");
+    expect_config_error("[run]\nfigures = fps_vs_cubes, nope\n", "bad.ini:2:", "'nope' is not a figure");
+    expect_config_error("[experiment]\nkind = mesh\n[run]\nfigures = fps_vs_cubes\n",
+                        "bad.ini:4:", "not a figure of kind mesh");
+    const char *good = "[experiment]\nkind = max_fps\n[run]\nfigures = octree_stress, max_fps\n";
+    cd_config c;
+    char err[1024];
+    int rc = cd_config_parse(cd_kinds(), "g.ini", good, strlen(good), &c, err, sizeof err);
+    if (rc) fprintf(stderr, "%s\n", err);
+    EXPECT_EQ(rc, 0);
+    cd_config_free(&c);
+    // Every kind's default figures are among its figures.
+    const cd_kind_set *kinds = cd_kinds();
+    for (size_t i = 0; i < kinds->count; ++i) {
+        char text[200];
+        snprintf(text, sizeof text, "[experiment]\nkind = %s\n", kinds->kinds[i]->name);
+        rc = cd_config_parse(kinds, "k.ini", text, strlen(text), &c, err, sizeof err);
+        if (rc) fprintf(stderr, "%s\n", err);
+        EXPECT_EQ(rc, 0);
+        cd_config_free(&c);
+    }
+}
+
 static const char *good_cfg = "[experiment]\n"
                               "name = t\n"
                               "frames = 2\n"
@@ -752,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_range_end_within_tolerance_is_the_end),
         cmocka_unit_test(test_integer_range_quotes_its_value),
         cmocka_unit_test(test_numbers_listed_twice),
+        cmocka_unit_test(test_figures_of_the_kind),
         cmocka_unit_test(test_config_and_plan),
         cmocka_unit_test(test_plan_crosses_declared_params),
         cmocka_unit_test(test_config_errors),

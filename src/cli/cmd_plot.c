@@ -88,6 +88,13 @@ static int replace(const char *from, const char *to)
 static int plot_figure(const char *plots, const char *dir, const char *meta, const char *fig)
 {
     char script[4200], png[4500], pdf[4500], tmp[4300], stem[4400], tmp_png[4500], tmp_pdf[4500];
+    // The config allows only the kind's figures; a meta.ini edited by hand could still name a path
+    // ("../x"), whose PNG and PDF would land outside dir.
+    if (strchr(fig, '/') || fig[0] == '.') {
+        fprintf(stderr, "cdlab plot: %s: figure '%s' is not a name: expected one without '/' or a leading '.'\n", meta,
+                fig);
+        return 2;
+    }
     snprintf(script, sizeof script, "%s/%s.gp", plots, fig);
     snprintf(png, sizeof png, "%s/%s.png", dir, fig);
     snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, fig);

@@ -65,7 +65,8 @@ static void list_keys(void)
     const cd_kind_set *kinds = cd_kinds();
     for (size_t i = 0; i < kinds->count; ++i) {
         const cd_kind *k = kinds->kinds[i];
-        printf("\nkind %s: %s (figures: %s)\n", k->name, k->description, k->figures);
+        printf("\nkind %s: %s (figures: %s; default %s)\n", k->name, k->description,
+               k->all_figures ? k->all_figures : k->figures, k->figures);
         print_keys(k->keys, k->key_count, NULL);
         if (k->more_keys) print_keys(k->more_keys, k->more_key_count, k->refused_more_keys);
     }
@@ -205,7 +206,8 @@ static void list_keys_markdown(void)
         printf("\n## Kind `%s`\n\n", k->name);
         putchar(toupper((unsigned char)k->description[0]));
         md_text(k->description + 1);
-        printf(". Default figures: `%s`.\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n", k->figures);
+        printf(". Figures: `%s`; default: `%s`.\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n",
+               k->all_figures ? k->all_figures : k->figures, k->figures);
         md_keys(k->keys, k->key_count, NULL);
         if (k->more_keys) md_keys(k->more_keys, k->more_key_count, k->refused_more_keys);
         if (k->method_key_count)

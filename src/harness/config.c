@@ -63,7 +63,7 @@ static const cd_key_spec common_keys[] = {
     {"run", "cv_warn", CD_KEY_REAL, "0.10", 0, 1e9, NULL, NULL, 0,
      "warn when a point's frame_ms coefficient of variation exceeds this"},
     {"run", "figures", CD_KEY_WORDS, "", 0, 0, NULL, NULL, 0,
-     "figures `cdlab plot` renders (plots/<name>.gp); default: the kind's"},
+     "figures `cdlab plot` renders (plots/<name>.gp), among those its kind draws; default: the kind's"},
 };
 
 const cd_key_spec *cd_common_keys(size_t *count)
@@ -300,9 +300,39 @@ static int set_key(cd_config *c, cd_config_key *k, const char *text, int line, c
     return 0;
 }
 
+// Is name one of the comma list's names?
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = list; *s;) {
+        s += strspn(s, ", ");
+        size_t len = strcspn(s, ", ");
+        if (len == n && strncmp(s, name, n) == 0) return 1;
+        s += len;
+    }
+    return 0;
+}
+
+// [run] figures names figures the kind draws: `cdlab plot` writes RUN_DIR/<name>.png from
+// plots/<name>.gp, so a name that is not one of them ("nope", "../plots/fps_vs_cubes") fails
+// there or writes outside the run directory.
+static int check_figures(cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *fig = find_key(c, "run", "figures");
+    const char *all = c->kind->all_figures ? c->kind->all_figures : c->kind->figures;
+    for (size_t i = 0; i < fig->count; ++i)
+        if (!list_has(all, fig->values[i].text)) {
+            cd_config_error(c, fig, err, err_len, "[run] figures: '%s' is not a figure of kind %s: expected one of %s",
+                            fig->values[i].text, c->kind->name, all);
+            return -1;
+        }
+    return 0;
+}
+
 // Checks that hold for every kind.
 static int validate_common(cd_config *c, char *err, size_t err_len)
 {
+    if (check_figures(c, err, err_len)) return -1;
     const cd_config_key *order = find_key(c, "experiment", "order");
     if (strcmp(order->values[0].text, "rounds") == 0 && !c->kind->run_round) {
         cd_config_error(c, order, err, err_len,

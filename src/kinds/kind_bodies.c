@@ -645,6 +645,7 @@ const cd_kind cd_kind_bodies = {
     .keys = bodies_keys,
     .key_count = sizeof bodies_keys / sizeof bodies_keys[0],
     .figures = "bodies_fps",
+    .all_figures = "bodies_fps, bodies_frame_series, bodies_cost_model",
     .validate = bodies_validate,
     CD_KINDS_PLUGIN_PRELOAD,
     .method_keys = bodies_method_keys,

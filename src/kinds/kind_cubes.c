@@ -989,6 +989,8 @@ const cd_kind cd_kind_cubes = {
     .more_keys = cd_cubes_keys,
     .more_key_count = CD_CUBES_KEY_COUNT,
     .figures = "fps_vs_cubes, frame_ms_series",
+    .all_figures = "fps_vs_cubes, frame_ms_series, frame_ms_vs_cubes, frame_ms_vs_moving, frame_ms_by_workload, "
+                   "octree_checks, octree_depth, octree_looseness, octree_stress",
     .validate = cubes_validate,
     CD_KINDS_PLUGIN_PRELOAD,
     .method_keys = broad_key,

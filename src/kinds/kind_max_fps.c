@@ -276,6 +276,7 @@ const cd_kind cd_kind_max_fps = {
     .refused_more_keys = refused_keys,
     .more_key_count = CD_CUBES_KEY_COUNT,
     .figures = "max_fps",
+    .all_figures = "max_fps, octree_stress",
     .validate = max_fps_validate,
     CD_KINDS_PLUGIN_PRELOAD,
     .method_keys = broad_key,

@@ -726,6 +726,7 @@ const cd_kind cd_kind_mesh = {
     .keys = mesh_keys,
     .key_count = sizeof mesh_keys / sizeof mesh_keys[0],
     .figures = "mesh_qps_vs_faces",
+    .all_figures = "mesh_qps_vs_faces, mesh_qps_vs_distance, mesh_layers",
     .validate = mesh_validate,
     CD_KINDS_PLUGIN_PRELOAD,
     .method_keys = hierarchy_key,

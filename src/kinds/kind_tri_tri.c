@@ -385,6 +385,7 @@ const cd_kind cd_kind_tri_tri = {
     .keys = tri_tri_keys,
     .key_count = sizeof tri_tri_keys / sizeof tri_tri_keys[0],
     .figures = "tri_tri_ops",
+    .all_figures = "tri_tri_ops, tri_tri_throughput",
     .validate = tri_tri_validate,
     .frame_columns = frame_columns,
     .frame_column_count = sizeof frame_columns / sizeof frame_columns[0],

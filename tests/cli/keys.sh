@@ -6,6 +6,7 @@
 # one curve, the summary listing only depth, looseness and update). method = naive, octree with
 # depth = 0..24 is 1 + 25 points, not 50; a parameter no listed method reads is a warning and
 # adds no points; a value out of one listed method's range is refused with file:line.
+# Every figure a kind lists ([run] figures may name no other) has its script in plots/.
 # usage: keys.sh CDLAB FIXTURE_DIR
 set -u
 cdlab=$1
@@ -88,3 +89,9 @@ rc=$?
 [ "$rc" -eq 2 ] && grep -qF "$tmp/range.ini:5: [method] depth: 30 out of range" "$tmp/err" ||
     fail "depth = 30: exit $rc, $(cat "$tmp/err")"
 echo "ok: depth = 30 refused: $(cat "$tmp/err")"
+
+# Every figure a kind lists (what [run] figures may name) has its script in plots/.
+figs=$("$cdlab" run --keys | sed -n 's/^kind [^:]*:.*(figures: \([^;]*\); default .*/\1/p' | tr ',' ' ')
+[ -n "$figs" ] || fail "no figures in cdlab run --keys"
+for f in $figs; do [ -s "$plots/$f.gp" ] || fail "figure $f has no script $plots/$f.gp"; done
+echo "ok: every figure of a kind has its script: $(echo $figs | wc -w) figures"

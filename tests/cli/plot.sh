@@ -61,8 +61,9 @@ figures_kept "a re-plot over ulimit -f (exit $rc)"
 [ "$rc" -eq 1 ] || { echo "FAIL: a re-plot over ulimit -f: exit $rc, expected 1: $(cat "$tmp/err")"; exit 1; }
 echo "ok: a re-plot past a file size limit fails and keeps the previous figures"
 
-# Exit 2 for a figure without a script beside one gnuplot fails on, in either order.
-for figs in "nosuch, fps_vs_cubes" "fps_vs_cubes, nosuch"; do
+# Exit 2 for a figure without a script beside one gnuplot fails on, in either order ($tmp/bad has
+# fps_vs_cubes.gp failing and no frame_ms_series.gp).
+for figs in "frame_ms_series, fps_vs_cubes" "fps_vs_cubes, frame_ms_series"; do
     sed "s/^\[run\]/[run]\nfigures = $figs/" "$fix/tiny.ini" >"$tmp/figs.ini"
     "$cdlab" run --quiet --output "$tmp" --run-id f "$tmp/figs.ini" >/dev/null
     set +e
@@ -73,6 +74,21 @@ for figs in "nosuch, fps_vs_cubes" "fps_vs_cubes, nosuch"; do
     rm -rf "$tmp/tiny/f"
 done
 echo "ok: exit 2 for a figure without a script, whatever the order"
+
+# A figure name that is a path (a meta.ini edited by hand: the config takes only the kind's
+# figures) is refused with exit 2, and nothing is written outside the run directory.
+"$cdlab" run --quiet --output "$tmp" --run-id esc "$fix/tiny.ini" >/dev/null
+sed -i 's|^figures = .*|figures = ../plots/fps_vs_cubes|' "$tmp/tiny/esc/meta.ini"
+mkdir -p "$tmp/tiny/esc/plots" "$tmp/tiny/plots"
+set +e
+"$cdlab" plot "$tmp/tiny/esc" >/dev/null 2>"$tmp/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || { echo "FAIL: figure ../plots/fps_vs_cubes: exit $rc, expected 2: $(cat "$tmp/err")"; exit 1; }
+grep -q "figure '../plots/fps_vs_cubes' is not a name" "$tmp/err" || { echo "FAIL: message: $(cat "$tmp/err")"; exit 1; }
+[ -z "$(ls -A "$tmp/tiny/plots")" ] || { echo "FAIL: a figure written outside the run: $(ls -A "$tmp/tiny/plots")"; exit 1; }
+rm -rf "$tmp/tiny/esc" "$tmp/tiny/plots"
+echo "ok: exit 2 for a figure name that is a path, nothing written outside the run"
 
 # A re-plot keeps a figure's permissions.
 chmod 600 "$d/fps_vs_cubes.png"

@@ -242,6 +242,9 @@ typedef struct cd_kind {
     /// refuses: left out of `cdlab run --keys` and config.md, which list what a config may set.
     const char *const *refused_more_keys;
     const char *figures;  ///< default [run] figures
+    /// Every figure that draws this kind's runs (plots/<name>.gp), comma-separated: what [run]
+    /// figures may name, figures among them. NULL: figures alone.
+    const char *all_figures;
     /// Cross-key checks after every key parsed (contradicting values); 0 or -1 with err set
     /// through cd_config_error; what is legal but likely not meant is kept with cd_config_warn.
     /// May be NULL.
