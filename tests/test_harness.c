@@ -108,6 +108,15 @@ static void test_value_lists_and_ranges(void **state)
     assert_int_equal(n, 5);
     assert_true(v[4].num == 1.0 && v[1].num == 0.25);
     cd_values_free(v, n);
+    // An exponent's sign is no step: 1e+0 is the end, 2.5e-1 the step.
+    n = parse_ok(&real_sweep, "0..1e+0 +2.5e-1", &v);
+    assert_int_equal(n, 5);
+    assert_true(v[4].num == 1.0 && v[1].num == 0.25);
+    cd_values_free(v, n);
+    n = parse_ok(&int_sweep, "1..1E+3 *10", &v);
+    assert_int_equal(n, 4);
+    EXPECT_EQ(v[3].num, 1000);
+    cd_values_free(v, n);
     n = parse_ok(&real_sweep, "0..1 +0.1", &v);  // 0.1 steps must still reach 1 despite rounding
     assert_int_equal(n, 11);
     cd_values_free(v, n);

@@ -261,7 +261,9 @@ static int parse_range(const cd_key_spec *spec, char *tok, cd_value **v, size_t 
     char *dots = strstr(tok, "..");
     *dots = '\0';
     char *hi_s = dots + 2;
+    // The step's sign: the first '*' or '+' that is no exponent's sign (1..1e+3 *10 ends at 1000).
     char *op = strpbrk(hi_s, "*+");
+    while (op && *op == '+' && op > hi_s && (op[-1] == 'e' || op[-1] == 'E')) op = strpbrk(op + 1, "*+");
     char step_kind = op ? *op : '+';
     double lo, hi, step = 1.0;
     if (op) *op = '\0';
