@@ -64,6 +64,7 @@ cd_broad *cd_broad_create(const cd_broad_method *m, const cd_params *p, int thre
     b->last_count = 0;
     b->check = cd_broad_candidates_checked(m);
     b->bad = (cd_broad_bad){0, {0, 0}};
+    b->bad_moves = (cd_broad_bad_moves){0, 0, 0};
     return b;
 }
 
@@ -280,6 +281,26 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
     return 0;
 }
 
+// Is m, the move list update_coherent filled, one keep_pairs may read: at most the scene's slots
+// (keep_pairs copies the list into last_ident, s->count long) and every slot within the scene (it
+// reads ident and the flags at each)? A checked method's list is checked slot by slot, O(moves),
+// beside keep_pairs' own pass over it; a bad one goes to b->bad_moves and the frame keeps no pairs.
+// cdlab's own methods fill it from cd_scene_moves_since, whose list is the scene's: only its
+// length is asserted (O(1): the frames of cdlab's methods are what the benchmarks time).
+static int moves_readable(cd_broad *b, const cd_scene *s, const cd_scene_moves *m)
+{
+    if (!b->check) {
+        CD_ASSERT(m->count <= s->count && (m->count == 0 || m->slot));
+        return 1;
+    }
+    uint32_t first_bad = m->count <= s->count && (m->count == 0 || m->slot) ? m->count : 0;
+    for (uint32_t k = 0; k < first_bad; ++k)
+        if (m->slot[k] >= s->count) first_bad = k;
+    if (first_bad == m->count) return 1;
+    b->bad_moves = (cd_broad_bad_moves){1, m->count, m->count <= s->count && m->slot ? m->slot[first_bad] : 0};
+    return 0;
+}
+
 // Last frame's pairs of two cubes off the move list m into out (empty before): the listed cubes
 // are flagged by ident in last_moved for the filter, one bit each (12.5 KiB at 100 000 cubes: the
 // filter's random lookups stay in L1, where bytes spilled to L2), and stay flagged until the next
@@ -357,10 +378,11 @@ void cd_broad_frame(cd_broad *b, const cd_scene *s, cd_pair_list *out, cd_broad_
     memset(st, 0, sizeof *st);
     out->count = 0;
     b->bad.count = 0;
+    b->bad_moves.bad = 0;
     uint64_t t0 = cd_now_ns(), narrow_ns;
-    cd_scene_moves m;
+    cd_scene_moves m = {NULL, CD_BROAD_MOVES_UNFILLED, NULL};  // a list never filled is no list
     size_t still = 0, same = 0;
-    if (frame_update(b, s, &m)) still = keep_pairs(b, s, &m, out, &same);
+    if (frame_update(b, s, &m) && moves_readable(b, s, &m)) still = keep_pairs(b, s, &m, out, &same);
     if (b->parts) {
         uint64_t t1 = cd_now_ns();
         double share = frame_parts(b, s, out, st);

@@ -2,7 +2,8 @@
 // `cdlab verify`: the differential test on the user's methods (cd_verify.h): broad phases against
 // naive on seeded scenes, hierarchy variants against brute force on small mesh pairs. One verdict
 // line per method; a failing method gets a reproducer: its first failing frame as a scene CSV (or
-// pose CSV) and a config that `cdlab run` measures it with beside a reference.
+// pose CSV) and a config that `cdlab run` measures it with beside a reference. The broad phases
+// are checked in child processes (check_group), so a plugin's method that crashes fails alone.
 #include "cd_core.h"
 #include "cd_harness.h"
 #include "cd_plugins.h"
@@ -12,10 +13,14 @@
 #include "options.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum { DEFAULT_SCENES = 2000, DEFAULT_POSES = 64, MAX_NAMES = 128 };
@@ -26,6 +31,7 @@ typedef struct progress {
     double t0;
     int last_tenth;
     const char *what;
+    struct group_state *group;  // where a child marks its scenes (check_group), or NULL
 } progress;
 
 static void on_progress(uint32_t done, uint32_t total, void *ctx)
@@ -164,12 +170,14 @@ static size_t frame_pairs(const cd_broad_method *m, const cd_param_settings *p, 
 static void broad_verdict(const cd_verify_tally *x)
 {
     printf("FAIL  %-24s %llu scenes, %llu frames: %llu of %llu pairs missed, %llu extra, %llu duplicated "
-           "candidates, %llu bad candidates, %llu overlapping boxes never a candidate; first failure: "
-           "scene %lld frame %d",
+           "candidates, %llu bad candidates, %llu overlapping boxes never a candidate",
            x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->frames, (unsigned long long)x->missed,
            (unsigned long long)x->pairs_compared, (unsigned long long)x->extra, (unsigned long long)x->dup_candidates,
-           (unsigned long long)x->bad_candidates, (unsigned long long)x->aabb_missing, (long long)x->first_bad,
-           x->first_bad_frame);
+           (unsigned long long)x->bad_candidates, (unsigned long long)x->aabb_missing);
+    if (x->bad_moves)  // only a coherent method can have them: the others' line stays as it was
+        printf(", %llu coherent frames with a move list naming no slots of the scene",
+               (unsigned long long)x->bad_moves);
+    printf("; first failure: scene %lld frame %d", (long long)x->first_bad, x->first_bad_frame);
     if (x->repro >= 0 && (x->repro != x->first_bad || x->repro_frame != x->first_bad_frame))
         printf("; reproducer: scene %lld frame %d", (long long)x->repro, x->repro_frame);
     printf("\n");
@@ -180,8 +188,27 @@ typedef struct repro_frame {
     uint32_t scene, cubes;
     int frame, alone;
     size_t want, got;
-    cd_broad_bad bad;  // the method's candidates that name no pair of the scene's cubes
+    cd_broad_bad bad;   // the method's candidates that name no pair of the scene's cubes
+    char history[200];  // what t counted that the frame alone cannot show ("": a contract failure)
 } repro_frame;
+
+// What t's checks counted beyond the candidate contract (pairs lost or added, bad move lists)
+// when its reproducer's frame is no frame that fails alone: those came only with the frames before
+// it (a coherent frame's kept pairs, state kept across frames) or with boxes grown onto split
+// planes, which a one-frame run of the CSV cannot show; "" otherwise (only the contract failed,
+// which the pair set cannot show either).
+static void history_failure(const cd_verify_tally *t, const repro_frame *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (r->alone || (t->missed | t->extra | t->bad_moves) == 0) return;
+    size_t n = 0;
+    if (t->missed) n += (size_t)snprintf(buf + n, len - n, "%llu missed pair(s)", (unsigned long long)t->missed);
+    if (t->extra && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s%llu extra pair(s)", n ? " and " : "", (unsigned long long)t->extra);
+    if (t->bad_moves && n < len)
+        snprintf(buf + n, len - n, "%s%llu coherent frame(s) with a bad move list", n ? " and " : "",
+                 (unsigned long long)t->bad_moves);
+}
 
 // The comment at the top of a broad reproducer: what `cdlab run` of it shows. plugin: what its
 // [method] plugin names (plugin_line), or NULL.
@@ -208,12 +235,21 @@ static void repro_comment(char *buf, size_t len, const cd_verify_tally *t, uint6
     // The plugin as this file names it: its path, one word, or the link beside this file (a
     // path with a space or a newline would break the command, or this comment).
     int linked = plugin && strcmp(plugin, REPRO_PLUGIN_LINK) == 0;
-    snprintf(buf + k, len - (size_t)k,
-             "; Both find the same %zu pairs here: %s broke the candidate contract (an overlapping box pair\n"
-             "; never a candidate, a candidate twice, or an untested one) where the narrow step hides it, so\n"
-             "; cdlab run of this file shows equal pairs_mean. What shows it:\n"
-             "; cdlab verify%s%s --method %s --seed %llu --scenes %u\n%s",
-             r->want, m, plugin ? " --plugin " : "", plugin ? plugin : "", m, (unsigned long long)seed, r->scene + 1,
+    if (r->history[0])
+        k += snprintf(buf + k, len - (size_t)k,
+                      "; Both find the same %zu pairs on this frame alone. What cdlab verify counted came only with\n"
+                      "; the frames before it (a coherent frame's kept pairs, state kept across frames) or with\n"
+                      "; boxes grown onto split planes, which this file cannot hold, so cdlab run of it shows\n"
+                      "; equal pairs_mean: %s. What shows it:\n",
+                      r->want, r->history);
+    else
+        k += snprintf(buf + k, len - (size_t)k,
+                      "; Both find the same %zu pairs here: %s broke the candidate contract (an overlapping box pair\n"
+                      "; never a candidate, a candidate twice, or an untested one) where the narrow step hides it, so\n"
+                      "; cdlab run of this file shows equal pairs_mean. What shows it:\n",
+                      r->want, m);
+    snprintf(buf + k, len - (size_t)k, "; cdlab verify%s%s --method %s --seed %llu --scenes %u\n%s",
+             plugin ? " --plugin " : "", plugin ? plugin : "", m, (unsigned long long)seed, r->scene + 1,
              linked ? "; (in this file's directory: " REPRO_PLUGIN_LINK " links to the plugin)\n" : "");
 }
 
@@ -229,12 +265,17 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     snprintf(ini, sizeof ini, "%s/repro.ini", dir);
     cd_param_settings p;
     cd_scene *s = cd_verify_broad_scene(seed, r.scene, r.frame, &p);
-    // The settings the method reads, as [method] lines (naive reads none).
+    // The settings the method reads, as [method] lines (naive reads none), with the values the
+    // check ran it with: its defaults where the scene's settings are out of its range.
     char params[600] = "";
-    cd_params mine = cd_broad_params_default(t->method);
-    for (size_t i = 0, n = 0; i < p.count && n < sizeof params; ++i)
-        if (cd_params_index(&mine, p.item[i].name) >= 0)
-            n += (size_t)snprintf(params + n, sizeof params - n, "%s = %s\n", p.item[i].name, p.item[i].text);
+    cd_params used = cd_verify_broad_params(t->method, &p);
+    for (size_t i = 0, n = 0; i < p.count && n < sizeof params; ++i) {
+        int j = cd_params_index(&used, p.item[i].name);
+        if (j < 0) continue;
+        char value[200];
+        cd_params_format(&used, (size_t)j, value, sizeof value);
+        n += (size_t)snprintf(params + n, sizeof params - n, "%s = %s\n", p.item[i].name, value);
+    }
     int bad = cd_scene_export_csv(s, csv, err, sizeof err);
     cd_scene_destroy(s);
     // What `cdlab run` will see: the scene read back from the file, naive beside the method.
@@ -247,6 +288,7 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
     cd_broad_bad none;
     r.want = frame_pairs(cd_registry_find("naive"), &p, back, &none), r.got = frame_pairs(t->method, &p, back, &r.bad);
     cd_scene_destroy(back);
+    history_failure(t, &r, r.history, sizeof r.history);
     const char *plugin;
     if (plugin_line(cd_plugins_method_owner(t->method), dir, plug, sizeof plug, &plugin)) return;
     repro_comment(comment, sizeof comment, t, seed, &r, plugin);
@@ -264,13 +306,19 @@ static void broad_reproducer(const cd_verify_tally *t, uint64_t seed, const char
                t->method->name, r.bad.first.a, r.bad.first.b);
     else if (r.want != r.got)
         printf("naive finds %zu pairs, %s %zu", r.want, t->method->name, r.got);
+    else if (r.history[0])
+        printf("naive and %s both find %zu pairs on this frame alone: the %s needed the frames before it",
+               t->method->name, r.want, r.history);
     else
         printf("naive and %s both find %zu pairs: a candidate-contract failure the pair set cannot show; "
                "the file's comment says how to see it",
                t->method->name, r.want);
     printf("%s)\n", r.alone ? ""
-                            : "; the failure needed the frames before it (or boxes grown onto split planes), "
-                              "which the CSV cannot hold: it is the first failing frame all the same");
+                    : r.history[0]
+                        ? " (or boxes grown onto split planes), which the CSV cannot hold: it is the first failing "
+                          "frame all the same; the file's comment says how to see it"
+                        : "; the failure needed the frames before it (or boxes grown onto split planes), "
+                          "which the CSV cannot hold: it is the first failing frame all the same");
 }
 
 // A parameter setting as text: "name = value" items joined by sep ("": the defaults).
@@ -412,7 +460,8 @@ static int verify_parse(int argc, char **argv, verify_args *a)
                  "their parameters' defaults and each end of each range, against brute force.\n",
         .after = "Prints progress on stderr and one verdict line per method; exit 0 when all pass, 1 when\n"
                  "one fails (its reproducer: DIR/<method>/repro.ini with the failing frame, run by\n"
-                 "`cdlab run DIR/<method>/repro.ini`), 2 on bad usage, a bad plugin, or a check that\n"
+                 "`cdlab run DIR/<method>/repro.ini`) or crashes (checked in a process of its own,\n"
+                 "it fails with the signal and its scene), 2 on bad usage, a bad plugin, or a check that\n"
                  "cannot run (nothing but naive named, no directory under $TMPDIR, an unusable --out).\n"};
     cli_operands ops;
     int rc = cli_parse(&spec, argc, argv, &ops);
@@ -486,52 +535,209 @@ static int verify_traces(cd_verify_tally *t, size_t nb, const char *dir, double 
     return -1;
 }
 
-// The broad phases against naive, the traces in dir: a verdict line each, a reproducer for each
-// failure; 1 when one failed, 2 when the traces could not be written or read (no verdicts).
-static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t nb, const char *dir, double t0)
+// ---------------------------------------------------------------------------------------------
+// The broad phases in child processes: a plugin's method runs its own code in verify's process,
+// and one that crashes (a signal) would take every verdict with it and leave the traces' directory.
+// Each plugin's method is checked in a child of its own; a run of cdlab's own methods next to each
+// other shares one (they share naive's reference and the traces: one child each would double the
+// time of a plain `cdlab verify`). The children run one after another, each on --threads workers,
+// and print their verdicts themselves, so the lines keep the methods' order. verify itself starts
+// no OpenMP threads before the last child is done: libgomp's pool does not survive a fork.
+
+// What a child was doing, in memory it shares with verify, which reads it once the child is gone.
+typedef enum group_phase { PHASE_SCENES, PHASE_TRACES, PHASE_VERDICTS, PHASE_DONE } group_phase;
+typedef struct group_state {
+    volatile int phase;         // group_phase
+    volatile int result;        // with PHASE_DONE: 0 all passed, 1 one failed, 2 the traces could not be read
+    volatile uint32_t printed;  // methods whose verdict is out (flushed)
+    volatile int64_t scene[];   // the scene each worker is on, -1 none
+} group_state;
+
+static void mark_scene(int worker, int64_t scene, void *ctx)
 {
-    cd_verify_tally *t = cd_alloc(nb * sizeof *t);
-    cd_verify_tallies_init(t, bm, nb);
-    progress pr = {t0, -1, "scene"};
+    const progress *p = ctx;
+    p->group->scene[worker] = scene;
+}
+
+// The methods bm[0..n) in this process: scenes, traces, then a verdict line each and a reproducer
+// for each failure. 0, 1 when one failed, 2 when the traces could not be written or read (no
+// verdicts).
+static int check_group(const verify_args *a, const cd_broad_method **bm, size_t n, const char *dir, double t0,
+                       group_state *g)
+{
+    cd_verify_tally *t = cd_alloc(n * sizeof *t);
+    cd_verify_tallies_init(t, bm, n);
+    progress pr = {t0, -1, "scene", g};
     cd_verify_options o = {.scenes = (uint32_t)a->scenes,
                            .seed = a->seed,
                            .threads = (int)a->threads,
                            .progress = on_progress,
+                           .scene_mark = mark_scene,
                            .ctx = &pr};
     cd_verify_totals tot;
-    cd_verify_broad(t, nb, &o, &tot);
-    if (verify_traces(t, nb, dir, t0)) {
-        cd_scratch_dir_keep(dir);  // named to look into: a later signal leaves it
-        printf("      the traces are kept in %s\n", dir);
-        cd_free(t);
-        return 2;
-    }
+    cd_verify_broad(t, n, &o, &tot);
+    g->phase = PHASE_TRACES;
+    if (verify_traces(t, n, dir, t0)) return 2;
+    g->phase = PHASE_VERDICTS;
     int failed = 0;
-    for (size_t k = 0; k < nb; ++k) {
+    for (size_t k = 0; k < n; ++k) {
         const cd_verify_tally *x = &t[k];
         if (cd_verify_tally_ok(x)) {
             printf(
                 "ok    %-24s %llu scenes, %llu traces, %llu frames, %llu pairs: naive's pairs, each candidate once\n",
                 x->method->name, (unsigned long long)x->scenes, (unsigned long long)x->traces,
                 (unsigned long long)x->frames, (unsigned long long)x->pairs_compared);
-            continue;
+        } else {
+            failed = 1;
+            broad_verdict(x);
+            if (x->trace_bad[0]) printf("      first failing trace frame: %s\n", x->trace_bad);
         }
-        failed = 1;
-        broad_verdict(x);
-        if (x->trace_bad[0]) printf("      first failing trace frame: %s\n", x->trace_bad);
-        broad_reproducer(x, a->seed, a->out);
+        fflush(stdout);  // the verdict is out before the reproducer runs the method again
+        g->printed = (uint32_t)k + 1;
+        if (!cd_verify_tally_ok(x)) broad_reproducer(x, a->seed, a->out);
     }
-    if (!failed) {
-        cd_scratch_dir_remove(dir);
+    fflush(stdout);
+    cd_free(t);
+    return failed;
+}
+
+// The child being waited for, and the handlers it replaced: a terminating signal to verify kills
+// the child, waits for it, and then takes the action it had (the traces' directory removed by the
+// scratch directory's handler, cd_scratch_dir_make), so no child writes there after it is gone.
+static volatile pid_t group_child;
+static const int group_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction group_saved[3];
+
+static void on_group_signal(int s)
+{
+    pid_t pid = group_child;
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    for (int k = 0; k < 3; ++k)
+        if (group_signals[k] == s) sigaction(s, &group_saved[k], NULL);
+    raise(s);  // held until this handler returns, then the action verify had
+}
+
+// The name of a signal that ends a child, as a crash report says it.
+static const char *signal_word(int s)
+{
+    switch (s) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGSYS: return "SIGSYS";
+    default: return "a signal";
+    }
+}
+
+// The verdicts of bm[0..n) whose child ended before it said them (status as waitpid gave it): FAIL,
+// naming the signal and where the child was; a line under the verdict when it was already out.
+static void group_died(const cd_broad_method **bm, size_t n, const group_state *g, int threads, int status)
+{
+    char how[160], where[400];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "crashed: %s (%s)", signal_word(WTERMSIG(status)), strsignal(WTERMSIG(status)));
+    else
+        snprintf(how, sizeof how, "its process ended (exit status %d) before its verdict", WEXITSTATUS(status));
+    if (g->phase == PHASE_SCENES) {  // the scenes its workers were on: one of them crashed it
+        int on = 0;
+        for (int w = 0; w < threads; ++w) on += g->scene[w] >= 0;
+        size_t k = (size_t)snprintf(where, sizeof where, "%s",
+                                    on == 0   ? " while checking scenes"
+                                    : on == 1 ? " on scene "
+                                              : " on one of scenes ");
+        for (int w = 0, seen = 0; w < threads && k < sizeof where; ++w)
+            if (g->scene[w] >= 0)
+                k +=
+                    (size_t)snprintf(where + k, sizeof where - k, "%s%lld", seen++ ? ", " : "", (long long)g->scene[w]);
     } else {
+        snprintf(where, sizeof where, "%s", g->phase == PHASE_TRACES ? " in the replayed traces" : "");
+    }
+    size_t done = g->phase == PHASE_VERDICTS ? g->printed : 0;
+    if (done > 0)  // verdict out, then the reproducer ran the method again
+        printf("      %s while writing its reproducer\n", how);
+    for (size_t k = done; k < n; ++k) printf("FAIL  %-24s %s%s\n", bm[k]->name, how, where);
+    fflush(stdout);
+}
+
+// check_group of bm[0..n) in a child process, g shared with it. What check_group returned, or 3
+// when the child died first (its methods' verdicts said here).
+static int run_group(const verify_args *a, const cd_broad_method **bm, size_t n, const char *dir, double t0,
+                     group_state *g)
+{
+    g->phase = PHASE_SCENES, g->result = 0, g->printed = 0;
+    for (uint64_t w = 0; w < a->threads; ++w) g->scene[w] = -1;
+    fflush(NULL);  // nothing buffered is written twice
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "cdlab verify: cannot start a process for the broad phases: fork: %s\n", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        // Dies with verify (a verify gone before the call is seen as another parent), and leaves
+        // SIGINT, SIGTERM and SIGHUP to it: verify kills this process before it ends by one.
+        signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN), signal(SIGHUP, SIG_IGN);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
+        int rc = check_group(a, bm, n, dir, t0, g);
+        fflush(NULL);
+        g->result = rc;
+        g->phase = PHASE_DONE;
+        _exit(0);
+    }
+    group_child = pid;
+    for (int k = 0; k < 3; ++k) {
+        struct sigaction sa = {.sa_handler = on_group_signal};
+        sigfillset(&sa.sa_mask);
+        sigaction(group_signals[k], NULL, &group_saved[k]);
+        if (group_saved[k].sa_handler != SIG_IGN) sigaction(group_signals[k], &sa, NULL);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    for (int k = 0; k < 3; ++k) sigaction(group_signals[k], &group_saved[k], NULL);
+    group_child = 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && g->phase == PHASE_DONE) return g->result;
+    group_died(bm, n, g, (int)a->threads, status);
+    return 3;
+}
+
+// The broad phases against naive, the traces in dir: a verdict line each, a reproducer for each
+// failure; 1 when one failed, 2 when the traces could not be written or read (no verdicts). The
+// traces are kept (and named) when a method failed on the checks, removed when every failure was
+// a crash (nothing in them to look into).
+static int verify_broad(const verify_args *a, const cd_broad_method **bm, size_t nb, const char *dir, double t0)
+{
+    size_t bytes = sizeof(group_state) + a->threads * sizeof(int64_t);
+    group_state *g = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (g == MAP_FAILED) {
+        fprintf(stderr, "cdlab verify: cannot map memory to share with the checks' processes: %s\n", strerror(errno));
+        cd_scratch_dir_remove(dir);
+        return 2;
+    }
+    int failed = 0, crashed = 0, rc = 0;
+    for (size_t k = 0, end; k < nb && rc != 2; k = end) {
+        // A plugin's method alone; cdlab's own, as many as follow each other.
+        end = k + 1;
+        while (!cd_plugins_method_owner(bm[k]) && end < nb && !cd_plugins_method_owner(bm[end])) ++end;
+        rc = run_group(a, bm + k, end - k, dir, t0, g);
+        failed |= rc == 1, crashed |= rc == 3;
+    }
+    munmap(g, bytes);
+    if (rc == 2 || failed) {
         cd_scratch_dir_keep(dir);  // named to look into: a signal in the hierarchy check leaves it
         printf("      the traces are kept in %s\n", dir);
+    } else {
+        cd_scratch_dir_remove(dir);
     }
     // The verdicts are out before the hierarchy check, which may take long: a signal that ends
     // it does not take them with stdout's buffer.
     fflush(stdout);
-    cd_free(t);
-    return failed;
+    return rc == 2 ? 2 : failed || crashed;
 }
 
 // The hierarchy variants against brute force, likewise.

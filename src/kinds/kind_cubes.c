@@ -45,8 +45,24 @@ static const char *check_cube_method(const char *w)
 
 int cd_kinds_bad_candidates(const cd_broad *b, const cd_scene *s, const char *noun, char *why, size_t len)
 {
-    if (!b->bad.count) return 0;
+    if (!b->bad.count && !b->bad_moves.bad) return 0;
     const cd_plugin_file *f = cd_plugins_method_owner(b->method);
+    if (!b->bad.count) {  // the move list of a coherent frame (cd_broad.bad_moves)
+        const cd_broad_bad_moves *m = &b->bad_moves;
+        char what[160];
+        if (m->count == CD_BROAD_MOVES_UNFILLED)
+            snprintf(what, sizeof what, "left its move list unfilled");
+        else if (m->count > s->count)
+            snprintf(what, sizeof what, "filled its move list with %u slots", m->count);
+        else
+            snprintf(what, sizeof what, "named slot %u in its move list", m->slot);
+        snprintf(why, len,
+                 "method %s (plugin %s) reported a coherent frame (update_coherent returned 1) but %s: expected "
+                 "the scene's move list since its previous update (cd_scene_moves_since), at most the scene's %u "
+                 "%s, each slot below %u; the point is refused (cdlab verify --plugin checks a plugin's methods)",
+                 b->method->name, f ? f->path : "?", what, s->count, noun, s->count);
+        return -1;
+    }
     snprintf(why, len,
              "method %s (plugin %s) reported %llu candidate(s) that name no pair of the scene's %u %s, the first "
              "(%u, %u): expected two different ids below %u; the point is refused (cdlab verify --plugin checks "

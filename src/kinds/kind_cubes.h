@@ -72,8 +72,10 @@ int cd_cubes_point_start(const cd_point *p, const char *results_root, struct cd_
 /// cd_run_fail.
 int cd_cubes_measure(cd_run *r, const cd_cubes_setup *s, cd_cubes_result *res);
 /// 0 when b's last frame had no bad candidates (cd_broad.bad: a plugin's method naming objects the
-/// scene s has not), else -1 with why the point is refused in why (the method, its plugin, the
-/// first bad pair; noun: what the scene's objects are, "cubes" or "bodies").
+/// scene s has not) and no bad move list (cd_broad.bad_moves: a coherent frame's list that names
+/// no list of s's slots), else -1 with why the point is refused in why (the method, its plugin, the
+/// first bad pair or what was wrong with the list; noun: what the scene's objects are, "cubes" or
+/// "bodies").
 int cd_kinds_bad_candidates(const struct cd_broad *b, const struct cd_scene *s, const char *noun, char *why,
                             size_t len);
 /// NULL when w names a registered broad phase, else what was expected (a [method] method check).

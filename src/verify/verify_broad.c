@@ -168,11 +168,17 @@ static cd_scene *make_scene(cd_rng *r, uint64_t seed, uint32_t idx)
     return s;
 }
 
-cd_broad *cd_verify_broad_create(const cd_broad_method *m, const cd_param_settings *set, const cd_scene *s)
+cd_params cd_verify_broad_params(const cd_broad_method *m, const cd_param_settings *set)
 {
     cd_params p = cd_broad_params_default(m);
     char why[200];
     if (cd_params_apply(&p, set, why, sizeof why)) p = cd_broad_params_default(m);  // a plugin's narrower range
+    return p;
+}
+
+cd_broad *cd_verify_broad_create(const cd_broad_method *m, const cd_param_settings *set, const cd_scene *s)
+{
+    cd_params p = cd_verify_broad_params(m, set);
     return cd_broad_create(m, &p, 1, s);
 }
 
@@ -285,9 +291,11 @@ static uint64_t count_missing(const cd_pair_list *want, const cd_pair_list *have
 // One frame of one method.
 
 typedef struct instance {
-    cd_broad *framed;    // driven by cd_broad_frame
-    cd_broad *recorded;  // driven through the recording sink
-    cd_broad *threaded;  // NULL, or driven by cd_broad_frame on VERIFY_THREADS workers
+    cd_broad *framed;             // driven by cd_broad_frame
+    cd_broad *recorded;           // driven through the recording sink
+    cd_broad *threaded;           // NULL, or driven by cd_broad_frame on VERIFY_THREADS workers
+    cd_broad *threaded_recorded;  // NULL, or (a method with candidates_part) its parts recorded after
+                                  // an update on VERIFY_THREADS workers
 } instance;
 
 // A narrower SIMD path of a method that chooses none is checked on every NARROWER_PATH_STRIDE-th
@@ -313,10 +321,44 @@ static void aabb_pairs(const cd_scene *s, cd_pair_list *out)
 
 // What one frame of one method got wrong.
 typedef struct frame_faults {
-    uint64_t missed, extra, dups, bad, aabb_missing;
+    uint64_t missed, extra, dups, bad, aabb_missing, bad_moves;
 } frame_faults;
 
-static int faulty(const frame_faults *f) { return (f->missed | f->extra | f->dups | f->bad | f->aabb_missing) != 0; }
+static int faulty(const frame_faults *f)
+{
+    return (f->missed | f->extra | f->dups | f->bad | f->aabb_missing | f->bad_moves) != 0;
+}
+
+// The candidate contract on one recording of b's candidates after cd_broad_update: through
+// candidates() (by_parts 0), or through candidates_part() for parts 0 .. CD_BROAD_PARTS-1 of
+// CD_BROAD_PARTS, the calls every frame of a method with candidates_part makes whatever its thread
+// count (frame.c), here one after another. Its duplicates, bad candidates and AABB pairs never a
+// candidate go into ff, each the most any recording of the frame showed.
+static void record_candidates(cd_broad *b, const cd_scene *s, int by_parts, scratch *w, frame_faults *ff)
+{
+    recorder *rec = &w->rec;
+    cd_pair buf[512];
+    rec->all.count = 0;
+    rec->bad = 0;
+    rec->n = s->count;
+    rec->scene = s;
+    rec->boxes_tested = b->method->boxes_tested;
+    cd_pair_sink sink = {buf, 0, 512, record_flush, rec};
+    cd_broad_stats st = {0};
+    if (by_parts)
+        for (uint32_t k = 0; k < CD_BROAD_PARTS; ++k)
+            b->method->candidates_part(b->self, s, k, CD_BROAD_PARTS, &sink, &st);
+    else
+        b->method->candidates(b->self, s, &sink, &st);
+    record_flush(&sink);
+    cd_pair_list_sort(&rec->all);
+    uint64_t dups = 0;
+    for (size_t k = 1; k < rec->all.count; ++k) dups += pair_eq(rec->all.items[k - 1], rec->all.items[k]);
+    uint64_t missing = count_missing(&w->aabb, &rec->all);
+    if (dups > ff->dups) ff->dups = dups;
+    if (rec->bad > ff->bad) ff->bad = rec->bad;
+    if (missing > ff->aabb_missing) ff->aabb_missing = missing;
+}
 
 // ref: naive's sorted pairs of s; aabb: s's AABB-overlapping slot pairs.
 static frame_faults check_frame(instance *in, const cd_scene *s, scratch *w)
@@ -332,22 +374,18 @@ static frame_faults check_frame(instance *in, const cd_scene *s, scratch *w)
     // Everything in got beyond the matched reference pairs is extra or duplicated.
     ff.extra = w->got.count - (w->ref.count - ff.missed);
 
-    recorder *rec = &w->rec;
-    cd_pair buf[512];
-    rec->all.count = 0;
-    rec->bad = 0;
-    rec->n = s->count;
-    rec->scene = s;
-    rec->boxes_tested = in->recorded->method->boxes_tested;
-    cd_pair_sink sink = {buf, 0, 512, record_flush, rec};
-    cd_broad_stats st2 = {0};
+    ff.bad_moves = in->framed->bad_moves.bad;
+
+    // The contract on every path a frame may take: candidates(), and candidates_part(), which
+    // every frame of a method that has it runs instead (serial too), after an update on one worker
+    // and on several.
     cd_broad_update(in->recorded, s);
-    in->recorded->method->candidates(in->recorded->self, s, &sink, &st2);
-    record_flush(&sink);
-    cd_pair_list_sort(&rec->all);
-    for (size_t k = 1; k < rec->all.count; ++k) ff.dups += pair_eq(rec->all.items[k - 1], rec->all.items[k]);
-    ff.bad = rec->bad;
-    ff.aabb_missing = count_missing(&w->aabb, &rec->all);
+    record_candidates(in->recorded, s, 0, w, &ff);
+    if (in->recorded->method->candidates_part) record_candidates(in->recorded, s, 1, w, &ff);
+    if (in->threaded_recorded) {
+        cd_broad_update(in->threaded_recorded, s);
+        record_candidates(in->threaded_recorded, s, 1, w, &ff);
+    }
     if (in->threaded) {  // the same pairs on several workers
         cd_broad_frame(in->threaded, s, &w->got, &st, NULL);
         cd_pair_list_sort(&w->got);
@@ -355,6 +393,7 @@ static frame_faults check_frame(instance *in, const cd_scene *s, scratch *w)
         ff.missed += missed;
         ff.extra += w->got.count - (w->ref.count - missed);
         if (in->threaded->bad.count > dropped) dropped = in->threaded->bad.count;
+        ff.bad_moves += in->threaded->bad_moves.bad;
     }
     if (dropped > ff.bad) ff.bad = dropped;  // a method that reports other candidates each time
     return ff;
@@ -426,12 +465,11 @@ static instance instance_create(const cd_broad_method *m, cd_verify_path p, cons
                                 const cd_scene *s, int threaded)
 {
     env_saved e = path_enter(p);
-    instance in = {cd_verify_broad_create(m, params, s), cd_verify_broad_create(m, params, s), NULL};
+    instance in = {cd_verify_broad_create(m, params, s), cd_verify_broad_create(m, params, s), NULL, NULL};
     if (threaded && !builtin_peer(m)) {
-        cd_params q = cd_broad_params_default(m);
-        char why[200];
-        if (cd_params_apply(&q, params, why, sizeof why)) q = cd_broad_params_default(m);
+        cd_params q = cd_verify_broad_params(m, params);
         in.threaded = cd_broad_create(m, &q, VERIFY_THREADS, s);
+        if (m->candidates_part) in.threaded_recorded = cd_broad_create(m, &q, VERIFY_THREADS, s);
     }
     path_leave(p, &e);
     return in;
@@ -442,6 +480,7 @@ static void instance_destroy(instance *in)
     cd_broad_destroy(in->framed);
     cd_broad_destroy(in->recorded);
     cd_broad_destroy(in->threaded);
+    cd_broad_destroy(in->threaded_recorded);
 }
 
 // What the failing frame s does alone: its poses as a fresh scene, fresh instances.
@@ -486,7 +525,8 @@ static void consider_repro(cd_verify_tally *t, uint32_t idx, int f, const cd_sce
 
 int cd_verify_tally_ok(const cd_verify_tally *t)
 {
-    return t->frames > 0 && (t->missed | t->extra | t->dup_candidates | t->bad_candidates | t->aabb_missing) == 0;
+    return t->frames > 0 &&
+           (t->missed | t->extra | t->dup_candidates | t->bad_candidates | t->aabb_missing | t->bad_moves) == 0;
 }
 
 // Does m choose a SIMD path when created (asks cd_cpu_avx2 / cd_cpu_avx512, as grid_multi's row
@@ -559,6 +599,7 @@ static void run_scene(uint64_t seed, uint32_t idx, cd_verify_tally *t, size_t co
             tm->dup_candidates += ff.dups;
             tm->bad_candidates += ff.bad;
             tm->aabb_missing += ff.aabb_missing;
+            tm->bad_moves += ff.bad_moves;
             if (!faulty(&ff)) continue;
             if (tm->first_bad < 0 || (int64_t)idx < tm->first_bad) tm->first_bad = idx, tm->first_bad_frame = f;
             consider_repro(tm, idx, f, s, &sp.params);
@@ -583,6 +624,7 @@ static void merge(cd_verify_tally *into, const cd_verify_tally *t)
     into->dup_candidates += t->dup_candidates;
     into->bad_candidates += t->bad_candidates;
     into->aabb_missing += t->aabb_missing;
+    into->bad_moves += t->bad_moves;
     if (t->first_bad >= 0 && (into->first_bad < 0 || t->first_bad < into->first_bad))
         into->first_bad = t->first_bad, into->first_bad_frame = t->first_bad_frame;
     if (t->repro >= 0 && better_repro(into, t->repro, t->repro_loses))
@@ -603,6 +645,7 @@ void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *
             mine[m] = t[m];
             mine[m].scenes = mine[m].frames = mine[m].pairs_compared = 0;
             mine[m].missed = mine[m].extra = mine[m].dup_candidates = mine[m].bad_candidates = mine[m].aabb_missing = 0;
+            mine[m].bad_moves = 0;
             mine[m].first_bad = mine[m].repro = -1;
             mine[m].repro_loses = 0;
         }
@@ -614,15 +657,18 @@ void cd_verify_broad(cd_verify_tally *t, size_t count, const cd_verify_options *
 #pragma omp atomic capture
             idx = next++;
             if (idx >= o->scenes) break;
+#ifdef _OPENMP
+            int worker = omp_get_thread_num();
+#else
+            int worker = 0;
+#endif
+            if (o->scene_mark) o->scene_mark(worker, idx, o->ctx);
             run_scene(o->seed, idx, mine, count, &w, &tot);
+            if (o->scene_mark) o->scene_mark(worker, -1, o->ctx);
             uint32_t now;
 #pragma omp atomic capture
             now = ++done;
-#ifdef _OPENMP
-            int master = omp_get_thread_num() == 0;
-#else
-            int master = 1;
-#endif
+            int master = worker == 0;
             if (o->progress && master) o->progress(now, todo, o->ctx);
         }
 #pragma omp critical(cd_verify_merge)
@@ -672,6 +718,7 @@ int cd_verify_broad_trace(cd_verify_tally *t, size_t count, const char *path, cd
             tm->dup_candidates += ff.dups;
             tm->bad_candidates += ff.bad;
             tm->aabb_missing += ff.aabb_missing;
+            tm->bad_moves += ff.bad_moves;
             if (faulty(&ff) && !tm->trace_bad[0])
                 snprintf(tm->trace_bad, sizeof tm->trace_bad, "%s, frame %llu", path, (unsigned long long)f);
         }

@@ -11,11 +11,15 @@
 # with its parents; naive alone is nothing to verify (exit 2). A plugin whose path is no config word
 # (a comma, a space, a #) gets a reproducer cdlab run accepts. SIGINT or SIGTERM leaves no directory
 # for the traces under $TMPDIR, but the traces verify kept and named stay.
+# The contract is checked on the path frames take (candidates_part), a coherent frame's move list
+# too (and cdlab run refuses a bad one); a reproducer holds the parameter values verify ran with and
+# says what its failure was; a method that crashes fails alone, with the signal and its scene.
 # usage: verify.sh CDLAB GOOD.so BORDER_BUG.so VARIANT.so WRONG_ABI.so NARROW_CANDIDATES.so BAD_IDS.so
-#        PARAM_KEY_NAME.so PEER_UNTESTED.so
+#        PARAM_KEY_NAME.so PEER_UNTESTED.so BAD_CONTRACT.so
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 cdlab=$(abs "$1") good=$(abs "$2") bug=$(abs "$3") variant=$(abs "$4") abi=$(abs "$5") narrow=$(abs "$6") bad_ids=$(abs "$7") param_name=$(abs "$8") peer=$(abs "$9")
+contract=$(abs "${10}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -88,6 +92,63 @@ cat out
   grep -q '^FAIL  plugin_bad_ids_parts .* 0 of [0-9]* pairs missed, 0 extra, 0 duplicated candidates, [1-9][0-9]* bad' out &&
   grep -q 'plugin_bad_ids reports candidates naming no pair of the scene.s cubes, the first (0, 4294967280): cdlab run refuses the point' out; } ||
     { echo "FAIL bad ids: exit $rc: $(cat out err)"; fail=1; }
+
+# bad_contract.c: one method per broken part of the contract, and one that crashes (no core file).
+ulimit -c 0
+mkdir crash_tmp
+TMPDIR="$tmp/crash_tmp" "$cdlab" verify --plugin "$contract" --scenes 40 --out repro5 >out 2>err
+rc=$?
+cat out
+# The parts' duplicates, though candidates() is naive's.
+{ [ "$rc" -eq 1 ] &&
+  grep -q '^FAIL  plugin_parts_dups .* 0 of [0-9]* pairs missed, 0 extra, [1-9][0-9]* duplicated candidates' out; } ||
+    { echo "FAIL candidates_part unchecked: exit $rc: $(cat out err)"; fail=1; }
+# Coherent frames whose move list names no slots of the scene: failures, not a crash.
+for m in plugin_moves_unfilled plugin_moves_range; do
+    grep -q "^FAIL  $m .* [1-9][0-9]* coherent frames with a move list naming no slots of the scene" out ||
+        { echo "FAIL $m: no bad move list in: $(cat out err)"; fail=1; }
+done
+# Extra pairs that only the frames before show: the reproducer says so, not "candidate contract".
+{ grep -q '^FAIL  plugin_coherent_extra .* 0 of [0-9]* pairs missed, [1-9][0-9]* extra' out &&
+  grep -q 'naive and plugin_coherent_extra both find [0-9]* pairs on this frame alone: the [0-9]* extra pair(s) needed the frames before it' out &&
+  grep -q '^; equal pairs_mean: [0-9]* extra pair(s)\. What shows it:' repro5/plugin_coherent_extra/repro.ini &&
+  ! grep -q 'candidate.contract' repro5/plugin_coherent_extra/repro.ini; } ||
+    { echo "FAIL coherent extra pairs: $(cat out repro5/plugin_coherent_extra/repro.ini)"; fail=1; }
+# The crash: a verdict naming the signal and the scene, in its place among the others.
+{ grep -q '^FAIL  plugin_crash  *crashed: SIGABRT (.*) on scene [0-9][0-9]*$' out &&
+  [ "$(grep -E '^(ok|FAIL)  ' out | awk '{ print $2 }' | tr '\n' ' ')" = \
+    "plugin_parts_dups plugin_depth plugin_moves_unfilled plugin_moves_range plugin_coherent_extra plugin_crash " ]; } ||
+    { echo "FAIL crash: exit $rc: $(cat out err)"; fail=1; }
+# A parameter named like a scene setting, narrower (depth 0..2): the reproducer holds the depth
+# verify ran it with (its default where the scene's was out of range), and cdlab run shows the
+# lost pair.
+if "$cdlab" run --quiet --output res --run-id depth repro5/plugin_depth/repro.ini >/dev/null 2>err; then
+    n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["pairs_mean"] }' \
+        res/verify_plugin_depth/depth/summary.csv | sort -u | wc -l)
+    [ "$n" = 2 ] || { echo "FAIL plugin_depth reproducer: equal pairs_mean: $(cat res/verify_plugin_depth/depth/summary.csv)"; fail=1; }
+else
+    echo "FAIL plugin_depth reproducer: cdlab run refused it: $(cat err repro5/plugin_depth/repro.ini)"; fail=1
+fi
+# The crash alone: exit 1, on several workers too, and nothing left under $TMPDIR.
+for threads in 1 2; do
+    TMPDIR="$tmp/crash_tmp" "$cdlab" verify --plugin "$contract" --method plugin_crash --scenes 40 \
+        --threads $threads --out repro6 >out 2>err
+    rc=$?
+    { [ "$rc" -eq 1 ] && grep -q '^FAIL  plugin_crash  *crashed: SIGABRT (.*) on \(one of \)\{0,1\}scenes\{0,1\} [0-9]' out &&
+      grep -q '^cdlab verify: FAILED' out && [ "$(ls -A crash_tmp | grep -v '^cdlab-verify-.*' | wc -l)" = 0 ] &&
+      [ "$(ls -A crash_tmp | wc -l)" = 1 ]; } ||
+        { echo "FAIL crash alone, --threads $threads: exit $rc: $(cat out err; ls -A crash_tmp)"; fail=1; }
+done
+# cdlab run refuses a point whose coherent frame's move list is bad, with what was wrong.
+for case in "plugin_moves_unfilled|left its move list unfilled" "plugin_moves_range|named slot 40 in its move list"; do
+    m=${case%%|*} want=${case#*|}
+    printf '[experiment]\nwarmup = 0\nframes = 3\nrepeats = 1\n[scene]\ncubes = 40\n[method]\nplugin = %s\nmethod = %s\n[run]\ncounters =\n' \
+        "$contract" "$m" > "$m.ini"
+    "$cdlab" run --quiet --output res --run-id "$m" "$m.ini" >/dev/null 2>err
+    rc=$?
+    { [ "$rc" -eq 1 ] && grep -qF "method $m (plugin $contract) reported a coherent frame (update_coherent returned 1) but $want" err; } ||
+        { echo "FAIL cdlab run $m: exit $rc, expected 1 and '$want': $(cat err)"; fail=1; }
+done
 
 # A plugin with a broad phase and a hierarchy variant: both verified (the variant against brute force,
 # at its default sphere_layers = 2 and the ends of its range, 0 and 32: 3 x 128 queries).

@@ -167,6 +167,19 @@ typedef struct cd_broad_bad {
     cd_pair first;   ///< the first one, as the method reported it
 } cd_broad_bad;
 
+/// A checked method's move list of one coherent frame (cd_broad_method.update_coherent returned 1)
+/// that names no list of the scene's slots: never filled, longer than the scene has slots, or with a
+/// slot at or past its count. The frame keeps none of last frame's pairs then: the filter would read
+/// the scene and its own flags at those slots (see cd_broad_check_candidates).
+typedef struct cd_broad_bad_moves {
+    int bad;         ///< 1 when the last frame's move list was one
+    uint32_t count;  ///< its count as the method left it (CD_BROAD_MOVES_UNFILLED: never filled)
+    uint32_t slot;   ///< the first slot at or past the scene's count, when count is within it
+} cd_broad_bad_moves;
+
+/// The count a frame's move list holds until update_coherent fills it: more than any scene's slots.
+#define CD_BROAD_MOVES_UNFILLED UINT32_MAX
+
 /// One part's output in a parallel frame (kept between frames: no per-frame malloc).
 typedef struct cd_broad_part {
     cd_pair_list pairs;
@@ -197,21 +210,22 @@ typedef struct cd_narrow_step {
 typedef struct cd_broad {
     const cd_broad_method *method;
     void *self;
-    cd_params params;       ///< the method's parameters
-    int threads;            ///< the frame's worker threads
-    cd_broad_part *parts;   ///< CD_BROAD_PARTS outputs when the method has candidates_part
-    cd_sat_build sat;       ///< the narrow step's batched SAT build (cd_sat_build_default at create)
-    uint64_t layout;        ///< the scene's layout the method last saw (cd_scene.layout)
-    cd_narrow_step narrow;  ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
-    cd_pair_list kept;      ///< last frame's output (see "Kept pairs" above)
-    int kept_valid;         ///< kept is the frame just before's, for the method's state now
-    uint32_t moved_n;       ///< cubes last_moved and last_ident hold
-    size_t kept_still;      ///< pairs at kept's front with no cube of last_ident (0: none known)
-    uint8_t *last_moved;    ///< a bit per cube, the kept filter's: those of last_ident (zero elsewhere)
-    uint32_t *last_ident;   ///< the move list of the coherent frame that last kept pairs, as idents
-    uint32_t last_count;    ///< its length
-    int check;              ///< the frame checks the method's candidates (cd_broad_check_candidates)
-    cd_broad_bad bad;       ///< the last frame's bad candidates (always none when check is 0)
+    cd_params params;              ///< the method's parameters
+    int threads;                   ///< the frame's worker threads
+    cd_broad_part *parts;          ///< CD_BROAD_PARTS outputs when the method has candidates_part
+    cd_sat_build sat;              ///< the narrow step's batched SAT build (cd_sat_build_default at create)
+    uint64_t layout;               ///< the scene's layout the method last saw (cd_scene.layout)
+    cd_narrow_step narrow;         ///< the narrow step; test NULL: the cube scene's (cube_narrow.c)
+    cd_pair_list kept;             ///< last frame's output (see "Kept pairs" above)
+    int kept_valid;                ///< kept is the frame just before's, for the method's state now
+    uint32_t moved_n;              ///< cubes last_moved and last_ident hold
+    size_t kept_still;             ///< pairs at kept's front with no cube of last_ident (0: none known)
+    uint8_t *last_moved;           ///< a bit per cube, the kept filter's: those of last_ident (zero elsewhere)
+    uint32_t *last_ident;          ///< the move list of the coherent frame that last kept pairs, as idents
+    uint32_t last_count;           ///< its length
+    int check;                     ///< the frame checks the method's candidates (cd_broad_check_candidates)
+    cd_broad_bad bad;              ///< the last frame's bad candidates (always none when check is 0)
+    cd_broad_bad_moves bad_moves;  ///< the last frame's bad move list (always none when check is 0)
 } cd_broad;
 
 /// Where a frame's time went (wall clock; with threads > 1 the frame's wall time split in
@@ -235,7 +249,8 @@ void cd_broad_destroy(cd_broad *b);
 /// Check m's candidates in every frame of the instances created from now on: each must name two
 /// different objects of the scene (a, b < count, a != b); the others are dropped before the narrow
 /// step reads the scene at their ids and counted in cd_broad.bad, which the caller reads after
-/// cd_broad_frame (a kind fails the point). For methods whose code cdlab does not vouch for (a
+/// cd_broad_frame (a kind fails the point). The move list a coherent frame's update_coherent fills
+/// is checked likewise (cd_broad.bad_moves). For methods whose code cdlab does not vouch for (a
 /// plugin's: cd_registry_add marks them); cdlab's own methods are unchecked and pay nothing. Not
 /// thread-safe: mark before any thread creates instances.
 void cd_broad_check_candidates(const cd_broad_method *m);

@@ -14,14 +14,17 @@
 // planes (exact ties of closed boxes). Per scene-frame and method: the sorted pair list of
 // cd_broad_frame must equal naive's, and a second instance driven through a recording sink must
 // report every AABB-overlapping pair exactly once (no duplicates, no self pairs, no candidate that
-// a boxes_tested method did not test). A third of the scenes reorder their slots at every step
+// a boxes_tested method did not test), through candidates() and, for a method that has it, through
+// candidates_part() over the CD_BROAD_PARTS parts every frame of such a method runs (serial too);
+// a coherent frame's move list (update_coherent) must name slots of the scene. A third of the scenes reorder their slots at every step
 // (cd_scene_reorder), half of those once more between two steps: the framed instance follows
 // through the method's remap (or a rebuild after two), the recorded one sees only permuted slots.
 // cdlab's peers (description "peer:") see every 4th scene: they wrap other libraries and cost far
 // more; its untested method (all: every pair to the narrow step, O(n²) per frame) sees every 8th.
 // A plugin's methods see every scene, whatever their description or untested field say. On every
 // 8th scene (index 2 mod 8) and every trace frame a third instance of each method but cdlab's
-// peers runs on two worker threads and must give naive's pairs too. cd_verify_broad_traces adds
+// peers runs on two worker threads and must give naive's pairs too (and a fourth, for a method with
+// candidates_part, records its parts after an update on two workers). cd_verify_broad_traces adds
 // replayed traces: a recorded family scene, a Broadmark .aabbs file and short simulations.
 #ifndef CD_VERIFY_H
 #define CD_VERIFY_H
@@ -46,6 +49,7 @@ typedef struct cd_verify_tally {
     uint64_t dup_candidates;  ///< candidates reported twice in one frame
     uint64_t bad_candidates;  ///< self pairs, slots out of range, untested boxes of a boxes_tested method
     uint64_t aabb_missing;    ///< AABB-overlapping pairs never reported as candidates
+    uint64_t bad_moves;       ///< coherent frames whose move list named no list of the scene's slots
     int64_t first_bad;        ///< first failing scene, -1 none
     int first_bad_frame;      ///< its frame
     /// The reproducer's scene: a failing frame that fails again alone (the frame's poses, in cube
@@ -74,6 +78,9 @@ typedef struct cd_verify_options {
                       ///< are switched through the environment); the tallies do not depend on it
     /// Optional: called on the calling thread now and then with the scenes done so far.
     void (*progress)(uint32_t done, uint32_t total, void *ctx);
+    /// Optional: called by worker `worker` (0 .. threads-1) with the scene it starts, and with -1
+    /// when it is done with it (what a process that checks in a child names when the child dies).
+    void (*scene_mark)(int worker, int64_t scene, void *ctx);
     void *ctx;
 } cd_verify_options;
 
@@ -112,8 +119,11 @@ int cd_verify_broad_traces(cd_verify_tally *t, size_t count, const char *dir, cd
 /// cube order as a fresh scene (what cd_scene_export_csv then cd_scene_import_csv give), and the
 /// broad-phase settings of that scene in *p (each method takes those it declares). cd_scene_destroy it.
 cd_scene *cd_verify_broad_scene(uint64_t seed, uint32_t index, int frame, cd_param_settings *p);
-/// A broad phase of method m as the check runs it on scene s: m's defaults with the settings of set
-/// it declares (its defaults alone when one is out of its range), serial.
+/// Method m's parameters as the check runs it: m's defaults with the settings of set it declares,
+/// or its defaults alone when one is out of its range (a plugin may declare a parameter named like
+/// a scene's setting, such as depth, with a narrower range).
+cd_params cd_verify_broad_params(const cd_broad_method *m, const cd_param_settings *set);
+/// A broad phase of method m as the check runs it on scene s: cd_verify_broad_params, serial.
 cd_broad *cd_verify_broad_create(const cd_broad_method *m, const cd_param_settings *set, const cd_scene *s);
 
 /// A mesh pair of the hierarchy check: two procedural meshes (cd_mesh_procedural names).
