@@ -267,13 +267,34 @@ static const char *temp_mesh(const char *ext, const char *text, size_t len)
     return path;
 }
 
+typedef struct bad_mesh {
+    const char *ext, *text, *want;
+} bad_mesh;
+
+// Each file of cases must be refused with a message that names it and contains want.
+static void expect_refused(const bad_mesh *cases, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const char *path = temp_mesh(cases[i].ext, cases[i].text, strlen(cases[i].text));
+        char err[1024];
+        cd_mesh m;
+        int rc = cd_mesh_read(path, &m, err, sizeof err);
+        if (rc == 0) {
+            print_error("%s was read (%u triangles): expected \"%s\"\n", cases[i].text, m.ntris, cases[i].want);
+            cd_mesh_free(&m);
+        }
+        assert_int_equal(rc, -1);
+        EXPECT_CONTAINS(err, path);
+        EXPECT_CONTAINS(err, cases[i].want);
+        unlink(path);
+    }
+}
+
 // Each bad file's message names the file and the line (text formats) and says what is wrong.
 static void reader_rejects_bad_files_with_their_line(void **state)
 {
     (void)state;
-    static const struct {
-        const char *ext, *text, *want;
-    } cases[] = {
+    static const bad_mesh cases[] = {
         {"off", "OFF\n3 1 0\n0 0 0\nnan 0 0\n0 1 0\n3 0 1 2\n", ":4: vertex 1: 'nan' is not a finite number"},
         {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 -inf\n3 0 1 2\n", ":5: vertex 2: '-inf' is not a finite number"},
         {"off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 1e999\n3 0 1 2\n", ":5: vertex 2: '1e999' is not finite"},
@@ -307,17 +328,7 @@ static void reader_rejects_bad_files_with_their_line(void **state)
         {"ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty list uchar x\nend_header\n",
          ":4: property type 'x': expected char"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        const char *path = temp_mesh(cases[i].ext, cases[i].text, strlen(cases[i].text));
-        char err[1024];
-        cd_mesh m;
-        int rc = cd_mesh_read(path, &m, err, sizeof err);
-        if (rc == 0) cd_mesh_free(&m);
-        assert_int_equal(rc, -1);
-        EXPECT_CONTAINS(err, path);
-        EXPECT_CONTAINS(err, cases[i].want);
-        unlink(path);
-    }
+    expect_refused(cases, sizeof cases / sizeof cases[0]);
     char err[1024];
     cd_mesh m;
     assert_int_equal(cd_mesh_read("/tmp", &m, err, sizeof err), -1);
@@ -325,6 +336,153 @@ static void reader_rejects_bad_files_with_their_line(void **state)
     // A device is refused before a byte is read: /dev/zero would otherwise be read without end.
     assert_int_equal(cd_mesh_read("/dev/zero", &m, err, sizeof err), -1);
     EXPECT_CONTAINS(err, "/dev/zero: not a regular file (a character device)");
+}
+
+// A tetrahedron (0,0,0), (1,0,0), (0,1,0), (0,0,1), outward, as the files below write it.
+#define TET_OFF_FACES "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n"
+#define TET_OBJ_V "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+#define TET_OBJ_F "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+#define STL_FACET(a, b, c) \
+    "facet normal 0 0 0\n outer loop\n  vertex " a "\n  vertex " b "\n  vertex " c "\n endloop\nendfacet\n"
+#define TET_STL                          \
+    STL_FACET("0 0 0", "0 1 0", "1 0 0") \
+    STL_FACET("0 0 0", "1 0 0", "0 0 1") STL_FACET("0 0 0", "0 0 1", "0 1 0") STL_FACET("1 0 0", "0 1 0", "0 0 1")
+
+// Texts that Assimp reads otherwise than the line checks once did (a different mesh without a
+// word, or a failure without a line): each is now refused with its line. Every case here was
+// accepted by the checks before, and Assimp then read a wrong mesh or failed.
+static void reader_refuses_what_assimp_reads_otherwise(void **state)
+{
+    (void)state;
+    static const bad_mesh cases[] = {
+        // OFF: the edge count left out (Assimp took vertex 0's x for it).
+        {"off", "OFF\n4 4\n0 0 0 0.5\n1 0 0 0.5\n0 1 0 0.5\n0 0 1 0.5\n" TET_OFF_FACES,
+         ":2: expected the three counts 'vertices faces edges'"},
+        // Signs and leading zeros: Assimp's strtoul10 reads '+1' and '-0' as 0.
+        {"off", "OFF\n+4 +4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":2: the vertex count: '+4': expected decimal digits without a sign"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 +2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+         ":7: face 0: a vertex index: '+2': expected decimal digits without a sign"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 -0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+         ":7: face 0: a vertex index: '-0': expected decimal digits without a sign"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 02 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+         ":7: face 0: a vertex index: '02': expected decimal digits without a leading zero"},
+        // A comment or a line of spaces among the vertex and face lines (Assimp read it as a vertex it
+        // could not parse, or dropped it as a face and the last face with it).
+        {"off", "OFF\n4 4 0\n0 0 0\n# c\n1 0 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":4: a comment line among the vertex and face lines"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n  \n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+         ":8: a line of spaces among the vertex and face lines"},
+        // COFF's colour is r g b a: Assimp reads a fourth number and fails at the line's end.
+        {"off", "COFF\n4 4 0\n0 0 0 1 0 0\n1 0 0 1 0 0\n0 1 0 1 0 0\n0 0 1 1 0 0\n" TET_OFF_FACES,
+         ":3: vertex 0 has 6 numbers: expected x y z r g b a (COFF)"},
+        // Coordinates are floats: beyond their range, 0 though non-zero, or parsed otherwise by
+        // Assimp's fast_atof (15 fraction digits; powf(10, exponent) in float; a wrapping uint64).
+        {"off", "OFF\n4 4 0\n0 0 0\n1e39 0 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":4: vertex 1: '1e39' is not finite as a float (coordinates are read as floats"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 1e-50 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":4: vertex 1: '1e-50' is not a usable number (it rounds to 0; for zero write 0): coordinates are read as "
+         "floats"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 0.000000000012345678 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":4: vertex 1: '0.000000000012345678' reads as 1.2345e-11 in the mesh reader (Assimp"},
+        {"off", "OFF\n4 4 0\n0 0 0\n0.00001e43 0 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":4: vertex 1: '0.00001e43' reads as inf in the mesh reader"},
+        {"off", "OFF\n4 4 0\n0 0 0\n30000000000000000000 0 0\n0 1 0\n0 0 1\n" TET_OFF_FACES,
+         ":4: vertex 1: '30000000000000000000' reads as 1.15532559e+19 in the mesh reader"},
+        {"off", "OFF\n4 4 0\n0 0 0\n1 0e999 0\n0 1 0\n0 0 1\n" TET_OFF_FACES, ":4: vertex 1: '0e999' reads as"},
+        // A point first: Assimp's OBJ reader does not count ".5" as a number.
+        {"obj", "v 0 0 0\nv .5 0 0\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F, ":2: v: '.5' is not a decimal number"},
+        // A CR inside a line is a line end to Assimp, a space to the checks once.
+        {"off", "OFF\n4 4 0\n0 0 0\r1 0 0\n0 1 0\n0 0 1\n" TET_OFF_FACES, ":3: unexpected byte 0x0d in column 6"},
+        // OBJ references: "01" and "+1" are read twice (12 faces became 48).
+        {"obj", TET_OBJ_V "f 01 03 02\n",
+         ":5: f: a vertex index: '01': expected decimal digits without a leading zero"},
+        {"obj", TET_OBJ_V "f +1 +3 +2\n", ":5: f: a vertex index: '+1': expected decimal digits without a sign"},
+        {"obj", TET_OBJ_V "f -01 -3 -2\n", ":5: f: a vertex index: '01': expected decimal digits without a leading"},
+        // v of 5 or 7 numbers: Assimp reads none; w = 0: it divides by it.
+        {"obj", "v 0 0 0 1 1\nv 1 0 0\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F,
+         ":1: v has 5 numbers: expected x y z, x y z w or x y z r g b"},
+        {"obj", "v 0 0 0 1 1 1 1\nv 1 0 0\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F, ":1: v has 7 numbers"},
+        {"obj", "v 0 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F, ":1: v: w is 0"},
+        {"obj", "v 0 0 0\nv 1e-30 0 0 1e30\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F, ":2: v: 1e-30/1e30 is 0 as a float"},
+        {"obj", TET_OBJ_V "vt 0\n" TET_OBJ_F, ":5: vt has 1 numbers: expected u v or u v w"},
+        {"obj", TET_OBJ_V "lod 1\n" TET_OBJ_F, ":5: 'lod': not an OBJ statement"},
+        // Comments after a statement: Assimp reads on past '#'.
+        {"obj", TET_OBJ_V "f 1 3 2 # c\n", ":5: a comment after 'f'"},
+        {"obj", "v -1 -1 -1 # 2\nv 1 0 0\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F, ":1: a comment after 'v'"},
+        // An indented statement is skipped by Assimp, and the later indices shift.
+        {"obj", "v 0 0 0\n  v 1 0 0\nv 0 1 0\nv 0 0 1\n" TET_OBJ_F, ":2: 'v' after spaces"},
+        // A v/vt reference before any vt, after a vn: Assimp files the vt index as a normal's.
+        {"obj", TET_OBJ_V "vn 0 0 1\nf 1/1 3/1 2/1\nvt 0 0\n",
+         ":6: f: '1/1': a texture coordinate index before any vt line, after a vn line"},
+        // ASCII STL: Assimp skips unknown words and drops a fourth vertex with a log line.
+        {"stl",
+         "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0 junk\nvertex 0 1 0\nendloop\n"
+         "endfacet\nendsolid t\n",
+         ":5: vertex: 'junk' after its 3 numbers"},
+        {"stl",
+         "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nvertex 1 1 0\n"
+         "endloop\nendfacet\nendsolid t\n",
+         ":7: a fourth vertex: expected 'endloop'"},
+        {"stl",
+         "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1e39 0 0\nvertex 0 1 0\nendloop\n"
+         "endfacet\nendsolid t\n",
+         ":5: vertex: '1e39' is not finite as a float"},
+        {"stl",
+         "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0\nvertex 0 1 0\nendloop\n"
+         "endfacet\nendsolid t\n",
+         ":5: vertex has 2 numbers: expected 3"},
+        {"stl", "solid t\nFACET normal 0 0 1\n", ":2: 'FACET': expected 'facet normal nx ny nz' or 'endsolid'"},
+        {"stl",
+         "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\n"
+         "endfacet\n",
+         ":8: the file ends inside solid 1: expected 'endsolid'"},
+        {"stl", "solid facet\n", ":1: 'facet' in a solid's name"},
+        {"stl", "mesh\n1 2 3\n", ":1: expected 'solid' (an ASCII STL); 11 bytes are too few for a binary STL"},
+    };
+    expect_refused(cases, sizeof cases / sizeof cases[0]);
+}
+
+// What the checks accept, Assimp reads as they read it: each text is the tetrahedron (4 vertices,
+// 4 triangles, volume 1/6, closed) in a form the checks let through: comments and blank lines where
+// Assimp skips them, CR LF, COFF and NOFF, OBJ's negative, slashed and homogeneous references and
+// vertex colours, an STL with indentation, blank lines and two solids.
+static void reader_reads_what_the_checks_accept(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ext, *text;
+    } cases[] = {
+        {"off", "# made by hand\nOFF # keyword\n\n# counts next\n4 4 0 # edges unknown\n  \n# vertices\n0 0 0\n\n"
+                "1 0 0 # x\n0 1 0\n0 0 1\n\n" TET_OFF_FACES "\n# the end\n"},
+        {"off", "OFF\r\n4 4 0\r\n0 0 0\r\n1 0 0\r\n0 1 0\r\n0 0 1\r\n3 0 2 1\r\n3 0 1 3\r\n3 0 3 2\r\n3 1 2 3\r\n"},
+        {"off", "OFF 4 4 6\n0 0 0 0.5\n1 0 0 0.5\n0 1 0 0.5\n0 0 1 0.5\n" TET_OFF_FACES},
+        {"off", "COFF\n4 4 0\n0 0 0 1 0 0 1\n1 0 0 1 0 0 1\n0 1 0 1 0 0 1\n0 0 1 1 0 0 1\n" TET_OFF_FACES},
+        {"off", "NOFF\n4 4 0\n0 0 0 0 0 1\n1 0 0 0 0 1\n0 1 0 0 0 1\n0 0 1 0 0 1\n" TET_OFF_FACES},
+        {"off", "OFF\n4 4 0\n0e5 0 -0\n1.0 0. 0\n0 100e-2 0\n0 0 0.1e1\n" TET_OFF_FACES},
+        {"obj", TET_OBJ_V "f -4 -2 -3\nf -4 -3 -1\nf -4 -1 -2\nf -3 -2 -1\n"},
+        {"obj", "# a comment\n  # indented\n\n" TET_OBJ_V "vt 0 0\nvn 0 0 1\no tet\ng side\ns 1\n"
+                "f 1/1/1 3/1/1 2/1/1\nf 1//1 2//1 4//1\nf 1/1 4/1 3/1\nf 2 3 4\n"},
+        {"obj", "v 0 0 0 2\nv 2 0 0 2\nv 0 1 0 1\nv 0 0 0.5 0.5\n" TET_OBJ_F},
+        {"obj", "v 0 0 0 1 0 0\nv 1 0 0 1 0 0\nv 0 1 0 1e-50 0 0\nv 0 0 1 1 0 0\n" TET_OBJ_F},
+        {"stl", "solid a b c\n\n" STL_FACET("0 0 0", "0 1 0", "1 0 0")
+                    STL_FACET("0 0 0", "1 0 0", "0 0 1") "endsolid a\nsolid\n  " STL_FACET("0 0 0", "0 0 1", "0 1 0")
+                        STL_FACET("1 0 0", "0 1 0", "0 0 1") "endsolid\n\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const char *path = temp_mesh(cases[i].ext, cases[i].text, strlen(cases[i].text));
+        char err[1024];
+        cd_mesh m;
+        int rc = cd_mesh_read(path, &m, err, sizeof err);
+        if (rc) print_error("case %zu: %s\n", i, err);
+        assert_int_equal(rc, 0);
+        assert_int_equal(m.nverts, 4);
+        assert_int_equal(m.ntris, 4);
+        assert_true(cd_mesh_is_closed(&m));
+        assert_true(fabs(cd_mesh_volume(&m) - 1.0 / 6.0) < 1e-12);
+        cd_mesh_free(&m);
+        unlink(path);
+    }
 }
 
 // The files that made Assimp abort or die of a bus error (tests/fuzz/regressions/mesh_read/):
@@ -470,6 +628,8 @@ int main(void)
         cmocka_unit_test(reader_keeps_every_vertex_of_small_meshes),
         cmocka_unit_test(reader_errors_name_the_file),
         cmocka_unit_test(reader_rejects_bad_files_with_their_line),
+        cmocka_unit_test(reader_refuses_what_assimp_reads_otherwise),
+        cmocka_unit_test(reader_reads_what_the_checks_accept),
         cmocka_unit_test(assimp_crashes_become_errors),
         cmocka_unit_test(stalled_reader_is_stopped),
         cmocka_unit_test(imported_meshes_are_checked),

@@ -49,6 +49,21 @@ for mesh in "$fix"/../fuzz/regressions/mesh_read/* "$cfgs/nan.off" "$cfgs/index.
     printf '[experiment]\nname = m\nkind = mesh\n[mesh]\na = %s\nb = icosphere:80\n' "$mesh" >"$cfgs/mesh$n.ini"
     CDLAB_MESH_READ_TIMEOUT=2 check "$cfgs/mesh$n.ini" 5 "mesh a: $mesh"
 done
+# A mesh file that Assimp would read otherwise than the line checks do is refused with the file's
+# line: an OFF header without the edge count (Assimp takes vertex 0's x for it, and every
+# coordinate shifts), an OBJ reference with a leading zero (read twice), an STL vertex with a word
+# after its numbers (skipped by Assimp), a coordinate that is 0 as a float.
+printf 'OFF\n3 1\n1 0 0 0.5\n2 0 0 0.5\n1 1 0 0.5\n3 0 1 2\n' >"$cfgs/two_counts.off"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 01 2 3\n' >"$cfgs/lead0.obj"
+printf 'solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0 junk\nvertex 0 1 0\nendloop\nendfacet\nendsolid s\n' >"$cfgs/junk.stl"
+printf 'OFF\n3 1 0\n0 0 0\n1 1e-50 0\n0 1 0\n3 0 1 2\n' >"$cfgs/tiny.off"
+for pair in "two_counts.off:2: expected the three counts" "lead0.obj:4: f: a vertex index: '01'" \
+    "junk.stl:5: vertex: 'junk' after its 3 numbers" "tiny.off:4: vertex 1: '1e-50' is not a usable number"; do
+    n=$((n + 1))
+    mesh=$cfgs/${pair%%:*}
+    printf '[experiment]\nname = m\nkind = mesh\n[mesh]\na = %s\nb = icosphere:80\n' "$mesh" >"$cfgs/mesh$n.ini"
+    check "$cfgs/mesh$n.ini" 5 "mesh a: $cfgs/$pair"
+done
 # A bad config among good ones stops the whole command before any run starts.
 (cd "$tmp" && "$cdlab" run "$fix/tiny.ini" "$fix/bad/unknown_key.ini" >/dev/null 2>&1)
 rc=$?
