@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `cdlab run --resume`: continue an incomplete run in its own directory. The runner appends a line
-// to progress.part after each point whose rows are flushed ("done POINT", after the series notes
-// the point made), so the points listed there are whole in frames.csv.part and summary.csv.part.
-// A resume keeps exactly those points' rows (a killed point may have left some rows, or half a
-// line), rewrites the .part files with them, and runs the rest of the plan (or of the shard)
-// appending to them. The directory must hold the same config (byte for byte) and the same shard,
+// to progress.part after each point whose rows are flushed ("done POINT FRAME_ROWS SUMMARY_ROWS",
+// after the series notes the point made: the rows it wrote to frames.csv.part and
+// summary.csv.part). A resume keeps exactly those points' rows (a killed point may have left some
+// rows, or half a line) while they are there as written (keep_whole: from the first point whose
+// rows are not, every point listed runs again), rewrites the .part files with them, and runs the
+// rest of the plan (or of the shard) appending to them. The directory must hold the same config (byte for byte) and the same shard,
 // its input files must be those the run started with (progress.part's "input" lines: SHA-256),
 // and no process may hold its marker's lock (cd_run_marker_state). The files derived from the
 // config ("derived" lines: simulated scenes' cached traces) are carried over, not checked here
@@ -207,12 +208,22 @@ static void load_derived(cd_run *r, const char *line, char *why, size_t len)
     cd_run_derived_input(r, line + off, sha, bytes, what, why, len);
 }
 
-// progress.part: the points done (done[i] = 1 for plan index i), the series notes and the earlier
-// attempts' warnings (kept before this attempt's, each once); why says how an input file, the
-// build or the SIMD paths differ from those the earlier attempt had ("" when none does).
-static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why, size_t why_len)
+// A point progress.part lists as done: the rows it wrote to frames.csv.part and summary.csv.part
+// (its "done POINT FRAME_ROWS SUMMARY_ROWS" line).
+typedef struct done_point {
+    size_t point;
+    unsigned long long frame_rows, summary_rows;
+} done_point;
+
+// progress.part: the points done, in the order it lists them (*done, *count of them; a line
+// without both row counts lists no point), the series notes and the earlier attempts' warnings
+// (kept before this attempt's, each once); why says how an input file, the build or the SIMD paths
+// differ from those the earlier attempt had ("" when none does).
+static void read_progress(cd_run *r, done_point **done, size_t *count, size_t plan, char *why, size_t why_len)
 {
     char path[4600], line[5000];
+    size_t cap = 0;
+    *done = NULL, *count = 0;
     snprintf(path, sizeof path, "%s/progress.part", r->dir);
     FILE *f = fopen(path, "r");
     if (!f) return;
@@ -223,12 +234,14 @@ static void read_progress(cd_run *r, unsigned char *done, size_t plan, char *why
         size_t n = strlen(line);
         if (n == 0 || line[n - 1] != '\n') break;  // a cut line ends what was written
         line[n - 1] = '\0';
-        size_t point;
+        done_point d;
         double at, value;
         int off = 0;
-        if (sscanf(line, "done %zu", &point) == 1 && point < plan)
-            done[point] = 1;
-        else if (sscanf(line, "note %lf %lf %n", &at, &value, &off) == 2 && off > 0)
+        if (sscanf(line, "done %zu %llu %llu %n", &d.point, &d.frame_rows, &d.summary_rows, &off) == 3 && !line[off] &&
+            d.point < plan) {
+            if (*count == cap) *done = cd_realloc(*done, (cap = cap ? 2 * cap : 64) * sizeof **done);
+            (*done)[(*count)++] = d;
+        } else if (sscanf(line, "note %lf %lf %n", &at, &value, &off) == 2 && off > 0)
             cd_run_note_series(r, line + off, at, value);
         else if (strncmp(line, "warn ", 5) == 0)
             cd_run_keep_warning(r, line + 5);
@@ -259,59 +272,144 @@ static int cut_partial_line(const char *path)
     return keep < n && truncate(path, (off_t)keep) != 0 ? errno : 0;
 }
 
-// Rewrite part file `name` with its header and the rows of the points marked in keep; rows[i]
-// (when not NULL) counts the rows kept of point i. 0, or -1 with err set.
-static int filter_part(cd_run *r, const char *name, int frames, const unsigned char *keep, size_t plan, size_t *rows,
-                       char *err, size_t len)
+// Part file `name` (frames = 1: frames.csv.part) as t, cut at its last newline, its header
+// checked against this run's columns; an empty file or none (killed before its header) gives an
+// empty t. 0, or -1 with err set.
+static int read_part(cd_run *r, const char *name, int frames, cd_csv_table *t, char *err, size_t len)
 {
-    char path[4600], tmp[4700];
+    char path[4600];
     snprintf(path, sizeof path, "%s/%s", r->dir, name);
-    snprintf(tmp, sizeof tmp, "%s.resume", path);
     int e = cut_partial_line(path);
     if (e) {
         snprintf(err, len, "--resume: %s: %s", path, strerror(e));
         return -1;
     }
-    cd_csv_table t = {0};
+    if (access(path, F_OK) != 0) return 0;
+    if (cd_csv_read(path, t, err, len) != 0) return -1;
+    if (t->count == 0) return 0;
     size_t hn;
     const char **header = cd_run_header_fields(r, frames, &hn);
-    int bad = 0;
-    if (access(path, F_OK) == 0 && cd_csv_read(path, &t, err, len) != 0) {
-        bad = -1;
-    } else if (t.count > 0) {  // an empty file (killed before its header) is rewritten whole
-        int same = t.rows[0].count == hn;
-        for (size_t i = 0; same && i < hn; ++i) same = strcmp(t.rows[0].fields[i], header[i]) == 0;
-        if (!same) {
-            snprintf(err, len, "--resume: %s:1: the header differs from this run's columns", path);
-            bad = -1;
-        }
-    }
-    FILE *f = bad ? NULL : fopen(tmp, "w");
-    if (!bad && !f) {
-        snprintf(err, len, "--resume: %s: %s", tmp, strerror(errno));
-        bad = -1;
-    }
-    if (f) {
-        cd_csv_write_row(f, header, hn);
-        for (size_t i = 1; i < t.count; ++i) {
-            char *end;
-            const cd_csv_row *row = &t.rows[i];
-            unsigned long long p = row->count ? strtoull(row->fields[0], &end, 10) : 0;
-            if (!row->count || *end || p >= plan || !keep[p]) continue;
-            cd_csv_write_row(f, (const char *const *)row->fields, row->count);
-            if (rows) rows[p]++;
-        }
-        if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) bad = -1;
-        if (fclose(f) != 0) bad = -1;
-        if (bad || rename(tmp, path) != 0) {
-            snprintf(err, len, "--resume: writing %s: %s", tmp, strerror(errno ? errno : EIO));
-            unlink(tmp);
-            bad = -1;
-        }
-    }
+    int same = t->rows[0].count == hn;
+    for (size_t i = 0; same && i < hn; ++i) same = strcmp(t->rows[0].fields[i], header[i]) == 0;
     cd_free(header);
-    cd_csv_table_free(&t);
+    if (!same) {
+        snprintf(err, len, "--resume: %s:1: the header differs from this run's columns", path);
+        return -1;
+    }
+    return 0;
+}
+
+// The plan point of t's row i (a data row), or plan when its first field is none.
+static size_t row_point(const cd_csv_table *t, size_t i, size_t plan)
+{
+    const cd_csv_row *row = &t->rows[i];
+    char *end;
+    if (!row->count || !row->fields[0][0]) return plan;
+    unsigned long long p = strtoull(row->fields[0], &end, 10);
+    return *end || p >= plan ? plan : (size_t)p;
+}
+
+// Count t's rows of each point into rows[0..plan) (a row of no point is not counted, a row with
+// fewer or more fields than the header counts as none of its point's); split[p] = 1 when
+// another point's row lies between two of point p's (summary.csv.part: a point's summary rows are
+// written one after the other, see merge.c's read_rows; NULL for frames, which order = rounds
+// writes round by round).
+static void count_rows(const cd_csv_table *t, size_t plan, unsigned long long *rows, unsigned char *split)
+{
+    size_t last = plan;
+    for (size_t i = 1; i < t->count; ++i) {
+        size_t p = row_point(t, i, plan);
+        if (p == plan || t->rows[i].count != t->rows[0].count) continue;
+        if (split && p != last && rows[p]) split[p] = 1;
+        rows[p]++;
+        last = p;
+    }
+}
+
+// Rewrite part file `name` with t's header and the rows of the points marked in keep. 0, or -1
+// with err set.
+static int write_part(cd_run *r, const char *name, int frames, const cd_csv_table *t, const unsigned char *keep,
+                      size_t plan, char *err, size_t len)
+{
+    char path[4600], tmp[4700];
+    snprintf(path, sizeof path, "%s/%s", r->dir, name);
+    snprintf(tmp, sizeof tmp, "%s.resume", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, len, "--resume: %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    size_t hn;
+    const char **header = cd_run_header_fields(r, frames, &hn);
+    cd_csv_write_row(f, header, hn);
+    cd_free(header);
+    for (size_t i = 1; i < t->count; ++i) {
+        size_t p = row_point(t, i, plan);
+        if (p < plan && keep[p] && t->rows[i].count == hn)
+            cd_csv_write_row(f, (const char *const *)t->rows[i].fields, t->rows[i].count);
+    }
+    int bad = 0;
+    if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) bad = -1;
+    if (fclose(f) != 0) bad = -1;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, len, "--resume: writing %s: %s", tmp, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        bad = -1;
+    }
     return bad;
+}
+
+// Which of the points progress.part lists (d[0..n), in its order) to keep (keep[p] = 1): each
+// listed point of this run (mine) whose rows are all in the .part files as it wrote them (as many
+// frame rows and summary rows as its done line says, its summary rows together), up to the first
+// that is not. The rows are flushed before the done line is written, but neither file is synced
+// then, so a machine that went down may have lost the end of either; an edit may have cut rows
+// anywhere. That point's rows and every later point's are dropped and the points run again: the
+// rows kept are then in the order they were written, and frames.csv agrees with summary.csv.
+static void keep_whole(cd_run *r, const done_point *d, size_t n, const unsigned char *mine, const cd_csv_table *frames,
+                       const cd_csv_table *summary, size_t plan, unsigned char *keep)
+{
+    unsigned long long *fr = cd_alloc_zero(plan ? plan : 1, sizeof *fr);
+    unsigned long long *su = cd_alloc_zero(plan ? plan : 1, sizeof *su);
+    unsigned char *split = cd_alloc_zero(plan ? plan : 1, 1);
+    count_rows(frames, plan, fr, NULL);
+    count_rows(summary, plan, su, split);
+    size_t k = 0;
+    for (; k < n; ++k) {
+        size_t p = d[k].point;
+        if (!mine[p]) continue;  // the marker's shard matched: damage, not a point of this run
+        if (keep[p]) continue;   // listed twice: kept once
+        if (fr[p] != d[k].frame_rows || su[p] != d[k].summary_rows || split[p]) break;
+        keep[p] = 1;
+    }
+    if (k < n) {
+        size_t p = d[k].point, later = 0;
+        for (size_t j = k + 1; j < n; ++j) later += mine[d[j].point] && !keep[d[j].point];
+        char what[300];
+        if (fr[p] != d[k].frame_rows)
+            snprintf(what, sizeof what, "frames.csv.part holds %llu rows of it, progress.part says it wrote %llu",
+                     fr[p], d[k].frame_rows);
+        else if (su[p] != d[k].summary_rows)
+            snprintf(what, sizeof what, "summary.csv.part holds %llu rows of it, progress.part says it wrote %llu",
+                     su[p], d[k].summary_rows);
+        else
+            snprintf(what, sizeof what, "another point's row splits its rows in summary.csv.part");
+        // Said here as cd_run_warn says it (run.c, which calls this file: no circle back to it).
+        char msg[sizeof r->dir + sizeof what + 200];
+        if (later)
+            snprintf(msg, sizeof msg,
+                     "--resume: %s: point %zu, done by an earlier attempt: %s; it and the %zu point%s done after it "
+                     "run again",
+                     r->dir, p, what, later, later == 1 ? "" : "s");
+        else
+            snprintf(msg, sizeof msg, "--resume: %s: point %zu, done by an earlier attempt: %s; it runs again", r->dir,
+                     p, what);
+        if (!r->quiet) fprintf(stderr, "cdlab: warning: %s\n", msg);
+        cd_run_keep_warning(r, msg);
+    }
+    cd_free(fr);
+    cd_free(su);
+    cd_free(split);
 }
 
 int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size_t len)
@@ -319,7 +417,6 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
     size_t plan = cd_plan_size(r->cfg);
     unsigned char *done = cd_alloc_zero(plan ? plan : 1, 1);
     unsigned char *mine = cd_alloc_zero(plan ? plan : 1, 1);
-    size_t *rows = cd_alloc_zero(plan ? plan : 1, sizeof *rows);
     for (size_t j = 0; j < n; ++j) mine[points[j]] = 1;
     r->resumed = 1;  // meta.ini says so, with however many points the earlier attempts finished
     char path[4600];
@@ -334,19 +431,24 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
                  line);
     }
     char why[1200] = "";
-    read_progress(r, done, plan, why, sizeof why);
+    done_point *listed;
+    size_t listed_count;
+    read_progress(r, &listed, &listed_count, plan, why, sizeof why);
     if (why[0]) {  // measurements of two different inputs would pass for one run
         snprintf(err, len, "--resume: %s: cannot continue this run: %s", r->dir, why);
+        cd_free(listed);
         cd_free(done);
         cd_free(mine);
-        cd_free(rows);
         return -2;
     }
-    for (size_t i = 0; i < plan; ++i) done[i] &= mine[i];  // the marker's shard matched: a no-op but for damage
-    int bad = filter_part(r, "summary.csv.part", 0, done, plan, rows, err, len);
-    for (size_t i = 0; i < plan; ++i) done[i] &= rows[i] > 0;  // listed, and its summary row is there
-    if (!bad) bad = filter_part(r, "frames.csv.part", 1, done, plan, NULL, err, len);
-    if (!bad) bad = filter_part(r, "summary.csv.part", 0, done, plan, NULL, err, len);
+    cd_csv_table frames = {0}, summary = {0};
+    int bad = read_part(r, "frames.csv.part", 1, &frames, err, len);
+    if (!bad) bad = read_part(r, "summary.csv.part", 0, &summary, err, len);
+    if (!bad) keep_whole(r, listed, listed_count, mine, &frames, &summary, plan, done);
+    if (!bad) bad = write_part(r, "frames.csv.part", 1, &frames, done, plan, err, len);
+    if (!bad) bad = write_part(r, "summary.csv.part", 0, &summary, done, plan, err, len);
+    cd_csv_table_free(&frames);
+    cd_csv_table_free(&summary);
     size_t k = 0;
     r->todo = cd_alloc((n ? n : 1) * sizeof *r->todo);
     for (size_t j = 0; j < n; ++j) {
@@ -357,7 +459,7 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
     }
     r->todo_count = k;
     r->points_done = r->points_resumed;
-    // progress.part again, from what was kept: the notes, then the points.
+    // progress.part again, from what was kept: the notes, then the points in the order listed.
     snprintf(path, sizeof path, "%s/progress.part", r->dir);
     FILE *f = bad ? NULL : fopen(path, "w");
     if (f) {
@@ -367,13 +469,14 @@ int cd_resume_prepare(cd_run *r, const size_t *points, size_t n, char *err, size
         r->warnings_journaled = r->warning_count;
         for (size_t i = 0; i < r->note_count; ++i)
             fprintf(f, "note %.17g %.17g %s\n", r->notes[i].at, r->notes[i].value, r->notes[i].series);
-        for (size_t i = 0; i < plan; ++i)
-            if (done[i]) fprintf(f, "done %zu\n", i);
+        for (size_t i = 0; i < listed_count; ++i)
+            if (done[listed[i].point])
+                fprintf(f, "done %zu %llu %llu\n", listed[i].point, listed[i].frame_rows, listed[i].summary_rows);
     }
     snprintf(path, sizeof path, "%s/meta.ini.part", r->dir);
     unlink(path);  // the earlier attempt's; this run writes its own
+    cd_free(listed);
     cd_free(done);
     cd_free(mine);
-    cd_free(rows);
     return bad;
 }

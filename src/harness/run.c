@@ -292,6 +292,7 @@ void cd_run_frame_row(cd_run *r, const cd_cell *cells)
     fputc('\n', r->frames);
     note_write_error(r->frames, &r->frames_errno);
     r->counters_fresh = 0;
+    r->point_frame_rows++;
 }
 
 static int64_t peak_rss_bytes(void)
@@ -319,6 +320,7 @@ void cd_run_summary_row(cd_run *r, const cd_cell *cells)
     memset(r->counter_sum, 0, sizeof r->counter_sum);
     memset(r->counter_n, 0, sizeof r->counter_n);
     r->summary_written = 1;
+    r->point_summary_rows++;
 }
 
 // Keep a warning for meta.ini.
@@ -425,6 +427,7 @@ typedef struct child_report {
     int32_t status, summary_written;
     int32_t write_errno, write_file;  // the first write error (errno) of frames (1) or summary (2)
     int64_t rss;
+    uint64_t frame_rows, summary_rows;  // the point's rows so far (cd_run point_frame_rows, ...)
     uint32_t warnings, notes, inputs;
     uint64_t state_bytes;
     char failure[512];
@@ -446,6 +449,8 @@ static _Noreturn void child_side(cd_run *r, const cd_point *p, uint32_t round, v
     h.write_file = r->write_file == FRAMES_PART ? 1 : 2;
     int ok = 1;
     h.summary_written = r->summary_written;
+    h.frame_rows = r->point_frame_rows;
+    h.summary_rows = r->point_summary_rows;
     h.rss = peak_rss_bytes();
     h.warnings = (uint32_t)(r->warning_count - w0);
     h.notes = (uint32_t)(r->note_count - n0);
@@ -501,6 +506,8 @@ static int runner_side(cd_run *r, void **state, int fd)
         if (bad) return -1;
     }
     r->summary_written = h.summary_written;
+    r->point_frame_rows = h.frame_rows;
+    r->point_summary_rows = h.summary_rows;
     r->child_rss = h.rss;
     h.failure[sizeof h.failure - 1] = '\0';
     if (h.failure[0]) snprintf(r->failure, sizeof r->failure, "%s", h.failure);
@@ -941,9 +948,10 @@ static size_t *run_points_of(const cd_config *c, const cd_run_options *o, size_t
 // progress.part, the points done so far (for --resume): "warn TEXT" for the warnings since the
 // last point journaled, "derived SHA256 BYTES WHAT PATH" for the derived input files recorded
 // since, "note AT VALUE SERIES" for the series notes the point made (from note `notes_from` on),
-// then "done POINT", flushed. A line that cannot be written costs a resume only
-// that point: no error.
-static void journal_point(cd_run *r, size_t point, size_t notes_from)
+// then "done POINT FRAME_ROWS SUMMARY_ROWS" (the rows the point wrote to frames.csv.part and
+// summary.csv.part, which a resume finds there or runs the point again), flushed. A line that
+// cannot be written costs a resume only that point: no error.
+static void journal_point(cd_run *r, size_t point, uint64_t frame_rows, uint64_t summary_rows, size_t notes_from)
 {
     if (!r->progress) return;
     for (; r->warnings_journaled < r->warning_count; ++r->warnings_journaled)
@@ -952,7 +960,8 @@ static void journal_point(cd_run *r, size_t point, size_t notes_from)
         cd_run_journal_derived(r, r->inputs_journaled, r->progress);
     for (size_t k = notes_from; k < r->note_count; ++k)
         fprintf(r->progress, "note %.17g %.17g %s\n", r->notes[k].at, r->notes[k].value, r->notes[k].series);
-    fprintf(r->progress, "done %zu\n", point);
+    fprintf(r->progress, "done %zu %llu %llu\n", point, (unsigned long long)frame_rows,
+            (unsigned long long)summary_rows);
     fflush(r->progress);
 }
 
@@ -967,6 +976,7 @@ static int run_one_point(cd_run *r, size_t j, char *err, size_t err_len)
     progress(r, j, r->todo_count, &p);
     r->point_index = i;
     r->summary_written = 0;
+    r->point_frame_rows = r->point_summary_rows = 0;
     memset(r->counter_sum, 0, sizeof r->counter_sum);
     memset(r->counter_n, 0, sizeof r->counter_n);
     char where[64];
@@ -979,7 +989,7 @@ static int run_one_point(cd_run *r, size_t j, char *err, size_t err_len)
         return 1;
     }
     CD_ASSERT(r->summary_written);
-    journal_point(r, i, notes);
+    journal_point(r, i, r->point_frame_rows, r->point_summary_rows, notes);
     cd_alloc_release_freed();  // the next point starts without this one's freed blocks
     r->points_done++;
     return 0;
@@ -1007,6 +1017,7 @@ typedef struct round_slot {
     int64_t rss;                          // peak RSS after its first round
     double counter_sum[CD_COUNTERS_MAX];  // its frames' counter sums so far
     size_t counter_n[CD_COUNTERS_MAX];
+    uint64_t frame_rows, summary_rows;  // its rows so far (journal_point)
 } round_slot;
 
 // order = rounds: repeat 1 of every point in plan order, then repeat 2 of every point, ... (the
@@ -1025,6 +1036,8 @@ static int finish_rounds(cd_run *r, round_slot *slot, size_t n, int status, char
         cd_point_at(r->cfg, i, &p);
         r->point_index = i;
         r->summary_written = 0;
+        r->point_frame_rows = sl->frame_rows;  // a kind may write frame rows here too (mesh)
+        r->point_summary_rows = 0;
         r->point_rss = sl->rss;
         memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
         memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
@@ -1036,6 +1049,8 @@ static int finish_rounds(cd_run *r, round_slot *slot, size_t n, int status, char
             status = point_failed(r, where, err, err_len);
         }
         CD_ASSERT(r->summary_written == (sl->rounds_done > 0));  // no row when its first round failed
+        sl->frame_rows = r->point_frame_rows;
+        sl->summary_rows = r->point_summary_rows;
         if (sl->rounds_done == sl->repeats)
             r->points_done++;
         else if (sl->rounds_done)
@@ -1076,6 +1091,7 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             r->point_index = i;
             memcpy(r->counter_sum, sl->counter_sum, sizeof r->counter_sum);
             memcpy(r->counter_n, sl->counter_n, sizeof r->counter_n);
+            r->point_frame_rows = sl->frame_rows;
             char where[64];
             // Rounds counted from 1, as the progress line counts them.
             snprintf(where, sizeof where, "point %zu, round %u of %u", i, k + 1, rounds);
@@ -1087,6 +1103,7 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
             }
             memcpy(sl->counter_sum, r->counter_sum, sizeof r->counter_sum);
             memcpy(sl->counter_n, r->counter_n, sizeof r->counter_n);
+            sl->frame_rows = r->point_frame_rows;
             if (status == 0 && ++sl->rounds_done == 1) sl->rss = r->child_rss;
             cd_alloc_release_freed();  // the next point starts without this one's freed blocks
             r->eta_done += cost[j] / sl->repeats;
@@ -1100,7 +1117,7 @@ static int run_rounds(cd_run *r, char *err, size_t err_len)
     } else if (!r->write_errno) {  // every row is out: the points that ran every round are done
         for (size_t j = 0; j < n; ++j)
             if (slot[j].rounds_done == slot[j].repeats) {
-                journal_point(r, r->todo[j], notes);
+                journal_point(r, r->todo[j], slot[j].frame_rows, slot[j].summary_rows, notes);
                 notes = r->note_count;
             }
     }

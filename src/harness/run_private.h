@@ -69,6 +69,7 @@ struct cd_run {
     size_t point_index, points_done, points_planned;
     size_t points_short;  // order = rounds, stopped: points with a summary row but fewer repeats
     int summary_written;
+    uint64_t point_frame_rows, point_summary_rows;  // the current point's rows so far (progress.part)
     uint64_t start_ns;
     double duration_s;
     int status;

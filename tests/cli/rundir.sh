@@ -109,7 +109,7 @@ echo "ok: --resume of a config whose path holds 'shard: ' continues"
 # small point done with a warning (cv_warn 1e-9), then a large one that times out.
 printf '[experiment]\nname = two\nwarmup = 0\nframes = 20000\nrepeats = 1\n[scene]\ncubes = 10, 400000\n%s\npoint_timeout = 1\ncv_warn = 1e-9\n' "$common" >two.ini
 "$cdlab" run --quiet --output out --run-id two two.ini >/dev/null 2>err.txt
-[ $? -eq 1 ] && grep -q "^done 0$" out/two/two/progress.part && grep -q "^warn point 0 (cubes=10)" out/two/two/progress.part ||
+[ $? -eq 1 ] && grep -q "^done 0 " out/two/two/progress.part && grep -q "^warn point 0 (cubes=10)" out/two/two/progress.part ||
     fail "two: expected point 0 done with a warning: $(cat err.txt)"
 # The build as compiled in, not the source checkout's state, which a commit changes under a
 # requeued job with the binary unchanged.

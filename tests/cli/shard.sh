@@ -153,7 +153,7 @@ INI
 "$cdlab" run --quiet --shard 0/1 --output out --run-id s0 slow.ini >/dev/null 2>&1 &
 bg=$!
 k=0
-until grep -q '^done 0$' out/slow/s0/progress.part 2>/dev/null || [ $k -ge 1000 ]; do
+until grep -q '^done 0 ' out/slow/s0/progress.part 2>/dev/null || [ $k -ge 1000 ]; do
     sleep 0.01
     k=$((k + 1))
 done
