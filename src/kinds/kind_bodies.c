@@ -2,7 +2,8 @@
 // The bodies kind: N moving rigid mesh bodies (cd_bodies.h) through any broad phase, the mesh
 // hierarchies as the narrow step. A frame is motion + broad phase + hierarchy queries on the
 // candidates; frame_ms is their sum. The summary measures the cost model's Cv and Cp on touching
-// pairs of the last frame and sets model_ms = Nv·Cv + Np·Cp beside the measured narrow time.
+// pairs of the last frame and sets model_ms = Nv·Cv + Np·Cp + Nu·Cu (model_term) beside the
+// measured narrow and refit time.
 // A bodies peer as the method (fcl_obb, fcl_obbrss: cd_bodies_peers.h) replaces broad phase and
 // narrow step: the frame is motion + the peer's whole collide, timed as broad_ms.
 #include "cd_bodies.h"
@@ -290,23 +291,28 @@ static const cd_column summary_columns[] = {
     {"bv_tests_mean", 0, "mean Nv per frame"},
     {"tri_tests_mean", 0, "mean Np per frame"},
     {"cv_ns", 1,
-     "measured cost of one BV test (Cv), on touching pairs of the last frame, tested as the mode tests them"},
-    {"cp_ns", 1, "measured cost of one triangle test (Cp), on the same pairs"},
+     "measured cost of one BV test (Cv), on touching pairs of the last frame, tested as the mode tests them (NA "
+     "when none touched)"},
+    {"cp_ns", 1, "measured cost of one triangle test (Cp), on the same pairs (NA when they reached no triangle pair)"},
     {"nu_mean", 0, "mean Nu per frame"},
     {"moved_mean", 0, "mean bodies on the motion step's move list per frame"},
-    {"cu_ns", 1, "refit time per node refitted (Cu): all frames' refit time over their Nu"},
-    {"model_ms", 1, "Nv·Cv + Np·Cp + Nu·Cu with the means above, beside narrow_ms_median + refit_ms_median"},
+    {"cu_ns", 1, "refit time per node refitted (Cu): all frames' refit time over their Nu (NA when Nu is 0)"},
+    {"model_ms", 1,
+     "Nv·Cv + Np·Cp + Nu·Cu with the means above, beside narrow_ms_median + refit_ms_median; a term whose count is 0 "
+     "is 0 (its cost then often NA); NA when a count is (FCL peers) or a cost is NA with a count above 0"},
     {"bytes_per_body", 0, "scene bytes per body (the shared meshes and hierarchies not counted)"},
     {"shared_bytes", 0, "bytes of the distinct meshes and their hierarchies"},
     {"build_ms", 1, "reading the meshes and building their hierarchies"},
 };
 
-// Cv and Cp averaged over up to 16 touching pairs of the frame (pairs of body numbers), the volume
-// tests replayed as the queries of mode run them.
+// Cv and Cp over up to 16 touching pairs of the frame (pairs of body numbers), the volume tests
+// replayed as the queries of mode run them: each the mean over the pairs that replayed some such
+// test (cd_bvh_measure_costs gives 0 for a pair that visited none, which is no cost), NaN when
+// none did (no touching pair, or none reached a triangle pair).
 static void measure_costs(const cd_bodies *b, const cd_pair_list *pairs, cd_bvh_mode mode, double *cv, double *cp)
 {
     const cd_scene *s = b->scene;
-    uint32_t used = 0;
+    uint32_t used = 0, nv = 0, np = 0;
     uint32_t *slot = cd_scene_slots(s);
     double sv = 0, sp = 0;
     for (size_t k = 0; k < pairs->count && used < 16; ++k) {
@@ -314,12 +320,21 @@ static void measure_costs(const cd_bodies *b, const cd_pair_list *pairs, cd_bvh_
         double scale, v, p;
         cd_pose pose = cd_bodies_relative_pose(b, slot[i], slot[j], &scale);
         cd_bvh_measure_costs(b->shapes[b->shape_of[i]].bvh, b->shapes[b->shape_of[j]].bvh, &pose, scale, mode, &v, &p);
-        if (isfinite(v) && isfinite(p)) sv += v, sp += p, ++used;
+        if (!isfinite(v) || !isfinite(p)) continue;
+        ++used;
+        if (v > 0) sv += v, ++nv;
+        if (p > 0) sp += p, ++np;
     }
     cd_free(slot);
-    *cv = used ? sv / used : NAN;
-    *cp = used ? sp / used : NAN;
+    *cv = nv ? sv / nv : NAN;
+    *cp = np ? sp / np : NAN;
 }
+
+// One term of the cost model in ns: count × unit cost. A count of 0 contributes 0 whatever the
+// cost, which is then often unmeasured (NaN: no such test to replay); a count that is not known
+// (NaN: a peer's Nv and Np) or one above 0 whose cost is unmeasured makes the term NaN, and
+// model_ms NA with it.
+static double model_term(double count, double cost_ns) { return count == 0 ? 0.0 : count * cost_ns; }
 
 // The body scene's parameters at point p (see kind_bodies.h).
 void cd_bodies_point_setup(const cd_point *p, cd_bodies_point *pt)
@@ -599,11 +614,12 @@ static void bodies_summary(cd_run *r, const cd_point *p, bodies_state *s)
     for (int q = 0; q < 6; ++q) cd_row_set(&row, mean_names[q], cd_cell_real(m[q]));
     cd_row_set(&row, "cv_ns", cd_cell_real(s->cv));
     cd_row_set(&row, "cp_ns", cd_cell_real(s->cp));
-    double nu_mean = s->nu_sum / dn, cu = s->nu_sum > 0 ? s->refit_ns / s->nu_sum : 0.0;
+    double nu_mean = s->nu_sum / dn, cu = s->nu_sum > 0 ? s->refit_ns / s->nu_sum : NAN;
     cd_row_set(&row, "nu_mean", cd_cell_real(nu_mean));
     cd_row_set(&row, "moved_mean", cd_cell_real(s->moved_sum / dn));
-    cd_row_set(&row, "cu_ns", s->nu_sum > 0 ? cd_cell_real(cu) : cd_cell_na());
-    cd_row_set(&row, "model_ms", cd_cell_real((m[4] * s->cv + m[5] * s->cp + nu_mean * cu) * 1e-6));
+    cd_row_set(&row, "cu_ns", cd_cell_real(cu));
+    double model_ns = model_term(m[4], s->cv) + model_term(m[5], s->cp) + model_term(nu_mean, cu);
+    cd_row_set(&row, "model_ms", cd_cell_real(model_ns * 1e-6));
     cd_row_set(&row, "bytes_per_body", cd_cell_int((int64_t)cd_bodies_bytes_per_body()));
     cd_row_set(&row, "shared_bytes", cd_cell_int((int64_t)s->shared));
     cd_row_set(&row, "build_ms", cd_cell_real(s->build_ms));
