@@ -70,15 +70,20 @@ static const cd_key_spec bodies_keys[] = {
      "<OBBRSS>, the whole collide timed as broad_ms)"},
     {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, kinds_check_hierarchy, 1,
      "hierarchy variant of every mesh: sphere, aabb, obb (RAPID), obb_sphere, hybrid; ignored by the bodies "
-     "peers, which build their own BVHModels"},
+     "peers, which build their own BVHModels (a list beside peers only is refused: its points would repeat each "
+     "other; beside cdlab's methods too, a warning)"},
     {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
      "narrow query: first_hit (do the bodies touch) or all_pairs (every intersecting triangle pair)"},
-    {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "most triangles per leaf"},
+    {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1,
+     "most triangles per leaf; ignored by the bodies peers (one triangle per leaf; a list beside peers only is "
+     "refused, as for hierarchy)"},
     {"method", "witness", CD_KEY_WORD, "on", 0, 0, witness_words, NULL, 1,
      "first_hit: on starts each body pair's query at the leaves where its surfaces touched the frame before "
      "and widens from there (the same answers; fewer volume tests where bodies move a fraction of their size per "
      "frame, a few percent more where they move half of it; docs/design/bodies.md#witness); off starts every query at "
-     "the roots"},
+     "the roots. all_pairs and the bodies peers do not read it: a list where no listed mode is first_hit, or every "
+     "method a peer, is refused (its points would repeat each other); beside first_hit and cdlab's methods, a "
+     "warning"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
@@ -158,6 +163,50 @@ static int refuse_with_peer(const cd_config *c, const char *key, double ok, cons
     return 0;
 }
 
+// [method] lists whose values some points do not read. A bodies peer reads neither hierarchy nor
+// leaf_size (it builds its own BVHModels, one triangle per leaf) nor witness, and witness is read
+// by first_hit alone: a list of one of them that no listed method (and mode) reads makes points
+// that repeat each other under different labels, and is refused, the way every such list is
+// (cd_config_refuse_unread_sweep). A sweep that mixes readers and others (grid_multi and fcl_obb,
+// first_hit and all_pairs) is kept, since its readers' points differ, with a warning that the
+// others' points repeat each other. 0, or -1 with "path:line: ..." in err.
+static int refuse_unread_method_lists(cd_config *c, char *err, size_t err_len)
+{
+    const cd_config_key *method = cd_config_key_get(c, "method", "method"),
+                        *mode = cd_config_key_get(c, "method", "mode");
+    static const char *const peer_unread[] = {"hierarchy", "leaf_size", "witness"};
+    size_t peers = 0, first_hit = 0;
+    for (size_t i = 0; i < method->count; ++i) peers += cd_bodies_peer_known(method->values[i].text) != 0;
+    for (size_t i = 0; i < mode->count; ++i) first_hit += strcmp(mode->values[i].text, "first_hit") == 0;
+    char text[512], reader[700];
+    cd_config_key_text(method, text, sizeof text);
+    for (size_t k = 0; k < sizeof peer_unread / sizeof peer_unread[0]; ++k) {
+        const cd_config_key *key = cd_config_key_get(c, "method", peer_unread[k]);
+        if (key->count < 2 || peers == 0) continue;
+        if (peers == method->count) {
+            snprintf(reader, sizeof reader, "[method] %s (line %d: %s)", text, method->line,
+                     peers > 1 ? "bodies peers only" : "a bodies peer");
+            return cd_config_refuse_unread_sweep(c, key, reader, err, err_len);
+        }
+        cd_config_warn(c, key,
+                       "[method] %s takes %zu values, which the bodies peers of [method] %s (line %d) do not read: "
+                       "their points repeat each other",
+                       peer_unread[k], key->count, text, method->line);
+    }
+    const cd_config_key *witness = cd_config_key_get(c, "method", "witness");
+    if (witness->count < 2 || first_hit == mode->count) return 0;
+    cd_config_key_text(mode, text, sizeof text);
+    if (first_hit == 0) {
+        snprintf(reader, sizeof reader, "[method] %s (line %d: witness is first_hit's)", text, mode->line);
+        return cd_config_refuse_unread_sweep(c, witness, reader, err, err_len);
+    }
+    cd_config_warn(c, witness,
+                   "[method] witness takes %zu values, which all_pairs of [method] %s (line %d) does not read: "
+                   "its points repeat each other",
+                   witness->count, text, mode->line);
+    return 0;
+}
+
 // Every mesh of the list is checked with the config: generator specs by their syntax (as [mesh] a),
 // files by reading them through the reader's checks.
 static int bodies_validate(cd_config *c, char *err, size_t err_len)
@@ -166,7 +215,8 @@ static int bodies_validate(cd_config *c, char *err, size_t err_len)
     if (refuse_with_peer(c, "deform", 0.0, "which shares one BVHModel per mesh", err, err_len) ||
         refuse_with_peer(c, "size_ratio", 1.0, "whose objects carry rigid transforms over one BVHModel per mesh", err,
                          err_len) ||
-        kinds_check_plans(c, err, err_len) || cd_cubes_check_cluster_sweeps(c, "bodies", err, err_len))
+        kinds_check_plans(c, err, err_len) || cd_cubes_check_cluster_sweeps(c, "bodies", err, err_len) ||
+        refuse_unread_method_lists(c, err, err_len))
         return -1;
     const cd_config_key *meshes = cd_config_key_get(c, "bodies", "meshes");
     const cd_config_key *faces = cd_config_key_get(c, "bodies", "faces");
