@@ -71,7 +71,7 @@ static const cd_key_spec bodies_keys[] = {
     {"method", "hierarchy", CD_KEY_WORD, "hybrid", 0, 0, NULL, kinds_check_hierarchy, 1,
      "hierarchy variant of every mesh: sphere, aabb, obb (RAPID), obb_sphere, hybrid; ignored by the bodies "
      "peers, which build their own BVHModels (a list beside peers only is refused: its points would repeat each "
-     "other; beside cdlab's methods too, a warning)"},
+     "other; beside cdlab's methods the peers' points repeat, as configs/bodies_vs_fcl.ini uses them)"},
     {"method", "mode", CD_KEY_WORD, "first_hit", 0, 0, mode_words, NULL, 1,
      "narrow query: first_hit (do the bodies touch) or all_pairs (every intersecting triangle pair)"},
     {"method", "leaf_size", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1,
@@ -82,8 +82,8 @@ static const cd_key_spec bodies_keys[] = {
      "and widens from there (the same answers; fewer volume tests where bodies move a fraction of their size per "
      "frame, a few percent more where they move half of it; docs/design/bodies.md#witness); off starts every query at "
      "the roots. all_pairs and the bodies peers do not read it: a list where no listed mode is first_hit, or every "
-     "method a peer, is refused (its points would repeat each other); beside first_hit and cdlab's methods, a "
-     "warning"},
+     "method a peer, is refused (its points would repeat each other); beside first_hit and cdlab's methods it is "
+     "kept"},
     {"method", "threads", CD_KEY_INT, "1", 1, 1024, NULL, NULL, 1, "worker threads of the motion step and the frame"},
     {"measure", "clock", CD_KEY_WORD, "wall", 0, 0, clock_words, NULL, 0,
      "wall: frames on the wall clock; cpu: the runner thread's CPU time (blind to preemption on a shared "
@@ -168,8 +168,9 @@ static int refuse_with_peer(const cd_config *c, const char *key, double ok, cons
 // by first_hit alone: a list of one of them that no listed method (and mode) reads makes points
 // that repeat each other under different labels, and is refused, the way every such list is
 // (cd_config_refuse_unread_sweep). A sweep that mixes readers and others (grid_multi and fcl_obb,
-// first_hit and all_pairs) is kept, since its readers' points differ, with a warning that the
-// others' points repeat each other. 0, or -1 with "path:line: ..." in err.
+// first_hit and all_pairs) is kept, since its readers' points differ; the others' points then
+// repeat each other, which configs/bodies_vs_fcl.ini does on purpose (a check on the peers'
+// noise), so no warning is given. 0, or -1 with "path:line: ..." in err.
 static int refuse_unread_method_lists(cd_config *c, char *err, size_t err_len)
 {
     const cd_config_key *method = cd_config_key_get(c, "method", "method"),
@@ -188,10 +189,6 @@ static int refuse_unread_method_lists(cd_config *c, char *err, size_t err_len)
                      peers > 1 ? "bodies peers only" : "a bodies peer");
             return cd_config_refuse_unread_sweep(c, key, reader, err, err_len);
         }
-        cd_config_warn(c, key,
-                       "[method] %s takes %zu values, which the bodies peers of [method] %s (line %d) do not read: "
-                       "their points repeat each other",
-                       peer_unread[k], key->count, text, method->line);
     }
     const cd_config_key *witness = cd_config_key_get(c, "method", "witness");
     if (witness->count < 2 || first_hit == mode->count) return 0;
@@ -200,10 +197,6 @@ static int refuse_unread_method_lists(cd_config *c, char *err, size_t err_len)
         snprintf(reader, sizeof reader, "[method] %s (line %d: witness is first_hit's)", text, mode->line);
         return cd_config_refuse_unread_sweep(c, witness, reader, err, err_len);
     }
-    cd_config_warn(c, witness,
-                   "[method] witness takes %zu values, which all_pairs of [method] %s (line %d) does not read: "
-                   "its points repeat each other",
-                   witness->count, text, mode->line);
     return 0;
 }
 

@@ -70,22 +70,21 @@ rc=$?
 if [ "$rc" -ne 2 ] || [ -e "$tmp/results" ]; then
     echo "FAIL good+bad configs: exit $rc or results left"; fail=1
 fi
-# A [method] list that only some of the listed methods or modes read is kept, with a warning that
-# names the points that repeat each other (bad/bodies_hierarchy_swept_peer.ini and
-# bad/bodies_witness_swept_all_pairs.ini: none reads it, refused).
+# A [method] list that only some of the listed methods or modes read is kept, and runs without a
+# warning (bad/bodies_hierarchy_swept_peer.ini and bad/bodies_witness_swept_all_pairs.ini: none
+# reads it, refused): configs/bodies_vs_fcl.ini repeats its peers' points on purpose.
 printf '[experiment]\nkind = bodies\nframes = 2\n[scene]\nbodies = 10\n[bodies]\nmeshes = icosphere:80\n[method]\n%s\n%s\n' \
     "method = grid_multi, fcl_obb" "hierarchy = sphere, aabb" >"$cfgs/mixed_peer.ini"
 printf '[experiment]\nkind = bodies\nframes = 2\n[scene]\nbodies = 10\n[bodies]\nmeshes = icosphere:80\n[method]\n%s\n%s\n' \
     "mode = first_hit, all_pairs" "witness = on, off" >"$cfgs/mixed_mode.ini"
-for m in "mixed_peer:hierarchy takes 2 values, which the bodies peers of [method] method = grid_multi, fcl_obb (line 9) do not read" \
-    "mixed_mode:witness takes 2 values, which all_pairs of [method] mode = first_hit, all_pairs (line 9) does not read"; do
-    f=$cfgs/${m%%:*}.ini
+for m in mixed_peer mixed_mode; do
+    f=$cfgs/$m.ini
     (cd "$tmp" && "$cdlab" run --dry-run "$f" >/dev/null 2>"$tmp/err")
     rc=$?
-    if [ "$rc" -ne 0 ] || ! grep -qF -- "warning: $f:10: [method] ${m#*:}" "$tmp/err"; then
-        echo "FAIL ${m%%:*}: exit $rc, expected 0 and a warning: $(cat "$tmp/err")"; fail=1
+    if [ "$rc" -ne 0 ] || grep -q "warning" "$tmp/err"; then
+        echo "FAIL $m: exit $rc, expected 0 and no warning: $(cat "$tmp/err")"; fail=1
     else
-        echo "ok ${m%%:*} -> $(cat "$tmp/err")"
+        echo "ok $m"
     fi
 done
 echo "$count bad configs checked"
