@@ -53,6 +53,9 @@ fi
 
 # The verdict's scene is the reproducer's: "reproducer: scene S frame F" when it is not the first
 # failure, else the first failure's.
+pairs_means() {  # SUMMARY: how many different pairs_mean its rows hold
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["pairs_mean"] }' "$1" | sort -u | wc -l
+}
 same_scene() {  # OUT METHOD
     verdict=$(grep "^FAIL  $2 " "$1" | sed -n 's/.*first failure: \(scene [0-9]* frame [0-9]*\)\(; reproducer: \(scene [0-9]* frame [0-9]*\)\)\{0,1\}$/\1|\3/p')
     named=${verdict#*|}
@@ -74,8 +77,7 @@ cat out
     { echo "FAIL candidate contract: exit $rc: $(cat out err repro2/plugin_narrow_candidates/repro.ini)"; fail=1; }
 same_scene out plugin_narrow_candidates
 if "$cdlab" run --quiet --output res --run-id n repro2/plugin_narrow_candidates/repro.ini >/dev/null 2>err; then
-    n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["pairs_mean"] }' \
-        res/verify_plugin_narrow_candidates/n/summary.csv | sort -u | wc -l)
+    n=$(pairs_means res/verify_plugin_narrow_candidates/n/summary.csv)
     [ "$n" = 1 ] || { echo "FAIL candidate contract: cdlab run of the reproducer gave different pairs_mean"; fail=1; }
 else
     echo "FAIL candidate-contract reproducer: cdlab run failed: $(cat err)"; fail=1
@@ -123,8 +125,7 @@ done
 # verify ran it with (its default where the scene's was out of range), and cdlab run shows the
 # lost pair.
 if "$cdlab" run --quiet --output res --run-id depth repro5/plugin_depth/repro.ini >/dev/null 2>err; then
-    n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { print $col["pairs_mean"] }' \
-        res/verify_plugin_depth/depth/summary.csv | sort -u | wc -l)
+    n=$(pairs_means res/verify_plugin_depth/depth/summary.csv)
     [ "$n" = 2 ] || { echo "FAIL plugin_depth reproducer: equal pairs_mean: $(cat res/verify_plugin_depth/depth/summary.csv)"; fail=1; }
 else
     echo "FAIL plugin_depth reproducer: cdlab run refused it: $(cat err repro5/plugin_depth/repro.ini)"; fail=1
