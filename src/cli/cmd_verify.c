@@ -620,29 +620,13 @@ static void on_group_signal(int s)
     raise(s);  // held until this handler returns, then the action verify had
 }
 
-// The name of a signal that ends a child, as a crash report says it.
-static const char *signal_word(int s)
-{
-    switch (s) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGSYS: return "SIGSYS";
-    default: return "a signal";
-    }
-}
-
 // The verdicts of bm[0..n) whose child ended before it said them (status as waitpid gave it): FAIL,
 // naming the signal and where the child was; a line under the verdict when it was already out.
 static void group_died(const cd_broad_method **bm, size_t n, const group_state *g, int threads, int status)
 {
     char how[160], where[400];
     if (WIFSIGNALED(status))
-        snprintf(how, sizeof how, "crashed: %s (%s)", signal_word(WTERMSIG(status)), strsignal(WTERMSIG(status)));
+        snprintf(how, sizeof how, "crashed: %s (%s)", cd_signal_name(WTERMSIG(status)), strsignal(WTERMSIG(status)));
     else
         snprintf(how, sizeof how, "its process ended (exit status %d) before its verdict", WEXITSTATUS(status));
     if (g->phase == PHASE_SCENES) {  // the scenes its workers were on: one of them crashed it

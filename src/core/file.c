@@ -620,3 +620,22 @@ void cd_text_close(cd_text_file *f)
     cd_free(f->line);
     *f = (cd_text_file){0};
 }
+
+const char *cd_signal_name(int s)
+{
+    switch (s) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGALRM: return "SIGALRM";
+    case SIGKILL: return "SIGKILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGSYS: return "SIGSYS";
+    default: return "a signal";
+    }
+}

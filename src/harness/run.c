@@ -81,21 +81,6 @@ static void safe_num(safe_text *t, size_t v)
     while (k && t->n + 1 < sizeof t->buf) t->buf[t->n++] = d[--k];
 }
 
-static const char *signal_name(int s)
-{
-    switch (s) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGALRM: return "SIGALRM";
-    default: return "a signal";
-    }
-}
-
 // From a handler in the runner: INCOMPLETE says "<what> during point P<why>; D of N points done"
 // ("point P<why>; ..." when what is ""), then the tail prepared at the start; the same first
 // line goes to stderr.
@@ -158,7 +143,7 @@ static void on_crash(int s)
         }
         safe_text what = {.n = 0};
         safe_add(&what, "crashed (");
-        safe_add(&what, signal_name(s));
+        safe_add(&what, cd_signal_name(s));
         safe_add(&what, ")");
         what.buf[what.n] = '\0', w.buf[w.n] = '\0';
         marker_from_handler(what.buf, w.buf);

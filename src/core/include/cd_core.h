@@ -467,6 +467,9 @@ void cd_file_size_limit_as_error(void);
 /// action) removes it and its files before ending the process, as for a cd_file_out's temporary
 /// file.
 int cd_scratch_dir_make(char *template);
+/// The name of signal s as messages say it ("SIGSEGV"), "a signal" for one without a name here.
+/// Async-signal-safe (a handler may call it).
+const char *cd_signal_name(int s);
 /// Remove dir, made by cd_scratch_dir_make, with the files in it.
 void cd_scratch_dir_remove(const char *dir);
 /// Keep dir, made by cd_scratch_dir_make, with what it holds: a terminating signal no longer
