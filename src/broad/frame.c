@@ -289,15 +289,16 @@ static int frame_update(cd_broad *b, const cd_scene *s, cd_scene_moves *m)
 // length is asserted (O(1): the frames of cdlab's methods are what the benchmarks time).
 static int moves_readable(cd_broad *b, const cd_scene *s, const cd_scene_moves *m)
 {
+    int listed = m->count <= s->count && (m->count == 0 || m->slot);  // slots to read, as many as the scene's
     if (!b->check) {
-        CD_ASSERT(m->count <= s->count && (m->count == 0 || m->slot));
+        CD_ASSERT(listed);
         return 1;
     }
-    uint32_t first_bad = m->count <= s->count && (m->count == 0 || m->slot) ? m->count : 0;
+    uint32_t first_bad = listed ? m->count : 0;
     for (uint32_t k = 0; k < first_bad; ++k)
         if (m->slot[k] >= s->count) first_bad = k;
     if (first_bad == m->count) return 1;
-    b->bad_moves = (cd_broad_bad_moves){1, m->count, m->count <= s->count && m->slot ? m->slot[first_bad] : 0};
+    b->bad_moves = (cd_broad_bad_moves){1, m->count, listed ? m->slot[first_bad] : 0};
     return 0;
 }
 
